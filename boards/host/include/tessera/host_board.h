@@ -1,0 +1,33 @@
+/*
+ * The host emulation board, C interface (for C tests and host firmware stand-ins).
+ * Emulates a board description on a workstation: each region a real buffer of the
+ * described size, the cluster a pool of threads, the DMA engine a thread with a
+ * bounded queue and asynchronous completion.
+ */
+#ifndef TESSERA_HOST_BOARD_H
+#define TESSERA_HOST_BOARD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tessera/hal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tessera_host_board tessera_host_board;
+
+/* name_or_path: a board name ("host", "siracusa", "gap9") or a description .json.
+ * threads: threads backing the cluster, 1..cores of the description; 0 = cores.
+ * Returns 0 on success; otherwise non-zero with a one-line reason in `error`. */
+int tessera_host_board_create(const char *name_or_path, uint32_t threads, tessera_host_board **out,
+                              char *error, size_t error_size);
+const tsr_hal_board *tessera_host_board_hal(const tessera_host_board *board);
+void tessera_host_board_destroy(tessera_host_board *board);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,149 @@
+/*
+ * Tessera hardware abstraction layer: the contract between the runtime and a board.
+ *
+ * C-compatible on purpose: firmware authors implement it in C or C++, and one
+ * process may hold several boards (the host emulation opens a board per test), so
+ * the HAL is a table of operations plus a context pointer rather than link-time
+ * globals. Every call that can fail returns a tsr_hal_status.
+ *
+ * Threading contract: the runtime calls the HAL from one controller thread only;
+ * inside a cluster task only tsr_hal_ops.cluster_barrier may be called.
+ */
+#ifndef TESSERA_HAL_H
+#define TESSERA_HAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Memory regions a plan can place a buffer in. IMAGE is the model image itself
+ * (flash/MRAM on a chip): read-only, used in place. */
+typedef enum tsr_region_id {
+    TSR_REGION_IMAGE = 0,
+    TSR_REGION_L1 = 1,  /* cluster scratchpad, tightly coupled */
+    TSR_REGION_L2 = 2,  /* on-chip memory shared by controller, cluster and DMA */
+    TSR_REGION_NMS = 3, /* NPU weight memory */
+    TSR_REGION_COUNT = 4
+} tsr_region_id;
+
+typedef enum tsr_hal_status {
+    TSR_HAL_OK = 0,
+    TSR_HAL_BUSY = 1,        /* a bounded queue is full: wait on an older handle, then retry */
+    TSR_HAL_INVALID = 2,     /* bad argument (unknown handle, range outside memory) */
+    TSR_HAL_UNSUPPORTED = 3, /* the board has no such engine */
+    TSR_HAL_FAULT = 4        /* the engine reported an error */
+} tsr_hal_status;
+
+/* One memory region of the board. size 0 means the board has no such region. */
+typedef struct tsr_hal_region {
+    uint8_t *base;
+    uint32_t size;
+} tsr_hal_region;
+
+/* A cluster task runs once on every core: core_id in [0, core_count). */
+typedef void (*tsr_cluster_task)(void *arg, uint32_t core_id, uint32_t core_count);
+
+/* Handles are never 0, so 0 can mean "no transfer". They complete in order per engine. */
+typedef uint32_t tsr_dma_handle;
+typedef uint32_t tsr_npu_handle;
+
+/* NPU job descriptor (pulp-nnx style: init / dispatch / wait / resolve). The job
+ * kinds are defined by the NPU issue; the queue semantics are fixed now. */
+typedef struct tsr_npu_job {
+    uint32_t kind;
+    uint32_t flags;
+    const void *weights; /* in the NMS region */
+    const void *input;
+    void *output;
+    uint32_t m, n, k;
+    int32_t quant_shift;
+    uint32_t reserved[3];
+} tsr_npu_job;
+
+typedef struct tsr_hal_ops {
+    /* Fork `task` on every cluster core and return when all have finished (join). */
+    tsr_hal_status (*cluster_fork)(void *ctx, tsr_cluster_task task, void *arg);
+    /* Barrier among the cores of the running task. */
+    void (*cluster_barrier)(void *ctx);
+
+    /* Asynchronous copies; completion is observed only through dma_wait. */
+    tsr_hal_status (*dma_copy_1d)(void *ctx, void *dst, const void *src, uint32_t bytes,
+                                  tsr_dma_handle *out);
+    tsr_hal_status (*dma_copy_2d)(void *ctx, void *dst, uint32_t dst_stride, const void *src,
+                                  uint32_t src_stride, uint32_t row_bytes, uint32_t rows,
+                                  tsr_dma_handle *out);
+    tsr_hal_status (*dma_wait)(void *ctx, tsr_dma_handle handle);
+
+    /* NPU job queue; a board without an NPU returns TSR_HAL_UNSUPPORTED. */
+    tsr_hal_status (*npu_submit)(void *ctx, const tsr_npu_job *job, tsr_npu_handle *out);
+    tsr_hal_status (*npu_poll)(void *ctx, tsr_npu_handle handle, bool *done);
+    tsr_hal_status (*npu_wait)(void *ctx, tsr_npu_handle handle);
+
+    /* Free-running cycle counter of the controller (host board: nanoseconds). */
+    uint64_t (*cycles)(void *ctx);
+    /* Console output, not NUL-terminated. */
+    void (*console_write)(void *ctx, const char *text, size_t len);
+} tsr_hal_ops;
+
+/* A board as the runtime sees it. */
+typedef struct tsr_hal_board {
+    const char *name;          /* matches the board description's name */
+    uint32_t fingerprint;      /* tsr_board_fingerprint() of its description */
+    uint32_t core_count;       /* cores the cluster runs a task on (>= 1) */
+    bool has_npu;
+    tsr_hal_region regions[TSR_REGION_COUNT]; /* index TSR_REGION_IMAGE is unused */
+    const tsr_hal_ops *ops;
+    void *ctx;
+} tsr_hal_board;
+
+/* Region names as board descriptions and messages spell them. */
+static inline const char *tsr_region_name(uint32_t region)
+{
+    switch (region) {
+    case TSR_REGION_IMAGE: return "IMAGE";
+    case TSR_REGION_L1: return "L1";
+    case TSR_REGION_L2: return "L2";
+    case TSR_REGION_NMS: return "NMS";
+    default: return "?";
+    }
+}
+
+/* FNV-1a step used for board fingerprints: the packer and every board compute the
+ * fingerprint of a description the same way (see boards/common). */
+static inline uint32_t tsr_fnv1a(uint32_t hash, const void *data, size_t len)
+{
+    const uint8_t *p = (const uint8_t *)data;
+    for (size_t i = 0; i < len; ++i) {
+        hash ^= p[i];
+        hash *= 16777619u;
+    }
+    return hash;
+}
+
+/* Fingerprint of a board description: name, cluster cores, region sizes, NPU. */
+static inline uint32_t tsr_board_fingerprint(const char *name, uint32_t cores,
+                                             const uint32_t region_sizes[TSR_REGION_COUNT],
+                                             bool has_npu)
+{
+    uint32_t h = 2166136261u;
+    size_t n = 0;
+    while (name[n] != '\0') ++n;
+    h = tsr_fnv1a(h, name, n);
+    uint8_t le[4];
+    for (int r = -1; r < (int)TSR_REGION_COUNT + 1; ++r) {
+        uint32_t v = r < 0 ? cores : (r < (int)TSR_REGION_COUNT ? region_sizes[r] : (uint32_t)has_npu);
+        le[0] = (uint8_t)v; le[1] = (uint8_t)(v >> 8); le[2] = (uint8_t)(v >> 16); le[3] = (uint8_t)(v >> 24);
+        h = tsr_fnv1a(h, le, 4);
+    }
+    return h;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TESSERA_HAL_H */

@@ -1,0 +1,92 @@
+/*
+ * Tessera compute kernels (fp32).
+ *
+ * Contract shared by every kernel:
+ *  - operands by pointer, row-major, no aliasing between inputs and outputs unless
+ *    the kernel says "in place";
+ *  - each call computes the share of the work of core `core_id` out of
+ *    `core_count` (core_id < core_count, core_count >= 1); calling it once per
+ *    core, in any order or concurrently, computes the whole operator;
+ *  - every output element is produced by exactly one core with a fixed summation
+ *    order, so results do not depend on core_count;
+ *  - no kernel allocates, blocks or calls the HAL.
+ *
+ * `_ref` kernels are the plain definitions the optimized ones are tested against.
+ */
+#ifndef TESSERA_KERNELS_H
+#define TESSERA_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum tsr_kernel_status {
+    TSR_KERNEL_OK = 0,
+    TSR_KERNEL_BAD_ARGUMENT = 1 /* null pointer, zero size or core_id >= core_count */
+} tsr_kernel_status;
+
+/* [begin, end) share of `total` items for one core; contiguous, balanced to within one. */
+static inline void tsr_core_range(uint32_t total, uint32_t core_id, uint32_t core_count,
+                                  uint32_t *begin, uint32_t *end)
+{
+    uint32_t base = total / core_count, extra = total % core_count;
+    *begin = core_id * base + (core_id < extra ? core_id : extra);
+    *end = *begin + base + (core_id < extra ? 1u : 0u);
+}
+
+/* out[r] = table[tokens[r]]. tokens[r] in [0, vocab) (checked by the caller); dim >= 1. */
+tsr_kernel_status tsr_embed_f32(const int32_t *tokens, const float *table, float *out,
+                                uint32_t rows, uint32_t dim, uint32_t core_id, uint32_t core_count);
+
+/* y[r] = weight * x[r] / sqrt(mean(x[r]^2) + eps). dim >= 1, eps > 0. y may equal x. */
+tsr_kernel_status tsr_rmsnorm_f32(const float *x, const float *weight, float *y, uint32_t rows,
+                                  uint32_t dim, float eps, uint32_t core_id, uint32_t core_count);
+
+/* y[r][i] = sum_j w[i][j] * x[r][j] for r < rows, i < n, j < k (GEMM; GEMV when rows = 1).
+ * rows, k, n >= 1. Work is split over output columns i. */
+tsr_kernel_status tsr_matmul_f32_ref(const float *x, const float *w, float *y, uint32_t rows,
+                                     uint32_t k, uint32_t n, uint32_t core_id, uint32_t core_count);
+tsr_kernel_status tsr_matmul_f32(const float *x, const float *w, float *y, uint32_t rows,
+                                 uint32_t k, uint32_t n, uint32_t core_id, uint32_t core_count);
+
+/* Rotary embedding as llama2.c applies it, in place: for every pair (2i, 2i+1) of q
+ * (rows x dim) and of k (rows x kv_dim), rotate by the angle of position pos + r and
+ * pair index (2i mod head_size)/2. table[p][j] = {cos, sin}, p < context,
+ * j < head_size/2. head_size even, dim and kv_dim multiples of head_size,
+ * pos + rows <= context. */
+tsr_kernel_status tsr_rope_f32(float *q, float *k, const float *table, uint32_t rows, uint32_t pos,
+                               uint32_t dim, uint32_t kv_dim, uint32_t head_size,
+                               uint32_t core_id, uint32_t core_count);
+
+/* Causal grouped-query attention over the KV cache. Row r (position pos + r) of
+ * head h attends to cache positions 0..pos+r of kv head h / (n_heads / n_kv_heads).
+ * q, y: rows x (n_heads * head_size); caches: context x (n_kv_heads * head_size);
+ * scratch: core_count x context floats (each core uses its own row).
+ * n_heads a multiple of n_kv_heads, pos + rows <= context. */
+tsr_kernel_status tsr_attention_f32(const float *q, const float *k_cache, const float *v_cache,
+                                    float *scratch, float *y, uint32_t rows, uint32_t pos,
+                                    uint32_t n_heads, uint32_t n_kv_heads, uint32_t head_size,
+                                    uint32_t context, uint32_t core_id, uint32_t core_count);
+
+/* y = a + b over `count` elements. y may equal a or b. */
+tsr_kernel_status tsr_add_f32(const float *a, const float *b, float *y, uint32_t count,
+                              uint32_t core_id, uint32_t core_count);
+
+/* y = silu(gate) * up over `count` elements, silu(v) = v / (1 + exp(-v)). y may alias. */
+tsr_kernel_status tsr_swiglu_f32(const float *gate, const float *up, float *y, uint32_t count,
+                                 uint32_t core_id, uint32_t core_count);
+
+/* In-place softmax of n >= 1 values (single core: the reduction is not split). */
+void tsr_softmax_f32(float *x, uint32_t n);
+
+/* Index of the first maximum of n >= 1 values. */
+uint32_t tsr_argmax_f32(const float *x, uint32_t n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TESSERA_KERNELS_H */

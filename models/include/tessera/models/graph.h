@@ -1,0 +1,66 @@
+// The lowered form of a model that the packer plans and writes: tensors and the
+// two schedules (prompt chunk, single token) as ordered operator steps. Model
+// families produce it; nothing after this point knows which family it was.
+#ifndef TESSERA_MODELS_GRAPH_H
+#define TESSERA_MODELS_GRAPH_H
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tessera/image_format.h"
+
+namespace tessera {
+
+struct GraphTensor {
+    std::string name;
+    uint32_t dtype = TSR_DTYPE_F32;
+    uint32_t kind = TSR_TENSOR_ACTIVATION; // tsr_tensor_kind
+    uint32_t rows = 0, cols = 0;
+    uint64_t bytes = 0;
+    std::vector<float> data; // weights only
+};
+
+struct GraphStep {
+    uint16_t op = 0;
+    uint8_t engine = TSR_ENGINE_CLUSTER;
+    std::array<uint32_t, TSR_MAX_OPERANDS> operands{};
+    uint32_t operand_count = 0;
+    std::array<uint32_t, TSR_MAX_PARAMS> params{};
+    std::string label; // for reports: "layer 3 wq"
+};
+
+struct GraphSchedule {
+    uint32_t max_rows = 1;
+    std::vector<GraphStep> steps;
+};
+
+struct ModelHyper {
+    uint32_t arch = TSR_ARCH_LLAMA;
+    uint32_t dim = 0, hidden_dim = 0, n_layers = 0, n_heads = 0, n_kv_heads = 0, vocab_size = 0, seq_len = 0;
+    uint32_t context = 0, prompt_chunk = 0;
+    uint32_t bos_id = 1, eos_id = 2;
+    float norm_eps = 1e-5f, rope_theta = 10000.0f;
+    bool shared_classifier = true;
+};
+
+struct Graph {
+    ModelHyper hyper;
+    std::vector<GraphTensor> tensors;
+    GraphSchedule prompt, token;
+    uint32_t logits_prompt = 0, logits_token = 0, tokens_prompt = 0, tokens_token = 0, sampler_scratch = 0;
+
+    uint32_t add(GraphTensor t)
+    {
+        if (!t.bytes) t.bytes = uint64_t(t.rows) * t.cols * 4u;
+        tensors.push_back(std::move(t));
+        return uint32_t(tensors.size() - 1);
+    }
+};
+
+const char *op_name(uint32_t op);
+
+} // namespace tessera
+
+#endif

@@ -1,0 +1,54 @@
+// llama2.c checkpoints and tokenizers (Karpathy's formats), read on the host.
+#ifndef TESSERA_MODELS_LLAMA2C_H
+#define TESSERA_MODELS_LLAMA2C_H
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tessera {
+
+struct InputError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+struct LlamaConfig {
+    uint32_t dim = 0, hidden_dim = 0, n_layers = 0, n_heads = 0, n_kv_heads = 0, vocab_size = 0, seq_len = 0;
+    bool shared_classifier = true;
+    uint32_t head_size() const { return dim / n_heads; }
+    uint32_t kv_dim() const { return dim / n_heads * n_kv_heads; }
+};
+
+struct LlamaWeights {
+    std::vector<float> token_embedding; // vocab x dim
+    std::vector<float> rms_att, rms_ffn;  // layers x dim
+    std::vector<float> wq, wk, wv, wo;    // layers x (dim|kv_dim) x dim, layers x dim x dim
+    std::vector<float> w1, w2, w3;        // layers x hidden x dim, layers x dim x hidden, layers x hidden x dim
+    std::vector<float> rms_final;         // dim
+    std::vector<float> wcls;              // vocab x dim, empty when shared with the embedding
+};
+
+struct LlamaCheckpoint {
+    std::string format; // "llama2.c legacy" or "llama2.c v1 (ak42)"
+    LlamaConfig config;
+    LlamaWeights weights;
+};
+
+// Reads the legacy header-only format (negative vocab = unshared classifier) or the
+// versioned format with magic "ak42", version 1 (fp32). Throws InputError naming
+// the file and the offending field or byte count.
+LlamaCheckpoint read_llama2c_checkpoint(const std::string &path);
+
+struct Vocabulary {
+    uint32_t max_token_length = 0;
+    std::vector<std::string> pieces;
+    std::vector<float> scores;
+};
+
+// Reads a llama2.c tokenizer.bin; expect_size is the model's vocabulary size.
+Vocabulary read_llama2c_tokenizer(const std::string &path, uint32_t expect_size);
+
+} // namespace tessera
+
+#endif

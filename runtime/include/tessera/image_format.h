@@ -1,0 +1,206 @@
+/*
+ * The Tessera model image: the binary contract between the packer (host) and the
+ * runtime (device). One definition, included by both, so the two can never drift.
+ *
+ * Layout (little-endian, every section aligned to TSR_IMAGE_ALIGN in the file):
+ *
+ *   tsr_image_header                      at offset 0
+ *   tsr_section[section_count]            at header.section_table_offset
+ *   sections                              TOKENIZER, TENSORS, SCHEDULE_PROMPT,
+ *                                         SCHEDULE_TOKEN, WEIGHTS
+ *
+ * Nothing in the image is trusted: the runtime checks every field, offset, size
+ * and checksum before anything runs (runtime/src/image_reader.cpp).
+ */
+#ifndef TESSERA_IMAGE_FORMAT_H
+#define TESSERA_IMAGE_FORMAT_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TSR_IMAGE_MAGIC 0x53534554u /* "TESS" read as a little-endian uint32 */
+#define TSR_IMAGE_VERSION 1u
+#define TSR_IMAGE_ALIGN 64u         /* file alignment of sections; buffer alignment in regions */
+#define TSR_NO_TENSOR 0xFFFFu
+#define TSR_BOARD_NAME_BYTES 32u
+#define TSR_MAX_OPERANDS 6u
+#define TSR_MAX_PARAMS 6u
+#define TSR_MAX_TOKEN_BYTES 64u     /* longest vocabulary piece the device tokenizer accepts */
+
+typedef enum tsr_dtype {
+    TSR_DTYPE_F32 = 1,
+    TSR_DTYPE_I32 = 2,
+    TSR_DTYPE_BF16 = 3,
+    TSR_DTYPE_I8 = 4,
+    TSR_DTYPE_U8 = 5
+} tsr_dtype;
+
+typedef enum tsr_arch { TSR_ARCH_LLAMA = 1 } tsr_arch;
+
+typedef enum tsr_section_kind {
+    TSR_SECTION_TOKENIZER = 1,
+    TSR_SECTION_TENSORS = 2,
+    TSR_SECTION_SCHEDULE_PROMPT = 3,
+    TSR_SECTION_SCHEDULE_TOKEN = 4,
+    TSR_SECTION_WEIGHTS = 5
+} tsr_section_kind;
+
+/* What a tensor is; the runtime uses it to refuse writes into weights. */
+typedef enum tsr_tensor_kind {
+    TSR_TENSOR_WEIGHT = 1,     /* constant, from the WEIGHTS section */
+    TSR_TENSOR_ACTIVATION = 2, /* lives within one schedule run */
+    TSR_TENSOR_KV_CACHE = 3,   /* lives across both schedules */
+    TSR_TENSOR_IO = 4,         /* written or read by the runtime around a run (tokens, logits) */
+    TSR_TENSOR_SCRATCH = 5     /* per-core or sampler scratch */
+} tsr_tensor_kind;
+
+typedef enum tsr_engine { TSR_ENGINE_CLUSTER = 1, TSR_ENGINE_DMA = 2, TSR_ENGINE_NPU = 3 } tsr_engine;
+
+/*
+ * Operators. Shapes: `rows` is the number of tokens in the current run (1 in the
+ * token schedule, 1..prompt_chunk in the prompt schedule); `pos` is the position of
+ * the first of them. Operands and params per op:
+ *
+ *   EMBED      in: tokens(I32 rows), table(F32 vocab x dim)   out: x(rows x dim)
+ *              params: vocab, dim
+ *   RMSNORM    in: x(rows x dim), weight(dim)                 out: y(rows x dim)
+ *              params: dim, eps (float bits)
+ *   MATMUL     in: x(rows x k), w(n x k, row-major)           out: y(rows x n)
+ *              params: k, n
+ *   ROPE       inout: q(rows x dim), k(rows x kv_dim)  in: table(context x head_size/2 x {cos,sin})
+ *              params: dim, kv_dim, head_size, context
+ *   KV_APPEND  in: k(rows x kv_dim), v(rows x kv_dim)         inout: k_cache, v_cache (context x kv_dim)
+ *              params: kv_dim, context
+ *   ATTENTION  in: q(rows x dim), k_cache, v_cache, scratch(cores x context)  out: y(rows x dim)
+ *              params: n_heads, n_kv_heads, head_size, context
+ *   ADD        in: a(rows x n), b(rows x n)                   out: y(rows x n)      params: n
+ *   SWIGLU     in: gate(rows x n), up(rows x n)               out: y(rows x n)      params: n
+ */
+typedef enum tsr_op {
+    TSR_OP_EMBED = 1,
+    TSR_OP_RMSNORM = 2,
+    TSR_OP_MATMUL = 3,
+    TSR_OP_ROPE = 4,
+    TSR_OP_KV_APPEND = 5,
+    TSR_OP_ATTENTION = 6,
+    TSR_OP_ADD = 7,
+    TSR_OP_SWIGLU = 8,
+    TSR_OP_COUNT_ = 9
+} tsr_op;
+
+typedef struct tsr_image_header {
+    uint32_t magic;
+    uint32_t version;
+    uint32_t header_size;  /* sizeof(tsr_image_header) */
+    uint32_t file_size;    /* the whole image, bytes */
+    uint32_t header_crc;   /* CRC-32 of this header with header_crc set to 0 */
+    uint32_t flags;
+
+    /* model */
+    uint32_t arch;         /* tsr_arch */
+    uint32_t precision;    /* tsr_dtype of weights and activations */
+    uint32_t dim;
+    uint32_t hidden_dim;
+    uint32_t n_layers;
+    uint32_t n_heads;
+    uint32_t n_kv_heads;
+    uint32_t vocab_size;
+    uint32_t seq_len;      /* what the model was trained for */
+    uint32_t context;      /* positions the KV cache holds (<= seq_len) */
+    uint32_t prompt_chunk; /* rows of the prompt schedule */
+    uint32_t bos_id;
+    uint32_t eos_id;
+    float norm_eps;
+    float rope_theta;
+
+    /* board the plan was made for */
+    char board_name[TSR_BOARD_NAME_BYTES]; /* NUL-terminated */
+    uint32_t board_fingerprint;
+    uint32_t planned_cores;                 /* per-core scratch is sized for this many */
+    uint32_t region_bytes[4];               /* arena each region needs; [IMAGE] unused */
+
+    /* tables */
+    uint32_t section_count;
+    uint32_t section_table_offset;
+    uint32_t tensor_count;
+    uint32_t logits_tensor_prompt; /* rows x vocab, IO */
+    uint32_t logits_tensor_token;  /* 1 x vocab, IO */
+    uint32_t tokens_tensor_prompt; /* I32 prompt_chunk, IO */
+    uint32_t tokens_tensor_token;  /* I32 1, IO */
+    uint32_t sampler_scratch_tensor; /* vocab x 12 bytes */
+    uint32_t reserved[9];
+} tsr_image_header;
+
+typedef struct tsr_section {
+    uint32_t kind;          /* tsr_section_kind */
+    uint32_t region;        /* where it is used: IMAGE = in place, else copied there at open */
+    uint32_t file_offset;
+    uint32_t size;
+    uint32_t align;         /* power of two, <= TSR_IMAGE_ALIGN */
+    uint32_t region_offset; /* destination when region != IMAGE */
+    uint32_t crc32;         /* CRC-32 of the section's bytes */
+    uint32_t reserved;
+} tsr_section;
+
+typedef struct tsr_tensor {
+    uint8_t dtype;   /* tsr_dtype */
+    uint8_t region;  /* tsr_region_id */
+    uint8_t kind;    /* tsr_tensor_kind */
+    uint8_t reserved0;
+    uint32_t offset; /* within its region (IMAGE: within the file) */
+    uint32_t size;   /* bytes */
+    uint32_t rows;   /* logical shape: rows x cols elements fill at most `size` bytes */
+    uint32_t cols;
+    float scale;        /* quantization: real = scale * (q - zero_point); 1 and 0 for float types */
+    int32_t zero_point;
+    uint32_t reserved1;
+} tsr_tensor;
+
+typedef struct tsr_step {
+    uint16_t op;     /* tsr_op */
+    uint8_t engine;  /* tsr_engine */
+    uint8_t flags;
+    uint16_t operands[TSR_MAX_OPERANDS]; /* tensor ids in the order the op lists them */
+    uint32_t params[TSR_MAX_PARAMS];
+    uint32_t tile[4]; /* tile plan; all zero = the operator runs whole */
+} tsr_step;
+
+typedef struct tsr_schedule_header {
+    uint32_t step_count;
+    uint32_t max_rows;
+    uint32_t reserved[6];
+} tsr_schedule_header;
+
+/* Tokenizer section: header, vocab entries, ids sorted by piece (strcmp order),
+ * then the pieces, each NUL-terminated. */
+typedef struct tsr_tokenizer_header {
+    uint32_t vocab_size;
+    uint32_t max_token_length;
+    uint32_t entries_offset; /* from the section start */
+    uint32_t sorted_offset;
+    uint32_t strings_offset;
+    uint32_t strings_size;
+    uint32_t reserved[2];
+} tsr_tokenizer_header;
+
+typedef struct tsr_token_entry {
+    float score;
+    uint32_t offset; /* into the strings block */
+    uint32_t length; /* bytes, without the NUL */
+} tsr_token_entry;
+
+#ifdef __cplusplus
+} /* extern "C" */
+static_assert(sizeof(tsr_image_header) == 208, "image header layout");
+static_assert(sizeof(tsr_section) == 32, "section layout");
+static_assert(sizeof(tsr_tensor) == 32, "tensor layout");
+static_assert(sizeof(tsr_step) == 56, "step layout");
+static_assert(sizeof(tsr_schedule_header) == 32, "schedule header layout");
+static_assert(sizeof(tsr_tokenizer_header) == 32, "tokenizer header layout");
+static_assert(sizeof(tsr_token_entry) == 12, "token entry layout");
+#endif
+
+#endif /* TESSERA_IMAGE_FORMAT_H */

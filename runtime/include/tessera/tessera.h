@@ -1,0 +1,148 @@
+/*
+ * Tessera public C API (C99). Runs a model image on a board.
+ *
+ *   tessera_session s;                               // caller-owned storage, no heap
+ *   if (tessera_open(&s, image, image_size, board) != TESSERA_OK)
+ *       puts(tessera_last_error(&s));                 // one line: what and where
+ *   tessera_encode(&s, "Once upon", true, false, ids, cap, &n);
+ *   tessera_prompt(&s, ids, n);                       // prompt (parallel) mode, fills the KV cache
+ *   tessera_sample(&s, &sampler, &next);              // from the last position's logits
+ *   tessera_step(&s, next);                           // autoregressive mode, one token
+ *
+ * Every fallible call returns a tessera_status; after a failure,
+ * tessera_last_error() says what failed and where. A failed call leaves the
+ * session as it was before the call (position, KV cache contents it had).
+ * The image must stay valid and unchanged while the session is open.
+ */
+#ifndef TESSERA_H
+#define TESSERA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tessera/hal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum tessera_status {
+    TESSERA_OK = 0,
+    TESSERA_ERR_INVALID_ARGUMENT = 1, /* null pointer, bad option value */
+    TESSERA_ERR_NOT_OPEN = 2,         /* session not opened, or closed */
+
+    /* opening an image */
+    TESSERA_ERR_IMAGE_TRUNCATED = 10,      /* fewer bytes than the image says it has */
+    TESSERA_ERR_IMAGE_BAD_MAGIC = 11,      /* not a Tessera image */
+    TESSERA_ERR_IMAGE_BAD_VERSION = 12,    /* format version this runtime does not read */
+    TESSERA_ERR_IMAGE_BAD_CHECKSUM = 13,   /* header or section CRC-32 mismatch */
+    TESSERA_ERR_IMAGE_BAD_HEADER = 14,     /* a header field out of range */
+    TESSERA_ERR_IMAGE_BAD_SECTION = 15,    /* section table entry out of bounds or duplicated */
+    TESSERA_ERR_IMAGE_BAD_PLACEMENT = 16,  /* a buffer outside its region or misaligned */
+    TESSERA_ERR_IMAGE_BAD_SCHEDULE = 17,   /* a step with unknown op or operands that do not fit */
+    TESSERA_ERR_IMAGE_BAD_TOKENIZER = 18,  /* tokenizer section malformed */
+    TESSERA_ERR_IMAGE_MISALIGNED = 19,     /* image buffer not 16-byte aligned in memory */
+    TESSERA_ERR_WRONG_BOARD = 20,          /* image planned for another board */
+    TESSERA_ERR_BOARD_TOO_SMALL = 21,      /* board region or core count below the plan */
+    TESSERA_ERR_HAL = 22,                  /* a HAL call failed */
+
+    /* running */
+    TESSERA_ERR_CONTEXT_FULL = 30,   /* the tokens would run past the KV cache */
+    TESSERA_ERR_BAD_TOKEN = 31,      /* token id outside the vocabulary */
+    TESSERA_ERR_BUFFER_TOO_SMALL = 32, /* caller's output array too short */
+    TESSERA_ERR_NO_LOGITS = 33,      /* nothing has run since open/reset, or row out of range */
+    TESSERA_ERR_KERNEL = 34          /* a kernel refused its arguments */
+} tessera_status;
+
+/* Caller-owned session storage; its contents are private. */
+#define TESSERA_SESSION_WORDS 160
+typedef struct tessera_session {
+    uint64_t opaque_[TESSERA_SESSION_WORDS];
+} tessera_session;
+
+/* What an image says about itself, readable before choosing a board. */
+typedef struct tessera_image_summary {
+    uint32_t format_version;
+    char board_name[32];
+    uint32_t board_fingerprint;
+    uint32_t planned_cores;
+    uint32_t dim, hidden_dim, n_layers, n_heads, n_kv_heads, vocab_size, seq_len;
+    uint32_t context;
+    uint32_t prompt_chunk;
+    uint32_t precision; /* tsr_dtype */
+    uint32_t region_bytes[4]; /* per tsr_region_id; [IMAGE] = file size */
+} tessera_image_summary;
+
+typedef struct tessera_stats {
+    uint32_t position;         /* tokens in the KV cache */
+    uint64_t prompt_tokens;    /* through prompt mode since open */
+    uint64_t prompt_cycles;
+    uint64_t step_tokens;      /* through autoregressive mode since open */
+    uint64_t step_cycles;
+    uint32_t region_bytes[4];  /* bytes of each region the plan uses; [IMAGE] = image size */
+    uint32_t weights_in_place; /* 1: weights used from the image, 0: copied at open */
+} tessera_stats;
+
+/* Sampler configuration and state; run.c's algorithm and generator. */
+typedef struct tessera_sampler {
+    float temperature; /* 0: greedy (argmax) */
+    float topp;        /* nucleus threshold; <= 0 or >= 1 samples the whole distribution */
+    uint64_t rng_state;
+} tessera_sampler;
+
+/* Short name of a status, e.g. "image checksum mismatch". Never NULL. */
+const char *tessera_status_string(tessera_status status);
+
+/* Reads the header of an image without opening it (checks size, alignment, magic,
+ * version, header CRC). On failure a one-line reason goes to `error` (if not NULL). */
+tessera_status tessera_image_peek(const void *image, size_t image_size, tessera_image_summary *out, char *error,
+                                  size_t error_size);
+
+/* Validates the image completely, binds it to the board (copies sections that
+ * want a board region) and makes the session ready at position 0. */
+tessera_status tessera_open(tessera_session *session, const void *image, size_t image_size,
+                            const tsr_hal_board *board);
+void tessera_close(tessera_session *session);
+
+/* One-line description of the last failure of this session ("" if none). */
+const char *tessera_last_error(const tessera_session *session);
+
+tessera_status tessera_image_summary_of(const tessera_session *session, tessera_image_summary *out);
+
+/* Encodes UTF-8 text as run.c does (optional BOS, dummy-prefix space, byte
+ * fallback, best-score merges, optional EOS). Needs capacity >= strlen(text) + 3. */
+tessera_status tessera_encode(tessera_session *session, const char *text, bool bos, bool eos,
+                              int32_t *ids, uint32_t capacity, uint32_t *count);
+
+/* The text of `token` after `prev` as run.c prints it (leading space dropped after
+ * BOS, "<0xXX>" pieces as their byte). *len gets its length; NULL for a bad id. */
+const char *tessera_decode(const tessera_session *session, int32_t prev, int32_t token, uint32_t *len);
+
+/* Prompt mode: runs `count` tokens at the current position, in chunks of the
+ * image's prompt_chunk. Afterwards logits exist for every row of the last chunk. */
+tessera_status tessera_prompt(tessera_session *session, const int32_t *ids, uint32_t count);
+
+/* Autoregressive mode: runs one token at the current position. */
+tessera_status tessera_step(tessera_session *session, int32_t token);
+
+#define TESSERA_LAST_ROW 0xFFFFFFFFu
+/* Logits (vocab_size floats) of a row of the last run; TESSERA_LAST_ROW for its last
+ * position. *rows, if not NULL, gets the number of rows the last run produced. */
+tessera_status tessera_logits(const tessera_session *session, uint32_t row, const float **logits,
+                              uint32_t *rows);
+
+void tessera_sampler_init(tessera_sampler *sampler, float temperature, float topp, uint64_t seed);
+/* Samples the next token from the last position's logits (which it leaves intact). */
+tessera_status tessera_sample(tessera_session *session, tessera_sampler *sampler, int32_t *token);
+
+/* Forgets the sequence: position 0, no logits. */
+tessera_status tessera_reset(tessera_session *session);
+uint32_t tessera_position(const tessera_session *session);
+tessera_status tessera_get_stats(const tessera_session *session, tessera_stats *stats);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TESSERA_H */

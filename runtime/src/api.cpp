@@ -1,0 +1,323 @@
+// The public C API over the session: argument checks, binding, the two run modes.
+#include <string.h>
+
+#include "executor.h"
+#include "sampler.h"
+#include "session.h"
+#include "tokenizer.h"
+
+using tsr::Message;
+using tsr::Session;
+using tsr::session_of;
+
+static_assert(sizeof(Session) <= sizeof(tessera_session), "tessera_session storage too small");
+static_assert(alignof(Session) <= alignof(tessera_session), "tessera_session storage misaligned");
+
+namespace {
+
+Message error_of(Session *s)
+{
+    return Message(s->error, sizeof s->error); // starts empty: each failure says only its own story
+}
+
+Session *open_session(tessera_session *session)
+{
+    if (session == nullptr) return nullptr;
+    Session *s = session_of(session);
+    return s->open_marker == tsr::kOpenMarker ? s : nullptr;
+}
+
+const Session *open_session(const tessera_session *session)
+{
+    return open_session(const_cast<tessera_session *>(session));
+}
+
+// Copies sections that want a board region there, by DMA, once.
+tessera_status bind_sections(Session *s, Message &err)
+{
+    const tsr_image_header &h = *s->image.header;
+    const tsr_hal_board *board = s->board;
+    for (uint32_t i = 0; i < h.section_count; ++i) {
+        const tsr_section &sec = s->image.sections[i];
+        if (sec.region == TSR_REGION_IMAGE || sec.size == 0u) continue;
+        tsr_dma_handle handle = 0;
+        tsr_hal_status st = board->ops->dma_copy_1d(board->ctx, board->regions[sec.region].base + sec.region_offset,
+                                                    s->image.base + sec.file_offset, sec.size, &handle);
+        if (st == TSR_HAL_OK) st = board->ops->dma_wait(board->ctx, handle);
+        if (st != TSR_HAL_OK) {
+            err.str("DMA of section ").num(i).str(" to ").str(tsr_region_name(sec.region)).str(" failed (HAL status ")
+                .num(st).str(")");
+            return TESSERA_ERR_HAL;
+        }
+    }
+    return TESSERA_OK;
+}
+
+tessera_status check_tokens(Session *s, const int32_t *ids, uint32_t count, Message &err)
+{
+    const uint32_t vocab = s->image.header->vocab_size;
+    for (uint32_t i = 0; i < count; ++i) {
+        if (ids[i] < 0 || (uint32_t)ids[i] >= vocab) {
+            err.str("token ").num(i).str(" has id ").str(ids[i] < 0 ? "-" : "")
+                .num(ids[i] < 0 ? 0u - (uint32_t)ids[i] : (uint32_t)ids[i]).str(", vocabulary is 0..")
+                .num(vocab - 1u);
+            return TESSERA_ERR_BAD_TOKEN;
+        }
+    }
+    if (count > s->image.header->context - s->position) {
+        err.str("position ").num(s->position).str(" + ").num(count).str(" tokens exceeds the context of ")
+            .num(s->image.header->context);
+        return TESSERA_ERR_CONTEXT_FULL;
+    }
+    return TESSERA_OK;
+}
+
+tessera_status run(Session *s, const tsr::ScheduleView &schedule, uint32_t tokens_tensor, const int32_t *ids,
+                   uint32_t rows, Message &err)
+{
+    memcpy(tsr::tensor_address(s->image, s->board, tokens_tensor), ids, rows * sizeof(int32_t));
+    return tsr::run_schedule(s->image, s->board, schedule, rows, s->position, err);
+}
+
+} // namespace
+
+extern "C" {
+
+tessera_status tessera_image_peek(const void *image, size_t image_size, tessera_image_summary *out, char *error,
+                                  size_t error_size)
+{
+    char scratch[1];
+    Message err = error != nullptr && error_size > 0u ? Message(error, (uint32_t)(error_size > 0xFFFFu ? 0xFFFFu : error_size))
+                                                      : Message(scratch, sizeof scratch);
+    if (out == nullptr) {
+        err.str("tessera_image_peek: out must not be NULL");
+        return TESSERA_ERR_INVALID_ARGUMENT;
+    }
+    const tessera_status st = tsr::check_image_header(static_cast<const uint8_t *>(image), image_size, err);
+    if (st != TESSERA_OK) return st;
+    const tsr_image_header &h = *static_cast<const tsr_image_header *>(image);
+    memset(out, 0, sizeof *out);
+    out->format_version = h.version;
+    memcpy(out->board_name, h.board_name, sizeof out->board_name);
+    out->board_name[sizeof out->board_name - 1] = '\0';
+    out->board_fingerprint = h.board_fingerprint;
+    out->planned_cores = h.planned_cores;
+    out->dim = h.dim;
+    out->hidden_dim = h.hidden_dim;
+    out->n_layers = h.n_layers;
+    out->n_heads = h.n_heads;
+    out->n_kv_heads = h.n_kv_heads;
+    out->vocab_size = h.vocab_size;
+    out->seq_len = h.seq_len;
+    out->context = h.context;
+    out->prompt_chunk = h.prompt_chunk;
+    out->precision = h.precision;
+    for (uint32_t r = 0; r < TSR_REGION_COUNT; ++r) out->region_bytes[r] = h.region_bytes[r];
+    out->region_bytes[TSR_REGION_IMAGE] = h.file_size;
+    return TESSERA_OK;
+}
+
+tessera_status tessera_open(tessera_session *session, const void *image, size_t image_size,
+                            const tsr_hal_board *board)
+{
+    if (session == nullptr) return TESSERA_ERR_INVALID_ARGUMENT;
+    Session *s = session_of(session);
+    memset(s, 0, sizeof *s);
+    Message err = error_of(s);
+    if (board == nullptr || board->ops == nullptr || board->name == nullptr) {
+        err.str("board is NULL or has no operations");
+        return TESSERA_ERR_INVALID_ARGUMENT;
+    }
+    s->board = board;
+    tessera_status st = tsr::read_image(static_cast<const uint8_t *>(image), image_size, board, &s->image, err);
+    if (st == TESSERA_OK) st = bind_sections(s, err);
+    if (st != TESSERA_OK) return st;
+    s->space_id = tsr::tokenizer_lookup(s->image.tokenizer, " ");
+    if (s->space_id < 0) {
+        err.str("tokenizer section: no \" \" piece for the dummy prefix");
+        return TESSERA_ERR_IMAGE_BAD_TOKENIZER;
+    }
+    s->open_marker = tsr::kOpenMarker;
+    return TESSERA_OK;
+}
+
+void tessera_close(tessera_session *session)
+{
+    if (session != nullptr) session_of(session)->open_marker = 0;
+}
+
+const char *tessera_last_error(const tessera_session *session)
+{
+    return session == nullptr ? "session is NULL" : session_of(session)->error;
+}
+
+tessera_status tessera_image_summary_of(const tessera_session *session, tessera_image_summary *out)
+{
+    const Session *s = open_session(session);
+    if (s == nullptr) return TESSERA_ERR_NOT_OPEN;
+    return tessera_image_peek(s->image.base, s->image.header->file_size, out, nullptr, 0);
+}
+
+tessera_status tessera_encode(tessera_session *session, const char *text, bool bos, bool eos, int32_t *ids,
+                              uint32_t capacity, uint32_t *count)
+{
+    Session *s = open_session(session);
+    if (s == nullptr) return TESSERA_ERR_NOT_OPEN;
+    Message err = error_of(s);
+    if (text == nullptr || ids == nullptr || count == nullptr) {
+        err.str("tessera_encode: text, ids and count must not be NULL");
+        return TESSERA_ERR_INVALID_ARGUMENT;
+    }
+    const tsr_image_header &h = *s->image.header;
+    const tsr::EncodeOptions opt{bos, eos, h.bos_id, h.eos_id, s->space_id, s->merge_buffer};
+    return tsr::tokenizer_encode(s->image.tokenizer, opt, text, ids, capacity, count, err);
+}
+
+const char *tessera_decode(const tessera_session *session, int32_t prev, int32_t token, uint32_t *len)
+{
+    const Session *s = open_session(session);
+    if (s == nullptr) return nullptr;
+    return tsr::tokenizer_decode(s->image.tokenizer, s->image.header->bos_id, prev, token, len);
+}
+
+tessera_status tessera_prompt(tessera_session *session, const int32_t *ids, uint32_t count)
+{
+    Session *s = open_session(session);
+    if (s == nullptr) return TESSERA_ERR_NOT_OPEN;
+    Message err = error_of(s);
+    if (ids == nullptr || count == 0u) {
+        err.str("tessera_prompt: needs at least one token");
+        return TESSERA_ERR_INVALID_ARGUMENT;
+    }
+    tessera_status st = check_tokens(s, ids, count, err);
+    if (st != TESSERA_OK) return st;
+    const tsr_image_header &h = *s->image.header;
+    const uint32_t start = s->position;
+    const uint64_t t0 = s->board->ops->cycles(s->board->ctx);
+    uint32_t rows = 0;
+    for (uint32_t done = 0; done < count; done += rows) {
+        rows = count - done < h.prompt_chunk ? count - done : h.prompt_chunk;
+        st = run(s, s->image.prompt, h.tokens_tensor_prompt, ids + done, rows, err);
+        if (st != TESSERA_OK) {
+            s->position = start; // the cache past `start` is garbage but unreachable
+            s->last_run = tsr::LastRun::kNone;
+            return st;
+        }
+        s->position += rows;
+    }
+    s->last_run = tsr::LastRun::kPrompt;
+    s->last_rows = rows;
+    s->prompt_tokens += count;
+    s->prompt_cycles += s->board->ops->cycles(s->board->ctx) - t0;
+    return TESSERA_OK;
+}
+
+tessera_status tessera_step(tessera_session *session, int32_t token)
+{
+    Session *s = open_session(session);
+    if (s == nullptr) return TESSERA_ERR_NOT_OPEN;
+    Message err = error_of(s);
+    tessera_status st = check_tokens(s, &token, 1u, err);
+    if (st != TESSERA_OK) return st;
+    const uint64_t t0 = s->board->ops->cycles(s->board->ctx);
+    st = run(s, s->image.token, s->image.header->tokens_tensor_token, &token, 1u, err);
+    if (st != TESSERA_OK) {
+        s->last_run = tsr::LastRun::kNone;
+        return st;
+    }
+    s->position += 1u;
+    s->last_run = tsr::LastRun::kToken;
+    s->last_rows = 1u;
+    s->step_tokens += 1u;
+    s->step_cycles += s->board->ops->cycles(s->board->ctx) - t0;
+    return TESSERA_OK;
+}
+
+tessera_status tessera_logits(const tessera_session *session, uint32_t row, const float **logits, uint32_t *rows)
+{
+    const Session *cs = open_session(session);
+    if (cs == nullptr) return TESSERA_ERR_NOT_OPEN;
+    Session *s = const_cast<Session *>(cs);
+    Message err = error_of(s);
+    if (logits == nullptr) {
+        err.str("tessera_logits: logits must not be NULL");
+        return TESSERA_ERR_INVALID_ARGUMENT;
+    }
+    if (s->last_run == tsr::LastRun::kNone) {
+        err.str("no logits: nothing has run since open or reset");
+        return TESSERA_ERR_NO_LOGITS;
+    }
+    if (row == TESSERA_LAST_ROW) row = s->last_rows - 1u;
+    if (row >= s->last_rows) {
+        err.str("row ").num(row).str(" requested, the last run produced ").num(s->last_rows);
+        return TESSERA_ERR_NO_LOGITS;
+    }
+    const tsr_image_header &h = *s->image.header;
+    const uint32_t tensor = s->last_run == tsr::LastRun::kPrompt ? h.logits_tensor_prompt : h.logits_tensor_token;
+    *logits = reinterpret_cast<const float *>(tsr::tensor_address(s->image, s->board, tensor)) +
+              (size_t)row * h.vocab_size;
+    if (rows) *rows = s->last_rows;
+    return TESSERA_OK;
+}
+
+void tessera_sampler_init(tessera_sampler *sampler, float temperature, float topp, uint64_t seed)
+{
+    if (sampler == nullptr) return;
+    sampler->temperature = temperature;
+    sampler->topp = topp;
+    sampler->rng_state = seed;
+}
+
+tessera_status tessera_sample(tessera_session *session, tessera_sampler *sampler, int32_t *token)
+{
+    Session *s = open_session(session);
+    if (s == nullptr) return TESSERA_ERR_NOT_OPEN;
+    Message err = error_of(s);
+    if (sampler == nullptr || token == nullptr || !(sampler->temperature >= 0.0f)) {
+        err.str("tessera_sample: needs a sampler with temperature >= 0 and a token pointer");
+        return TESSERA_ERR_INVALID_ARGUMENT;
+    }
+    const float *logits = nullptr;
+    const tessera_status st = tessera_logits(session, TESSERA_LAST_ROW, &logits, nullptr);
+    if (st != TESSERA_OK) return st;
+    const tsr_image_header &h = *s->image.header;
+    float *scratch = reinterpret_cast<float *>(tsr::tensor_address(s->image, s->board, h.sampler_scratch_tensor));
+    *token = tsr::sample_token(sampler, logits, h.vocab_size, scratch);
+    return TESSERA_OK;
+}
+
+tessera_status tessera_reset(tessera_session *session)
+{
+    Session *s = open_session(session);
+    if (s == nullptr) return TESSERA_ERR_NOT_OPEN;
+    s->position = 0;
+    s->last_run = tsr::LastRun::kNone;
+    s->last_rows = 0;
+    return TESSERA_OK;
+}
+
+uint32_t tessera_position(const tessera_session *session)
+{
+    const Session *s = open_session(session);
+    return s == nullptr ? 0u : s->position;
+}
+
+tessera_status tessera_get_stats(const tessera_session *session, tessera_stats *stats)
+{
+    const Session *s = open_session(session);
+    if (s == nullptr) return TESSERA_ERR_NOT_OPEN;
+    if (stats == nullptr) return TESSERA_ERR_INVALID_ARGUMENT;
+    const tsr_image_header &h = *s->image.header;
+    memset(stats, 0, sizeof *stats);
+    stats->position = s->position;
+    stats->prompt_tokens = s->prompt_tokens;
+    stats->prompt_cycles = s->prompt_cycles;
+    stats->step_tokens = s->step_tokens;
+    stats->step_cycles = s->step_cycles;
+    for (uint32_t r = 0; r < TSR_REGION_COUNT; ++r) stats->region_bytes[r] = h.region_bytes[r];
+    stats->region_bytes[TSR_REGION_IMAGE] = h.file_size;
+    stats->weights_in_place = s->image.weights_in_place ? 1u : 0u;
+    return TESSERA_OK;
+}
+
+} // extern "C"

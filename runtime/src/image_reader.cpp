@@ -1,0 +1,406 @@
+#include "image_reader.h"
+
+#include <string.h>
+
+#include "tessera/crc32.h"
+
+namespace tsr {
+namespace {
+
+constexpr uint32_t kRequiredImageAlign = 16;
+
+bool is_pow2(uint32_t v) { return v && (v & (v - 1u)) == 0u; }
+
+// a + b <= limit without overflow.
+bool fits(uint64_t offset, uint64_t size, uint64_t limit) { return offset <= limit && size <= limit - offset; }
+
+uint32_t dtype_size(uint32_t dtype)
+{
+    switch (dtype) {
+    case TSR_DTYPE_F32:
+    case TSR_DTYPE_I32: return 4;
+    case TSR_DTYPE_BF16: return 2;
+    case TSR_DTYPE_I8:
+    case TSR_DTYPE_U8: return 1;
+    default: return 0;
+    }
+}
+
+tessera_status check_header_fields(const tsr_image_header &h, Message &err)
+{
+    auto bad = [&](const char *what) {
+        err.str("image header: ").str(what);
+        return TESSERA_ERR_IMAGE_BAD_HEADER;
+    };
+    if (h.arch != TSR_ARCH_LLAMA) return bad("unknown model architecture");
+    if (h.precision != TSR_DTYPE_F32) return bad("precision is not fp32");
+    if (!h.dim || !h.hidden_dim || !h.n_layers || !h.n_heads || !h.n_kv_heads || !h.vocab_size ||
+        !h.seq_len)
+        return bad("a model dimension is zero");
+    if (h.n_heads % h.n_kv_heads != 0u) return bad("n_heads is not a multiple of n_kv_heads");
+    if (h.dim % h.n_heads != 0u || (h.dim / h.n_heads) % 2u != 0u)
+        return bad("head size is not a whole even number");
+    if (!h.context || h.context > h.seq_len) return bad("context is 0 or above seq_len");
+    if (!h.prompt_chunk || h.prompt_chunk > h.context) return bad("prompt_chunk is 0 or above context");
+    if (h.bos_id >= h.vocab_size || h.eos_id >= h.vocab_size) return bad("BOS/EOS id outside the vocabulary");
+    if (!(h.norm_eps > 0.0f)) return bad("norm_eps is not positive");
+    if (memchr(h.board_name, 0, TSR_BOARD_NAME_BYTES) == nullptr) return bad("board name not terminated");
+    if (!h.planned_cores) return bad("planned_cores is 0");
+    if (h.section_count == 0u || h.section_count > 16u) return bad("section count outside 1..16");
+    if (h.section_table_offset % 4u != 0u ||
+        !fits(h.section_table_offset, (uint64_t)h.section_count * sizeof(tsr_section), h.file_size))
+        return bad("section table outside the image");
+    return TESSERA_OK;
+}
+
+tessera_status check_board(const tsr_image_header &h, const tsr_hal_board *board, Message &err)
+{
+    if (strncmp(h.board_name, board->name ? board->name : "", TSR_BOARD_NAME_BYTES) != 0 ||
+        h.board_fingerprint != board->fingerprint) {
+        err.str("image planned for board '").str(h.board_name).str("' (fingerprint ")
+            .hex(h.board_fingerprint).str("), opened on '").str(board->name).str("' (")
+            .hex(board->fingerprint).str(")");
+        return TESSERA_ERR_WRONG_BOARD;
+    }
+    if (board->core_count == 0u || board->core_count > h.planned_cores) {
+        err.str("board runs ").num(board->core_count).str(" cores; the image is planned for 1..")
+            .num(h.planned_cores);
+        return TESSERA_ERR_BOARD_TOO_SMALL;
+    }
+    for (uint32_t r = TSR_REGION_L1; r < TSR_REGION_COUNT; ++r) {
+        if (h.region_bytes[r] > board->regions[r].size ||
+            (h.region_bytes[r] && board->regions[r].base == nullptr)) {
+            err.str("plan needs ").num(h.region_bytes[r]).str(" bytes of ").str(tsr_region_name(r))
+                .str(", board has ").num(board->regions[r].size);
+            return TESSERA_ERR_BOARD_TOO_SMALL;
+        }
+    }
+    return TESSERA_OK;
+}
+
+tessera_status check_sections(const uint8_t *data, const tsr_image_header &h, ImageView *out,
+                              const tsr_section **by_kind, Message &err)
+{
+    const tsr_section *sections = reinterpret_cast<const tsr_section *>(data + h.section_table_offset);
+    for (uint32_t i = 0; i < h.section_count; ++i) {
+        const tsr_section &s = sections[i];
+        auto bad = [&](const char *what) {
+            err.str("section ").num(i).str(" (kind ").num(s.kind).str("): ").str(what);
+            return TESSERA_ERR_IMAGE_BAD_SECTION;
+        };
+        if (s.kind < TSR_SECTION_TOKENIZER || s.kind > TSR_SECTION_WEIGHTS) return bad("unknown kind");
+        if (by_kind[s.kind]) return bad("kind appears twice");
+        if (!is_pow2(s.align) || s.align > TSR_IMAGE_ALIGN || s.align < 4u) return bad("alignment not a power of two in 4..64");
+        if (s.file_offset % s.align != 0u) return bad("misaligned in the file");
+        if (!fits(s.file_offset, s.size, h.file_size)) return bad("extends past the end of the image");
+        if (s.file_offset < sizeof(tsr_image_header)) return bad("overlaps the header");
+        if (s.region >= TSR_REGION_COUNT) return bad("unknown target region");
+        if (s.region != TSR_REGION_IMAGE) {
+            if (s.kind != TSR_SECTION_WEIGHTS) return bad("only weights may be copied to a region");
+            if (s.region_offset % s.align != 0u || !fits(s.region_offset, s.size, h.region_bytes[s.region]))
+                return bad("destination outside its region's plan");
+        }
+        by_kind[s.kind] = &s;
+    }
+    for (uint32_t kind = TSR_SECTION_TOKENIZER; kind <= TSR_SECTION_SCHEDULE_TOKEN; ++kind) {
+        if (!by_kind[kind]) {
+            err.str("image has no section of kind ").num(kind);
+            return TESSERA_ERR_IMAGE_BAD_SECTION;
+        }
+    }
+    // Checksums after the bounds, so a CRC is never computed over bytes we do not own.
+    for (uint32_t i = 0; i < h.section_count; ++i) {
+        const tsr_section &s = sections[i];
+        const uint32_t crc = tsr_crc32(0, data + s.file_offset, s.size);
+        if (crc != s.crc32) {
+            err.str("section ").num(i).str(" (kind ").num(s.kind).str(", file offset ").num(s.file_offset)
+                .str("): CRC-32 ").hex(crc).str(", expected ").hex(s.crc32);
+            return TESSERA_ERR_IMAGE_BAD_CHECKSUM;
+        }
+    }
+    out->sections = sections;
+    const tsr_section *weights = by_kind[TSR_SECTION_WEIGHTS];
+    out->weights_in_place = weights == nullptr || weights->region == TSR_REGION_IMAGE;
+    return TESSERA_OK;
+}
+
+tessera_status check_tensors(const tsr_image_header &h, const tsr_section &sec, const uint8_t *data,
+                             const tsr_hal_board *board, ImageView *out, Message &err)
+{
+    if (h.tensor_count == 0u || sec.size != (uint64_t)h.tensor_count * sizeof(tsr_tensor)) {
+        err.str("tensor table: ").num(sec.size).str(" bytes for ").num(h.tensor_count).str(" tensors");
+        return TESSERA_ERR_IMAGE_BAD_SECTION;
+    }
+    const tsr_tensor *tensors = reinterpret_cast<const tsr_tensor *>(data + sec.file_offset);
+    for (uint32_t i = 0; i < h.tensor_count; ++i) {
+        const tsr_tensor &t = tensors[i];
+        const uint32_t esize = dtype_size(t.dtype);
+        auto bad = [&](const char *what) {
+            err.str("tensor ").num(i).str(" (").str(tsr_region_name(t.region)).str(" offset ")
+                .num(t.offset).str(", ").num(t.size).str(" bytes): ").str(what);
+            return TESSERA_ERR_IMAGE_BAD_PLACEMENT;
+        };
+        if (!esize) return bad("unknown element type");
+        if (t.kind < TSR_TENSOR_WEIGHT || t.kind > TSR_TENSOR_SCRATCH) return bad("unknown tensor kind");
+        if (t.region >= TSR_REGION_COUNT) return bad("unknown region");
+        if ((uint64_t)t.rows * t.cols * esize > t.size) return bad("shape larger than its bytes");
+        if (t.offset % esize != 0u) return bad("misaligned for its element type");
+        if (t.region == TSR_REGION_IMAGE) {
+            if (t.kind != TSR_TENSOR_WEIGHT) return bad("only weights may live in the image");
+            if (!fits(t.offset, t.size, h.file_size)) return bad("outside the image");
+        } else {
+            if (!fits(t.offset, t.size, h.region_bytes[t.region])) return bad("outside its region's plan");
+            if (!fits(t.offset, t.size, board->regions[t.region].size)) return bad("outside the board's region");
+        }
+    }
+    out->tensors = tensors;
+    return TESSERA_OK;
+}
+
+// Operand requirements of one step, checked against the tensors it names.
+struct StepChecker {
+    const tsr_image_header &h;
+    const tsr_tensor *tensors;
+    const tsr_step &step;
+    uint32_t max_rows;
+    Message &err;
+    uint32_t index;
+    const char *schedule;
+
+    tessera_status fail(const char *what, uint32_t operand = 0xFFFFFFFFu)
+    {
+        err.str(schedule).str(" schedule step ").num(index).str(" (op ").num(step.op).str(")");
+        if (operand != 0xFFFFFFFFu) err.str(" operand ").num(operand);
+        err.str(": ").str(what);
+        return TESSERA_ERR_IMAGE_BAD_SCHEDULE;
+    }
+    // Operand `i` is a tensor of `dtype` with at least `bytes` bytes; `written` ones
+    // must be writable memory.
+    tessera_status operand(uint32_t i, uint32_t dtype, uint64_t bytes, bool written)
+    {
+        const uint32_t id = step.operands[i];
+        if (id >= h.tensor_count) return fail("names no tensor", i);
+        const tsr_tensor &t = tensors[id];
+        if (t.dtype != dtype) return fail("has the wrong element type", i);
+        if (t.size < bytes) return fail("is smaller than the operator reads or writes", i);
+        if (written && (t.region == TSR_REGION_IMAGE || t.kind == TSR_TENSOR_WEIGHT))
+            return fail("is written but is a weight", i);
+        return TESSERA_OK;
+    }
+};
+
+#define TSR_TRY(expr)                          \
+    do {                                       \
+        tessera_status st_ = (expr);           \
+        if (st_ != TESSERA_OK) return st_;     \
+    } while (0)
+
+tessera_status check_step(StepChecker &c)
+{
+    const tsr_step &s = c.step;
+    const uint64_t R = c.max_rows;
+    const uint32_t *p = s.params;
+    const uint32_t F = TSR_DTYPE_F32;
+    if (s.engine < TSR_ENGINE_CLUSTER || s.engine > TSR_ENGINE_NPU) return c.fail("unknown engine");
+    if (s.engine == TSR_ENGINE_NPU) return c.fail("NPU steps are not supported by this runtime");
+    switch (s.op) {
+    case TSR_OP_EMBED:
+        if (p[0] != c.h.vocab_size || !p[1]) return c.fail("vocab or dim does not match the model");
+        TSR_TRY(c.operand(0, TSR_DTYPE_I32, R * 4u, false));
+        TSR_TRY(c.operand(1, F, (uint64_t)p[0] * p[1] * 4u, false));
+        return c.operand(2, F, R * p[1] * 4u, true);
+    case TSR_OP_RMSNORM: {
+        float eps;
+        memcpy(&eps, &p[1], sizeof eps);
+        if (!p[0] || !(eps > 0.0f)) return c.fail("dim is 0 or eps not positive");
+        TSR_TRY(c.operand(0, F, R * p[0] * 4u, false));
+        TSR_TRY(c.operand(1, F, (uint64_t)p[0] * 4u, false));
+        return c.operand(2, F, R * p[0] * 4u, true);
+    }
+    case TSR_OP_MATMUL:
+        if (!p[0] || !p[1]) return c.fail("k or n is 0");
+        TSR_TRY(c.operand(0, F, R * p[0] * 4u, false));
+        TSR_TRY(c.operand(1, F, (uint64_t)p[0] * p[1] * 4u, false));
+        return c.operand(2, F, R * p[1] * 4u, true);
+    case TSR_OP_ROPE: {
+        const uint32_t dim = p[0], kv_dim = p[1], hs = p[2];
+        if (!hs || hs % 2u || !dim || dim % hs || !kv_dim || kv_dim % hs || kv_dim > dim || p[3] != c.h.context)
+            return c.fail("dims or context do not fit the model");
+        TSR_TRY(c.operand(0, F, R * dim * 4u, true));
+        TSR_TRY(c.operand(1, F, R * kv_dim * 4u, true));
+        return c.operand(2, F, (uint64_t)p[3] * hs * 4u, false);
+    }
+    case TSR_OP_KV_APPEND:
+        if (!p[0] || p[1] != c.h.context) return c.fail("kv_dim is 0 or context does not match");
+        TSR_TRY(c.operand(0, F, R * p[0] * 4u, false));
+        TSR_TRY(c.operand(1, F, R * p[0] * 4u, false));
+        TSR_TRY(c.operand(2, F, (uint64_t)p[1] * p[0] * 4u, true));
+        return c.operand(3, F, (uint64_t)p[1] * p[0] * 4u, true);
+    case TSR_OP_ATTENTION: {
+        const uint32_t nh = p[0], nkv = p[1], hs = p[2], ctx = p[3];
+        if (!nh || !nkv || nh % nkv || !hs || ctx != c.h.context) return c.fail("heads or context do not fit");
+        const uint64_t dim = (uint64_t)nh * hs, kv_dim = (uint64_t)nkv * hs;
+        TSR_TRY(c.operand(0, F, R * dim * 4u, false));
+        TSR_TRY(c.operand(1, F, ctx * kv_dim * 4u, false));
+        TSR_TRY(c.operand(2, F, ctx * kv_dim * 4u, false));
+        TSR_TRY(c.operand(3, F, (uint64_t)c.h.planned_cores * ctx * 4u, true));
+        return c.operand(4, F, R * dim * 4u, true);
+    }
+    case TSR_OP_ADD:
+    case TSR_OP_SWIGLU:
+        if (!p[0]) return c.fail("n is 0");
+        TSR_TRY(c.operand(0, F, R * p[0] * 4u, false));
+        TSR_TRY(c.operand(1, F, R * p[0] * 4u, false));
+        return c.operand(2, F, R * p[0] * 4u, true);
+    default: return c.fail("unknown operator");
+    }
+}
+
+tessera_status check_schedule(const tsr_image_header &h, const tsr_section &sec, const uint8_t *data,
+                              const tsr_tensor *tensors, uint32_t expected_rows, const char *name,
+                              ScheduleView *out, Message &err)
+{
+    if (sec.size < sizeof(tsr_schedule_header)) {
+        err.str(name).str(" schedule: section too small");
+        return TESSERA_ERR_IMAGE_BAD_SCHEDULE;
+    }
+    const tsr_schedule_header *sh = reinterpret_cast<const tsr_schedule_header *>(data + sec.file_offset);
+    if (sh->max_rows != expected_rows || sh->step_count == 0u ||
+        sec.size != sizeof(tsr_schedule_header) + (uint64_t)sh->step_count * sizeof(tsr_step)) {
+        err.str(name).str(" schedule: ").num(sh->step_count).str(" steps of ").num(sh->max_rows)
+            .str(" rows do not fit its ").num(sec.size).str("-byte section");
+        return TESSERA_ERR_IMAGE_BAD_SCHEDULE;
+    }
+    const tsr_step *steps = reinterpret_cast<const tsr_step *>(sh + 1);
+    for (uint32_t i = 0; i < sh->step_count; ++i) {
+        StepChecker c{h, tensors, steps[i], sh->max_rows, err, i, name};
+        TSR_TRY(check_step(c));
+    }
+    out->header = sh;
+    out->steps = steps;
+    return TESSERA_OK;
+}
+
+tessera_status check_io_tensors(const tsr_image_header &h, const tsr_tensor *tensors, Message &err)
+{
+    struct Io {
+        uint32_t id;
+        uint32_t dtype;
+        uint64_t bytes;
+        const char *what;
+    } io[] = {
+        {h.logits_tensor_prompt, TSR_DTYPE_F32, (uint64_t)h.prompt_chunk * h.vocab_size * 4u, "prompt logits"},
+        {h.logits_tensor_token, TSR_DTYPE_F32, (uint64_t)h.vocab_size * 4u, "token logits"},
+        {h.tokens_tensor_prompt, TSR_DTYPE_I32, (uint64_t)h.prompt_chunk * 4u, "prompt tokens"},
+        {h.tokens_tensor_token, TSR_DTYPE_I32, 4u, "token input"},
+        {h.sampler_scratch_tensor, TSR_DTYPE_F32, (uint64_t)h.vocab_size * 12u, "sampler scratch"},
+    };
+    for (const Io &x : io) {
+        if (x.id >= h.tensor_count || tensors[x.id].dtype != x.dtype || tensors[x.id].size < x.bytes ||
+            tensors[x.id].region == TSR_REGION_IMAGE || tensors[x.id].kind == TSR_TENSOR_WEIGHT) {
+            err.str("image header: ").str(x.what).str(" tensor ").num(x.id).str(" is missing, too small or read-only");
+            return TESSERA_ERR_IMAGE_BAD_PLACEMENT;
+        }
+    }
+    return TESSERA_OK;
+}
+
+tessera_status check_tokenizer(const tsr_image_header &h, const tsr_section &sec, const uint8_t *data,
+                               TokenizerView *out, Message &err)
+{
+    auto bad = [&](const char *what) {
+        err.str("tokenizer section: ").str(what);
+        return TESSERA_ERR_IMAGE_BAD_TOKENIZER;
+    };
+    if (sec.size < sizeof(tsr_tokenizer_header)) return bad("smaller than its header");
+    const uint8_t *base = data + sec.file_offset;
+    const tsr_tokenizer_header *th = reinterpret_cast<const tsr_tokenizer_header *>(base);
+    const uint32_t n = th->vocab_size;
+    if (n != h.vocab_size) return bad("vocabulary size differs from the model's");
+    if (!th->max_token_length || th->max_token_length > TSR_MAX_TOKEN_BYTES) return bad("max token length outside 1..64");
+    if (th->entries_offset % 4u || th->sorted_offset % 4u) return bad("tables misaligned");
+    if (!fits(th->entries_offset, (uint64_t)n * sizeof(tsr_token_entry), sec.size) ||
+        !fits(th->sorted_offset, (uint64_t)n * 4u, sec.size) ||
+        !fits(th->strings_offset, th->strings_size, sec.size) || th->strings_size == 0u)
+        return bad("a table extends past the section");
+    const tsr_token_entry *entries = reinterpret_cast<const tsr_token_entry *>(base + th->entries_offset);
+    const uint32_t *sorted = reinterpret_cast<const uint32_t *>(base + th->sorted_offset);
+    const char *strings = reinterpret_cast<const char *>(base + th->strings_offset);
+    for (uint32_t i = 0; i < n; ++i) {
+        const tsr_token_entry &e = entries[i];
+        if (e.length > th->max_token_length || !fits(e.offset, (uint64_t)e.length + 1u, th->strings_size) ||
+            strings[e.offset + e.length] != '\0' || memchr(strings + e.offset, 0, e.length) != nullptr) {
+            err.str("tokenizer section: piece of token ").num(i).str(" is out of bounds or not a string");
+            return TESSERA_ERR_IMAGE_BAD_TOKENIZER;
+        }
+        if (sorted[i] >= n) return bad("sorted index names a token outside the vocabulary");
+    }
+    out->header = th;
+    out->entries = entries;
+    out->sorted = sorted;
+    out->strings = strings;
+    return TESSERA_OK;
+}
+
+} // namespace
+
+tessera_status check_image_header(const uint8_t *data, size_t size, Message &err)
+{
+    if (data == nullptr) {
+        err.str("image pointer is NULL");
+        return TESSERA_ERR_INVALID_ARGUMENT;
+    }
+    if ((uintptr_t)data % kRequiredImageAlign != 0u) {
+        err.str("image at address ").hex((uint32_t)(uintptr_t)data).str(" is not 16-byte aligned");
+        return TESSERA_ERR_IMAGE_MISALIGNED;
+    }
+    if (size < sizeof(tsr_image_header)) {
+        err.str("image is ").num(size).str(" bytes, shorter than its ").num(sizeof(tsr_image_header)).str("-byte header");
+        return TESSERA_ERR_IMAGE_TRUNCATED;
+    }
+    const tsr_image_header &h = *reinterpret_cast<const tsr_image_header *>(data);
+    if (h.magic != TSR_IMAGE_MAGIC) {
+        err.str("bad magic ").hex(h.magic).str(" at offset 0 (expected ").hex(TSR_IMAGE_MAGIC).str(", \"TESS\")");
+        return TESSERA_ERR_IMAGE_BAD_MAGIC;
+    }
+    if (h.version != TSR_IMAGE_VERSION || h.header_size != sizeof(tsr_image_header)) {
+        err.str("image format version ").num(h.version).str(" (header ").num(h.header_size)
+            .str(" bytes); this runtime reads version ").num(TSR_IMAGE_VERSION);
+        return TESSERA_ERR_IMAGE_BAD_VERSION;
+    }
+    if (size < h.file_size) {
+        err.str("image is ").num(size).str(" bytes, its header says ").num(h.file_size);
+        return TESSERA_ERR_IMAGE_TRUNCATED;
+    }
+    tsr_image_header copy = h;
+    copy.header_crc = 0;
+    const uint32_t crc = tsr_crc32(0, &copy, sizeof copy);
+    if (crc != h.header_crc) {
+        err.str("header CRC-32 ").hex(crc).str(", expected ").hex(h.header_crc);
+        return TESSERA_ERR_IMAGE_BAD_CHECKSUM;
+    }
+    return TESSERA_OK;
+}
+
+tessera_status read_image(const uint8_t *data, size_t size, const tsr_hal_board *board, ImageView *out,
+                          Message &err)
+{
+    TSR_TRY(check_image_header(data, size, err));
+    const tsr_image_header &h = *reinterpret_cast<const tsr_image_header *>(data);
+    TSR_TRY(check_header_fields(h, err));
+    TSR_TRY(check_board(h, board, err));
+    memset(out, 0, sizeof *out);
+    out->base = data;
+    out->header = &h;
+    const tsr_section *by_kind[TSR_SECTION_WEIGHTS + 1] = {};
+    TSR_TRY(check_sections(data, h, out, by_kind, err));
+    TSR_TRY(check_tensors(h, *by_kind[TSR_SECTION_TENSORS], data, board, out, err));
+    TSR_TRY(check_io_tensors(h, out->tensors, err));
+    TSR_TRY(check_schedule(h, *by_kind[TSR_SECTION_SCHEDULE_PROMPT], data, out->tensors, h.prompt_chunk,
+                           "prompt", &out->prompt, err));
+    TSR_TRY(check_schedule(h, *by_kind[TSR_SECTION_SCHEDULE_TOKEN], data, out->tensors, 1u, "token",
+                           &out->token, err));
+    return check_tokenizer(h, *by_kind[TSR_SECTION_TOKENIZER], data, &out->tokenizer, err);
+}
+
+} // namespace tsr

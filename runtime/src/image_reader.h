@@ -1,0 +1,59 @@
+// Checks a model image against the format and a board, and gives typed views into it.
+#ifndef TESSERA_IMAGE_READER_H
+#define TESSERA_IMAGE_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "message.h"
+#include "tessera/hal.h"
+#include "tessera/image_format.h"
+#include "tessera/tessera.h"
+
+namespace tsr {
+
+struct TokenizerView {
+    const tsr_tokenizer_header *header;
+    const tsr_token_entry *entries;
+    const uint32_t *sorted; // ids in strcmp order of their pieces
+    const char *strings;
+};
+
+struct ScheduleView {
+    const tsr_schedule_header *header;
+    const tsr_step *steps;
+};
+
+struct ImageView {
+    const uint8_t *base;
+    const tsr_image_header *header;
+    const tsr_section *sections;
+    const tsr_tensor *tensors;
+    ScheduleView prompt;
+    ScheduleView token;
+    TokenizerView tokenizer;
+    bool weights_in_place;
+};
+
+// Size, alignment, magic, version and header CRC: enough to trust the header's
+// fields as numbers (not yet as offsets).
+tessera_status check_image_header(const uint8_t *data, size_t size, Message &err);
+
+// Everything: header fields, board match, sections (bounds, checksums), tensor
+// placement, every schedule step's operands, the tokenizer. On success `out` views
+// into `data`; nothing is written anywhere.
+tessera_status read_image(const uint8_t *data, size_t size, const tsr_hal_board *board,
+                          ImageView *out, Message &err);
+
+// Address of a tensor's first byte once sections are bound to the board.
+inline uint8_t *tensor_address(const ImageView &img, const tsr_hal_board *board, uint32_t id)
+{
+    const tsr_tensor &t = img.tensors[id];
+    uint8_t *base = t.region == TSR_REGION_IMAGE ? const_cast<uint8_t *>(img.base)
+                                                 : board->regions[t.region].base;
+    return base + t.offset;
+}
+
+} // namespace tsr
+
+#endif

@@ -1,0 +1,28 @@
+// Serializes a planned graph into a model image (runtime/include/tessera/image_format.h).
+#ifndef TESSERA_PACK_IMAGE_WRITER_H
+#define TESSERA_PACK_IMAGE_WRITER_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tessera/board_desc.h"
+#include "tessera/models/graph.h"
+#include "tessera/models/llama2c.h"
+#include "tessera/pack/memory_plan.h"
+
+namespace tessera {
+
+// The tokenizer section: header, entries, ids sorted by piece, NUL-terminated pieces.
+std::vector<uint8_t> build_tokenizer_section(const Vocabulary &vocab);
+
+std::vector<uint8_t> build_image(const Graph &graph, const Vocabulary &vocab, const MemoryPlan &plan,
+                                 const BoardDesc &board);
+
+// Writes to a temporary file beside `path` and renames it into place, so a
+// failure never leaves a partial file under the real name. Throws on failure.
+void write_file_atomically(const std::string &path, const std::vector<uint8_t> &bytes);
+
+} // namespace tessera
+
+#endif

@@ -1,0 +1,47 @@
+// tessera-pack as a library: checkpoint + tokenizer + board -> model image.
+#ifndef TESSERA_PACK_PACKER_H
+#define TESSERA_PACK_PACKER_H
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "tessera/board_desc.h"
+#include "tessera/models/graph.h"
+#include "tessera/models/llama2c.h"
+#include "tessera/pack/memory_plan.h"
+
+namespace tessera {
+
+struct PackOptions {
+    std::string checkpoint;
+    std::string output;
+    std::string tokenizer;   // empty: tok<vocab>.bin or tokenizer.bin beside the checkpoint
+    std::string board = "host";
+    std::string precision = "fp32";
+    uint32_t context = 0;      // 0: the model's seq_len
+    uint32_t prompt_chunk = 0; // 0: min(16, context)
+    WeightsPlacement weights = WeightsPlacement::kAuto;
+};
+
+struct PackResult {
+    std::string checkpoint_format;
+    std::string tokenizer_path;
+    LlamaConfig config;
+    BoardDesc board;
+    Graph graph; // weight data released after writing
+    MemoryPlan plan;
+    uint64_t image_bytes = 0;
+    double seconds = 0;
+};
+
+// Throws InputError (unreadable input), BoardError, PlanError (does not fit) or
+// std::system_error (cannot write); never leaves a partial output file.
+PackResult pack(const PackOptions &options);
+
+std::string pack_summary(const PackResult &result);
+nlohmann::json pack_report(const PackResult &result);
+
+} // namespace tessera
+
+#endif

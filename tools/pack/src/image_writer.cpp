@@ -1,0 +1,221 @@
+#include "tessera/pack/image_writer.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <numeric>
+#include <system_error>
+#include <unistd.h>
+
+#include "tessera/crc32.h"
+
+static_assert(std::endian::native == std::endian::little, "the image is little-endian; so must the packer's host be");
+
+namespace tessera {
+
+namespace {
+
+uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+template <typename T> void put(std::vector<uint8_t> &out, size_t at, const T &value)
+{
+    std::memcpy(out.data() + at, &value, sizeof value);
+}
+
+uint32_t checked_u32(uint64_t v, const char *what)
+{
+    if (v > 0xFFFFFFFFull) throw PlanError(std::string(what) + " exceeds 4 GiB, the image format's limit");
+    return uint32_t(v);
+}
+
+std::vector<uint8_t> build_schedule(const GraphSchedule &s)
+{
+    std::vector<uint8_t> out(sizeof(tsr_schedule_header) + s.steps.size() * sizeof(tsr_step), 0);
+    tsr_schedule_header h{};
+    h.step_count = uint32_t(s.steps.size());
+    h.max_rows = s.max_rows;
+    put(out, 0, h);
+    for (size_t i = 0; i < s.steps.size(); ++i) {
+        const GraphStep &g = s.steps[i];
+        tsr_step st{};
+        st.op = g.op;
+        st.engine = g.engine;
+        for (uint32_t k = 0; k < TSR_MAX_OPERANDS; ++k) st.operands[k] = uint16_t(k < g.operand_count ? g.operands[k] : TSR_NO_TENSOR);
+        for (uint32_t k = 0; k < TSR_MAX_PARAMS; ++k) st.params[k] = g.params[k];
+        put(out, sizeof(tsr_schedule_header) + i * sizeof(tsr_step), st);
+    }
+    return out;
+}
+
+} // namespace
+
+std::vector<uint8_t> build_tokenizer_section(const Vocabulary &vocab)
+{
+    const uint32_t n = uint32_t(vocab.pieces.size());
+    tsr_tokenizer_header h{};
+    h.vocab_size = n;
+    h.max_token_length = vocab.max_token_length;
+    h.entries_offset = sizeof(tsr_tokenizer_header);
+    h.sorted_offset = h.entries_offset + n * uint32_t(sizeof(tsr_token_entry));
+    h.strings_offset = h.sorted_offset + n * 4u;
+    std::vector<uint8_t> strings;
+    std::vector<tsr_token_entry> entries(n);
+    for (uint32_t i = 0; i < n; ++i) {
+        entries[i].score = vocab.scores[i];
+        entries[i].offset = uint32_t(strings.size());
+        entries[i].length = uint32_t(vocab.pieces[i].size());
+        strings.insert(strings.end(), vocab.pieces[i].begin(), vocab.pieces[i].end());
+        strings.push_back(0);
+    }
+    h.strings_size = uint32_t(strings.size());
+    // strcmp order (bytes compared unsigned), as the device's binary search expects.
+    std::vector<uint32_t> sorted(n);
+    std::iota(sorted.begin(), sorted.end(), 0u);
+    std::stable_sort(sorted.begin(), sorted.end(), [&](uint32_t a, uint32_t b) { return vocab.pieces[a] < vocab.pieces[b]; });
+    std::vector<uint8_t> out(h.strings_offset + strings.size());
+    put(out, 0, h);
+    std::memcpy(out.data() + h.entries_offset, entries.data(), entries.size() * sizeof(tsr_token_entry));
+    std::memcpy(out.data() + h.sorted_offset, sorted.data(), sorted.size() * 4);
+    std::memcpy(out.data() + h.strings_offset, strings.data(), strings.size());
+    return out;
+}
+
+std::vector<uint8_t> build_image(const Graph &g, const Vocabulary &vocab, const MemoryPlan &plan, const BoardDesc &board)
+{
+    const ModelHyper &m = g.hyper;
+    if (g.tensors.size() >= TSR_NO_TENSOR) throw PlanError("more tensors than the image format holds (65535)");
+
+    std::vector<uint8_t> weights(plan.weights_bytes, 0);
+    for (size_t i = 0; i < g.tensors.size(); ++i)
+        if (g.tensors[i].kind == TSR_TENSOR_WEIGHT)
+            std::memcpy(weights.data() + plan.offset[i], g.tensors[i].data.data(), g.tensors[i].data.size() * 4);
+
+    struct Pending {
+        uint32_t kind;
+        std::vector<uint8_t> bytes;
+    };
+    std::vector<Pending> sections;
+    sections.push_back({TSR_SECTION_TOKENIZER, build_tokenizer_section(vocab)});
+    sections.push_back({TSR_SECTION_TENSORS, std::vector<uint8_t>(g.tensors.size() * sizeof(tsr_tensor))});
+    sections.push_back({TSR_SECTION_SCHEDULE_PROMPT, build_schedule(g.prompt)});
+    sections.push_back({TSR_SECTION_SCHEDULE_TOKEN, build_schedule(g.token)});
+    sections.push_back({TSR_SECTION_WEIGHTS, std::move(weights)});
+
+    // File layout: header, section table, then each section aligned.
+    const uint64_t table_offset = align_up(sizeof(tsr_image_header), TSR_IMAGE_ALIGN);
+    uint64_t cursor = table_offset + sections.size() * sizeof(tsr_section);
+    std::vector<uint64_t> file_offset(sections.size());
+    for (size_t i = 0; i < sections.size(); ++i) {
+        cursor = align_up(cursor, TSR_IMAGE_ALIGN);
+        file_offset[i] = cursor;
+        cursor += sections[i].bytes.size();
+    }
+    const uint32_t file_size = checked_u32(cursor, "the image");
+    const uint64_t weights_file_offset = file_offset.back();
+
+    // Tensor table (needs the weights section's file offset for in-place weights).
+    std::vector<uint8_t> &table = sections[1].bytes;
+    for (size_t i = 0; i < g.tensors.size(); ++i) {
+        const GraphTensor &t = g.tensors[i];
+        tsr_tensor d{};
+        d.dtype = uint8_t(t.dtype);
+        d.kind = uint8_t(t.kind);
+        d.rows = t.rows;
+        d.cols = t.cols;
+        d.size = checked_u32(t.bytes, "a tensor");
+        d.scale = 1.0f;
+        if (t.kind == TSR_TENSOR_WEIGHT) {
+            d.region = uint8_t(plan.weights_region);
+            d.offset = checked_u32(plan.offset[i] + (plan.weights_in_place ? weights_file_offset : plan.weights_region_offset),
+                                   "a weight offset");
+        } else {
+            d.region = uint8_t(plan.region[i]);
+            d.offset = checked_u32(plan.offset[i], "a buffer offset");
+        }
+        put(table, i * sizeof(tsr_tensor), d);
+    }
+
+    std::vector<uint8_t> out(file_size, 0);
+    tsr_image_header h{};
+    h.magic = TSR_IMAGE_MAGIC;
+    h.version = TSR_IMAGE_VERSION;
+    h.header_size = sizeof(tsr_image_header);
+    h.file_size = file_size;
+    h.arch = m.arch;
+    h.precision = TSR_DTYPE_F32;
+    h.dim = m.dim;
+    h.hidden_dim = m.hidden_dim;
+    h.n_layers = m.n_layers;
+    h.n_heads = m.n_heads;
+    h.n_kv_heads = m.n_kv_heads;
+    h.vocab_size = m.vocab_size;
+    h.seq_len = m.seq_len;
+    h.context = m.context;
+    h.prompt_chunk = m.prompt_chunk;
+    h.bos_id = m.bos_id;
+    h.eos_id = m.eos_id;
+    h.norm_eps = m.norm_eps;
+    h.rope_theta = m.rope_theta;
+    std::snprintf(h.board_name, sizeof h.board_name, "%s", board.name.c_str());
+    h.board_fingerprint = board.fingerprint();
+    h.planned_cores = board.cores;
+    for (uint32_t r = TSR_REGION_L1; r < TSR_REGION_COUNT; ++r)
+        h.region_bytes[r] = checked_u32(plan.regions[r].arena_bytes, "a region plan");
+    h.section_count = uint32_t(sections.size());
+    h.section_table_offset = uint32_t(table_offset);
+    h.tensor_count = uint32_t(g.tensors.size());
+    h.logits_tensor_prompt = g.logits_prompt;
+    h.logits_tensor_token = g.logits_token;
+    h.tokens_tensor_prompt = g.tokens_prompt;
+    h.tokens_tensor_token = g.tokens_token;
+    h.sampler_scratch_tensor = g.sampler_scratch;
+
+    for (size_t i = 0; i < sections.size(); ++i) {
+        const Pending &p = sections[i];
+        tsr_section s{};
+        s.kind = p.kind;
+        s.file_offset = uint32_t(file_offset[i]);
+        s.size = uint32_t(p.bytes.size());
+        s.align = TSR_IMAGE_ALIGN;
+        s.crc32 = tsr_crc32(0, p.bytes.data(), p.bytes.size());
+        if (p.kind == TSR_SECTION_WEIGHTS && !plan.weights_in_place) {
+            s.region = plan.weights_region;
+            s.region_offset = uint32_t(plan.weights_region_offset);
+        }
+        put(out, table_offset + i * sizeof(tsr_section), s);
+        if (!p.bytes.empty()) std::memcpy(out.data() + file_offset[i], p.bytes.data(), p.bytes.size());
+    }
+    h.header_crc = 0;
+    h.header_crc = tsr_crc32(0, &h, sizeof h);
+    put(out, 0, h);
+    return out;
+}
+
+void write_file_atomically(const std::string &path, const std::vector<uint8_t> &bytes)
+{
+    namespace fs = std::filesystem;
+    const fs::path target(path);
+    const fs::path tmp = target.parent_path() / (target.filename().string() + ".tmp." + std::to_string(::getpid()));
+    FILE *f = std::fopen(tmp.c_str(), "wb");
+    if (!f) throw std::system_error(errno, std::generic_category(), "cannot create " + tmp.string());
+    const bool written = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
+    const bool flushed = std::fflush(f) == 0 && ::fsync(::fileno(f)) == 0;
+    const bool closed = std::fclose(f) == 0;
+    if (!written || !flushed || !closed) {
+        const int err = errno;
+        std::error_code ignored;
+        fs::remove(tmp, ignored);
+        throw std::system_error(err, std::generic_category(), "cannot write " + tmp.string());
+    }
+    std::error_code ec;
+    fs::rename(tmp, target, ec);
+    if (ec) {
+        std::error_code ignored;
+        fs::remove(tmp, ignored);
+        throw std::system_error(ec, "cannot rename " + tmp.string() + " to " + path);
+    }
+}
+
+} // namespace tessera

@@ -1,0 +1,52 @@
+// tessera-pack: checkpoint -> model image planned for one board.
+#include <cstdio>
+#include <exception>
+#include <fstream>
+#include <map>
+
+#include <CLI/CLI.hpp>
+
+#include "tessera/pack/image_writer.h"
+#include "tessera/pack/packer.h"
+
+int main(int argc, char **argv)
+{
+    tessera::PackOptions o;
+    std::string report, weights = "auto";
+    bool quiet = false;
+    CLI::App app{"tessera-pack: turn a llama2.c checkpoint into a Tessera model image planned for one board.\n"
+                 "Every buffer's region and offset is fixed here; the device only follows the plan."};
+    app.add_option("checkpoint", o.checkpoint, "llama2.c checkpoint (legacy or ak42 version 1, fp32)")
+        ->required()->check(CLI::ExistingFile);
+    app.add_option("-o,--output", o.output, "model image to write (written atomically)")->required();
+    app.add_option("--tokenizer", o.tokenizer,
+                   "llama2.c tokenizer .bin (default: tok<vocab>.bin or tokenizer.bin beside the checkpoint)")
+        ->check(CLI::ExistingFile);
+    app.add_option("--board", o.board, "board NAME (host, siracusa, gap9) or description FILE.json")
+        ->capture_default_str();
+    app.add_option("--precision", o.precision, "weight and activation precision")->capture_default_str();
+    app.add_option("--context", o.context, "positions the KV cache holds (default: the model's seq_len)")
+        ->check(CLI::Range(1u, 1u << 20));
+    app.add_option("--prompt-chunk", o.prompt_chunk, "tokens per prompt-mode run (default: min(16, context))")
+        ->check(CLI::Range(1u, 1u << 20));
+    app.add_option("--weights-in", weights, "where weights live at run time: auto (L2 if it fits), image (in place), l2")
+        ->check(CLI::IsMember({"auto", "image", "l2"}))->capture_default_str();
+    app.add_option("--report", report, "write a JSON report: memory map per region, schedules, lifetimes");
+    app.add_flag("-q,--quiet", quiet, "print nothing on success");
+    CLI11_PARSE(app, argc, argv);
+    o.weights = weights == "image" ? tessera::WeightsPlacement::kImage
+              : weights == "l2"    ? tessera::WeightsPlacement::kL2
+                                   : tessera::WeightsPlacement::kAuto;
+    try {
+        const tessera::PackResult result = tessera::pack(o);
+        if (!report.empty()) {
+            const std::string text = tessera::pack_report(result).dump(1) + "\n";
+            tessera::write_file_atomically(report, std::vector<uint8_t>(text.begin(), text.end()));
+        }
+        if (!quiet) std::printf("%s", tessera::pack_summary(result).c_str());
+        return 0;
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "tessera-pack: error: %s\n", e.what());
+        return 1;
+    }
+}

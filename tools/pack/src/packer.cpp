@@ -1,0 +1,153 @@
+#include "tessera/pack/packer.h"
+
+#include <chrono>
+#include <filesystem>
+#include <sstream>
+
+#include "tessera/models/llama.h"
+#include "tessera/pack/image_writer.h"
+
+namespace fs = std::filesystem;
+
+namespace tessera {
+
+namespace {
+
+std::string find_tokenizer(const PackOptions &o, uint32_t vocab)
+{
+    if (!o.tokenizer.empty()) return o.tokenizer;
+    const fs::path dir = fs::path(o.checkpoint).parent_path();
+    for (const std::string name : {"tok" + std::to_string(vocab) + ".bin", std::string("tokenizer.bin")}) {
+        const fs::path candidate = dir / name;
+        if (fs::is_regular_file(candidate)) return candidate.string();
+    }
+    throw InputError("no tokenizer given and neither tok" + std::to_string(vocab) + ".bin nor tokenizer.bin is beside " +
+                     o.checkpoint + "; pass --tokenizer FILE");
+}
+
+const char *kind_name(uint32_t kind)
+{
+    switch (kind) {
+    case TSR_TENSOR_WEIGHT: return "weight";
+    case TSR_TENSOR_ACTIVATION: return "activation";
+    case TSR_TENSOR_KV_CACHE: return "kv_cache";
+    case TSR_TENSOR_IO: return "io";
+    case TSR_TENSOR_SCRATCH: return "scratch";
+    default: return "?";
+    }
+}
+
+} // namespace
+
+PackResult pack(const PackOptions &o)
+{
+    const auto t0 = std::chrono::steady_clock::now();
+    if (o.precision != "fp32")
+        throw InputError("precision '" + o.precision + "' is not supported yet (this packer writes fp32 images)");
+    PackResult r;
+    r.board = load_board_desc(o.board);
+    LlamaCheckpoint ck = read_llama2c_checkpoint(o.checkpoint);
+    r.checkpoint_format = ck.format;
+    r.config = ck.config;
+    r.tokenizer_path = find_tokenizer(o, ck.config.vocab_size);
+    const Vocabulary vocab = read_llama2c_tokenizer(r.tokenizer_path, ck.config.vocab_size);
+    if (vocab.max_token_length > TSR_MAX_TOKEN_BYTES)
+        throw InputError(r.tokenizer_path + ": max_token_length " + std::to_string(vocab.max_token_length) +
+                         " exceeds the device tokenizer's " + std::to_string(TSR_MAX_TOKEN_BYTES));
+
+    LlamaLowering lowering;
+    lowering.context = o.context ? o.context : ck.config.seq_len;
+    if (lowering.context > ck.config.seq_len)
+        throw InputError("--context " + std::to_string(o.context) + " exceeds the model's seq_len " +
+                         std::to_string(ck.config.seq_len));
+    lowering.prompt_chunk = o.prompt_chunk ? o.prompt_chunk : std::min<uint32_t>(16, lowering.context);
+    if (lowering.prompt_chunk > lowering.context)
+        throw InputError("--prompt-chunk " + std::to_string(o.prompt_chunk) + " exceeds the context " +
+                         std::to_string(lowering.context));
+    lowering.cores = r.board.cores;
+    r.graph = lower_llama(std::move(ck), lowering);
+    r.plan = plan_memory(r.graph, r.board, o.weights);
+    const std::vector<uint8_t> image = build_image(r.graph, vocab, r.plan, r.board);
+    write_file_atomically(o.output, image);
+    r.image_bytes = image.size();
+    for (auto &t : r.graph.tensors) std::vector<float>().swap(t.data);
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return r;
+}
+
+std::string pack_summary(const PackResult &r)
+{
+    const LlamaConfig &c = r.config;
+    const ModelHyper &h = r.graph.hyper;
+    std::ostringstream s;
+    s << "model     " << r.checkpoint_format << ": dim " << c.dim << ", hidden " << c.hidden_dim << ", " << c.n_layers
+      << " layers, " << c.n_heads << " heads (" << c.n_kv_heads << " KV), vocab " << c.vocab_size << ", seq_len "
+      << c.seq_len << (c.shared_classifier ? ", shared classifier" : ", separate classifier") << "\n";
+    s << "tokenizer " << r.tokenizer_path << "\n";
+    s << "board     " << r.board.name << " (" << r.board.cores << " cores), context " << h.context << ", prompt chunk "
+      << h.prompt_chunk << "\n";
+    s << "weights   " << r.plan.weights_bytes << " bytes, "
+      << (r.plan.weights_in_place ? "used in place from the image" : "copied to L2 at open") << "\n";
+    for (uint32_t reg = TSR_REGION_L1; reg < TSR_REGION_COUNT; ++reg) {
+        const RegionPlan &p = r.plan.regions[reg];
+        if (!p.capacity) continue;
+        s << "region    " << tsr_region_name(reg) << ": arena " << p.arena_bytes << " of " << p.capacity << " bytes";
+        if (p.arena_bytes)
+            s << " (buffers " << p.arena_bytes - p.weights_bytes << ", lower bound " << p.lower_bound
+              << (p.weights_bytes ? ", weights " + std::to_string(p.weights_bytes) : std::string()) << ")";
+        s << "\n";
+    }
+    s << "schedules prompt " << r.graph.prompt.steps.size() << " steps x " << r.graph.prompt.max_rows << " rows, token "
+      << r.graph.token.steps.size() << " steps\n";
+    s << "image     " << r.image_bytes << " bytes in " << static_cast<int>(r.seconds * 1000) << " ms\n";
+    return s.str();
+}
+
+nlohmann::json pack_report(const PackResult &r)
+{
+    using nlohmann::json;
+    const Graph &g = r.graph;
+    json j;
+    j["format"] = "tessera-pack-report/1";
+    j["checkpoint"] = {{"format", r.checkpoint_format}, {"dim", r.config.dim}, {"hidden_dim", r.config.hidden_dim},
+                       {"n_layers", r.config.n_layers}, {"n_heads", r.config.n_heads},
+                       {"n_kv_heads", r.config.n_kv_heads}, {"vocab_size", r.config.vocab_size},
+                       {"seq_len", r.config.seq_len}, {"shared_classifier", r.config.shared_classifier}};
+    j["board"] = {{"name", r.board.name}, {"fingerprint", r.board.fingerprint()}, {"cores", r.board.cores}};
+    j["image"] = {{"bytes", r.image_bytes}, {"context", g.hyper.context}, {"prompt_chunk", g.hyper.prompt_chunk},
+                  {"weights_bytes", r.plan.weights_bytes}, {"weights_in_place", r.plan.weights_in_place}};
+    json regions = json::object();
+    for (uint32_t reg = TSR_REGION_L1; reg < TSR_REGION_COUNT; ++reg) {
+        const RegionPlan &p = r.plan.regions[reg];
+        if (!p.capacity) continue;
+        regions[tsr_region_name(reg)] = {{"size", p.capacity}, {"arena_bytes", p.arena_bytes},
+                                         {"lower_bound_bytes", p.lower_bound}, {"weights_bytes", p.weights_bytes}};
+    }
+    j["regions"] = regions;
+    json tensors = json::array();
+    for (size_t i = 0; i < g.tensors.size(); ++i) {
+        const GraphTensor &t = g.tensors[i];
+        const bool weight = t.kind == TSR_TENSOR_WEIGHT;
+        tensors.push_back({{"id", i}, {"name", t.name}, {"kind", kind_name(t.kind)},
+                           {"region", tsr_region_name(weight ? r.plan.weights_region : r.plan.region[i])},
+                           {"offset", r.plan.offset[i]}, {"bytes", t.bytes}, {"rows", t.rows}, {"cols", t.cols},
+                           {"first", r.plan.lifetime[i].first}, {"last", r.plan.lifetime[i].last}});
+    }
+    j["tensors"] = tensors;
+    auto schedule = [&](const GraphSchedule &s) {
+        json steps = json::array();
+        for (const auto &st : s.steps) {
+            json ops = json::array();
+            for (uint32_t k = 0; k < st.operand_count; ++k) ops.push_back(g.tensors[st.operands[k]].name);
+            steps.push_back({{"label", st.label}, {"op", op_name(st.op)},
+                             {"engine", st.engine == TSR_ENGINE_DMA ? "dma" : "cluster"}, {"operands", ops},
+                             {"tile", "whole"}});
+        }
+        return json{{"max_rows", s.max_rows}, {"steps", steps}};
+    };
+    j["schedules"] = {{"prompt", schedule(g.prompt)}, {"token", schedule(g.token)}};
+    j["timeline_length"] = r.plan.timeline_length;
+    return j;
+}
+
+} // namespace tessera
