@@ -82,6 +82,12 @@ tessera_status check_sections(const uint8_t *data, const tsr_image_header &h, Im
                               const tsr_section **by_kind, Message &err)
 {
     const tsr_section *sections = reinterpret_cast<const tsr_section *>(data + h.section_table_offset);
+    const uint32_t table_crc = tsr_crc32(0, sections, h.section_count * sizeof(tsr_section));
+    if (table_crc != h.section_table_crc) {
+        err.str("section table at offset ").num(h.section_table_offset).str(": CRC-32 ").hex(table_crc)
+            .str(", expected ").hex(h.section_table_crc);
+        return TESSERA_ERR_IMAGE_BAD_CHECKSUM;
+    }
     for (uint32_t i = 0; i < h.section_count; ++i) {
         const tsr_section &s = sections[i];
         auto bad = [&](const char *what) {
@@ -305,23 +311,24 @@ tessera_status check_io_tensors(const tsr_image_header &h, const tsr_tensor *ten
     return TESSERA_OK;
 }
 
-tessera_status check_tokenizer(const tsr_image_header &h, const tsr_section &sec, const uint8_t *data,
-                               TokenizerView *out, Message &err)
+} // namespace
+
+tessera_status read_tokenizer_section(const uint8_t *base, uint32_t size, uint32_t vocab_size, TokenizerView *out,
+                                      Message &err)
 {
     auto bad = [&](const char *what) {
         err.str("tokenizer section: ").str(what);
         return TESSERA_ERR_IMAGE_BAD_TOKENIZER;
     };
-    if (sec.size < sizeof(tsr_tokenizer_header)) return bad("smaller than its header");
-    const uint8_t *base = data + sec.file_offset;
+    if (size < sizeof(tsr_tokenizer_header)) return bad("smaller than its header");
     const tsr_tokenizer_header *th = reinterpret_cast<const tsr_tokenizer_header *>(base);
     const uint32_t n = th->vocab_size;
-    if (n != h.vocab_size) return bad("vocabulary size differs from the model's");
+    if (n != vocab_size) return bad("vocabulary size differs from the model's");
     if (!th->max_token_length || th->max_token_length > TSR_MAX_TOKEN_BYTES) return bad("max token length outside 1..64");
     if (th->entries_offset % 4u || th->sorted_offset % 4u) return bad("tables misaligned");
-    if (!fits(th->entries_offset, (uint64_t)n * sizeof(tsr_token_entry), sec.size) ||
-        !fits(th->sorted_offset, (uint64_t)n * 4u, sec.size) ||
-        !fits(th->strings_offset, th->strings_size, sec.size) || th->strings_size == 0u)
+    if (!fits(th->entries_offset, (uint64_t)n * sizeof(tsr_token_entry), size) ||
+        !fits(th->sorted_offset, (uint64_t)n * 4u, size) ||
+        !fits(th->strings_offset, th->strings_size, size) || th->strings_size == 0u)
         return bad("a table extends past the section");
     const tsr_token_entry *entries = reinterpret_cast<const tsr_token_entry *>(base + th->entries_offset);
     const uint32_t *sorted = reinterpret_cast<const uint32_t *>(base + th->sorted_offset);
@@ -341,8 +348,6 @@ tessera_status check_tokenizer(const tsr_image_header &h, const tsr_section &sec
     out->strings = strings;
     return TESSERA_OK;
 }
-
-} // namespace
 
 tessera_status check_image_header(const uint8_t *data, size_t size, Message &err)
 {
@@ -400,7 +405,8 @@ tessera_status read_image(const uint8_t *data, size_t size, const tsr_hal_board 
                            "prompt", &out->prompt, err));
     TSR_TRY(check_schedule(h, *by_kind[TSR_SECTION_SCHEDULE_TOKEN], data, out->tensors, 1u, "token",
                            &out->token, err));
-    return check_tokenizer(h, *by_kind[TSR_SECTION_TOKENIZER], data, &out->tokenizer, err);
+    const tsr_section &tok = *by_kind[TSR_SECTION_TOKENIZER];
+    return read_tokenizer_section(data + tok.file_offset, tok.size, h.vocab_size, &out->tokenizer, err);
 }
 
 } // namespace tsr

@@ -45,6 +45,10 @@ tessera_status check_image_header(const uint8_t *data, size_t size, Message &err
 tessera_status read_image(const uint8_t *data, size_t size, const tsr_hal_board *board,
                           ImageView *out, Message &err);
 
+// Checks a tokenizer section (bounds of every table and piece) and views into it.
+tessera_status read_tokenizer_section(const uint8_t *section, uint32_t size, uint32_t vocab_size, TokenizerView *out,
+                                      Message &err);
+
 // Address of a tensor's first byte once sections are bound to the board.
 inline uint8_t *tensor_address(const ImageView &img, const tsr_hal_board *board, uint32_t id)
 {

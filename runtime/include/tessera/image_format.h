@@ -131,7 +131,8 @@ typedef struct tsr_image_header {
     uint32_t tokens_tensor_prompt; /* I32 prompt_chunk, IO */
     uint32_t tokens_tensor_token;  /* I32 1, IO */
     uint32_t sampler_scratch_tensor; /* vocab x 12 bytes */
-    uint32_t reserved[9];
+    uint32_t section_table_crc;      /* CRC-32 of the section table */
+    uint32_t reserved[8];
 } tsr_image_header;
 
 typedef struct tsr_section {

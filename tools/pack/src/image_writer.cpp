@@ -187,6 +187,7 @@ std::vector<uint8_t> build_image(const Graph &g, const Vocabulary &vocab, const 
         put(out, table_offset + i * sizeof(tsr_section), s);
         if (!p.bytes.empty()) std::memcpy(out.data() + file_offset[i], p.bytes.data(), p.bytes.size());
     }
+    h.section_table_crc = tsr_crc32(0, out.data() + table_offset, sections.size() * sizeof(tsr_section));
     h.header_crc = 0;
     h.header_crc = tsr_crc32(0, &h, sizeof h);
     put(out, 0, h);

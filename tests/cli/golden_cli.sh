@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The acceptance commands, run as a user would: tessera-pack then tessera-generate,
+# compared with llama2.c's run.c output in ../shared/golden.
+# usage: golden_cli.sh TESSERA_PACK TESSERA_GENERATE SHARED_DIR WORK_DIR
+set -euo pipefail
+pack=$1 generate=$2 shared=$3 work=$4
+mkdir -p "$work"
+cd "$work"
+fail=0
+check() { # name expected-file actual-file
+  if cmp -s "$2" "$3"; then echo "ok   $1"; else echo "FAIL $1"; diff <(tr ' ' '\n' <"$2") <(tr ' ' '\n' <"$3") | head -n 10; fail=1; fi
+}
+ids_of() { awk '{print $2}' "$1" | paste -sd' '; }
+
+"$pack" "$shared/models/stories260K.bin" --tokenizer "$shared/models/tok512.bin" -o s.tess
+
+ids_of "$shared/golden/stories260K.greedy200.txt" >want_ids.txt
+"$generate" s.tess -t 0 -n 200 --ids -q >got_ids.txt
+check "greedy 200 ids" want_ids.txt got_ids.txt
+
+# run.c ends its output with a newline; the golden text is stored without it.
+{ cat "$shared/golden/stories260K.greedy200.text"; echo; } >want_text.txt
+"$generate" s.tess -t 0 -n 200 -q >got_text.txt
+check "greedy 200 text" want_text.txt got_text.txt
+
+ids_of "$shared/golden/stories260K.prompt_lily.greedy120.txt" >want_lily.txt
+"$generate" s.tess -t 0 -n 120 -i "Lily and Tom went to the" --ids -q >got_lily.txt
+check "prompt continuation, 120 positions" want_lily.txt got_lily.txt
+
+for t in 1 2 8; do
+  "$generate" s.tess -t 0 -n 200 --ids -q --threads "$t" >"got_t$t.txt"
+  check "greedy ids with $t threads" want_ids.txt "got_t$t.txt"
+done
+exit $fail

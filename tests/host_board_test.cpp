@@ -1,0 +1,208 @@
+// The host emulation board: cluster fork/join and barrier, asynchronous DMA with a
+// bounded queue, regions as described, board descriptions and their errors.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstring>
+#include <vector>
+
+#include "tessera/host_board.h"
+#include "tessera/host_board.hpp"
+
+namespace {
+
+using tessera::BoardError;
+using tessera::HostBoard;
+
+std::string error_of(const std::function<void()> &f)
+{
+    try {
+        f();
+    } catch (const BoardError &e) {
+        return e.what();
+    }
+    return "";
+}
+
+TEST(BoardDesc, ShippedBoardsHaveTheDescribedSizes)
+{
+    const auto s = tessera::load_board_desc("siracusa");
+    EXPECT_EQ(s.cores, 8u);
+    EXPECT_EQ(s.region_size[TSR_REGION_L1], 256u * 1024);
+    EXPECT_EQ(s.region_size[TSR_REGION_L2], 2u * 1024 * 1024);
+    EXPECT_EQ(s.region_size[TSR_REGION_NMS], 4u * 1024 * 1024);
+    EXPECT_TRUE(s.has_npu);
+    const auto g = tessera::load_board_desc("gap9");
+    EXPECT_EQ(g.cores, 8u);
+    EXPECT_EQ(g.region_size[TSR_REGION_L1], 128u * 1024);
+    EXPECT_EQ(g.region_size[TSR_REGION_L2], 1536u * 1024);
+    EXPECT_EQ(g.region_size[TSR_REGION_NMS], 0u);
+    EXPECT_FALSE(g.has_npu);
+    EXPECT_NE(s.fingerprint(), g.fingerprint());
+}
+
+TEST(BoardDesc, FingerprintFollowsEveryField)
+{
+    auto d = tessera::load_board_desc("host");
+    const uint32_t f = d.fingerprint();
+    d.region_size[TSR_REGION_L1] += 64;
+    EXPECT_NE(d.fingerprint(), f);
+    d = tessera::load_board_desc("host");
+    d.cores = 4;
+    EXPECT_NE(d.fingerprint(), f);
+}
+
+TEST(BoardDesc, ErrorsSayWhatIsWrong)
+{
+    EXPECT_NE(error_of([] { tessera::load_board_desc("nonexistent"); }).find("known boards: gap9, host, siracusa"),
+              std::string::npos);
+    EXPECT_NE(error_of([] { tessera::parse_board_desc("{", "x.json"); }).find("x.json: not valid JSON"), std::string::npos);
+    EXPECT_NE(error_of([] { tessera::parse_board_desc(R"({"cluster":{"cores":2},"regions":{"L2":1}})", "x"); })
+                  .find("'name'"),
+              std::string::npos);
+    EXPECT_NE(error_of([] {
+                  tessera::parse_board_desc(R"({"name":"b","cluster":{"cores":2},"regions":{"L2":64,"L3":5}})", "x");
+              }).find("unknown region 'L3'"),
+              std::string::npos);
+    EXPECT_NE(error_of([] { tessera::parse_board_desc(R"({"name":"b","cluster":{"cores":0},"regions":{"L2":64}})", "x"); })
+                  .find("'cores' = 0"),
+              std::string::npos);
+}
+
+TEST(HostBoard, RegionsAreRealAlignedBuffersOfTheDescribedSize)
+{
+    auto board = HostBoard::create(tessera::load_board_desc("siracusa"), 1);
+    const tsr_hal_board *hal = board->hal();
+    EXPECT_STREQ(hal->name, "siracusa");
+    for (uint32_t r = TSR_REGION_L1; r < TSR_REGION_COUNT; ++r) {
+        ASSERT_NE(hal->regions[r].base, nullptr);
+        EXPECT_EQ(reinterpret_cast<uintptr_t>(hal->regions[r].base) % 64, 0u);
+        std::memset(hal->regions[r].base, 0xA5, hal->regions[r].size); // the whole region is writable
+    }
+    EXPECT_EQ(hal->regions[TSR_REGION_L2].size, 2u * 1024 * 1024);
+}
+
+TEST(HostBoard, ThreadsAreARuntimeOptionUpToTheCores)
+{
+    const auto d = tessera::load_board_desc("gap9");
+    EXPECT_EQ(HostBoard::create(d, 0)->hal()->core_count, 8u);
+    EXPECT_EQ(HostBoard::create(d, 3)->hal()->core_count, 3u);
+    EXPECT_NE(error_of([&] { HostBoard::create(d, 9); }).find("cannot back it with 9 threads"), std::string::npos);
+}
+
+struct ForkRecord {
+    std::atomic<uint32_t> calls[8];
+    std::atomic<uint32_t> wrong_count{0};
+    uint32_t expected_cores;
+};
+
+TEST(HostBoard, ForkRunsEveryCoreOnceAndJoins)
+{
+    for (uint32_t threads : {1u, 2u, 8u}) {
+        auto board = HostBoard::create(tessera::load_board_desc("host"), threads);
+        const tsr_hal_board *hal = board->hal();
+        ForkRecord rec;
+        rec.expected_cores = threads;
+        for (auto &c : rec.calls) c = 0;
+        for (int round = 0; round < 500; ++round) {
+            ASSERT_EQ(hal->ops->cluster_fork(hal->ctx,
+                                             [](void *arg, uint32_t id, uint32_t count) {
+                                                 auto &r = *static_cast<ForkRecord *>(arg);
+                                                 if (count != r.expected_cores) ++r.wrong_count;
+                                                 r.calls[id].fetch_add(1);
+                                             },
+                                             &rec),
+                      TSR_HAL_OK);
+            // Joined: every core has finished this round before fork returns.
+            for (uint32_t c = 0; c < threads; ++c) ASSERT_EQ(rec.calls[c].load(), uint32_t(round + 1));
+        }
+        EXPECT_EQ(rec.wrong_count.load(), 0u);
+    }
+}
+
+struct BarrierRecord {
+    const tsr_hal_board *hal;
+    std::atomic<uint32_t> arrived[4];
+    std::atomic<uint32_t> violations{0};
+};
+
+TEST(HostBoard, BarrierHoldsEveryCoreUntilAllArrive)
+{
+    auto board = HostBoard::create(tessera::load_board_desc("host"), 4);
+    BarrierRecord rec;
+    rec.hal = board->hal();
+    for (auto &a : rec.arrived) a = 0;
+    rec.hal->ops->cluster_fork(rec.hal->ctx,
+                               [](void *arg, uint32_t id, uint32_t count) {
+                                   auto &r = *static_cast<BarrierRecord *>(arg);
+                                   for (uint32_t phase = 1; phase <= 200; ++phase) {
+                                       r.arrived[id].store(phase);
+                                       r.hal->ops->cluster_barrier(r.hal->ctx);
+                                       for (uint32_t c = 0; c < count; ++c)
+                                           if (r.arrived[c].load() < phase) ++r.violations;
+                                       r.hal->ops->cluster_barrier(r.hal->ctx);
+                                   }
+                               },
+                               &rec);
+    EXPECT_EQ(rec.violations.load(), 0u);
+}
+
+TEST(HostBoard, DmaCopiesAsynchronouslyAndCompletesByHandle)
+{
+    auto board = HostBoard::create(tessera::load_board_desc("host"), 1);
+    const tsr_hal_board *hal = board->hal();
+    uint8_t *l2 = hal->regions[TSR_REGION_L2].base, *l1 = hal->regions[TSR_REGION_L1].base;
+    for (int i = 0; i < 4096; ++i) l2[i] = uint8_t(i * 7);
+    tsr_dma_handle a = 0, b = 0;
+    ASSERT_EQ(hal->ops->dma_copy_1d(hal->ctx, l1, l2, 4096, &a), TSR_HAL_OK);
+    // 2D: 8 rows of 16 bytes, from a 64-byte source stride into a 32-byte destination stride.
+    ASSERT_EQ(hal->ops->dma_copy_2d(hal->ctx, l1 + 8192, 32, l2, 64, 16, 8, &b), TSR_HAL_OK);
+    EXPECT_NE(a, 0u);
+    EXPECT_GT(b, a);
+    ASSERT_EQ(hal->ops->dma_wait(hal->ctx, b), TSR_HAL_OK); // in order: a is done too
+    EXPECT_EQ(std::memcmp(l1, l2, 4096), 0);
+    for (int r = 0; r < 8; ++r) EXPECT_EQ(std::memcmp(l1 + 8192 + r * 32, l2 + r * 64, 16), 0) << r;
+    EXPECT_EQ(hal->ops->dma_wait(hal->ctx, a), TSR_HAL_OK);
+    EXPECT_EQ(hal->ops->dma_wait(hal->ctx, 0), TSR_HAL_INVALID);
+    EXPECT_EQ(hal->ops->dma_wait(hal->ctx, b + 100), TSR_HAL_INVALID);
+}
+
+TEST(HostBoard, DmaQueueIsBounded)
+{
+    auto board = HostBoard::create(tessera::parse_board_desc(
+        R"({"name":"tiny-queue","cluster":{"cores":1},"regions":{"L2":33554432},"dma":{"queue_depth":2}})", "test"));
+    const tsr_hal_board *hal = board->hal();
+    uint8_t *l2 = hal->regions[TSR_REGION_L2].base;
+    tsr_dma_handle h = 0, last = 0;
+    bool busy = false;
+    // Large copies take milliseconds; the third submission in a row finds the queue full.
+    for (int i = 0; i < 64 && !busy; ++i) {
+        const tsr_hal_status st = hal->ops->dma_copy_1d(hal->ctx, l2 + (16u << 20), l2, 16u << 20, &h);
+        if (st == TSR_HAL_BUSY) busy = true;
+        else last = h;
+    }
+    EXPECT_TRUE(busy);
+    EXPECT_EQ(hal->ops->dma_wait(hal->ctx, last), TSR_HAL_OK);
+}
+
+TEST(HostBoard, NpuQueueIsDeclaredButNotYetEmulated)
+{
+    auto board = HostBoard::create(tessera::load_board_desc("siracusa"), 1);
+    const tsr_hal_board *hal = board->hal();
+    tsr_npu_job job{};
+    tsr_npu_handle h;
+    EXPECT_EQ(hal->ops->npu_submit(hal->ctx, &job, &h), TSR_HAL_UNSUPPORTED);
+}
+
+TEST(HostBoardC, CreateReportsErrorsInOneLine)
+{
+    tessera_host_board *b = nullptr;
+    char err[256];
+    EXPECT_NE(tessera_host_board_create("no-such-board", 0, &b, err, sizeof err), 0);
+    EXPECT_NE(std::string(err).find("unknown board 'no-such-board'"), std::string::npos) << err;
+    ASSERT_EQ(tessera_host_board_create("gap9", 2, &b, err, sizeof err), 0) << err;
+    EXPECT_EQ(tessera_host_board_hal(b)->core_count, 2u);
+    tessera_host_board_destroy(b);
+}
+
+} // namespace

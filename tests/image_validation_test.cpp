@@ -1,0 +1,260 @@
+// A corrupt or hostile image is refused with its own status and a message that
+// says where, never followed. Each malformed class is built from a valid image.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <set>
+
+#include "support/packed_image.h"
+#include "support/synthetic_model.h"
+#include "tessera/crc32.h"
+#include "tessera/image_format.h"
+
+namespace {
+
+using namespace tessera::test;
+
+class ImageValidation : public ::testing::Test {
+protected:
+    static void SetUpTestSuite()
+    {
+        SyntheticConfig c;
+        c.seq_len = 16;
+        options_ = new tessera::PackOptions;
+        options_->checkpoint = temp_path("valid.bin");
+        options_->tokenizer = temp_path("valid.tok");
+        write_legacy_checkpoint(options_->checkpoint, c, make_weights(c));
+        write_tokenizer(options_->tokenizer, c.vocab_size);
+        board_ = tessera::HostBoard::create(tessera::load_board_desc("host"), 2).release();
+    }
+    static void TearDownTestSuite()
+    {
+        delete board_;
+        delete options_;
+    }
+    void SetUp() override { img_ = pack_image(*options_); }
+
+    tsr_image_header &header() { return *reinterpret_cast<tsr_image_header *>(img_.data()); }
+    tsr_section &section(uint32_t kind)
+    {
+        auto *s = reinterpret_cast<tsr_section *>(img_.data() + header().section_table_offset);
+        for (uint32_t i = 0; i < header().section_count; ++i)
+            if (s[i].kind == kind) return s[i];
+        throw std::runtime_error("no such section");
+    }
+    uint8_t *section_bytes(uint32_t kind) { return img_.data() + section(kind).file_offset; }
+    tsr_tensor &tensor(uint32_t id) { return reinterpret_cast<tsr_tensor *>(section_bytes(TSR_SECTION_TENSORS))[id]; }
+    tsr_step &step(uint32_t kind, uint32_t i)
+    {
+        return reinterpret_cast<tsr_step *>(section_bytes(kind) + sizeof(tsr_schedule_header))[i];
+    }
+    // Makes every checksum consistent again: the image is then hostile, not corrupt.
+    void resign()
+    {
+        auto &h = header();
+        auto *s = reinterpret_cast<tsr_section *>(img_.data() + h.section_table_offset);
+        for (uint32_t i = 0; i < h.section_count; ++i) s[i].crc32 = tsr_crc32(0, img_.data() + s[i].file_offset, s[i].size);
+        h.section_table_crc = tsr_crc32(0, s, h.section_count * sizeof(tsr_section));
+        h.header_crc = 0;
+        h.header_crc = tsr_crc32(0, &h, sizeof h);
+    }
+    tessera_status open(size_t size = 0, const tsr_hal_board *board = nullptr)
+    {
+        return tessera_open(&session_, img_.data(), size ? size : img_.size, board ? board : board_->hal());
+    }
+    std::string message() const { return tessera_last_error(&session_); }
+
+    static tessera::PackOptions *options_;
+    static tessera::HostBoard *board_;
+    AlignedImage img_;
+    tessera_session session_;
+};
+
+tessera::PackOptions *ImageValidation::options_ = nullptr;
+tessera::HostBoard *ImageValidation::board_ = nullptr;
+
+TEST_F(ImageValidation, ValidImageOpens)
+{
+    ASSERT_EQ(open(), TESSERA_OK) << message();
+    EXPECT_EQ(message(), "");
+}
+
+TEST_F(ImageValidation, Truncated)
+{
+    EXPECT_EQ(open(img_.size - 1), TESSERA_ERR_IMAGE_TRUNCATED);
+    EXPECT_NE(message().find("its header says " + std::to_string(img_.size)), std::string::npos) << message();
+    EXPECT_EQ(open(100), TESSERA_ERR_IMAGE_TRUNCATED);
+    EXPECT_NE(message().find("shorter than its 208-byte header"), std::string::npos) << message();
+}
+
+TEST_F(ImageValidation, BadMagic)
+{
+    img_.data()[0] = 'X';
+    EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_MAGIC);
+    EXPECT_NE(message().find("bad magic"), std::string::npos) << message();
+}
+
+TEST_F(ImageValidation, BadVersion)
+{
+    header().version = 99;
+    resign();
+    EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_VERSION);
+    EXPECT_NE(message().find("version 99"), std::string::npos) << message();
+}
+
+TEST_F(ImageValidation, BadHeaderChecksum)
+{
+    header().dim += 1;
+    EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_CHECKSUM);
+    EXPECT_NE(message().find("header CRC-32"), std::string::npos) << message();
+}
+
+TEST_F(ImageValidation, BadSectionChecksum)
+{
+    section_bytes(TSR_SECTION_WEIGHTS)[100] ^= 0x40;
+    EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_CHECKSUM);
+    EXPECT_NE(message().find("(kind 5, file offset"), std::string::npos) << message();
+}
+
+TEST_F(ImageValidation, BadSectionTableChecksum)
+{
+    section(TSR_SECTION_WEIGHTS).size -= 4;
+    EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_CHECKSUM);
+    EXPECT_NE(message().find("section table"), std::string::npos) << message();
+}
+
+TEST_F(ImageValidation, PlacementOutsideRegion)
+{
+    tensor(header().logits_tensor_token).offset = header().region_bytes[TSR_REGION_L2];
+    resign();
+    EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_PLACEMENT);
+    EXPECT_NE(message().find("tensor " + std::to_string(header().logits_tensor_token) + " (L2 offset"), std::string::npos)
+        << message();
+    EXPECT_NE(message().find("outside its region's plan"), std::string::npos) << message();
+}
+
+TEST_F(ImageValidation, PlacementOverflowingOffsetPlusSize)
+{
+    tensor(3).offset = 0xFFFFFFF0u;
+    resign();
+    EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_PLACEMENT);
+}
+
+TEST_F(ImageValidation, MisalignedPlacement)
+{
+    tensor(header().logits_tensor_token).offset += 2;
+    resign();
+    EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_PLACEMENT);
+    EXPECT_NE(message().find("misaligned"), std::string::npos) << message();
+}
+
+TEST_F(ImageValidation, WrongBoard)
+{
+    tessera::PackOptions o = *options_;
+    o.board = "siracusa";
+    img_ = pack_image(o);
+    EXPECT_EQ(open(), TESSERA_ERR_WRONG_BOARD);
+    EXPECT_NE(message().find("planned for board 'siracusa'"), std::string::npos) << message();
+    EXPECT_NE(message().find("opened on 'host'"), std::string::npos) << message();
+}
+
+TEST_F(ImageValidation, BoardSmallerThanPlan)
+{
+    tsr_hal_board small = *board_->hal();
+    small.regions[TSR_REGION_L2].size = header().region_bytes[TSR_REGION_L2] - 64;
+    EXPECT_EQ(open(0, &small), TESSERA_ERR_BOARD_TOO_SMALL);
+    EXPECT_NE(message().find("bytes of L2"), std::string::npos) << message();
+}
+
+TEST_F(ImageValidation, UnknownOperator)
+{
+    step(TSR_SECTION_SCHEDULE_TOKEN, 4).op = 99;
+    resign();
+    EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_SCHEDULE);
+    EXPECT_NE(message().find("token schedule step 4 (op 99)"), std::string::npos) << message();
+}
+
+TEST_F(ImageValidation, OperandTooSmallForTheOperator)
+{
+    // Find a matmul and claim a larger output than its buffer holds.
+    for (uint32_t i = 0;; ++i) {
+        tsr_step &s = step(TSR_SECTION_SCHEDULE_PROMPT, i);
+        if (s.op != TSR_OP_MATMUL) continue;
+        s.params[1] *= 4;
+        break;
+    }
+    resign();
+    EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_SCHEDULE);
+    EXPECT_NE(message().find("smaller than the operator reads or writes"), std::string::npos) << message();
+}
+
+TEST_F(ImageValidation, StepWritingIntoWeights)
+{
+    tsr_step &s = step(TSR_SECTION_SCHEDULE_TOKEN, 0); // embed: operand 2 is written
+    s.operands[2] = s.operands[1];                     // the embedding table
+    resign();
+    EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_SCHEDULE);
+    EXPECT_NE(message().find("is written but is a weight"), std::string::npos) << message();
+}
+
+TEST_F(ImageValidation, HeaderFieldOutOfRange)
+{
+    header().context = header().seq_len + 1;
+    resign();
+    EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_HEADER);
+    EXPECT_NE(message().find("context"), std::string::npos) << message();
+}
+
+TEST_F(ImageValidation, SectionPastTheEnd)
+{
+    section(TSR_SECTION_TOKENIZER).size = uint32_t(img_.size);
+    resign();
+    EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_SECTION);
+    EXPECT_NE(message().find("extends past the end"), std::string::npos) << message();
+}
+
+TEST_F(ImageValidation, MisalignedBuffer)
+{
+    AlignedImage shifted;
+    shifted.resize(img_.size + 4);
+    std::memcpy(shifted.data() + 4, img_.data(), img_.size);
+    EXPECT_EQ(tessera_open(&session_, shifted.data() + 4, img_.size, board_->hal()), TESSERA_ERR_IMAGE_MISALIGNED);
+    EXPECT_NE(message().find("not 16-byte aligned"), std::string::npos) << message();
+}
+
+TEST_F(ImageValidation, EveryClassHasItsOwnStatus)
+{
+    const std::set<tessera_status> codes = {TESSERA_ERR_IMAGE_TRUNCATED,     TESSERA_ERR_IMAGE_BAD_MAGIC,
+                                            TESSERA_ERR_IMAGE_BAD_VERSION,   TESSERA_ERR_IMAGE_BAD_CHECKSUM,
+                                            TESSERA_ERR_IMAGE_BAD_PLACEMENT, TESSERA_ERR_WRONG_BOARD};
+    EXPECT_EQ(codes.size(), 6u);
+    std::set<std::string> names;
+    for (tessera_status s : codes) names.insert(tessera_status_string(s));
+    EXPECT_EQ(names.size(), 6u);
+}
+
+TEST_F(ImageValidation, RandomCorruptionIsRefusedOrHarmless)
+{
+    // Flipped bytes and cut lengths: open must return, never crash; a flip the
+    // checks cannot see (padding) may open, and must then run.
+    std::mt19937 rng(5);
+    const AlignedImage pristine = img_;
+    int refused = 0;
+    for (int trial = 0; trial < 300; ++trial) {
+        img_ = pristine;
+        const size_t at = rng() % img_.size;
+        img_.data()[at] ^= uint8_t(1u << (rng() % 8));
+        const size_t size = trial % 3 == 0 ? rng() % img_.size : img_.size;
+        if (open(size) != TESSERA_OK) {
+            ++refused;
+            EXPECT_FALSE(message().empty());
+            continue;
+        }
+        const int32_t ids[] = {1, 5};
+        EXPECT_EQ(tessera_prompt(&session_, ids, 2), TESSERA_OK);
+    }
+    EXPECT_GT(refused, 250);
+}
+
+} // namespace

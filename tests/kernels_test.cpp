@@ -1,0 +1,213 @@
+// Kernels: the optimized matmul against the reference, every kernel against a
+// double-precision formula written here, and results independent of core count.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "tessera/kernels.h"
+
+namespace {
+
+std::vector<float> random_floats(size_t n, uint32_t seed, float scale = 1.0f)
+{
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> u(-scale, scale);
+    std::vector<float> v(n);
+    for (auto &x : v) x = u(rng);
+    return v;
+}
+
+// Runs a kernel once per core, in reverse core order, as a cluster would (in any order).
+template <typename F> void on_cores(uint32_t cores, F f)
+{
+    for (uint32_t c = cores; c-- > 0;) ASSERT_EQ(f(c, cores), TSR_KERNEL_OK);
+}
+
+TEST(CoreRange, PartitionsEveryItemOnceBalanced)
+{
+    for (uint32_t total : {0u, 1u, 7u, 64u, 173u})
+        for (uint32_t cores : {1u, 2u, 3u, 8u}) {
+            uint32_t next = 0;
+            for (uint32_t c = 0; c < cores; ++c) {
+                uint32_t b, e;
+                tsr_core_range(total, c, cores, &b, &e);
+                EXPECT_EQ(b, next);
+                EXPECT_LE(e - b, total / cores + 1);
+                next = e;
+            }
+            EXPECT_EQ(next, total);
+        }
+}
+
+struct MatmulShape {
+    uint32_t rows, k, n;
+};
+
+class MatmulTest : public ::testing::TestWithParam<MatmulShape> {};
+
+TEST_P(MatmulTest, ReferenceMatchesDoublePrecision)
+{
+    const auto [rows, k, n] = GetParam();
+    const auto x = random_floats(size_t(rows) * k, 1), w = random_floats(size_t(n) * k, 2);
+    std::vector<float> y(size_t(rows) * n);
+    on_cores(3, [&](uint32_t c, uint32_t cs) { return tsr_matmul_f32_ref(x.data(), w.data(), y.data(), rows, k, n, c, cs); });
+    for (uint32_t r = 0; r < rows; ++r)
+        for (uint32_t i = 0; i < n; ++i) {
+            double want = 0;
+            for (uint32_t j = 0; j < k; ++j) want += double(w[size_t(i) * k + j]) * x[size_t(r) * k + j];
+            EXPECT_NEAR(y[size_t(r) * n + i], want, 1e-5 * k) << r << "," << i;
+        }
+}
+
+TEST_P(MatmulTest, OptimizedMatchesReferenceOnAnyCoreCount)
+{
+    const auto [rows, k, n] = GetParam();
+    const auto x = random_floats(size_t(rows) * k, 3), w = random_floats(size_t(n) * k, 4);
+    std::vector<float> ref(size_t(rows) * n), opt(size_t(rows) * n, NAN);
+    on_cores(1, [&](uint32_t c, uint32_t cs) { return tsr_matmul_f32_ref(x.data(), w.data(), ref.data(), rows, k, n, c, cs); });
+    for (uint32_t cores : {1u, 2u, 5u, 8u}) {
+        on_cores(cores, [&](uint32_t c, uint32_t cs) { return tsr_matmul_f32(x.data(), w.data(), opt.data(), rows, k, n, c, cs); });
+        for (size_t i = 0; i < ref.size(); ++i) {
+            // Same summation order per output: equal up to multiply-add contraction.
+            EXPECT_NEAR(opt[i], ref[i], 1e-6f * (1.0f + std::fabs(ref[i]))) << "cores " << cores << " index " << i;
+        }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, MatmulTest,
+                         ::testing::Values(MatmulShape{1, 64, 64}, MatmulShape{1, 172, 64}, MatmulShape{1, 64, 512},
+                                           MatmulShape{3, 7, 5}, MatmulShape{4, 64, 172}, MatmulShape{16, 64, 32},
+                                           MatmulShape{9, 33, 17}, MatmulShape{1, 1, 1}));
+
+TEST(Matmul, RejectsBadArguments)
+{
+    float x = 1, w = 1, y = 0;
+    EXPECT_EQ(tsr_matmul_f32(nullptr, &w, &y, 1, 1, 1, 0, 1), TSR_KERNEL_BAD_ARGUMENT);
+    EXPECT_EQ(tsr_matmul_f32(&x, &w, &y, 0, 1, 1, 0, 1), TSR_KERNEL_BAD_ARGUMENT);
+    EXPECT_EQ(tsr_matmul_f32(&x, &w, &y, 1, 1, 1, 2, 2), TSR_KERNEL_BAD_ARGUMENT);
+    EXPECT_EQ(tsr_matmul_f32_ref(&x, &w, &y, 1, 1, 1, 0, 0), TSR_KERNEL_BAD_ARGUMENT);
+}
+
+TEST(RmsNorm, MatchesDoublePrecision)
+{
+    const uint32_t rows = 3, dim = 64;
+    const auto x = random_floats(rows * dim, 5, 3.0f), w = random_floats(dim, 6);
+    std::vector<float> y(rows * dim);
+    on_cores(2, [&](uint32_t c, uint32_t cs) { return tsr_rmsnorm_f32(x.data(), w.data(), y.data(), rows, dim, 1e-5f, c, cs); });
+    for (uint32_t r = 0; r < rows; ++r) {
+        double ss = 0;
+        for (uint32_t j = 0; j < dim; ++j) ss += double(x[r * dim + j]) * x[r * dim + j];
+        const double s = 1.0 / std::sqrt(ss / dim + 1e-5);
+        for (uint32_t j = 0; j < dim; ++j) EXPECT_NEAR(y[r * dim + j], w[j] * x[r * dim + j] * s, 1e-5);
+    }
+}
+
+TEST(Softmax, MatchesDoublePrecisionAndSumsToOne)
+{
+    auto x = random_floats(37, 7, 20.0f);
+    const auto in = x;
+    tsr_softmax_f32(x.data(), uint32_t(x.size()));
+    double mx = in[0], total = 0, sum = 0;
+    for (float v : in) mx = std::max(mx, double(v));
+    for (float v : in) total += std::exp(v - mx);
+    for (size_t i = 0; i < x.size(); ++i) {
+        EXPECT_NEAR(x[i], std::exp(in[i] - mx) / total, 1e-6);
+        sum += x[i];
+    }
+    EXPECT_NEAR(sum, 1.0, 1e-5);
+}
+
+TEST(Argmax, FirstOfTies)
+{
+    const float v[] = {1, 5, 2, 5, -1};
+    EXPECT_EQ(tsr_argmax_f32(v, 5), 1u);
+}
+
+TEST(Elementwise, AddAndSwiglu)
+{
+    const auto a = random_floats(100, 8, 4.0f), b = random_floats(100, 9, 4.0f);
+    std::vector<float> sum(100), act(100);
+    on_cores(3, [&](uint32_t c, uint32_t cs) { return tsr_add_f32(a.data(), b.data(), sum.data(), 100, c, cs); });
+    on_cores(3, [&](uint32_t c, uint32_t cs) { return tsr_swiglu_f32(a.data(), b.data(), act.data(), 100, c, cs); });
+    for (int i = 0; i < 100; ++i) {
+        EXPECT_FLOAT_EQ(sum[i], a[i] + b[i]);
+        EXPECT_NEAR(act[i], a[i] / (1.0 + std::exp(-double(a[i]))) * b[i], 1e-5);
+    }
+}
+
+TEST(Embed, CopiesRows)
+{
+    const auto table = random_floats(10 * 4, 10);
+    const int32_t tokens[] = {3, 0, 9};
+    std::vector<float> out(12);
+    on_cores(2, [&](uint32_t c, uint32_t cs) { return tsr_embed_f32(tokens, table.data(), out.data(), 3, 4, c, cs); });
+    for (int r = 0; r < 3; ++r)
+        for (int j = 0; j < 4; ++j) EXPECT_EQ(out[r * 4 + j], table[tokens[r] * 4 + j]);
+}
+
+TEST(Rope, RotatesPairsByPositionAngle)
+{
+    const uint32_t rows = 2, pos = 5, dim = 16, kv_dim = 8, hs = 8, context = 8;
+    std::vector<float> table(context * hs);
+    for (uint32_t p = 0; p < context; ++p)
+        for (uint32_t i = 0; i < hs / 2; ++i) {
+            const double angle = p * std::pow(10000.0, -2.0 * i / hs);
+            table[(p * hs / 2 + i) * 2] = float(std::cos(angle));
+            table[(p * hs / 2 + i) * 2 + 1] = float(std::sin(angle));
+        }
+    auto q = random_floats(rows * dim, 11), k = random_floats(rows * kv_dim, 12);
+    const auto q0 = q, k0 = k;
+    on_cores(3, [&](uint32_t c, uint32_t cs) {
+        return tsr_rope_f32(q.data(), k.data(), table.data(), rows, pos, dim, kv_dim, hs, c, cs);
+    });
+    for (uint32_t r = 0; r < rows; ++r)
+        for (uint32_t i = 0; i < dim; i += 2) {
+            const double angle = (pos + r) * std::pow(10000.0, -double(i % hs) / hs);
+            EXPECT_NEAR(q[r * dim + i], q0[r * dim + i] * std::cos(angle) - q0[r * dim + i + 1] * std::sin(angle), 1e-5);
+            EXPECT_NEAR(q[r * dim + i + 1], q0[r * dim + i] * std::sin(angle) + q0[r * dim + i + 1] * std::cos(angle), 1e-5);
+            if (i < kv_dim)
+                EXPECT_NEAR(k[r * kv_dim + i], k0[r * kv_dim + i] * std::cos(angle) - k0[r * kv_dim + i + 1] * std::sin(angle), 1e-5);
+        }
+}
+
+TEST(Attention, CausalGroupedQueryMatchesDoublePrecision)
+{
+    const uint32_t heads = 4, kv_heads = 2, hs = 8, context = 12, rows = 3, pos = 4;
+    const uint32_t dim = heads * hs, kv_dim = kv_heads * hs;
+    const auto q = random_floats(rows * dim, 13), kc = random_floats(context * kv_dim, 14), vc = random_floats(context * kv_dim, 15);
+    for (uint32_t cores : {1u, 3u}) {
+        std::vector<float> scratch(cores * context), y(rows * dim);
+        on_cores(cores, [&](uint32_t c, uint32_t cs) {
+            return tsr_attention_f32(q.data(), kc.data(), vc.data(), scratch.data(), y.data(), rows, pos, heads,
+                                     kv_heads, hs, context, c, cs);
+        });
+        for (uint32_t r = 0; r < rows; ++r)
+            for (uint32_t h = 0; h < heads; ++h) {
+                const uint32_t g = h / (heads / kv_heads), last = pos + r;
+                std::vector<double> s(last + 1);
+                double mx = -1e300, total = 0;
+                for (uint32_t t = 0; t <= last; ++t) {
+                    double d = 0;
+                    for (uint32_t i = 0; i < hs; ++i) d += double(q[r * dim + h * hs + i]) * kc[t * kv_dim + g * hs + i];
+                    s[t] = d / std::sqrt(double(hs));
+                    mx = std::max(mx, s[t]);
+                }
+                for (auto &v : s) total += (v = std::exp(v - mx));
+                for (uint32_t i = 0; i < hs; ++i) {
+                    double want = 0;
+                    for (uint32_t t = 0; t <= last; ++t) want += s[t] / total * vc[t * kv_dim + g * hs + i];
+                    EXPECT_NEAR(y[r * dim + h * hs + i], want, 1e-5) << "cores " << cores;
+                }
+            }
+    }
+}
+
+TEST(Attention, RejectsPositionsPastContext)
+{
+    float buf[64] = {};
+    EXPECT_EQ(tsr_attention_f32(buf, buf, buf, buf, buf, 2, 7, 2, 1, 2, 8, 0, 1), TSR_KERNEL_BAD_ARGUMENT);
+}
+
+} // namespace

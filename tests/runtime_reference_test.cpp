@@ -1,0 +1,224 @@
+// The whole runtime (packer -> image -> host board -> both run modes) against an
+// independent double-precision forward pass, on synthetic checkpoints.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "support/packed_image.h"
+#include "support/reference_llama.h"
+#include "support/synthetic_model.h"
+
+namespace {
+
+using namespace tessera::test;
+
+struct Variant {
+    const char *name;
+    SyntheticConfig config;
+    bool v1_format;
+    uint32_t prompt_chunk;
+    tessera::WeightsPlacement weights;
+};
+
+SyntheticConfig config(int heads, int kv_heads, bool shared, uint32_t seed)
+{
+    SyntheticConfig c;
+    c.n_heads = heads;
+    c.n_kv_heads = kv_heads;
+    c.shared_classifier = shared;
+    c.seed = seed;
+    return c;
+}
+
+void PrintTo(const Variant &v, std::ostream *os) { *os << v.name; }
+
+class RuntimeVsReference : public ::testing::TestWithParam<Variant> {
+protected:
+    void SetUp() override
+    {
+        const Variant &v = GetParam();
+        weights_ = make_weights(v.config);
+        ckpt_ = temp_path(std::string(v.name) + ".bin");
+        tok_ = temp_path(std::string(v.name) + ".tok");
+        if (v.v1_format) write_v1_checkpoint(ckpt_, v.config, weights_);
+        else write_legacy_checkpoint(ckpt_, v.config, weights_);
+        write_tokenizer(tok_, v.config.vocab_size);
+        std::mt19937 rng(v.config.seed);
+        for (int i = 0; i < v.config.seq_len; ++i) tokens_.push_back(int32_t(3 + rng() % uint32_t(v.config.vocab_size - 3)));
+        ReferenceLlama ref(v.config, weights_);
+        for (int32_t t : tokens_) expected_.push_back(ref.forward(t));
+    }
+    tessera::PackOptions options(uint32_t context = 0) const
+    {
+        tessera::PackOptions o;
+        o.checkpoint = ckpt_;
+        o.tokenizer = tok_;
+        o.context = context;
+        o.prompt_chunk = GetParam().prompt_chunk;
+        o.weights = GetParam().weights;
+        o.output = temp_path(std::string(GetParam().name) + ".tess");
+        return o;
+    }
+    // Largest |got - want| relative to the reference logit range at that position.
+    double relative_error(const float *got, size_t pos) const
+    {
+        const auto &want = expected_[pos];
+        const auto [lo, hi] = std::minmax_element(want.begin(), want.end());
+        double worst = 0;
+        for (size_t i = 0; i < want.size(); ++i) worst = std::max(worst, std::fabs(double(got[i]) - want[i]));
+        return worst / (*hi - *lo);
+    }
+
+    SyntheticWeights weights_;
+    std::string ckpt_, tok_;
+    std::vector<int32_t> tokens_;
+    std::vector<std::vector<double>> expected_;
+};
+
+TEST_P(RuntimeVsReference, TokenModeMatchesReferenceAtEveryPosition)
+{
+    auto m = open_model(options());
+    ASSERT_EQ(m->status, TESSERA_OK) << tessera_last_error(&m->session);
+    for (size_t pos = 0; pos < tokens_.size(); ++pos) {
+        ASSERT_EQ(tessera_step(&m->session, tokens_[pos]), TESSERA_OK) << tessera_last_error(&m->session);
+        const float *logits = nullptr;
+        ASSERT_EQ(tessera_logits(&m->session, TESSERA_LAST_ROW, &logits, nullptr), TESSERA_OK);
+        EXPECT_LT(relative_error(logits, pos), 1e-4) << "position " << pos;
+    }
+    EXPECT_EQ(tessera_position(&m->session), tokens_.size());
+}
+
+TEST_P(RuntimeVsReference, PromptModeMatchesReferenceOnEveryRow)
+{
+    auto m = open_model(options());
+    ASSERT_EQ(m->status, TESSERA_OK) << tessera_last_error(&m->session);
+    const uint32_t chunk = GetParam().prompt_chunk;
+    for (size_t start = 0; start < tokens_.size(); start += chunk) {
+        const uint32_t n = uint32_t(std::min<size_t>(chunk, tokens_.size() - start));
+        ASSERT_EQ(tessera_prompt(&m->session, tokens_.data() + start, n), TESSERA_OK) << tessera_last_error(&m->session);
+        for (uint32_t r = 0; r < n; ++r) {
+            const float *logits = nullptr;
+            uint32_t rows = 0;
+            ASSERT_EQ(tessera_logits(&m->session, r, &logits, &rows), TESSERA_OK);
+            EXPECT_EQ(rows, n);
+            EXPECT_LT(relative_error(logits, start + r), 1e-4) << "position " << start + r;
+        }
+    }
+}
+
+TEST_P(RuntimeVsReference, LongPromptThenStepsContinuesTheSameSequence)
+{
+    auto m = open_model(options());
+    ASSERT_EQ(m->status, TESSERA_OK);
+    const uint32_t split = 17; // several chunks, the last one partial
+    ASSERT_EQ(tessera_prompt(&m->session, tokens_.data(), split), TESSERA_OK);
+    const float *logits = nullptr;
+    ASSERT_EQ(tessera_logits(&m->session, TESSERA_LAST_ROW, &logits, nullptr), TESSERA_OK);
+    EXPECT_LT(relative_error(logits, split - 1), 1e-4);
+    for (size_t pos = split; pos < tokens_.size(); ++pos) {
+        ASSERT_EQ(tessera_step(&m->session, tokens_[pos]), TESSERA_OK);
+        ASSERT_EQ(tessera_logits(&m->session, TESSERA_LAST_ROW, &logits, nullptr), TESSERA_OK);
+        EXPECT_LT(relative_error(logits, pos), 1e-4) << "position " << pos;
+    }
+}
+
+TEST_P(RuntimeVsReference, LogitsDoNotDependOnThreadCount)
+{
+    std::vector<std::vector<float>> runs;
+    for (uint32_t threads : {1u, 2u, 8u}) {
+        auto m = open_model(options(), threads);
+        ASSERT_EQ(m->status, TESSERA_OK);
+        EXPECT_EQ(m->board->hal()->core_count, threads);
+        std::vector<float> all;
+        ASSERT_EQ(tessera_prompt(&m->session, tokens_.data(), 10), TESSERA_OK);
+        for (size_t pos = 10; pos < 20; ++pos) {
+            ASSERT_EQ(tessera_step(&m->session, tokens_[pos]), TESSERA_OK);
+            const float *logits = nullptr;
+            tessera_logits(&m->session, TESSERA_LAST_ROW, &logits, nullptr);
+            all.insert(all.end(), logits, logits + GetParam().config.vocab_size);
+        }
+        runs.push_back(all);
+    }
+    EXPECT_TRUE(runs[0] == runs[1]) << "1 vs 2 threads";
+    EXPECT_TRUE(runs[0] == runs[2]) << "1 vs 8 threads";
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Models, RuntimeVsReference,
+    ::testing::Values(Variant{"gqa_shared_legacy", config(4, 2, true, 1), false, 7, tessera::WeightsPlacement::kAuto},
+                      Variant{"mha_unshared_legacy", config(4, 4, false, 2), false, 16, tessera::WeightsPlacement::kImage},
+                      Variant{"mqa_unshared_v1", config(4, 1, false, 3), true, 1, tessera::WeightsPlacement::kL2},
+                      Variant{"gqa_shared_v1", config(8, 2, true, 4), true, 40, tessera::WeightsPlacement::kAuto}),
+    [](const auto &info) { return std::string(info.param.name); });
+
+// Session behaviour at the edges: context, bad ids, reset.
+class SessionEdges : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        c_.seq_len = 12;
+        const auto w = make_weights(c_);
+        tessera::PackOptions o;
+        o.checkpoint = temp_path("edges.bin");
+        o.tokenizer = temp_path("edges.tok");
+        o.prompt_chunk = 5;
+        write_legacy_checkpoint(o.checkpoint, c_, w);
+        write_tokenizer(o.tokenizer, c_.vocab_size);
+        m_ = open_model(o);
+        ASSERT_EQ(m_->status, TESSERA_OK);
+    }
+    SyntheticConfig c_;
+    std::unique_ptr<OpenModel> m_;
+};
+
+TEST_F(SessionEdges, ContextFullLeavesThePositionAlone)
+{
+    std::vector<int32_t> ids(13, 5);
+    EXPECT_EQ(tessera_prompt(&m_->session, ids.data(), 13), TESSERA_ERR_CONTEXT_FULL);
+    EXPECT_NE(std::string(tessera_last_error(&m_->session)).find("exceeds the context of 12"), std::string::npos);
+    EXPECT_EQ(tessera_position(&m_->session), 0u);
+    ASSERT_EQ(tessera_prompt(&m_->session, ids.data(), 12), TESSERA_OK);
+    EXPECT_EQ(tessera_step(&m_->session, 5), TESSERA_ERR_CONTEXT_FULL);
+    EXPECT_EQ(tessera_position(&m_->session), 12u);
+}
+
+TEST_F(SessionEdges, BadTokenIdsAreRefusedBeforeRunning)
+{
+    const int32_t ids[] = {1, 300, 4};
+    EXPECT_EQ(tessera_prompt(&m_->session, ids, 3), TESSERA_ERR_BAD_TOKEN);
+    EXPECT_NE(std::string(tessera_last_error(&m_->session)).find("token 1 has id 300"), std::string::npos)
+        << tessera_last_error(&m_->session);
+    EXPECT_EQ(tessera_step(&m_->session, -3), TESSERA_ERR_BAD_TOKEN);
+    EXPECT_EQ(tessera_position(&m_->session), 0u);
+}
+
+TEST_F(SessionEdges, ResetForgetsTheSequenceAndRepeatsExactly)
+{
+    const float *logits = nullptr;
+    EXPECT_EQ(tessera_logits(&m_->session, 0, &logits, nullptr), TESSERA_ERR_NO_LOGITS);
+    const int32_t ids[] = {1, 40, 41, 42};
+    ASSERT_EQ(tessera_prompt(&m_->session, ids, 4), TESSERA_OK);
+    EXPECT_EQ(tessera_logits(&m_->session, 4, &logits, nullptr), TESSERA_ERR_NO_LOGITS);
+    ASSERT_EQ(tessera_logits(&m_->session, 3, &logits, nullptr), TESSERA_OK);
+    const std::vector<float> first(logits, logits + c_.vocab_size);
+    ASSERT_EQ(tessera_reset(&m_->session), TESSERA_OK);
+    EXPECT_EQ(tessera_position(&m_->session), 0u);
+    EXPECT_EQ(tessera_logits(&m_->session, 0, &logits, nullptr), TESSERA_ERR_NO_LOGITS);
+    ASSERT_EQ(tessera_prompt(&m_->session, ids, 4), TESSERA_OK);
+    ASSERT_EQ(tessera_logits(&m_->session, TESSERA_LAST_ROW, &logits, nullptr), TESSERA_OK);
+    EXPECT_TRUE(std::vector<float>(logits, logits + c_.vocab_size) == first);
+}
+
+TEST_F(SessionEdges, ClosedSessionRefusesWork)
+{
+    tessera_close(&m_->session);
+    EXPECT_EQ(tessera_step(&m_->session, 1), TESSERA_ERR_NOT_OPEN);
+    int32_t token;
+    tessera_sampler s;
+    tessera_sampler_init(&s, 0, 0, 1);
+    EXPECT_EQ(tessera_sample(&m_->session, &s, &token), TESSERA_ERR_NOT_OPEN);
+}
+
+} // namespace

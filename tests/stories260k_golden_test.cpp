@@ -1,0 +1,142 @@
+// stories260K end to end against llama2.c's run.c (../shared/golden): greedy ids,
+// teacher forcing through prompt mode, prompt vs token mode, thread counts.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "support/packed_image.h"
+#include "support/synthetic_model.h"
+
+namespace {
+
+using namespace tessera::test;
+
+struct GoldenStep {
+    int pos;
+    int32_t next;
+    double margin;
+};
+
+std::vector<GoldenStep> read_golden(const std::string &path)
+{
+    std::ifstream in(path);
+    std::vector<GoldenStep> out;
+    GoldenStep s;
+    while (in >> s.pos >> s.next >> s.margin) out.push_back(s);
+    return out;
+}
+
+class Stories260K : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        shared_ = shared_dir();
+        if (shared_.empty()) GTEST_SKIP() << "TESSERA_SHARED_DIR not found: ../shared/models and ../shared/golden are needed";
+        options_.checkpoint = shared_ + "/models/stories260K.bin";
+        options_.tokenizer = shared_ + "/models/tok512.bin";
+        options_.output = temp_path("stories260K.tess");
+        golden_ = read_golden(shared_ + "/golden/stories260K.greedy200.txt");
+        ASSERT_EQ(golden_.size(), 200u);
+    }
+    // Greedy generation as run.c does it: prompt through prompt mode, then steps.
+    std::vector<int32_t> generate(OpenModel &m, const std::vector<int32_t> &prompt, uint32_t steps)
+    {
+        std::vector<int32_t> out;
+        EXPECT_EQ(tessera_prompt(&m.session, prompt.data(), uint32_t(prompt.size())), TESSERA_OK);
+        for (size_t i = 1; i < prompt.size(); ++i) out.push_back(prompt[i]);
+        tessera_sampler greedy;
+        tessera_sampler_init(&greedy, 0.0f, 0.0f, 1);
+        for (uint32_t pos = uint32_t(prompt.size()) - 1; pos < steps; ++pos) {
+            int32_t next = -1;
+            EXPECT_EQ(tessera_sample(&m.session, &greedy, &next), TESSERA_OK);
+            out.push_back(next);
+            if (pos + 1 < steps) EXPECT_EQ(tessera_step(&m.session, next), TESSERA_OK);
+        }
+        return out;
+    }
+
+    std::string shared_;
+    tessera::PackOptions options_;
+    std::vector<GoldenStep> golden_;
+};
+
+TEST_F(Stories260K, GreedyIdsMatchRunCWithOneTwoAndEightThreads)
+{
+    std::vector<int32_t> want;
+    for (const auto &g : golden_) want.push_back(g.next);
+    for (uint32_t threads : {1u, 2u, 8u}) {
+        auto m = open_model(options_, threads);
+        ASSERT_EQ(m->status, TESSERA_OK) << tessera_last_error(&m->session);
+        EXPECT_EQ(generate(*m, {1}, 200), want) << threads << " threads";
+    }
+}
+
+TEST_F(Stories260K, PromptContinuationMatchesRunC)
+{
+    const auto lily = read_golden(shared_ + "/golden/stories260K.prompt_lily.greedy120.txt");
+    ASSERT_EQ(lily.size(), 120u);
+    auto m = open_model(options_);
+    ASSERT_EQ(m->status, TESSERA_OK);
+    std::vector<int32_t> prompt(32);
+    uint32_t n = 0;
+    ASSERT_EQ(tessera_encode(&m->session, "Lily and Tom went to the", true, false, prompt.data(), 32, &n), TESSERA_OK);
+    prompt.resize(n);
+    std::vector<int32_t> want;
+    for (const auto &g : lily) want.push_back(g.next);
+    EXPECT_EQ(generate(*m, prompt, 120), want);
+}
+
+TEST_F(Stories260K, TeacherForcingThroughPromptModeAndAgreementWithTokenMode)
+{
+    std::vector<int32_t> sequence = {1};
+    for (const auto &g : golden_) sequence.push_back(g.next);
+    sequence.pop_back(); // 200 inputs: BOS and the first 199 outputs; position p predicts golden[p]
+
+    auto prompt = open_model(options_);
+    auto token = open_model(options_);
+    ASSERT_EQ(prompt->status, TESSERA_OK);
+    ASSERT_EQ(token->status, TESSERA_OK);
+    const uint32_t vocab = 512, chunk = 16;
+    int checked = 0;
+    double worst = 0;
+    for (size_t start = 0; start < sequence.size(); start += chunk) {
+        const uint32_t n = uint32_t(std::min<size_t>(chunk, sequence.size() - start));
+        ASSERT_EQ(tessera_prompt(&prompt->session, sequence.data() + start, n), TESSERA_OK);
+        for (uint32_t r = 0; r < n; ++r) {
+            const size_t pos = start + r;
+            const float *pl = nullptr, *tl = nullptr;
+            ASSERT_EQ(tessera_logits(&prompt->session, r, &pl, nullptr), TESSERA_OK);
+            if (golden_[pos].margin > 1e-3) {
+                EXPECT_EQ(int32_t(std::max_element(pl, pl + vocab) - pl), golden_[pos].next) << "position " << pos;
+                ++checked;
+            }
+            ASSERT_EQ(tessera_step(&token->session, sequence[pos]), TESSERA_OK);
+            ASSERT_EQ(tessera_logits(&token->session, TESSERA_LAST_ROW, &tl, nullptr), TESSERA_OK);
+            const auto [lo, hi] = std::minmax_element(tl, tl + vocab);
+            double diff = 0;
+            for (uint32_t i = 0; i < vocab; ++i) diff = std::max(diff, std::fabs(double(pl[i]) - tl[i]));
+            worst = std::max(worst, diff / (*hi - *lo));
+        }
+    }
+    EXPECT_EQ(checked, 200);
+    EXPECT_LE(worst, 1e-4) << "prompt vs token mode, relative to the logit range";
+    RecordProperty("prompt_vs_token_max_relative_diff", std::to_string(worst));
+}
+
+TEST_F(Stories260K, FitsSiracusaAndGap9)
+{
+    for (const char *board : {"siracusa", "gap9"}) {
+        tessera::PackOptions o = options_;
+        o.board = board;
+        auto m = open_model(o);
+        ASSERT_EQ(m->status, TESSERA_OK) << board << ": " << tessera_last_error(&m->session);
+        std::vector<int32_t> want;
+        for (int i = 0; i < 20; ++i) want.push_back(golden_[size_t(i)].next);
+        EXPECT_EQ(generate(*m, {1}, 20), want) << board;
+    }
+}
+
+} // namespace

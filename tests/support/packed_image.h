@@ -1,0 +1,45 @@
+// Packs a checkpoint with the real packer and loads the image into aligned memory.
+#ifndef TESSERA_TESTS_PACKED_IMAGE_H
+#define TESSERA_TESTS_PACKED_IMAGE_H
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tessera/host_board.hpp"
+#include "tessera/pack/packer.h"
+#include "tessera/tessera.h"
+
+namespace tessera::test {
+
+// Image bytes at a 64-byte aligned address, as flash would hold them; copyable.
+struct AlignedImage {
+    struct alignas(64) Block {
+        uint8_t bytes[64];
+    };
+    std::vector<Block> blocks;
+    size_t size = 0;
+    void resize(size_t n)
+    {
+        blocks.assign(n / 64 + 1, Block{});
+        size = n;
+    }
+    uint8_t *data() { return reinterpret_cast<uint8_t *>(blocks.data()); }
+};
+
+AlignedImage load_image(const std::string &path);
+AlignedImage pack_image(const PackOptions &options);
+
+// An image plus a host board and an open session on it.
+struct OpenModel {
+    AlignedImage image;
+    std::unique_ptr<HostBoard> board;
+    tessera_session session;
+    tessera_status status = TESSERA_ERR_NOT_OPEN;
+};
+std::unique_ptr<OpenModel> open_model(const PackOptions &options, uint32_t threads = 0, const std::string &board = "");
+
+} // namespace tessera::test
+
+#endif

@@ -1,0 +1,120 @@
+#include "synthetic_model.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <cmath>
+#include <random>
+#include <stdexcept>
+#include <unistd.h>
+
+namespace tessera::test {
+
+namespace {
+
+std::vector<float> random_vector(std::mt19937 &rng, size_t n, float scale, float offset = 0.0f)
+{
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    std::vector<float> v(n);
+    for (auto &x : v) x = offset + scale * u(rng);
+    return v;
+}
+
+void put_i32(std::ofstream &out, int32_t v) { out.write(reinterpret_cast<const char *>(&v), 4); }
+void put_floats(std::ofstream &out, const std::vector<float> &v)
+{
+    out.write(reinterpret_cast<const char *>(v.data()), std::streamsize(v.size() * 4));
+}
+
+} // namespace
+
+SyntheticWeights make_weights(const SyntheticConfig &c)
+{
+    std::mt19937 rng(c.seed);
+    const size_t L = size_t(c.n_layers), D = size_t(c.dim), H = size_t(c.hidden_dim), V = size_t(c.vocab_size);
+    const size_t KV = D / size_t(c.n_heads) * size_t(c.n_kv_heads);
+    const float s = 1.0f / std::sqrt(float(D));
+    SyntheticWeights w;
+    w.token_embedding = random_vector(rng, V * D, 1.0f);
+    w.rms_att = random_vector(rng, L * D, 0.2f, 1.0f);
+    w.wq = random_vector(rng, L * D * D, s);
+    w.wk = random_vector(rng, L * KV * D, s);
+    w.wv = random_vector(rng, L * KV * D, s);
+    w.wo = random_vector(rng, L * D * D, s);
+    w.rms_ffn = random_vector(rng, L * D, 0.2f, 1.0f);
+    w.w1 = random_vector(rng, L * H * D, s);
+    w.w2 = random_vector(rng, L * D * H, 1.0f / std::sqrt(float(H)));
+    w.w3 = random_vector(rng, L * H * D, s);
+    w.rms_final = random_vector(rng, D, 0.2f, 1.0f);
+    if (!c.shared_classifier) w.wcls = random_vector(rng, V * D, s * 4.0f);
+    return w;
+}
+
+void write_legacy_checkpoint(const std::string &path, const SyntheticConfig &c, const SyntheticWeights &w)
+{
+    std::ofstream out(path, std::ios::binary);
+    for (int v : {c.dim, c.hidden_dim, c.n_layers, c.n_heads, c.n_kv_heads,
+                  c.shared_classifier ? c.vocab_size : -c.vocab_size, c.seq_len})
+        put_i32(out, v);
+    for (const auto *t : {&w.token_embedding, &w.rms_att, &w.wq, &w.wk, &w.wv, &w.wo, &w.rms_ffn, &w.w1, &w.w2, &w.w3,
+                          &w.rms_final})
+        put_floats(out, *t);
+    // freq_cis_real and freq_cis_imag: present in the legacy layout, unused by readers.
+    put_floats(out, std::vector<float>(size_t(c.seq_len) * size_t(c.dim / c.n_heads), 0.5f));
+    if (!c.shared_classifier) put_floats(out, w.wcls);
+}
+
+void write_v1_checkpoint(const std::string &path, const SyntheticConfig &c, const SyntheticWeights &w)
+{
+    std::ofstream out(path, std::ios::binary);
+    put_i32(out, 0x616b3432);
+    put_i32(out, 1);
+    for (int v : {c.dim, c.hidden_dim, c.n_layers, c.n_heads, c.n_kv_heads, c.vocab_size, c.seq_len}) put_i32(out, v);
+    out.put(char(c.shared_classifier ? 1 : 0));
+    out.write(std::string(256 - 37, '\0').data(), 256 - 37);
+    for (const auto *t : {&w.rms_att, &w.rms_ffn, &w.rms_final, &w.token_embedding, &w.wq, &w.wk, &w.wv, &w.wo, &w.w1,
+                          &w.w2, &w.w3})
+        put_floats(out, *t);
+    if (!c.shared_classifier) put_floats(out, w.wcls);
+}
+
+void write_tokenizer(const std::string &path, int vocab_size)
+{
+    std::vector<std::string> pieces = {"<unk>", "\n<s>\n", "\n</s>\n"};
+    char buf[8];
+    for (int b = 0; b < 256; ++b) {
+        std::snprintf(buf, sizeof buf, "<0x%02X>", b);
+        pieces.emplace_back(buf);
+    }
+    for (const char *p : {" ", "a", "b", "c", "d", "e", "h", "l", "o", "t", " t", "th", " th", "he", " the", "ll", "lo"})
+        pieces.emplace_back(p);
+    for (int i = 0; int(pieces.size()) < vocab_size; ++i) pieces.push_back("filler" + std::to_string(i));
+    if (int(pieces.size()) != vocab_size) throw std::invalid_argument("vocab_size too small for the synthetic tokenizer");
+    std::ofstream out(path, std::ios::binary);
+    int32_t max_len = 0;
+    for (const auto &p : pieces) max_len = std::max<int32_t>(max_len, int32_t(p.size()));
+    put_i32(out, max_len);
+    for (size_t i = 0; i < pieces.size(); ++i) {
+        const float score = i < 259 ? 0.0f : -float(i); // earlier merges win, as in sentencepiece exports
+        out.write(reinterpret_cast<const char *>(&score), 4);
+        put_i32(out, int32_t(pieces[i].size()));
+        out.write(pieces[i].data(), std::streamsize(pieces[i].size()));
+    }
+}
+
+std::string temp_path(const std::string &name)
+{
+    const auto dir = std::filesystem::temp_directory_path() / ("tessera-tests-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    return (dir / name).string();
+}
+
+std::string shared_dir()
+{
+#ifdef TESSERA_SHARED_DIR
+    if (std::filesystem::is_directory(TESSERA_SHARED_DIR)) return TESSERA_SHARED_DIR;
+#endif
+    return "";
+}
+
+} // namespace tessera::test

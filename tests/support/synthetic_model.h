@@ -1,0 +1,41 @@
+// Small llama2.c checkpoints and tokenizers made by the tests themselves, with
+// known weights, so the runtime can be checked against an independent reference.
+#ifndef TESSERA_TESTS_SYNTHETIC_MODEL_H
+#define TESSERA_TESTS_SYNTHETIC_MODEL_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tessera::test {
+
+struct SyntheticConfig {
+    int dim = 32, hidden_dim = 48, n_layers = 2, n_heads = 4, n_kv_heads = 2, vocab_size = 300, seq_len = 40;
+    bool shared_classifier = true;
+    uint32_t seed = 1;
+};
+
+// Weights in llama2.c's logical layout (per-layer arrays concatenated).
+struct SyntheticWeights {
+    std::vector<float> token_embedding, rms_att, wq, wk, wv, wo, rms_ffn, w1, w2, w3, rms_final, wcls;
+};
+
+SyntheticWeights make_weights(const SyntheticConfig &c);
+
+// Writes the legacy format (negative vocab when unshared) or the ak42 version-1 format.
+void write_legacy_checkpoint(const std::string &path, const SyntheticConfig &c, const SyntheticWeights &w);
+void write_v1_checkpoint(const std::string &path, const SyntheticConfig &c, const SyntheticWeights &w);
+
+// A llama2.c tokenizer of `vocab_size` pieces: <unk> <s> </s>, the 256 byte
+// pieces, " ", letters, a few merges, then filler pieces.
+void write_tokenizer(const std::string &path, int vocab_size);
+
+// A fresh path under the test's temporary directory.
+std::string temp_path(const std::string &name);
+
+// ../shared, as configured; empty when the folder is missing.
+std::string shared_dir();
+
+} // namespace tessera::test
+
+#endif
