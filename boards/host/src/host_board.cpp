@@ -1,5 +1,6 @@
 #include "tessera/host_board.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -16,6 +17,31 @@
 namespace tessera {
 
 namespace {
+
+// Waiting: spin for a short while when every thread has a hardware thread of its
+// own (wake-ups then cost nanoseconds, not the tens of microseconds of a futex),
+// never when the board's threads outnumber the machine's.
+inline void cpu_relax()
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+// How long a waiter polls before it sleeps; when threads outnumber hardware
+// threads, each poll yields the processor to whoever holds the work.
+struct SpinPolicy {
+    uint32_t budget;
+    bool yield;
+};
+
+template <typename Ready> void spin_until(SpinPolicy spin, Ready ready)
+{
+    for (uint32_t i = 0; i < spin.budget && !ready(); ++i) {
+        if (spin.yield) std::this_thread::yield();
+        else cpu_relax();
+    }
+}
 
 // A region: zeroed memory of exactly the described size, 64-byte aligned.
 struct RegionBuffer {
@@ -36,7 +62,7 @@ struct RegionBuffer {
 // The cluster: the controller thread is core 0, workers are cores 1..n-1.
 class Cluster {
 public:
-    explicit Cluster(uint32_t cores) : cores_(cores)
+    Cluster(uint32_t cores, SpinPolicy spin) : cores_(cores), spin_(spin)
     {
         for (uint32_t id = 1; id < cores_; ++id) workers_.emplace_back([this, id] { worker(id); });
     }
@@ -58,8 +84,7 @@ public:
         generation_.notify_all();
         task(arg, 0, cores_);
         // Join: spin briefly (steps are short), then sleep on the counter.
-        for (int spin = 0; spin < 2000 && remaining_.load(std::memory_order_acquire) != 0; ++spin) {
-        }
+        spin_until(spin_, [&] { return remaining_.load(std::memory_order_acquire) == 0; });
         for (uint32_t left; (left = remaining_.load(std::memory_order_acquire)) != 0;) remaining_.wait(left);
     }
 
@@ -72,6 +97,7 @@ public:
             barrier_phase_.fetch_add(1, std::memory_order_release);
             barrier_phase_.notify_all();
         } else {
+            spin_until(spin_, [&] { return barrier_phase_.load(std::memory_order_acquire) != phase; });
             while (barrier_phase_.load(std::memory_order_acquire) == phase) barrier_phase_.wait(phase);
         }
     }
@@ -82,8 +108,7 @@ private:
         uint64_t seen = 0;
         for (;;) {
             uint64_t g;
-            for (int spin = 0; spin < 2000 && (g = generation_.load(std::memory_order_acquire)) == seen; ++spin) {
-            }
+            spin_until(spin_, [&] { return generation_.load(std::memory_order_acquire) != seen; });
             while ((g = generation_.load(std::memory_order_acquire)) == seen) generation_.wait(seen);
             seen = g;
             if (stop_.load()) return;
@@ -93,6 +118,7 @@ private:
     }
 
     const uint32_t cores_;
+    const SpinPolicy spin_;
     std::vector<std::thread> workers_;
     std::atomic<uint64_t> generation_{0};
     std::atomic<uint32_t> remaining_{0};
@@ -106,7 +132,7 @@ private:
 // The DMA engine: its own thread, a bounded in-order queue, completion by handle.
 class DmaEngine {
 public:
-    explicit DmaEngine(uint32_t depth) : depth_(depth), thread_([this] { run(); }) {}
+    DmaEngine(uint32_t depth, SpinPolicy spin) : depth_(depth), spin_(spin), thread_([this] { run(); }) {}
     ~DmaEngine()
     {
         {
@@ -121,19 +147,27 @@ public:
                           uint32_t row_bytes, uint32_t rows, tsr_dma_handle *out)
     {
         if (!dst || !src || !out) return TSR_HAL_INVALID;
-        std::lock_guard<std::mutex> lock(mu_);
-        if (queue_.size() >= depth_) return TSR_HAL_BUSY;
-        queue_.push_back(Job{dst, dst_stride, src, src_stride, row_bytes, rows, ++issued_});
-        *out = static_cast<tsr_dma_handle>(issued_);
+        {
+            std::lock_guard<std::mutex> lock(mu_);
+            if (queue_.size() >= depth_) return TSR_HAL_BUSY;
+            queue_.push_back(Job{dst, dst_stride, src, src_stride, row_bytes, rows, ++issued_});
+            pending_.fetch_add(1, std::memory_order_release);
+            *out = static_cast<tsr_dma_handle>(issued_);
+        }
         cv_.notify_all();
         return TSR_HAL_OK;
     }
 
     tsr_hal_status wait(tsr_dma_handle handle)
     {
+        {
+            std::lock_guard<std::mutex> lock(mu_);
+            if (handle == 0 || handle > issued_) return TSR_HAL_INVALID;
+        }
+        spin_until(spin_, [&] { return completed_.load(std::memory_order_acquire) >= handle; });
+        if (completed_.load(std::memory_order_acquire) >= handle) return TSR_HAL_OK;
         std::unique_lock<std::mutex> lock(mu_);
-        if (handle == 0 || handle > issued_) return TSR_HAL_INVALID;
-        cv_.wait(lock, [&] { return completed_ >= handle; });
+        cv_.wait(lock, [&] { return completed_.load(std::memory_order_acquire) >= handle; });
         return TSR_HAL_OK;
     }
 
@@ -149,27 +183,35 @@ private:
     };
     void run()
     {
-        std::unique_lock<std::mutex> lock(mu_);
         for (;;) {
-            cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
-            if (queue_.empty()) return;
-            const Job job = queue_.front();
-            lock.unlock();
+            spin_until(spin_, [&] { return pending_.load(std::memory_order_acquire) != 0; });
+            Job job;
+            {
+                std::unique_lock<std::mutex> lock(mu_);
+                cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+                if (queue_.empty()) return; // stopping, and nothing left to do
+                job = queue_.front();
+            }
             for (uint32_t r = 0; r < job.rows; ++r)
                 std::memmove(job.dst + size_t(r) * job.dst_stride, job.src + size_t(r) * job.src_stride, job.row_bytes);
-            lock.lock();
-            queue_.pop_front();
-            completed_ = job.handle;
+            {
+                std::lock_guard<std::mutex> lock(mu_);
+                queue_.pop_front(); // the slot frees only when the transfer is done, as in hardware
+                pending_.fetch_sub(1, std::memory_order_relaxed);
+                completed_.store(job.handle, std::memory_order_release);
+            }
             cv_.notify_all();
         }
     }
 
     const uint32_t depth_;
+    const SpinPolicy spin_;
     std::mutex mu_;
     std::condition_variable cv_;
     std::deque<Job> queue_;
     uint64_t issued_ = 0;
-    uint64_t completed_ = 0;
+    std::atomic<uint64_t> completed_{0};
+    std::atomic<uint32_t> pending_{0};
     bool stop_ = false;
     std::thread thread_;
 };
@@ -229,7 +271,8 @@ const tsr_hal_ops kHostOps = {
 
 std::unique_ptr<HostBoard> HostBoard::create(const BoardDesc &desc, uint32_t threads)
 {
-    if (threads == 0) threads = desc.cores;
+    const uint32_t hardware = std::max(1u, std::thread::hardware_concurrency());
+    if (threads == 0) threads = std::min(desc.cores, hardware); // results do not depend on it; speed does
     if (threads > desc.cores)
         throw BoardError("board '" + desc.name + "' has " + std::to_string(desc.cores) + " cores; cannot back it with " +
                          std::to_string(threads) + " threads (use 1.." + std::to_string(desc.cores) + ")");
@@ -239,8 +282,10 @@ std::unique_ptr<HostBoard> HostBoard::create(const BoardDesc &desc, uint32_t thr
         impl->regions.push_back(std::make_unique<RegionBuffer>(r == TSR_REGION_IMAGE ? 0u : desc.region_size[r]));
         impl->hal.regions[r] = {impl->regions.back()->base, r == TSR_REGION_IMAGE ? 0u : desc.region_size[r]};
     }
-    impl->cluster = std::make_unique<Cluster>(threads);
-    impl->dma = std::make_unique<DmaEngine>(desc.dma_queue_depth);
+    // Spin-waiting pays only while every thread (cluster + DMA engine) has a hardware thread.
+    const SpinPolicy spin = threads + 1 <= hardware ? SpinPolicy{20000u, false} : SpinPolicy{200u, true};
+    impl->cluster = std::make_unique<Cluster>(threads, spin);
+    impl->dma = std::make_unique<DmaEngine>(desc.dma_queue_depth, spin);
     impl->hal.name = impl->desc.name.c_str();
     impl->hal.fingerprint = desc.fingerprint();
     impl->hal.core_count = threads;

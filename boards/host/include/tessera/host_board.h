@@ -19,7 +19,8 @@ extern "C" {
 typedef struct tessera_host_board tessera_host_board;
 
 /* name_or_path: a board name ("host", "siracusa", "gap9") or a description .json.
- * threads: threads backing the cluster, 1..cores of the description; 0 = cores.
+ * threads: threads backing the cluster, 1..cores of the description; 0 = as many as
+ * the machine has hardware threads, at most the cores. Results do not depend on it.
  * Returns 0 on success; otherwise non-zero with a one-line reason in `error`. */
 int tessera_host_board_create(const char *name_or_path, uint32_t threads, tessera_host_board **out,
                               char *error, size_t error_size);

@@ -11,7 +11,7 @@ namespace tessera {
 
 class HostBoard {
 public:
-    // threads: 1..desc.cores, 0 = desc.cores. Throws BoardError.
+    // threads: 1..desc.cores; 0 = min(desc.cores, hardware threads). Throws BoardError.
     static std::unique_ptr<HostBoard> create(const BoardDesc &desc, uint32_t threads = 0);
     ~HostBoard();
     HostBoard(const HostBoard &) = delete;

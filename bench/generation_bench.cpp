@@ -1,0 +1,69 @@
+// End-to-end tokens/s on stories260K on the host board: autoregressive steps and
+// prompt-mode chunks, by the number of threads backing the cluster.
+#include <benchmark/benchmark.h>
+
+#include <filesystem>
+
+#include "support/packed_image.h"
+#include "support/synthetic_model.h"
+
+namespace {
+
+std::unique_ptr<tessera::test::OpenModel> open_stories(benchmark::State &state, uint32_t threads)
+{
+    const std::string shared = TESSERA_SHARED_DIR;
+    if (!std::filesystem::exists(shared + "/models/stories260K.bin")) {
+        state.SkipWithError("stories260K.bin not found under TESSERA_SHARED_DIR");
+        return nullptr;
+    }
+    tessera::PackOptions o;
+    o.checkpoint = shared + "/models/stories260K.bin";
+    o.tokenizer = shared + "/models/tok512.bin";
+    o.output = tessera::test::temp_path("bench.tess");
+    auto m = tessera::test::open_model(o, threads);
+    if (m->status != TESSERA_OK) state.SkipWithError(tessera_last_error(&m->session));
+    return m;
+}
+
+// Greedy generation of 128 tokens after BOS, token mode.
+void Token(benchmark::State &state)
+{
+    auto m = open_stories(state, uint32_t(state.range(0)));
+    if (!m || m->status != TESSERA_OK) return;
+    tessera_sampler greedy;
+    tessera_sampler_init(&greedy, 0, 0, 1);
+    const int32_t bos = 1;
+    uint64_t tokens = 0;
+    for (auto _ : state) {
+        tessera_reset(&m->session);
+        tessera_step(&m->session, bos);
+        for (int i = 0; i < 127; ++i) {
+            int32_t next;
+            tessera_sample(&m->session, &greedy, &next);
+            tessera_step(&m->session, next);
+        }
+        tokens += 128;
+    }
+    state.counters["tokens/s"] = benchmark::Counter(double(tokens), benchmark::Counter::kIsRate);
+}
+
+// 128 prompt tokens through prompt mode (8 chunks of 16).
+void Prompt(benchmark::State &state)
+{
+    auto m = open_stories(state, uint32_t(state.range(0)));
+    if (!m || m->status != TESSERA_OK) return;
+    std::vector<int32_t> ids(128);
+    for (size_t i = 0; i < ids.size(); ++i) ids[i] = int32_t(3 + (i * 37) % 500);
+    uint64_t tokens = 0;
+    for (auto _ : state) {
+        tessera_reset(&m->session);
+        tessera_prompt(&m->session, ids.data(), uint32_t(ids.size()));
+        tokens += ids.size();
+    }
+    state.counters["tokens/s"] = benchmark::Counter(double(tokens), benchmark::Counter::kIsRate);
+}
+
+BENCHMARK(Token)->Arg(1)->Arg(2)->Arg(8)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(Prompt)->Arg(1)->Arg(2)->Arg(8)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+} // namespace

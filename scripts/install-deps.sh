@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs what Tessera needs on Debian (12 or later): compilers, CMake, test and
+# benchmark libraries, the bare-metal RISC-V toolchain with picolibc, and QEMU.
+set -euo pipefail
+packages=(
+  build-essential cmake pkg-config ca-certificates curl
+  libgtest-dev libgmock-dev libbenchmark-dev libcmocka-dev
+  nlohmann-json3-dev libcli11-dev
+  gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+sudo=""
+[[ $(id -u) -eq 0 ]] || sudo="sudo"
+echo "install-deps: installing ${missing[*]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
