@@ -7,6 +7,9 @@
 #include <functional>
 #include <thread>
 #include <cstring>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "tessera/host_board.h"
@@ -186,6 +189,42 @@ TEST(HostBoard, DmaQueueIsBounded)
     }
     EXPECT_TRUE(busy);
     EXPECT_EQ(hal->ops->dma_wait(hal->ctx, last), TSR_HAL_OK);
+}
+
+TEST(HostBoard, RecordsATimelinePerEngineWhenAsked)
+{
+    auto board = HostBoard::create(tessera::load_board_desc("host"), 2);
+    const tsr_hal_board *hal = board->hal();
+    EXPECT_STREQ(hal->regions[TSR_REGION_L1].name, "L1");
+    auto nothing = [](void *, uint32_t, uint32_t) {};
+    hal->ops->cluster_fork(hal->ctx, nothing, nullptr);
+    EXPECT_TRUE(board->timeline().empty());
+    board->record_timeline(true);
+    tsr_dma_handle h;
+    hal->ops->cluster_fork(hal->ctx, nothing, nullptr);
+    ASSERT_EQ(hal->ops->dma_copy_1d(hal->ctx, hal->regions[TSR_REGION_L1].base, hal->regions[TSR_REGION_L2].base, 256, &h),
+              TSR_HAL_OK);
+    hal->ops->dma_wait(hal->ctx, h);
+    const auto events = board->timeline();
+    ASSERT_EQ(events.size(), 2u);
+    EXPECT_EQ(events[0].engine, tessera::TimelineEvent::Engine::kCluster);
+    EXPECT_EQ(events[1].engine, tessera::TimelineEvent::Engine::kDma);
+    EXPECT_EQ(events[1].bytes, 256u);
+    for (const auto &e : events) EXPECT_LE(e.start_ns, e.end_ns);
+
+    const std::string path = ::testing::TempDir() + "/trace.json";
+    board->write_timeline_trace(path);
+    std::ifstream in(path);
+    const auto trace = nlohmann::json::parse(in);
+    int forks = 0, copies = 0;
+    for (const auto &e : trace["traceEvents"]) {
+        if (e["ph"] != "X") continue;
+        forks += e["name"] == "fork";
+        copies += e["name"] == "copy" && e["args"]["bytes"] == 256;
+        EXPECT_GE(e["dur"].get<double>(), 0.0);
+    }
+    EXPECT_EQ(forks, 1);
+    EXPECT_EQ(copies, 1);
 }
 
 TEST(HostBoard, NpuQueueIsDeclaredButNotYetEmulated)

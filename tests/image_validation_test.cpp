@@ -54,7 +54,9 @@ protected:
     {
         auto &h = header();
         auto *s = reinterpret_cast<tsr_section *>(img_.data() + h.section_table_offset);
-        for (uint32_t i = 0; i < h.section_count; ++i) s[i].crc32 = tsr_crc32(0, img_.data() + s[i].file_offset, s[i].size);
+        for (uint32_t i = 0; i < h.section_count; ++i)
+            if (uint64_t(s[i].file_offset) + s[i].size <= img_.size) // a section made to overrun keeps its old CRC
+                s[i].crc32 = tsr_crc32(0, img_.data() + s[i].file_offset, s[i].size);
         h.section_table_crc = tsr_crc32(0, s, h.section_count * sizeof(tsr_section));
         h.header_crc = 0;
         h.header_crc = tsr_crc32(0, &h, sizeof h);

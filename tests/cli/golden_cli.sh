@@ -31,4 +31,11 @@ for t in 1 2 8; do
   "$generate" s.tess -t 0 -n 200 --ids -q --threads "$t" >"got_t$t.txt"
   check "greedy ids with $t threads" want_ids.txt "got_t$t.txt"
 done
+# The engine timeline is valid JSON with cluster and DMA events.
+"$generate" s.tess -t 0 -n 20 -q --timeline trace.json >/dev/null
+if grep -q '"name":"fork"' trace.json && grep -q '"name":"copy"' trace.json; then
+  echo "ok   timeline trace"
+else
+  echo "FAIL timeline trace"; fail=1
+fi
 exit $fail

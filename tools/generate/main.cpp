@@ -88,6 +88,8 @@ int main(int argc, char **argv)
     app.add_option("--threads", threads, "threads backing the cluster (default: the board's cores)")
         ->check(CLI::Range(1u, 64u));
     app.add_flag("-q,--quiet", quiet, "no statistics on stderr");
+    std::string timeline;
+    app.add_option("--timeline", timeline, "write what each engine of the board did as a Chrome/Perfetto trace (JSON)");
     CLI11_PARSE(app, argc, argv);
 
     size_t image_size = 0;
@@ -106,6 +108,7 @@ int main(int argc, char **argv)
     } catch (const std::exception &e) {
         return fail(TESSERA_ERR_INVALID_ARGUMENT, e.what());
     }
+    board->record_timeline(!timeline.empty());
     tessera_session session;
     st = tessera_open(&session, image.get(), image_size, board->hal());
     if (st != TESSERA_OK) return fail(st, (image_path + ": " + tessera_last_error(&session)).c_str());
@@ -181,5 +184,12 @@ int main(int argc, char **argv)
         std::fprintf(stderr, "\n");
     }
     tessera_close(&session);
+    if (!timeline.empty()) {
+        try {
+            board->write_timeline_trace(timeline);
+        } catch (const std::exception &e) {
+            return fail(TESSERA_ERR_INVALID_ARGUMENT, e.what());
+        }
+    }
     return 0;
 }

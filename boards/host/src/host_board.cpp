@@ -59,10 +59,37 @@ struct RegionBuffer {
     RegionBuffer &operator=(const RegionBuffer &) = delete;
 };
 
+class Timeline {
+public:
+    explicit Timeline(std::chrono::steady_clock::time_point epoch) : epoch_(epoch) {}
+    bool on() const { return on_.load(std::memory_order_relaxed); }
+    void set(bool on) { on_.store(on); }
+    uint64_t now() const
+    {
+        return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - epoch_).count());
+    }
+    void add(TimelineEvent e)
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        events_.push_back(e);
+    }
+    std::vector<TimelineEvent> events() const
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        return events_;
+    }
+
+private:
+    const std::chrono::steady_clock::time_point epoch_;
+    std::atomic<bool> on_{false};
+    mutable std::mutex mu_;
+    std::vector<TimelineEvent> events_;
+};
+
 // The cluster: the controller thread is core 0, workers are cores 1..n-1.
 class Cluster {
 public:
-    Cluster(uint32_t cores, SpinPolicy spin) : cores_(cores), spin_(spin)
+    Cluster(uint32_t cores, SpinPolicy spin, Timeline &timeline) : cores_(cores), spin_(spin), timeline_(timeline)
     {
         for (uint32_t id = 1; id < cores_; ++id) workers_.emplace_back([this, id] { worker(id); });
     }
@@ -77,6 +104,7 @@ public:
 
     void fork(tsr_cluster_task task, void *arg)
     {
+        const uint64_t start = timeline_.on() ? timeline_.now() : 0;
         task_ = task;
         arg_ = arg;
         remaining_.store(cores_ - 1, std::memory_order_relaxed);
@@ -86,6 +114,7 @@ public:
         // Join: spin briefly (steps are short), then sleep on the counter.
         spin_until(spin_, [&] { return remaining_.load(std::memory_order_acquire) == 0; });
         for (uint32_t left; (left = remaining_.load(std::memory_order_acquire)) != 0;) remaining_.wait(left);
+        if (start) timeline_.add({TimelineEvent::Engine::kCluster, start, timeline_.now(), 0});
     }
 
     // Sense-reversing barrier among the cores of the running task.
@@ -119,6 +148,7 @@ private:
 
     const uint32_t cores_;
     const SpinPolicy spin_;
+    Timeline &timeline_;
     std::vector<std::thread> workers_;
     std::atomic<uint64_t> generation_{0};
     std::atomic<uint32_t> remaining_{0};
@@ -132,7 +162,10 @@ private:
 // The DMA engine: its own thread, a bounded in-order queue, completion by handle.
 class DmaEngine {
 public:
-    DmaEngine(uint32_t depth, SpinPolicy spin) : depth_(depth), spin_(spin), thread_([this] { run(); }) {}
+    DmaEngine(uint32_t depth, SpinPolicy spin, Timeline &timeline)
+        : depth_(depth), spin_(spin), timeline_(timeline), thread_([this] { run(); })
+    {
+    }
     ~DmaEngine()
     {
         {
@@ -192,8 +225,10 @@ private:
                 if (queue_.empty()) return; // stopping, and nothing left to do
                 job = queue_.front();
             }
+            const uint64_t start = timeline_.on() ? timeline_.now() : 0;
             for (uint32_t r = 0; r < job.rows; ++r)
                 std::memmove(job.dst + size_t(r) * job.dst_stride, job.src + size_t(r) * job.src_stride, job.row_bytes);
+            if (start) timeline_.add({TimelineEvent::Engine::kDma, start, timeline_.now(), uint64_t(job.row_bytes) * job.rows});
             {
                 std::lock_guard<std::mutex> lock(mu_);
                 queue_.pop_front(); // the slot frees only when the transfer is done, as in hardware
@@ -206,6 +241,7 @@ private:
 
     const uint32_t depth_;
     const SpinPolicy spin_;
+    Timeline &timeline_;
     std::mutex mu_;
     std::condition_variable cv_;
     std::deque<Job> queue_;
@@ -219,12 +255,13 @@ private:
 } // namespace
 
 struct HostBoard::Impl {
+    std::chrono::steady_clock::time_point epoch = std::chrono::steady_clock::now();
+    Timeline timeline{epoch};
     BoardDesc desc;
     std::vector<std::unique_ptr<RegionBuffer>> regions;
     std::unique_ptr<Cluster> cluster;
     std::unique_ptr<DmaEngine> dma;
     tsr_hal_board hal{};
-    std::chrono::steady_clock::time_point epoch = std::chrono::steady_clock::now();
 
     static Impl &of(void *ctx) { return *static_cast<Impl *>(ctx); }
 
@@ -280,12 +317,13 @@ std::unique_ptr<HostBoard> HostBoard::create(const BoardDesc &desc, uint32_t thr
     impl->desc = desc;
     for (uint32_t r = 0; r < TSR_REGION_COUNT; ++r) {
         impl->regions.push_back(std::make_unique<RegionBuffer>(r == TSR_REGION_IMAGE ? 0u : desc.region_size[r]));
-        impl->hal.regions[r] = {impl->regions.back()->base, r == TSR_REGION_IMAGE ? 0u : desc.region_size[r]};
+        impl->hal.regions[r] = {tsr_region_name(r), impl->regions.back()->base,
+                                r == TSR_REGION_IMAGE ? 0u : desc.region_size[r]};
     }
     // Spin-waiting pays only while every thread (cluster + DMA engine) has a hardware thread.
     const SpinPolicy spin = threads + 1 <= hardware ? SpinPolicy{20000u, false} : SpinPolicy{200u, true};
-    impl->cluster = std::make_unique<Cluster>(threads, spin);
-    impl->dma = std::make_unique<DmaEngine>(desc.dma_queue_depth, spin);
+    impl->cluster = std::make_unique<Cluster>(threads, spin, impl->timeline);
+    impl->dma = std::make_unique<DmaEngine>(desc.dma_queue_depth, spin, impl->timeline);
     impl->hal.name = impl->desc.name.c_str();
     impl->hal.fingerprint = desc.fingerprint();
     impl->hal.core_count = threads;
@@ -299,6 +337,37 @@ HostBoard::HostBoard(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 HostBoard::~HostBoard() = default;
 const tsr_hal_board *HostBoard::hal() const { return &impl_->hal; }
 const BoardDesc &HostBoard::desc() const { return impl_->desc; }
+void HostBoard::record_timeline(bool on) { impl_->timeline.set(on); }
+std::vector<TimelineEvent> HostBoard::timeline() const { return impl_->timeline.events(); }
+
+void HostBoard::write_timeline_trace(const std::string &path) const
+{
+    // Chrome trace event format: complete events ("X") in microseconds, one track per engine.
+    std::string json = "{\"traceEvents\":[\n";
+    json += R"({"ph":"M","pid":1,"tid":1,"name":"thread_name","args":{"name":"cluster"}},)" "\n";
+    json += R"({"ph":"M","pid":1,"tid":2,"name":"thread_name","args":{"name":"dma"}})";
+    char line[256];
+    for (const TimelineEvent &e : timeline()) {
+        const bool dma = e.engine == TimelineEvent::Engine::kDma;
+        std::snprintf(line, sizeof line, ",\n{\"ph\":\"X\",\"pid\":1,\"tid\":%d,\"name\":\"%s\",\"ts\":%.3f,\"dur\":%.3f%s",
+                      dma ? 2 : 1, dma ? "copy" : "fork", double(e.start_ns) / 1e3, double(e.end_ns - e.start_ns) / 1e3,
+                      dma ? "" : "}");
+        json += line;
+        if (dma) json += ",\"args\":{\"bytes\":" + std::to_string(e.bytes) + "}}";
+    }
+    json += "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"board\":\"" + impl_->desc.name + "\"}}\n";
+    const std::string tmp = path + ".tmp";
+    FILE *f = std::fopen(tmp.c_str(), "wb");
+    if (!f || std::fwrite(json.data(), 1, json.size(), f) != json.size() || std::fclose(f) != 0) {
+        if (f) std::fclose(f);
+        std::remove(tmp.c_str());
+        throw BoardError("cannot write timeline '" + path + "'");
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+        std::remove(tmp.c_str());
+        throw BoardError("cannot rename timeline to '" + path + "'");
+    }
+}
 
 } // namespace tessera
 

@@ -40,6 +40,7 @@ typedef enum tsr_hal_status {
 
 /* One memory region of the board. size 0 means the board has no such region. */
 typedef struct tsr_hal_region {
+    const char *name; /* "L1", "L2", "NMS" */
     uint8_t *base;
     uint32_t size;
 } tsr_hal_region;

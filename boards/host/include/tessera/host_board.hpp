@@ -3,11 +3,20 @@
 #define TESSERA_HOST_BOARD_HPP
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "tessera/board_desc.h"
 #include "tessera/hal.h"
 
 namespace tessera {
+
+// One interval of work by one engine of the host board.
+struct TimelineEvent {
+    enum class Engine { kCluster, kDma } engine;
+    uint64_t start_ns, end_ns; // since the board was created
+    uint64_t bytes;            // DMA: bytes moved
+};
 
 class HostBoard {
 public:
@@ -19,6 +28,12 @@ public:
 
     const tsr_hal_board *hal() const;
     const BoardDesc &desc() const;
+
+    // Timeline of what each engine did (off by default: it costs a lock per event).
+    void record_timeline(bool on);
+    std::vector<TimelineEvent> timeline() const;
+    // The timeline as a Chrome/Perfetto trace (JSON), written atomically.
+    void write_timeline_trace(const std::string &path) const;
 
     struct Impl;
 
