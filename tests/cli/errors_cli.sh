@@ -18,6 +18,8 @@ ckpt=$shared/models/stories260K.bin tok=$shared/models/tok512.bin
 
 expect "pack --help" 0 "--prompt-chunk" "$pack" --help
 expect "generate --help" 0 "--threads" "$generate" --help
+inspect=$(dirname "$generate")/tessera-inspect
+expect "inspect --help" 0 "--steps" "$inspect" --help
 head -c 500000 "$ckpt" >cut.bin
 expect "truncated checkpoint" 1 "(truncated)" "$pack" cut.bin --tokenizer "$tok" -o cut.tess
 [[ ! -e cut.tess && -z $(ls ./*.tmp.* 2>/dev/null) ]] || { echo "FAIL truncated checkpoint left a file behind"; fail=1; }
@@ -40,6 +42,9 @@ head -c 4000 small.tess >short.tess
 expect "truncated image" 1 "error 10 (image truncated)" "$generate" short.tess
 "$pack" "$ckpt" --tokenizer "$tok" --board siracusa -q -o sir.tess
 expect "wrong board" 1 "planned for board 'siracusa'" "$generate" sir.tess --board host
+expect "inspect a valid image" 0 "valid     yes, on board siracusa" "$inspect" sir.tess --steps
+expect "inspect on the wrong board" 1 "valid     no, on board host: error 20" "$inspect" sir.tess --board host
+expect "inspect a corrupted image" 1 "error 13" "$inspect" flip.tess
 expect "too many threads" 1 "cannot back it with 9 threads" "$generate" sir.tess --threads 9
 expect "missing image" 1 "cannot open image" "$generate" none.tess
 exit $fail

@@ -1,0 +1,134 @@
+// tessera-inspect: what a model image holds, and whether a board accepts it.
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "tessera/host_board.hpp"
+#include "tessera/image_format.h"
+#include "tessera/models/graph.h"
+#include "tessera/tessera.h"
+
+namespace {
+
+const char *section_name(uint32_t kind)
+{
+    switch (kind) {
+    case TSR_SECTION_TOKENIZER: return "tokenizer";
+    case TSR_SECTION_TENSORS: return "tensors";
+    case TSR_SECTION_SCHEDULE_PROMPT: return "schedule:prompt";
+    case TSR_SECTION_SCHEDULE_TOKEN: return "schedule:token";
+    case TSR_SECTION_WEIGHTS: return "weights";
+    default: return "?";
+    }
+}
+
+const char *tensor_kind(uint32_t kind)
+{
+    static const char *names[] = {"?", "weight", "activation", "kv_cache", "io", "scratch"};
+    return kind < 6 ? names[kind] : "?";
+}
+
+struct Aligned {
+    struct alignas(64) Block {
+        uint8_t b[64];
+    };
+    std::vector<Block> blocks;
+    size_t size = 0;
+    const uint8_t *data() const { return blocks.front().b; }
+};
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    std::string path, board_arg;
+    bool tensors = false, steps = false;
+    CLI::App app{"tessera-inspect: print what a Tessera model image holds and check it against a board."};
+    app.add_option("image", path, "model image")->required()->check(CLI::ExistingFile);
+    app.add_flag("--tensors", tensors, "list every tensor with its region, offset and size");
+    app.add_flag("--steps", steps, "list every step of both schedules");
+    app.add_option("--board", board_arg, "validate on this board (default: the one the image is planned for)");
+    CLI11_PARSE(app, argc, argv);
+
+    std::ifstream in(path, std::ios::binary);
+    std::vector<char> raw((std::istreambuf_iterator<char>(in)), {});
+    Aligned img;
+    img.blocks.resize(raw.size() / 64 + 1);
+    img.size = raw.size();
+    std::memcpy(img.blocks.front().b, raw.data(), raw.size());
+
+    tessera_image_summary s;
+    char err[192];
+    const tessera_status st = tessera_image_peek(img.data(), img.size, &s, err, sizeof err);
+    if (st != TESSERA_OK) {
+        std::fprintf(stderr, "tessera-inspect: error %d (%s): %s: %s\n", int(st), tessera_status_string(st), path.c_str(), err);
+        return 1;
+    }
+    const auto &h = *reinterpret_cast<const tsr_image_header *>(img.data());
+    std::printf("image     %s: %zu bytes, format version %u\n", path.c_str(), img.size, h.version);
+    std::printf("model     llama, fp32: dim %u, hidden %u, %u layers, %u heads (%u KV), vocab %u, seq_len %u\n", h.dim,
+                h.hidden_dim, h.n_layers, h.n_heads, h.n_kv_heads, h.vocab_size, h.seq_len);
+    std::printf("plan      board %s (fingerprint 0x%08x, %u cores), context %u, prompt chunk %u\n", h.board_name,
+                h.board_fingerprint, h.planned_cores, h.context, h.prompt_chunk);
+    for (uint32_t r = TSR_REGION_L1; r < TSR_REGION_COUNT; ++r)
+        if (h.region_bytes[r]) std::printf("region    %-3s %u bytes\n", tsr_region_name(r), h.region_bytes[r]);
+
+    // The rest is read only after the runtime has validated the image on a board.
+    std::unique_ptr<tessera::HostBoard> board;
+    try {
+        board = tessera::HostBoard::create(tessera::load_board_desc(board_arg.empty() ? h.board_name : board_arg), 1);
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "tessera-inspect: error: %s\n", e.what());
+        return 1;
+    }
+    tessera_session session;
+    const tessera_status open = tessera_open(&session, img.data(), img.size, board->hal());
+    if (open != TESSERA_OK) {
+        std::printf("valid     no, on board %s: error %d (%s): %s\n", board->desc().name.c_str(), int(open),
+                    tessera_status_string(open), tessera_last_error(&session));
+        return 1;
+    }
+    std::printf("valid     yes, on board %s\n", board->desc().name.c_str());
+
+    const auto *sections = reinterpret_cast<const tsr_section *>(img.data() + h.section_table_offset);
+    std::printf("sections  %-16s %-6s %10s %10s %10s\n", "kind", "used", "offset", "bytes", "crc32");
+    for (uint32_t i = 0; i < h.section_count; ++i) {
+        const tsr_section &sec = sections[i];
+        std::printf("          %-16s %-6s %10u %10u 0x%08x\n", section_name(sec.kind),
+                    sec.region == TSR_REGION_IMAGE ? "inplace" : tsr_region_name(sec.region), sec.file_offset, sec.size,
+                    sec.crc32);
+    }
+    const tsr_tensor *tensor = nullptr;
+    const uint8_t *schedule[2] = {};
+    for (uint32_t i = 0; i < h.section_count; ++i) {
+        const uint8_t *at = img.data() + sections[i].file_offset;
+        if (sections[i].kind == TSR_SECTION_TENSORS) tensor = reinterpret_cast<const tsr_tensor *>(at);
+        if (sections[i].kind == TSR_SECTION_SCHEDULE_PROMPT) schedule[0] = at;
+        if (sections[i].kind == TSR_SECTION_SCHEDULE_TOKEN) schedule[1] = at;
+    }
+    std::printf("tensors   %u\n", h.tensor_count);
+    if (tensors)
+        for (uint32_t i = 0; i < h.tensor_count; ++i)
+            std::printf("  %4u %-10s %-5s offset %10u  %9u bytes  %u x %u\n", i, tensor_kind(tensor[i].kind),
+                        tsr_region_name(tensor[i].region), tensor[i].offset, tensor[i].size, tensor[i].rows, tensor[i].cols);
+    for (int k = 0; k < 2; ++k) {
+        const auto &sh = *reinterpret_cast<const tsr_schedule_header *>(schedule[k]);
+        std::printf("schedule  %s: %u steps, %u rows\n", k ? "token" : "prompt", sh.step_count, sh.max_rows);
+        if (!steps) continue;
+        const auto *st = reinterpret_cast<const tsr_step *>(schedule[k] + sizeof sh);
+        for (uint32_t i = 0; i < sh.step_count; ++i) {
+            std::printf("  %4u %-10s %-7s", i, tessera::op_name(st[i].op), st[i].engine == TSR_ENGINE_DMA ? "dma" : "cluster");
+            for (uint32_t o = 0; o < TSR_MAX_OPERANDS && st[i].operands[o] != TSR_NO_TENSOR; ++o)
+                std::printf(" t%u", st[i].operands[o]);
+            std::printf("\n");
+        }
+    }
+    return 0;
+}
