@@ -123,7 +123,9 @@ TEST_F(Stories260K, TeacherForcingThroughPromptModeAndAgreementWithTokenMode)
     }
     EXPECT_EQ(checked, 200);
     EXPECT_LE(worst, 1e-4) << "prompt vs token mode, relative to the logit range";
-    RecordProperty("prompt_vs_token_max_relative_diff", std::to_string(worst));
+    std::ostringstream figure;
+    figure << std::scientific << worst;
+    RecordProperty("prompt_vs_token_max_relative_diff", figure.str());
 }
 
 TEST_F(Stories260K, FitsSiracusaAndGap9)
