@@ -10,7 +10,7 @@
 namespace {
 
 using Kernel = tsr_kernel_status (*)(const float *, const float *, float *, uint32_t, uint32_t, uint32_t, uint32_t,
-                                     uint32_t);
+                                     uint32_t, uint32_t);
 
 void run_matmul(benchmark::State &state, Kernel kernel, uint32_t rows)
 {
@@ -21,7 +21,7 @@ void run_matmul(benchmark::State &state, Kernel kernel, uint32_t rows)
     for (auto &v : x) v = u(rng);
     for (auto &v : w) v = u(rng);
     for (auto _ : state) {
-        kernel(x.data(), w.data(), y.data(), rows, k, n, 0, 1);
+        kernel(x.data(), w.data(), y.data(), rows, k, n, n, 0, 1);
         benchmark::DoNotOptimize(y.data());
         benchmark::ClobberMemory();
     }

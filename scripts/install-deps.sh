@@ -5,7 +5,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config ca-certificates curl
   libgtest-dev libgmock-dev libbenchmark-dev libcmocka-dev
-  nlohmann-json3-dev libcli11-dev
+  nlohmann-json3-dev libcli11-dev libtinyxml2-dev
   gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc
 )
 missing=()

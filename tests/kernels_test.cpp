@@ -52,7 +52,7 @@ TEST_P(MatmulTest, ReferenceMatchesDoublePrecision)
     const auto [rows, k, n] = GetParam();
     const auto x = random_floats(size_t(rows) * k, 1), w = random_floats(size_t(n) * k, 2);
     std::vector<float> y(size_t(rows) * n);
-    on_cores(3, [&](uint32_t c, uint32_t cs) { return tsr_matmul_f32_ref(x.data(), w.data(), y.data(), rows, k, n, c, cs); });
+    on_cores(3, [&](uint32_t c, uint32_t cs) { return tsr_matmul_f32_ref(x.data(), w.data(), y.data(), rows, k, n, n, c, cs); });
     for (uint32_t r = 0; r < rows; ++r)
         for (uint32_t i = 0; i < n; ++i) {
             double want = 0;
@@ -66,9 +66,9 @@ TEST_P(MatmulTest, OptimizedMatchesReferenceOnAnyCoreCount)
     const auto [rows, k, n] = GetParam();
     const auto x = random_floats(size_t(rows) * k, 3), w = random_floats(size_t(n) * k, 4);
     std::vector<float> ref(size_t(rows) * n), opt(size_t(rows) * n, NAN);
-    on_cores(1, [&](uint32_t c, uint32_t cs) { return tsr_matmul_f32_ref(x.data(), w.data(), ref.data(), rows, k, n, c, cs); });
+    on_cores(1, [&](uint32_t c, uint32_t cs) { return tsr_matmul_f32_ref(x.data(), w.data(), ref.data(), rows, k, n, n, c, cs); });
     for (uint32_t cores : {1u, 2u, 5u, 8u}) {
-        on_cores(cores, [&](uint32_t c, uint32_t cs) { return tsr_matmul_f32(x.data(), w.data(), opt.data(), rows, k, n, c, cs); });
+        on_cores(cores, [&](uint32_t c, uint32_t cs) { return tsr_matmul_f32(x.data(), w.data(), opt.data(), rows, k, n, n, c, cs); });
         for (size_t i = 0; i < ref.size(); ++i) {
             // Same summation order per output: equal up to multiply-add contraction.
             EXPECT_NEAR(opt[i], ref[i], 1e-6f * (1.0f + std::fabs(ref[i]))) << "cores " << cores << " index " << i;
@@ -81,13 +81,29 @@ INSTANTIATE_TEST_SUITE_P(Shapes, MatmulTest,
                                            MatmulShape{3, 7, 5}, MatmulShape{4, 64, 172}, MatmulShape{16, 64, 32},
                                            MatmulShape{9, 33, 17}, MatmulShape{1, 1, 1}));
 
+TEST(Matmul, WritesAColumnTileIntoAWiderOutput)
+{
+    // A 5-row x 3-column tile of a 5 x 11 output: ldy = 11, columns 4..6.
+    const uint32_t rows = 5, k = 9, n = 3, ldy = 11;
+    const auto x = random_floats(rows * k, 20), w = random_floats(n * k, 21);
+    std::vector<float> whole(rows * n), wide(rows * ldy, -7.0f);
+    on_cores(1, [&](uint32_t c, uint32_t cs) { return tsr_matmul_f32_ref(x.data(), w.data(), whole.data(), rows, k, n, n, c, cs); });
+    on_cores(2, [&](uint32_t c, uint32_t cs) { return tsr_matmul_f32(x.data(), w.data(), wide.data() + 4, rows, k, n, ldy, c, cs); });
+    for (uint32_t r = 0; r < rows; ++r)
+        for (uint32_t i = 0; i < ldy; ++i) {
+            if (i >= 4 && i < 7) EXPECT_NEAR(wide[r * ldy + i], whole[r * n + i - 4], 1e-6f);
+            else EXPECT_EQ(wide[r * ldy + i], -7.0f) << "wrote outside its tile at " << r << "," << i;
+        }
+}
+
 TEST(Matmul, RejectsBadArguments)
 {
     float x = 1, w = 1, y = 0;
-    EXPECT_EQ(tsr_matmul_f32(nullptr, &w, &y, 1, 1, 1, 0, 1), TSR_KERNEL_BAD_ARGUMENT);
-    EXPECT_EQ(tsr_matmul_f32(&x, &w, &y, 0, 1, 1, 0, 1), TSR_KERNEL_BAD_ARGUMENT);
-    EXPECT_EQ(tsr_matmul_f32(&x, &w, &y, 1, 1, 1, 2, 2), TSR_KERNEL_BAD_ARGUMENT);
-    EXPECT_EQ(tsr_matmul_f32_ref(&x, &w, &y, 1, 1, 1, 0, 0), TSR_KERNEL_BAD_ARGUMENT);
+    EXPECT_EQ(tsr_matmul_f32(nullptr, &w, &y, 1, 1, 1, 1, 0, 1), TSR_KERNEL_BAD_ARGUMENT);
+    EXPECT_EQ(tsr_matmul_f32(&x, &w, &y, 0, 1, 1, 1, 0, 1), TSR_KERNEL_BAD_ARGUMENT);
+    EXPECT_EQ(tsr_matmul_f32(&x, &w, &y, 1, 1, 1, 1, 2, 2), TSR_KERNEL_BAD_ARGUMENT);
+    EXPECT_EQ(tsr_matmul_f32(&x, &w, &y, 1, 1, 2, 1, 0, 1), TSR_KERNEL_BAD_ARGUMENT); // ldy < n
+    EXPECT_EQ(tsr_matmul_f32_ref(&x, &w, &y, 1, 1, 1, 1, 0, 0), TSR_KERNEL_BAD_ARGUMENT);
 }
 
 TEST(RmsNorm, MatchesDoublePrecision)
@@ -180,8 +196,8 @@ TEST(Attention, CausalGroupedQueryMatchesDoublePrecision)
     for (uint32_t cores : {1u, 3u}) {
         std::vector<float> scratch(cores * context), y(rows * dim);
         on_cores(cores, [&](uint32_t c, uint32_t cs) {
-            return tsr_attention_f32(q.data(), kc.data(), vc.data(), scratch.data(), y.data(), rows, pos, heads,
-                                     kv_heads, hs, context, c, cs);
+            return tsr_attention_f32_ref(q.data(), kc.data(), vc.data(), scratch.data(), y.data(), rows, pos, heads,
+                                         kv_heads, hs, context, c, cs);
         });
         for (uint32_t r = 0; r < rows; ++r)
             for (uint32_t h = 0; h < heads; ++h) {
@@ -207,7 +223,38 @@ TEST(Attention, CausalGroupedQueryMatchesDoublePrecision)
 TEST(Attention, RejectsPositionsPastContext)
 {
     float buf[64] = {};
-    EXPECT_EQ(tsr_attention_f32(buf, buf, buf, buf, buf, 2, 7, 2, 1, 2, 8, 0, 1), TSR_KERNEL_BAD_ARGUMENT);
+    EXPECT_EQ(tsr_attention_f32_ref(buf, buf, buf, buf, buf, 2, 7, 2, 1, 2, 8, 0, 1), TSR_KERNEL_BAD_ARGUMENT);
+}
+
+TEST(Attention, TiledPiecesEqualTheWholeKernelExactly)
+{
+    // One head of one row, keys and values streamed in chunks of 3 positions, on
+    // 2 cores: scores chunk by chunk, softmax, values chunk by chunk.
+    const uint32_t heads = 2, kv_heads = 1, hs = 8, context = 10, pos = 6;
+    const uint32_t dim = heads * hs, kv_dim = kv_heads * hs, last = pos;
+    const auto q = random_floats(dim, 16), kc = random_floats(context * kv_dim, 17), vc = random_floats(context * kv_dim, 18);
+    std::vector<float> scratch(context), whole(dim);
+    on_cores(1, [&](uint32_t c, uint32_t cs) {
+        return tsr_attention_f32_ref(q.data(), kc.data(), vc.data(), scratch.data(), whole.data(), 1, pos, heads, kv_heads,
+                                     hs, context, c, cs);
+    });
+    for (uint32_t h = 0; h < heads; ++h) {
+        std::vector<float> scores(context), out(hs, 0.0f);
+        for (uint32_t t0 = 0; t0 <= last; t0 += 3) {
+            const uint32_t n = std::min(3u, last + 1 - t0);
+            on_cores(2, [&](uint32_t c, uint32_t cs) {
+                return tsr_attention_scores_f32(q.data() + h * hs, kc.data() + t0 * kv_dim, scores.data() + t0, n, hs, c, cs);
+            });
+        }
+        tsr_softmax_f32(scores.data(), last + 1);
+        for (uint32_t t0 = 0; t0 <= last; t0 += 3) {
+            const uint32_t n = std::min(3u, last + 1 - t0);
+            on_cores(2, [&](uint32_t c, uint32_t cs) {
+                return tsr_attention_accumulate_f32(scores.data() + t0, vc.data() + t0 * kv_dim, out.data(), n, hs, c, cs);
+            });
+        }
+        for (uint32_t i = 0; i < hs; ++i) EXPECT_EQ(out[i], whole[h * hs + i]) << "head " << h << " dim " << i;
+    }
 }
 
 } // namespace

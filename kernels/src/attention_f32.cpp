@@ -5,7 +5,7 @@
 
 // One (row, head) pair per work item, computed whole by one core: scores, softmax
 // and the weighted sum of values, in the order llama2.c uses.
-tsr_kernel_status tsr_attention_f32(const float *q, const float *k_cache, const float *v_cache,
+tsr_kernel_status tsr_attention_f32_ref(const float *q, const float *k_cache, const float *v_cache,
                                     float *scratch, float *y, uint32_t rows, uint32_t pos,
                                     uint32_t n_heads, uint32_t n_kv_heads, uint32_t head_size,
                                     uint32_t context, uint32_t core_id, uint32_t core_count)
@@ -39,6 +39,39 @@ tsr_kernel_status tsr_attention_f32(const float *q, const float *k_cache, const 
             const float a = att[t];
             for (uint32_t i = 0; i < head_size; ++i) yh[i] += a * vt[i];
         }
+    }
+    return TSR_KERNEL_OK;
+}
+
+tsr_kernel_status tsr_attention_scores_f32(const float *q, const float *keys, float *scores, uint32_t count,
+                                           uint32_t head_size, uint32_t core_id, uint32_t core_count)
+{
+    TSR_KERNEL_REQUIRE(q && keys && scores && count && head_size);
+    TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
+    const float scale = sqrtf((float)head_size);
+    uint32_t begin, end;
+    tsr_core_range(count, core_id, core_count, &begin, &end);
+    for (uint32_t t = begin; t < end; ++t) {
+        const float *kt = keys + (size_t)t * head_size;
+        float score = 0.0f;
+        for (uint32_t i = 0; i < head_size; ++i) score += q[i] * kt[i];
+        scores[t] = score / scale;
+    }
+    return TSR_KERNEL_OK;
+}
+
+tsr_kernel_status tsr_attention_accumulate_f32(const float *probs, const float *values, float *out,
+                                               uint32_t count, uint32_t head_size, uint32_t core_id,
+                                               uint32_t core_count)
+{
+    TSR_KERNEL_REQUIRE(probs && values && out && count && head_size);
+    TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
+    uint32_t begin, end;
+    tsr_core_range(head_size, core_id, core_count, &begin, &end);
+    for (uint32_t t = 0; t < count; ++t) {
+        const float a = probs[t];
+        const float *vt = values + (size_t)t * head_size;
+        for (uint32_t i = begin; i < end; ++i) out[i] += a * vt[i];
     }
     return TSR_KERNEL_OK;
 }

@@ -11,7 +11,7 @@
 //    four independent accumulation chains to hide the add latency.
 namespace {
 
-inline void block_4x4(const float *x, const float *w, float *y, uint32_t k, uint32_t n,
+inline void block_4x4(const float *x, const float *w, float *y, uint32_t k, uint32_t ldy,
                       uint32_t r0, uint32_t i0)
 {
     const float *x0 = x + (size_t)r0 * k, *x1 = x0 + k, *x2 = x1 + k, *x3 = x2 + k;
@@ -26,7 +26,7 @@ inline void block_4x4(const float *x, const float *w, float *y, uint32_t k, uint
         a20 += c0 * v2; a21 += c1 * v2; a22 += c2 * v2; a23 += c3 * v2;
         a30 += c0 * v3; a31 += c1 * v3; a32 += c2 * v3; a33 += c3 * v3;
     }
-    float *y0 = y + (size_t)r0 * n + i0, *y1 = y0 + n, *y2 = y1 + n, *y3 = y2 + n;
+    float *y0 = y + (size_t)r0 * ldy + i0, *y1 = y0 + ldy, *y2 = y1 + ldy, *y3 = y2 + ldy;
     y0[0] = a00; y0[1] = a01; y0[2] = a02; y0[3] = a03;
     y1[0] = a10; y1[1] = a11; y1[2] = a12; y1[3] = a13;
     y2[0] = a20; y2[1] = a21; y2[2] = a22; y2[3] = a23;
@@ -54,23 +54,24 @@ inline float dot(const float *a, const float *b, uint32_t k)
 } // namespace
 
 tsr_kernel_status tsr_matmul_f32(const float *x, const float *w, float *y, uint32_t rows,
-                                 uint32_t k, uint32_t n, uint32_t core_id, uint32_t core_count)
+                                 uint32_t k, uint32_t n, uint32_t ldy, uint32_t core_id,
+                                 uint32_t core_count)
 {
-    TSR_KERNEL_REQUIRE(x && w && y && rows && k && n);
+    TSR_KERNEL_REQUIRE(x && w && y && rows && k && n && ldy >= n);
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
     uint32_t begin, end;
     tsr_core_range(n, core_id, core_count, &begin, &end);
     const uint32_t i4_end = begin + ((end - begin) & ~3u);
     uint32_t r = 0;
     for (; r + 4 <= rows; r += 4) {
-        for (uint32_t i = begin; i < i4_end; i += 4) block_4x4(x, w, y, k, n, r, i);
+        for (uint32_t i = begin; i < i4_end; i += 4) block_4x4(x, w, y, k, ldy, r, i);
         for (uint32_t i = i4_end; i < end; ++i)
             for (uint32_t rr = r; rr < r + 4; ++rr)
-                y[(size_t)rr * n + i] = dot(w + (size_t)i * k, x + (size_t)rr * k, k);
+                y[(size_t)rr * ldy + i] = dot(w + (size_t)i * k, x + (size_t)rr * k, k);
     }
     for (; r < rows; ++r) {
         const float *xr = x + (size_t)r * k;
-        float *yr = y + (size_t)r * n;
+        float *yr = y + (size_t)r * ldy;
         for (uint32_t i = begin; i < i4_end; i += 4) row_times_4(xr, w, yr, k, i);
         for (uint32_t i = i4_end; i < end; ++i) yr[i] = dot(w + (size_t)i * k, xr, k);
     }

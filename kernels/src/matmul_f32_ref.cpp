@@ -2,9 +2,10 @@
 
 // The definition: one output at a time, summed in index order.
 tsr_kernel_status tsr_matmul_f32_ref(const float *x, const float *w, float *y, uint32_t rows,
-                                     uint32_t k, uint32_t n, uint32_t core_id, uint32_t core_count)
+                                     uint32_t k, uint32_t n, uint32_t ldy, uint32_t core_id,
+                                     uint32_t core_count)
 {
-    TSR_KERNEL_REQUIRE(x && w && y && rows && k && n);
+    TSR_KERNEL_REQUIRE(x && w && y && rows && k && n && ldy >= n);
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
     uint32_t begin, end;
     tsr_core_range(n, core_id, core_count, &begin, &end);
@@ -14,7 +15,7 @@ tsr_kernel_status tsr_matmul_f32_ref(const float *x, const float *w, float *y, u
             const float *wi = w + (size_t)i * k;
             float sum = 0.0f;
             for (uint32_t j = 0; j < k; ++j) sum += wi[j] * xr[j];
-            y[(size_t)r * n + i] = sum;
+            y[(size_t)r * ldy + i] = sum;
         }
     }
     return TSR_KERNEL_OK;

@@ -134,7 +134,6 @@ Graph lower_llama(LlamaCheckpoint &&ck, const LlamaLowering &opt)
             return b.tensor(name + suffix, TSR_TENSOR_ACTIVATION, R, cols);
         };
         tokens = b.tensor(std::string("tokens") + suffix, TSR_TENSOR_IO, R, 1, TSR_DTYPE_I32);
-        const uint32_t scratch = b.tensor(std::string("attention_scratch") + suffix, TSR_TENSOR_SCRATCH, opt.cores, C);
         uint32_t x = act("x_embed", D);
         b.step(s, TSR_OP_EMBED, {tokens, emb, x}, {V, D}, "embed");
         for (uint32_t l = 0; l < c.n_layers; ++l) {
@@ -151,7 +150,8 @@ Graph lower_llama(LlamaCheckpoint &&ck, const LlamaLowering &opt)
             b.step(s, TSR_OP_MATMUL, {xb, lw.wv, v}, {D, KV}, p + "wv");
             b.step(s, TSR_OP_ROPE, {q, k, rope_table}, {D, KV, HS, C}, p + "rope");
             b.step(s, TSR_OP_KV_APPEND, {k, v, k_cache[l], v_cache[l]}, {KV, C}, p + "kv_append", TSR_ENGINE_DMA);
-            b.step(s, TSR_OP_ATTENTION, {q, k_cache[l], v_cache[l], scratch, att}, {c.n_heads, c.n_kv_heads, HS, C},
+            const uint32_t scores = b.tensor(p + "attention_scores" + suffix, TSR_TENSOR_SCRATCH, 1, C);
+            b.step(s, TSR_OP_ATTENTION, {q, k_cache[l], v_cache[l], scores, att}, {c.n_heads, c.n_kv_heads, HS, C},
                    p + "attention");
             b.step(s, TSR_OP_MATMUL, {att, lw.wo, o}, {D, D}, p + "wo");
             b.step(s, TSR_OP_ADD, {x, o, x_att}, {D}, p + "residual_attn");

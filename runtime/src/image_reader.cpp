@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "tessera/crc32.h"
+#include "tessera/tile_geometry.h"
 
 namespace tsr {
 namespace {
@@ -147,7 +148,7 @@ tessera_status check_tensors(const tsr_image_header &h, const tsr_section &sec, 
             return TESSERA_ERR_IMAGE_BAD_PLACEMENT;
         };
         if (!esize) return bad("unknown element type");
-        if (t.kind < TSR_TENSOR_WEIGHT || t.kind > TSR_TENSOR_SCRATCH) return bad("unknown tensor kind");
+        if (t.kind < TSR_TENSOR_WEIGHT || t.kind > TSR_TENSOR_STAGING) return bad("unknown tensor kind");
         if (t.region >= TSR_REGION_COUNT) return bad("unknown region");
         if ((uint64_t)t.rows * t.cols * esize > t.size) return bad("shape larger than its bytes");
         if (t.offset % esize != 0u) return bad("misaligned for its element type");
@@ -201,7 +202,49 @@ struct StepChecker {
         if (st_ != TESSERA_OK) return st_;     \
     } while (0)
 
+tessera_status check_operands(StepChecker &c);
+tessera_status check_tiles(StepChecker &c);
+
 tessera_status check_step(StepChecker &c)
+{
+    TSR_TRY(check_operands(c));
+    return check_tiles(c);
+}
+
+// Kernels only see L1: every operand a kernel touches is in L1 itself or is
+// streamed through a staging tensor in L1 big enough for the step's tile plan.
+tessera_status check_tiles(StepChecker &c)
+{
+    const tsr_step &s = c.step;
+    const StepGeometry g = step_geometry(s, c.max_rows);
+    if (!g.valid) return c.fail("tile sizes out of range for the operator");
+    for (uint32_t i = 0; i < TSR_MAX_OPERANDS; ++i) {
+        const uint32_t sid = s.staging[i];
+        if (!g.operand[i].kernel_operand) {
+            if (sid != TSR_NO_TENSOR) return c.fail("has a staging buffer but is not a kernel operand", i);
+            continue;
+        }
+        const tsr_tensor &t = c.tensors[s.operands[i]];
+        const bool kv = s.op == TSR_OP_ATTENTION && (i == 1u || i == 2u);
+        if (sid == TSR_NO_TENSOR) {
+            if (kv) return c.fail("attention streams keys and values through a staging tensor", i);
+            if (t.region != TSR_REGION_L1) return c.fail("is a kernel operand outside L1 and not staged", i);
+            continue;
+        }
+        if (s.op == TSR_OP_ATTENTION && i == 3u) return c.fail("attention scores must live in L1", i);
+        if (sid >= c.h.tensor_count) return c.fail("names no staging tensor", i);
+        const tsr_tensor &st = c.tensors[sid];
+        if (st.region != TSR_REGION_L1 || st.kind != TSR_TENSOR_STAGING || st.dtype != TSR_DTYPE_F32)
+            return c.fail("staging tensor is not an fp32 staging buffer in L1", i);
+        if (st.size < g.operand[i].bytes()) return c.fail("staging tensor is smaller than its tiles", i);
+    }
+    if (s.op == TSR_OP_ATTENTION && s.staging[1] != TSR_NO_TENSOR && s.staging[2] != TSR_NO_TENSOR &&
+        s.staging[1] != s.staging[2])
+        return c.fail("keys and values must share one staging tensor");
+    return TESSERA_OK;
+}
+
+tessera_status check_operands(StepChecker &c)
 {
     const tsr_step &s = c.step;
     const uint64_t R = c.max_rows;
@@ -249,7 +292,7 @@ tessera_status check_step(StepChecker &c)
         TSR_TRY(c.operand(0, F, R * dim * 4u, false));
         TSR_TRY(c.operand(1, F, ctx * kv_dim * 4u, false));
         TSR_TRY(c.operand(2, F, ctx * kv_dim * 4u, false));
-        TSR_TRY(c.operand(3, F, (uint64_t)c.h.planned_cores * ctx * 4u, true));
+        TSR_TRY(c.operand(3, F, (uint64_t)ctx * 4u, true));
         return c.operand(4, F, R * dim * 4u, true);
     }
     case TSR_OP_ADD:

@@ -88,6 +88,11 @@ typedef struct tsr_hal_ops {
     uint64_t (*cycles)(void *ctx);
     /* Console output, not NUL-terminated. */
     void (*console_write)(void *ctx, const char *text, size_t len);
+
+    /* Optional (NULL on boards that do not check): called before a kernel runs for
+     * every operand range it will touch. Kernels may only touch L1; a checking board
+     * stops the program loudly on a range outside L1. */
+    void (*check_kernel_operand)(void *ctx, const void *addr, uint32_t bytes, uint32_t op, uint32_t operand);
 } tsr_hal_ops;
 
 /* A board as the runtime sees it. */

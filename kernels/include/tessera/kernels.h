@@ -45,12 +45,15 @@ tsr_kernel_status tsr_embed_f32(const int32_t *tokens, const float *table, float
 tsr_kernel_status tsr_rmsnorm_f32(const float *x, const float *weight, float *y, uint32_t rows,
                                   uint32_t dim, float eps, uint32_t core_id, uint32_t core_count);
 
-/* y[r][i] = sum_j w[i][j] * x[r][j] for r < rows, i < n, j < k (GEMM; GEMV when rows = 1).
- * rows, k, n >= 1. Work is split over output columns i. */
+/* y[r * ldy + i] = sum_j w[i][j] * x[r][j] for r < rows, i < n, j < k (GEMM; GEMV when
+ * rows = 1). rows, k, n >= 1, ldy >= n (the row stride of y, so a column tile can
+ * be written in place). Work is split over output columns i. */
 tsr_kernel_status tsr_matmul_f32_ref(const float *x, const float *w, float *y, uint32_t rows,
-                                     uint32_t k, uint32_t n, uint32_t core_id, uint32_t core_count);
+                                     uint32_t k, uint32_t n, uint32_t ldy, uint32_t core_id,
+                                     uint32_t core_count);
 tsr_kernel_status tsr_matmul_f32(const float *x, const float *w, float *y, uint32_t rows,
-                                 uint32_t k, uint32_t n, uint32_t core_id, uint32_t core_count);
+                                 uint32_t k, uint32_t n, uint32_t ldy, uint32_t core_id,
+                                 uint32_t core_count);
 
 /* Rotary embedding as llama2.c applies it, in place: for every pair (2i, 2i+1) of q
  * (rows x dim) and of k (rows x kv_dim), rotate by the angle of position pos + r and
@@ -61,15 +64,29 @@ tsr_kernel_status tsr_rope_f32(float *q, float *k, const float *table, uint32_t 
                                uint32_t dim, uint32_t kv_dim, uint32_t head_size,
                                uint32_t core_id, uint32_t core_count);
 
-/* Causal grouped-query attention over the KV cache. Row r (position pos + r) of
- * head h attends to cache positions 0..pos+r of kv head h / (n_heads / n_kv_heads).
- * q, y: rows x (n_heads * head_size); caches: context x (n_kv_heads * head_size);
- * scratch: core_count x context floats (each core uses its own row).
+/* Causal grouped-query attention over the KV cache, whole (the reference). Row r
+ * (position pos + r) of head h attends to cache positions 0..pos+r of kv head
+ * h / (n_heads / n_kv_heads). q, y: rows x (n_heads * head_size); caches:
+ * context x (n_kv_heads * head_size); scratch: core_count x context floats.
  * n_heads a multiple of n_kv_heads, pos + rows <= context. */
-tsr_kernel_status tsr_attention_f32(const float *q, const float *k_cache, const float *v_cache,
-                                    float *scratch, float *y, uint32_t rows, uint32_t pos,
-                                    uint32_t n_heads, uint32_t n_kv_heads, uint32_t head_size,
-                                    uint32_t context, uint32_t core_id, uint32_t core_count);
+tsr_kernel_status tsr_attention_f32_ref(const float *q, const float *k_cache, const float *v_cache,
+                                        float *scratch, float *y, uint32_t rows, uint32_t pos,
+                                        uint32_t n_heads, uint32_t n_kv_heads, uint32_t head_size,
+                                        uint32_t context, uint32_t core_id, uint32_t core_count);
+
+/* Attention in tiles over the cached sequence, the pieces the tiled executor runs
+ * for one (row, head): scores of a chunk of keys, then (after tsr_softmax_f32 over
+ * all scores) the weighted sum of a chunk of values. Same operations in the same
+ * order as the whole kernel, so the results are identical.
+ *   scores[t] = dot(q, keys[t]) / sqrt(head_size), t < count; split over t.
+ *   out[i] += sum_t probs[t] * values[t][i], i < head_size; split over i.
+ * keys/values: count rows of head_size floats, contiguous. */
+tsr_kernel_status tsr_attention_scores_f32(const float *q, const float *keys, float *scores,
+                                           uint32_t count, uint32_t head_size, uint32_t core_id,
+                                           uint32_t core_count);
+tsr_kernel_status tsr_attention_accumulate_f32(const float *probs, const float *values, float *out,
+                                               uint32_t count, uint32_t head_size, uint32_t core_id,
+                                               uint32_t core_count);
 
 /* y = a + b over `count` elements. y may equal a or b. */
 tsr_kernel_status tsr_add_f32(const float *a, const float *b, float *y, uint32_t count,

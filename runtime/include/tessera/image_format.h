@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 #define TSR_IMAGE_MAGIC 0x53534554u /* "TESS" read as a little-endian uint32 */
-#define TSR_IMAGE_VERSION 1u
+#define TSR_IMAGE_VERSION 2u
 #define TSR_IMAGE_ALIGN 64u         /* file alignment of sections; buffer alignment in regions */
 #define TSR_NO_TENSOR 0xFFFFu
 #define TSR_BOARD_NAME_BYTES 32u
@@ -54,7 +54,8 @@ typedef enum tsr_tensor_kind {
     TSR_TENSOR_ACTIVATION = 2, /* lives within one schedule run */
     TSR_TENSOR_KV_CACHE = 3,   /* lives across both schedules */
     TSR_TENSOR_IO = 4,         /* written or read by the runtime around a run (tokens, logits) */
-    TSR_TENSOR_SCRATCH = 5     /* per-core or sampler scratch */
+    TSR_TENSOR_SCRATCH = 5,    /* attention scores, sampler scratch */
+    TSR_TENSOR_STAGING = 6     /* L1 tile slots of one step's streamed operand */
 } tsr_tensor_kind;
 
 typedef enum tsr_engine { TSR_ENGINE_CLUSTER = 1, TSR_ENGINE_DMA = 2, TSR_ENGINE_NPU = 3 } tsr_engine;
@@ -65,19 +66,24 @@ typedef enum tsr_engine { TSR_ENGINE_CLUSTER = 1, TSR_ENGINE_DMA = 2, TSR_ENGINE
  * the first of them. Operands and params per op:
  *
  *   EMBED      in: tokens(I32 rows), table(F32 vocab x dim)   out: x(rows x dim)
- *              params: vocab, dim
+ *              params: vocab, dim                              (DMA: row copies)
  *   RMSNORM    in: x(rows x dim), weight(dim)                 out: y(rows x dim)
- *              params: dim, eps (float bits)
+ *              params: dim, eps (float bits)                   tile: rows
  *   MATMUL     in: x(rows x k), w(n x k, row-major)           out: y(rows x n)
- *              params: k, n
+ *              params: k, n                                    tile: rows, cols (of y)
  *   ROPE       inout: q(rows x dim), k(rows x kv_dim)  in: table(context x head_size/2 x {cos,sin})
- *              params: dim, kv_dim, head_size, context
+ *              params: dim, kv_dim, head_size, context         tile: rows
  *   KV_APPEND  in: k(rows x kv_dim), v(rows x kv_dim)         inout: k_cache, v_cache (context x kv_dim)
- *              params: kv_dim, context
- *   ATTENTION  in: q(rows x dim), k_cache, v_cache, scratch(cores x context)  out: y(rows x dim)
- *              params: n_heads, n_kv_heads, head_size, context
- *   ADD        in: a(rows x n), b(rows x n)                   out: y(rows x n)      params: n
- *   SWIGLU     in: gate(rows x n), up(rows x n)               out: y(rows x n)      params: n
+ *              params: kv_dim, context                         (DMA)
+ *   ATTENTION  in: q(rows x dim), k_cache, v_cache, scores(context)  out: y(rows x dim)
+ *              params: n_heads, n_kv_heads, head_size, context tile: cached positions per chunk
+ *   ADD        in: a(rows x n), b(rows x n)                   out: y(rows x n)      params: n   tile: rows
+ *   SWIGLU     in: gate(rows x n), up(rows x n)               out: y(rows x n)      params: n   tile: rows
+ *
+ * Kernels only ever see L1: an operand that lives in L2 (or in the image) is
+ * streamed through its staging tensor (in L1) tile by tile by the DMA engine,
+ * double-buffered when it has more than one tile. staging[i] names that tensor for
+ * operand i, or is TSR_NO_TENSOR when operand i is in L1 itself.
  */
 typedef enum tsr_op {
     TSR_OP_EMBED = 1,
@@ -166,7 +172,8 @@ typedef struct tsr_step {
     uint8_t flags;
     uint16_t operands[TSR_MAX_OPERANDS]; /* tensor ids in the order the op lists them */
     uint32_t params[TSR_MAX_PARAMS];
-    uint32_t tile[4]; /* tile plan; all zero = the operator runs whole */
+    uint32_t tile[4];                   /* tile sizes, per op as listed above */
+    uint16_t staging[TSR_MAX_OPERANDS]; /* L1 staging tensor per operand, or TSR_NO_TENSOR */
 } tsr_step;
 
 typedef struct tsr_schedule_header {
@@ -198,7 +205,7 @@ typedef struct tsr_token_entry {
 static_assert(sizeof(tsr_image_header) == 208, "image header layout");
 static_assert(sizeof(tsr_section) == 32, "section layout");
 static_assert(sizeof(tsr_tensor) == 32, "tensor layout");
-static_assert(sizeof(tsr_step) == 56, "step layout");
+static_assert(sizeof(tsr_step) == 68, "step layout");
 static_assert(sizeof(tsr_schedule_header) == 32, "schedule header layout");
 static_assert(sizeof(tsr_tokenizer_header) == 32, "tokenizer header layout");
 static_assert(sizeof(tsr_token_entry) == 12, "token entry layout");

@@ -44,6 +44,8 @@ std::vector<uint8_t> build_schedule(const GraphSchedule &s)
         st.engine = g.engine;
         for (uint32_t k = 0; k < TSR_MAX_OPERANDS; ++k) st.operands[k] = uint16_t(k < g.operand_count ? g.operands[k] : TSR_NO_TENSOR);
         for (uint32_t k = 0; k < TSR_MAX_PARAMS; ++k) st.params[k] = g.params[k];
+        for (uint32_t k = 0; k < 4; ++k) st.tile[k] = g.tile[k];
+        for (uint32_t k = 0; k < TSR_MAX_OPERANDS; ++k) st.staging[k] = uint16_t(g.staging[k]);
         put(out, sizeof(tsr_schedule_header) + i * sizeof(tsr_step), st);
     }
     return out;

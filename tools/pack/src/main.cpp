@@ -12,7 +12,7 @@
 int main(int argc, char **argv)
 {
     tessera::PackOptions o;
-    std::string report, weights = "auto";
+    std::string weights = "auto";
     bool quiet = false;
     CLI::App app{"tessera-pack: turn a llama2.c checkpoint into a Tessera model image planned for one board.\n"
                  "Every buffer's region and offset is fixed here; the device only follows the plan."};
@@ -31,7 +31,12 @@ int main(int argc, char **argv)
         ->check(CLI::Range(1u, 1u << 20));
     app.add_option("--weights-in", weights, "where weights live at run time: auto (L2 if it fits), image (in place), l2")
         ->check(CLI::IsMember({"auto", "image", "l2"}))->capture_default_str();
-    app.add_option("--report", report, "write a JSON report: memory map per region, schedules, lifetimes");
+    app.add_option("--report", o.report,
+                   "write a JSON report: per region arena and lower bound, per operator tile and DMA bytes, "
+                   "per schedule DMA bytes per token, buffer lifetimes");
+    app.add_option("--memory-map", o.memory_map, "write an SVG picture of each region's plan (time x address)");
+    app.add_option("--l1", o.l1_bytes, "L1 bytes to plan for, overriding the board's (to explore smaller chips)")
+        ->check(CLI::Range(uint64_t(64), uint64_t(1) << 31));
     app.add_flag("-q,--quiet", quiet, "print nothing on success");
     CLI11_PARSE(app, argc, argv);
     o.weights = weights == "image" ? tessera::WeightsPlacement::kImage
@@ -39,10 +44,6 @@ int main(int argc, char **argv)
                                    : tessera::WeightsPlacement::kAuto;
     try {
         const tessera::PackResult result = tessera::pack(o);
-        if (!report.empty()) {
-            const std::string text = tessera::pack_report(result).dump(1) + "\n";
-            tessera::write_file_atomically(report, std::vector<uint8_t>(text.begin(), text.end()));
-        }
         if (!quiet) std::printf("%s", tessera::pack_summary(result).c_str());
         return 0;
     } catch (const std::exception &e) {

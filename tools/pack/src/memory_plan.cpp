@@ -11,7 +11,7 @@ namespace {
 // The plan's timeline: moment 0 is "always" (opened), then the prompt schedule's
 // steps, the sampling after it, the token schedule's steps, the sampling after it.
 // Buffers whose lifetimes do not meet may share bytes.
-std::vector<Lifetime> compute_lifetimes(const Graph &g, uint32_t &length)
+std::vector<Lifetime> compute_lifetimes(const Graph &g, MemoryPlan &plan)
 {
     const uint32_t none = UINT32_MAX;
     std::vector<Lifetime> life(g.tensors.size(), Lifetime{none, 0});
@@ -20,41 +20,263 @@ std::vector<Lifetime> compute_lifetimes(const Graph &g, uint32_t &length)
         life[id].last = std::max(life[id].last, t);
     };
     uint32_t t = 1;
-    auto walk = [&](const GraphSchedule &s, uint32_t logits) {
-        for (const auto &step : s.steps) {
-            for (uint32_t i = 0; i < step.operand_count; ++i) touch(step.operands[i], t);
+    auto walk = [&](const GraphSchedule &s, uint32_t logits, uint32_t which) {
+        plan.schedule_window[which][0] = t;
+        for (uint32_t i = 0; i < s.steps.size(); ++i) {
+            const GraphStep &step = s.steps[i];
+            for (uint32_t k = 0; k < step.operand_count; ++k) touch(step.operands[k], t);
+            StepPlan sp;
+            sp.schedule = which;
+            sp.index = i;
+            sp.moment = t;
+            plan.steps.push_back(sp);
             ++t;
         }
         touch(logits, t); // read by the sampler after the run
         touch(g.sampler_scratch, t);
+        plan.schedule_window[which][1] = t;
         ++t;
     };
-    walk(g.prompt, g.logits_prompt);
-    walk(g.token, g.logits_token);
-    length = t;
-    for (size_t i = 0; i < g.tensors.size(); ++i) {
-        if (g.tensors[i].kind == TSR_TENSOR_KV_CACHE || life[i].first == none) life[i] = Lifetime{0, length - 1};
-    }
+    walk(g.prompt, g.logits_prompt, 0);
+    walk(g.token, g.logits_token, 1);
+    plan.timeline_length = t;
+    for (size_t i = 0; i < g.tensors.size(); ++i)
+        if (g.tensors[i].kind == TSR_TENSOR_KV_CACHE || life[i].first == none) life[i] = Lifetime{0, t - 1};
     return life;
 }
 
 uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
-std::string kib(uint64_t bytes) { return std::to_string(bytes) + " bytes (" + std::to_string((bytes + 1023) / 1024) + " KiB)"; }
+std::string kib(uint64_t bytes)
+{
+    return std::to_string(bytes) + " bytes (" + std::to_string((bytes + 1023) / 1024) + " KiB)";
+}
+
+const GraphStep &step_of(const Graph &g, const StepPlan &sp)
+{
+    return (sp.schedule == 0 ? g.prompt : g.token).steps[sp.index];
+}
+uint32_t rows_of(const Graph &g, const StepPlan &sp) { return sp.schedule == 0 ? g.prompt.max_rows : 1u; }
+
+bool is_tiled(const GraphStep &s) { return s.op != TSR_OP_EMBED && s.op != TSR_OP_KV_APPEND; }
+
+bool live_at(const Lifetime &l, uint32_t t) { return l.first <= t && t <= l.last; }
+
+// Fills per-region and per-schedule arena and bound figures from a placement.
+void measure(RegionPlan &rp, const std::vector<AllocRequest> &req, const std::vector<uint64_t> &off, uint64_t base,
+             const MemoryPlan &plan)
+{
+    for (int s = 0; s < 2; ++s) {
+        const uint32_t lo = plan.schedule_window[s][0], hi = plan.schedule_window[s][1];
+        std::vector<AllocRequest> window;
+        uint64_t top = 0;
+        for (size_t i = 0; i < req.size(); ++i) {
+            if (req[i].last < lo || req[i].first > hi) continue;
+            AllocRequest w = req[i];
+            w.first = std::max(w.first, lo);
+            w.last = std::min(w.last, hi);
+            window.push_back(w);
+            top = std::max(top, off[i] + req[i].size);
+        }
+        rp.schedule_arena[s] = window.empty() ? 0 : base + top;
+        rp.schedule_lower_bound[s] = window.empty() ? 0 : base + live_bytes_lower_bound(window);
+    }
+}
+
+// Places buffers that live in both schedules first, then each schedule's own
+// buffers above them, separately: the schedules never run at the same time, so
+// each gets the packing of its own buffers alone.
+AllocResult place_by_schedule(const std::vector<AllocRequest> &req, const MemoryPlan &plan, double budget_ms)
+{
+    const uint32_t prompt_end = plan.schedule_window[0][1], token_start = plan.schedule_window[1][0];
+    std::vector<size_t> shared, own[2];
+    for (size_t i = 0; i < req.size(); ++i) {
+        if (req[i].last <= prompt_end && req[i].first >= 1) own[0].push_back(i);
+        else if (req[i].first >= token_start) own[1].push_back(i);
+        else shared.push_back(i);
+    }
+    auto subset = [&](const std::vector<size_t> &ids) {
+        std::vector<AllocRequest> out;
+        for (size_t i : ids) out.push_back(req[i]);
+        return out;
+    };
+    AllocResult out;
+    out.offsets.assign(req.size(), 0);
+    out.method = "best-fit";
+    const AllocResult base = allocate(subset(shared), budget_ms);
+    for (size_t k = 0; k < shared.size(); ++k) out.offsets[shared[k]] = base.offsets[k];
+    if (std::string(base.method) == "search") out.method = "search";
+    uint64_t top = 0;
+    for (int w = 0; w < 2; ++w) {
+        const AllocResult part = allocate(subset(own[w]), budget_ms);
+        for (size_t k = 0; k < own[w].size(); ++k) out.offsets[own[w][k]] = base.arena_bytes + part.offsets[k];
+        top = std::max(top, part.arena_bytes);
+        if (std::string(part.method) == "search") out.method = "search";
+    }
+    out.arena_bytes = base.arena_bytes + top;
+    out.lower_bound = live_bytes_lower_bound(req);
+    out.meets_bound = out.arena_bytes == out.lower_bound;
+    return out;
+}
 
 } // namespace
 
-MemoryPlan plan_memory(const Graph &g, const BoardDesc &board, WeightsPlacement weights)
+MemoryPlan plan_memory(Graph &g, const BoardDesc &board, const PlanOptions &opt)
 {
     MemoryPlan plan;
+    plan.lifetime = compute_lifetimes(g, plan);
     const size_t n = g.tensors.size();
-    plan.region.assign(n, TSR_REGION_L2);
-    plan.offset.assign(n, 0);
-    plan.lifetime = compute_lifetimes(g, plan.timeline_length);
     for (uint32_t r = 0; r < TSR_REGION_COUNT; ++r) plan.regions[r].capacity = board.region_size[r];
+    const uint64_t l1 = opt.l1_bytes ? opt.l1_bytes : board.region_size[TSR_REGION_L1];
+    plan.regions[TSR_REGION_L1].capacity = l1;
+    const std::string l1_source = opt.l1_bytes ? "--l1 " + std::to_string(l1) : "board '" + board.name + "' L1";
+
+    // Memory levels: attention scores must be in L1; activations are in L1 when
+    // they fit; weights, the KV cache and what the runtime reads (tokens, logits,
+    // sampler scratch) are in L2.
+    auto must_l1 = [&](size_t i) { return g.tensors[i].kind == TSR_TENSOR_SCRATCH && i != g.sampler_scratch; };
+    std::vector<bool> in_l1(n, false);
+    for (size_t i = 0; i < n; ++i) in_l1[i] = must_l1(i) || g.tensors[i].kind == TSR_TENSOR_ACTIVATION;
+
+    // The smallest L1 any plan can run in: each step alone, everything streamed.
+    {
+        uint64_t need = 0;
+        const StepPlan *worst = nullptr;
+        for (const StepPlan &sp : plan.steps) {
+            const GraphStep &st = step_of(g, sp);
+            if (!is_tiled(st)) continue;
+            uint64_t resident = 0;
+            for (uint32_t k = 0; k < st.operand_count; ++k)
+                if (must_l1(st.operands[k])) resident += align_up(g.tensors[st.operands[k]].bytes, kL1Align);
+            const uint64_t least = smallest_l1_bytes(st, rows_of(g, sp), resident);
+            if (least > need) {
+                need = least;
+                worst = &sp;
+            }
+        }
+        if (worst && need > l1)
+            throw PlanError("operator '" + step_of(g, *worst).label + "' (" + op_name(step_of(g, *worst).op) + ", " +
+                            (worst->schedule == 0 ? "prompt" : "token") + " schedule) needs at least " + kib(need) +
+                            " of L1 for its smallest tile; " + l1_source + " is " + kib(l1));
+    }
+
+    // Choose tiles in the L1 the residents leave free at each step; when a step
+    // cannot run, or the allocation cannot pack L1, move the largest activation
+    // live there to L2 and plan again.
+    std::vector<AllocRequest> l1_req;
+    AllocResult l1_alloc;
+    std::vector<uint64_t> step_cap(plan.steps.size(), UINT64_MAX); // lowered where packing L1 failed
+    for (;;) {
+        std::vector<uint64_t> live(plan.timeline_length, 0);
+        for (size_t i = 0; i < n; ++i)
+            if (in_l1[i])
+                for (uint32_t t = plan.lifetime[i].first; t <= plan.lifetime[i].last; ++t)
+                    live[t] += align_up(g.tensors[i].bytes, kL1Align);
+        auto demote_largest_live_at = [&](uint32_t t) {
+            size_t victim = SIZE_MAX;
+            for (size_t i = 0; i < n; ++i)
+                if (in_l1[i] && !must_l1(i) && live_at(plan.lifetime[i], t) &&
+                    (victim == SIZE_MAX || g.tensors[i].bytes > g.tensors[victim].bytes))
+                    victim = i;
+            if (victim == SIZE_MAX) return false;
+            in_l1[victim] = false;
+            plan.demoted.push_back(uint32_t(victim));
+            return true;
+        };
+        bool replan = false;
+        for (size_t si = 0; si < plan.steps.size(); ++si) {
+            StepPlan &sp = plan.steps[si];
+            const GraphStep &st = step_of(g, sp);
+            sp.tiled = is_tiled(st);
+            if (!sp.tiled) {
+                sp.choice = TileChoice{};
+                sp.choice.cost = data_movement_cost(st, rows_of(g, sp));
+                continue;
+            }
+            OperandsInL1 flags{};
+            for (uint32_t k = 0; k < st.operand_count; ++k) flags[k] = in_l1[st.operands[k]];
+            const uint64_t used = live[sp.moment];
+            const auto choice =
+                used <= l1 ? choose_tile(st, rows_of(g, sp), flags, std::min(l1 - used, step_cap[si])) : std::nullopt;
+            if (!choice) {
+                if (!demote_largest_live_at(sp.moment))
+                    throw PlanError("operator '" + st.label + "' does not fit in " + l1_source + " (" + kib(l1) + ")");
+                replan = true;
+                break;
+            }
+            sp.choice = *choice;
+        }
+        if (replan) continue;
+
+        l1_req.clear();
+        for (size_t i = 0; i < n; ++i)
+            if (in_l1[i])
+                l1_req.push_back({align_up(g.tensors[i].bytes, kL1Align), kL1Align, plan.lifetime[i].first,
+                                  plan.lifetime[i].last});
+        for (const StepPlan &sp : plan.steps)
+            for (size_t k = 0; k < TSR_MAX_OPERANDS; ++k)
+                if (sp.choice.staging_bytes[k])
+                    l1_req.push_back({align_up(sp.choice.staging_bytes[k], kL1Align), kL1Align, sp.moment, sp.moment});
+        l1_alloc = place_by_schedule(l1_req, plan, 0); // best-fit while the plan still changes
+        if (l1_alloc.arena_bytes <= l1) break;
+        // No packing of L1 found: at the busiest moment, move an activation to L2,
+        // or else give that step's tiles less room.
+        std::vector<uint64_t> peak(plan.timeline_length, 0);
+        for (const auto &r : l1_req)
+            for (uint32_t t = r.first; t <= r.last; ++t) peak[t] += r.size;
+        const uint32_t busiest = uint32_t(std::max_element(peak.begin(), peak.end()) - peak.begin());
+        if (demote_largest_live_at(busiest)) continue;
+        bool shrunk = false;
+        for (size_t si = 0; si < plan.steps.size(); ++si)
+            if (plan.steps[si].moment == busiest && plan.steps[si].choice.l1_bytes > kL1Align) {
+                step_cap[si] = plan.steps[si].choice.l1_bytes - kL1Align;
+                shrunk = true;
+            }
+        if (!shrunk)
+            throw PlanError("cannot pack L1 (" + kib(l1) + "): best packing needs " + kib(l1_alloc.arena_bytes));
+    }
+
+    { // the plan is settled: search once where a schedule's packing misses its bound
+        const AllocResult searched = place_by_schedule(l1_req, plan, opt.search_ms);
+        if (searched.arena_bytes <= l1_alloc.arena_bytes) l1_alloc = searched;
+    }
+
+    // Staging tensors join the graph; steps get their tiles.
+    plan.region.assign(n, TSR_REGION_L2);
+    for (size_t i = 0; i < n; ++i)
+        if (in_l1[i]) plan.region[i] = TSR_REGION_L1;
+    plan.offset.assign(n, 0);
+    size_t request = 0;
+    for (size_t i = 0; i < n; ++i)
+        if (in_l1[i]) plan.offset[i] = l1_alloc.offsets[request++];
+    for (StepPlan &sp : plan.steps) {
+        GraphStep &st = (sp.schedule == 0 ? g.prompt : g.token).steps[sp.index];
+        st.tile = sp.choice.tile;
+        for (size_t k = 0; k < TSR_MAX_OPERANDS; ++k) {
+            if (!sp.choice.staging_bytes[k]) continue;
+            GraphTensor t;
+            t.name = st.label + (sp.schedule == 0 ? ".prompt" : ".token") + ".stage" + std::to_string(k);
+            t.kind = TSR_TENSOR_STAGING;
+            t.rows = 1;
+            t.cols = uint32_t(sp.choice.staging_bytes[k] / 4);
+            t.bytes = sp.choice.staging_bytes[k];
+            st.staging[k] = g.add(std::move(t));
+            plan.region.push_back(TSR_REGION_L1);
+            plan.offset.push_back(l1_alloc.offsets[request++]);
+            plan.lifetime.push_back({sp.moment, sp.moment});
+        }
+        if (st.op == TSR_OP_ATTENTION && st.staging[1] != TSR_NO_TENSOR) st.staging[2] = st.staging[1];
+        const uint32_t rows = rows_of(g, sp);
+        plan.dma_bytes_per_token[sp.schedule] += sp.choice.cost.dma_bytes / rows;
+    }
+    RegionPlan &l1plan = plan.regions[TSR_REGION_L1];
+    l1plan.arena_bytes = l1_alloc.arena_bytes;
+    l1plan.lower_bound = l1_alloc.lower_bound;
+    l1plan.method = l1_alloc.method;
+    measure(l1plan, l1_req, l1_alloc.offsets, 0, plan);
 
     // Weights: one block, each tensor aligned, in tensor order.
-    for (size_t i = 0; i < n; ++i) {
+    for (size_t i = 0; i < g.tensors.size(); ++i) {
         if (g.tensors[i].kind != TSR_TENSOR_WEIGHT) continue;
         plan.weights_bytes = align_up(plan.weights_bytes, TSR_IMAGE_ALIGN);
         plan.offset[i] = plan.weights_bytes;
@@ -62,41 +284,45 @@ MemoryPlan plan_memory(const Graph &g, const BoardDesc &board, WeightsPlacement 
     }
     plan.weights_bytes = align_up(plan.weights_bytes, TSR_IMAGE_ALIGN);
 
-    // Everything else: statically allocated in L2 over its lifetime.
-    std::vector<AllocRequest> requests;
-    std::vector<size_t> ids;
+    // L2: the KV cache, what the runtime reads and writes, demoted activations.
+    std::vector<AllocRequest> l2_req;
+    std::vector<size_t> l2_ids;
     uint64_t kv_bytes = 0;
-    for (size_t i = 0; i < n; ++i) {
-        if (g.tensors[i].kind == TSR_TENSOR_WEIGHT) continue;
-        requests.push_back(AllocRequest{g.tensors[i].bytes, TSR_IMAGE_ALIGN, plan.lifetime[i].first, plan.lifetime[i].last});
-        ids.push_back(i);
+    for (size_t i = 0; i < g.tensors.size(); ++i) {
+        if (plan.region[i] != TSR_REGION_L2 || g.tensors[i].kind == TSR_TENSOR_WEIGHT) continue;
+        l2_req.push_back({align_up(g.tensors[i].bytes, TSR_IMAGE_ALIGN), TSR_IMAGE_ALIGN, plan.lifetime[i].first,
+                          plan.lifetime[i].last});
+        l2_ids.push_back(i);
         if (g.tensors[i].kind == TSR_TENSOR_KV_CACHE) kv_bytes += g.tensors[i].bytes;
     }
-    const AllocResult arena = allocate_best_fit(requests);
+    const AllocResult arena = place_by_schedule(l2_req, plan, opt.search_ms);
     const uint64_t l2 = board.region_size[TSR_REGION_L2];
-
     bool copy = false;
-    switch (weights) {
+    switch (opt.weights) {
     case WeightsPlacement::kImage: copy = false; break;
     case WeightsPlacement::kL2: copy = true; break;
     case WeightsPlacement::kAuto: copy = plan.weights_bytes + arena.arena_bytes <= l2; break;
     }
     plan.weights_in_place = !copy;
     plan.weights_region = copy ? TSR_REGION_L2 : TSR_REGION_IMAGE;
+    for (size_t i = 0; i < g.tensors.size(); ++i)
+        if (g.tensors[i].kind == TSR_TENSOR_WEIGHT) plan.region[i] = plan.weights_region;
     const uint64_t base = copy ? plan.weights_bytes : 0; // weights first in L2, the arena after
-    for (size_t k = 0; k < ids.size(); ++k) plan.offset[ids[k]] = base + arena.offsets[k];
+    for (size_t k = 0; k < l2_ids.size(); ++k) plan.offset[l2_ids[k]] = base + arena.offsets[k];
 
     RegionPlan &l2plan = plan.regions[TSR_REGION_L2];
     l2plan.arena_bytes = base + arena.arena_bytes;
-    l2plan.lower_bound = arena.lower_bound;
-    l2plan.weights_bytes = copy ? plan.weights_bytes : 0;
+    l2plan.lower_bound = base + arena.lower_bound;
+    l2plan.weights_bytes = base;
+    l2plan.method = arena.method;
+    measure(l2plan, l2_req, arena.offsets, base, plan);
     if (l2plan.arena_bytes > l2 || l2plan.arena_bytes > 0xFFFFFFC0u) {
         throw PlanError("the plan needs " + kib(l2plan.arena_bytes) + " of L2 (KV cache " + kib(kv_bytes) +
                         ", other buffers " + kib(arena.arena_bytes - std::min(arena.arena_bytes, kv_bytes)) +
                         (copy ? ", weights " + kib(plan.weights_bytes) : std::string()) + "); board '" + board.name +
                         "' has " + kib(l2) +
-                        (copy && weights == WeightsPlacement::kL2 ? ". Try --weights-in image or a smaller --context"
-                                                                  : ". Try a smaller --context or --prompt-chunk"));
+                        (copy && opt.weights == WeightsPlacement::kL2 ? ". Try --weights-in image or a smaller --context"
+                                                                       : ". Try a smaller --context or --prompt-chunk"));
     }
     return plan;
 }

@@ -6,6 +6,7 @@
 
 #include "tessera/models/llama.h"
 #include "tessera/pack/image_writer.h"
+#include "tessera/pack/memory_map_svg.h"
 
 namespace fs = std::filesystem;
 
@@ -33,6 +34,7 @@ const char *kind_name(uint32_t kind)
     case TSR_TENSOR_KV_CACHE: return "kv_cache";
     case TSR_TENSOR_IO: return "io";
     case TSR_TENSOR_SCRATCH: return "scratch";
+    case TSR_TENSOR_STAGING: return "staging";
     default: return "?";
     }
 }
@@ -64,14 +66,26 @@ PackResult pack(const PackOptions &o)
     if (lowering.prompt_chunk > lowering.context)
         throw InputError("--prompt-chunk " + std::to_string(o.prompt_chunk) + " exceeds the context " +
                          std::to_string(lowering.context));
-    lowering.cores = r.board.cores;
     r.graph = lower_llama(std::move(ck), lowering);
-    r.plan = plan_memory(r.graph, r.board, o.weights);
+    PlanOptions plan_options;
+    plan_options.weights = o.weights;
+    plan_options.l1_bytes = o.l1_bytes;
+    r.plan = plan_memory(r.graph, r.board, plan_options);
     const std::vector<uint8_t> image = build_image(r.graph, vocab, r.plan, r.board);
-    write_file_atomically(o.output, image);
     r.image_bytes = image.size();
-    for (auto &t : r.graph.tensors) std::vector<float>().swap(t.data);
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    write_file_atomically(o.output, image);
+    if (!o.report.empty()) {
+        const std::string text = pack_report(r).dump(1) + "\n";
+        write_file_atomically(o.report, std::vector<uint8_t>(text.begin(), text.end()));
+    }
+    if (!o.memory_map.empty()) {
+        const std::string svg = memory_map_svg(r.graph, r.plan, "Tessera memory plan: " + r.board.name + ", " +
+                                                                    std::to_string(r.plan.regions[TSR_REGION_L1].capacity) +
+                                                                    "-byte L1");
+        write_file_atomically(o.memory_map, std::vector<uint8_t>(svg.begin(), svg.end()));
+    }
+    for (auto &t : r.graph.tensors) std::vector<float>().swap(t.data);
     return r;
 }
 
@@ -90,13 +104,15 @@ std::string pack_summary(const PackResult &r)
       << (r.plan.weights_in_place ? "used in place from the image" : "copied to L2 at open") << "\n";
     for (uint32_t reg = TSR_REGION_L1; reg < TSR_REGION_COUNT; ++reg) {
         const RegionPlan &p = r.plan.regions[reg];
-        if (!p.capacity) continue;
-        s << "region    " << tsr_region_name(reg) << ": arena " << p.arena_bytes << " of " << p.capacity << " bytes";
-        if (p.arena_bytes)
-            s << " (buffers " << p.arena_bytes - p.weights_bytes << ", lower bound " << p.lower_bound
-              << (p.weights_bytes ? ", weights " + std::to_string(p.weights_bytes) : std::string()) << ")";
-        s << "\n";
+        if (!p.arena_bytes) continue;
+        s << "region    " << tsr_region_name(reg) << ": arena " << p.arena_bytes << " bytes, lower bound "
+          << p.lower_bound << " (" << p.method << ")";
+        for (int k = 0; k < 2; ++k)
+            s << "; " << (k ? "token" : "prompt") << " " << p.schedule_arena[k] << " / " << p.schedule_lower_bound[k];
+        s << "; capacity " << p.capacity << "\n";
     }
+    s << "tiles     " << r.plan.demoted.size() << " activations moved to L2; DMA per token: prompt "
+      << r.plan.dma_bytes_per_token[0] << " bytes, token " << r.plan.dma_bytes_per_token[1] << " bytes\n";
     s << "schedules prompt " << r.graph.prompt.steps.size() << " steps x " << r.graph.prompt.max_rows << " rows, token "
       << r.graph.token.steps.size() << " steps\n";
     s << "image     " << r.image_bytes << " bytes in " << static_cast<int>(r.seconds * 1000) << " ms\n";
@@ -120,8 +136,15 @@ nlohmann::json pack_report(const PackResult &r)
     for (uint32_t reg = TSR_REGION_L1; reg < TSR_REGION_COUNT; ++reg) {
         const RegionPlan &p = r.plan.regions[reg];
         if (!p.capacity) continue;
-        regions[tsr_region_name(reg)] = {{"size", p.capacity}, {"arena_bytes", p.arena_bytes},
-                                         {"lower_bound_bytes", p.lower_bound}, {"weights_bytes", p.weights_bytes}};
+        regions[tsr_region_name(reg)] = {
+            {"size", p.capacity},
+            {"arena_bytes", p.arena_bytes},
+            {"lower_bound_bytes", p.lower_bound},
+            {"weights_bytes", p.weights_bytes},
+            {"allocation", p.method},
+            {"schedules",
+             {{"prompt", {{"arena_bytes", p.schedule_arena[0]}, {"lower_bound_bytes", p.schedule_lower_bound[0]}}},
+              {"token", {{"arena_bytes", p.schedule_arena[1]}, {"lower_bound_bytes", p.schedule_lower_bound[1]}}}}}};
     }
     j["regions"] = regions;
     json tensors = json::array();
@@ -134,18 +157,42 @@ nlohmann::json pack_report(const PackResult &r)
                            {"first", r.plan.lifetime[i].first}, {"last", r.plan.lifetime[i].last}});
     }
     j["tensors"] = tensors;
-    auto schedule = [&](const GraphSchedule &s) {
+    auto schedule = [&](const GraphSchedule &s, uint32_t which) {
         json steps = json::array();
-        for (const auto &st : s.steps) {
-            json ops = json::array();
-            for (uint32_t k = 0; k < st.operand_count; ++k) ops.push_back(g.tensors[st.operands[k]].name);
-            steps.push_back({{"label", st.label}, {"op", op_name(st.op)},
-                             {"engine", st.engine == TSR_ENGINE_DMA ? "dma" : "cluster"}, {"operands", ops},
-                             {"tile", "whole"}});
+        for (const StepPlan &sp : r.plan.steps) {
+            if (sp.schedule != which) continue;
+            const GraphStep &st = s.steps[sp.index];
+            json ops = json::array(), staged = json::array();
+            for (uint32_t k = 0; k < st.operand_count; ++k) {
+                ops.push_back(g.tensors[st.operands[k]].name);
+                if (st.staging[k] != TSR_NO_TENSOR) staged.push_back(g.tensors[st.operands[k]].name);
+            }
+            json tile = json::object();
+            switch (st.op) {
+            case TSR_OP_MATMUL: tile = {{"rows", st.tile[0]}, {"cols", st.tile[1]}}; break;
+            case TSR_OP_ATTENTION: tile = {{"cached_positions", st.tile[0]}}; break;
+            case TSR_OP_EMBED:
+            case TSR_OP_KV_APPEND: break;
+            default: tile = {{"rows", st.tile[0]}}; break;
+            }
+            steps.push_back({{"label", st.label},
+                             {"op", op_name(st.op)},
+                             {"engine", st.engine == TSR_ENGINE_DMA ? "dma" : "cluster"},
+                             {"operands", ops},
+                             {"staged", staged},
+                             {"tile", tile},
+                             {"l1_staging_bytes", sp.choice.l1_bytes},
+                             {"dma_bytes", sp.choice.cost.dma_bytes},
+                             {"dma_transfers", sp.choice.cost.dma_transfers},
+                             {"kernel_calls", sp.choice.cost.kernel_calls},
+                             {"estimated_cycles", sp.choice.cost.cycles}});
         }
-        return json{{"max_rows", s.max_rows}, {"steps", steps}};
+        return json{{"max_rows", s.max_rows}, {"dma_bytes_per_token", r.plan.dma_bytes_per_token[which]}, {"steps", steps}};
     };
-    j["schedules"] = {{"prompt", schedule(g.prompt)}, {"token", schedule(g.token)}};
+    j["schedules"] = {{"prompt", schedule(g.prompt, 0)}, {"token", schedule(g.token, 1)}};
+    json demoted = json::array();
+    for (uint32_t id : r.plan.demoted) demoted.push_back(g.tensors[id].name);
+    j["activations_in_l2"] = demoted;
     j["timeline_length"] = r.plan.timeline_length;
     return j;
 }

@@ -28,7 +28,12 @@ struct GraphStep {
     std::array<uint32_t, TSR_MAX_OPERANDS> operands{};
     uint32_t operand_count = 0;
     std::array<uint32_t, TSR_MAX_PARAMS> params{};
-    std::string label; // for reports: "layer 3 wq"
+    std::string label; // for reports: "layer3.wq"
+    // Filled by the packer's planner: tile sizes and the L1 staging tensor of each
+    // operand streamed from L2 (TSR_NO_TENSOR: the operand is in L1 or not a kernel operand).
+    std::array<uint32_t, 4> tile{};
+    std::array<uint32_t, TSR_MAX_OPERANDS> staging{TSR_NO_TENSOR, TSR_NO_TENSOR, TSR_NO_TENSOR,
+                                                   TSR_NO_TENSOR, TSR_NO_TENSOR, TSR_NO_TENSOR};
 };
 
 struct GraphSchedule {

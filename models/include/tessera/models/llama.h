@@ -12,7 +12,6 @@ namespace tessera {
 struct LlamaLowering {
     uint32_t context = 0;       // KV cache positions, 1..seq_len
     uint32_t prompt_chunk = 0;  // rows of the prompt schedule, 1..context
-    uint32_t cores = 1;         // cluster cores the scratch is sized for
 };
 
 // The checkpoint's weights are moved into the graph.

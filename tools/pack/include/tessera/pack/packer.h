@@ -22,6 +22,9 @@ struct PackOptions {
     uint32_t context = 0;      // 0: the model's seq_len
     uint32_t prompt_chunk = 0; // 0: min(16, context)
     WeightsPlacement weights = WeightsPlacement::kAuto;
+    uint64_t l1_bytes = 0;     // 0: the board's L1
+    std::string report;        // JSON report path (optional)
+    std::string memory_map;    // SVG memory map path (optional)
 };
 
 struct PackResult {
