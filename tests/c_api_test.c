@@ -52,6 +52,7 @@ static int setup(void **state)
         fprintf(stderr, "%s\n", err);
         return -1;
     }
+    tessera_host_board_check_l1(fx->board, 1);
     *state = fx;
     return 0;
 }

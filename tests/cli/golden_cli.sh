@@ -15,7 +15,7 @@ ids_of() { awk '{print $2}' "$1" | paste -sd' '; }
 "$pack" "$shared/models/stories260K.bin" --tokenizer "$shared/models/tok512.bin" -o s.tess
 
 ids_of "$shared/golden/stories260K.greedy200.txt" >want_ids.txt
-"$generate" s.tess -t 0 -n 200 --ids -q >got_ids.txt
+"$generate" s.tess -t 0 -n 200 --ids -q --check-l1 >got_ids.txt
 check "greedy 200 ids" want_ids.txt got_ids.txt
 
 # run.c ends its output with a newline; the golden text is stored without it.
@@ -26,6 +26,15 @@ check "greedy 200 text" want_text.txt got_text.txt
 ids_of "$shared/golden/stories260K.prompt_lily.greedy120.txt" >want_lily.txt
 "$generate" s.tess -t 0 -n 120 -i "Lily and Tom went to the" --ids -q >got_lily.txt
 check "prompt continuation, 120 positions" want_lily.txt got_lily.txt
+
+# Tiled into smaller L1s (issue: tiling), with the board checking every kernel operand is in L1.
+for l1 in 262144 131072 65536 16384 8192; do
+  "$pack" "$shared/models/stories260K.bin" --tokenizer "$shared/models/tok512.bin" --l1 "$l1" -q -o "s_$l1.tess"
+  "$generate" "s_$l1.tess" -t 0 -n 200 --ids -q --check-l1 >"got_l1_$l1.txt"
+  check "greedy 200 ids, L1 $l1 bytes" want_ids.txt "got_l1_$l1.txt"
+done
+"$generate" s_8192.tess -t 0 -n 120 -i "Lily and Tom went to the" --ids -q --check-l1 >got_lily_8k.txt
+check "prompt continuation, L1 8192 bytes" want_lily.txt got_lily_8k.txt
 
 for t in 1 2 8; do
   "$generate" s.tess -t 0 -n 200 --ids -q --threads "$t" >"got_t$t.txt"

@@ -89,6 +89,8 @@ int main(int argc, char **argv)
         ->check(CLI::Range(1u, 64u));
     app.add_flag("-q,--quiet", quiet, "no statistics on stderr");
     std::string timeline;
+    bool check_l1 = false;
+    app.add_flag("--check-l1", check_l1, "stop loudly if a kernel is ever handed an operand outside L1 (testing)");
     app.add_option("--timeline", timeline, "write what each engine of the board did as a Chrome/Perfetto trace (JSON)");
     CLI11_PARSE(app, argc, argv);
 
@@ -109,6 +111,7 @@ int main(int argc, char **argv)
         return fail(TESSERA_ERR_INVALID_ARGUMENT, e.what());
     }
     board->record_timeline(!timeline.empty());
+    board->check_l1(check_l1);
     tessera_session session;
     st = tessera_open(&session, image.get(), image_size, board->hal());
     if (st != TESSERA_OK) return fail(st, (image_path + ": " + tessera_last_error(&session)).c_str());

@@ -31,8 +31,8 @@ const char *section_name(uint32_t kind)
 
 const char *tensor_kind(uint32_t kind)
 {
-    static const char *names[] = {"?", "weight", "activation", "kv_cache", "io", "scratch"};
-    return kind < 6 ? names[kind] : "?";
+    static const char *names[] = {"?", "weight", "activation", "kv_cache", "io", "scratch", "staging"};
+    return kind < 7 ? names[kind] : "?";
 }
 
 struct Aligned {
@@ -124,9 +124,12 @@ int main(int argc, char **argv)
         if (!steps) continue;
         const auto *st = reinterpret_cast<const tsr_step *>(schedule[k] + sizeof sh);
         for (uint32_t i = 0; i < sh.step_count; ++i) {
-            std::printf("  %4u %-10s %-7s", i, tessera::op_name(st[i].op), st[i].engine == TSR_ENGINE_DMA ? "dma" : "cluster");
-            for (uint32_t o = 0; o < TSR_MAX_OPERANDS && st[i].operands[o] != TSR_NO_TENSOR; ++o)
+            std::printf("  %4u %-10s %-7s tile %u,%u ", i, tessera::op_name(st[i].op),
+                        st[i].engine == TSR_ENGINE_DMA ? "dma" : "cluster", st[i].tile[0], st[i].tile[1]);
+            for (uint32_t o = 0; o < TSR_MAX_OPERANDS && st[i].operands[o] != TSR_NO_TENSOR; ++o) {
                 std::printf(" t%u", st[i].operands[o]);
+                if (st[i].staging[o] != TSR_NO_TENSOR) std::printf("(via t%u)", st[i].staging[o]);
+            }
             std::printf("\n");
         }
     }

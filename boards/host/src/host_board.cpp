@@ -295,6 +295,19 @@ struct HostBoard::Impl {
                             .count());
     }
     static void console(void *, const char *text, size_t len) { std::fwrite(text, 1, len, stdout); }
+    static void check_operand(void *ctx, const void *addr, uint32_t bytes, uint32_t op, uint32_t operand)
+    {
+        const Impl &b = of(ctx);
+        const uint8_t *p = static_cast<const uint8_t *>(addr), *l1 = b.hal.regions[TSR_REGION_L1].base;
+        const uint32_t size = b.hal.regions[TSR_REGION_L1].size;
+        if (p >= l1 && bytes <= size && uint32_t(p - l1) <= size - bytes) return;
+        std::fprintf(stderr,
+                     "host board '%s': L1 check failed: operand %u of op %u at %p (%u bytes) lies outside L1 "
+                     "[%p, %p)\n",
+                     b.desc.name.c_str(), operand, op, addr, bytes, static_cast<const void *>(l1),
+                     static_cast<const void *>(l1 + size));
+        std::abort();
+    }
 };
 
 namespace {
@@ -302,7 +315,14 @@ const tsr_hal_ops kHostOps = {
     HostBoard::Impl::fork,       HostBoard::Impl::barrier,  HostBoard::Impl::copy_1d,
     HostBoard::Impl::copy_2d,    HostBoard::Impl::dma_wait, HostBoard::Impl::npu_submit,
     HostBoard::Impl::npu_poll,   HostBoard::Impl::npu_wait, HostBoard::Impl::cycles,
-    HostBoard::Impl::console,
+    HostBoard::Impl::console,    nullptr,
+};
+// The same with every kernel operand checked against L1.
+const tsr_hal_ops kHostOpsCheckingL1 = {
+    HostBoard::Impl::fork,       HostBoard::Impl::barrier,  HostBoard::Impl::copy_1d,
+    HostBoard::Impl::copy_2d,    HostBoard::Impl::dma_wait, HostBoard::Impl::npu_submit,
+    HostBoard::Impl::npu_poll,   HostBoard::Impl::npu_wait, HostBoard::Impl::cycles,
+    HostBoard::Impl::console,    HostBoard::Impl::check_operand,
 };
 } // namespace
 
@@ -338,6 +358,7 @@ HostBoard::~HostBoard() = default;
 const tsr_hal_board *HostBoard::hal() const { return &impl_->hal; }
 const BoardDesc &HostBoard::desc() const { return impl_->desc; }
 void HostBoard::record_timeline(bool on) { impl_->timeline.set(on); }
+void HostBoard::check_l1(bool on) { impl_->hal.ops = on ? &kHostOpsCheckingL1 : &kHostOps; }
 std::vector<TimelineEvent> HostBoard::timeline() const { return impl_->timeline.events(); }
 
 void HostBoard::write_timeline_trace(const std::string &path) const
@@ -397,6 +418,11 @@ extern "C" int tessera_host_board_create(const char *name_or_path, uint32_t thre
 extern "C" const tsr_hal_board *tessera_host_board_hal(const tessera_host_board *board)
 {
     return board ? board->board->hal() : nullptr;
+}
+
+extern "C" void tessera_host_board_check_l1(tessera_host_board *board, int on)
+{
+    if (board) board->board->check_l1(on != 0);
 }
 
 extern "C" void tessera_host_board_destroy(tessera_host_board *board) { delete board; }

@@ -205,15 +205,31 @@ AllocResult allocate(const std::vector<AllocRequest> &requests, double budget_ms
         if (best.arena_bytes == bound) break;
     }
     best.lower_bound = bound;
-    if (best.arena_bytes > bound && budget_ms > 0) {
-        CanonicalSearch search(requests, bound, budget_ms);
-        if (search.run()) {
+    // Branch and bound: ask for a packing below the best one found, at the bound
+    // first, then just under the best, until the budget runs out.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(int64_t(budget_ms * 1000));
+    uint64_t step = 1;
+    for (const auto &q : requests) step = std::max<uint64_t>(step, q.align);
+    bool tried_bound = false;
+    while (budget_ms > 0 && best.arena_bytes > bound) {
+        const double left_ms =
+            std::chrono::duration<double, std::milli>(deadline - std::chrono::steady_clock::now()).count();
+        if (left_ms <= 0) break;
+        const uint64_t target = tried_bound ? best.arena_bytes - step : bound;
+        CanonicalSearch search(requests, target, tried_bound ? left_ms : left_ms / 2);
+        const bool found = search.run();
+        if (found) {
             best.offsets = search.offsets();
             best.arena_bytes = 0;
             for (size_t i = 0; i < requests.size(); ++i)
                 best.arena_bytes = std::max(best.arena_bytes, best.offsets[i] + requests[i].size);
             best.method = "search";
+        } else if (tried_bound && !search.timed_out()) {
+            break; // proven: nothing below the best packing exists
+        } else if (tried_bound) {
+            break;
         }
+        tried_bound = true;
     }
     best.meets_bound = best.arena_bytes == bound;
     return best;

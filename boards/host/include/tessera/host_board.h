@@ -25,6 +25,8 @@ typedef struct tessera_host_board tessera_host_board;
 int tessera_host_board_create(const char *name_or_path, uint32_t threads, tessera_host_board **out,
                               char *error, size_t error_size);
 const tsr_hal_board *tessera_host_board_hal(const tessera_host_board *board);
+/* Test builds: abort, with a message, when a kernel gets an operand outside L1. */
+void tessera_host_board_check_l1(tessera_host_board *board, int on);
 void tessera_host_board_destroy(tessera_host_board *board);
 
 #ifdef __cplusplus

@@ -29,6 +29,10 @@ public:
     const tsr_hal_board *hal() const;
     const BoardDesc &desc() const;
 
+    // Test builds: stop the program, loudly, when a kernel is handed an operand
+    // outside L1 (the runtime reports every kernel operand range to the board).
+    void check_l1(bool on);
+
     // Timeline of what each engine did (off by default: it costs a lock per event).
     void record_timeline(bool on);
     std::vector<TimelineEvent> timeline() const;
