@@ -200,6 +200,60 @@ TEST_F(ImageValidation, StepWritingIntoWeights)
     EXPECT_NE(message().find("is written but is a weight"), std::string::npos) << message();
 }
 
+// Plans for a small L1 stream operands through staging; take that away.
+class TiledImageValidation : public ImageValidation {
+protected:
+    void SetUp() override
+    {
+        tessera::PackOptions o = *options_;
+        o.l1_bytes = 4096;
+        img_ = pack_image(o);
+    }
+    tsr_step *first_staged(uint32_t &operand)
+    {
+        for (uint32_t i = 0;; ++i) {
+            tsr_step &s = step(TSR_SECTION_SCHEDULE_TOKEN, i);
+            for (uint32_t k = 0; k < TSR_MAX_OPERANDS; ++k)
+                if (s.staging[k] != TSR_NO_TENSOR && s.op == TSR_OP_MATMUL) {
+                    operand = k;
+                    return &s;
+                }
+        }
+    }
+};
+
+TEST_F(TiledImageValidation, ValidTiledImageOpens) { EXPECT_EQ(open(), TESSERA_OK) << message(); }
+
+TEST_F(TiledImageValidation, KernelOperandOutsideL1WithoutStagingIsRefused)
+{
+    uint32_t k = 0;
+    first_staged(k)->staging[k] = TSR_NO_TENSOR;
+    resign();
+    EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_SCHEDULE);
+    EXPECT_NE(message().find("is a kernel operand outside L1 and not staged"), std::string::npos) << message();
+}
+
+TEST_F(TiledImageValidation, StagingSmallerThanItsTilesIsRefused)
+{
+    uint32_t k = 0;
+    tsr_step *s = first_staged(k);
+    tensor(s->staging[k]).size = 64;
+    tensor(s->staging[k]).cols = 16; // a consistent tensor, just too small for the tiles
+    resign();
+    EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_SCHEDULE);
+    EXPECT_NE(message().find("staging tensor is smaller than its tiles"), std::string::npos) << message();
+}
+
+TEST_F(TiledImageValidation, TileLargerThanTheOperatorIsRefused)
+{
+    uint32_t k = 0;
+    tsr_step *s = first_staged(k);
+    s->tile[1] = s->params[1] + 1;
+    resign();
+    EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_SCHEDULE);
+    EXPECT_NE(message().find("tile sizes out of range"), std::string::npos) << message();
+}
+
 TEST_F(ImageValidation, HeaderFieldOutOfRange)
 {
     header().context = header().seq_len + 1;

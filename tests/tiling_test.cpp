@@ -1,0 +1,212 @@
+// Tiling into L1 and static memory planning: stories260K at five L1 sizes (golden
+// ids, kernels checked to see only L1), arenas against their lower bounds, the
+// smallest-L1 refusal, the report and the memory-map picture.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <regex>
+
+#include <nlohmann/json.hpp>
+#include <tinyxml2.h>
+
+#include "support/packed_image.h"
+#include "support/synthetic_model.h"
+
+namespace {
+
+using namespace tessera::test;
+
+std::vector<int32_t> golden_ids(const std::string &shared)
+{
+    std::ifstream in(shared + "/golden/stories260K.greedy200.txt");
+    std::vector<int32_t> ids;
+    int pos, id;
+    double margin;
+    while (in >> pos >> id >> margin) ids.push_back(id);
+    return ids;
+}
+
+std::vector<int32_t> greedy(OpenModel &m, uint32_t steps)
+{
+    std::vector<int32_t> out;
+    const int32_t bos = 1;
+    EXPECT_EQ(tessera_prompt(&m.session, &bos, 1), TESSERA_OK);
+    tessera_sampler s;
+    tessera_sampler_init(&s, 0, 0, 1);
+    for (uint32_t i = 0; i < steps; ++i) {
+        int32_t next = -1;
+        EXPECT_EQ(tessera_sample(&m.session, &s, &next), TESSERA_OK);
+        out.push_back(next);
+        if (i + 1 < steps) EXPECT_EQ(tessera_step(&m.session, next), TESSERA_OK) << tessera_last_error(&m.session);
+    }
+    return out;
+}
+
+void expect_within_one_percent(const tessera::MemoryPlan &plan, const std::string &what)
+{
+    for (uint32_t r : {uint32_t(TSR_REGION_L1), uint32_t(TSR_REGION_L2)}) {
+        const auto &p = plan.regions[r];
+        EXPECT_GE(p.arena_bytes, p.lower_bound) << what << " " << tsr_region_name(r);
+        EXPECT_LE(double(p.arena_bytes), 1.01 * double(p.lower_bound)) << what << " " << tsr_region_name(r);
+        EXPECT_LE(p.arena_bytes, p.capacity) << what << " " << tsr_region_name(r);
+    }
+}
+
+class Stories260KTiled : public ::testing::TestWithParam<uint64_t> {
+protected:
+    void SetUp() override
+    {
+        shared_ = shared_dir();
+        if (shared_.empty()) GTEST_SKIP() << "TESSERA_SHARED_DIR not found";
+        o_.checkpoint = shared_ + "/models/stories260K.bin";
+        o_.tokenizer = shared_ + "/models/tok512.bin";
+        o_.output = temp_path("tiled_" + std::to_string(GetParam()) + ".tess");
+        o_.l1_bytes = GetParam();
+    }
+    std::string shared_;
+    tessera::PackOptions o_;
+};
+
+TEST_P(Stories260KTiled, GreedyIdsMatchGoldenWithKernelsOnlyInL1)
+{
+    auto m = open_model(o_); // the support library turns the board's L1 check on
+    ASSERT_EQ(m->status, TESSERA_OK) << tessera_last_error(&m->session);
+    EXPECT_EQ(greedy(*m, 200), golden_ids(shared_));
+}
+
+TEST_P(Stories260KTiled, EveryRegionWithinOnePercentOfItsLowerBound)
+{
+    const tessera::PackResult r = tessera::pack(o_);
+    expect_within_one_percent(r.plan, "stories260K, L1 " + std::to_string(GetParam()));
+    EXPECT_EQ(r.plan.regions[TSR_REGION_L1].capacity, GetParam());
+}
+
+INSTANTIATE_TEST_SUITE_P(L1Sizes, Stories260KTiled,
+                         ::testing::Values(256u * 1024, 128u * 1024, 64u * 1024, 16u * 1024, 8u * 1024));
+
+TEST(Tiling, TooSmallL1NamesTheOperatorAndTheL1ItNeedsWhichSuffices)
+{
+    const std::string shared = shared_dir();
+    if (shared.empty()) GTEST_SKIP() << "TESSERA_SHARED_DIR not found";
+    tessera::PackOptions o;
+    o.checkpoint = shared + "/models/stories260K.bin";
+    o.tokenizer = shared + "/models/tok512.bin";
+    o.output = temp_path("too_small.tess");
+    o.l1_bytes = 2048;
+    std::string message;
+    try {
+        tessera::pack(o);
+    } catch (const tessera::PlanError &e) {
+        message = e.what();
+    }
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(message, m, std::regex("operator '([^']+)' \\(([a-z_]+), (prompt|token) schedule\\) "
+                                                         "needs at least ([0-9]+) bytes")))
+        << message;
+    EXPECT_FALSE(std::filesystem::exists(o.output)) << "a refused plan must not leave an image";
+    // The L1 it names is enough for the whole model.
+    o.l1_bytes = std::stoull(m[4]);
+    auto model = open_model(o);
+    ASSERT_EQ(model->status, TESSERA_OK) << tessera_last_error(&model->session);
+    EXPECT_EQ(greedy(*model, 200), golden_ids(shared));
+}
+
+TEST(Tiling, TinyLlamaV0ShapedPlansWithinOnePercent)
+{
+    // TinyLLama-v0's shape: dim 64, 8 layers, 16 heads, FFN 256, vocab 32000 (random weights).
+    SyntheticConfig c;
+    c.dim = 64;
+    c.hidden_dim = 256;
+    c.n_layers = 8;
+    c.n_heads = 16;
+    c.n_kv_heads = 16;
+    c.vocab_size = 32000;
+    c.seq_len = 256;
+    tessera::PackOptions o;
+    o.checkpoint = temp_path("tinyllama_v0.bin");
+    o.tokenizer = temp_path("tinyllama_v0.tok");
+    write_legacy_checkpoint(o.checkpoint, c, make_weights(c));
+    write_tokenizer(o.tokenizer, c.vocab_size);
+    for (uint64_t l1 : {0ull, 256ull * 1024, 64ull * 1024, 16ull * 1024}) {
+        o.l1_bytes = l1;
+        o.output = temp_path("tinyllama_v0.tess");
+        const tessera::PackResult r = tessera::pack(o);
+        expect_within_one_percent(r.plan, "TinyLlama-v0 shape, L1 " + std::to_string(l1));
+    }
+    auto m = open_model(o); // the 16 KiB plan runs, kernels only in L1
+    ASSERT_EQ(m->status, TESSERA_OK) << tessera_last_error(&m->session);
+    EXPECT_EQ(greedy(*m, 8).size(), 8u);
+}
+
+TEST(Tiling, ReportAndMemoryMap)
+{
+    const std::string shared = shared_dir();
+    if (shared.empty()) GTEST_SKIP() << "TESSERA_SHARED_DIR not found";
+    tessera::PackOptions o;
+    o.checkpoint = shared + "/models/stories260K.bin";
+    o.tokenizer = shared + "/models/tok512.bin";
+    o.output = temp_path("report.tess");
+    o.report = temp_path("report.json");
+    o.memory_map = temp_path("report.svg");
+    o.l1_bytes = 16384;
+    const tessera::PackResult r = tessera::pack(o);
+
+    std::ifstream in(o.report);
+    const auto j = nlohmann::json::parse(in);
+    for (const char *region : {"L1", "L2"}) {
+        EXPECT_EQ(j["regions"][region]["arena_bytes"], r.plan.regions[std::string(region) == "L1" ? 1 : 2].arena_bytes);
+        EXPECT_TRUE(j["regions"][region]["lower_bound_bytes"].is_number());
+    }
+    for (const char *schedule : {"prompt", "token"}) {
+        EXPECT_GT(j["schedules"][schedule]["dma_bytes_per_token"].get<uint64_t>(), 0u);
+        for (const auto &step : j["schedules"][schedule]["steps"]) {
+            EXPECT_TRUE(step.contains("tile") && step.contains("dma_bytes")) << step.dump();
+            if (step["op"] == "matmul") {
+                EXPECT_GE(step["tile"]["rows"].get<int>(), 1);
+                EXPECT_GE(step["tile"]["cols"].get<int>(), 1);
+            }
+        }
+    }
+
+    tinyxml2::XMLDocument svg;
+    ASSERT_EQ(svg.LoadFile(o.memory_map.c_str()), tinyxml2::XML_SUCCESS) << svg.ErrorStr();
+    const tinyxml2::XMLElement *root = svg.RootElement();
+    ASSERT_NE(root, nullptr);
+    EXPECT_STREQ(root->Name(), "svg");
+    EXPECT_STREQ(root->Attribute("xmlns"), "http://www.w3.org/2000/svg");
+    int panels = 0, rects = 0, bounds = 0;
+    for (auto *g = root->FirstChildElement("g"); g; g = g->NextSiblingElement("g")) {
+        ++panels;
+        for (auto *e = g->FirstChildElement("rect"); e; e = e->NextSiblingElement("rect")) {
+            ++rects;
+            EXPECT_GE(e->DoubleAttribute("width"), 0.0);
+            EXPECT_GE(e->DoubleAttribute("height"), 0.0);
+        }
+        for (auto *e = g->FirstChildElement("line"); e; e = e->NextSiblingElement("line")) bounds += e->Attribute("stroke-dasharray") != nullptr;
+    }
+    EXPECT_EQ(panels, 2);  // L1 and L2
+    EXPECT_EQ(bounds, 2);  // a lower-bound line each
+    size_t buffers = 0;
+    for (size_t i = 0; i < r.graph.tensors.size(); ++i)
+        buffers += r.graph.tensors[i].kind != TSR_TENSOR_WEIGHT && r.plan.region[i] != TSR_REGION_IMAGE;
+    EXPECT_GE(size_t(rects), buffers); // one per buffer, plus frames
+}
+
+TEST(HostBoardL1Check, AKernelOperandOutsideL1StopsTheProgramLoudly)
+{
+    auto board = tessera::HostBoard::create(tessera::load_board_desc("host"), 1);
+    board->check_l1(true);
+    const tsr_hal_board *hal = board->hal();
+    ASSERT_NE(hal->ops->check_kernel_operand, nullptr);
+    hal->ops->check_kernel_operand(hal->ctx, hal->regions[TSR_REGION_L1].base + 64, 256, TSR_OP_MATMUL, 1); // fine
+    EXPECT_DEATH(hal->ops->check_kernel_operand(hal->ctx, hal->regions[TSR_REGION_L2].base, 256, TSR_OP_MATMUL, 1),
+                 "L1 check failed: operand 1 of op 3");
+    // Straddling the end of L1 is outside too.
+    const uint32_t l1 = hal->regions[TSR_REGION_L1].size;
+    EXPECT_DEATH(hal->ops->check_kernel_operand(hal->ctx, hal->regions[TSR_REGION_L1].base + l1 - 8, 16, TSR_OP_ADD, 0),
+                 "lies outside L1");
+    board->check_l1(false);
+    EXPECT_EQ(board->hal()->ops->check_kernel_operand, nullptr);
+}
+
+} // namespace
