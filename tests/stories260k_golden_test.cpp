@@ -7,27 +7,13 @@
 #include <fstream>
 #include <sstream>
 
+#include "support/golden.h"
 #include "support/packed_image.h"
 #include "support/synthetic_model.h"
 
 namespace {
 
 using namespace tessera::test;
-
-struct GoldenStep {
-    int pos;
-    int32_t next;
-    double margin;
-};
-
-std::vector<GoldenStep> read_golden(const std::string &path)
-{
-    std::ifstream in(path);
-    std::vector<GoldenStep> out;
-    GoldenStep s;
-    while (in >> s.pos >> s.next >> s.margin) out.push_back(s);
-    return out;
-}
 
 class Stories260K : public ::testing::Test {
 protected:

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <tinyxml2.h>
 
+#include "support/golden.h"
 #include "support/packed_image.h"
 #include "support/synthetic_model.h"
 
@@ -18,12 +19,7 @@ using namespace tessera::test;
 
 std::vector<int32_t> golden_ids(const std::string &shared)
 {
-    std::ifstream in(shared + "/golden/stories260K.greedy200.txt");
-    std::vector<int32_t> ids;
-    int pos, id;
-    double margin;
-    while (in >> pos >> id >> margin) ids.push_back(id);
-    return ids;
+    return tessera::test::golden_ids(shared + "/golden/stories260K.greedy200.txt");
 }
 
 std::vector<int32_t> greedy(OpenModel &m, uint32_t steps)
