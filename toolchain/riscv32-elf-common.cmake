@@ -20,7 +20,7 @@ set(_tessera_riscv_flags "--specs=picolibc.specs -march=${TESSERA_RISCV_ARCH} -m
 set(CMAKE_C_FLAGS_INIT "${_tessera_riscv_flags}")
 set(CMAKE_CXX_FLAGS_INIT "${_tessera_riscv_flags} -ffreestanding -fno-exceptions -fno-rtti -fno-threadsafe-statics")
 set(CMAKE_ASM_FLAGS_INIT "${_tessera_riscv_flags}")
-set(CMAKE_EXE_LINKER_FLAGS_INIT "--specs=picolibc.specs -march=${TESSERA_RISCV_ARCH} -mabi=${TESSERA_RISCV_ABI} -Wl,--gc-sections")
+set(CMAKE_EXE_LINKER_FLAGS_INIT "-Wl,--gc-sections") # the compile flags (specs, arch) reach the link too
 
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)

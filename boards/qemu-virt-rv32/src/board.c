@@ -1,0 +1,306 @@
+/* The qemu-virt-rv32 board: the Tessera HAL on bare-metal harts. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "tessera/qemu_virt_rv32.h"
+
+#define UART_BASE 0x10000000u
+#define TEST_DEVICE 0x00100000u
+#define CLINT_MSIP(h) ((volatile uint32_t *)(0x02000000u + 4u * (h)))
+#define MIE_MSIE (1u << 3)
+#define MIE_MTIE (1u << 7)
+#define CLINT_MTIMECMP_LO(h) ((volatile uint32_t *)(0x02004000u + 8u * (h)))
+#define CLINT_MTIMECMP_HI(h) ((volatile uint32_t *)(0x02004004u + 8u * (h)))
+#define CLINT_MTIME_LO ((volatile uint32_t *)0x0200BFF8u)
+#define CLINT_MTIME_HI ((volatile uint32_t *)0x0200BFFCu)
+#define CHECK_IN_TICKS 100000u /* 10 ms of the 10 MHz machine timer */
+
+/* From the linker script. */
+extern uint8_t __bss_start[], __bss_end[];
+extern uint8_t __tdata_start[], __tdata_end[], __tbss_start[], __tbss_end[];
+extern uint8_t __l1_start[], __l2_start[], __nms_start[];
+
+int main(void);
+
+/* ---- console and exit ------------------------------------------------------- */
+
+static void uart_putc(char c)
+{
+    volatile uint8_t *uart = (volatile uint8_t *)UART_BASE;
+    while ((uart[5] & 0x20u) == 0u) {
+    }
+    uart[0] = (uint8_t)c;
+}
+
+void tsr_qemu_puts(const char *text)
+{
+    while (*text) uart_putc(*text++);
+}
+
+void tsr_qemu_put_u64(uint64_t v)
+{
+    char digits[21];
+    int n = 0;
+    do {
+        digits[n++] = (char)('0' + v % 10u);
+        v /= 10u;
+    } while (v);
+    while (n) uart_putc(digits[--n]);
+}
+
+void tsr_qemu_exit(int status)
+{
+    *(volatile uint32_t *)TEST_DEVICE = status == 0 ? 0x5555u : (((uint32_t)status << 16) | 0x3333u);
+    for (;;) __asm__ volatile("wfi");
+}
+
+/* ---- counters ---------------------------------------------------------------- */
+
+static uint64_t read_csr64_cycle(void)
+{
+    uint32_t hi, lo, hi2;
+    do {
+        __asm__ volatile("csrr %0, mcycleh" : "=r"(hi));
+        __asm__ volatile("csrr %0, mcycle" : "=r"(lo));
+        __asm__ volatile("csrr %0, mcycleh" : "=r"(hi2));
+    } while (hi != hi2);
+    return ((uint64_t)hi << 32) | lo;
+}
+
+static uint64_t read_mtime(void)
+{
+    uint32_t hi, lo;
+    do {
+        hi = *CLINT_MTIME_HI;
+        lo = *CLINT_MTIME_LO;
+    } while (hi != *CLINT_MTIME_HI);
+    return ((uint64_t)hi << 32) | lo;
+}
+
+static void set_timer(uint64_t when)
+{
+    *CLINT_MTIMECMP_HI(0) = 0xFFFFFFFFu; /* no spurious match while the halves change */
+    *CLINT_MTIMECMP_LO(0) = (uint32_t)when;
+    *CLINT_MTIMECMP_HI(0) = (uint32_t)(when >> 32);
+}
+
+static uint64_t read_minstret(void)
+{
+    uint32_t hi, lo, hi2;
+    do {
+        __asm__ volatile("csrr %0, minstreth" : "=r"(hi));
+        __asm__ volatile("csrr %0, minstret" : "=r"(lo));
+        __asm__ volatile("csrr %0, minstreth" : "=r"(hi2));
+    } while (hi != hi2);
+    return ((uint64_t)hi << 32) | lo;
+}
+
+/* ---- the cluster: harts woken by software interrupts ------------------------- */
+
+static volatile uint32_t g_boot_ready = 1u; /* in .data: valid before .bss is cleared */
+static uint32_t g_harts_up;                  /* bit per hart that checked in */
+static uint32_t g_cores = 1u;
+static uint32_t g_sealed;                    /* set once hart 0 has counted the cluster */
+static tsr_cluster_task g_task;
+static void *g_arg;
+static uint32_t g_generation;
+static uint32_t g_remaining;
+static uint32_t g_barrier_arrived, g_barrier_phase;
+/* Instructions each worker retired while awake: QEMU's minstret under -icount is one
+ * counter for the whole machine, so a worker adds the counter's advance over each of
+ * its active windows (the other harts sleep in wfi meanwhile). */
+static uint64_t g_worker_instret[TSR_QEMU_MAX_HARTS];
+
+static inline void wait_for_interrupt(uint32_t hart)
+{
+    __asm__ volatile("wfi");
+    *CLINT_MSIP(hart) = 0u; /* the wake-up is consumed; the caller re-checks its condition */
+}
+
+static void worker_loop(uint32_t hart) __attribute__((noreturn));
+static void worker_loop(uint32_t hart)
+{
+    uint32_t seen = 0u; /* no fork happens before the cluster is sealed */
+    for (;;) {
+        while (__atomic_load_n(&g_generation, __ATOMIC_ACQUIRE) == seen) wait_for_interrupt(hart);
+        const uint64_t woke = read_minstret();
+        seen = __atomic_load_n(&g_generation, __ATOMIC_ACQUIRE);
+        g_task(g_arg, hart, g_cores);
+        const uint64_t done = read_minstret();
+        g_worker_instret[hart] += done - woke; /* published by the release decrement below */
+        if (__atomic_sub_fetch(&g_remaining, 1u, __ATOMIC_ACQ_REL) == 0u) *CLINT_MSIP(0) = 1u;
+    }
+}
+
+static tsr_hal_status cluster_fork(void *ctx, tsr_cluster_task task, void *arg)
+{
+    (void)ctx;
+    if (task == NULL) return TSR_HAL_INVALID;
+    if (g_cores == 1u) {
+        task(arg, 0u, 1u);
+        return TSR_HAL_OK;
+    }
+    g_task = task;
+    g_arg = arg;
+    __atomic_store_n(&g_remaining, g_cores - 1u, __ATOMIC_RELEASE);
+    __atomic_add_fetch(&g_generation, 1u, __ATOMIC_RELEASE);
+    for (uint32_t h = 1; h < g_cores; ++h) *CLINT_MSIP(h) = 1u;
+    task(arg, 0u, g_cores);
+    while (__atomic_load_n(&g_remaining, __ATOMIC_ACQUIRE) != 0u) wait_for_interrupt(0u);
+    return TSR_HAL_OK;
+}
+
+static void cluster_barrier(void *ctx)
+{
+    (void)ctx;
+    const uint32_t phase = __atomic_load_n(&g_barrier_phase, __ATOMIC_ACQUIRE);
+    if (__atomic_add_fetch(&g_barrier_arrived, 1u, __ATOMIC_ACQ_REL) == g_cores) {
+        __atomic_store_n(&g_barrier_arrived, 0u, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&g_barrier_phase, 1u, __ATOMIC_RELEASE);
+    } else {
+        while (__atomic_load_n(&g_barrier_phase, __ATOMIC_ACQUIRE) == phase) {
+        }
+    }
+}
+
+/* ---- DMA: executed by the calling hart ----------------------------------------- */
+
+static uint32_t g_dma_issued;
+
+static tsr_hal_status dma_copy_2d(void *ctx, void *dst, uint32_t dst_stride, const void *src, uint32_t src_stride,
+                                  uint32_t row_bytes, uint32_t rows, tsr_dma_handle *out)
+{
+    (void)ctx;
+    if (dst == NULL || src == NULL || out == NULL) return TSR_HAL_INVALID;
+    for (uint32_t r = 0; r < rows; ++r)
+        memmove((uint8_t *)dst + (size_t)r * dst_stride, (const uint8_t *)src + (size_t)r * src_stride, row_bytes);
+    *out = ++g_dma_issued;
+    return TSR_HAL_OK;
+}
+
+static tsr_hal_status dma_copy_1d(void *ctx, void *dst, const void *src, uint32_t bytes, tsr_dma_handle *out)
+{
+    return dma_copy_2d(ctx, dst, bytes, src, bytes, bytes, 1u, out);
+}
+
+static tsr_hal_status dma_wait(void *ctx, tsr_dma_handle handle)
+{
+    (void)ctx;
+    return handle == 0u || handle > g_dma_issued ? TSR_HAL_INVALID : TSR_HAL_OK;
+}
+
+static tsr_hal_status npu_submit(void *ctx, const tsr_npu_job *job, tsr_npu_handle *out)
+{
+    (void)ctx, (void)job, (void)out;
+    return TSR_HAL_UNSUPPORTED;
+}
+static tsr_hal_status npu_poll(void *ctx, tsr_npu_handle h, bool *done)
+{
+    (void)ctx, (void)h, (void)done;
+    return TSR_HAL_UNSUPPORTED;
+}
+static tsr_hal_status npu_wait(void *ctx, tsr_npu_handle h)
+{
+    (void)ctx, (void)h;
+    return TSR_HAL_UNSUPPORTED;
+}
+
+static uint64_t cycles(void *ctx)
+{
+    (void)ctx;
+    return read_csr64_cycle();
+}
+
+static void console_write(void *ctx, const char *text, size_t len)
+{
+    (void)ctx;
+    for (size_t i = 0; i < len; ++i) uart_putc(text[i]);
+}
+
+static const tsr_hal_ops g_ops = {cluster_fork, cluster_barrier, dma_copy_1d, dma_copy_2d, dma_wait, npu_submit,
+                                  npu_poll,     npu_wait,        cycles,      console_write, NULL};
+static tsr_hal_board g_board;
+
+const tsr_hal_board *tsr_qemu_board(void) { return &g_board; }
+
+void tsr_qemu_sample_instructions(uint64_t out[TSR_QEMU_MAX_HARTS])
+{
+    uint64_t workers = 0;
+    for (uint32_t h = 1; h < TSR_QEMU_MAX_HARTS; ++h) {
+        out[h] = g_worker_instret[h]; /* workers are idle: the join's acquire made these visible */
+        workers += out[h];
+    }
+    out[0] = read_minstret() - workers; /* the controller hart: everything the workers did not retire */
+}
+
+/* ---- start-up --------------------------------------------------------------- */
+
+/* Each hart's thread-local block (picolibc keeps errno there): .tdata then .tbss. */
+#define TLS_BYTES 256u
+static uint8_t g_tls[TSR_QEMU_MAX_HARTS][TLS_BYTES] __attribute__((aligned(64)));
+
+static void init_tls(uint32_t hart)
+{
+    const size_t tdata = (size_t)(__tdata_end - __tdata_start), tbss = (size_t)(__tbss_end - __tbss_start);
+    if (tdata + tbss > TLS_BYTES) tsr_qemu_exit(3);
+    memcpy(g_tls[hart], __tdata_start, tdata);
+    memset(g_tls[hart] + tdata, 0, tbss);
+    __asm__ volatile("mv tp, %0" : : "r"(g_tls[hart]));
+}
+
+static void init_board(void)
+{
+    static const uint32_t sizes[TSR_REGION_COUNT] = {0u, TSR_QEMU_L1_BYTES, TSR_QEMU_L2_BYTES, TSR_QEMU_NMS_BYTES};
+    g_board.name = "qemu-virt-rv32";
+    g_board.fingerprint = tsr_board_fingerprint(g_board.name, TSR_QEMU_MAX_HARTS, sizes, false);
+    g_board.core_count = g_cores;
+    g_board.has_npu = false;
+    g_board.regions[TSR_REGION_L1] = (tsr_hal_region){"L1", __l1_start, TSR_QEMU_L1_BYTES};
+    g_board.regions[TSR_REGION_L2] = (tsr_hal_region){"L2", __l2_start, TSR_QEMU_L2_BYTES};
+    g_board.regions[TSR_REGION_NMS] = (tsr_hal_region){"NMS", __nms_start, TSR_QEMU_NMS_BYTES};
+    g_board.ops = &g_ops;
+    g_board.ctx = NULL;
+}
+
+void tsr_qemu_hart_entry(uint32_t hart) __attribute__((noreturn));
+void tsr_qemu_hart_entry(uint32_t hart)
+{
+    __asm__ volatile("csrs mie, %0" : : "r"(MIE_MSIE)); /* a software interrupt ends wfi (no trap: MIE stays 0) */
+    if (hart == 0u) {
+        g_boot_ready = 0u;
+        memset(__bss_start, 0, (size_t)(__bss_end - __bss_start));
+        init_tls(0u);
+        __atomic_store_n(&g_harts_up, 1u, __ATOMIC_RELEASE);
+        __atomic_store_n(&g_boot_ready, 2u, __ATOMIC_RELEASE);
+        /* The cluster is the harts that check in before a timer deadline: hart 0
+         * sleeps (so QEMU runs the others) until each check-in's interrupt or the
+         * timer wakes it. Under -icount this is deterministic. */
+        const uint64_t deadline = read_mtime() + CHECK_IN_TICKS;
+        set_timer(deadline);
+        __asm__ volatile("csrs mie, %0" : : "r"(MIE_MTIE));
+        while (read_mtime() < deadline &&
+               __atomic_load_n(&g_harts_up, __ATOMIC_ACQUIRE) != (1u << TSR_QEMU_MAX_HARTS) - 1u)
+            wait_for_interrupt(0u);
+        __asm__ volatile("csrc mie, %0" : : "r"(MIE_MTIE));
+        set_timer(UINT64_MAX);
+        *CLINT_MSIP(0) = 0u;
+        const uint32_t up = __atomic_load_n(&g_harts_up, __ATOMIC_ACQUIRE);
+        g_cores = 1u;
+        while (g_cores < TSR_QEMU_MAX_HARTS && (up & (1u << g_cores))) ++g_cores; /* a contiguous set from hart 0 */
+        init_board();
+        __atomic_store_n(&g_sealed, 1u, __ATOMIC_RELEASE);
+        tsr_qemu_exit(main());
+    }
+    while (__atomic_load_n(&g_boot_ready, __ATOMIC_ACQUIRE) != 2u) {
+    }
+    init_tls(hart);
+    __atomic_or_fetch(&g_harts_up, 1u << hart, __ATOMIC_ACQ_REL);
+    *CLINT_MSIP(0) = 1u; /* tell hart 0 */
+    while (__atomic_load_n(&g_sealed, __ATOMIC_ACQUIRE) == 0u) {
+    }
+    if (hart >= g_cores) /* checked in too late to be counted: stay out of the cluster */
+        for (;;) __asm__ volatile("wfi");
+    worker_loop(hart);
+}

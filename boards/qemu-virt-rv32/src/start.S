@@ -1,0 +1,23 @@
+/* Every hart enters here (QEMU virt, -bios none, machine mode). */
+    .section .text.start, "ax"
+    .globl _start
+_start:
+    .option push
+    .option norelax
+    la      gp, __global_pointer$
+    .option pop
+    csrr    a0, mhartid
+    li      t1, 8
+    bgeu    a0, t1, 2f              /* more harts than the cluster has: park */
+    la      sp, __stacks_end        /* stack of hart h: __stacks_end - h * STACK */
+    li      t2, 32768
+    mul     t3, a0, t2
+    sub     sp, sp, t3
+#ifdef __riscv_flen
+    li      t4, (1 << 13)           /* mstatus.FS = initial: the FPU is on */
+    csrs    mstatus, t4
+    fscsr   zero
+#endif
+    call    tsr_qemu_hart_entry     /* never returns */
+2:  wfi
+    j       2b
