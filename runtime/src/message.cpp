@@ -1,0 +1,43 @@
+#include "message.h"
+
+namespace tsr {
+
+Message::Message(char *buffer, uint32_t capacity) : buf_(buffer), cap_(capacity), len_(0)
+{
+    if (cap_) buf_[0] = '\0';
+}
+
+Message &Message::str(const char *s)
+{
+    while (s && *s) put(*s++);
+    return *this;
+}
+
+Message &Message::num(uint64_t v)
+{
+    char digits[20];
+    int n = 0;
+    do {
+        digits[n++] = (char)('0' + v % 10u);
+        v /= 10u;
+    } while (v);
+    while (n) put(digits[--n]);
+    return *this;
+}
+
+Message &Message::hex(uint32_t v)
+{
+    str("0x");
+    for (int shift = 28; shift >= 0; shift -= 4) put("0123456789abcdef"[(v >> shift) & 15u]);
+    return *this;
+}
+
+void Message::put(char c)
+{
+    if (len_ + 1 < cap_) {
+        buf_[len_++] = c;
+        buf_[len_] = '\0';
+    }
+}
+
+} // namespace tsr
