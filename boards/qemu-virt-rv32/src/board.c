@@ -58,16 +58,19 @@ void tsr_qemu_exit(int status)
 
 /* ---- counters ---------------------------------------------------------------- */
 
-static uint64_t read_csr64_cycle(void)
-{
-    uint32_t hi, lo, hi2;
-    do {
-        __asm__ volatile("csrr %0, mcycleh" : "=r"(hi));
-        __asm__ volatile("csrr %0, mcycle" : "=r"(lo));
-        __asm__ volatile("csrr %0, mcycleh" : "=r"(hi2));
-    } while (hi != hi2);
-    return ((uint64_t)hi << 32) | lo;
-}
+/* A 64-bit counter CSR on RV32: high half, low half, high half again until stable. */
+#define READ_CSR64(lo_name, hi_name)                                       \
+    do {                                                                   \
+        uint32_t hi_, lo_, hi2_;                                           \
+        do {                                                               \
+            __asm__ volatile("csrr %0, " hi_name : "=r"(hi_));             \
+            __asm__ volatile("csrr %0, " lo_name : "=r"(lo_));             \
+            __asm__ volatile("csrr %0, " hi_name : "=r"(hi2_));            \
+        } while (hi_ != hi2_);                                             \
+        return ((uint64_t)hi_ << 32) | lo_;                                \
+    } while (0)
+
+static uint64_t read_csr64_cycle(void) { READ_CSR64("mcycle", "mcycleh"); }
 
 static uint64_t read_mtime(void)
 {
@@ -86,16 +89,7 @@ static void set_timer(uint64_t when)
     *CLINT_MTIMECMP_HI(0) = (uint32_t)(when >> 32);
 }
 
-static uint64_t read_minstret(void)
-{
-    uint32_t hi, lo, hi2;
-    do {
-        __asm__ volatile("csrr %0, minstreth" : "=r"(hi));
-        __asm__ volatile("csrr %0, minstret" : "=r"(lo));
-        __asm__ volatile("csrr %0, minstreth" : "=r"(hi2));
-    } while (hi != hi2);
-    return ((uint64_t)hi << 32) | lo;
-}
+static uint64_t read_minstret(void) { READ_CSR64("minstret", "minstreth"); }
 
 /* ---- the cluster: harts woken by software interrupts ------------------------- */
 
