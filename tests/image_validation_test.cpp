@@ -254,6 +254,27 @@ TEST_F(TiledImageValidation, TileLargerThanTheOperatorIsRefused)
     EXPECT_NE(message().find("tile sizes out of range"), std::string::npos) << message();
 }
 
+TEST_F(TiledImageValidation, RandomCorruptionOfATiledImageIsRefusedOrHarmless)
+{
+    // Tile sizes and staging ids are trusted by the executor once validated:
+    // corrupt them (and everything else) at random; open must refuse or run.
+    std::mt19937 rng(9);
+    const AlignedImage pristine = img_;
+    for (int trial = 0; trial < 300; ++trial) {
+        img_ = pristine;
+        for (int flips = 0; flips < 3; ++flips) img_.data()[rng() % img_.size] ^= uint8_t(1u << (rng() % 8));
+        if (trial % 2) resign(); // half of them hostile (consistent checksums), half corrupt
+        if (open() != TESSERA_OK) {
+            EXPECT_FALSE(message().empty());
+            continue;
+        }
+        const int32_t ids[] = {1, 5, 7};
+        const tessera_status st = tessera_prompt(&session_, ids, 3);
+        EXPECT_TRUE(st == TESSERA_OK || st == TESSERA_ERR_KERNEL) << message();
+        if (st == TESSERA_OK) EXPECT_EQ(tessera_step(&session_, 9), TESSERA_OK) << message();
+    }
+}
+
 TEST_F(ImageValidation, HeaderFieldOutOfRange)
 {
     header().context = header().seq_len + 1;
