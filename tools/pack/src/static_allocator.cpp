@@ -181,7 +181,7 @@ AllocResult allocate_best_fit(const std::vector<AllocRequest> &requests)
 AllocResult allocate(const std::vector<AllocRequest> &requests, double budget_ms)
 {
     const uint64_t bound = live_bytes_lower_bound(requests);
-    // Best-fit in a few orders: by size, by lifetime length, by area, by birth.
+    // Best-fit in a few orders: by size, by lifetime length, by area, by birth then size.
     using Key = std::function<bool(size_t, size_t)>;
     const Key keys[] = {
         [&](size_t a, size_t b) { return requests[a].size > requests[b].size; },
@@ -192,7 +192,10 @@ AllocResult allocate(const std::vector<AllocRequest> &requests, double budget_ms
             return requests[a].size * (requests[a].last - requests[a].first + 1) >
                    requests[b].size * (requests[b].last - requests[b].first + 1);
         },
-        [&](size_t a, size_t b) { return requests[a].first < requests[b].first; },
+        [&](size_t a, size_t b) { // by birth, larger first: a sweep along the schedule
+            if (requests[a].first != requests[b].first) return requests[a].first < requests[b].first;
+            return requests[a].size > requests[b].size;
+        },
     };
     AllocResult best;
     best.arena_bytes = UINT64_MAX;
