@@ -135,14 +135,6 @@ TileChoice staging_of(const GraphStep &g, uint32_t R, const std::array<uint32_t,
 
 } // namespace
 
-OperandsInL1 kernel_operands(const GraphStep &step, uint32_t max_rows)
-{
-    const tsr::StepGeometry geo = tsr::step_geometry(probe_of(step, {1, 1, 1, 1}), max_rows);
-    OperandsInL1 k{};
-    for (size_t i = 0; i < TSR_MAX_OPERANDS; ++i) k[i] = geo.operand[i].kernel_operand;
-    return k;
-}
-
 std::optional<TileChoice> choose_tile(const GraphStep &step, uint32_t R, const OperandsInL1 &in_l1, uint64_t budget)
 {
     std::optional<TileChoice> best;

@@ -30,9 +30,6 @@ struct TileChoice {
 // in_l1[i]: operand i lives in L1 (read in place, no staging).
 using OperandsInL1 = std::array<bool, TSR_MAX_OPERANDS>;
 
-// Which operands a kernel of this op touches (and so must be in L1 or staged).
-OperandsInL1 kernel_operands(const GraphStep &step, uint32_t max_rows);
-
 // Cheapest legal tile whose staging fits `budget` bytes of L1, if any.
 std::optional<TileChoice> choose_tile(const GraphStep &step, uint32_t max_rows, const OperandsInL1 &in_l1,
                                       uint64_t budget);
