@@ -13,33 +13,11 @@
 
 #include <CLI/CLI.hpp>
 
+#include "../common/image_file.h"
 #include "tessera/host_board.hpp"
 #include "tessera/tessera.h"
 
 namespace {
-
-struct AlignedFree {
-    void operator()(uint8_t *p) const { ::operator delete[](p, std::align_val_t(64)); }
-};
-using ImageBytes = std::unique_ptr<uint8_t[], AlignedFree>;
-
-// The image in 64-byte aligned memory, as a board's flash would hold it.
-ImageBytes read_image(const std::string &path, size_t &size, std::string &error)
-{
-    std::ifstream in(path, std::ios::binary | std::ios::ate);
-    if (!in) {
-        error = "cannot open image '" + path + "'";
-        return nullptr;
-    }
-    size = static_cast<size_t>(in.tellg());
-    in.seekg(0);
-    ImageBytes bytes(new (std::align_val_t(64)) uint8_t[size ? size : 1]);
-    if (!in.read(reinterpret_cast<char *>(bytes.get()), static_cast<std::streamsize>(size))) {
-        error = "cannot read image '" + path + "'";
-        return nullptr;
-    }
-    return bytes;
-}
 
 // run.c's safe_printf: skip pieces that are a single unprintable byte.
 void print_piece(const char *piece, uint32_t len)
@@ -94,13 +72,12 @@ int main(int argc, char **argv)
     app.add_option("--timeline", timeline, "write what each engine of the board did as a Chrome/Perfetto trace (JSON)");
     CLI11_PARSE(app, argc, argv);
 
-    size_t image_size = 0;
-    std::string error;
-    ImageBytes image = read_image(image_path, image_size, error);
-    if (!image) return fail(TESSERA_ERR_INVALID_ARGUMENT, error.c_str());
+    const tessera::ImageFile image(image_path);
+    if (!image.ok()) return fail(TESSERA_ERR_INVALID_ARGUMENT, image.error().c_str());
+    const size_t image_size = image.size();
     tessera_image_summary summary;
     char detail[192];
-    tessera_status st = tessera_image_peek(image.get(), image_size, &summary, detail, sizeof detail);
+    tessera_status st = tessera_image_peek(image.data(), image_size, &summary, detail, sizeof detail);
     if (st != TESSERA_OK) return fail(st, (image_path + ": " + detail).c_str());
 
     std::unique_ptr<tessera::HostBoard> board;
@@ -113,7 +90,7 @@ int main(int argc, char **argv)
     board->record_timeline(!timeline.empty());
     board->check_l1(check_l1);
     tessera_session session;
-    st = tessera_open(&session, image.get(), image_size, board->hal());
+    st = tessera_open(&session, image.data(), image_size, board->hal());
     if (st != TESSERA_OK) return fail(st, (image_path + ": " + tessera_last_error(&session)).c_str());
 
     std::vector<int32_t> ids(prompt.size() + 3);

@@ -10,6 +10,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "../common/image_file.h"
 #include "tessera/host_board.hpp"
 #include "tessera/image_format.h"
 #include "tessera/models/graph.h"
@@ -35,15 +36,6 @@ const char *tensor_kind(uint32_t kind)
     return kind < 7 ? names[kind] : "?";
 }
 
-struct Aligned {
-    struct alignas(64) Block {
-        uint8_t b[64];
-    };
-    std::vector<Block> blocks;
-    size_t size = 0;
-    const uint8_t *data() const { return blocks.front().b; }
-};
-
 } // namespace
 
 int main(int argc, char **argv)
@@ -57,22 +49,21 @@ int main(int argc, char **argv)
     app.add_option("--board", board_arg, "validate on this board (default: the one the image is planned for)");
     CLI11_PARSE(app, argc, argv);
 
-    std::ifstream in(path, std::ios::binary);
-    std::vector<char> raw((std::istreambuf_iterator<char>(in)), {});
-    Aligned img;
-    img.blocks.resize(raw.size() / 64 + 1);
-    img.size = raw.size();
-    std::memcpy(img.blocks.front().b, raw.data(), raw.size());
+    const tessera::ImageFile img(path);
+    if (!img.ok()) {
+        std::fprintf(stderr, "tessera-inspect: error: %s\n", img.error().c_str());
+        return 1;
+    }
 
     tessera_image_summary s;
     char err[192];
-    const tessera_status st = tessera_image_peek(img.data(), img.size, &s, err, sizeof err);
+    const tessera_status st = tessera_image_peek(img.data(), img.size(), &s, err, sizeof err);
     if (st != TESSERA_OK) {
         std::fprintf(stderr, "tessera-inspect: error %d (%s): %s: %s\n", int(st), tessera_status_string(st), path.c_str(), err);
         return 1;
     }
     const auto &h = *reinterpret_cast<const tsr_image_header *>(img.data());
-    std::printf("image     %s: %zu bytes, format version %u\n", path.c_str(), img.size, h.version);
+    std::printf("image     %s: %zu bytes, format version %u\n", path.c_str(), img.size(), h.version);
     std::printf("model     llama, fp32: dim %u, hidden %u, %u layers, %u heads (%u KV), vocab %u, seq_len %u\n", h.dim,
                 h.hidden_dim, h.n_layers, h.n_heads, h.n_kv_heads, h.vocab_size, h.seq_len);
     std::printf("plan      board %s (fingerprint 0x%08x, %u cores), context %u, prompt chunk %u\n", h.board_name,
@@ -89,7 +80,7 @@ int main(int argc, char **argv)
         return 1;
     }
     tessera_session session;
-    const tessera_status open = tessera_open(&session, img.data(), img.size, board->hal());
+    const tessera_status open = tessera_open(&session, img.data(), img.size(), board->hal());
     if (open != TESSERA_OK) {
         std::printf("valid     no, on board %s: error %d (%s): %s\n", board->desc().name.c_str(), int(open),
                     tessera_status_string(open), tessera_last_error(&session));
