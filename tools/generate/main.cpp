@@ -5,9 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
-#include <fstream>
 #include <memory>
-#include <new>
 #include <string>
 #include <vector>
 
