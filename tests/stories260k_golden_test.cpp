@@ -27,23 +27,6 @@ protected:
         golden_ = read_golden(shared_ + "/golden/stories260K.greedy200.txt");
         ASSERT_EQ(golden_.size(), 200u);
     }
-    // Greedy generation as run.c does it: prompt through prompt mode, then steps.
-    std::vector<int32_t> generate(OpenModel &m, const std::vector<int32_t> &prompt, uint32_t steps)
-    {
-        std::vector<int32_t> out;
-        EXPECT_EQ(tessera_prompt(&m.session, prompt.data(), uint32_t(prompt.size())), TESSERA_OK);
-        for (size_t i = 1; i < prompt.size(); ++i) out.push_back(prompt[i]);
-        tessera_sampler greedy;
-        tessera_sampler_init(&greedy, 0.0f, 0.0f, 1);
-        for (uint32_t pos = uint32_t(prompt.size()) - 1; pos < steps; ++pos) {
-            int32_t next = -1;
-            EXPECT_EQ(tessera_sample(&m.session, &greedy, &next), TESSERA_OK);
-            out.push_back(next);
-            if (pos + 1 < steps) EXPECT_EQ(tessera_step(&m.session, next), TESSERA_OK);
-        }
-        return out;
-    }
-
     std::string shared_;
     tessera::PackOptions options_;
     std::vector<GoldenStep> golden_;
@@ -56,7 +39,7 @@ TEST_F(Stories260K, GreedyIdsMatchRunCWithOneTwoAndEightThreads)
     for (uint32_t threads : {1u, 2u, 8u}) {
         auto m = open_model(options_, threads);
         ASSERT_EQ(m->status, TESSERA_OK) << tessera_last_error(&m->session);
-        EXPECT_EQ(generate(*m, {1}, 200), want) << threads << " threads";
+        EXPECT_EQ(generate_greedy(*m, {1}, 200), want) << threads << " threads";
     }
 }
 
@@ -72,7 +55,7 @@ TEST_F(Stories260K, PromptContinuationMatchesRunC)
     prompt.resize(n);
     std::vector<int32_t> want;
     for (const auto &g : lily) want.push_back(g.next);
-    EXPECT_EQ(generate(*m, prompt, 120), want);
+    EXPECT_EQ(generate_greedy(*m, prompt, 120), want);
 }
 
 TEST_F(Stories260K, TeacherForcingThroughPromptModeAndAgreementWithTokenMode)
@@ -123,7 +106,7 @@ TEST_F(Stories260K, FitsSiracusaAndGap9)
         ASSERT_EQ(m->status, TESSERA_OK) << board << ": " << tessera_last_error(&m->session);
         std::vector<int32_t> want;
         for (int i = 0; i < 20; ++i) want.push_back(golden_[size_t(i)].next);
-        EXPECT_EQ(generate(*m, {1}, 20), want) << board;
+        EXPECT_EQ(generate_greedy(*m, {1}, 20), want) << board;
     }
 }
 

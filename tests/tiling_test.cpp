@@ -22,21 +22,7 @@ std::vector<int32_t> golden_ids(const std::string &shared)
     return tessera::test::golden_ids(shared + "/golden/stories260K.greedy200.txt");
 }
 
-std::vector<int32_t> greedy(OpenModel &m, uint32_t steps)
-{
-    std::vector<int32_t> out;
-    const int32_t bos = 1;
-    EXPECT_EQ(tessera_prompt(&m.session, &bos, 1), TESSERA_OK);
-    tessera_sampler s;
-    tessera_sampler_init(&s, 0, 0, 1);
-    for (uint32_t i = 0; i < steps; ++i) {
-        int32_t next = -1;
-        EXPECT_EQ(tessera_sample(&m.session, &s, &next), TESSERA_OK);
-        out.push_back(next);
-        if (i + 1 < steps) EXPECT_EQ(tessera_step(&m.session, next), TESSERA_OK) << tessera_last_error(&m.session);
-    }
-    return out;
-}
+std::vector<int32_t> greedy(OpenModel &m, uint32_t steps) { return generate_greedy(m, {1}, steps); }
 
 void expect_within_one_percent(const tessera::MemoryPlan &plan, const std::string &what)
 {

@@ -92,8 +92,10 @@ struct Step {
     Message &err;
     tessera_status status;
 
-    Step(const ImageView &img, const tsr_hal_board *b, const tsr_step *s, uint32_t i, uint32_t r, uint32_t p, Message &e)
-        : board(b), step(s), index(i), rows(r), pos(p), addr(), stage(), geo(), dma(b), err(e), status(TESSERA_OK)
+    Step(const ImageView &img, const tsr_hal_board *b, const tsr_step *s, uint32_t max_rows, uint32_t i, uint32_t r,
+         uint32_t p, Message &e)
+        : board(b), step(s), index(i), rows(r), pos(p), addr(), stage(), geo(step_geometry(*s, max_rows)), dma(b),
+          err(e), status(TESSERA_OK)
     {
         for (uint32_t k = 0; k < TSR_MAX_OPERANDS; ++k) {
             if (s->operands[k] < img.header->tensor_count) addr[k] = tensor_address(img, b, s->operands[k]);
@@ -444,8 +446,7 @@ tessera_status run_schedule(const ImageView &img, const tsr_hal_board *board, co
                             uint32_t rows, uint32_t pos, Message &err)
 {
     for (uint32_t i = 0; i < schedule.header->step_count; ++i) {
-        Step s(img, board, &schedule.steps[i], i, rows, pos, err);
-        s.geo = step_geometry(schedule.steps[i], schedule.header->max_rows);
+        Step s(img, board, &schedule.steps[i], schedule.header->max_rows, i, rows, pos, err);
         const tessera_status st = run_step(s);
         if (st != TESSERA_OK) return st;
     }

@@ -1,10 +1,14 @@
 # Configures, builds and (with PREFIX) installs a CMake project for bare-metal RV32.
-# cmake -DSOURCE=... -DBINARY=... -DTOOLCHAIN=... [-DIMAGES=...] [-DPREFIX=...] [-DPREFIX_PATH=...] -P build.cmake
+# cmake -DSOURCE=... -DBINARY=... -DTOOLCHAIN=... [-DFREESTANDING=ON] [-DIMAGES=...] [-DPREFIX=...]
+#       [-DPREFIX_PATH=...] -P build.cmake    (or include() it with those variables set)
 find_program(RISCV_GCC riscv64-unknown-elf-gcc REQUIRED)
 file(REMOVE_RECURSE ${BINARY})
 set(args -S ${SOURCE} -B ${BINARY} -DCMAKE_TOOLCHAIN_FILE=${TOOLCHAIN} -DCMAKE_BUILD_TYPE=Release)
+if(FREESTANDING OR DEFINED IMAGES)
+  list(APPEND args -DTESSERA_FREESTANDING_ONLY=ON)
+endif()
 if(DEFINED IMAGES)
-  list(APPEND args -DTESSERA_FREESTANDING_ONLY=ON "-DTESSERA_FIRMWARE_IMAGES=${IMAGES}")
+  list(APPEND args "-DTESSERA_FIRMWARE_IMAGES=${IMAGES}")
 endif()
 if(DEFINED PREFIX)
   list(APPEND args -DCMAKE_INSTALL_PREFIX=${PREFIX})

@@ -1,6 +1,8 @@
 #include "packed_image.h"
 
 #include <fstream>
+
+#include <gtest/gtest.h>
 #include <iterator>
 
 #include "synthetic_model.h"
@@ -33,6 +35,23 @@ std::unique_ptr<OpenModel> open_model(const PackOptions &options, uint32_t threa
     m->board->check_l1(true); // every test run also proves kernels only ever see L1
     m->status = tessera_open(&m->session, m->image.data(), m->image.size, m->board->hal());
     return m;
+}
+
+std::vector<int32_t> generate_greedy(OpenModel &m, const std::vector<int32_t> &prompt, uint32_t steps)
+{
+    std::vector<int32_t> out;
+    EXPECT_EQ(tessera_prompt(&m.session, prompt.data(), uint32_t(prompt.size())), TESSERA_OK)
+        << tessera_last_error(&m.session);
+    for (size_t i = 1; i < prompt.size(); ++i) out.push_back(prompt[i]);
+    tessera_sampler greedy;
+    tessera_sampler_init(&greedy, 0.0f, 0.0f, 1);
+    for (uint32_t pos = uint32_t(prompt.size()) - 1; pos < steps; ++pos) {
+        int32_t next = -1;
+        EXPECT_EQ(tessera_sample(&m.session, &greedy, &next), TESSERA_OK);
+        out.push_back(next);
+        if (pos + 1 < steps) EXPECT_EQ(tessera_step(&m.session, next), TESSERA_OK) << tessera_last_error(&m.session);
+    }
+    return out;
 }
 
 } // namespace tessera::test

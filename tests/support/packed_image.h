@@ -40,6 +40,10 @@ struct OpenModel {
 };
 std::unique_ptr<OpenModel> open_model(const PackOptions &options, uint32_t threads = 0, const std::string &board = "");
 
+// Greedy generation as run.c does it: the prompt (BOS first) through prompt mode,
+// then one step per token until `steps` positions. Returns the tokens after BOS.
+std::vector<int32_t> generate_greedy(OpenModel &m, const std::vector<int32_t> &prompt, uint32_t steps);
+
 } // namespace tessera::test
 
 #endif
