@@ -212,10 +212,7 @@ TEST(HostBoard, RecordsATimelinePerEngineWhenAsked)
     EXPECT_EQ(events[1].bytes, 256u);
     for (const auto &e : events) EXPECT_LE(e.start_ns, e.end_ns);
 
-    const std::string path = ::testing::TempDir() + "/trace.json";
-    board->write_timeline_trace(path);
-    std::ifstream in(path);
-    const auto trace = nlohmann::json::parse(in);
+    const auto trace = nlohmann::json::parse(board->timeline_trace_json());
     int forks = 0, copies = 0;
     for (const auto &e : trace["traceEvents"]) {
         if (e["ph"] != "X") continue;

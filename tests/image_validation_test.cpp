@@ -7,6 +7,8 @@
 #include <set>
 
 #include "support/packed_image.h"
+#include "../runtime/src/executor.h"
+#include "../runtime/src/session.h"
 #include "support/synthetic_model.h"
 #include "tessera/crc32.h"
 #include "tessera/image_format.h"
@@ -198,6 +200,61 @@ TEST_F(ImageValidation, StepWritingIntoWeights)
     resign();
     EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_SCHEDULE);
     EXPECT_NE(message().find("is written but is a weight"), std::string::npos) << message();
+}
+
+// Issue 7, second reproducer: a correctly signed siracusa image whose token
+// schedule embeds the prompt's token tensor, memory the plan reuses for
+// activations, so floats were read as ids and the DMA copied from far outside the
+// table. The reader pins EMBED's ids to the schedule's own token input.
+TEST_F(ImageValidation, EmbedReadingAnotherTensorThanItsTokenInputIsRefused)
+{
+    tessera::PackOptions o = *options_;
+    o.board = "siracusa";
+    img_ = pack_image(o);
+    auto siracusa = tessera::HostBoard::create(tessera::load_board_desc("siracusa"), 2);
+    tsr_step &embed = step(TSR_SECTION_SCHEDULE_TOKEN, 0);
+    ASSERT_EQ(embed.op, TSR_OP_EMBED);
+    ASSERT_EQ(embed.operands[0], header().tokens_tensor_token);
+    embed.operands[0] = uint16_t(header().tokens_tensor_prompt);
+    resign();
+    EXPECT_EQ(open(0, siracusa->hal()), TESSERA_ERR_IMAGE_BAD_SCHEDULE);
+    EXPECT_EQ(message(), "token schedule step 0 (op 1) operand 0: names tensor " +
+                             std::to_string(header().tokens_tensor_prompt) +
+                             ", must be the schedule's token input tensor " + std::to_string(header().tokens_tensor_token))
+        << message();
+}
+
+TEST_F(ImageValidation, AttentionOverActivationsInsteadOfTheCacheIsRefused)
+{
+    for (uint32_t i = 0;; ++i) {
+        tsr_step &s = step(TSR_SECTION_SCHEDULE_TOKEN, i);
+        if (s.op != TSR_OP_ATTENTION) continue;
+        s.operands[1] = s.operands[4]; // large enough, F32, but an activation
+        break;
+    }
+    resign();
+    EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_SCHEDULE);
+    EXPECT_NE(message().find("operand 1: "), std::string::npos) << message();
+}
+
+// Whatever writes the ids EMBED reads (memory shared with another buffer, a
+// board's DMA gone wrong), the executor checks each one against the table.
+TEST_F(ImageValidation, EmbedChecksEveryIdAtRunTime)
+{
+    ASSERT_EQ(open(), TESSERA_OK) << message();
+    const tsr::Session &s = *tsr::session_of(&session_);
+    int32_t *ids = reinterpret_cast<int32_t *>(tsr::tensor_address(s.image, board_->hal(), header().tokens_tensor_prompt));
+    const int32_t vocab = int32_t(header().vocab_size);
+    for (const int32_t bad : {vocab, vocab + 1000, -7, INT32_MIN}) {
+        ids[0] = 5;
+        ids[1] = bad;
+        char text[192];
+        tsr::Message err(text, sizeof text);
+        EXPECT_EQ(tsr::run_schedule(s.image, board_->hal(), s.image.prompt, 2, 0, err), TESSERA_ERR_BAD_TOKEN);
+        const std::string id = bad < 0 ? "-" + std::to_string(-int64_t(bad)) : std::to_string(bad);
+        EXPECT_EQ(std::string(text), "step 0 (EMBED): row 1 reads token id " + id + ", vocabulary is 0.." +
+                                         std::to_string(vocab - 1));
+    }
 }
 
 // Plans for a small L1 stream operands through staging; take that away.

@@ -125,7 +125,7 @@ Graph lower_llama(LlamaCheckpoint &&ck, const LlamaLowering &opt)
     const std::vector<float> rope = llama_rope_table(C, HS, h.rope_theta);
     const uint32_t rope_table = b.weight("rope_table", rope, 0, C, HS);
     w = LlamaWeights{}; // copied into the graph; free the checkpoint's arrays early
-    g.sampler_scratch = b.tensor("sampler_scratch", TSR_TENSOR_SCRATCH, 3, V);
+    g.sampler_scratch = b.tensor("sampler_scratch", TSR_TENSOR_SCRATCH, TSR_SAMPLER_BYTES_PER_TOKEN / 4u, V);
 
     const uint32_t eps = float_bits(h.norm_eps);
     auto lower = [&](GraphSchedule &s, uint32_t R, const char *suffix, uint32_t &tokens, uint32_t &logits) {

@@ -72,6 +72,11 @@ tessera_status check_tokens(Session *s, const int32_t *ids, uint32_t count, Mess
     return TESSERA_OK;
 }
 
+bool sampler_ok(const tessera_sampler &s)
+{
+    return __builtin_isfinite(s.temperature) && s.temperature >= 0.0f && __builtin_isfinite(s.topp);
+}
+
 tessera_status run(Session *s, const tsr::ScheduleView &schedule, uint32_t tokens_tensor, const int32_t *ids,
                    uint32_t rows, Message &err)
 {
@@ -132,11 +137,6 @@ tessera_status tessera_open(tessera_session *session, const void *image, size_t 
     tessera_status st = tsr::read_image(static_cast<const uint8_t *>(image), image_size, board, &s->image, err);
     if (st == TESSERA_OK) st = bind_sections(s, err);
     if (st != TESSERA_OK) return st;
-    s->space_id = tsr::tokenizer_lookup(s->image.tokenizer, " ");
-    if (s->space_id < 0) {
-        err.str("tokenizer section: no \" \" piece for the dummy prefix");
-        return TESSERA_ERR_IMAGE_BAD_TOKENIZER;
-    }
     s->open_marker = tsr::kOpenMarker;
     return TESSERA_OK;
 }
@@ -169,7 +169,15 @@ tessera_status tessera_encode(tessera_session *session, const char *text, bool b
         return TESSERA_ERR_INVALID_ARGUMENT;
     }
     const tsr_image_header &h = *s->image.header;
-    const tsr::EncodeOptions opt{bos, eos, h.bos_id, h.eos_id, s->space_id, s->merge_buffer};
+    // The sampler scratch is the tokenizer's work area: it holds nothing between calls.
+    const tsr::EncodeOptions opt{bos,
+                                 eos,
+                                 h.bos_id,
+                                 h.eos_id,
+                                 h.context,
+                                 s->merge_buffer,
+                                 tsr::tensor_address(s->image, s->board, h.sampler_scratch_tensor),
+                                 s->image.tensors[h.sampler_scratch_tensor].size};
     return tsr::tokenizer_encode(s->image.tokenizer, opt, text, ids, capacity, count, err);
 }
 
@@ -260,12 +268,13 @@ tessera_status tessera_logits(const tessera_session *session, uint32_t row, cons
     return TESSERA_OK;
 }
 
-void tessera_sampler_init(tessera_sampler *sampler, float temperature, float topp, uint64_t seed)
+tessera_status tessera_sampler_init(tessera_sampler *sampler, float temperature, float topp, uint64_t seed)
 {
-    if (sampler == nullptr) return;
+    if (sampler == nullptr) return TESSERA_ERR_INVALID_ARGUMENT;
     sampler->temperature = temperature;
     sampler->topp = topp;
     sampler->rng_state = seed;
+    return sampler_ok(*sampler) ? TESSERA_OK : TESSERA_ERR_INVALID_ARGUMENT;
 }
 
 tessera_status tessera_sample(tessera_session *session, tessera_sampler *sampler, int32_t *token)
@@ -273,8 +282,8 @@ tessera_status tessera_sample(tessera_session *session, tessera_sampler *sampler
     Session *s = open_session(session);
     if (s == nullptr) return TESSERA_ERR_NOT_OPEN;
     Message err = error_of(s);
-    if (sampler == nullptr || token == nullptr || !(sampler->temperature >= 0.0f)) {
-        err.str("tessera_sample: needs a sampler with temperature >= 0 and a token pointer");
+    if (sampler == nullptr || token == nullptr || !sampler_ok(*sampler)) {
+        err.str("tessera_sample: needs a token pointer and a sampler with a finite temperature >= 0 and a finite top-p");
         return TESSERA_ERR_INVALID_ARGUMENT;
     }
     const float *logits = nullptr;

@@ -390,10 +390,20 @@ tessera_status run_attention(Step &s)
 
 tessera_status run_embed(Step &s)
 {
-    const uint32_t D = s.step->params[1];
+    const uint32_t V = s.step->params[0], D = s.step->params[1];
     const int32_t *tokens = (const int32_t *)s.addr[0];
-    for (uint32_t r = 0; r < s.rows; ++r)
-        s.dma.copy_1d(s.addr[2] + (size_t)r * D * 4u, s.addr[1] + (size_t)(uint32_t)tokens[r] * D * 4u, D * 4u);
+    for (uint32_t r = 0; r < s.rows; ++r) {
+        // A data-dependent index into a table: checked here, whatever wrote it.
+        const int32_t id = tokens[r];
+        if (id < 0 || (uint32_t)id >= V) {
+            s.dma.drain();
+            s.err.str("step ").num(s.index).str(" (EMBED): row ").num(r).str(" reads token id ")
+                .str(id < 0 ? "-" : "").num(id < 0 ? 0u - (uint32_t)id : (uint32_t)id).str(", vocabulary is 0..")
+                .num(V - 1u);
+            return TESSERA_ERR_BAD_TOKEN;
+        }
+        s.dma.copy_1d(s.addr[2] + (size_t)r * D * 4u, s.addr[1] + (size_t)(uint32_t)id * D * 4u, D * 4u);
+    }
     return s.finish();
 }
 

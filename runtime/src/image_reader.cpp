@@ -173,6 +173,7 @@ struct StepChecker {
     Message &err;
     uint32_t index;
     const char *schedule;
+    uint32_t tokens; // the schedule's token input: what EMBED reads
 
     tessera_status fail(const char *what, uint32_t operand = 0xFFFFFFFFu)
     {
@@ -193,6 +194,20 @@ struct StepChecker {
         if (written && (t.region == TSR_REGION_IMAGE || t.kind == TSR_TENSOR_WEIGHT))
             return fail("is written but is a weight", i);
         return TESSERA_OK;
+    }
+    // Operands with a fixed role: the tensor itself (id) or its kind.
+    tessera_status pinned(uint32_t i, uint32_t id, const char *what)
+    {
+        if (step.operands[i] != id) {
+            err.str(schedule).str(" schedule step ").num(index).str(" (op ").num(step.op).str(") operand ").num(i)
+                .str(": names tensor ").num(step.operands[i]).str(", must be ").str(what).str(" tensor ").num(id);
+            return TESSERA_ERR_IMAGE_BAD_SCHEDULE;
+        }
+        return TESSERA_OK;
+    }
+    tessera_status of_kind(uint32_t i, uint32_t kind, const char *what)
+    {
+        return tensors[step.operands[i]].kind == kind ? TESSERA_OK : fail(what, i);
     }
 };
 
@@ -255,8 +270,11 @@ tessera_status check_operands(StepChecker &c)
     switch (s.op) {
     case TSR_OP_EMBED:
         if (p[0] != c.h.vocab_size || !p[1]) return c.fail("vocab or dim does not match the model");
+        // The ids it indexes the table with are the ones the runtime wrote and checked.
+        TSR_TRY(c.pinned(0, c.tokens, "the schedule's token input"));
         TSR_TRY(c.operand(0, TSR_DTYPE_I32, R * 4u, false));
         TSR_TRY(c.operand(1, F, (uint64_t)p[0] * p[1] * 4u, false));
+        TSR_TRY(c.of_kind(1, TSR_TENSOR_WEIGHT, "the embedding table is not a weight"));
         return c.operand(2, F, R * p[1] * 4u, true);
     case TSR_OP_RMSNORM: {
         float eps;
@@ -284,7 +302,9 @@ tessera_status check_operands(StepChecker &c)
         TSR_TRY(c.operand(0, F, R * p[0] * 4u, false));
         TSR_TRY(c.operand(1, F, R * p[0] * 4u, false));
         TSR_TRY(c.operand(2, F, (uint64_t)p[1] * p[0] * 4u, true));
-        return c.operand(3, F, (uint64_t)p[1] * p[0] * 4u, true);
+        TSR_TRY(c.operand(3, F, (uint64_t)p[1] * p[0] * 4u, true));
+        TSR_TRY(c.of_kind(2, TSR_TENSOR_KV_CACHE, "is not a KV cache"));
+        return c.of_kind(3, TSR_TENSOR_KV_CACHE, "is not a KV cache");
     case TSR_OP_ATTENTION: {
         const uint32_t nh = p[0], nkv = p[1], hs = p[2], ctx = p[3];
         if (!nh || !nkv || nh % nkv || !hs || ctx != c.h.context) return c.fail("heads or context do not fit");
@@ -292,6 +312,8 @@ tessera_status check_operands(StepChecker &c)
         TSR_TRY(c.operand(0, F, R * dim * 4u, false));
         TSR_TRY(c.operand(1, F, ctx * kv_dim * 4u, false));
         TSR_TRY(c.operand(2, F, ctx * kv_dim * 4u, false));
+        TSR_TRY(c.of_kind(1, TSR_TENSOR_KV_CACHE, "is not a KV cache"));
+        TSR_TRY(c.of_kind(2, TSR_TENSOR_KV_CACHE, "is not a KV cache"));
         TSR_TRY(c.operand(3, F, (uint64_t)ctx * 4u, true));
         return c.operand(4, F, R * dim * 4u, true);
     }
@@ -306,7 +328,7 @@ tessera_status check_operands(StepChecker &c)
 }
 
 tessera_status check_schedule(const tsr_image_header &h, const tsr_section &sec, const uint8_t *data,
-                              const tsr_tensor *tensors, uint32_t expected_rows, const char *name,
+                              const tsr_tensor *tensors, uint32_t expected_rows, uint32_t tokens, const char *name,
                               ScheduleView *out, Message &err)
 {
     if (sec.size < sizeof(tsr_schedule_header)) {
@@ -322,7 +344,7 @@ tessera_status check_schedule(const tsr_image_header &h, const tsr_section &sec,
     }
     const tsr_step *steps = reinterpret_cast<const tsr_step *>(sh + 1);
     for (uint32_t i = 0; i < sh->step_count; ++i) {
-        StepChecker c{h, tensors, steps[i], sh->max_rows, err, i, name};
+        StepChecker c{h, tensors, steps[i], sh->max_rows, err, i, name, tokens};
         TSR_TRY(check_step(c));
     }
     out->header = sh;
@@ -342,7 +364,7 @@ tessera_status check_io_tensors(const tsr_image_header &h, const tsr_tensor *ten
         {h.logits_tensor_token, TSR_DTYPE_F32, (uint64_t)h.vocab_size * 4u, "token logits"},
         {h.tokens_tensor_prompt, TSR_DTYPE_I32, (uint64_t)h.prompt_chunk * 4u, "prompt tokens"},
         {h.tokens_tensor_token, TSR_DTYPE_I32, 4u, "token input"},
-        {h.sampler_scratch_tensor, TSR_DTYPE_F32, (uint64_t)h.vocab_size * 12u, "sampler scratch"},
+        {h.sampler_scratch_tensor, TSR_DTYPE_F32, (uint64_t)h.vocab_size * TSR_SAMPLER_BYTES_PER_TOKEN, "sampler scratch"},
     };
     for (const Io &x : io) {
         if (x.id >= h.tensor_count || tensors[x.id].dtype != x.dtype || tensors[x.id].size < x.bytes ||
@@ -445,9 +467,9 @@ tessera_status read_image(const uint8_t *data, size_t size, const tsr_hal_board 
     TSR_TRY(check_tensors(h, *by_kind[TSR_SECTION_TENSORS], data, board, out, err));
     TSR_TRY(check_io_tensors(h, out->tensors, err));
     TSR_TRY(check_schedule(h, *by_kind[TSR_SECTION_SCHEDULE_PROMPT], data, out->tensors, h.prompt_chunk,
-                           "prompt", &out->prompt, err));
-    TSR_TRY(check_schedule(h, *by_kind[TSR_SECTION_SCHEDULE_TOKEN], data, out->tensors, 1u, "token",
-                           &out->token, err));
+                           h.tokens_tensor_prompt, "prompt", &out->prompt, err));
+    TSR_TRY(check_schedule(h, *by_kind[TSR_SECTION_SCHEDULE_TOKEN], data, out->tensors, 1u,
+                           h.tokens_tensor_token, "token", &out->token, err));
     const tsr_section &tok = *by_kind[TSR_SECTION_TOKENIZER];
     return read_tokenizer_section(data + tok.file_offset, tok.size, h.vocab_size, &out->tokenizer, err);
 }

@@ -25,10 +25,10 @@ Message &Message::num(uint64_t v)
     return *this;
 }
 
-Message &Message::hex(uint32_t v)
+Message &Message::hex(uint32_t v, uint32_t digits)
 {
     str("0x");
-    for (int shift = 28; shift >= 0; shift -= 4) put("0123456789abcdef"[(v >> shift) & 15u]);
+    for (int shift = 4 * (int)(digits < 8u ? digits : 8u) - 4; shift >= 0; shift -= 4) put("0123456789abcdef"[(v >> shift) & 15u]);
     return *this;
 }
 

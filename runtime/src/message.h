@@ -12,7 +12,7 @@ public:
     Message(char *buffer, uint32_t capacity);
     Message &str(const char *s);
     Message &num(uint64_t v);
-    Message &hex(uint32_t v);
+    Message &hex(uint32_t v, uint32_t digits = 8); // "0x" and the low `digits` hex digits
     const char *c_str() const { return cap_ ? buf_ : ""; }
 
 private:

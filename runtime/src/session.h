@@ -15,7 +15,6 @@ struct Session {
     uint32_t position;     // tokens in the KV cache
     LastRun last_run;      // which schedule's logits are current
     uint32_t last_rows;    // rows those logits have
-    int32_t space_id;      // the dummy-prefix token
     uint64_t prompt_tokens, prompt_cycles, step_tokens, step_cycles;
     char error[192];
     char merge_buffer[2 * TSR_MAX_TOKEN_BYTES + 4]; // two pieces joined, NUL, as run.c sizes it

@@ -24,6 +24,7 @@ const char *tessera_status_string(tessera_status status)
     case TESSERA_ERR_BUFFER_TOO_SMALL: return "output buffer too small";
     case TESSERA_ERR_NO_LOGITS: return "no logits";
     case TESSERA_ERR_KERNEL: return "kernel argument error";
+    case TESSERA_ERR_UNENCODABLE_TEXT: return "text not encodable with this vocabulary";
     }
     return "unknown status";
 }

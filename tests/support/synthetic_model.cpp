@@ -78,18 +78,27 @@ void write_v1_checkpoint(const std::string &path, const SyntheticConfig &c, cons
     if (!c.shared_classifier) put_floats(out, w.wcls);
 }
 
-void write_tokenizer(const std::string &path, int vocab_size)
+std::vector<std::string> tokenizer_pieces(const TokenizerSpec &spec)
 {
     std::vector<std::string> pieces = {"<unk>", "\n<s>\n", "\n</s>\n"};
     char buf[8];
-    for (int b = 0; b < 256; ++b) {
+    for (int b = 0; spec.byte_pieces && b < 256; ++b) {
         std::snprintf(buf, sizeof buf, "<0x%02X>", b);
         pieces.emplace_back(buf);
     }
-    for (const char *p : {" ", "a", "b", "c", "d", "e", "h", "l", "o", "t", " t", "th", " th", "he", " the", "ll", "lo"})
+    if (spec.space_piece) pieces.emplace_back(" ");
+    for (const char *p : {"a", "b", "c", "d", "e", "h", "l", "o", "t", " t", "th", " th", "he", " the", "ll", "lo"})
         pieces.emplace_back(p);
-    for (int i = 0; int(pieces.size()) < vocab_size; ++i) pieces.push_back("filler" + std::to_string(i));
-    if (int(pieces.size()) != vocab_size) throw std::invalid_argument("vocab_size too small for the synthetic tokenizer");
+    if (spec.byte_pieces && spec.vocab_size < 259)
+        throw std::invalid_argument("vocab_size too small for the synthetic tokenizer's byte pieces");
+    if (int(pieces.size()) > spec.vocab_size) pieces.resize(size_t(spec.vocab_size));
+    for (int i = 0; int(pieces.size()) < spec.vocab_size; ++i) pieces.push_back("filler" + std::to_string(i));
+    return pieces;
+}
+
+void write_tokenizer(const std::string &path, const TokenizerSpec &spec)
+{
+    const std::vector<std::string> pieces = tokenizer_pieces(spec);
     std::ofstream out(path, std::ios::binary);
     int32_t max_len = 0;
     for (const auto &p : pieces) max_len = std::max<int32_t>(max_len, int32_t(p.size()));
@@ -102,12 +111,47 @@ void write_tokenizer(const std::string &path, int vocab_size)
     }
 }
 
-std::string temp_path(const std::string &name)
+void write_tokenizer(const std::string &path, int vocab_size)
 {
-    const auto dir = std::filesystem::temp_directory_path() / ("tessera-tests-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir);
-    return (dir / name).string();
+    TokenizerSpec spec;
+    spec.vocab_size = vocab_size;
+    write_tokenizer(path, spec);
 }
+
+namespace {
+
+// The process's own folder under the temporary directory, made on first use and
+// removed with everything in it when the process exits normally. A death test's
+// child ends with _exit and leaves it to the parent.
+class TestTempDir {
+public:
+    const std::filesystem::path &path()
+    {
+        if (path_.empty()) {
+            std::string pattern = (std::filesystem::temp_directory_path() / "tessera-tests-XXXXXX").string();
+            if (::mkdtemp(pattern.data()) == nullptr)
+                throw std::runtime_error("cannot make a temporary folder from " + pattern);
+            path_ = pattern;
+            owner_ = ::getpid();
+        }
+        return path_;
+    }
+    ~TestTempDir()
+    {
+        std::error_code ignored;
+        if (!path_.empty() && owner_ == ::getpid()) std::filesystem::remove_all(path_, ignored);
+    }
+
+private:
+    std::filesystem::path path_;
+    pid_t owner_ = 0;
+};
+
+TestTempDir g_temp_dir;
+
+} // namespace
+
+std::string temp_path(const std::string &name) { return (g_temp_dir.path() / name).string(); }
 
 std::string shared_dir()
 {

@@ -26,8 +26,15 @@ SyntheticWeights make_weights(const SyntheticConfig &c);
 void write_legacy_checkpoint(const std::string &path, const SyntheticConfig &c, const SyntheticWeights &w);
 void write_v1_checkpoint(const std::string &path, const SyntheticConfig &c, const SyntheticWeights &w);
 
-// A llama2.c tokenizer of `vocab_size` pieces: <unk> <s> </s>, the 256 byte
-// pieces, " ", letters, a few merges, then filler pieces.
+// A llama2.c tokenizer: <unk> <s> </s>, the 256 byte pieces, " ", letters, a few
+// merges, then filler pieces up to `vocab_size` (cut short there when smaller).
+struct TokenizerSpec {
+    int vocab_size = 300;
+    bool byte_pieces = true; // <0x00>..<0xFF> as ids 3..258
+    bool space_piece = true; // " ", the dummy prefix
+};
+std::vector<std::string> tokenizer_pieces(const TokenizerSpec &spec);
+void write_tokenizer(const std::string &path, const TokenizerSpec &spec);
 void write_tokenizer(const std::string &path, int vocab_size);
 
 // A fresh path under the test's temporary directory.

@@ -6,12 +6,14 @@
 #include <cstring>
 #include <ctime>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
-#include "../common/image_file.h"
+#include "tessera/tools/image_file.h"
+#include "tessera/tools/output_file.h"
 #include "tessera/host_board.hpp"
 #include "tessera/tessera.h"
 
@@ -70,6 +72,15 @@ int main(int argc, char **argv)
     app.add_option("--timeline", timeline, "write what each engine of the board did as a Chrome/Perfetto trace (JSON)");
     CLI11_PARSE(app, argc, argv);
 
+    std::optional<tessera::OutputFile> timeline_out; // checked before any work
+    if (!timeline.empty()) {
+        try {
+            timeline_out.emplace(timeline);
+        } catch (const std::exception &e) {
+            return fail(TESSERA_ERR_INVALID_ARGUMENT, e.what());
+        }
+    }
+
     const tessera::ImageFile image(image_path);
     if (!image.ok()) return fail(TESSERA_ERR_INVALID_ARGUMENT, image.error().c_str());
     const size_t image_size = image.size();
@@ -91,20 +102,20 @@ int main(int argc, char **argv)
     st = tessera_open(&session, image.data(), image_size, board->hal());
     if (st != TESSERA_OK) return fail(st, (image_path + ": " + tessera_last_error(&session)).c_str());
 
-    std::vector<int32_t> ids(prompt.size() + 3);
-    uint32_t n_prompt = 0;
-    st = tessera_encode(&session, prompt.c_str(), true, false, ids.data(), static_cast<uint32_t>(ids.size()), &n_prompt);
-    if (st != TESSERA_OK) return fail(st, tessera_last_error(&session));
-    const uint32_t context = summary.context;
-    if (n_prompt > context) {
-        const std::string msg = "the prompt is " + std::to_string(n_prompt) + " tokens (BOS included); the image's context is " +
-                                std::to_string(context);
-        return fail(TESSERA_ERR_CONTEXT_FULL, msg.c_str());
-    }
-    const uint32_t total = (steps <= 0 || static_cast<uint32_t>(steps) > context) ? context : static_cast<uint32_t>(steps);
     if (seed == 0) seed = static_cast<uint64_t>(std::time(nullptr));
     tessera_sampler sampler;
-    tessera_sampler_init(&sampler, temperature, topp, seed);
+    st = tessera_sampler_init(&sampler, temperature, topp, seed);
+    if (st != TESSERA_OK)
+        return fail(st, ("-t " + std::to_string(temperature) + ", -p " + std::to_string(topp) +
+                         ": the temperature must be a finite number >= 0 and top-p a finite number")
+                            .c_str());
+
+    const uint32_t context = summary.context; // the runtime refuses a prompt that needs more tokens
+    std::vector<int32_t> ids(context);
+    uint32_t n_prompt = 0;
+    st = tessera_encode(&session, prompt.c_str(), true, false, ids.data(), context, &n_prompt);
+    if (st != TESSERA_OK) return fail(st, ("prompt: " + std::string(tessera_last_error(&session))).c_str());
+    const uint32_t total = (steps <= 0 || static_cast<uint32_t>(steps) > context) ? context : static_cast<uint32_t>(steps);
 
     std::vector<int32_t> out_ids;
     auto emit = [&](int32_t prev, int32_t next) {
@@ -162,9 +173,10 @@ int main(int argc, char **argv)
         std::fprintf(stderr, "\n");
     }
     tessera_close(&session);
-    if (!timeline.empty()) {
+    if (timeline_out) {
         try {
-            board->write_timeline_trace(timeline);
+            timeline_out->write(board->timeline_trace_json());
+            timeline_out->commit();
         } catch (const std::exception &e) {
             return fail(TESSERA_ERR_INVALID_ARGUMENT, e.what());
         }

@@ -8,7 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "../common/image_file.h"
+#include "tessera/tools/image_file.h"
 #include "tessera/host_board.hpp"
 #include "tessera/image_format.h"
 #include "tessera/models/graph.h"

@@ -361,7 +361,7 @@ void HostBoard::record_timeline(bool on) { impl_->timeline.set(on); }
 void HostBoard::check_l1(bool on) { impl_->hal.ops = on ? &kHostOpsCheckingL1 : &kHostOps; }
 std::vector<TimelineEvent> HostBoard::timeline() const { return impl_->timeline.events(); }
 
-void HostBoard::write_timeline_trace(const std::string &path) const
+std::string HostBoard::timeline_trace_json() const
 {
     // Chrome trace event format: complete events ("X") in microseconds, one track per engine.
     std::string json = "{\"traceEvents\":[\n";
@@ -377,17 +377,7 @@ void HostBoard::write_timeline_trace(const std::string &path) const
         if (dma) json += ",\"args\":{\"bytes\":" + std::to_string(e.bytes) + "}}";
     }
     json += "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"board\":\"" + impl_->desc.name + "\"}}\n";
-    const std::string tmp = path + ".tmp";
-    FILE *f = std::fopen(tmp.c_str(), "wb");
-    if (!f || std::fwrite(json.data(), 1, json.size(), f) != json.size() || std::fclose(f) != 0) {
-        if (f) std::fclose(f);
-        std::remove(tmp.c_str());
-        throw BoardError("cannot write timeline '" + path + "'");
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-        std::remove(tmp.c_str());
-        throw BoardError("cannot rename timeline to '" + path + "'");
-    }
+    return json;
 }
 
 } // namespace tessera

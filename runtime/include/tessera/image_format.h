@@ -29,6 +29,8 @@ extern "C" {
 #define TSR_MAX_OPERANDS 6u
 #define TSR_MAX_PARAMS 6u
 #define TSR_MAX_TOKEN_BYTES 64u     /* longest vocabulary piece the device tokenizer accepts */
+#define TSR_SAMPLER_BYTES_PER_TOKEN 12u /* sampler scratch per vocabulary entry: probability, (prob, index) */
+#define TSR_ENCODE_BYTES_PER_SYMBOL 24u /* tokenizer work area per symbol of the text before merging */
 
 typedef enum tsr_dtype {
     TSR_DTYPE_F32 = 1,
@@ -136,7 +138,8 @@ typedef struct tsr_image_header {
     uint32_t logits_tensor_token;  /* 1 x vocab, IO */
     uint32_t tokens_tensor_prompt; /* I32 prompt_chunk, IO */
     uint32_t tokens_tensor_token;  /* I32 1, IO */
-    uint32_t sampler_scratch_tensor; /* vocab x 12 bytes */
+    uint32_t sampler_scratch_tensor; /* F32, >= vocab x TSR_SAMPLER_BYTES_PER_TOKEN; also the tokenizer's
+                                        work area (see tsr_encode_work_bytes) */
     uint32_t section_table_crc;      /* CRC-32 of the section table */
     uint32_t reserved[8];
 } tsr_image_header;
@@ -199,6 +202,19 @@ typedef struct tsr_token_entry {
     uint32_t offset; /* into the strings block */
     uint32_t length; /* bytes, without the NUL */
 } tsr_token_entry;
+
+/*
+ * Bytes of the sampler scratch tensor that let the device tokenizer encode any text
+ * whose tokens fit `context`: a token is a piece of at most `max_token_length`
+ * bytes, merged from at most that many symbols (code points or fallback bytes), so
+ * such a text splits into at most context x max_token_length symbols. Encoding
+ * works in this tensor between runs (it holds nothing then); a text that splits
+ * into more symbols than the tensor holds is refused as too long for the context.
+ */
+static inline uint64_t tsr_encode_work_bytes(uint32_t context, uint32_t max_token_length)
+{
+    return (uint64_t)context * max_token_length * TSR_ENCODE_BYTES_PER_SYMBOL;
+}
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -52,7 +52,8 @@ typedef enum tessera_status {
     TESSERA_ERR_BAD_TOKEN = 31,      /* token id outside the vocabulary */
     TESSERA_ERR_BUFFER_TOO_SMALL = 32, /* caller's output array too short */
     TESSERA_ERR_NO_LOGITS = 33,      /* nothing has run since open/reset, or row out of range */
-    TESSERA_ERR_KERNEL = 34          /* a kernel refused its arguments */
+    TESSERA_ERR_KERNEL = 34,         /* a kernel refused its arguments */
+    TESSERA_ERR_UNENCODABLE_TEXT = 35 /* a character with no piece and no byte-fallback piece */
 } tessera_status;
 
 /* Caller-owned session storage; its contents are private. */
@@ -111,7 +112,13 @@ const char *tessera_last_error(const tessera_session *session);
 tessera_status tessera_image_summary_of(const tessera_session *session, tessera_image_summary *out);
 
 /* Encodes UTF-8 text as run.c does (optional BOS, dummy-prefix space, byte
- * fallback, best-score merges, optional EOS). Needs capacity >= strlen(text) + 3. */
+ * fallback, best-score merges, optional EOS) into ids[0..*count). capacity is the
+ * room in `ids`; the tokens never exceed the image's context, so a context-sized
+ * array always does. A text needing more tokens than the context is refused with
+ * TESSERA_ERR_CONTEXT_FULL, early and in time linear in its length; merging takes
+ * O(n log n). A character that has neither a piece nor a "<0xXX>" byte piece gives
+ * TESSERA_ERR_UNENCODABLE_TEXT. Works in the image's sampler scratch, which holds
+ * nothing between calls: logits and the KV cache are left as they were. */
 tessera_status tessera_encode(tessera_session *session, const char *text, bool bos, bool eos,
                               int32_t *ids, uint32_t capacity, uint32_t *count);
 
@@ -132,7 +139,10 @@ tessera_status tessera_step(tessera_session *session, int32_t token);
 tessera_status tessera_logits(const tessera_session *session, uint32_t row, const float **logits,
                               uint32_t *rows);
 
-void tessera_sampler_init(tessera_sampler *sampler, float temperature, float topp, uint64_t seed);
+/* Sets up a sampler. temperature must be a finite number >= 0 and topp a finite
+ * number, else TESSERA_ERR_INVALID_ARGUMENT (the sampler is still filled in, and
+ * tessera_sample refuses it). */
+tessera_status tessera_sampler_init(tessera_sampler *sampler, float temperature, float topp, uint64_t seed);
 /* Samples the next token from the last position's logits (which it leaves intact). */
 tessera_status tessera_sample(tessera_session *session, tessera_sampler *sampler, int32_t *token);
 

@@ -4,10 +4,7 @@
 #include <bit>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <numeric>
-#include <system_error>
-#include <unistd.h>
 
 #include "tessera/crc32.h"
 
@@ -194,31 +191,6 @@ std::vector<uint8_t> build_image(const Graph &g, const Vocabulary &vocab, const 
     h.header_crc = tsr_crc32(0, &h, sizeof h);
     put(out, 0, h);
     return out;
-}
-
-void write_file_atomically(const std::string &path, const std::vector<uint8_t> &bytes)
-{
-    namespace fs = std::filesystem;
-    const fs::path target(path);
-    const fs::path tmp = target.parent_path() / (target.filename().string() + ".tmp." + std::to_string(::getpid()));
-    FILE *f = std::fopen(tmp.c_str(), "wb");
-    if (!f) throw std::system_error(errno, std::generic_category(), "cannot create " + tmp.string());
-    const bool written = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
-    const bool flushed = std::fflush(f) == 0 && ::fsync(::fileno(f)) == 0;
-    const bool closed = std::fclose(f) == 0;
-    if (!written || !flushed || !closed) {
-        const int err = errno;
-        std::error_code ignored;
-        fs::remove(tmp, ignored);
-        throw std::system_error(err, std::generic_category(), "cannot write " + tmp.string());
-    }
-    std::error_code ec;
-    fs::rename(tmp, target, ec);
-    if (ec) {
-        std::error_code ignored;
-        fs::remove(tmp, ignored);
-        throw std::system_error(ec, "cannot rename " + tmp.string() + " to " + path);
-    }
 }
 
 } // namespace tessera

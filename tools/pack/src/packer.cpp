@@ -1,12 +1,14 @@
 #include "tessera/pack/packer.h"
 
 #include <chrono>
+#include <optional>
 #include <filesystem>
 #include <sstream>
 
 #include "tessera/models/llama.h"
 #include "tessera/pack/image_writer.h"
 #include "tessera/pack/memory_map_svg.h"
+#include "tessera/tools/output_file.h"
 
 namespace fs = std::filesystem;
 
@@ -46,6 +48,16 @@ PackResult pack(const PackOptions &o)
     const auto t0 = std::chrono::steady_clock::now();
     if (o.precision != "fp32")
         throw InputError("precision '" + o.precision + "' is not supported yet (this packer writes fp32 images)");
+    // Every output is checked (and opened) before any work; all appear at the end or none.
+    std::vector<std::pair<std::string, std::string>> named = {{"--output", o.output}};
+    if (!o.report.empty()) named.push_back({"--report", o.report});
+    if (!o.memory_map.empty()) named.push_back({"--memory-map", o.memory_map});
+    check_distinct_outputs(named);
+    OutputFile image_out(o.output);
+    std::optional<OutputFile> report_out, map_out;
+    if (!o.report.empty()) report_out.emplace(o.report);
+    if (!o.memory_map.empty()) map_out.emplace(o.memory_map);
+
     PackResult r;
     r.board = load_board_desc(o.board);
     LlamaCheckpoint ck = read_llama2c_checkpoint(o.checkpoint);
@@ -67,6 +79,10 @@ PackResult pack(const PackOptions &o)
         throw InputError("--prompt-chunk " + std::to_string(o.prompt_chunk) + " exceeds the context " +
                          std::to_string(lowering.context));
     r.graph = lower_llama(std::move(ck), lowering);
+    // The sampler scratch is also the device tokenizer's work area: room for any text
+    // whose tokens fit the context.
+    GraphTensor &scratch = r.graph.tensors[r.graph.sampler_scratch];
+    scratch.bytes = std::max<uint64_t>(scratch.bytes, tsr_encode_work_bytes(lowering.context, vocab.max_token_length));
     PlanOptions plan_options;
     plan_options.weights = o.weights;
     plan_options.l1_bytes = o.l1_bytes;
@@ -74,17 +90,15 @@ PackResult pack(const PackOptions &o)
     const std::vector<uint8_t> image = build_image(r.graph, vocab, r.plan, r.board);
     r.image_bytes = image.size();
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    write_file_atomically(o.output, image);
-    if (!o.report.empty()) {
-        const std::string text = pack_report(r).dump(1) + "\n";
-        write_file_atomically(o.report, std::vector<uint8_t>(text.begin(), text.end()));
-    }
-    if (!o.memory_map.empty()) {
-        const std::string svg = memory_map_svg(r.graph, r.plan, "Tessera memory plan: " + r.board.name + ", " +
-                                                                    std::to_string(r.plan.regions[TSR_REGION_L1].capacity) +
-                                                                    "-byte L1");
-        write_file_atomically(o.memory_map, std::vector<uint8_t>(svg.begin(), svg.end()));
-    }
+    image_out.write(image.data(), image.size());
+    if (report_out) report_out->write(pack_report(r).dump(1) + "\n");
+    if (map_out)
+        map_out->write(memory_map_svg(r.graph, r.plan, "Tessera memory plan: " + r.board.name + ", " +
+                                                           std::to_string(r.plan.regions[TSR_REGION_L1].capacity) +
+                                                           "-byte L1"));
+    image_out.commit();
+    if (report_out) report_out->commit();
+    if (map_out) map_out->commit();
     for (auto &t : r.graph.tensors) std::vector<float>().swap(t.data);
     return r;
 }

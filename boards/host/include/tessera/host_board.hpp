@@ -36,8 +36,8 @@ public:
     // Timeline of what each engine did (off by default: it costs a lock per event).
     void record_timeline(bool on);
     std::vector<TimelineEvent> timeline() const;
-    // The timeline as a Chrome/Perfetto trace (JSON), written atomically.
-    void write_timeline_trace(const std::string &path) const;
+    // The timeline as a Chrome/Perfetto trace (JSON text).
+    std::string timeline_trace_json() const;
 
     struct Impl;
 

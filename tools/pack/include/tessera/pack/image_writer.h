@@ -19,10 +19,6 @@ std::vector<uint8_t> build_tokenizer_section(const Vocabulary &vocab);
 std::vector<uint8_t> build_image(const Graph &graph, const Vocabulary &vocab, const MemoryPlan &plan,
                                  const BoardDesc &board);
 
-// Writes to a temporary file beside `path` and renames it into place, so a
-// failure never leaves a partial file under the real name. Throws on failure.
-void write_file_atomically(const std::string &path, const std::vector<uint8_t> &bytes);
-
 } // namespace tessera
 
 #endif
