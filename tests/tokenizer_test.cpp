@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../runtime/src/tokenizer.h"
+#include "support/device_tokenizer.h"
 #include "support/reference_tokenizer.h"
 #include "support/synthetic_model.h"
 #include "tessera/pack/image_writer.h"
@@ -26,64 +27,7 @@ tessera::Vocabulary synthetic_vocabulary(const tessera::test::TokenizerSpec &spe
     return tessera::read_llama2c_tokenizer(path, uint32_t(spec.vocab_size));
 }
 
-// A tokenizer section built by the packer, validated and viewed by the runtime,
-// with a work area sized by the packer's rule for `context` tokens.
-class DeviceTokenizer {
-public:
-    DeviceTokenizer(const std::string &path, uint32_t vocab, uint32_t context = 512)
-        : DeviceTokenizer(tessera::read_llama2c_tokenizer(path, vocab), context)
-    {
-    }
-    DeviceTokenizer(const tessera::Vocabulary &v, uint32_t context = 512) : vocab_(v), context_(context)
-    {
-        const auto section = tessera::build_tokenizer_section(vocab_);
-        storage_.assign(section.size() / 4 + 1, 0);
-        std::memcpy(storage_.data(), section.data(), section.size());
-        work_.resize(tsr_encode_work_bytes(context, v.max_token_length) / 4);
-        char msg[160];
-        tsr::Message err(msg, sizeof msg);
-        status_ = tsr::read_tokenizer_section(reinterpret_cast<const uint8_t *>(storage_.data()),
-                                              uint32_t(section.size()), uint32_t(vocab_.pieces.size()), &view_, err);
-    }
-    tessera_status status() const { return status_; }
-    // Encodes into a context-sized array; *st gets the status, *message the error.
-    std::vector<int32_t> encode(const std::string &text, bool bos = true, bool eos = false, tessera_status *st = nullptr,
-                                std::string *message = nullptr)
-    {
-        std::vector<int32_t> ids(context_);
-        uint32_t n = 0;
-        char msg[192];
-        tsr::Message err(msg, sizeof msg);
-        const tsr::EncodeOptions opt{bos, eos, 1, 2, context_, merge_, reinterpret_cast<uint8_t *>(work_.data()),
-                                     uint32_t(work_.size() * 4)};
-        const tessera_status got = tsr::tokenizer_encode(view_, opt, text.c_str(), ids.data(), uint32_t(ids.size()), &n, err);
-        if (st) *st = got;
-        else EXPECT_EQ(got, TESSERA_OK) << msg;
-        if (message) *message = msg;
-        ids.resize(got == TESSERA_OK ? n : 0);
-        return ids;
-    }
-    std::string decode(const std::vector<int32_t> &ids)
-    {
-        std::string out;
-        for (size_t i = 1; i < ids.size(); ++i) {
-            uint32_t len = 0;
-            const char *p = tsr::tokenizer_decode(view_, 1, ids[i - 1], ids[i], &len);
-            out.append(p, len);
-        }
-        return out;
-    }
-    const tsr::TokenizerView &view() const { return view_; }
-    const tessera::Vocabulary &vocab() const { return vocab_; }
-
-private:
-    tessera::Vocabulary vocab_;
-    uint32_t context_;
-    std::vector<uint32_t> storage_, work_;
-    tsr::TokenizerView view_{};
-    tessera_status status_;
-    char merge_[2 * TSR_MAX_TOKEN_BYTES + 4];
-};
+using tessera::test::DeviceTokenizer;
 
 TEST(Tokenizer, ReproducesLlama2GoldenEncodings)
 {

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Bad input gets a clear one-line error and a non-zero exit, and nothing half-written.
-# usage: errors_cli.sh TESSERA_PACK TESSERA_GENERATE SHARED_DIR WORK_DIR
+# usage: errors_cli.sh TESSERA_PACK TESSERA_GENERATE SHARED_DIR WORK_DIR TESSERA_SYNTHETIC_MODEL
 set -uo pipefail
-pack=$1 generate=$2 shared=$3 work=$4
+pack=$1 generate=$2 shared=$3 work=$4 synthetic=$5
 mkdir -p "$work"
 cd "$work"
-rm -f ./*.tess ./*.tmp.*
+rm -rf ./*.tess ./*.tmp.* ./*.json ./*.svg ./adir
 fail=0
 expect() { # name expected-exit pattern command...
   local name=$1 code=$2 pattern=$3; shift 3
@@ -47,4 +47,47 @@ expect "inspect on the wrong board" 1 "valid     no, on board host: error 20" "$
 expect "inspect a corrupted image" 1 "error 13" "$inspect" flip.tess
 expect "too many threads" 1 "cannot back it with 9 threads" "$generate" sir.tess --threads 9
 expect "missing image" 1 "cannot open image" "$generate" none.tess
+mkdir -p adir
+expect "a directory as the image" 1 "cannot read image 'adir': it is a directory" "$generate" adir
+expect "a directory as the output" 1 "cannot write 'adir': Is a directory" "$pack" "$ckpt" --tokenizer "$tok" -o adir
+
+# The sampler's settings are checked before anything runs.
+expect "top-p nan" 1 "error 1 (invalid argument): -t 1.000000, -p nan" "$generate" small.tess -p nan -i "Once"
+expect "temperature nan" 1 "error 1 (invalid argument): -t nan" "$generate" small.tess -t nan -i "Once"
+expect "temperature inf" 1 "error 1 (invalid argument): -t inf" "$generate" small.tess -t inf
+
+# Every output path is checked before the work starts; none or all of them appear.
+expect "report to a bad path" 1 "cannot write '$work/no/such/dir/r.json'" \
+  "$pack" "$ckpt" --tokenizer "$tok" -o rep.tess --report "$work/no/such/dir/r.json"
+[[ ! -e rep.tess ]] || { echo "FAIL report to a bad path wrote the image anyway"; fail=1; }
+expect "memory map to a bad path" 1 "cannot write '/proc/m.svg'" "$pack" "$ckpt" --tokenizer "$tok" -o rep.tess --memory-map /proc/m.svg
+expect "timeline to a bad path" 1 "cannot write '$work/no/t.json'" "$generate" small.tess -n 4 --timeline "$work/no/t.json"
+expect "two outputs, one file" 1 "--output and --report name the same file" \
+  "$pack" "$ckpt" --tokenizer "$tok" -o same.json --report ./same.json
+# A temporary a killed run left (its process is gone) is cleaned up; a live one is not.
+touch small.tess.tmp.4194305 "small.tess.tmp.$$"
+"$pack" "$ckpt" --tokenizer "$tok" --context 8 -q -o small.tess
+if [[ -e small.tess.tmp.4194305 || ! -e "small.tess.tmp.$$" ]]; then echo "FAIL stale temporaries"; fail=1
+else echo "ok   stale temporary of a dead process removed, a live one kept"; fi
+rm -f "small.tess.tmp.$$"
+[[ -z $(ls ./*.tmp.* 2>/dev/null) ]] || { echo "FAIL temporaries left: $(ls ./*.tmp.*)"; fail=1; }
+
+# A 100 KB prompt is refused as too long for the context, from its length alone.
+long=$(head -c 100000 /dev/zero | tr '\0' 'x')
+expect "100 KB prompt" 1 "error 30 (context full): prompt: text too long for the context of 512 tokens" \
+  "$generate" sir.tess --board siracusa -i "$long"
+
+# Issue 7's first reproducer: a 10-piece vocabulary without byte pieces.
+"$synthetic" tiny.bin tiny.tok --dim 16 --hidden 32 --layers 1 --heads 2 --kv-heads 1 --vocab 10 --seq-len 32 \
+  --no-byte-pieces
+"$pack" tiny.bin --tokenizer tiny.tok --board host -q -o tiny.tess
+expect "text the vocabulary cannot spell" 1 \
+  "error 35 (text not encodable with this vocabulary): prompt: text byte 0x7a at offset 0 has no piece" \
+  "$generate" tiny.tess -i "zzz"
+expect "what it can spell" 0 "" "$generate" tiny.tess -i "bad" -n 8 -q
+# A tokenizer without " " runs from BOS and with a prompt.
+"$synthetic" nospace.bin nospace.tok --no-space-piece
+"$pack" nospace.bin --tokenizer nospace.tok -q -o nospace.tess
+expect "no space piece, from BOS" 0 "" "$generate" nospace.tess -n 12 -q --ids
+expect "no space piece, with a prompt" 0 "" "$generate" nospace.tess -i "the cat" -n 12 -q --ids
 exit $fail

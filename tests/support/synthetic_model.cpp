@@ -20,6 +20,13 @@ std::vector<float> random_vector(std::mt19937 &rng, size_t n, float scale, float
     return v;
 }
 
+std::ofstream open_for_writing(const std::string &path)
+{
+    std::ofstream out(path, std::ios::binary);
+    if (!out) throw std::runtime_error("cannot write " + path);
+    return out;
+}
+
 void put_i32(std::ofstream &out, int32_t v) { out.write(reinterpret_cast<const char *>(&v), 4); }
 void put_floats(std::ofstream &out, const std::vector<float> &v)
 {
@@ -52,7 +59,7 @@ SyntheticWeights make_weights(const SyntheticConfig &c)
 
 void write_legacy_checkpoint(const std::string &path, const SyntheticConfig &c, const SyntheticWeights &w)
 {
-    std::ofstream out(path, std::ios::binary);
+    std::ofstream out = open_for_writing(path);
     for (int v : {c.dim, c.hidden_dim, c.n_layers, c.n_heads, c.n_kv_heads,
                   c.shared_classifier ? c.vocab_size : -c.vocab_size, c.seq_len})
         put_i32(out, v);
@@ -66,7 +73,7 @@ void write_legacy_checkpoint(const std::string &path, const SyntheticConfig &c, 
 
 void write_v1_checkpoint(const std::string &path, const SyntheticConfig &c, const SyntheticWeights &w)
 {
-    std::ofstream out(path, std::ios::binary);
+    std::ofstream out = open_for_writing(path);
     put_i32(out, 0x616b3432);
     put_i32(out, 1);
     for (int v : {c.dim, c.hidden_dim, c.n_layers, c.n_heads, c.n_kv_heads, c.vocab_size, c.seq_len}) put_i32(out, v);
@@ -99,7 +106,7 @@ std::vector<std::string> tokenizer_pieces(const TokenizerSpec &spec)
 void write_tokenizer(const std::string &path, const TokenizerSpec &spec)
 {
     const std::vector<std::string> pieces = tokenizer_pieces(spec);
-    std::ofstream out(path, std::ios::binary);
+    std::ofstream out = open_for_writing(path);
     int32_t max_len = 0;
     for (const auto &p : pieces) max_len = std::max<int32_t>(max_len, int32_t(p.size()));
     put_i32(out, max_len);

@@ -57,7 +57,7 @@ int main(int argc, char **argv)
     app.add_option("-i,--prompt", prompt, "prompt text");
     app.add_option("-n,--steps", steps, "positions to run, prompt included; 0 or more than the context = the context")
         ->capture_default_str()->check(CLI::NonNegativeNumber);
-    app.add_option("-t,--temperature", temperature, "0 = greedy")->capture_default_str()->check(CLI::NonNegativeNumber);
+    app.add_option("-t,--temperature", temperature, "0 = greedy; a finite number >= 0")->capture_default_str();
     app.add_option("-p,--topp", topp, "nucleus sampling threshold in [0,1]; 0 or 1 = off")
         ->capture_default_str()->check(CLI::Range(0.0f, 1.0f));
     app.add_option("-s,--seed", seed, "random seed; 0 = from the clock (the seed used is reported)");

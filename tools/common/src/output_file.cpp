@@ -155,8 +155,8 @@ void check_distinct_outputs(const std::vector<std::pair<std::string, std::string
     for (size_t i = 0; i < what_and_path.size(); ++i) {
         for (size_t j = i + 1; j < what_and_path.size(); ++j) {
             std::error_code a, b;
-            const fs::path x = fs::weakly_canonical(what_and_path[i].second, a);
-            const fs::path y = fs::weakly_canonical(what_and_path[j].second, b);
+            const fs::path x = fs::weakly_canonical(fs::absolute(what_and_path[i].second), a);
+            const fs::path y = fs::weakly_canonical(fs::absolute(what_and_path[j].second), b);
             if (!a && !b && x == y)
                 throw std::system_error(EINVAL, std::generic_category(),
                                         what_and_path[i].first + " and " + what_and_path[j].first + " name the same file '" +
