@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs what Tessera needs on Debian (12 or later): compilers, CMake, test and
-# benchmark libraries, the bare-metal RISC-V toolchain with picolibc, and QEMU.
+# benchmark libraries, the bare-metal RISC-V toolchain with picolibc, QEMU, and clang
+# with its runtime libraries for the libFuzzer harnesses.
 set -euo pipefail
 packages=(
   build-essential cmake pkg-config ca-certificates curl
   libgtest-dev libgmock-dev libbenchmark-dev libcmocka-dev
   nlohmann-json3-dev libcli11-dev libtinyxml2-dev
   gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc
+  clang libclang-rt-dev
 )
 missing=()
 for p in "${packages[@]}"; do

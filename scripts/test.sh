@@ -4,7 +4,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${TESSERA_BUILD_DIR:-$root/build}
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTESSERA_REQUIRE_CROSS=ON \
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTESSERA_REQUIRE_CROSS=ON -DTESSERA_REQUIRE_FUZZ=ON \
   ${TESSERA_SHARED_DIR:+-DTESSERA_SHARED_DIR=$TESSERA_SHARED_DIR}
 cmake --build "$build" -j"$(nproc)"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tessera-test-run.XXXXXX")

@@ -73,6 +73,8 @@ TEST(BoardDesc, ErrorsSayWhatIsWrong)
     EXPECT_NE(error_of([] { tessera::parse_board_desc(R"({"name":"b","cluster":{"cores":0},"regions":{"L2":64}})", "x"); })
                   .find("'cores' = 0"),
               std::string::npos);
+    EXPECT_EQ(error_of([] { tessera::parse_board_desc(R"({"name":"my board","cluster":{"cores":1},"regions":{"L2":64}})", "x"); }),
+              "x: 'name' must be printable characters without spaces");
 }
 
 TEST(HostBoard, RegionsAreRealAlignedBuffersOfTheDescribedSize)

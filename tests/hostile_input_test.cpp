@@ -95,7 +95,7 @@ TEST(HostileInput, TokenizerWithoutASpacePieceGeneratesAsTheReference)
     ASSERT_EQ(tessera_encode(&m->session, "the cat", true, false, ids.data(), steps, &n), TESSERA_OK);
     ids.resize(n);
     const auto vocab = tessera::read_llama2c_tokenizer(o.tokenizer, uint32_t(c.vocab_size));
-    EXPECT_EQ(ids, *reference_encode(vocab, "the cat", true, false));
+    EXPECT_EQ(ids, *ReferenceTokenizer(vocab).encode("the cat", true, false));
     ASSERT_GE(n, 2u);
     EXPECT_EQ(ids[1], 0x20 + 3); // the prefix space as its byte piece <0x20>
     EXPECT_EQ(generate_greedy(*m, ids, steps), reference_greedy(c, w, ids, steps));

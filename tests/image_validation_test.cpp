@@ -332,6 +332,22 @@ TEST_F(TiledImageValidation, RandomCorruptionOfATiledImageIsRefusedOrHarmless)
     }
 }
 
+// Found by the re-signing fuzzer: a board name is printed in messages and by the
+// tools; a hostile one could break the one-line rule (or a terminal).
+TEST_F(ImageValidation, BoardNameMustBeOnePrintableWord)
+{
+    for (const char *name : {"host\nerror 0: all fine", "", "ho st", "\x1b[2J"}) {
+        std::memset(header().board_name, 0, TSR_BOARD_NAME_BYTES);
+        std::memcpy(header().board_name, name, std::strlen(name));
+        resign();
+        EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_HEADER) << name;
+        EXPECT_EQ(message(), "image header: board name is not 1..31 printable characters and a NUL");
+        tessera_image_summary summary;
+        char error[128];
+        EXPECT_EQ(tessera_image_peek(img_.data(), img_.size, &summary, error, sizeof error), TESSERA_ERR_IMAGE_BAD_HEADER);
+    }
+}
+
 TEST_F(ImageValidation, HeaderFieldOutOfRange)
 {
     header().context = header().seq_len + 1;

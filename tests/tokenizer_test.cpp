@@ -227,10 +227,11 @@ std::string random_text(std::mt19937 &rng, const tessera::Vocabulary &v, size_t 
 void expect_same_as_reference(DeviceTokenizer &tok, uint32_t texts, size_t max_bytes, uint32_t seed)
 {
     std::mt19937 rng(seed);
+    const tessera::test::ReferenceTokenizer reference(tok.vocab());
     for (uint32_t i = 0; i < texts; ++i) {
         const std::string text = random_text(rng, tok.vocab(), 1 + rng() % max_bytes);
         const bool bos = rng() % 4u != 0u, eos = rng() % 4u == 0u;
-        const auto want = tessera::test::reference_encode(tok.vocab(), text, bos, eos);
+        const auto want = reference.encode(text, bos, eos);
         tessera_status st;
         const auto got = tok.encode(text, bos, eos, &st);
         if (!want) {

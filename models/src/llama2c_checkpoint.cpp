@@ -1,5 +1,6 @@
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 
@@ -14,9 +15,14 @@ constexpr uint64_t kV1HeaderBytes = 256;
 
 std::vector<uint8_t> read_file(const std::string &path)
 {
+    std::error_code ec;
+    if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
+        throw InputError(path + ": not a regular file");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError(path + ": cannot open");
-    return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
+    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), {});
+    if (in.bad()) throw InputError(path + ": cannot read");
+    return bytes;
 }
 
 int32_t i32_at(const std::vector<uint8_t> &b, size_t off)
@@ -91,9 +97,10 @@ private:
 
 } // namespace
 
-LlamaCheckpoint read_llama2c_checkpoint(const std::string &path)
+LlamaCheckpoint read_llama2c_checkpoint(const std::string &path) { return parse_llama2c_checkpoint(read_file(path), path); }
+
+LlamaCheckpoint parse_llama2c_checkpoint(const std::vector<uint8_t> &b, const std::string &path)
 {
-    const std::vector<uint8_t> b = read_file(path);
     if (b.size() < 28)
         throw InputError(path + ": " + std::to_string(b.size()) + " bytes, too short for a llama2.c header (28)");
     LlamaCheckpoint ck;
@@ -164,7 +171,11 @@ LlamaCheckpoint read_llama2c_checkpoint(const std::string &path)
 
 Vocabulary read_llama2c_tokenizer(const std::string &path, uint32_t expect_size)
 {
-    const std::vector<uint8_t> b = read_file(path);
+    return parse_llama2c_tokenizer(read_file(path), path, expect_size);
+}
+
+Vocabulary parse_llama2c_tokenizer(const std::vector<uint8_t> &b, const std::string &path, uint32_t expect_size)
+{
     if (b.size() < 4) throw InputError(path + ": too short for a llama2.c tokenizer");
     Vocabulary v;
     v.max_token_length = uint32_t(i32_at(b, 0));

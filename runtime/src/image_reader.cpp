@@ -45,7 +45,6 @@ tessera_status check_header_fields(const tsr_image_header &h, Message &err)
     if (!h.prompt_chunk || h.prompt_chunk > h.context) return bad("prompt_chunk is 0 or above context");
     if (h.bos_id >= h.vocab_size || h.eos_id >= h.vocab_size) return bad("BOS/EOS id outside the vocabulary");
     if (!(h.norm_eps > 0.0f)) return bad("norm_eps is not positive");
-    if (memchr(h.board_name, 0, TSR_BOARD_NAME_BYTES) == nullptr) return bad("board name not terminated");
     if (!h.planned_cores) return bad("planned_cores is 0");
     if (h.section_count == 0u || h.section_count > 16u) return bad("section count outside 1..16");
     if (h.section_table_offset % 4u != 0u ||
@@ -448,6 +447,13 @@ tessera_status check_image_header(const uint8_t *data, size_t size, Message &err
     if (crc != h.header_crc) {
         err.str("header CRC-32 ").hex(crc).str(", expected ").hex(h.header_crc);
         return TESSERA_ERR_IMAGE_BAD_CHECKSUM;
+    }
+    // The board name is printed and looked up by whoever peeks: one printable word.
+    uint32_t len = 0;
+    while (len < TSR_BOARD_NAME_BYTES && h.board_name[len] > ' ' && h.board_name[len] < 0x7F) ++len;
+    if (len == 0u || len == TSR_BOARD_NAME_BYTES || h.board_name[len] != '\0') {
+        err.str("image header: board name is not 1..31 printable characters and a NUL");
+        return TESSERA_ERR_IMAGE_BAD_HEADER;
     }
     return TESSERA_OK;
 }

@@ -34,6 +34,7 @@ Message &Message::hex(uint32_t v, uint32_t digits)
 
 void Message::put(char c)
 {
+    if ((unsigned char)c < 0x20u || c == 0x7F) c = '?'; // a message is one line, whatever it quotes
     if (len_ + 1 < cap_) {
         buf_[len_++] = c;
         buf_[len_] = '\0';

@@ -1,15 +1,19 @@
 #include "reference_tokenizer.h"
 
 #include <cstdio>
-#include <map>
 
 namespace tessera::test {
 
-std::optional<std::vector<int32_t>> reference_encode(const Vocabulary &vocab, const std::string &text, bool bos,
-                                                     bool eos, int32_t bos_id, int32_t eos_id)
+ReferenceTokenizer::ReferenceTokenizer(const Vocabulary &vocab) : vocab_(vocab)
 {
-    std::map<std::string, int32_t> id_of;
-    for (size_t i = 0; i < vocab.pieces.size(); ++i) id_of.emplace(vocab.pieces[i], int32_t(i));
+    for (size_t i = 0; i < vocab.pieces.size(); ++i) id_of_.emplace(vocab.pieces[i], int32_t(i));
+}
+
+std::optional<std::vector<int32_t>> ReferenceTokenizer::encode(const std::string &text, bool bos, bool eos,
+                                                               int32_t bos_id, int32_t eos_id) const
+{
+    const Vocabulary &vocab = vocab_;
+    const std::map<std::string, int32_t> &id_of = id_of_;
     std::vector<int32_t> ids;
     if (bos) ids.push_back(bos_id);
 

@@ -7,6 +7,7 @@
 #define TESSERA_TESTS_REFERENCE_TOKENIZER_H
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,9 +16,17 @@
 
 namespace tessera::test {
 
-// The ids of `text`, or nothing when a byte has neither a piece nor a byte piece.
-std::optional<std::vector<int32_t>> reference_encode(const Vocabulary &vocab, const std::string &text, bool bos,
-                                                     bool eos, int32_t bos_id = 1, int32_t eos_id = 2);
+class ReferenceTokenizer {
+public:
+    explicit ReferenceTokenizer(const Vocabulary &vocab);
+    // The ids of `text`, or nothing when a byte has neither a piece nor a byte piece.
+    std::optional<std::vector<int32_t>> encode(const std::string &text, bool bos, bool eos, int32_t bos_id = 1,
+                                               int32_t eos_id = 2) const;
+
+private:
+    const Vocabulary &vocab_;
+    std::map<std::string, int32_t> id_of_;
+};
 
 } // namespace tessera::test
 

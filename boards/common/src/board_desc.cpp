@@ -42,6 +42,9 @@ BoardDesc parse_board_desc(const std::string &json_text, const std::string &sour
         j["name"].get<std::string>().size() >= 32)
         throw BoardError(source + ": 'name' must be a string of 1..31 characters");
     d.name = j["name"].get<std::string>();
+    for (char c : d.name)
+        if (c <= ' ' || c >= 0x7F)
+            throw BoardError(source + ": 'name' must be printable characters without spaces");
     d.description = j.value("description", "");
     if (!j.contains("cluster") || !j["cluster"].is_object()) throw BoardError(source + ": missing 'cluster' object");
     d.cores = read_u32(j["cluster"], "cores", source + " cluster", 1, 64);

@@ -39,6 +39,8 @@ struct LlamaCheckpoint {
 // versioned format with magic "ak42", version 1 (fp32). Throws InputError naming
 // the file and the offending field or byte count.
 LlamaCheckpoint read_llama2c_checkpoint(const std::string &path);
+// The same from bytes in memory; `name` stands for the file in messages.
+LlamaCheckpoint parse_llama2c_checkpoint(const std::vector<uint8_t> &bytes, const std::string &name);
 
 struct Vocabulary {
     uint32_t max_token_length = 0;
@@ -48,6 +50,7 @@ struct Vocabulary {
 
 // Reads a llama2.c tokenizer.bin; expect_size is the model's vocabulary size.
 Vocabulary read_llama2c_tokenizer(const std::string &path, uint32_t expect_size);
+Vocabulary parse_llama2c_tokenizer(const std::vector<uint8_t> &bytes, const std::string &name, uint32_t expect_size);
 
 } // namespace tessera
 

@@ -1,0 +1,159 @@
+// tessera-fuzz-seeds OUT: the fuzzers' seed corpora and data, made from synthetic
+// models and the shared ones (never committed):
+//   OUT/image/    model images planned for the fuzz board: several shapes, weights
+//                 in place or in L2, tiled into a small L1, a 10-piece and a
+//                 no-space vocabulary (seeds of fuzzers a and b)
+//   OUT/encode/   texts with a selector byte (fuzzer c)
+//   OUT/readers/  checkpoints and tokenizers with a selector byte (fuzzer d)
+//   OUT/data/     the images and tokenizers fuzzer c opens at start
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "support/synthetic_model.h"
+#include "tessera/pack/packer.h"
+
+namespace fs = std::filesystem;
+using tessera::test::SyntheticConfig;
+using tessera::test::TokenizerSpec;
+
+namespace {
+
+std::vector<uint8_t> read_bytes(const fs::path &p)
+{
+    std::ifstream in(p, std::ios::binary);
+    return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)), {});
+}
+
+void write_bytes(const fs::path &p, uint8_t selector, const std::vector<uint8_t> &bytes)
+{
+    std::ofstream out(p, std::ios::binary);
+    out.put(char(selector));
+    out.write(reinterpret_cast<const char *>(bytes.data()), std::streamsize(bytes.size()));
+    if (!out) throw std::runtime_error("cannot write " + p.string());
+}
+
+struct Model {
+    std::string name;
+    SyntheticConfig config;
+    TokenizerSpec tokenizer;
+};
+
+// Writes NAME.bin and NAME.tok under `dir`.
+void write_model(const fs::path &dir, const Model &m)
+{
+    tessera::test::write_legacy_checkpoint((dir / (m.name + ".bin")).string(), m.config,
+                                           tessera::test::make_weights(m.config));
+    tessera::test::write_tokenizer((dir / (m.name + ".tok")).string(), m.tokenizer);
+}
+
+void pack(const fs::path &dir, const std::string &model, const std::string &out, const std::string &board,
+          void (*tweak)(tessera::PackOptions &) = nullptr)
+{
+    tessera::PackOptions o;
+    o.checkpoint = (dir / (model + ".bin")).string();
+    o.tokenizer = (dir / (model + ".tok")).string();
+    o.board = board;
+    o.output = out;
+    if (tweak) tweak(o);
+    tessera::pack(o);
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        std::fprintf(stderr, "usage: tessera-fuzz-seeds OUT_DIR\n");
+        return 2;
+    }
+    try {
+        const fs::path out = argv[1], models = out / "models", shared = TESSERA_SHARED_DIR;
+        for (const char *d : {"image", "encode", "readers", "data", "models"}) fs::create_directories(out / d);
+        const std::string board = TESSERA_FUZZ_BOARD;
+
+        SyntheticConfig small;
+        small.dim = 8, small.hidden_dim = 16, small.n_layers = 1, small.n_heads = 2, small.n_kv_heads = 1;
+        small.vocab_size = 300, small.seq_len = 24;
+        SyntheticConfig gqa = small;
+        gqa.dim = 16, gqa.n_layers = 2, gqa.n_heads = 4, gqa.n_kv_heads = 2, gqa.shared_classifier = false;
+        SyntheticConfig ten = small;
+        ten.dim = 16, ten.hidden_dim = 32, ten.n_heads = 2, ten.vocab_size = 10, ten.seq_len = 32;
+        TokenizerSpec bytes300, ten_pieces, no_space;
+        ten_pieces.vocab_size = 10, ten_pieces.byte_pieces = false;
+        no_space.space_piece = false;
+        const std::vector<Model> list = {
+            {"small", small, bytes300}, {"gqa", gqa, bytes300}, {"ten", ten, ten_pieces}, {"nospace", small, no_space}};
+        for (const Model &m : list) write_model(models, m);
+
+        const fs::path img = out / "image";
+        pack(models, "small", (img / "small.tess").string(), board);
+        pack(models, "small", (img / "small_in_place.tess").string(), board,
+             [](tessera::PackOptions &o) { o.weights = tessera::WeightsPlacement::kImage; });
+        pack(models, "small", (img / "small_tiled.tess").string(), board, [](tessera::PackOptions &o) { o.l1_bytes = 2048; });
+        pack(models, "small", (img / "small_chunk1.tess").string(), board, [](tessera::PackOptions &o) {
+            o.prompt_chunk = 1;
+            o.context = 8;
+        });
+        pack(models, "gqa", (img / "gqa.tess").string(), board);
+        pack(models, "gqa", (img / "gqa_tiled.tess").string(), board, [](tessera::PackOptions &o) { o.l1_bytes = 4096; });
+        pack(models, "ten", (img / "ten.tess").string(), board);
+        pack(models, "nospace", (img / "nospace.tess").string(), board);
+
+        // Fuzzer c opens these at start, on the host board.
+        const fs::path data = out / "data";
+        const bool have_shared = fs::exists(shared / "models/stories260K.bin");
+        if (have_shared) {
+            fs::copy_file(shared / "models/stories260K.bin", models / "stories.bin", fs::copy_options::overwrite_existing);
+            fs::copy_file(shared / "models/tok512.bin", models / "stories.tok", fs::copy_options::overwrite_existing);
+            fs::copy_file(shared / "models/tokenizer.bin", models / "llama.tok", fs::copy_options::overwrite_existing);
+        } else {
+            std::fprintf(stderr, "tessera-fuzz-seeds: %s has no models: the 512- and 32000-piece vocabularies are "
+                                 "synthetic stand-ins\n", shared.c_str());
+            write_model(models, {"stories", [] { SyntheticConfig c; c.vocab_size = 512; return c; }(), {512, true, true}});
+            tessera::test::write_tokenizer((models / "llama.tok").string(), TokenizerSpec{32000, true, true});
+        }
+        SyntheticConfig llama = small;
+        llama.vocab_size = 32000, llama.dim = 4, llama.n_heads = 1, llama.n_kv_heads = 1, llama.seq_len = 1024;
+        tessera::test::write_legacy_checkpoint((models / "llama.bin").string(), llama, tessera::test::make_weights(llama));
+        const std::pair<const char *, const char *> encode_models[] = {
+            {"stories", "encode-512"}, {"llama", "encode-32000"}, {"ten", "encode-10"}, {"nospace", "encode-nospace"}};
+        for (const auto &[model, name] : encode_models) {
+            pack(models, model, (data / (std::string(name) + ".tess")).string(), "host");
+            fs::copy_file(models / (std::string(model) + ".tok"), data / (std::string(name) + ".tok"),
+                          fs::copy_options::overwrite_existing);
+        }
+
+        // Texts for fuzzer c: prompts of the golden runs, prose, and awkward bytes.
+        std::vector<std::string> texts = {"Lily and Tom went to the", "Once upon a time", "the the the", "hello world",
+                                          "a\xF0\x9F\x98\x80", "caf\xC3\xA9 \xE4\xB8\xAD\xE6\x96\x87", "\x80\xBF\xC3",
+                                          "  leading and trailing  ", "zzz", "bad", "\n\t<0x41><s></s>"};
+        std::ifstream golden(shared / "golden/stories260K.greedy200.text");
+        const std::string story((std::istreambuf_iterator<char>(golden)), {});
+        if (!story.empty()) texts.push_back(story.substr(0, 400));
+        int k = 0;
+        for (const auto &t : texts)
+            for (uint8_t selector : {0x04, 0x05, 0x06, 0x07, 0x0C, 0x14}) {
+                std::vector<uint8_t> body = {uint8_t(k % 8)};
+                body.insert(body.end(), t.begin(), t.end());
+                write_bytes(out / "encode" / ("text" + std::to_string(k++)), selector, body);
+            }
+
+        // Checkpoints (selector 0) and tokenizers (selector 1 | size index << 1) for fuzzer d.
+        SyntheticConfig v1 = gqa;
+        tessera::test::write_v1_checkpoint((models / "gqa_v1.bin").string(), v1, tessera::test::make_weights(v1));
+        for (const char *ck : {"small", "gqa", "ten", "gqa_v1"})
+            write_bytes(out / "readers" / (std::string(ck) + ".bin"), 0, read_bytes(models / (std::string(ck) + ".bin")));
+        write_bytes(out / "readers" / "ten.tok", 1 | (0 << 1), read_bytes(models / "ten.tok"));
+        write_bytes(out / "readers" / "small.tok", 1 | (1 << 1), read_bytes(models / "small.tok"));
+        write_bytes(out / "readers" / "tok512.tok", 1 | (2 << 1), read_bytes(models / "stories.tok"));
+        std::printf("tessera-fuzz-seeds: seeds in %s\n", out.c_str());
+        return 0;
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "tessera-fuzz-seeds: error: %s\n", e.what());
+        return 1;
+    }
+}
