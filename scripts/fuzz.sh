@@ -22,7 +22,8 @@ Harnesses (default: all four):
 
 Options:
   -t SECONDS    time per harness (default 300)
-  -j JOBS       harnesses run at once (default 1)
+  -j JOBS       harnesses run at once (default 1; on a small machine, more is slower:
+                the host board's engine threads want the cores)
   -b BUILD_DIR  default: build-fuzz beside the sources
   --no-build    run what BUILD_DIR holds
   --require     fail, rather than skip, when clang cannot build fuzzers

@@ -56,25 +56,29 @@ void drive(tessera_session &s)
 {
     tessera_image_summary summary;
     if (tessera_image_summary_of(&s, &summary) != TESSERA_OK) finding("summary of an open session", "");
-    int32_t ids[16];
+    // A prompt that merges on the seeds' vocabularies; 6 rows reach the 4-row blocks.
+    int32_t ids[64];
     uint32_t n = 0;
-    tessera_status st = tessera_encode(&s, "Once upon a time, Lily", true, false, ids, 16, &n);
+    tessera_status st = tessera_encode(&s, "the hello, Lily", true, false, ids, 64, &n);
     if (st != TESSERA_OK) {
         check_refusal(st, tessera_last_error(&s));
         ids[0] = int32_t(summary.vocab_size > 1 ? 1 : 0);
         n = 1;
     }
-    st = tessera_prompt(&s, ids, n < 5u ? n : 5u);
+    st = tessera_prompt(&s, ids, n < 6u ? n : 6u);
     if (st != TESSERA_OK) return check_refusal(st, tessera_last_error(&s));
     const float *logits = nullptr;
     uint32_t rows = 0;
     if (tessera_logits(&s, 0, &logits, &rows) != TESSERA_OK || rows == 0) finding("no logits after a prompt", "");
-    tessera_sampler greedy, nucleus;
+    if (tessera_logits(&s, rows, &logits, nullptr) != TESSERA_ERR_NO_LOGITS) finding("logits of a row past the run", "");
+    tessera_sampler greedy, nucleus, full;
     tessera_sampler_init(&greedy, 0.0f, 0.0f, 1);
     tessera_sampler_init(&nucleus, 0.9f, 0.9f, 7);
+    tessera_sampler_init(&full, 1.0f, 1.0f, 9);
+    tessera_sampler *samplers[] = {&greedy, &nucleus, &full};
     int32_t prev = ids[0], token = 0;
-    for (int i = 0; i < 3; ++i) {
-        st = tessera_sample(&s, i == 1 ? &nucleus : &greedy, &token);
+    for (tessera_sampler *sampler : samplers) {
+        st = tessera_sample(&s, sampler, &token);
         if (st != TESSERA_OK) return check_refusal(st, tessera_last_error(&s));
         uint32_t len = 0;
         if (tessera_decode(&s, prev, token, &len) == nullptr) finding("sampled an id decode refuses", "");
@@ -82,6 +86,12 @@ void drive(tessera_session &s)
         if (st != TESSERA_OK) return check_refusal(st, tessera_last_error(&s));
         prev = token;
     }
+    tessera_stats stats;
+    if (tessera_get_stats(&s, &stats) != TESSERA_OK || stats.position != tessera_position(&s)) finding("stats", "");
+    // Again from the start, one token at a time.
+    tessera_reset(&s);
+    st = tessera_step(&s, ids[0]);
+    if (st != TESSERA_OK) return check_refusal(st, tessera_last_error(&s));
 }
 
 } // namespace
