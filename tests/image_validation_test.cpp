@@ -218,7 +218,7 @@ TEST_F(ImageValidation, EmbedReadingAnotherTensorThanItsTokenInputIsRefused)
     embed.operands[0] = uint16_t(header().tokens_tensor_prompt);
     resign();
     EXPECT_EQ(open(0, siracusa->hal()), TESSERA_ERR_IMAGE_BAD_SCHEDULE);
-    EXPECT_EQ(message(), "token schedule step 0 (op 1) operand 0: names tensor " +
+    EXPECT_EQ(message(), "token schedule step 0 (embed) operand 0: names tensor " +
                              std::to_string(header().tokens_tensor_prompt) +
                              ", must be the schedule's token input tensor " + std::to_string(header().tokens_tensor_token))
         << message();
@@ -250,9 +250,9 @@ TEST_F(ImageValidation, EmbedChecksEveryIdAtRunTime)
         ids[1] = bad;
         char text[192];
         tsr::Message err(text, sizeof text);
-        EXPECT_EQ(tsr::run_schedule(s.image, board_->hal(), s.image.prompt, 2, 0, err), TESSERA_ERR_BAD_TOKEN);
+        EXPECT_EQ(tsr::run_schedule(s.image, board_->hal(), s.image.prompt, 2, 0, err, nullptr, nullptr), TESSERA_ERR_BAD_TOKEN);
         const std::string id = bad < 0 ? "-" + std::to_string(-int64_t(bad)) : std::to_string(bad);
-        EXPECT_EQ(std::string(text), "step 0 (EMBED): row 1 reads token id " + id + ", vocabulary is 0.." +
+        EXPECT_EQ(std::string(text), "step 0 (embed): row 1 reads token id " + id + ", vocabulary is 0.." +
                                          std::to_string(vocab - 1));
     }
 }

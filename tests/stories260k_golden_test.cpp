@@ -64,7 +64,9 @@ TEST_F(Stories260K, TeacherForcingThroughPromptModeAndAgreementWithTokenMode)
     for (const auto &g : golden_) sequence.push_back(g.next);
     sequence.pop_back(); // 200 inputs: BOS and the first 199 outputs; position p predicts golden[p]
 
-    auto prompt = open_model(options_);
+    tessera::PackOptions every_row = options_;
+    every_row.prompt_logits_all = true; // teacher forcing reads every row of a chunk
+    auto prompt = open_model(every_row);
     auto token = open_model(options_);
     ASSERT_EQ(prompt->status, TESSERA_OK);
     ASSERT_EQ(token->status, TESSERA_OK);

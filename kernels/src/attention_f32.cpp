@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "kernel_checks.h"
+#include "kernel_math.h"
 
 // One (row, head) pair per work item, computed whole by one core: scores, softmax
 // and the weighted sum of values, in the order llama2.c uses.
@@ -28,20 +29,40 @@ tsr_kernel_status tsr_attention_f32_ref(const float *q, const float *k_cache, co
         for (uint32_t t = 0; t <= last; ++t) {
             const float *kt = k_cache + (size_t)t * kv_dim + kv_off;
             float score = 0.0f;
-            for (uint32_t i = 0; i < head_size; ++i) score += qh[i] * kt[i];
+            for (uint32_t i = 0; i < head_size; ++i) score = tsr_mac(score, qh[i], kt[i]);
             att[t] = score / scale;
         }
         tsr_softmax_f32(att, last + 1u);
         float *yh = y + (size_t)r * dim + (size_t)h * head_size;
-        memset(yh, 0, head_size * sizeof(float));
+        for (uint32_t i = 0; i < head_size; ++i) yh[i] = 0.0f;
         for (uint32_t t = 0; t <= last; ++t) {
             const float *vt = v_cache + (size_t)t * kv_dim + kv_off;
             const float a = att[t];
-            for (uint32_t i = 0; i < head_size; ++i) yh[i] += a * vt[i];
+            for (uint32_t i = 0; i < head_size; ++i) yh[i] = tsr_mac(yh[i], a, vt[i]);
         }
     }
     return TSR_KERNEL_OK;
 }
+
+// The tiled pieces, with the same operations in the same order as the whole kernel
+// above. Scores keep q in registers for the common head sizes; the weighted sum
+// keeps eight outputs in registers across the positions.
+namespace {
+
+template <int HS> void scores_fixed(const float *q, const float *keys, float *scores, uint32_t begin, uint32_t end,
+                                    float scale)
+{
+    float qv[HS];
+    for (int i = 0; i < HS; ++i) qv[i] = q[i];
+    const float *kt = keys + (size_t)begin * HS;
+    for (uint32_t t = begin; t < end; ++t, kt += HS) {
+        float s = 0.0f;
+        for (int i = 0; i < HS; ++i) s = tsr_mac(s, qv[i], kt[i]);
+        scores[t] = s / scale;
+    }
+}
+
+} // namespace
 
 tsr_kernel_status tsr_attention_scores_f32(const float *q, const float *keys, float *scores, uint32_t count,
                                            uint32_t head_size, uint32_t core_id, uint32_t core_count)
@@ -51,10 +72,16 @@ tsr_kernel_status tsr_attention_scores_f32(const float *q, const float *keys, fl
     const float scale = sqrtf((float)head_size);
     uint32_t begin, end;
     tsr_core_range(count, core_id, core_count, &begin, &end);
+    switch (head_size) {
+    case 4: scores_fixed<4>(q, keys, scores, begin, end, scale); return TSR_KERNEL_OK;
+    case 8: scores_fixed<8>(q, keys, scores, begin, end, scale); return TSR_KERNEL_OK;
+    case 16: scores_fixed<16>(q, keys, scores, begin, end, scale); return TSR_KERNEL_OK;
+    default: break;
+    }
     for (uint32_t t = begin; t < end; ++t) {
         const float *kt = keys + (size_t)t * head_size;
         float score = 0.0f;
-        for (uint32_t i = 0; i < head_size; ++i) score += q[i] * kt[i];
+        for (uint32_t i = 0; i < head_size; ++i) score = tsr_mac(score, q[i], kt[i]);
         scores[t] = score / scale;
     }
     return TSR_KERNEL_OK;
@@ -68,10 +95,23 @@ tsr_kernel_status tsr_attention_accumulate_f32(const float *probs, const float *
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
     uint32_t begin, end;
     tsr_core_range(head_size, core_id, core_count, &begin, &end);
-    for (uint32_t t = 0; t < count; ++t) {
+    uint32_t i0 = begin;
+    for (; i0 + 8u <= end; i0 += 8u) {
+        float o0 = out[i0], o1 = out[i0 + 1], o2 = out[i0 + 2], o3 = out[i0 + 3];
+        float o4 = out[i0 + 4], o5 = out[i0 + 5], o6 = out[i0 + 6], o7 = out[i0 + 7];
+        const float *vt = values + i0;
+        for (uint32_t t = 0; t < count; ++t, vt += head_size) {
+            const float a = probs[t];
+            o0 = tsr_mac(o0, a, vt[0]); o1 = tsr_mac(o1, a, vt[1]); o2 = tsr_mac(o2, a, vt[2]); o3 = tsr_mac(o3, a, vt[3]);
+            o4 = tsr_mac(o4, a, vt[4]); o5 = tsr_mac(o5, a, vt[5]); o6 = tsr_mac(o6, a, vt[6]); o7 = tsr_mac(o7, a, vt[7]);
+        }
+        out[i0] = o0, out[i0 + 1] = o1, out[i0 + 2] = o2, out[i0 + 3] = o3;
+        out[i0 + 4] = o4, out[i0 + 5] = o5, out[i0 + 6] = o6, out[i0 + 7] = o7;
+    }
+    for (uint32_t t = 0; t < count && i0 < end; ++t) {
         const float a = probs[t];
         const float *vt = values + (size_t)t * head_size;
-        for (uint32_t i = begin; i < end; ++i) out[i] += a * vt[i];
+        for (uint32_t i = i0; i < end; ++i) out[i] = tsr_mac(out[i], a, vt[i]);
     }
     return TSR_KERNEL_OK;
 }

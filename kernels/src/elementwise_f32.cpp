@@ -1,6 +1,5 @@
-#include <math.h>
-
 #include "kernel_checks.h"
+#include "kernel_math.h"
 
 tsr_kernel_status tsr_add_f32(const float *a, const float *b, float *y, uint32_t count,
                               uint32_t core_id, uint32_t core_count)
@@ -22,7 +21,7 @@ tsr_kernel_status tsr_swiglu_f32(const float *gate, const float *up, float *y, u
     tsr_core_range(count, core_id, core_count, &begin, &end);
     for (uint32_t i = begin; i < end; ++i) {
         float v = gate[i];
-        v *= 1.0f / (1.0f + expf(-v));
+        v *= 1.0f / (1.0f + tsr_expf(-v));
         y[i] = v * up[i];
     }
     return TSR_KERNEL_OK;

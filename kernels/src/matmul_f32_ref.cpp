@@ -1,4 +1,5 @@
 #include "kernel_checks.h"
+#include "kernel_math.h"
 
 // The definition: one output at a time, summed in index order.
 tsr_kernel_status tsr_matmul_f32_ref(const float *x, const float *w, float *y, uint32_t rows,
@@ -14,7 +15,7 @@ tsr_kernel_status tsr_matmul_f32_ref(const float *x, const float *w, float *y, u
         for (uint32_t i = begin; i < end; ++i) {
             const float *wi = w + (size_t)i * k;
             float sum = 0.0f;
-            for (uint32_t j = 0; j < k; ++j) sum += wi[j] * xr[j];
+            for (uint32_t j = 0; j < k; ++j) sum = tsr_mac(sum, wi[j], xr[j]);
             y[(size_t)r * ldy + i] = sum;
         }
     }

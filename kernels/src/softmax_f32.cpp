@@ -1,5 +1,4 @@
-#include <math.h>
-
+#include "kernel_math.h"
 #include "tessera/kernels.h"
 
 void tsr_softmax_f32(float *x, uint32_t n)
@@ -9,7 +8,7 @@ void tsr_softmax_f32(float *x, uint32_t n)
         if (x[i] > max_val) max_val = x[i];
     float sum = 0.0f;
     for (uint32_t i = 0; i < n; ++i) {
-        x[i] = expf(x[i] - max_val);
+        x[i] = tsr_expf(x[i] - max_val);
         sum += x[i];
     }
     for (uint32_t i = 0; i < n; ++i) x[i] /= sum;

@@ -58,11 +58,14 @@ public:
         return g_.add(std::move(t));
     }
     void step(GraphSchedule &s, uint16_t op, std::initializer_list<uint32_t> operands,
-              std::initializer_list<uint32_t> params, std::string label, uint8_t engine = TSR_ENGINE_CLUSTER)
+              std::initializer_list<uint32_t> params, std::string label, uint16_t layer = TSR_NO_LAYER,
+              uint8_t flags = 0)
     {
         GraphStep st;
         st.op = op;
-        st.engine = engine;
+        st.engine = tsr_op_tile_kind(op) == TSR_TILE_MOVE ? TSR_ENGINE_DMA : TSR_ENGINE_CLUSTER;
+        st.flags = flags;
+        st.layer = layer;
         st.operands.fill(TSR_NO_TENSOR);
         for (uint32_t o : operands) st.operands[st.operand_count++] = o;
         size_t i = 0;
@@ -97,6 +100,7 @@ Graph lower_llama(LlamaCheckpoint &&ck, const LlamaLowering &opt)
     h.context = opt.context;
     h.prompt_chunk = opt.prompt_chunk;
     h.shared_classifier = c.shared_classifier;
+    h.prompt_logits_all = opt.prompt_logits_all;
     const uint32_t D = c.dim, KV = c.kv_dim(), H = c.hidden_dim, V = c.vocab_size, HS = c.head_size();
     const uint32_t C = opt.context;
 
@@ -139,34 +143,45 @@ Graph lower_llama(LlamaCheckpoint &&ck, const LlamaLowering &opt)
         for (uint32_t l = 0; l < c.n_layers; ++l) {
             const LayerWeights &lw = layers[l];
             const std::string p = "layer" + std::to_string(l) + ".";
+            const uint16_t L = uint16_t(l);
             const uint32_t xb = act(p + "attn_norm", D), q = act(p + "q", D), k = act(p + "k", KV),
                            v = act(p + "v", KV), att = act(p + "attn", D), o = act(p + "attn_out", D),
                            x_att = act(p + "x_attn", D), xb2 = act(p + "ffn_norm", D), h1 = act(p + "ffn_gate", H),
                            h3 = act(p + "ffn_up", H), gl = act(p + "ffn_act", H), f = act(p + "ffn_out", D),
                            x_out = act(p + "x_out", D);
-            b.step(s, TSR_OP_RMSNORM, {x, lw.rms_att, xb}, {D, eps}, p + "attn_norm");
-            b.step(s, TSR_OP_MATMUL, {xb, lw.wq, q}, {D, D}, p + "wq");
-            b.step(s, TSR_OP_MATMUL, {xb, lw.wk, k}, {D, KV}, p + "wk");
-            b.step(s, TSR_OP_MATMUL, {xb, lw.wv, v}, {D, KV}, p + "wv");
-            b.step(s, TSR_OP_ROPE, {q, k, rope_table}, {D, KV, HS, C}, p + "rope");
-            b.step(s, TSR_OP_KV_APPEND, {k, v, k_cache[l], v_cache[l]}, {KV, C}, p + "kv_append", TSR_ENGINE_DMA);
-            const uint32_t scores = b.tensor(p + "attention_scores" + suffix, TSR_TENSOR_SCRATCH, 1, C);
-            b.step(s, TSR_OP_ATTENTION, {q, k_cache[l], v_cache[l], scores, att}, {c.n_heads, c.n_kv_heads, HS, C},
-                   p + "attention");
-            b.step(s, TSR_OP_MATMUL, {att, lw.wo, o}, {D, D}, p + "wo");
-            b.step(s, TSR_OP_ADD, {x, o, x_att}, {D}, p + "residual_attn");
-            b.step(s, TSR_OP_RMSNORM, {x_att, lw.rms_ffn, xb2}, {D, eps}, p + "ffn_norm");
-            b.step(s, TSR_OP_MATMUL, {xb2, lw.w1, h1}, {D, H}, p + "w1");
-            b.step(s, TSR_OP_MATMUL, {xb2, lw.w3, h3}, {D, H}, p + "w3");
-            b.step(s, TSR_OP_SWIGLU, {h1, h3, gl}, {H}, p + "swiglu");
-            b.step(s, TSR_OP_MATMUL, {gl, lw.w2, f}, {H, D}, p + "w2");
-            b.step(s, TSR_OP_ADD, {x_att, f, x_out}, {D}, p + "residual_ffn");
+            b.step(s, TSR_OP_RMSNORM, {x, lw.rms_att, xb}, {D, eps}, p + "attn_norm", L);
+            b.step(s, TSR_OP_MATMUL, {xb, lw.wq, q}, {D, D}, p + "wq", L);
+            b.step(s, TSR_OP_MATMUL, {xb, lw.wk, k}, {D, KV}, p + "wk", L);
+            b.step(s, TSR_OP_MATMUL, {xb, lw.wv, v}, {D, KV}, p + "wv", L);
+            b.step(s, TSR_OP_ROPE, {q, k, rope_table}, {D, KV, HS, C}, p + "rope", L);
+            b.step(s, TSR_OP_KV_APPEND, {k, v, k_cache[l], v_cache[l]}, {KV, C}, p + "kv_append", L);
+            // Operand 3 is the scores scratch the plan sizes for the cores it gives attention.
+            b.step(s, TSR_OP_ATTENTION, {q, k_cache[l], v_cache[l], TSR_NO_TENSOR, att},
+                   {c.n_heads, c.n_kv_heads, HS, C}, p + "attention", L);
+            b.step(s, TSR_OP_MATMUL, {att, lw.wo, o}, {D, D}, p + "wo", L);
+            b.step(s, TSR_OP_ADD, {x, o, x_att}, {D}, p + "residual_attn", L);
+            b.step(s, TSR_OP_RMSNORM, {x_att, lw.rms_ffn, xb2}, {D, eps}, p + "ffn_norm", L);
+            b.step(s, TSR_OP_MATMUL, {xb2, lw.w1, h1}, {D, H}, p + "w1", L);
+            b.step(s, TSR_OP_MATMUL, {xb2, lw.w3, h3}, {D, H}, p + "w3", L);
+            b.step(s, TSR_OP_SWIGLU, {h1, h3, gl}, {H}, p + "swiglu", L);
+            b.step(s, TSR_OP_MATMUL, {gl, lw.w2, f}, {H, D}, p + "w2", L);
+            b.step(s, TSR_OP_ADD, {x_att, f, x_out}, {D}, p + "residual_ffn", L);
             x = x_out;
         }
-        const uint32_t xf = act("final_norm", D);
-        logits = b.tensor(std::string("logits") + suffix, TSR_TENSOR_IO, R, V);
-        b.step(s, TSR_OP_RMSNORM, {x, rms_final, xf}, {D, eps}, "final_norm");
-        b.step(s, TSR_OP_MATMUL, {xf, wcls, logits}, {D, V}, "classifier");
+        // The classifier (vocab x dim per row) only where logits are read: a prompt
+        // chunk's last row, unless every row's were asked for.
+        const bool one_row = R > 1u && !opt.prompt_logits_all;
+        const uint32_t out_rows = one_row ? 1u : R;
+        if (one_row) {
+            const uint32_t x_last = b.tensor(std::string("x_last") + suffix, TSR_TENSOR_ACTIVATION, 1, D);
+            b.step(s, TSR_OP_LAST_ROW, {x, x_last}, {D}, "last_row");
+            x = x_last;
+        }
+        const uint8_t flags = one_row ? TSR_STEP_ONE_ROW : 0u;
+        const uint32_t xf = b.tensor(std::string("final_norm") + suffix, TSR_TENSOR_ACTIVATION, out_rows, D);
+        logits = b.tensor(std::string("logits") + suffix, TSR_TENSOR_IO, out_rows, V);
+        b.step(s, TSR_OP_RMSNORM, {x, rms_final, xf}, {D, eps}, "final_norm", TSR_NO_LAYER, flags);
+        b.step(s, TSR_OP_MATMUL, {xf, wcls, logits}, {D, V}, "classifier", TSR_NO_LAYER, flags);
     };
     lower(g.prompt, opt.prompt_chunk, ".prompt", g.tokens_prompt, g.logits_prompt);
     lower(g.token, 1, ".token", g.tokens_token, g.logits_token);

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "executor.h"
+#include "ops/op.h"
 #include "sampler.h"
 #include "session.h"
 #include "tokenizer.h"
@@ -81,7 +82,10 @@ tessera_status run(Session *s, const tsr::ScheduleView &schedule, uint32_t token
                    uint32_t rows, Message &err)
 {
     memcpy(tsr::tensor_address(s->image, s->board, tokens_tensor), ids, rows * sizeof(int32_t));
-    return tsr::run_schedule(s->image, s->board, schedule, rows, s->position, err);
+    tessera_step_profile *profile = nullptr;
+    if (s->profile) profile = s->profile + (&schedule == &s->image.prompt ? 0u : s->image.prompt.header->step_count);
+    s->runs += 1u;
+    return tsr::run_schedule(s->image, s->board, schedule, rows, s->position, err, profile, &s->counters);
 }
 
 } // namespace
@@ -137,6 +141,7 @@ tessera_status tessera_open(tessera_session *session, const void *image, size_t 
     tessera_status st = tsr::read_image(static_cast<const uint8_t *>(image), image_size, board, &s->image, err);
     if (st == TESSERA_OK) st = bind_sections(s, err);
     if (st != TESSERA_OK) return st;
+    tsr::resolve_steps(s->image, board); // after the copies: nothing may overwrite the table
     s->open_marker = tsr::kOpenMarker;
     return TESSERA_OK;
 }
@@ -214,7 +219,7 @@ tessera_status tessera_prompt(tessera_session *session, const int32_t *ids, uint
         s->position += rows;
     }
     s->last_run = tsr::LastRun::kPrompt;
-    s->last_rows = rows;
+    s->last_rows = (h.flags & TSR_IMAGE_PROMPT_LOGITS_ALL) ? rows : 1u;
     s->prompt_tokens += count;
     s->prompt_cycles += s->board->ops->cycles(s->board->ctx) - t0;
     return TESSERA_OK;
@@ -326,6 +331,45 @@ tessera_status tessera_get_stats(const tessera_session *session, tessera_stats *
     for (uint32_t r = 0; r < TSR_REGION_COUNT; ++r) stats->region_bytes[r] = h.region_bytes[r];
     stats->region_bytes[TSR_REGION_IMAGE] = h.file_size;
     stats->weights_in_place = s->image.weights_in_place ? 1u : 0u;
+    stats->runs = s->runs;
+    stats->forks = s->counters.forks;
+    stats->dma_bytes = s->counters.dma_bytes;
+    stats->dma_transfers = s->counters.dma_transfers;
+    return TESSERA_OK;
+}
+
+uint32_t tessera_profile_size(const tessera_session *session)
+{
+    const Session *s = open_session(session);
+    return s == nullptr ? 0u : s->image.prompt.header->step_count + s->image.token.header->step_count;
+}
+
+tessera_status tessera_profile(tessera_session *session, tessera_step_profile *steps, uint32_t capacity)
+{
+    Session *s = open_session(session);
+    if (s == nullptr) return TESSERA_ERR_NOT_OPEN;
+    Message err = error_of(s);
+    if (steps == nullptr) {
+        s->profile = nullptr;
+        return TESSERA_OK;
+    }
+    const uint32_t need = tessera_profile_size(session);
+    if (capacity < need) {
+        err.str("tessera_profile: ").num(capacity).str(" entries for ").num(need).str(" steps");
+        return TESSERA_ERR_BUFFER_TOO_SMALL;
+    }
+    uint32_t k = 0;
+    for (uint32_t which = 0; which < 2u; ++which) {
+        const tsr::ScheduleView &sched = which == 0u ? s->image.prompt : s->image.token;
+        for (uint32_t i = 0; i < sched.header->step_count; ++i, ++k) {
+            memset(&steps[k], 0, sizeof steps[k]);
+            steps[k].schedule = which;
+            steps[k].step = i;
+            steps[k].op = sched.steps[i].op;
+            steps[k].layer = sched.steps[i].layer;
+        }
+    }
+    s->profile = steps;
     return TESSERA_OK;
 }
 

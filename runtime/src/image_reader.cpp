@@ -2,8 +2,8 @@
 
 #include <string.h>
 
+#include "ops/op.h"
 #include "tessera/crc32.h"
-#include "tessera/tile_geometry.h"
 
 namespace tsr {
 namespace {
@@ -14,18 +14,6 @@ bool is_pow2(uint32_t v) { return v && (v & (v - 1u)) == 0u; }
 
 // a + b <= limit without overflow.
 bool fits(uint64_t offset, uint64_t size, uint64_t limit) { return offset <= limit && size <= limit - offset; }
-
-uint32_t dtype_size(uint32_t dtype)
-{
-    switch (dtype) {
-    case TSR_DTYPE_F32:
-    case TSR_DTYPE_I32: return 4;
-    case TSR_DTYPE_BF16: return 2;
-    case TSR_DTYPE_I8:
-    case TSR_DTYPE_U8: return 1;
-    default: return 0;
-    }
-}
 
 tessera_status check_header_fields(const tsr_image_header &h, Message &err)
 {
@@ -45,7 +33,8 @@ tessera_status check_header_fields(const tsr_image_header &h, Message &err)
     if (!h.prompt_chunk || h.prompt_chunk > h.context) return bad("prompt_chunk is 0 or above context");
     if (h.bos_id >= h.vocab_size || h.eos_id >= h.vocab_size) return bad("BOS/EOS id outside the vocabulary");
     if (!(h.norm_eps > 0.0f)) return bad("norm_eps is not positive");
-    if (!h.planned_cores) return bad("planned_cores is 0");
+    if (!h.planned_cores || h.planned_cores > 64u) return bad("planned_cores outside 1..64");
+    if (h.flags & ~TSR_IMAGE_FLAGS_) return bad("unknown flags");
     if (h.section_count == 0u || h.section_count > 16u) return bad("section count outside 1..16");
     if (h.section_table_offset % 4u != 0u ||
         !fits(h.section_table_offset, (uint64_t)h.section_count * sizeof(tsr_section), h.file_size))
@@ -147,7 +136,7 @@ tessera_status check_tensors(const tsr_image_header &h, const tsr_section &sec, 
             return TESSERA_ERR_IMAGE_BAD_PLACEMENT;
         };
         if (!esize) return bad("unknown element type");
-        if (t.kind < TSR_TENSOR_WEIGHT || t.kind > TSR_TENSOR_STAGING) return bad("unknown tensor kind");
+        if (t.kind < TSR_TENSOR_WEIGHT || t.kind > TSR_TENSOR_STEP_TABLE) return bad("unknown tensor kind");
         if (t.region >= TSR_REGION_COUNT) return bad("unknown region");
         if ((uint64_t)t.rows * t.cols * esize > t.size) return bad("shape larger than its bytes");
         if (t.offset % esize != 0u) return bad("misaligned for its element type");
@@ -163,167 +152,56 @@ tessera_status check_tensors(const tsr_image_header &h, const tsr_section &sec, 
     return TESSERA_OK;
 }
 
-// Operand requirements of one step, checked against the tensors it names.
-struct StepChecker {
-    const tsr_image_header &h;
-    const tsr_tensor *tensors;
-    const tsr_step &step;
-    uint32_t max_rows;
-    Message &err;
-    uint32_t index;
-    const char *schedule;
-    uint32_t tokens; // the schedule's token input: what EMBED reads
-
-    tessera_status fail(const char *what, uint32_t operand = 0xFFFFFFFFu)
-    {
-        err.str(schedule).str(" schedule step ").num(index).str(" (op ").num(step.op).str(")");
-        if (operand != 0xFFFFFFFFu) err.str(" operand ").num(operand);
-        err.str(": ").str(what);
-        return TESSERA_ERR_IMAGE_BAD_SCHEDULE;
-    }
-    // Operand `i` is a tensor of `dtype` with at least `bytes` bytes; `written` ones
-    // must be writable memory.
-    tessera_status operand(uint32_t i, uint32_t dtype, uint64_t bytes, bool written)
-    {
-        const uint32_t id = step.operands[i];
-        if (id >= h.tensor_count) return fail("names no tensor", i);
-        const tsr_tensor &t = tensors[id];
-        if (t.dtype != dtype) return fail("has the wrong element type", i);
-        if (t.size < bytes) return fail("is smaller than the operator reads or writes", i);
-        if (written && (t.region == TSR_REGION_IMAGE || t.kind == TSR_TENSOR_WEIGHT))
-            return fail("is written but is a weight", i);
-        return TESSERA_OK;
-    }
-    // Operands with a fixed role: the tensor itself (id) or its kind.
-    tessera_status pinned(uint32_t i, uint32_t id, const char *what)
-    {
-        if (step.operands[i] != id) {
-            err.str(schedule).str(" schedule step ").num(index).str(" (op ").num(step.op).str(") operand ").num(i)
-                .str(": names tensor ").num(step.operands[i]).str(", must be ").str(what).str(" tensor ").num(id);
-            return TESSERA_ERR_IMAGE_BAD_SCHEDULE;
-        }
-        return TESSERA_OK;
-    }
-    tessera_status of_kind(uint32_t i, uint32_t kind, const char *what)
-    {
-        return tensors[step.operands[i]].kind == kind ? TESSERA_OK : fail(what, i);
-    }
-};
-
-#define TSR_TRY(expr)                          \
-    do {                                       \
-        tessera_status st_ = (expr);           \
-        if (st_ != TESSERA_OK) return st_;     \
-    } while (0)
-
-tessera_status check_operands(StepChecker &c);
-tessera_status check_tiles(StepChecker &c);
-
-tessera_status check_step(StepChecker &c)
-{
-    TSR_TRY(check_operands(c));
-    return check_tiles(c);
-}
-
-// Kernels only see L1: every operand a kernel touches is in L1 itself or is
-// streamed through a staging tensor in L1 big enough for the step's tile plan.
-tessera_status check_tiles(StepChecker &c)
+// Kernels only see L1: every operand a kernel touches is in L1 itself or streams
+// through a staging tensor in L1 big enough for the step's tiles, as the operator's
+// geometry says; operands that share staging name the same tensor.
+tessera_status check_tiles(StepChecker &c, const StepGeometry &g)
 {
     const tsr_step &s = c.step;
-    const StepGeometry g = step_geometry(s, c.max_rows);
     if (!g.valid) return c.fail("tile sizes out of range for the operator");
     for (uint32_t i = 0; i < TSR_MAX_OPERANDS; ++i) {
+        const OperandGeometry &o = g.operand[i];
         const uint32_t sid = s.staging[i];
-        if (!g.operand[i].kernel_operand) {
-            if (sid != TSR_NO_TENSOR) return c.fail("has a staging buffer but is not a kernel operand", i);
+        if (o.use == OperandUse::kNone) {
+            if (sid != TSR_NO_TENSOR) return c.fail("has a staging buffer but is not streamed", i);
             continue;
         }
-        const tsr_tensor &t = c.tensors[s.operands[i]];
-        const bool kv = s.op == TSR_OP_ATTENTION && (i == 1u || i == 2u);
+        if (o.shares != i) {
+            if (sid != s.staging[o.shares]) return c.fail("must share its staging buffer", i);
+            continue;
+        }
         if (sid == TSR_NO_TENSOR) {
-            if (kv) return c.fail("attention streams keys and values through a staging tensor", i);
-            if (t.region != TSR_REGION_L1) return c.fail("is a kernel operand outside L1 and not staged", i);
+            if (o.use == OperandUse::kStaged) return c.fail("is streamed through staging only, and has none", i);
+            if (o.use == OperandUse::kScratch) return c.fail("needs a scratch buffer, and has none", i);
+            if (c.tensors[s.operands[i]].region != TSR_REGION_L1)
+                return c.fail("is a kernel operand outside L1 and not staged", i);
             continue;
         }
-        if (s.op == TSR_OP_ATTENTION && i == 3u) return c.fail("attention scores must live in L1", i);
         if (sid >= c.h.tensor_count) return c.fail("names no staging tensor", i);
         const tsr_tensor &st = c.tensors[sid];
-        if (st.region != TSR_REGION_L1 || st.kind != TSR_TENSOR_STAGING || st.dtype != TSR_DTYPE_F32)
-            return c.fail("staging tensor is not an fp32 staging buffer in L1", i);
-        if (st.size < g.operand[i].bytes()) return c.fail("staging tensor is smaller than its tiles", i);
+        if (st.region != TSR_REGION_L1 || st.kind != TSR_TENSOR_STAGING)
+            return c.fail("staging tensor is not a staging buffer in L1", i);
+        if (st.size < o.bytes()) return c.fail("staging tensor is smaller than its tiles", i);
     }
-    if (s.op == TSR_OP_ATTENTION && s.staging[1] != TSR_NO_TENSOR && s.staging[2] != TSR_NO_TENSOR &&
-        s.staging[1] != s.staging[2])
-        return c.fail("keys and values must share one staging tensor");
     return TESSERA_OK;
 }
 
-tessera_status check_operands(StepChecker &c)
+tessera_status check_step(StepChecker &c)
 {
     const tsr_step &s = c.step;
-    const uint64_t R = c.max_rows;
-    const uint32_t *p = s.params;
-    const uint32_t F = TSR_DTYPE_F32;
-    if (s.engine < TSR_ENGINE_CLUSTER || s.engine > TSR_ENGINE_NPU) return c.fail("unknown engine");
+    const OpDevice *op = op_device(s.op);
+    if (op == nullptr) return c.fail("unknown operator");
     if (s.engine == TSR_ENGINE_NPU) return c.fail("NPU steps are not supported by this runtime");
-    switch (s.op) {
-    case TSR_OP_EMBED:
-        if (p[0] != c.h.vocab_size || !p[1]) return c.fail("vocab or dim does not match the model");
-        // The ids it indexes the table with are the ones the runtime wrote and checked.
-        TSR_TRY(c.pinned(0, c.tokens, "the schedule's token input"));
-        TSR_TRY(c.operand(0, TSR_DTYPE_I32, R * 4u, false));
-        TSR_TRY(c.operand(1, F, (uint64_t)p[0] * p[1] * 4u, false));
-        TSR_TRY(c.of_kind(1, TSR_TENSOR_WEIGHT, "the embedding table is not a weight"));
-        return c.operand(2, F, R * p[1] * 4u, true);
-    case TSR_OP_RMSNORM: {
-        float eps;
-        memcpy(&eps, &p[1], sizeof eps);
-        if (!p[0] || !(eps > 0.0f)) return c.fail("dim is 0 or eps not positive");
-        TSR_TRY(c.operand(0, F, R * p[0] * 4u, false));
-        TSR_TRY(c.operand(1, F, (uint64_t)p[0] * 4u, false));
-        return c.operand(2, F, R * p[0] * 4u, true);
+    if (s.engine != TSR_ENGINE_CLUSTER && s.engine != TSR_ENGINE_DMA) return c.fail("unknown engine");
+    if (s.flags & ~TSR_STEP_FLAGS_) return c.fail("unknown flags");
+    const StepGeometry g = op->geometry(s, c.rows, c.h.planned_cores);
+    for (uint32_t i = 0; i < tsr_op_operand_count(s.op); ++i) {
+        const bool scratch = g.operand[i].use == OperandUse::kScratch;
+        if (scratch ? s.operands[i] != TSR_NO_TENSOR : s.operands[i] >= c.h.tensor_count)
+            return c.fail(scratch ? "is a scratch buffer and names a tensor" : "names no tensor", i);
     }
-    case TSR_OP_MATMUL:
-        if (!p[0] || !p[1]) return c.fail("k or n is 0");
-        TSR_TRY(c.operand(0, F, R * p[0] * 4u, false));
-        TSR_TRY(c.operand(1, F, (uint64_t)p[0] * p[1] * 4u, false));
-        return c.operand(2, F, R * p[1] * 4u, true);
-    case TSR_OP_ROPE: {
-        const uint32_t dim = p[0], kv_dim = p[1], hs = p[2];
-        if (!hs || hs % 2u || !dim || dim % hs || !kv_dim || kv_dim % hs || kv_dim > dim || p[3] != c.h.context)
-            return c.fail("dims or context do not fit the model");
-        TSR_TRY(c.operand(0, F, R * dim * 4u, true));
-        TSR_TRY(c.operand(1, F, R * kv_dim * 4u, true));
-        return c.operand(2, F, (uint64_t)p[3] * hs * 4u, false);
-    }
-    case TSR_OP_KV_APPEND:
-        if (!p[0] || p[1] != c.h.context) return c.fail("kv_dim is 0 or context does not match");
-        TSR_TRY(c.operand(0, F, R * p[0] * 4u, false));
-        TSR_TRY(c.operand(1, F, R * p[0] * 4u, false));
-        TSR_TRY(c.operand(2, F, (uint64_t)p[1] * p[0] * 4u, true));
-        TSR_TRY(c.operand(3, F, (uint64_t)p[1] * p[0] * 4u, true));
-        TSR_TRY(c.of_kind(2, TSR_TENSOR_KV_CACHE, "is not a KV cache"));
-        return c.of_kind(3, TSR_TENSOR_KV_CACHE, "is not a KV cache");
-    case TSR_OP_ATTENTION: {
-        const uint32_t nh = p[0], nkv = p[1], hs = p[2], ctx = p[3];
-        if (!nh || !nkv || nh % nkv || !hs || ctx != c.h.context) return c.fail("heads or context do not fit");
-        const uint64_t dim = (uint64_t)nh * hs, kv_dim = (uint64_t)nkv * hs;
-        TSR_TRY(c.operand(0, F, R * dim * 4u, false));
-        TSR_TRY(c.operand(1, F, ctx * kv_dim * 4u, false));
-        TSR_TRY(c.operand(2, F, ctx * kv_dim * 4u, false));
-        TSR_TRY(c.of_kind(1, TSR_TENSOR_KV_CACHE, "is not a KV cache"));
-        TSR_TRY(c.of_kind(2, TSR_TENSOR_KV_CACHE, "is not a KV cache"));
-        TSR_TRY(c.operand(3, F, (uint64_t)ctx * 4u, true));
-        return c.operand(4, F, R * dim * 4u, true);
-    }
-    case TSR_OP_ADD:
-    case TSR_OP_SWIGLU:
-        if (!p[0]) return c.fail("n is 0");
-        TSR_TRY(c.operand(0, F, R * p[0] * 4u, false));
-        TSR_TRY(c.operand(1, F, R * p[0] * 4u, false));
-        return c.operand(2, F, R * p[0] * 4u, true);
-    default: return c.fail("unknown operator");
-    }
+    TSR_TRY(op->validate(c));
+    return check_tiles(c, g);
 }
 
 tessera_status check_schedule(const tsr_image_header &h, const tsr_section &sec, const uint8_t *data,
@@ -343,7 +221,7 @@ tessera_status check_schedule(const tsr_image_header &h, const tsr_section &sec,
     }
     const tsr_step *steps = reinterpret_cast<const tsr_step *>(sh + 1);
     for (uint32_t i = 0; i < sh->step_count; ++i) {
-        StepChecker c{h, tensors, steps[i], sh->max_rows, err, i, name, tokens};
+        StepChecker c{h, tensors, steps[i], step_rows(steps[i], sh->max_rows), err, i, name, tokens};
         TSR_TRY(check_step(c));
     }
     out->header = sh;
@@ -359,7 +237,8 @@ tessera_status check_io_tensors(const tsr_image_header &h, const tsr_tensor *ten
         uint64_t bytes;
         const char *what;
     } io[] = {
-        {h.logits_tensor_prompt, TSR_DTYPE_F32, (uint64_t)h.prompt_chunk * h.vocab_size * 4u, "prompt logits"},
+        {h.logits_tensor_prompt, TSR_DTYPE_F32,
+         (uint64_t)(h.flags & TSR_IMAGE_PROMPT_LOGITS_ALL ? h.prompt_chunk : 1u) * h.vocab_size * 4u, "prompt logits"},
         {h.logits_tensor_token, TSR_DTYPE_F32, (uint64_t)h.vocab_size * 4u, "token logits"},
         {h.tokens_tensor_prompt, TSR_DTYPE_I32, (uint64_t)h.prompt_chunk * 4u, "prompt tokens"},
         {h.tokens_tensor_token, TSR_DTYPE_I32, 4u, "token input"},
@@ -369,6 +248,42 @@ tessera_status check_io_tensors(const tsr_image_header &h, const tsr_tensor *ten
         if (x.id >= h.tensor_count || tensors[x.id].dtype != x.dtype || tensors[x.id].size < x.bytes ||
             tensors[x.id].region == TSR_REGION_IMAGE || tensors[x.id].kind == TSR_TENSOR_WEIGHT) {
             err.str("image header: ").str(x.what).str(" tensor ").num(x.id).str(" is missing, too small or read-only");
+            return TESSERA_ERR_IMAGE_BAD_PLACEMENT;
+        }
+    }
+    return TESSERA_OK;
+}
+
+// The step table holds pointers the executor follows: the runtime alone writes it
+// (at open), so no tensor and no copied section may share a byte with it.
+tessera_status check_step_table(const tsr_image_header &h, const ImageView &v, Message &err)
+{
+    const uint64_t steps = (uint64_t)v.prompt.header->step_count + v.token.header->step_count;
+    const uint32_t id = h.step_table_tensor;
+    auto bad = [&](const char *what) {
+        err.str("image header: step table tensor ").num(id).str(" ").str(what);
+        return TESSERA_ERR_IMAGE_BAD_PLACEMENT;
+    };
+    if (id >= h.tensor_count) return bad("is missing");
+    const tsr_tensor &t = v.tensors[id];
+    if (t.kind != TSR_TENSOR_STEP_TABLE || t.region == TSR_REGION_IMAGE) return bad("is not a step table in a region");
+    if (t.size < steps * TSR_STEP_TABLE_ENTRY_BYTES) return bad("is smaller than the schedules' steps need");
+    if (t.offset % 8u != 0u) return bad("is not 8-byte aligned");
+    const uint64_t lo = t.offset, hi = lo + t.size;
+    for (uint32_t i = 0; i < h.tensor_count; ++i) {
+        const tsr_tensor &o = v.tensors[i];
+        if (i == id || o.region != t.region || o.size == 0u) continue;
+        if (o.offset < hi && lo < (uint64_t)o.offset + o.size) {
+            err.str("tensor ").num(i).str(" overlaps the step table (").str(tsr_region_name(t.region)).str(" ")
+                .num(lo).str("..").num(hi).str(")");
+            return TESSERA_ERR_IMAGE_BAD_PLACEMENT;
+        }
+    }
+    for (uint32_t i = 0; i < h.section_count; ++i) {
+        const tsr_section &sec = v.sections[i];
+        if (sec.region != t.region || sec.size == 0u) continue;
+        if (sec.region_offset < hi && lo < (uint64_t)sec.region_offset + sec.size) {
+            err.str("section ").num(i).str(" is copied over the step table");
             return TESSERA_ERR_IMAGE_BAD_PLACEMENT;
         }
     }
@@ -476,6 +391,7 @@ tessera_status read_image(const uint8_t *data, size_t size, const tsr_hal_board 
                            h.tokens_tensor_prompt, "prompt", &out->prompt, err));
     TSR_TRY(check_schedule(h, *by_kind[TSR_SECTION_SCHEDULE_TOKEN], data, out->tensors, 1u,
                            h.tokens_tensor_token, "token", &out->token, err));
+    TSR_TRY(check_step_table(h, *out, err));
     const tsr_section &tok = *by_kind[TSR_SECTION_TOKENIZER];
     return read_tokenizer_section(data + tok.file_offset, tok.size, h.vocab_size, &out->tokenizer, err);
 }

@@ -2,7 +2,7 @@
 #ifndef TESSERA_SESSION_H
 #define TESSERA_SESSION_H
 
-#include "image_reader.h"
+#include "executor.h"
 
 namespace tsr {
 
@@ -15,7 +15,9 @@ struct Session {
     uint32_t position;     // tokens in the KV cache
     LastRun last_run;      // which schedule's logits are current
     uint32_t last_rows;    // rows those logits have
-    uint64_t prompt_tokens, prompt_cycles, step_tokens, step_cycles;
+    uint64_t prompt_tokens, prompt_cycles, step_tokens, step_cycles, runs;
+    RunCounters counters;
+    tessera_step_profile *profile; // optional: prompt steps, then token steps
     char error[192];
     char merge_buffer[2 * TSR_MAX_TOKEN_BYTES + 4]; // two pieces joined, NUL, as run.c sizes it
 };

@@ -1,16 +1,43 @@
 # Runs a firmware ELF under QEMU (virt, bare metal, deterministic instruction
-# counting) and checks it exits 0 and, with GOLDEN, prints the golden ids.
-# cmake -DQEMU=... -DELF=... -DSMP=N [-DGOLDEN=file] [-DEXPECT=regex] -P run.cmake
+# counting) and checks it exits 0 and, with GOLDEN, prints the golden ids. With
+# PLUGIN (the hart-counter TCG plugin) it prints the instructions per token of the
+# busiest compute hart and of the DMA hart (DMA_HART), and per byte the DMA moved.
+# cmake -DQEMU=... -DELF=... -DSMP=N [-DGOLDEN=file] [-DEXPECT=regex] [-DPLUGIN=so -DDMA_HART=h] -P run.cmake
+set(plugin_args "")
+if(DEFINED PLUGIN)
+  get_filename_component(counts "${ELF}.smp${SMP}.harts.txt" ABSOLUTE)
+  file(REMOVE ${counts})
+  set(plugin_args -plugin "${PLUGIN},out=${counts},skip=${DMA_HART}")
+endif()
 execute_process(
   COMMAND ${QEMU} -M virt -smp ${SMP} -bios none -icount shift=0 -display none -serial stdio -monitor none
-          -no-reboot -kernel ${ELF}
+          -no-reboot ${plugin_args} -kernel ${ELF}
   INPUT_FILE /dev/null
-  OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc TIMEOUT 600)
+  OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc TIMEOUT 900)
 string(REGEX MATCH "^[^\n]*" first_line "${out}")
 message(STATUS "${first_line}")
-string(REGEX MATCH "mean instructions per token[^\n]*" mean "${out}")
-if(mean)
-  message(STATUS "${mean}")
+string(REGEX MATCH "per token: [^\n]*" per_token "${out}")
+if(per_token)
+  message(STATUS "${per_token}")
+endif()
+string(REGEX MATCH "profile by operator.*" profile "${out}")
+if(profile)
+  message(STATUS "${profile}")
+endif()
+if(DEFINED PLUGIN AND EXISTS ${counts})
+  file(READ ${counts} harts)
+  message(STATUS "${harts}")
+  string(REGEX MATCH "busiest instructions/region ([0-9]+)" _ "${harts}")
+  set(busiest ${CMAKE_MATCH_1})
+  string(REGEX MATCH "hart ${DMA_HART} instructions/region ([0-9]+)" _ "${harts}")
+  set(dma ${CMAKE_MATCH_1})
+  string(REGEX MATCH "DMA bytes ([0-9]+)" _ "${per_token}")
+  set(bytes ${CMAKE_MATCH_1})
+  if(busiest AND dma AND bytes)
+    math(EXPR per_mille "${dma} * 1000 / ${bytes}")
+    message(STATUS "MEASURED instructions per token: busiest compute hart ${busiest}; DMA hart ${dma} "
+                   "for ${bytes} bytes = ${per_mille}/1000 instructions per byte")
+  endif()
 endif()
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "QEMU exited with ${rc}:\n${out}\n${err}")

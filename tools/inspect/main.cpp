@@ -113,10 +113,11 @@ int main(int argc, char **argv)
         if (!steps) continue;
         const auto *st = reinterpret_cast<const tsr_step *>(schedule[k] + sizeof sh);
         for (uint32_t i = 0; i < sh.step_count; ++i) {
-            std::printf("  %4u %-10s %-7s tile %u,%u ", i, tessera::op_name(st[i].op),
+            std::printf("  %4u %-10s %-7s tile %u,%u ", i, tsr_op_name(st[i].op),
                         st[i].engine == TSR_ENGINE_DMA ? "dma" : "cluster", st[i].tile[0], st[i].tile[1]);
-            for (uint32_t o = 0; o < TSR_MAX_OPERANDS && st[i].operands[o] != TSR_NO_TENSOR; ++o) {
-                std::printf(" t%u", st[i].operands[o]);
+            for (uint32_t o = 0; o < tsr_op_operand_count(st[i].op); ++o) {
+                if (st[i].operands[o] == TSR_NO_TENSOR) std::printf(" scratch");
+                else std::printf(" t%u", st[i].operands[o]);
                 if (st[i].staging[o] != TSR_NO_TENSOR) std::printf("(via t%u)", st[i].staging[o]);
             }
             std::printf("\n");

@@ -1,20 +1,25 @@
-/* Firmware demo: greedy generation from the image linked into this ELF, then the
- * instructions retired per token (minstret) on the busiest hart and on all harts. */
+/* Firmware demo: greedy generation from the image linked into this ELF, then what it
+ * cost: per token the runs, forks and DMA traffic, and a profile by operator and by
+ * layer. Each forward pass is marked for the hart-counter plugin, which counts the
+ * instructions of every hart between the marks. */
 #include <stdint.h>
 
+#include "tessera/image_format.h"
 #include "tessera/qemu_virt_rv32.h"
 #include "tessera/tessera.h"
 
 #ifndef TESSERA_DEMO_STEPS
 #define TESSERA_DEMO_STEPS 200
 #endif
+#define PROFILE_STEPS 512u
+#define MAX_LAYERS 64u
 
 extern const uint8_t tessera_image[];
 extern const uint8_t tessera_image_end[];
 
 static tessera_session session;
 static int32_t ids[TESSERA_DEMO_STEPS];
-static uint64_t busiest[TESSERA_DEMO_STEPS], total[TESSERA_DEMO_STEPS];
+static tessera_step_profile profile[PROFILE_STEPS];
 
 static void fail(const char *what, tessera_status st)
 {
@@ -28,20 +33,23 @@ static void fail(const char *what, tessera_status st)
     tsr_qemu_exit(1);
 }
 
-/* Runs one forward pass (prompt or step) and records its instructions per hart. */
-static void counted(int index, int32_t token, int prompt)
+static void put(const char *label, uint64_t value)
 {
-    uint64_t before[TSR_QEMU_MAX_HARTS], after[TSR_QEMU_MAX_HARTS];
-    tsr_qemu_sample_instructions(before);
-    const tessera_status st = prompt ? tessera_prompt(&session, &token, 1) : tessera_step(&session, token);
-    tsr_qemu_sample_instructions(after);
-    if (st != TESSERA_OK) fail(prompt ? "prompt" : "step", st);
-    busiest[index] = total[index] = 0;
-    for (uint32_t h = 0; h < TSR_QEMU_MAX_HARTS; ++h) {
-        const uint64_t d = after[h] - before[h];
-        total[index] += d;
-        if (d > busiest[index]) busiest[index] = d;
-    }
+    tsr_qemu_puts(label);
+    tsr_qemu_put_u64(value);
+}
+
+/* Cycles, share of all (per mille) and DMA bytes of the steps `keep` selects. */
+static void profile_line(const char *name, uint64_t cycles, uint64_t total, uint64_t bytes, uint64_t transfers,
+                         uint64_t tokens)
+{
+    tsr_qemu_puts("  ");
+    tsr_qemu_puts(name);
+    put(": cycles/token ", cycles / tokens);
+    put(", share ", total ? cycles * 1000u / total : 0u);
+    put("/1000, DMA bytes/token ", bytes / tokens);
+    put(", transfers/token ", transfers / tokens);
+    tsr_qemu_puts("\n");
 }
 
 int main(void)
@@ -49,20 +57,27 @@ int main(void)
     const tsr_hal_board *board = tsr_qemu_board();
     tsr_qemu_puts("tessera firmware demo: ");
     tsr_qemu_put_u64(board->core_count);
-    tsr_qemu_puts(" harts, image ");
-    tsr_qemu_put_u64((uint64_t)(tessera_image_end - tessera_image));
+    tsr_qemu_puts(" compute harts, DMA ");
+    if (tsr_qemu_dma_hart() == TSR_QEMU_NO_DMA_HART) tsr_qemu_puts("by the compute hart");
+    else put("hart ", tsr_qemu_dma_hart());
+    put(", image ", (uint64_t)(tessera_image_end - tessera_image));
     tsr_qemu_puts(" bytes\n");
-    const tessera_status st = tessera_open(&session, tessera_image, (size_t)(tessera_image_end - tessera_image), board);
+    tessera_status st = tessera_open(&session, tessera_image, (size_t)(tessera_image_end - tessera_image), board);
     if (st != TESSERA_OK) fail("open", st);
+    const int profiled = tessera_profile(&session, profile, PROFILE_STEPS) == TESSERA_OK;
 
     tessera_sampler greedy;
     tessera_sampler_init(&greedy, 0.0f, 0.0f, 1);
     int32_t token = 1; /* BOS */
     int n = 0;
     for (int pos = 0; pos < TESSERA_DEMO_STEPS; ++pos) {
-        counted(pos, token, pos == 0);
+        tsr_qemu_mark_begin();
+        st = pos == 0 ? tessera_prompt(&session, &token, 1) : tessera_step(&session, token);
+        tsr_qemu_mark_end();
+        if (st != TESSERA_OK) fail(pos == 0 ? "prompt" : "step", st);
         int32_t next;
-        if (tessera_sample(&session, &greedy, &next) != TESSERA_OK) fail("sample", TESSERA_ERR_NO_LOGITS);
+        st = tessera_sample(&session, &greedy, &next);
+        if (st != TESSERA_OK) fail("sample", st);
         if (next == 1 || next == 2) break;
         ids[n++] = next;
         token = next;
@@ -80,27 +95,40 @@ int main(void)
         prev = ids[i];
     }
     tsr_qemu_puts("\nids:");
-    for (int i = 0; i < n; ++i) {
-        tsr_qemu_puts(" ");
-        tsr_qemu_put_u64((uint64_t)ids[i]);
-    }
+    for (int i = 0; i < n; ++i) put(" ", (uint64_t)ids[i]);
     tsr_qemu_puts("\n");
-    uint64_t sum_busiest = 0, sum_total = 0;
-    for (int i = 0; i < n; ++i) {
-        tsr_qemu_puts("token ");
-        tsr_qemu_put_u64((uint64_t)i);
-        tsr_qemu_puts(": instructions busiest hart ");
-        tsr_qemu_put_u64(busiest[i]);
-        tsr_qemu_puts(", all harts ");
-        tsr_qemu_put_u64(total[i]);
-        tsr_qemu_puts("\n");
-        sum_busiest += busiest[i];
-        sum_total += total[i];
+
+    tessera_stats stats;
+    tessera_get_stats(&session, &stats);
+    const uint64_t tokens = stats.runs ? stats.runs : 1u;
+    put("per token: forks ", stats.forks / tokens);
+    put(", DMA transfers ", stats.dma_transfers / tokens);
+    put(", DMA bytes ", stats.dma_bytes / tokens);
+    put(" (over ", stats.runs);
+    tsr_qemu_puts(" tokens)\n");
+    if (profiled) {
+        const uint32_t steps = tessera_profile_size(&session);
+        uint64_t total = 0;
+        for (uint32_t i = 0; i < steps; ++i) total += profile[i].cycles;
+        tsr_qemu_puts("profile by operator (hart 0 cycles; QEMU -icount: instructions of all harts):\n");
+        for (uint32_t op = 1; op < TSR_OP_COUNT_; ++op) {
+            uint64_t c = 0, b = 0, t = 0;
+            for (uint32_t i = 0; i < steps; ++i)
+                if (profile[i].op == op) c += profile[i].cycles, b += profile[i].dma_bytes, t += profile[i].dma_transfers;
+            if (c || b) profile_line(tsr_op_name(op), c, total, b, t, tokens);
+        }
+        tsr_qemu_puts("profile by layer:\n");
+        for (uint32_t layer = 0; layer < MAX_LAYERS; ++layer) {
+            uint64_t c = 0, b = 0, t = 0;
+            for (uint32_t i = 0; i < steps; ++i)
+                if (profile[i].layer == layer) c += profile[i].cycles, b += profile[i].dma_bytes, t += profile[i].dma_transfers;
+            if (!c && !b) continue;
+            char name[12] = "layer ";
+            name[6] = (char)('0' + layer / 10u % 10u);
+            name[7] = (char)('0' + layer % 10u);
+            name[8] = 0;
+            profile_line(name, c, total, b, t, tokens);
+        }
     }
-    tsr_qemu_puts("mean instructions per token: busiest hart ");
-    tsr_qemu_put_u64(n ? sum_busiest / (uint64_t)n : 0u);
-    tsr_qemu_puts(", all harts ");
-    tsr_qemu_put_u64(n ? sum_total / (uint64_t)n : 0u);
-    tsr_qemu_puts("\n");
     return 0;
 }

@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "dma_engine.h"
 #include "tessera/qemu_virt_rv32.h"
 
 #define UART_BASE 0x10000000u
@@ -89,23 +90,18 @@ static void set_timer(uint64_t when)
     *CLINT_MTIMECMP_HI(0) = (uint32_t)(when >> 32);
 }
 
-static uint64_t read_minstret(void) { READ_CSR64("minstret", "minstreth"); }
-
 /* ---- the cluster: harts woken by software interrupts ------------------------- */
 
 static volatile uint32_t g_boot_ready = 1u; /* in .data: valid before .bss is cleared */
 static uint32_t g_harts_up;                  /* bit per hart that checked in */
 static uint32_t g_cores = 1u;
+static uint32_t g_dma_hart = TSR_QEMU_NO_DMA_HART;
 static uint32_t g_sealed;                    /* set once hart 0 has counted the cluster */
 static tsr_cluster_task g_task;
 static void *g_arg;
 static uint32_t g_generation;
 static uint32_t g_remaining;
 static uint32_t g_barrier_arrived, g_barrier_phase;
-/* Instructions each worker retired while awake: QEMU's minstret under -icount is one
- * counter for the whole machine, so a worker adds the counter's advance over each of
- * its active windows (the other harts sleep in wfi meanwhile). */
-static uint64_t g_worker_instret[TSR_QEMU_MAX_HARTS];
 
 static inline void wait_for_interrupt(uint32_t hart)
 {
@@ -119,11 +115,8 @@ static void worker_loop(uint32_t hart)
     uint32_t seen = 0u; /* no fork happens before the cluster is sealed */
     for (;;) {
         while (__atomic_load_n(&g_generation, __ATOMIC_ACQUIRE) == seen) wait_for_interrupt(hart);
-        const uint64_t woke = read_minstret();
         seen = __atomic_load_n(&g_generation, __ATOMIC_ACQUIRE);
         g_task(g_arg, hart, g_cores);
-        const uint64_t done = read_minstret();
-        g_worker_instret[hart] += done - woke; /* published by the release decrement below */
         if (__atomic_sub_fetch(&g_remaining, 1u, __ATOMIC_ACQ_REL) == 0u) *CLINT_MSIP(0) = 1u;
     }
 }
@@ -146,6 +139,15 @@ static tsr_hal_status cluster_fork(void *ctx, tsr_cluster_task task, void *arg)
     return TSR_HAL_OK;
 }
 
+static inline uint32_t this_hart(void)
+{
+    uint32_t hart;
+    __asm__ volatile("csrr %0, mhartid" : "=r"(hart));
+    return hart;
+}
+
+/* Sense-reversing barrier; waiters sleep in wfi and the last to arrive wakes them,
+ * so a waiting hart retires no instructions (and gives QEMU's round robin away). */
 static void cluster_barrier(void *ctx)
 {
     (void)ctx;
@@ -153,37 +155,16 @@ static void cluster_barrier(void *ctx)
     if (__atomic_add_fetch(&g_barrier_arrived, 1u, __ATOMIC_ACQ_REL) == g_cores) {
         __atomic_store_n(&g_barrier_arrived, 0u, __ATOMIC_RELAXED);
         __atomic_add_fetch(&g_barrier_phase, 1u, __ATOMIC_RELEASE);
+        const uint32_t me = this_hart();
+        for (uint32_t h = 0; h < g_cores; ++h)
+            if (h != me) *CLINT_MSIP(h) = 1u;
     } else {
-        while (__atomic_load_n(&g_barrier_phase, __ATOMIC_ACQUIRE) == phase) {
-        }
+        const uint32_t me = this_hart();
+        while (__atomic_load_n(&g_barrier_phase, __ATOMIC_ACQUIRE) == phase) wait_for_interrupt(me);
     }
 }
 
-/* ---- DMA: executed by the calling hart ----------------------------------------- */
-
-static uint32_t g_dma_issued;
-
-static tsr_hal_status dma_copy_2d(void *ctx, void *dst, uint32_t dst_stride, const void *src, uint32_t src_stride,
-                                  uint32_t row_bytes, uint32_t rows, tsr_dma_handle *out)
-{
-    (void)ctx;
-    if (dst == NULL || src == NULL || out == NULL) return TSR_HAL_INVALID;
-    for (uint32_t r = 0; r < rows; ++r)
-        memmove((uint8_t *)dst + (size_t)r * dst_stride, (const uint8_t *)src + (size_t)r * src_stride, row_bytes);
-    *out = ++g_dma_issued;
-    return TSR_HAL_OK;
-}
-
-static tsr_hal_status dma_copy_1d(void *ctx, void *dst, const void *src, uint32_t bytes, tsr_dma_handle *out)
-{
-    return dma_copy_2d(ctx, dst, bytes, src, bytes, bytes, 1u, out);
-}
-
-static tsr_hal_status dma_wait(void *ctx, tsr_dma_handle handle)
-{
-    (void)ctx;
-    return handle == 0u || handle > g_dma_issued ? TSR_HAL_INVALID : TSR_HAL_OK;
-}
+/* ---- DMA: the engine hart (dma_engine.c) ------------------------------------------ */
 
 static tsr_hal_status npu_submit(void *ctx, const tsr_npu_job *job, tsr_npu_handle *out)
 {
@@ -213,27 +194,20 @@ static void console_write(void *ctx, const char *text, size_t len)
     for (size_t i = 0; i < len; ++i) uart_putc(text[i]);
 }
 
-static const tsr_hal_ops g_ops = {cluster_fork, cluster_barrier, dma_copy_1d, dma_copy_2d, dma_wait, npu_submit,
-                                  npu_poll,     npu_wait,        cycles,      console_write, NULL};
+static const tsr_hal_ops g_ops = {cluster_fork, cluster_barrier, tsr_dma_submit_1d, tsr_dma_submit, tsr_dma_wait,
+                                  npu_submit,   npu_poll,        npu_wait,          cycles,         console_write,
+                                  NULL,         NULL};
 static tsr_hal_board g_board;
 
 const tsr_hal_board *tsr_qemu_board(void) { return &g_board; }
 
-void tsr_qemu_sample_instructions(uint64_t out[TSR_QEMU_MAX_HARTS])
-{
-    uint64_t workers = 0;
-    for (uint32_t h = 1; h < TSR_QEMU_MAX_HARTS; ++h) {
-        out[h] = g_worker_instret[h]; /* workers are idle: the join's acquire made these visible */
-        workers += out[h];
-    }
-    out[0] = read_minstret() - workers; /* the controller hart: everything the workers did not retire */
-}
+uint32_t tsr_qemu_dma_hart(void) { return g_dma_hart; }
 
 /* ---- start-up --------------------------------------------------------------- */
 
 /* Each hart's thread-local block (picolibc keeps errno there): .tdata then .tbss. */
 #define TLS_BYTES 256u
-static uint8_t g_tls[TSR_QEMU_MAX_HARTS][TLS_BYTES] __attribute__((aligned(64)));
+static uint8_t g_tls[TSR_QEMU_MAX_HARTS + 1u][TLS_BYTES] __attribute__((aligned(64)));
 
 static void init_tls(uint32_t hart)
 {
@@ -268,6 +242,7 @@ void tsr_qemu_hart_entry(uint32_t hart)
         init_tls(0u);
         __atomic_store_n(&g_harts_up, 1u, __ATOMIC_RELEASE);
         __atomic_store_n(&g_boot_ready, 2u, __ATOMIC_RELEASE);
+        for (uint32_t h = 1; h <= TSR_QEMU_MAX_HARTS; ++h) *CLINT_MSIP(h) = 1u; /* the others wait in wfi */
         /* The cluster is the harts that check in before a timer deadline: hart 0
          * sleeps (so QEMU runs the others) until each check-in's interrupt or the
          * timer wakes it. Under -icount this is deterministic. */
@@ -275,25 +250,30 @@ void tsr_qemu_hart_entry(uint32_t hart)
         set_timer(deadline);
         __asm__ volatile("csrs mie, %0" : : "r"(MIE_MTIE));
         while (read_mtime() < deadline &&
-               __atomic_load_n(&g_harts_up, __ATOMIC_ACQUIRE) != (1u << TSR_QEMU_MAX_HARTS) - 1u)
+               __atomic_load_n(&g_harts_up, __ATOMIC_ACQUIRE) != (1u << (TSR_QEMU_MAX_HARTS + 1u)) - 1u)
             wait_for_interrupt(0u);
         __asm__ volatile("csrc mie, %0" : : "r"(MIE_MTIE));
         set_timer(UINT64_MAX);
         *CLINT_MSIP(0) = 0u;
+        /* A contiguous set of harts from 0: the last is the DMA engine when there are
+         * two or more, the others the cluster. */
         const uint32_t up = __atomic_load_n(&g_harts_up, __ATOMIC_ACQUIRE);
-        g_cores = 1u;
-        while (g_cores < TSR_QEMU_MAX_HARTS && (up & (1u << g_cores))) ++g_cores; /* a contiguous set from hart 0 */
+        uint32_t harts = 1u;
+        while (harts < TSR_QEMU_MAX_HARTS + 1u && (up & (1u << harts))) ++harts;
+        g_cores = harts > 1u ? harts - 1u : 1u;
+        g_dma_hart = harts > 1u ? harts - 1u : TSR_QEMU_NO_DMA_HART;
+        tsr_dma_set_hart(harts > 1u, g_dma_hart);
         init_board();
         __atomic_store_n(&g_sealed, 1u, __ATOMIC_RELEASE);
+        for (uint32_t h = 1; h < harts; ++h) *CLINT_MSIP(h) = 1u;
         tsr_qemu_exit(main());
     }
-    while (__atomic_load_n(&g_boot_ready, __ATOMIC_ACQUIRE) != 2u) {
-    }
+    while (__atomic_load_n(&g_boot_ready, __ATOMIC_ACQUIRE) != 2u) wait_for_interrupt(hart);
     init_tls(hart);
     __atomic_or_fetch(&g_harts_up, 1u << hart, __ATOMIC_ACQ_REL);
     *CLINT_MSIP(0) = 1u; /* tell hart 0 */
-    while (__atomic_load_n(&g_sealed, __ATOMIC_ACQUIRE) == 0u) {
-    }
+    while (__atomic_load_n(&g_sealed, __ATOMIC_ACQUIRE) == 0u) wait_for_interrupt(hart);
+    if (hart == g_dma_hart) tsr_dma_serve();
     if (hart >= g_cores) /* checked in too late to be counted: stay out of the cluster */
         for (;;) __asm__ volatile("wfi");
     worker_loop(hart);

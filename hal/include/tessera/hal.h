@@ -6,8 +6,14 @@
  * the HAL is a table of operations plus a context pointer rather than link-time
  * globals. Every call that can fail returns a tsr_hal_status.
  *
- * Threading contract: the runtime calls the HAL from one controller thread only;
- * inside a cluster task only tsr_hal_ops.cluster_barrier may be called.
+ * Threading contract:
+ *  - the controller (core 0, the caller of cluster_fork) and, inside a cluster
+ *    task, any core may call cluster_barrier, cycles, trace and
+ *    check_kernel_operand;
+ *  - the DMA operations (dma_copy_1d, dma_copy_2d, dma_wait) are called by one core
+ *    at a time: the controller outside tasks, core 0 inside them. A board's DMA
+ *    engine must accept them from core 0 while the other cores compute;
+ *  - the NPU queue and console_write: the controller, outside cluster tasks.
  */
 #ifndef TESSERA_HAL_H
 #define TESSERA_HAL_H
@@ -93,6 +99,12 @@ typedef struct tsr_hal_ops {
      * every operand range it will touch. Kernels may only touch L1; a checking board
      * stops the program loudly on a range outside L1. */
     void (*check_kernel_operand)(void *ctx, const void *addr, uint32_t bytes, uint32_t op, uint32_t operand);
+
+    /* Optional (NULL: not recorded): `core` begins (begin = true) or ends a span of
+     * work on operator `name` (a static string) of model layer `layer` (0xFFFF:
+     * none) for the run starting at position `pos`. Called by every core around
+     * each step it takes part in, for a board's timeline. */
+    void (*trace)(void *ctx, uint32_t core, const char *name, uint32_t layer, uint32_t pos, bool begin);
 } tsr_hal_ops;
 
 /* A board as the runtime sees it. */

@@ -28,13 +28,15 @@ typedef enum tsr_kernel_status {
     TSR_KERNEL_BAD_ARGUMENT = 1 /* null pointer, zero size or core_id >= core_count */
 } tsr_kernel_status;
 
-/* [begin, end) share of `total` items for one core; contiguous, balanced to within one. */
+/* [begin, end) share of `total` items for one core; contiguous, balanced to within one.
+ * When the split is uneven the last cores take the extra items: core 0 also drives
+ * the DMA engine and walks the schedule. */
 static inline void tsr_core_range(uint32_t total, uint32_t core_id, uint32_t core_count,
                                   uint32_t *begin, uint32_t *end)
 {
-    uint32_t base = total / core_count, extra = total % core_count;
-    *begin = core_id * base + (core_id < extra ? core_id : extra);
-    *end = *begin + base + (core_id < extra ? 1u : 0u);
+    const uint32_t base = total / core_count, first_big = core_count - total % core_count;
+    *begin = core_id * base + (core_id > first_big ? core_id - first_big : 0u);
+    *end = *begin + base + (core_id >= first_big ? 1u : 0u);
 }
 
 /* out[r] = table[tokens[r]]. tokens[r] in [0, vocab) (checked by the caller); dim >= 1. */

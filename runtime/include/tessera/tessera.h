@@ -83,7 +83,23 @@ typedef struct tessera_stats {
     uint64_t step_cycles;
     uint32_t region_bytes[4];  /* bytes of each region the plan uses; [IMAGE] = image size */
     uint32_t weights_in_place; /* 1: weights used from the image, 0: copied at open */
+    uint64_t runs;             /* schedule runs (prompt chunks and steps) since open */
+    uint64_t forks;            /* cluster forks they took */
+    uint64_t dma_bytes;        /* bytes the DMA engine moved for them */
+    uint64_t dma_transfers;
 } tessera_stats;
+
+/* One step of a schedule, as a profile sees it (tessera_profile). */
+typedef struct tessera_step_profile {
+    uint32_t schedule;      /* 0: prompt, 1: token */
+    uint32_t step;          /* index in its schedule */
+    uint32_t op;            /* tsr_op; tsr_op_name() names it */
+    uint32_t layer;         /* model layer, or 0xFFFF for none */
+    uint64_t runs;          /* times it ran */
+    uint64_t cycles;        /* board cycles it took (host board: ns), as core 0 saw them */
+    uint64_t dma_bytes;     /* the DMA transfers it issued */
+    uint64_t dma_transfers;
+} tessera_step_profile;
 
 /* Sampler configuration and state; run.c's algorithm and generator. */
 typedef struct tessera_sampler {
@@ -127,7 +143,8 @@ tessera_status tessera_encode(tessera_session *session, const char *text, bool b
 const char *tessera_decode(const tessera_session *session, int32_t prev, int32_t token, uint32_t *len);
 
 /* Prompt mode: runs `count` tokens at the current position, in chunks of the
- * image's prompt_chunk. Afterwards logits exist for every row of the last chunk. */
+ * image's prompt_chunk. Afterwards logits exist for the last token, or for every
+ * row of the last chunk when the image was packed with --prompt-logits all. */
 tessera_status tessera_prompt(tessera_session *session, const int32_t *ids, uint32_t count);
 
 /* Autoregressive mode: runs one token at the current position. */
@@ -145,6 +162,14 @@ tessera_status tessera_logits(const tessera_session *session, uint32_t row, cons
 tessera_status tessera_sampler_init(tessera_sampler *sampler, float temperature, float topp, uint64_t seed);
 /* Samples the next token from the last position's logits (which it leaves intact). */
 tessera_status tessera_sample(tessera_session *session, tessera_sampler *sampler, int32_t *token);
+
+/* Entries a profile needs: one per step of both schedules. */
+uint32_t tessera_profile_size(const tessera_session *session);
+/* Profiles every later run into `steps` (capacity >= tessera_profile_size entries:
+ * the prompt schedule's steps, then the token schedule's), which it first fills
+ * with each step's identity and zeroes. NULL stops profiling. The array must stay
+ * valid while profiling. */
+tessera_status tessera_profile(tessera_session *session, tessera_step_profile *steps, uint32_t capacity);
 
 /* Forgets the sequence: position 0, no logits. */
 tessera_status tessera_reset(tessera_session *session);

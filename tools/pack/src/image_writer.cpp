@@ -39,9 +39,11 @@ std::vector<uint8_t> build_schedule(const GraphSchedule &s)
         tsr_step st{};
         st.op = g.op;
         st.engine = g.engine;
+        st.flags = g.flags;
+        st.layer = g.layer;
         for (uint32_t k = 0; k < TSR_MAX_OPERANDS; ++k) st.operands[k] = uint16_t(k < g.operand_count ? g.operands[k] : TSR_NO_TENSOR);
         for (uint32_t k = 0; k < TSR_MAX_PARAMS; ++k) st.params[k] = g.params[k];
-        for (uint32_t k = 0; k < 4; ++k) st.tile[k] = g.tile[k];
+        for (uint32_t k = 0; k < TSR_MAX_TILES; ++k) st.tile[k] = g.tile[k];
         for (uint32_t k = 0; k < TSR_MAX_OPERANDS; ++k) st.staging[k] = uint16_t(g.staging[k]);
         put(out, sizeof(tsr_schedule_header) + i * sizeof(tsr_step), st);
     }
@@ -142,6 +144,7 @@ std::vector<uint8_t> build_image(const Graph &g, const Vocabulary &vocab, const 
     h.version = TSR_IMAGE_VERSION;
     h.header_size = sizeof(tsr_image_header);
     h.file_size = file_size;
+    h.flags = m.prompt_logits_all ? TSR_IMAGE_PROMPT_LOGITS_ALL : 0u;
     h.arch = m.arch;
     h.precision = TSR_DTYPE_F32;
     h.dim = m.dim;
@@ -170,6 +173,7 @@ std::vector<uint8_t> build_image(const Graph &g, const Vocabulary &vocab, const 
     h.tokens_tensor_prompt = g.tokens_prompt;
     h.tokens_tensor_token = g.tokens_token;
     h.sampler_scratch_tensor = g.sampler_scratch;
+    h.step_table_tensor = g.step_table;
 
     for (size_t i = 0; i < sections.size(); ++i) {
         const Pending &p = sections[i];

@@ -29,6 +29,10 @@ int main(int argc, char **argv)
         ->check(CLI::Range(1u, 1u << 20));
     app.add_option("--prompt-chunk", o.prompt_chunk, "tokens per prompt-mode run (default: min(16, context))")
         ->check(CLI::Range(1u, 1u << 20));
+    std::string prompt_logits = "last";
+    app.add_option("--prompt-logits", prompt_logits,
+                   "rows of a prompt chunk that get logits: last (what generation needs) or all (teacher forcing)")
+        ->check(CLI::IsMember({"last", "all"}))->capture_default_str();
     app.add_option("--weights-in", weights, "where weights live at run time: auto (L2 if it fits), image (in place), l2")
         ->check(CLI::IsMember({"auto", "image", "l2"}))->capture_default_str();
     app.add_option("--report", o.report,
@@ -39,6 +43,7 @@ int main(int argc, char **argv)
         ->check(CLI::Range(uint64_t(64), uint64_t(1) << 31));
     app.add_flag("-q,--quiet", quiet, "print nothing on success");
     CLI11_PARSE(app, argc, argv);
+    o.prompt_logits_all = prompt_logits == "all";
     o.weights = weights == "image" ? tessera::WeightsPlacement::kImage
               : weights == "l2"    ? tessera::WeightsPlacement::kL2
                                    : tessera::WeightsPlacement::kAuto;

@@ -31,6 +31,7 @@ const char *colour(uint32_t kind)
     case TSR_TENSOR_IO: return "#59a14f";
     case TSR_TENSOR_SCRATCH: return "#edc948";
     case TSR_TENSOR_STAGING: return "#f28e2b";
+    case TSR_TENSOR_STEP_TABLE: return "#9c755f";
     default: return "#bab0ac";
     }
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "tessera/pack/static_allocator.h"
+#include "tessera/step_geometry.h"
 
 namespace tessera {
 
@@ -24,7 +25,8 @@ std::vector<Lifetime> compute_lifetimes(const Graph &g, MemoryPlan &plan)
         plan.schedule_window[which][0] = t;
         for (uint32_t i = 0; i < s.steps.size(); ++i) {
             const GraphStep &step = s.steps[i];
-            for (uint32_t k = 0; k < step.operand_count; ++k) touch(step.operands[k], t);
+            for (uint32_t k = 0; k < step.operand_count; ++k)
+                if (step.operands[k] != TSR_NO_TENSOR) touch(step.operands[k], t); // none: a scratch slot
             StepPlan sp;
             sp.schedule = which;
             sp.index = i;
@@ -32,8 +34,7 @@ std::vector<Lifetime> compute_lifetimes(const Graph &g, MemoryPlan &plan)
             plan.steps.push_back(sp);
             ++t;
         }
-        touch(logits, t); // read by the sampler after the run
-        touch(g.sampler_scratch, t);
+        touch(logits, t); // read by the sampler after the run (the sampler scratch: see place_between_runs)
         plan.schedule_window[which][1] = t;
         ++t;
     };
@@ -42,10 +43,28 @@ std::vector<Lifetime> compute_lifetimes(const Graph &g, MemoryPlan &plan)
     plan.timeline_length = t;
     for (size_t i = 0; i < g.tensors.size(); ++i)
         if (g.tensors[i].kind == TSR_TENSOR_KV_CACHE || life[i].first == none) life[i] = Lifetime{0, t - 1};
+    life[g.sampler_scratch] = Lifetime{plan.schedule_window[0][1], plan.schedule_window[1][1]}; // for reports
     return life;
 }
 
 uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+// The sampler scratch holds data only between runs, while the runtime samples or
+// encodes: it may share bytes with every buffer of a schedule's steps, never with
+// the KV caches, the step table or either schedule's logits (an encode may come
+// between a run and its sampling). The lowest offset clear of those.
+uint64_t place_between_runs(uint64_t size, const std::vector<std::pair<uint64_t, uint64_t>> &keep_out)
+{
+    std::vector<uint64_t> starts = {0};
+    for (const auto &[offset, bytes] : keep_out) starts.push_back(align_up(offset + bytes, TSR_IMAGE_ALIGN));
+    std::sort(starts.begin(), starts.end());
+    for (uint64_t at : starts) {
+        bool clear = true;
+        for (const auto &[offset, bytes] : keep_out) clear = clear && (at + size <= offset || offset + bytes <= at);
+        if (clear) return at;
+    }
+    return starts.back();
+}
 
 std::string kib(uint64_t bytes)
 {
@@ -56,9 +75,12 @@ const GraphStep &step_of(const Graph &g, const StepPlan &sp)
 {
     return (sp.schedule == 0 ? g.prompt : g.token).steps[sp.index];
 }
-uint32_t rows_of(const Graph &g, const StepPlan &sp) { return sp.schedule == 0 ? g.prompt.max_rows : 1u; }
+uint32_t rows_of(const Graph &g, const StepPlan &sp)
+{
+    return (step_of(g, sp).flags & TSR_STEP_ONE_ROW) ? 1u : (sp.schedule == 0 ? g.prompt.max_rows : 1u);
+}
 
-bool is_tiled(const GraphStep &s) { return s.op != TSR_OP_EMBED && s.op != TSR_OP_KV_APPEND; }
+bool is_tiled(const GraphStep &s) { return tsr_op_tile_kind(s.op) != TSR_TILE_MOVE; }
 
 bool live_at(const Lifetime &l, uint32_t t) { return l.first <= t && t <= l.last; }
 
@@ -145,17 +167,14 @@ MemoryPlan plan_memory(Graph &g, const BoardDesc &board, const PlanOptions &opt)
         for (const StepPlan &sp : plan.steps) {
             const GraphStep &st = step_of(g, sp);
             if (!is_tiled(st)) continue;
-            uint64_t resident = 0;
-            for (uint32_t k = 0; k < st.operand_count; ++k)
-                if (must_l1(st.operands[k])) resident += align_up(g.tensors[st.operands[k]].bytes, kL1Align);
-            const uint64_t least = smallest_l1_bytes(st, rows_of(g, sp), resident);
+            const uint64_t least = smallest_l1_bytes(StepShape{st, rows_of(g, sp), board.cores});
             if (least > need) {
                 need = least;
                 worst = &sp;
             }
         }
         if (worst && need > l1)
-            throw PlanError("operator '" + step_of(g, *worst).label + "' (" + op_name(step_of(g, *worst).op) + ", " +
+            throw PlanError("operator '" + step_of(g, *worst).label + "' (" + tsr_op_name(step_of(g, *worst).op) + ", " +
                             (worst->schedule == 0 ? "prompt" : "token") + " schedule) needs at least " + kib(need) +
                             " of L1 for its smallest tile; " + l1_source + " is " + kib(l1));
     }
@@ -190,14 +209,16 @@ MemoryPlan plan_memory(Graph &g, const BoardDesc &board, const PlanOptions &opt)
             sp.tiled = is_tiled(st);
             if (!sp.tiled) {
                 sp.choice = TileChoice{};
-                sp.choice.cost = data_movement_cost(st, rows_of(g, sp));
+                sp.choice.cost = data_movement_cost(StepShape{st, rows_of(g, sp), board.cores});
                 continue;
             }
             OperandsInL1 flags{};
-            for (uint32_t k = 0; k < st.operand_count; ++k) flags[k] = in_l1[st.operands[k]];
+            for (uint32_t k = 0; k < st.operand_count; ++k)
+                flags[k] = st.operands[k] != TSR_NO_TENSOR && in_l1[st.operands[k]];
             const uint64_t used = live[sp.moment];
             const auto choice =
-                used <= l1 ? choose_tile(st, rows_of(g, sp), flags, std::min(l1 - used, step_cap[si])) : std::nullopt;
+                used <= l1 ? choose_tile(StepShape{st, rows_of(g, sp), board.cores}, flags, std::min(l1 - used, step_cap[si]))
+                           : std::nullopt;
             if (!choice) {
                 if (!demote_largest_live_at(sp.moment))
                     throw PlanError("operator '" + st.label + "' does not fit in " + l1_source + " (" + kib(l1) + ")");
@@ -265,8 +286,12 @@ MemoryPlan plan_memory(Graph &g, const BoardDesc &board, const PlanOptions &opt)
             plan.offset.push_back(l1_alloc.offsets[request++]);
             plan.lifetime.push_back({sp.moment, sp.moment});
         }
-        if (st.op == TSR_OP_ATTENTION && st.staging[1] != TSR_NO_TENSOR) st.staging[2] = st.staging[1];
         const uint32_t rows = rows_of(g, sp);
+        // Operands that share another's staging buffer (attention's values) name it too.
+        const tsr::StepGeometry geo = tsr::step_geometry(probe_step(st, st.tile), rows, board.cores);
+        for (size_t k = 0; k < TSR_MAX_OPERANDS; ++k)
+            if (geo.operand[k].shares != k && geo.operand[k].use != tsr::OperandUse::kNone)
+                st.staging[k] = st.staging[geo.operand[k].shares];
         plan.dma_bytes_per_token[sp.schedule] += sp.choice.cost.dma_bytes / rows;
     }
     RegionPlan &l1plan = plan.regions[TSR_REGION_L1];
@@ -290,12 +315,34 @@ MemoryPlan plan_memory(Graph &g, const BoardDesc &board, const PlanOptions &opt)
     uint64_t kv_bytes = 0;
     for (size_t i = 0; i < g.tensors.size(); ++i) {
         if (plan.region[i] != TSR_REGION_L2 || g.tensors[i].kind == TSR_TENSOR_WEIGHT) continue;
+        if (i == g.sampler_scratch) continue; // placed last, between runs
         l2_req.push_back({align_up(g.tensors[i].bytes, TSR_IMAGE_ALIGN), TSR_IMAGE_ALIGN, plan.lifetime[i].first,
                           plan.lifetime[i].last});
         l2_ids.push_back(i);
         if (g.tensors[i].kind == TSR_TENSOR_KV_CACHE) kv_bytes += g.tensors[i].bytes;
     }
-    const AllocResult arena = place_by_schedule(l2_req, plan, opt.search_ms);
+    AllocResult arena = place_by_schedule(l2_req, plan, opt.search_ms);
+    {
+        std::vector<std::pair<uint64_t, uint64_t>> keep_out;
+        for (size_t k = 0; k < l2_ids.size(); ++k) {
+            const size_t i = l2_ids[k];
+            const uint32_t kind = g.tensors[i].kind;
+            if (kind == TSR_TENSOR_KV_CACHE || kind == TSR_TENSOR_STEP_TABLE || i == g.logits_prompt ||
+                i == g.logits_token)
+                keep_out.push_back({arena.offsets[k], l2_req[k].size});
+        }
+        const uint64_t bytes = align_up(g.tensors[g.sampler_scratch].bytes, TSR_IMAGE_ALIGN);
+        const uint64_t at = place_between_runs(bytes, keep_out);
+        // In the bound and the per-schedule figures it counts where it is live: at each sampling.
+        for (uint32_t which = 0; which < 2; ++which) {
+            const uint32_t moment = plan.schedule_window[which][1];
+            l2_req.push_back({bytes, TSR_IMAGE_ALIGN, moment, moment});
+            l2_ids.push_back(g.sampler_scratch);
+            arena.offsets.push_back(at);
+        }
+        arena.arena_bytes = std::max(arena.arena_bytes, at + bytes);
+        arena.lower_bound = live_bytes_lower_bound(l2_req);
+    }
     const uint64_t l2 = board.region_size[TSR_REGION_L2];
     bool copy = false;
     switch (opt.weights) {

@@ -37,6 +37,7 @@ const char *kind_name(uint32_t kind)
     case TSR_TENSOR_IO: return "io";
     case TSR_TENSOR_SCRATCH: return "scratch";
     case TSR_TENSOR_STAGING: return "staging";
+    case TSR_TENSOR_STEP_TABLE: return "step_table";
     default: return "?";
     }
 }
@@ -75,6 +76,7 @@ PackResult pack(const PackOptions &o)
         throw InputError("--context " + std::to_string(o.context) + " exceeds the model's seq_len " +
                          std::to_string(ck.config.seq_len));
     lowering.prompt_chunk = o.prompt_chunk ? o.prompt_chunk : std::min<uint32_t>(16, lowering.context);
+    lowering.prompt_logits_all = o.prompt_logits_all;
     if (lowering.prompt_chunk > lowering.context)
         throw InputError("--prompt-chunk " + std::to_string(o.prompt_chunk) + " exceeds the context " +
                          std::to_string(lowering.context));
@@ -83,6 +85,13 @@ PackResult pack(const PackOptions &o)
     // whose tokens fit the context.
     GraphTensor &scratch = r.graph.tensors[r.graph.sampler_scratch];
     scratch.bytes = std::max<uint64_t>(scratch.bytes, tsr_encode_work_bytes(lowering.context, vocab.max_token_length));
+    // The runtime resolves every step once, at open, into a table of its own.
+    GraphTensor table;
+    table.name = "step_table";
+    table.kind = TSR_TENSOR_STEP_TABLE;
+    table.rows = uint32_t(r.graph.prompt.steps.size() + r.graph.token.steps.size());
+    table.cols = TSR_STEP_TABLE_ENTRY_BYTES / 4;
+    r.graph.step_table = r.graph.add(std::move(table));
     PlanOptions plan_options;
     plan_options.weights = o.weights;
     plan_options.l1_bytes = o.l1_bytes;
@@ -145,6 +154,7 @@ nlohmann::json pack_report(const PackResult &r)
                        {"seq_len", r.config.seq_len}, {"shared_classifier", r.config.shared_classifier}};
     j["board"] = {{"name", r.board.name}, {"fingerprint", r.board.fingerprint()}, {"cores", r.board.cores}};
     j["image"] = {{"bytes", r.image_bytes}, {"context", g.hyper.context}, {"prompt_chunk", g.hyper.prompt_chunk},
+                  {"prompt_logits", g.hyper.prompt_logits_all ? "all" : "last"},
                   {"weights_bytes", r.plan.weights_bytes}, {"weights_in_place", r.plan.weights_in_place}};
     json regions = json::object();
     for (uint32_t reg = TSR_REGION_L1; reg < TSR_REGION_COUNT; ++reg) {
@@ -178,19 +188,22 @@ nlohmann::json pack_report(const PackResult &r)
             const GraphStep &st = s.steps[sp.index];
             json ops = json::array(), staged = json::array();
             for (uint32_t k = 0; k < st.operand_count; ++k) {
-                ops.push_back(g.tensors[st.operands[k]].name);
-                if (st.staging[k] != TSR_NO_TENSOR) staged.push_back(g.tensors[st.operands[k]].name);
+                const bool scratch = st.operands[k] == TSR_NO_TENSOR;
+                const std::string name = scratch ? "(scratch)" : g.tensors[st.operands[k]].name;
+                ops.push_back(name);
+                if (st.staging[k] != TSR_NO_TENSOR) staged.push_back(name);
             }
             json tile = json::object();
-            switch (st.op) {
-            case TSR_OP_MATMUL: tile = {{"rows", st.tile[0]}, {"cols", st.tile[1]}}; break;
-            case TSR_OP_ATTENTION: tile = {{"cached_positions", st.tile[0]}}; break;
-            case TSR_OP_EMBED:
-            case TSR_OP_KV_APPEND: break;
-            default: tile = {{"rows", st.tile[0]}}; break;
+            switch (tsr_op_tile_kind(st.op)) {
+            case TSR_TILE_MATMUL: tile = {{"rows", st.tile[0]}, {"cols", st.tile[1]}}; break;
+            case TSR_TILE_POSITIONS: tile = {{"cached_positions", st.tile[0]}}; break;
+            case TSR_TILE_ROWS: tile = {{"rows", st.tile[0]}}; break;
+            case TSR_TILE_MOVE: break;
             }
             steps.push_back({{"label", st.label},
-                             {"op", op_name(st.op)},
+                             {"op", tsr_op_name(st.op)},
+                             {"layer", st.layer == TSR_NO_LAYER ? json(nullptr) : json(st.layer)},
+                             {"rows", (st.flags & TSR_STEP_ONE_ROW) ? 1u : s.max_rows},
                              {"engine", st.engine == TSR_ENGINE_DMA ? "dma" : "cluster"},
                              {"operands", ops},
                              {"staged", staged},
@@ -198,7 +211,7 @@ nlohmann::json pack_report(const PackResult &r)
                              {"l1_staging_bytes", sp.choice.l1_bytes},
                              {"dma_bytes", sp.choice.cost.dma_bytes},
                              {"dma_transfers", sp.choice.cost.dma_transfers},
-                             {"kernel_calls", sp.choice.cost.kernel_calls},
+                             {"tiles", sp.choice.cost.tiles},
                              {"estimated_cycles", sp.choice.cost.cycles}});
         }
         return json{{"max_rows", s.max_rows}, {"dma_bytes_per_token", r.plan.dma_bytes_per_token[which]}, {"steps", steps}};

@@ -1,21 +1,59 @@
 #include "tessera/pack/tiler.h"
 
 #include <algorithm>
-#include <vector>
 
-#include "tessera/tile_geometry.h"
+#include "tessera/step_geometry.h"
 
 namespace tessera {
 
 namespace {
 
-// Cost model (cycles): a 64-bit DMA moves 8 bytes a cycle; a transfer costs its
-// programming; a kernel call costs a fork and a join.
 constexpr double kCyclesPerDmaByte = 0.125;
 constexpr double kCyclesPerTransfer = 50;
-constexpr double kCyclesPerKernelCall = 200;
+constexpr double kCyclesPerTile = 200;
 
-// n, ceil(n/2), ceil(n/4), ..., 1
+tsr::StepGeometry geometry_of(const StepShape &s, const Tile &tile)
+{
+    return tsr::step_geometry(probe_step(s.step, tile), s.rows, s.cores);
+}
+
+// Traffic of the operands that move: staged ones, and those only the DMA engine
+// touches (data movement).
+TileCost geometry_cost(const tsr::StepGeometry &geo, const OperandsInL1 &in_l1)
+{
+    TileCost c;
+    for (size_t k = 0; k < TSR_MAX_OPERANDS; ++k) {
+        const tsr::OperandGeometry &o = geo.operand[k];
+        const bool moves = o.use == tsr::OperandUse::kNone || o.use == tsr::OperandUse::kStaged ||
+                           (o.use == tsr::OperandUse::kStreamed && !in_l1[k]);
+        if (!moves) continue;
+        c.dma_bytes += o.moved;
+        c.dma_transfers += o.transfers;
+    }
+    c.tiles = geo.tiles;
+    return c;
+}
+
+// Staging of a candidate: every operand kernels stream that is not in L1 gets a
+// buffer of its own, unless it shares another operand's.
+TileChoice staging_of(const StepShape &s, const Tile &tile, const OperandsInL1 &in_l1)
+{
+    const tsr::StepGeometry geo = geometry_of(s, tile);
+    TileChoice c;
+    c.tile = tile;
+    for (size_t k = 0; k < TSR_MAX_OPERANDS; ++k) {
+        const tsr::OperandGeometry &o = geo.operand[k];
+        const bool streams = o.use == tsr::OperandUse::kStaged || o.use == tsr::OperandUse::kScratch ||
+                             (o.use == tsr::OperandUse::kStreamed && !in_l1[k]);
+        if (!streams || o.shares != k) continue;
+        c.staging_bytes[k] = o.bytes();
+        c.l1_bytes += align_l1(c.staging_bytes[k]);
+    }
+    return c;
+}
+
+} // namespace
+
 std::vector<uint32_t> halvings(uint32_t n)
 {
     std::vector<uint32_t> v;
@@ -27,121 +65,31 @@ std::vector<uint32_t> halvings(uint32_t n)
     return v;
 }
 
-tsr_step probe_of(const GraphStep &g, const std::array<uint32_t, 4> &tile)
+double estimated_cycles(const TileCost &c)
+{
+    return kCyclesPerDmaByte * double(c.dma_bytes) + kCyclesPerTransfer * double(c.dma_transfers) +
+           kCyclesPerTile * double(c.tiles) + c.compute_cycles;
+}
+
+tsr_step probe_step(const GraphStep &g, const Tile &tile)
 {
     tsr_step s{};
     s.op = g.op;
+    s.flags = g.flags;
     for (size_t i = 0; i < TSR_MAX_PARAMS; ++i) s.params[i] = g.params[i];
-    for (size_t i = 0; i < 4; ++i) s.tile[i] = tile[i];
+    for (size_t i = 0; i < TSR_MAX_TILES; ++i) s.tile[i] = tile[i];
     return s;
 }
 
-// DMA traffic and calls of one candidate, for the operands that are staged.
-TileCost cost_of(const GraphStep &g, uint32_t R, const std::array<uint32_t, 4> &tile, const OperandsInL1 &in_l1)
+std::optional<TileChoice> choose_tile(const StepShape &s, const OperandsInL1 &in_l1, uint64_t budget)
 {
-    const auto &p = g.params;
-    TileCost c;
-    auto stream = [&](size_t k, uint64_t bytes, uint64_t transfers) {
-        if (in_l1[k]) return;
-        c.dma_bytes += bytes;
-        c.dma_transfers += transfers;
-    };
-    switch (g.op) {
-    case TSR_OP_MATMUL: {
-        const uint64_t K = p[0], N = p[1], rt = tsr::ceil_div(R, tile[0]), ct = tsr::ceil_div(uint32_t(N), tile[1]);
-        stream(0, R * K * 4, rt);
-        stream(1, rt * N * K * 4, rt * ct);
-        stream(2, R * N * 4, rt * ct);
-        c.kernel_calls = rt * ct;
-        break;
-    }
-    case TSR_OP_RMSNORM: {
-        const uint64_t D = p[0], rt = tsr::ceil_div(R, tile[0]);
-        stream(0, R * D * 4, rt);
-        stream(1, D * 4, 1);
-        stream(2, R * D * 4, rt);
-        c.kernel_calls = rt;
-        break;
-    }
-    case TSR_OP_ADD:
-    case TSR_OP_SWIGLU: {
-        const uint64_t n = p[0], rt = tsr::ceil_div(R, tile[0]);
-        for (size_t k = 0; k < 3; ++k) stream(k, R * n * 4, rt);
-        c.kernel_calls = rt;
-        break;
-    }
-    case TSR_OP_ROPE: {
-        const uint64_t D = p[0], KV = p[1], hs = p[2], rt = tsr::ceil_div(R, tile[0]);
-        stream(0, 2 * R * D * 4, 2 * rt); // in and back out
-        stream(1, 2 * R * KV * 4, 2 * rt);
-        stream(2, R * hs * 4, rt);
-        c.kernel_calls = rt;
-        break;
-    }
-    case TSR_OP_ATTENTION: {
-        const uint64_t nh = p[0], hs = p[2], ctx = p[3], D = nh * hs;
-        const uint64_t keys = ctx / 2 + 1, chunks = (keys + tile[0] - 1) / tile[0];
-        stream(0, R * D * 4, R);
-        stream(1, R * nh * keys * hs * 4, R * nh * chunks);
-        stream(2, R * nh * keys * hs * 4, R * nh * chunks);
-        stream(4, R * D * 4, R);
-        c.kernel_calls = R * nh * (2 * chunks + 1);
-        break;
-    }
-    default: break;
-    }
-    c.cycles = kCyclesPerDmaByte * double(c.dma_bytes) + kCyclesPerTransfer * double(c.dma_transfers) +
-               kCyclesPerKernelCall * double(c.kernel_calls);
-    return c;
-}
-
-std::vector<std::array<uint32_t, 4>> candidates(const GraphStep &g, uint32_t R)
-{
-    std::vector<std::array<uint32_t, 4>> out;
-    switch (g.op) {
-    case TSR_OP_MATMUL:
-        for (uint32_t tr : halvings(R))
-            for (uint32_t tn : halvings(g.params[1])) out.push_back({tr, tn, 0, 0});
-        break;
-    case TSR_OP_RMSNORM:
-    case TSR_OP_ADD:
-    case TSR_OP_SWIGLU:
-    case TSR_OP_ROPE:
-        for (uint32_t tr : halvings(R)) out.push_back({tr, 0, 0, 0});
-        break;
-    case TSR_OP_ATTENTION:
-        for (uint32_t tc : halvings(g.params[3])) out.push_back({tc, 0, 0, 0});
-        break;
-    default: break;
-    }
-    return out;
-}
-
-// Staging bytes of a candidate: every kernel operand not in L1 gets its own buffer,
-// except attention's values, which reuse the keys' buffer.
-TileChoice staging_of(const GraphStep &g, uint32_t R, const std::array<uint32_t, 4> &tile, const OperandsInL1 &in_l1)
-{
-    const tsr::StepGeometry geo = tsr::step_geometry(probe_of(g, tile), R);
-    TileChoice c;
-    c.tile = tile;
-    for (size_t k = 0; k < TSR_MAX_OPERANDS; ++k) {
-        if (!geo.operand[k].kernel_operand || in_l1[k]) continue;
-        if (g.op == TSR_OP_ATTENTION && (k == 3 || k == 2)) continue; // scores: resident; values: share keys'
-        c.staging_bytes[k] = geo.operand[k].bytes();
-        c.l1_bytes += align_l1(c.staging_bytes[k]);
-    }
-    return c;
-}
-
-} // namespace
-
-std::optional<TileChoice> choose_tile(const GraphStep &step, uint32_t R, const OperandsInL1 &in_l1, uint64_t budget)
-{
+    const OpHost &host = op_host(s.step.op);
     std::optional<TileChoice> best;
-    for (const auto &tile : candidates(step, R)) {
-        TileChoice c = staging_of(step, R, tile, in_l1);
+    for (const Tile &tile : host.candidates(s)) {
+        TileChoice c = staging_of(s, tile, in_l1);
         if (c.l1_bytes > budget) continue;
-        c.cost = cost_of(step, R, tile, in_l1);
+        c.cost = host.cost ? host.cost(s, tile, in_l1) : geometry_cost(geometry_of(s, tile), in_l1);
+        c.cost.cycles = estimated_cycles(c.cost);
         if (!best || c.cost.cycles < best->cost.cycles ||
             (c.cost.cycles == best->cost.cycles && c.l1_bytes < best->l1_bytes))
             best = c;
@@ -149,26 +97,19 @@ std::optional<TileChoice> choose_tile(const GraphStep &step, uint32_t R, const O
     return best;
 }
 
-TileCost data_movement_cost(const GraphStep &g, uint32_t R)
+TileCost data_movement_cost(const StepShape &s)
 {
-    TileCost c;
-    if (g.op == TSR_OP_EMBED) {
-        c.dma_bytes = uint64_t(R) * g.params[1] * 4;
-        c.dma_transfers = R;
-    } else if (g.op == TSR_OP_KV_APPEND) {
-        c.dma_bytes = 2ull * R * g.params[0] * 4;
-        c.dma_transfers = 2;
-    }
-    c.cycles = kCyclesPerDmaByte * double(c.dma_bytes) + kCyclesPerTransfer * double(c.dma_transfers);
+    TileCost c = geometry_cost(geometry_of(s, Tile{}), OperandsInL1{});
+    c.cycles = estimated_cycles(c);
     return c;
 }
 
-uint64_t smallest_l1_bytes(const GraphStep &step, uint32_t R, uint64_t resident_bytes)
+uint64_t smallest_l1_bytes(const StepShape &s)
 {
     uint64_t least = UINT64_MAX;
-    OperandsInL1 none{};
-    for (const auto &tile : candidates(step, R)) least = std::min(least, staging_of(step, R, tile, none).l1_bytes);
-    return least == UINT64_MAX ? resident_bytes : least + resident_bytes;
+    for (const Tile &tile : op_host(s.step.op).candidates(s))
+        least = std::min(least, staging_of(s, tile, OperandsInL1{}).l1_bytes);
+    return least == UINT64_MAX ? 0 : least;
 }
 
 } // namespace tessera

@@ -25,13 +25,15 @@ struct GraphTensor {
 struct GraphStep {
     uint16_t op = 0;
     uint8_t engine = TSR_ENGINE_CLUSTER;
+    uint8_t flags = 0; // TSR_STEP_*
     std::array<uint32_t, TSR_MAX_OPERANDS> operands{};
     uint32_t operand_count = 0;
     std::array<uint32_t, TSR_MAX_PARAMS> params{};
-    std::string label; // for reports: "layer3.wq"
+    std::string label;             // for reports: "layer3.wq"
+    uint16_t layer = TSR_NO_LAYER; // for profiles
     // Filled by the packer's planner: tile sizes and the L1 staging tensor of each
     // operand streamed from L2 (TSR_NO_TENSOR: the operand is in L1 or not a kernel operand).
-    std::array<uint32_t, 4> tile{};
+    std::array<uint32_t, TSR_MAX_TILES> tile{};
     std::array<uint32_t, TSR_MAX_OPERANDS> staging{TSR_NO_TENSOR, TSR_NO_TENSOR, TSR_NO_TENSOR,
                                                    TSR_NO_TENSOR, TSR_NO_TENSOR, TSR_NO_TENSOR};
 };
@@ -48,6 +50,7 @@ struct ModelHyper {
     uint32_t bos_id = 1, eos_id = 2;
     float norm_eps = 1e-5f, rope_theta = 10000.0f;
     bool shared_classifier = true;
+    bool prompt_logits_all = false; // the prompt schedule keeps logits for every row
 };
 
 struct Graph {
@@ -55,6 +58,7 @@ struct Graph {
     std::vector<GraphTensor> tensors;
     GraphSchedule prompt, token;
     uint32_t logits_prompt = 0, logits_token = 0, tokens_prompt = 0, tokens_token = 0, sampler_scratch = 0;
+    uint32_t step_table = 0; // the runtime's resolved steps (added by the packer)
 
     uint32_t add(GraphTensor t)
     {
@@ -63,8 +67,6 @@ struct Graph {
         return uint32_t(tensors.size() - 1);
     }
 };
-
-const char *op_name(uint32_t op);
 
 } // namespace tessera
 

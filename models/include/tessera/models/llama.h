@@ -10,8 +10,9 @@
 namespace tessera {
 
 struct LlamaLowering {
-    uint32_t context = 0;       // KV cache positions, 1..seq_len
-    uint32_t prompt_chunk = 0;  // rows of the prompt schedule, 1..context
+    uint32_t context = 0;           // KV cache positions, 1..seq_len
+    uint32_t prompt_chunk = 0;      // rows of the prompt schedule, 1..context
+    bool prompt_logits_all = false; // logits for every row of a prompt chunk, not only its last
 };
 
 // The checkpoint's weights are moved into the graph.

@@ -21,6 +21,7 @@ struct PackOptions {
     std::string precision = "fp32";
     uint32_t context = 0;      // 0: the model's seq_len
     uint32_t prompt_chunk = 0; // 0: min(16, context)
+    bool prompt_logits_all = false; // logits for every row of a prompt chunk (teacher forcing)
     WeightsPlacement weights = WeightsPlacement::kAuto;
     uint64_t l1_bytes = 0;     // 0: the board's L1
     std::string report;        // JSON report path (optional)

@@ -1,28 +1,32 @@
-// Tile constraints and costs per operator: which tile shapes are legal, how many
-// bytes of L1 each needs (double-buffered staging of streamed operands, from the
-// runtime's own tile geometry), and what each costs in DMA bytes, DMA transfers
-// and kernel calls. The planner picks the cheapest tile that fits.
+// Tile constraints and costs per operator: which tile shapes are legal (each
+// operator's host file, src/ops/<name>.cpp), how many bytes of L1 each needs and
+// what it moves (the operator's own geometry, shared with the runtime), and what it
+// costs. The planner picks the cheapest tile that fits.
 #ifndef TESSERA_PACK_TILER_H
 #define TESSERA_PACK_TILER_H
 
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "tessera/models/graph.h"
 
 namespace tessera {
 
 struct TileCost {
-    uint64_t dma_bytes = 0;     // per run of max_rows rows (attention: at half the context)
+    uint64_t dma_bytes = 0;     // per run of the step's most rows (attention: at half the context)
     uint64_t dma_transfers = 0;
-    uint64_t kernel_calls = 0;
-    double cycles = 0;          // the estimate minimised: DMA time + transfer and call overheads
+    uint64_t tiles = 0;         // tile loop iterations: two cluster barriers each
+    double compute_cycles = 0;  // where a tile plan changes how the work spreads over the cores
+    double cycles = 0;          // the estimate minimised: DMA time, transfer and barrier overheads, compute
 };
 
+using Tile = std::array<uint32_t, TSR_MAX_TILES>;
+
 struct TileChoice {
-    std::array<uint32_t, 4> tile{};
-    std::array<uint64_t, TSR_MAX_OPERANDS> staging_bytes{}; // 0: operand not staged
+    Tile tile{};
+    std::array<uint64_t, TSR_MAX_OPERANDS> staging_bytes{}; // 0: no buffer (in L1, or shares another's)
     uint64_t l1_bytes = 0; // staging total, each buffer rounded to the allocation alignment
     TileCost cost;
 };
@@ -30,19 +34,45 @@ struct TileChoice {
 // in_l1[i]: operand i lives in L1 (read in place, no staging).
 using OperandsInL1 = std::array<bool, TSR_MAX_OPERANDS>;
 
+// What a step looks like to the tiler: the graph step, the rows it runs with, the
+// plan's cores (per-core buffers).
+struct StepShape {
+    const GraphStep &step;
+    uint32_t rows;
+    uint32_t cores;
+};
+
 // Cheapest legal tile whose staging fits `budget` bytes of L1, if any.
-std::optional<TileChoice> choose_tile(const GraphStep &step, uint32_t max_rows, const OperandsInL1 &in_l1,
-                                      uint64_t budget);
+std::optional<TileChoice> choose_tile(const StepShape &s, const OperandsInL1 &in_l1, uint64_t budget);
 
-// DMA traffic of a step that has no tiles (EMBED, KV_APPEND): data movement only.
-TileCost data_movement_cost(const GraphStep &step, uint32_t max_rows);
+// DMA traffic of a step that has no tiles (data movement only).
+TileCost data_movement_cost(const StepShape &s);
 
-// The least L1 this step can run in: every streamable operand staged, smallest
-// tiles, plus what must live in L1 whole (attention scores).
-uint64_t smallest_l1_bytes(const GraphStep &step, uint32_t max_rows, uint64_t resident_bytes);
+// The least L1 this step can run in: every streamable operand staged (scratch too),
+// smallest tiles.
+uint64_t smallest_l1_bytes(const StepShape &s);
 
 constexpr uint64_t kL1Align = TSR_IMAGE_ALIGN;
 inline uint64_t align_l1(uint64_t v) { return (v + kL1Align - 1) / kL1Align * kL1Align; }
+
+// ---- what each operator's host file provides ------------------------------------------
+
+struct OpHost {
+    // The tile shapes worth trying.
+    std::vector<Tile> (*candidates)(const StepShape &s);
+    // Null: the cost follows from the geometry's traffic. An operator whose traffic
+    // depends on the run (attention: the cached positions) estimates its own.
+    TileCost (*cost)(const StepShape &s, const Tile &tile, const OperandsInL1 &in_l1);
+};
+const OpHost &op_host(uint32_t op);
+
+// Shared by the host files: n, ceil(n/2), ceil(n/4), ..., 1.
+std::vector<uint32_t> halvings(uint32_t n);
+// The cost model (cycles): a 64-bit DMA moves 8 bytes a cycle; a transfer costs its
+// programming; a tile costs two barriers; plus the compute that depends on the plan.
+double estimated_cycles(const TileCost &c);
+// The runtime's step for a graph step with a tile plan, to ask the geometry.
+tsr_step probe_step(const GraphStep &g, const Tile &tile);
 
 } // namespace tessera
 

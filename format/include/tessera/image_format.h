@@ -22,15 +22,17 @@ extern "C" {
 #endif
 
 #define TSR_IMAGE_MAGIC 0x53534554u /* "TESS" read as a little-endian uint32 */
-#define TSR_IMAGE_VERSION 2u
+#define TSR_IMAGE_VERSION 3u
 #define TSR_IMAGE_ALIGN 64u         /* file alignment of sections; buffer alignment in regions */
 #define TSR_NO_TENSOR 0xFFFFu
 #define TSR_BOARD_NAME_BYTES 32u
 #define TSR_MAX_OPERANDS 6u
 #define TSR_MAX_PARAMS 6u
+#define TSR_MAX_TILES 3u
 #define TSR_MAX_TOKEN_BYTES 64u     /* longest vocabulary piece the device tokenizer accepts */
 #define TSR_SAMPLER_BYTES_PER_TOKEN 12u /* sampler scratch per vocabulary entry: probability, (prob, index) */
 #define TSR_ENCODE_BYTES_PER_SYMBOL 24u /* tokenizer work area per symbol of the text before merging */
+#define TSR_STEP_TABLE_ENTRY_BYTES 128u /* the runtime's resolved form of a step (addresses, staging layout) */
 
 typedef enum tsr_dtype {
     TSR_DTYPE_F32 = 1,
@@ -57,47 +59,44 @@ typedef enum tsr_tensor_kind {
     TSR_TENSOR_KV_CACHE = 3,   /* lives across both schedules */
     TSR_TENSOR_IO = 4,         /* written or read by the runtime around a run (tokens, logits) */
     TSR_TENSOR_SCRATCH = 5,    /* attention scores, sampler scratch */
-    TSR_TENSOR_STAGING = 6     /* L1 tile slots of one step's streamed operand */
+    TSR_TENSOR_STAGING = 6,    /* L1 tile slots of one step's streamed operand */
+    TSR_TENSOR_STEP_TABLE = 7  /* the runtime's resolved steps: written once at open, overlapping nothing */
 } tsr_tensor_kind;
 
 typedef enum tsr_engine { TSR_ENGINE_CLUSTER = 1, TSR_ENGINE_DMA = 2, TSR_ENGINE_NPU = 3 } tsr_engine;
 
-/*
- * Operators. Shapes: `rows` is the number of tokens in the current run (1 in the
- * token schedule, 1..prompt_chunk in the prompt schedule); `pos` is the position of
- * the first of them. Operands and params per op:
- *
- *   EMBED      in: tokens(I32 rows), table(F32 vocab x dim)   out: x(rows x dim)
- *              params: vocab, dim                              (DMA: row copies)
- *   RMSNORM    in: x(rows x dim), weight(dim)                 out: y(rows x dim)
- *              params: dim, eps (float bits)                   tile: rows
- *   MATMUL     in: x(rows x k), w(n x k, row-major)           out: y(rows x n)
- *              params: k, n                                    tile: rows, cols (of y)
- *   ROPE       inout: q(rows x dim), k(rows x kv_dim)  in: table(context x head_size/2 x {cos,sin})
- *              params: dim, kv_dim, head_size, context         tile: rows
- *   KV_APPEND  in: k(rows x kv_dim), v(rows x kv_dim)         inout: k_cache, v_cache (context x kv_dim)
- *              params: kv_dim, context                         (DMA)
- *   ATTENTION  in: q(rows x dim), k_cache, v_cache, scores(context)  out: y(rows x dim)
- *              params: n_heads, n_kv_heads, head_size, context tile: cached positions per chunk
- *   ADD        in: a(rows x n), b(rows x n)                   out: y(rows x n)      params: n   tile: rows
- *   SWIGLU     in: gate(rows x n), up(rows x n)               out: y(rows x n)      params: n   tile: rows
+/* Operators: the table in tessera/ops.def. `rows` is the number of tokens in the
+ * current run (1 in the token schedule, 1..prompt_chunk in the prompt schedule);
+ * `pos` is the position of the first of them. Each operator's operands, params and
+ * tiles are documented in its device file, runtime/src/ops/<name>.cpp.
  *
  * Kernels only ever see L1: an operand that lives in L2 (or in the image) is
  * streamed through its staging tensor (in L1) tile by tile by the DMA engine,
  * double-buffered when it has more than one tile. staging[i] names that tensor for
- * operand i, or is TSR_NO_TENSOR when operand i is in L1 itself.
- */
+ * operand i, or is TSR_NO_TENSOR when operand i is in L1 itself. */
 typedef enum tsr_op {
-    TSR_OP_EMBED = 1,
-    TSR_OP_RMSNORM = 2,
-    TSR_OP_MATMUL = 3,
-    TSR_OP_ROPE = 4,
-    TSR_OP_KV_APPEND = 5,
-    TSR_OP_ATTENTION = 6,
-    TSR_OP_ADD = 7,
-    TSR_OP_SWIGLU = 8,
-    TSR_OP_COUNT_ = 9
+#define TSR_OP(NAME, id, name, operands, tile_kind) TSR_OP_##NAME = id,
+#include "tessera/ops.def"
+#undef TSR_OP
+    TSR_OP_COUNT_
 } tsr_op;
+
+typedef enum tsr_tile_kind {
+    TSR_TILE_MOVE = 0,      /* no tiles: data movement */
+    TSR_TILE_ROWS = 1,      /* tile[0] rows */
+    TSR_TILE_MATMUL = 2,    /* tile[0] rows, tile[1] output columns */
+    TSR_TILE_POSITIONS = 3  /* tile[0] cached positions, tile[1] cores sharing the work */
+} tsr_tile_kind;
+
+/* tsr_step.flags */
+#define TSR_STEP_ONE_ROW 1u /* runs on one row whatever the run's rows (after LAST_ROW picked it) */
+#define TSR_STEP_FLAGS_ 1u
+
+#define TSR_NO_LAYER 0xFFFFu
+
+/* tsr_image_header.flags */
+#define TSR_IMAGE_PROMPT_LOGITS_ALL 1u /* prompt runs leave logits for every row, not only the last */
+#define TSR_IMAGE_FLAGS_ 1u
 
 typedef struct tsr_image_header {
     uint32_t magic;
@@ -105,7 +104,7 @@ typedef struct tsr_image_header {
     uint32_t header_size;  /* sizeof(tsr_image_header) */
     uint32_t file_size;    /* the whole image, bytes */
     uint32_t header_crc;   /* CRC-32 of this header with header_crc set to 0 */
-    uint32_t flags;
+    uint32_t flags;        /* TSR_IMAGE_* */
 
     /* model */
     uint32_t arch;         /* tsr_arch */
@@ -134,14 +133,15 @@ typedef struct tsr_image_header {
     uint32_t section_count;
     uint32_t section_table_offset;
     uint32_t tensor_count;
-    uint32_t logits_tensor_prompt; /* rows x vocab, IO */
+    uint32_t logits_tensor_prompt; /* 1 x vocab, IO (prompt_chunk x vocab with TSR_IMAGE_PROMPT_LOGITS_ALL) */
     uint32_t logits_tensor_token;  /* 1 x vocab, IO */
     uint32_t tokens_tensor_prompt; /* I32 prompt_chunk, IO */
     uint32_t tokens_tensor_token;  /* I32 1, IO */
     uint32_t sampler_scratch_tensor; /* F32, >= vocab x TSR_SAMPLER_BYTES_PER_TOKEN; also the tokenizer's
                                         work area (see tsr_encode_work_bytes) */
     uint32_t section_table_crc;      /* CRC-32 of the section table */
-    uint32_t reserved[8];
+    uint32_t step_table_tensor;      /* >= (prompt + token steps) x TSR_STEP_TABLE_ENTRY_BYTES, 8-aligned */
+    uint32_t reserved[7];
 } tsr_image_header;
 
 typedef struct tsr_section {
@@ -172,10 +172,12 @@ typedef struct tsr_tensor {
 typedef struct tsr_step {
     uint16_t op;     /* tsr_op */
     uint8_t engine;  /* tsr_engine */
-    uint8_t flags;
+    uint8_t flags;   /* TSR_STEP_* */
     uint16_t operands[TSR_MAX_OPERANDS]; /* tensor ids in the order the op lists them */
     uint32_t params[TSR_MAX_PARAMS];
-    uint32_t tile[4];                   /* tile sizes, per op as listed above */
+    uint32_t tile[TSR_MAX_TILES];       /* tile sizes, as the op's tile kind says */
+    uint16_t layer;                     /* the model layer it belongs to (profiles), or TSR_NO_LAYER */
+    uint16_t reserved;
     uint16_t staging[TSR_MAX_OPERANDS]; /* L1 staging tensor per operand, or TSR_NO_TENSOR */
 } tsr_step;
 
@@ -202,6 +204,36 @@ typedef struct tsr_token_entry {
     uint32_t offset; /* into the strings block */
     uint32_t length; /* bytes, without the NUL */
 } tsr_token_entry;
+
+/* The operator table as functions: name, operand count and tile kind of `op`
+ * ("?", 0 and TSR_TILE_MOVE for an unknown id). */
+static inline const char *tsr_op_name(uint32_t op)
+{
+    switch (op) {
+#define TSR_OP(NAME, id, name, operands, tile_kind) case id: return name;
+#include "tessera/ops.def"
+#undef TSR_OP
+    default: return "?";
+    }
+}
+static inline uint32_t tsr_op_operand_count(uint32_t op)
+{
+    switch (op) {
+#define TSR_OP(NAME, id, name, operands, tile_kind) case id: return operands;
+#include "tessera/ops.def"
+#undef TSR_OP
+    default: return 0;
+    }
+}
+static inline tsr_tile_kind tsr_op_tile_kind(uint32_t op)
+{
+    switch (op) {
+#define TSR_OP(NAME, id, name, operands, tile_kind) case id: return tile_kind;
+#include "tessera/ops.def"
+#undef TSR_OP
+    default: return TSR_TILE_MOVE;
+    }
+}
 
 /*
  * Bytes of the sampler scratch tensor that let the device tokenizer encode any text

@@ -1,0 +1,161 @@
+/*
+ * The qemu-virt-rv32 DMA engine: a hart of its own serves a bounded, in-order queue
+ * of 2D copies, as the cluster DMA of a PULP chip does, so compute harts never copy
+ * tensors. Core 0 queues a job and wakes the engine with a software interrupt; the
+ * engine wakes a waiter when a job completes. Everything else sleeps in wfi.
+ *
+ * It moves 64 bits a beat (fld/fsd, eight to a block) where the cores have the D
+ * registers, else 32: this hart models an engine, not a compute core, and is built
+ * for the wider ISA when the toolchain allows (CMakeLists). Rows of a 2D job are
+ * strided in here, not one call per row.
+ */
+#include "dma_engine.h"
+
+#include <stddef.h>
+
+#define CLINT_MSIP(h) ((volatile uint32_t *)(0x02000000u + 4u * (h)))
+
+typedef struct {
+    uint8_t *dst;
+    const uint8_t *src;
+    uint32_t dst_stride, src_stride, row_bytes, rows;
+} job_t;
+
+static job_t g_jobs[TSR_QEMU_DMA_DEPTH];
+static uint32_t g_tail;    /* jobs queued (core 0 writes); job k has handle k + 1 */
+static uint32_t g_done;    /* jobs completed (the engine writes): handles 1..g_done are done */
+static uint32_t g_waiter;  /* 1 + the hart waiting for a completion, or 0 */
+static bool g_present;
+static uint32_t g_hart;
+
+void tsr_dma_set_hart(bool present, uint32_t hart)
+{
+    g_present = present;
+    g_hart = hart;
+}
+
+static void sleep_until_woken(uint32_t hart)
+{
+    __asm__ volatile("wfi");
+    *CLINT_MSIP(hart) = 0u; /* the wake-up is consumed; the caller re-checks its condition */
+}
+
+static void copy_row(uint8_t *dst, const uint8_t *src, uint32_t n)
+{
+    const uintptr_t both = (uintptr_t)dst | (uintptr_t)src;
+#if defined(__riscv_flen) && __riscv_flen >= 64
+    if ((both & 7u) == 0u) {
+        for (; n >= 64u; n -= 64u, dst += 64, src += 64)
+            __asm__ volatile("fld ft0, 0(%1)\n fld ft1, 8(%1)\n fld ft2, 16(%1)\n fld ft3, 24(%1)\n"
+                             "fld ft4, 32(%1)\n fld ft5, 40(%1)\n fld ft6, 48(%1)\n fld ft7, 56(%1)\n"
+                             "fsd ft0, 0(%0)\n fsd ft1, 8(%0)\n fsd ft2, 16(%0)\n fsd ft3, 24(%0)\n"
+                             "fsd ft4, 32(%0)\n fsd ft5, 40(%0)\n fsd ft6, 48(%0)\n fsd ft7, 56(%0)\n"
+                             :
+                             : "r"(dst), "r"(src)
+                             : "ft0", "ft1", "ft2", "ft3", "ft4", "ft5", "ft6", "ft7", "memory");
+        for (; n >= 8u; n -= 8u, dst += 8, src += 8)
+            __asm__ volatile("fld ft0, 0(%1)\n fsd ft0, 0(%0)\n" : : "r"(dst), "r"(src) : "ft0", "memory");
+    }
+#endif
+    if ((both & 3u) == 0u) {
+        uint32_t *d = (uint32_t *)dst;
+        const uint32_t *s = (const uint32_t *)src;
+        for (; n >= 32u; n -= 32u, d += 8, s += 8) {
+            const uint32_t a = s[0], b = s[1], c = s[2], e = s[3], f = s[4], g = s[5], h = s[6], i = s[7];
+            d[0] = a, d[1] = b, d[2] = c, d[3] = e, d[4] = f, d[5] = g, d[6] = h, d[7] = i;
+        }
+        for (; n >= 4u; n -= 4u) *d++ = *s++;
+        dst = (uint8_t *)d;
+        src = (const uint8_t *)s;
+    }
+    while (n--) *dst++ = *src++;
+}
+
+static void run_job(const job_t *j)
+{
+    uint8_t *dst = j->dst;
+    const uint8_t *src = j->src;
+    uint32_t rows = j->rows;
+#if defined(__riscv_flen) && __riscv_flen >= 64
+    /* Gathers of short rows (a head's keys or values: 16 or 32 bytes a position):
+     * one tight loop over the rows, no call per row. */
+    const uintptr_t all = (uintptr_t)dst | (uintptr_t)src | j->dst_stride | j->src_stride;
+    if ((all & 7u) == 0u && j->row_bytes == 32u) {
+        for (; rows; --rows, dst += j->dst_stride, src += j->src_stride)
+            __asm__ volatile("fld ft0, 0(%1)\n fld ft1, 8(%1)\n fld ft2, 16(%1)\n fld ft3, 24(%1)\n"
+                             "fsd ft0, 0(%0)\n fsd ft1, 8(%0)\n fsd ft2, 16(%0)\n fsd ft3, 24(%0)\n"
+                             :
+                             : "r"(dst), "r"(src)
+                             : "ft0", "ft1", "ft2", "ft3", "memory");
+        return;
+    }
+    if ((all & 7u) == 0u && j->row_bytes == 16u) {
+        for (; rows; --rows, dst += j->dst_stride, src += j->src_stride)
+            __asm__ volatile("fld ft0, 0(%1)\n fld ft1, 8(%1)\n fsd ft0, 0(%0)\n fsd ft1, 8(%0)\n"
+                             :
+                             : "r"(dst), "r"(src)
+                             : "ft0", "ft1", "memory");
+        return;
+    }
+#endif
+    for (; rows; --rows, dst += j->dst_stride, src += j->src_stride) copy_row(dst, src, j->row_bytes);
+}
+
+void tsr_dma_serve(void)
+{
+    uint32_t next = 0;
+    for (;;) {
+        while (next == __atomic_load_n(&g_tail, __ATOMIC_ACQUIRE)) sleep_until_woken(g_hart);
+        run_job(&g_jobs[next % TSR_QEMU_DMA_DEPTH]);
+        ++next;
+        /* Publish, then look for a waiter: with the waiter's store-then-check below,
+         * one of the two sees the other. */
+        __atomic_store_n(&g_done, next, __ATOMIC_SEQ_CST);
+        const uint32_t waiter = __atomic_load_n(&g_waiter, __ATOMIC_SEQ_CST);
+        if (waiter) *CLINT_MSIP(waiter - 1u) = 1u;
+    }
+}
+
+tsr_hal_status tsr_dma_submit(void *ctx, void *dst, uint32_t dst_stride, const void *src, uint32_t src_stride,
+                              uint32_t row_bytes, uint32_t rows, tsr_dma_handle *out)
+{
+    (void)ctx;
+    if (dst == NULL || src == NULL || out == NULL) return TSR_HAL_INVALID;
+    const uint32_t tail = g_tail;
+    if (!g_present) { /* no engine hart: the caller copies, and the job is done at once */
+        const job_t job = {(uint8_t *)dst, (const uint8_t *)src, dst_stride, src_stride, row_bytes, rows};
+        run_job(&job);
+        *out = g_tail = g_done = tail + 1u;
+        return TSR_HAL_OK;
+    }
+    /* A slot frees when its transfer is done, as in hardware. */
+    if (tail - __atomic_load_n(&g_done, __ATOMIC_ACQUIRE) >= TSR_QEMU_DMA_DEPTH) return TSR_HAL_BUSY;
+    job_t *j = &g_jobs[tail % TSR_QEMU_DMA_DEPTH];
+    j->dst = (uint8_t *)dst, j->src = (const uint8_t *)src;
+    j->dst_stride = dst_stride, j->src_stride = src_stride, j->row_bytes = row_bytes, j->rows = rows;
+    __atomic_store_n(&g_tail, tail + 1u, __ATOMIC_RELEASE);
+    *CLINT_MSIP(g_hart) = 1u;
+    *out = tail + 1u;
+    return TSR_HAL_OK;
+}
+
+tsr_hal_status tsr_dma_submit_1d(void *ctx, void *dst, const void *src, uint32_t bytes, tsr_dma_handle *out)
+{
+    return tsr_dma_submit(ctx, dst, bytes, src, bytes, bytes, 1u, out);
+}
+
+tsr_hal_status tsr_dma_wait(void *ctx, tsr_dma_handle handle)
+{
+    (void)ctx;
+    if (__atomic_load_n(&g_done, __ATOMIC_ACQUIRE) >= handle && handle != 0u) return TSR_HAL_OK; /* done already */
+    if (handle == 0u || handle > g_tail) return TSR_HAL_INVALID;
+    uint32_t waiting_hart;
+    __asm__ volatile("csrr %0, mhartid" : "=r"(waiting_hart));
+    while (__atomic_load_n(&g_done, __ATOMIC_ACQUIRE) < handle) {
+        __atomic_store_n(&g_waiter, waiting_hart + 1u, __ATOMIC_SEQ_CST);
+        if (__atomic_load_n(&g_done, __ATOMIC_SEQ_CST) >= handle) break;
+        sleep_until_woken(waiting_hart);
+    }
+    __atomic_store_n(&g_waiter, 0u, __ATOMIC_RELAXED);
+    return TSR_HAL_OK;
+}

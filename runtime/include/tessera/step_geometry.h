@@ -1,0 +1,91 @@
+/*
+ * What a step needs of L1: for each operand, whether kernels touch it and how many
+ * bytes of staging its tiles take, and how many tiles the step runs. Each operator
+ * defines it once, in its device file (runtime/src/ops/<name>.cpp); the packer sizes
+ * staging with it and the runtime refuses an image whose staging does not hold it,
+ * so the two cannot disagree. Freestanding C++.
+ */
+#ifndef TESSERA_STEP_GEOMETRY_H
+#define TESSERA_STEP_GEOMETRY_H
+
+#include <stdint.h>
+
+#include "tessera/image_format.h"
+
+#ifdef __cplusplus
+namespace tsr {
+
+inline uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1u) / b; }
+
+enum class OperandUse : uint8_t {
+    kNone = 0, // no kernel touches it (the DMA engine moves it, from any region)
+    kStreamed, // kernels read or write it in L1: it lives there, or streams through staging
+    kStaged,   // kernels see it only through staging (a KV cache)
+    kScratch   // no tensor: a buffer in L1 the plan gives the step (per-core scores), sized by its tiles
+};
+
+struct OperandGeometry {
+    OperandUse use;
+    uint8_t shares;      // operand whose staging buffer it uses (its own index when none)
+    uint32_t slot_bytes; // bytes of one buffer
+    uint32_t slots;      // buffers: 2 when double-buffered, per core where the operator says so
+    uint64_t moved;      // bytes the DMA engine moves for it in a run of the most rows (when it is
+    uint32_t transfers;  // staged; always for kNone and kStaged), and in how many transfers
+    uint64_t bytes() const { return (uint64_t)slot_bytes * slots; }
+};
+
+struct StepGeometry {
+    OperandGeometry operand[TSR_MAX_OPERANDS];
+    uint32_t tiles; // a run of the most rows; 0 for data movement
+    bool valid;     // false: the tile sizes are out of range for the params
+
+    // Nothing used, no tiles, not valid. Field by field, in a loop: a freestanding
+    // build would turn aggregate zeroing into a call to the C library's memset (a
+    // byte loop on bare metal), on every step of every run.
+    static StepGeometry none()
+    {
+        StepGeometry g;
+        for (uint32_t i = 0; i < TSR_MAX_OPERANDS; ++i) {
+            OperandGeometry &o = g.operand[i];
+            o.use = OperandUse::kNone;
+            o.shares = (uint8_t)i;
+            o.slot_bytes = o.slots = o.transfers = 0;
+            o.moved = 0;
+        }
+        g.tiles = 0;
+        g.valid = false;
+        return g;
+    }
+
+    // Operand i as a kernel operand of `slot_bytes` per tile over `tiles` tiles
+    // (double-buffered when there is more than one).
+    void stream(uint32_t i, uint64_t slot_bytes, uint32_t tile_count, OperandUse use = OperandUse::kStreamed)
+    {
+        operand[i].use = use;
+        operand[i].shares = (uint8_t)i;
+        operand[i].slot_bytes = slot_bytes > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)slot_bytes;
+        operand[i].slots = tile_count > 1u ? 2u : 1u;
+    }
+    // The DMA traffic of operand i in a run of the most rows.
+    void traffic(uint32_t i, uint64_t moved, uint64_t transfer_count)
+    {
+        operand[i].moved = moved;
+        operand[i].transfers = transfer_count > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)transfer_count;
+    }
+};
+
+// Rows a step runs with when its schedule runs up to `max_rows` rows.
+inline uint32_t step_rows(const tsr_step &s, uint32_t max_rows)
+{
+    return (s.flags & TSR_STEP_ONE_ROW) ? 1u : max_rows;
+}
+
+// Geometry of `step` run with up to `rows` rows on `cores` cores (the plan's cores:
+// per-core buffers are sized for them). All zero and valid = false for an unknown
+// operator or tile sizes out of range.
+StepGeometry step_geometry(const tsr_step &step, uint32_t rows, uint32_t cores);
+
+} // namespace tsr
+#endif
+
+#endif /* TESSERA_STEP_GEOMETRY_H */

@@ -1,0 +1,192 @@
+#include "op.h"
+
+namespace tsr {
+
+uint32_t dtype_size(uint32_t dtype)
+{
+    switch (dtype) {
+    case TSR_DTYPE_F32:
+    case TSR_DTYPE_I32: return 4;
+    case TSR_DTYPE_BF16: return 2;
+    case TSR_DTYPE_I8:
+    case TSR_DTYPE_U8: return 1;
+    default: return 0;
+    }
+}
+
+// ---- StepChecker ----------------------------------------------------------------------
+
+namespace {
+// "rmsnorm", or "op 99" for an id the table does not know.
+void op_label(Message &err, uint32_t op)
+{
+    if (op_device(op)) err.str(tsr_op_name(op));
+    else err.str("op ").num(op);
+}
+} // namespace
+
+tessera_status StepChecker::fail(const char *what, uint32_t operand)
+{
+    err.str(schedule).str(" schedule step ").num(index).str(" (");
+    op_label(err, step.op);
+    err.str(")");
+    if (operand != 0xFFFFFFFFu) err.str(" operand ").num(operand);
+    err.str(": ").str(what);
+    return TESSERA_ERR_IMAGE_BAD_SCHEDULE;
+}
+
+tessera_status StepChecker::operand(uint32_t i, uint32_t dtype, uint64_t bytes, bool written)
+{
+    const uint32_t id = step.operands[i];
+    if (id >= h.tensor_count) return fail("names no tensor", i);
+    const tsr_tensor &t = tensors[id];
+    if (t.dtype != dtype) return fail("has the wrong element type", i);
+    if (t.size < bytes) return fail("is smaller than the operator reads or writes", i);
+    if (written && (t.region == TSR_REGION_IMAGE || t.kind == TSR_TENSOR_WEIGHT))
+        return fail("is written but is a weight", i);
+    return TESSERA_OK;
+}
+
+tessera_status StepChecker::pinned(uint32_t i, uint32_t id, const char *what)
+{
+    if (step.operands[i] != id) {
+        err.str(schedule).str(" schedule step ").num(index).str(" (");
+        op_label(err, step.op);
+        err.str(") operand ").num(i).str(": names tensor ").num(step.operands[i]).str(", must be ").str(what)
+            .str(" tensor ").num(id);
+        return TESSERA_ERR_IMAGE_BAD_SCHEDULE;
+    }
+    return TESSERA_OK;
+}
+
+tessera_status StepChecker::of_kind(uint32_t i, uint32_t kind, const char *what)
+{
+    return tensors[step.operands[i]].kind == kind ? TESSERA_OK : fail(what, i);
+}
+
+// ---- Dma ---------------------------------------------------------------------------------
+
+void Dma::copy_2d(void *dst, uint32_t dst_stride, const void *src, uint32_t src_stride, uint32_t row_bytes,
+                  uint32_t rows)
+{
+    if (failed() || rows == 0u || row_bytes == 0u) return;
+    tsr_dma_handle h = 0;
+    tsr_hal_status st = board_->ops->dma_copy_2d(board_->ctx, dst, dst_stride, src, src_stride, row_bytes, rows, &h);
+    if (st != TSR_HAL_OK) {
+        if (st == TSR_HAL_BUSY && last_) { // a full queue: everything queued completes, then there is room
+            wait(last_);
+            st = board_->ops->dma_copy_2d(board_->ctx, dst, dst_stride, src, src_stride, row_bytes, rows, &h);
+        }
+        if (st != TSR_HAL_OK) {
+            status_ = st;
+            return;
+        }
+    }
+    last_ = h;
+    bytes += row_bytes * rows; // within a region: fits 32 bits
+    ++transfers;
+}
+
+void Dma::wait(tsr_dma_handle h)
+{
+    if (h == 0u || failed()) return;
+    const tsr_hal_status st = board_->ops->dma_wait(board_->ctx, h);
+    if (st != TSR_HAL_OK) status_ = st;
+}
+
+// ---- StepRun -----------------------------------------------------------------------------
+
+namespace {
+uint8_t *address(const ImageView &img, const tsr_hal_board *board, uint32_t id)
+{
+    return id < img.header->tensor_count ? tensor_address(img, board, id) : nullptr;
+}
+} // namespace
+
+void resolve_steps(const ImageView &img, const tsr_hal_board *board)
+{
+    ResolvedStep *out = (ResolvedStep *)tensor_address(img, board, img.header->step_table_tensor);
+    const ScheduleView *schedules[2] = {&img.prompt, &img.token};
+    for (const ScheduleView *s : schedules) {
+        for (uint32_t i = 0; i < s->header->step_count; ++i, ++out) {
+            const tsr_step &step = s->steps[i];
+            const StepGeometry g = op_device(step.op)->geometry(step, step_rows(step, s->header->max_rows),
+                                                                img.header->planned_cores);
+            for (uint32_t k = 0; k < TSR_MAX_OPERANDS; ++k) {
+                out->addr[k] = address(img, board, step.operands[k]);
+                out->stage[k] = step.staging[k] == TSR_NO_TENSOR ? nullptr : address(img, board, step.staging[k]);
+                out->slot_bytes[k] = g.operand[k].slot_bytes;
+                out->slots[k] = (uint8_t)(g.operand[k].slots ? g.operand[k].slots : 1u);
+            }
+        }
+    }
+}
+
+StepRun::StepRun(RunState &r, uint32_t i, uint32_t c, uint32_t n)
+    : run(r), step(r.schedule.steps[i]), index(i), rows(step_rows(step, r.rows)), pos(r.pos), core(c), cores(n),
+      fine(n < kControllerOnlyFrom || c > 0u), worker(0), workers(n < kControllerOnlyFrom ? n : n - 1u),
+      resolved(r.resolved[i]), addr(resolved.addr), stage(resolved.stage)
+{
+    if (fine) worker = ((n < kControllerOnlyFrom ? c : c - 1u) + i) % workers;
+}
+
+void StepRun::kernel(tsr_kernel_status st)
+{
+    if (st != TSR_KERNEL_OK) __atomic_store_n(&run.refused, index + 1u, __ATOMIC_RELAXED);
+}
+
+// ---- RunState -----------------------------------------------------------------------------
+
+Message *RunState::fail(tessera_status st)
+{
+    if (status != TESSERA_OK) return nullptr;
+    __atomic_store_n(&status, (uint32_t)st, __ATOMIC_RELEASE);
+    return &err;
+}
+
+void RunState::settle(uint32_t step)
+{
+    if (!dma.failed() && __atomic_load_n(&refused, __ATOMIC_RELAXED) == 0u) return; // the usual case
+    if (dma.failed()) {
+        if (Message *m = fail(TESSERA_ERR_HAL))
+            m->str("DMA failed at step ").num(step).str(" (HAL status ").num(dma.status()).str(")");
+    }
+    const uint32_t r = __atomic_load_n(&refused, __ATOMIC_RELAXED);
+    if (r != 0u) {
+        if (Message *m = fail(TESSERA_ERR_KERNEL))
+            m->str("kernel of step ").num(r - 1u).str(" (").str(tsr_op_name(schedule.steps[r - 1u].op))
+                .str(") refused its arguments");
+    }
+}
+
+// ---- the table -----------------------------------------------------------------------------
+
+#define TSR_OP(NAME, id, name, operands, tile_kind) extern const OpDevice op_##NAME;
+#include "tessera/ops.def"
+#undef TSR_OP
+
+const OpDevice *op_device(uint32_t op)
+{
+    switch (op) {
+#define TSR_OP(NAME, id, name, operands, tile_kind) case id: return &op_##NAME;
+#include "tessera/ops.def"
+#undef TSR_OP
+    default: return nullptr;
+    }
+}
+
+StepGeometry move_geometry(const tsr_step &, uint32_t, uint32_t)
+{
+    StepGeometry g = StepGeometry::none();
+    g.valid = true;
+    return g;
+}
+
+StepGeometry step_geometry(const tsr_step &step, uint32_t rows, uint32_t cores)
+{
+    const OpDevice *op = op_device(step.op);
+    if (op == nullptr) return StepGeometry::none();
+    return op->geometry(step, rows, cores);
+}
+
+} // namespace tsr

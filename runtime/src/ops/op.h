@@ -1,0 +1,216 @@
+// What each operator's device file provides (OpDevice: validate, geometry, run) and
+// what they share: operand checks (StepChecker), the DMA engine as the tile loops
+// use it (Dma), and one step's run on one core (StepRun), whose tile loop is the
+// execution model:
+//
+//   A schedule runs as one cluster task. Every core walks the steps; a step runs
+//   tile by tile. Before each tile, core 0 alone moves data: it issues the next
+//   tile's inputs (prefetch, into the other buffer), issues the previous tile's
+//   outputs and waits for this tile's inputs; a barrier; every core computes its
+//   share of the tile; a barrier. Only core 0 ever calls the DMA engine, and it
+//   changes the run's status only between barriers, so every core reads the same
+//   status after one and they stop together.
+#ifndef TESSERA_OPS_OP_H
+#define TESSERA_OPS_OP_H
+
+#include <string.h>
+
+#include "../image_reader.h"
+#include "tessera/kernels.h"
+#include "tessera/step_geometry.h"
+
+namespace tsr {
+
+#define TSR_TRY(expr)                          \
+    do {                                       \
+        tessera_status st_ = (expr);           \
+        if (st_ != TESSERA_OK) return st_;     \
+    } while (0)
+
+uint32_t dtype_size(uint32_t dtype);
+
+// ---- validation -------------------------------------------------------------------
+
+// Operand requirements of one step, checked against the tensors it names.
+struct StepChecker {
+    const tsr_image_header &h;
+    const tsr_tensor *tensors;
+    const tsr_step &step;
+    uint32_t rows; // the most rows the step runs with
+    Message &err;
+    uint32_t index;
+    const char *schedule;
+    uint32_t tokens; // the schedule's token input tensor
+
+    tessera_status fail(const char *what, uint32_t operand = 0xFFFFFFFFu);
+    // Operand i is a tensor of `dtype` with at least `bytes` bytes; written ones must
+    // be writable memory.
+    tessera_status operand(uint32_t i, uint32_t dtype, uint64_t bytes, bool written);
+    // Operands with a fixed role: the tensor itself (id) or its kind.
+    tessera_status pinned(uint32_t i, uint32_t id, const char *what);
+    tessera_status of_kind(uint32_t i, uint32_t kind, const char *what);
+};
+
+// ---- running ----------------------------------------------------------------------
+
+// The DMA engine as core 0 uses it: a full queue is waited out and retried; the
+// first failure sticks and every later call is a no-op.
+class Dma {
+public:
+    explicit Dma(const tsr_hal_board *board) : board_(board) {}
+    void copy_2d(void *dst, uint32_t dst_stride, const void *src, uint32_t src_stride, uint32_t row_bytes,
+                 uint32_t rows);
+    void copy(void *dst, const void *src, uint32_t bytes) { copy_2d(dst, bytes, src, bytes, bytes, 1u); }
+    void wait(tsr_dma_handle h);
+    void drain() { wait(last_); }
+    tsr_dma_handle last() const { return last_; }
+    bool failed() const { return status_ != TSR_HAL_OK; }
+    tsr_hal_status status() const { return status_; }
+    uint32_t bytes = 0, transfers = 0; // moved so far in this run
+
+private:
+    const tsr_hal_board *board_;
+    tsr_dma_handle last_ = 0;
+    tsr_hal_status status_ = TSR_HAL_OK;
+};
+
+// A step as the executor runs it, resolved once at open (resolve_steps) into the
+// image's step table, an entry of TSR_STEP_TABLE_ENTRY_BYTES per step: the prompt
+// schedule's steps, then the token schedule's.
+struct ResolvedStep {
+    uint8_t *addr[TSR_MAX_OPERANDS];      // the tensors themselves (any region)
+    uint8_t *stage[TSR_MAX_OPERANDS];     // their L1 staging, or null when used in place
+    uint32_t slot_bytes[TSR_MAX_OPERANDS]; // the geometry's staging layout (as validated:
+    uint8_t slots[TSR_MAX_OPERANDS];       // the step's most rows, the plan's cores)
+};
+static_assert(sizeof(ResolvedStep) <= TSR_STEP_TABLE_ENTRY_BYTES, "a resolved step fits its table entry");
+
+// Fills the step table of a validated image bound to `board`.
+void resolve_steps(const ImageView &img, const tsr_hal_board *board);
+
+// One schedule run, shared by every core of the task.
+struct RunState {
+    RunState(const ImageView &i, const tsr_hal_board *b, const ScheduleView &s, uint32_t r, uint32_t p, Message &e)
+        : img(i), board(b), schedule(s), rows(r), pos(p), err(e), dma(b)
+    {
+        resolved = (const ResolvedStep *)tensor_address(i, b, i.header->step_table_tensor);
+        if (&s == &i.token) resolved += i.prompt.header->step_count;
+    }
+    const ResolvedStep *resolved; // this schedule's steps
+    const ImageView &img;
+    const tsr_hal_board *board;
+    const ScheduleView &schedule;
+    uint32_t rows, pos;
+    Message &err;                  // core 0
+    Dma dma;                       // core 0
+    uint32_t status = TESSERA_OK;  // tessera_status: core 0 writes it between barriers only
+    uint32_t refused = 0;          // 1 + index of a step whose kernel refused its arguments (any core)
+
+    // Core 0: the run's first failure (nullptr once there is one: keep its message).
+    Message *fail(tessera_status st);
+    // Core 0: a DMA failure or a refused kernel becomes the run's status.
+    void settle(uint32_t step);
+};
+
+// One step's run on one core.
+class StepRun {
+public:
+    StepRun(RunState &run, uint32_t index, uint32_t core, uint32_t cores);
+
+    RunState &run;
+    const tsr_step &step;
+    uint32_t index;
+    uint32_t rows, pos; // this run's rows for this step, and the first row's position
+    uint32_t core, cores;
+    // Who computes. Work in coarse items (attention's heads) runs on every core: (core,
+    // cores). Work that splits finely (matmul columns, elements, rows) runs on the
+    // workers: (worker, workers); from kControllerOnlyFrom cores on, core 0 is not one
+    // of them (fine is false), since it also drives the DMA engine and walks the
+    // schedule (about a hundred instructions a transfer, as many a step), which on top
+    // of a full share would make it the slowest core.
+    // The numbering of the workers turns with the step index: where a split is uneven
+    // (64 columns over 7 workers), the spare items fall on a different worker each step.
+    static constexpr uint32_t kControllerOnlyFrom = 5;
+    bool fine;
+    uint32_t worker, workers;
+    const ResolvedStep &resolved;
+    uint8_t *const *addr;  // resolved.addr
+    uint8_t *const *stage; // resolved.stage
+
+    // Buffer `tile` of operand k's staging (alternating when it has two).
+    uint8_t *slot(uint32_t k, uint32_t tile) const
+    {
+        return stage[k] + (size_t)(tile % resolved.slots[k]) * resolved.slot_bytes[k];
+    }
+    // Operand k's tile: its staging buffer, or the tensor itself at byte `offset`.
+    uint8_t *at(uint32_t k, uint32_t tile, size_t offset) const { return stage[k] ? slot(k, tile) : addr[k] + offset; }
+
+    // Boards that check (the host board in tests) see every kernel operand range.
+    void check(const void *p, uint64_t bytes, uint32_t operand) const
+    {
+        if (run.board->ops->check_kernel_operand)
+            run.board->ops->check_kernel_operand(run.board->ctx, p, (uint32_t)bytes, step.op, operand);
+    }
+    void kernel(tsr_kernel_status st);
+    void barrier() const
+    {
+        if (cores > 1u) run.board->ops->cluster_barrier(run.board->ctx);
+    }
+    bool failed() const { return __atomic_load_n(&run.status, __ATOMIC_ACQUIRE) != TESSERA_OK; }
+    Message *fail(tessera_status st) { return run.fail(st); }
+    bool stopped = false; // the tile loop saw the run fail (every core sees it at the same barrier)
+
+    // The tile loop (every core): in(t) and out(t) run on core 0 and issue tile t's
+    // transfers; compute(t) runs on every core. Status is read only right after the
+    // barrier that follows core 0's part, where no core can be changing it.
+    template <typename In, typename Compute, typename Out>
+    void tiles(uint32_t count, In in, Compute compute, Out out)
+    {
+        tsr_dma_handle ready[2] = {0, 0};
+        for (uint32_t t = 0; t < count; ++t) {
+            if (core == 0u) {
+                if (t == 0u) {
+                    run.dma.drain(); // what earlier steps left in flight
+                    run.settle(index);
+                    if (!failed()) in(0u);
+                    ready[0] = run.dma.last();
+                } else if (!failed()) {
+                    out(t - 1u);
+                }
+                if (t + 1u < count && !failed()) {
+                    in(t + 1u);
+                    ready[(t + 1u) % 2u] = run.dma.last();
+                }
+                run.dma.wait(ready[t % 2u]);
+                run.settle(index);
+            }
+            barrier();
+            if (failed()) {
+                stopped = true;
+                return;
+            }
+            compute(t);
+            barrier();
+        }
+        if (core == 0u && count > 0u) out(count - 1u); // the next step waits for it
+    }
+
+};
+
+// ---- the operators ------------------------------------------------------------------
+
+struct OpDevice {
+    tessera_status (*validate)(StepChecker &c);
+    StepGeometry (*geometry)(const tsr_step &s, uint32_t rows, uint32_t cores);
+    void (*run)(StepRun &r); // every core; data-movement operators: core 0 alone
+};
+
+// Data-movement operators: no kernel touches an operand, there are no tiles.
+StepGeometry move_geometry(const tsr_step &s, uint32_t rows, uint32_t cores);
+
+// The operator with id `op`, or null.
+const OpDevice *op_device(uint32_t op);
+
+} // namespace tsr
+
+#endif

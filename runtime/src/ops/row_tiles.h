@@ -1,0 +1,68 @@
+// Operators tiled by rows of the run (TSR_TILE_ROWS): the geometry and the run they
+// share. Each operand is a run of rows (its own row bytes, starting at row_base:
+// ROPE's table starts at the run's position), or a block read whole once (RMSNORM's
+// weight).
+#ifndef TESSERA_OPS_ROW_TILES_H
+#define TESSERA_OPS_ROW_TILES_H
+
+#include "op.h"
+
+namespace tsr {
+
+struct RowOperand {
+    uint32_t k;         // operand index
+    uint32_t row_bytes; // bytes per row (whole: the block's bytes)
+    uint32_t row_base;  // first row of the run
+    bool whole, read, write;
+};
+
+// tile[0] rows per tile, 1..rows.
+StepGeometry row_geometry(const tsr_step &s, uint32_t rows, const RowOperand *ops, uint32_t count);
+
+// kernel(p, n): p[k] is operand k's first row of the tile, n the tile's rows; it
+// runs on every core and returns the kernel's status.
+template <typename Kernel> void run_rows(StepRun &r, const RowOperand *ops, uint32_t count, Kernel kernel)
+{
+    const uint32_t tr = r.step.tile[0], tiles = ceil_div(r.rows, tr);
+    auto rows_in = [&](uint32_t t) { return r.rows - t * tr < tr ? r.rows - t * tr : tr; };
+    auto source = [&](const RowOperand &o, uint32_t t) {
+        return r.addr[o.k] + (o.whole ? 0u : (size_t)(o.row_base + t * tr) * o.row_bytes);
+    };
+    auto bytes = [&](const RowOperand &o, uint32_t t) { return o.whole ? o.row_bytes : rows_in(t) * o.row_bytes; };
+    r.tiles(
+        tiles,
+        [&](uint32_t t) {
+            for (uint32_t i = 0; i < count; ++i) {
+                const RowOperand &o = ops[i];
+                if (r.stage[o.k] && o.read && !(o.whole && t > 0u))
+                    r.run.dma.copy(r.slot(o.k, o.whole ? 0u : t), source(o, t), bytes(o, t));
+            }
+        },
+        [&](uint32_t t) {
+            if (!r.fine) return;
+            uint8_t *p[TSR_MAX_OPERANDS] = {};
+            for (uint32_t i = 0; i < count; ++i) {
+                const RowOperand &o = ops[i];
+                p[o.k] = r.stage[o.k] ? r.slot(o.k, o.whole ? 0u : t) : source(o, t);
+                if (r.worker == 0u) r.check(p[o.k], bytes(o, t), o.k);
+            }
+            r.kernel(kernel(p, rows_in(t)));
+        },
+        [&](uint32_t t) {
+            for (uint32_t i = 0; i < count; ++i) {
+                const RowOperand &o = ops[i];
+                if (r.stage[o.k] && o.write) r.run.dma.copy(source(o, t), r.slot(o.k, t), bytes(o, t));
+            }
+        });
+}
+
+// Element-wise operators of two inputs: in a (rows x n), b (rows x n); out y (rows x
+// n); params: n. `Fn` is the kernel (a, b, y, count, core, cores).
+typedef tsr_kernel_status (*BinaryKernel)(const float *, const float *, float *, uint32_t, uint32_t, uint32_t);
+tessera_status binary_validate(StepChecker &c);
+StepGeometry binary_geometry(const tsr_step &s, uint32_t rows, uint32_t cores);
+void binary_run(StepRun &r, BinaryKernel kernel);
+
+} // namespace tsr
+
+#endif

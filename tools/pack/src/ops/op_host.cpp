@@ -1,0 +1,30 @@
+// The host side of the operator table: each operator's legal tiles and cost come
+// from its own file in this folder.
+#include "shapes.h"
+
+namespace tessera {
+
+#define TSR_OP(NAME, id, name, operands, tile_kind) extern const OpHost op_host_##NAME;
+#include "tessera/ops.def"
+#undef TSR_OP
+
+const OpHost &op_host(uint32_t op)
+{
+    switch (op) {
+#define TSR_OP(NAME, id, name, operands, tile_kind) case id: return op_host_##NAME;
+#include "tessera/ops.def"
+#undef TSR_OP
+    default: throw PlanError("no host side for operator " + std::to_string(op));
+    }
+}
+
+std::vector<Tile> no_tiles(const StepShape &) { return {Tile{}}; }
+
+std::vector<Tile> row_tiles(const StepShape &s)
+{
+    std::vector<Tile> out;
+    for (uint32_t tr : halvings(s.rows)) out.push_back({tr, 0, 0});
+    return out;
+}
+
+} // namespace tessera

@@ -1,0 +1,8 @@
+// rope on the host: tiles of rows; its traffic is its geometry's.
+#include "shapes.h"
+
+namespace tessera {
+
+extern const OpHost op_host_ROPE = {row_tiles, nullptr};
+
+} // namespace tessera
