@@ -2,11 +2,14 @@
 // double-precision formula written here, and results independent of core count.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
 #include "tessera/kernels.h"
+#include "kernel_math.h" // tsr_expf, shared by softmax and SiLU
 
 namespace {
 
@@ -69,17 +72,19 @@ TEST_P(MatmulTest, OptimizedMatchesReferenceOnAnyCoreCount)
     on_cores(1, [&](uint32_t c, uint32_t cs) { return tsr_matmul_f32_ref(x.data(), w.data(), ref.data(), rows, k, n, n, c, cs); });
     for (uint32_t cores : {1u, 2u, 5u, 8u}) {
         on_cores(cores, [&](uint32_t c, uint32_t cs) { return tsr_matmul_f32(x.data(), w.data(), opt.data(), rows, k, n, n, c, cs); });
-        for (size_t i = 0; i < ref.size(); ++i) {
-            // Same summation order per output: equal up to multiply-add contraction.
-            EXPECT_NEAR(opt[i], ref[i], 1e-6f * (1.0f + std::fabs(ref[i]))) << "cores " << cores << " index " << i;
-        }
+        // Same multiply-adds in the same order per output (kernels are built with
+        // -ffp-contract=off): the same bits.
+        for (size_t i = 0; i < ref.size(); ++i)
+            EXPECT_EQ(std::memcmp(&opt[i], &ref[i], sizeof(float)), 0)
+                << "cores " << cores << " index " << i << ": " << opt[i] << " vs " << ref[i];
     }
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, MatmulTest,
                          ::testing::Values(MatmulShape{1, 64, 64}, MatmulShape{1, 172, 64}, MatmulShape{1, 64, 512},
                                            MatmulShape{3, 7, 5}, MatmulShape{4, 64, 172}, MatmulShape{16, 64, 32},
-                                           MatmulShape{9, 33, 17}, MatmulShape{1, 1, 1}));
+                                           MatmulShape{9, 33, 17}, MatmulShape{1, 1, 1}, MatmulShape{1, 33, 21},
+                                           MatmulShape{1, 6, 12}, MatmulShape{5, 30, 13}, MatmulShape{2, 3, 9}));
 
 TEST(Matmul, WritesAColumnTileIntoAWiderOutput)
 {
@@ -122,17 +127,102 @@ TEST(RmsNorm, MatchesDoublePrecision)
 
 TEST(Softmax, MatchesDoublePrecisionAndSumsToOne)
 {
-    auto x = random_floats(37, 7, 20.0f);
-    const auto in = x;
-    tsr_softmax_f32(x.data(), uint32_t(x.size()));
-    double mx = in[0], total = 0, sum = 0;
-    for (float v : in) mx = std::max(mx, double(v));
-    for (float v : in) total += std::exp(v - mx);
-    for (size_t i = 0; i < x.size(); ++i) {
-        EXPECT_NEAR(x[i], std::exp(in[i] - mx) / total, 1e-6);
-        sum += x[i];
+    for (uint32_t n : {1u, 2u, 7u, 8u, 9u, 37u, 300u}) { // around the eight lanes, and the tails
+        auto x = random_floats(n, 7 + n, 20.0f);
+        const auto in = x;
+        tsr_softmax_f32(x.data(), n);
+        double mx = in[0], total = 0, sum = 0;
+        for (float v : in) mx = std::max(mx, double(v));
+        for (float v : in) total += std::exp(v - mx);
+        for (size_t i = 0; i < x.size(); ++i) {
+            EXPECT_NEAR(x[i], std::exp(in[i] - mx) / total, 1e-6) << "n " << n << " index " << i;
+            sum += x[i];
+        }
+        EXPECT_NEAR(sum, 1.0, 1e-5) << "n " << n;
     }
-    EXPECT_NEAR(sum, 1.0, 1e-5);
+}
+
+TEST(Softmax, MaximumAnywhere)
+{
+    // The largest value in each lane and in the tail: every result stays finite and sums to one.
+    for (uint32_t where : {0u, 3u, 7u, 8u, 12u, 18u}) {
+        std::vector<float> x(19, -5.0f);
+        x[where] = 95.0f; // e^(95 - max) without the maximum taken out would overflow
+        tsr_softmax_f32(x.data(), uint32_t(x.size()));
+        EXPECT_NEAR(x[where], 1.0f, 1e-6f) << where;
+    }
+}
+
+// Distance in units in the last place between a float and the exact value.
+double ulps_from(float got, double want)
+{
+    const float f = float(want);
+    const double ulp = double(std::nextafter(std::fabs(f), INFINITY)) - double(std::fabs(f));
+    return std::fabs(double(got) - want) / (ulp > 0 ? ulp : std::ldexp(1.0, -149));
+}
+
+TEST(Expf, WithinTwoUlpOverItsWholeRange)
+{
+    // Every 127th float from -103.97 (below it the result is 0) to the overflow threshold,
+    // normal and subnormal results alike, against double precision.
+    uint64_t checked = 0;
+    double worst = 0;
+    float worst_at = 0;
+    for (float lo : {0.0f, -0.0f}) {
+        uint32_t bits;
+        std::memcpy(&bits, &lo, sizeof bits);
+        for (;; bits += 127u) {
+            float x;
+            std::memcpy(&x, &bits, sizeof x);
+            if (!(x > -103.97f && x < 88.72f)) break;
+            const double d = ulps_from(tsr_expf(x), std::exp(double(x)));
+            if (d > worst) worst = d, worst_at = x;
+            ++checked;
+        }
+    }
+    EXPECT_GT(checked, 15000000u);
+    EXPECT_LE(worst, 2.0) << "at x = " << worst_at;
+}
+
+TEST(Expf, EdgesOfTheRange)
+{
+    EXPECT_EQ(tsr_expf(0.0f), 1.0f);
+    EXPECT_EQ(tsr_expf(INFINITY), INFINITY);
+    EXPECT_EQ(tsr_expf(-INFINITY), 0.0f);
+    EXPECT_TRUE(std::isnan(tsr_expf(NAN)));
+    EXPECT_EQ(tsr_expf(88.72283f), INFINITY);
+    EXPECT_EQ(tsr_expf(1e30f), INFINITY);
+    const float below = std::nextafter(88.72283f, 0.0f); // the largest x with a finite e^x
+    EXPECT_TRUE(std::isfinite(tsr_expf(below)));
+    EXPECT_LE(ulps_from(tsr_expf(below), std::exp(double(below))), 2.0);
+    EXPECT_EQ(tsr_expf(-104.0f), 0.0f);
+    EXPECT_GT(tsr_expf(-103.0f), 0.0f); // subnormal, not flushed
+    EXPECT_LE(ulps_from(tsr_expf(-100.0f), std::exp(-100.0)), 2.0);
+}
+
+TEST(Expf, BothFormsGiveTheSameBits)
+{
+    // The RISC-V cores run the branching form, the host the branch-free one: every
+    // 127th bit pattern of the whole float range (NaNs, infinities, subnormals) and
+    // the edges must give the same result, so the firmware and the host agree.
+    uint64_t checked = 0, differing = 0;
+    uint32_t first_bad = 0;
+    auto same = [](float a, float b) {
+        if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+        return std::memcmp(&a, &b, sizeof a) == 0;
+    };
+    auto check = [&](uint32_t bits) {
+        float x;
+        std::memcpy(&x, &bits, sizeof x);
+        if (!same(tsr_expf_branching(x), tsr_expf_branch_free(x)) && differing++ == 0) first_bad = bits;
+        ++checked;
+    };
+    for (uint64_t bits = 0; bits <= 0xFFFFFFFFu; bits += 127u) check(uint32_t(bits));
+    for (float x : {88.72283f, std::nextafter(88.72283f, 0.0f), -103.972f, std::nextafter(-103.972f, 0.0f),
+                    -87.33655f, -87.3365479f, 88.0f, -100.0f, -0.0f, 1e-45f, -1e-45f})
+        check(std::bit_cast<uint32_t>(x));
+    EXPECT_GT(checked, 33000000u);
+    EXPECT_EQ(differing, 0u) << "first at bits 0x" << std::hex << first_bad;
 }
 
 TEST(Argmax, FirstOfTies)

@@ -96,17 +96,15 @@ tsr_kernel_status tsr_attention_accumulate_f32(const float *probs, const float *
     uint32_t begin, end;
     tsr_core_range(head_size, core_id, core_count, &begin, &end);
     uint32_t i0 = begin;
-    for (; i0 + 8u <= end; i0 += 8u) {
-        float o0 = out[i0], o1 = out[i0 + 1], o2 = out[i0 + 2], o3 = out[i0 + 3];
-        float o4 = out[i0 + 4], o5 = out[i0 + 5], o6 = out[i0 + 6], o7 = out[i0 + 7];
+    for (; i0 + 8u <= end; i0 += 8u) { // eight outputs in registers (two vectors on the host)
+        float o[8];
+        for (uint32_t k = 0; k < 8u; ++k) o[k] = out[i0 + k];
         const float *vt = values + i0;
         for (uint32_t t = 0; t < count; ++t, vt += head_size) {
             const float a = probs[t];
-            o0 = tsr_mac(o0, a, vt[0]); o1 = tsr_mac(o1, a, vt[1]); o2 = tsr_mac(o2, a, vt[2]); o3 = tsr_mac(o3, a, vt[3]);
-            o4 = tsr_mac(o4, a, vt[4]); o5 = tsr_mac(o5, a, vt[5]); o6 = tsr_mac(o6, a, vt[6]); o7 = tsr_mac(o7, a, vt[7]);
+            for (uint32_t k = 0; k < 8u; ++k) o[k] = tsr_mac(o[k], a, vt[k]);
         }
-        out[i0] = o0, out[i0 + 1] = o1, out[i0 + 2] = o2, out[i0 + 3] = o3;
-        out[i0 + 4] = o4, out[i0 + 5] = o5, out[i0 + 6] = o6, out[i0 + 7] = o7;
+        for (uint32_t k = 0; k < 8u; ++k) out[i0 + k] = o[k];
     }
     for (uint32_t t = 0; t < count && i0 < end; ++t) {
         const float a = probs[t];

@@ -18,38 +18,83 @@ static inline float tsr_mac(float acc, float a, float b)
 #endif
 }
 
-// e^x within 2 ulp over the whole float range (0 below -104, +inf above 88.72,
-// NaN for NaN), in about twenty instructions: x = n ln2 + r with |r| <= ln2/2,
-// e^r by a degree-6 polynomial, then the exponent. Softmax and SiLU use it.
-static inline float tsr_expf(float x)
+// e^x within 2 ulp over the whole float range (0 below -103.972, +inf from 88.72283,
+// NaN for NaN): x = n ln2 + r with |r| <= ln2/2, e^r by a degree-6 polynomial, then
+// the exponent. Two forms that give the same bits for all 2^32 inputs (checked
+// exhaustively once; kernels_test checks every 127th float and the edges):
+//  - tsr_expf_branching, for scalar cores: n by lrintf (one instruction), and a rare
+//    branch that scales a subnormal or near-overflow result in two steps;
+//  - tsr_expf_branch_free, for cores whose compiler vectorizes a loop of it: n by
+//    adding 1.5 * 2^23 (rounds to nearest even, as lrintf), and 2^n as
+//    2^(n/2) * 2^(n - n/2), two normal factors whatever e^x is; the first product is
+//    exact, the second rounds once.
+// tsr_expf is the form for the target. Softmax and SiLU use it.
+static inline float tsr_expf_poly(float x, float fn) // e^(x - fn ln2), about 1
 {
-    if (!(x < 88.72283f)) return x > 0.0f ? __builtin_inff() : x; // +inf, or NaN
-    if (x < -103.972f) return 0.0f;
-    const int32_t n = (int32_t)__builtin_lrintf(x * 1.44269504088896341f); // one instruction, no errno
-    const float fn = (float)n;
-    float r = tsr_mac(x, fn, -0.693359375f);     // x - n ln2, the high part exactly
-    r = tsr_mac(r, fn, 2.12194440e-4f);          // and the low part
+    float r = tsr_mac(x, fn, -0.693359375f); // x - n ln2, the high part exactly
+    r = tsr_mac(r, fn, 2.12194440e-4f);      // and the low part
     float p = 1.9875691500e-4f;
     p = tsr_mac(1.3981999507e-3f, p, r);
     p = tsr_mac(8.3334519073e-3f, p, r);
     p = tsr_mac(4.1665795894e-2f, p, r);
     p = tsr_mac(1.6666665459e-1f, p, r);
     p = tsr_mac(5.0000001201e-1f, p, r);
-    p = tsr_mac(r, p, r * r) + 1.0f;             // 1 + r + r^2 (1/2 + r (1/6 + ...))
-    int32_t e = n;
-    if ((uint32_t)(e + 125) > 252u) { // outside -125..127: rare
-        if (e > 127) { // just below the overflow threshold: 2^128 is not a float, 2 * 2^127 is
-            p *= 2.0f;
-            e -= 1;
-        } else { // a subnormal result: scale in two steps
-            p *= 5.42101086e-20f; // 2^-64
-            e += 64;
-        }
-    }
+    return tsr_mac(r, p, r * r) + 1.0f; // 1 + r + r^2 (1/2 + r (1/6 + ...))
+}
+
+static inline float tsr_pow2i(int32_t e) // 2^e for e in -126..127
+{
     const uint32_t bits = (uint32_t)(e + 127) << 23;
-    float scale;
-    __builtin_memcpy(&scale, &bits, sizeof scale); // a register move, even freestanding
-    return p * scale;
+    float f;
+    __builtin_memcpy(&f, &bits, sizeof f); // a register move, even freestanding
+    return f;
+}
+
+static inline float tsr_expf_branching(float x)
+{
+    // "x < 88.72283f" as the branch that is taken: its negation would be an unordered
+    // comparison, which RISC-V compilers wrap in a save and restore of the FP flags.
+    if (__builtin_expect(x < 88.72283f, 1)) {
+        if (x < -103.972f) return 0.0f;
+        const int32_t n = (int32_t)__builtin_lrintf(x * 1.44269504088896341f); // no errno
+        float p = tsr_expf_poly(x, (float)n);
+        int32_t e = n;
+        if ((uint32_t)(e + 125) > 252u) { // outside -125..127: rare
+            if (e > 127) { // just below the overflow threshold: 2^128 is not a float, 2 * 2^127 is
+                p *= 2.0f;
+                e -= 1;
+            } else { // a subnormal result: scale in two steps
+                p *= 5.42101086e-20f; // 2^-64
+                e += 64;
+            }
+        }
+        return p * tsr_pow2i(e);
+    }
+    return x > 0.0f ? __builtin_inff() : x; // +inf, or NaN
+}
+
+static inline float tsr_expf_branch_free(float x)
+{
+    const float lo = -103.972f, hi = 88.72283f;
+    const float xc = x < lo ? lo : (x > hi ? hi : x); // NaN stays NaN
+    const float shifter = 12582912.0f;                // 1.5 * 2^23
+    const float t = xc * 1.44269504088896341f + shifter;
+    uint32_t t_bits;
+    __builtin_memcpy(&t_bits, &t, sizeof t_bits);
+    const int32_t n = (int32_t)(t_bits - 0x4B400000u); // t's integer part: round(x / ln2)
+    const float p = tsr_expf_poly(xc, t - shifter);
+    const int32_t e1 = n >> 1, e2 = n - e1; // each in -75..64
+    const float y = p * tsr_pow2i(e1) * tsr_pow2i(e2);
+    return x < lo ? 0.0f : (x >= hi ? __builtin_inff() : (x != x ? x : y));
+}
+
+static inline float tsr_expf(float x)
+{
+#if defined(__riscv)
+    return tsr_expf_branching(x);
+#else
+    return tsr_expf_branch_free(x);
+#endif
 }
 
 #endif

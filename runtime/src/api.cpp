@@ -373,4 +373,25 @@ tessera_status tessera_profile(tessera_session *session, tessera_step_profile *s
     return TESSERA_OK;
 }
 
+uint32_t tessera_profile_sum(const tessera_step_profile *steps, uint32_t count, uint32_t op, uint32_t layer,
+                             tessera_step_profile *sum)
+{
+    if (sum == nullptr) return 0u;
+    memset(sum, 0, sizeof *sum);
+    sum->op = op;
+    sum->layer = layer;
+    uint32_t matched = 0;
+    for (uint32_t i = 0; steps != nullptr && i < count; ++i) {
+        const tessera_step_profile &p = steps[i];
+        if ((op != TESSERA_PROFILE_ANY && p.op != op) || (layer != TESSERA_PROFILE_ANY && p.layer != layer)) continue;
+        ++matched;
+        sum->runs += p.runs;
+        sum->cycles += p.cycles;
+        sum->dma_bytes += p.dma_bytes;
+        sum->dma_transfers += p.dma_transfers;
+        sum->forks += p.forks;
+    }
+    return matched;
+}
+
 } // extern "C"

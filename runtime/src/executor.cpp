@@ -38,6 +38,7 @@ void run_task(void *arg, uint32_t core, uint32_t cores)
             const uint64_t now = ops->cycles(run.board->ctx);
             tessera_step_profile &p = task.profile[i];
             p.runs += 1u;
+            p.forks += i == 0u ? 1u : 0u; // the run's one fork, opened for its first step
             p.cycles += now - task.clock;
             p.dma_bytes += run.dma.bytes - bytes;
             p.dma_transfers += run.dma.transfers - transfers;

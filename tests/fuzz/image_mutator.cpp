@@ -142,7 +142,7 @@ private:
         if (!s) return false;
         tsr_step st = get<tsr_step>(s);
         const uint32_t k = pick(TSR_MAX_OPERANDS);
-        switch (pick(6)) {
+        switch (pick(7)) {
         case 0: st.op = uint16_t(pick(2) ? pick(TSR_OP_COUNT_ + 1) : interesting(st.op)); break;
         case 1: st.engine = uint8_t(pick(4)); break;
         case 2: st.operands[k] = uint16_t(pick(4) ? (l_.tensors ? pick(l_.tensors) : 0u) : interesting(st.operands[k])); break;
@@ -152,10 +152,11 @@ private:
             break;
         }
         case 4: {
-            const uint32_t i = pick(4);
+            const uint32_t i = pick(TSR_MAX_TILES);
             st.tile[i] = interesting(st.tile[i]);
             break;
         }
+        case 5: st.layer = uint16_t(pick(3) == 0 ? TSR_NO_LAYER : pick(2) ? pick(16) : interesting(st.layer)); break;
         default:
             st.staging[k] = uint16_t(pick(3) == 0 ? TSR_NO_TENSOR : (l_.tensors ? pick(l_.tensors) : 0u));
             break;

@@ -1,5 +1,7 @@
 // tessera-generate: the token-generation demo. Flags and output follow llama2.c's run.c.
 #include <cctype>
+#include <csignal>
+#include <algorithm>
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
@@ -15,6 +17,7 @@
 #include "tessera/tools/image_file.h"
 #include "tessera/tools/output_file.h"
 #include "tessera/host_board.hpp"
+#include "tessera/image_format.h"
 #include "tessera/tessera.h"
 
 namespace {
@@ -40,6 +43,57 @@ int fail(tessera_status st, const char *detail)
 
 double per_second(uint64_t tokens, uint64_t ns) { return ns ? static_cast<double>(tokens) * 1e9 / static_cast<double>(ns) : 0.0; }
 
+// Ctrl-C ends generation after the current token; a second one kills as usual.
+volatile std::sig_atomic_t g_interrupted = 0;
+void on_interrupt(int) { g_interrupted = 1; }
+void catch_interrupt()
+{
+    struct sigaction sa {};
+    sa.sa_handler = on_interrupt;
+    sa.sa_flags = SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, nullptr);
+}
+
+void profile_row(const char *name, const tessera_step_profile &sum, uint64_t total_ns, uint64_t tokens)
+{
+    const double t = static_cast<double>(tokens);
+    std::fprintf(stderr, "  %-12s %10.0f %6.1f %% %12.0f %9.1f %7.2f\n", name, static_cast<double>(sum.cycles) / t,
+                 total_ns ? 100.0 * static_cast<double>(sum.cycles) / static_cast<double>(total_ns) : 0.0,
+                 static_cast<double>(sum.dma_bytes) / t, static_cast<double>(sum.dma_transfers) / t,
+                 static_cast<double>(sum.forks) / t);
+}
+
+// The profile of one schedule (the view of Deeploy's Figure 8): by operator kind,
+// then by layer, per token.
+void print_profile(const char *title, const tessera_step_profile *steps, uint32_t count, uint64_t tokens, uint32_t layers)
+{
+    tessera_step_profile all, sum;
+    tessera_profile_sum(steps, count, TESSERA_PROFILE_ANY, TESSERA_PROFILE_ANY, &all);
+    if (all.runs == 0 || tokens == 0) return;
+    std::fprintf(stderr, "profile, %s: %" PRIu64 " tokens, %" PRIu64 " runs\n", title, tokens, steps[0].runs);
+    std::fprintf(stderr, "  %-12s %10s %8s %12s %9s %7s\n", "per token", "ns", "share", "DMA bytes", "transfers", "forks");
+    for (uint32_t op = 1; op < TSR_OP_COUNT_; ++op)
+        if (tessera_profile_sum(steps, count, op, TESSERA_PROFILE_ANY, &sum) && sum.runs)
+            profile_row(tsr_op_name(op), sum, all.cycles, tokens);
+    std::fprintf(stderr, "  by layer\n");
+    for (uint32_t layer = 0; layer < layers; ++layer)
+        if (tessera_profile_sum(steps, count, TESSERA_PROFILE_ANY, layer, &sum) && sum.runs)
+            profile_row(("layer " + std::to_string(layer)).c_str(), sum, all.cycles, tokens);
+    if (tessera_profile_sum(steps, count, TESSERA_PROFILE_ANY, TSR_NO_LAYER, &sum) && sum.runs)
+        profile_row("no layer", sum, all.cycles, tokens);
+    profile_row("all", all, all.cycles, tokens);
+}
+
+// "2 threads, runs on 1 (fastest measured)" or "2 threads".
+std::string threads_line(const tessera::HostBoard &board, uint32_t asked)
+{
+    std::string line = std::to_string(board.threads()) + (board.threads() == 1 ? " thread" : " threads");
+    if (asked == 0 && board.threads() > 1)
+        line += ", runs on " + std::to_string(board.threads_in_use()) + " (measured fastest)";
+    return line;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -63,13 +117,18 @@ int main(int argc, char **argv)
     app.add_option("-s,--seed", seed, "random seed; 0 = from the clock (the seed used is reported)");
     app.add_flag("--ids", print_ids, "print the generated token ids (BOS excluded) on one line instead of text");
     app.add_option("--board", board_arg, "board NAME or description FILE.json (default: the board the image is planned for)");
-    app.add_option("--threads", threads, "threads backing the cluster (default: the board's cores)")
+    app.add_option("--threads", threads,
+                   "threads backing the cluster, every run on all of them (default: up to the board's cores and "
+                   "the machine's, each run on the count measured fastest)")
         ->check(CLI::Range(1u, 64u));
     app.add_flag("-q,--quiet", quiet, "no statistics on stderr");
     std::string timeline;
-    bool check_l1 = false;
+    bool check_l1 = false, profile = false;
     app.add_flag("--check-l1", check_l1, "stop loudly if a kernel is ever handed an operand outside L1 (testing)");
     app.add_option("--timeline", timeline, "write what each engine of the board did as a Chrome/Perfetto trace (JSON)");
+    app.add_flag("--profile", profile,
+                 "after the run, print per operator kind and per layer: ns, share of the token, DMA bytes and "
+                 "transfers, and cluster forks, per token");
     CLI11_PARSE(app, argc, argv);
 
     std::optional<tessera::OutputFile> timeline_out; // checked before any work
@@ -101,6 +160,11 @@ int main(int argc, char **argv)
     tessera_session session;
     st = tessera_open(&session, image.data(), image_size, board->hal());
     if (st != TESSERA_OK) return fail(st, (image_path + ": " + tessera_last_error(&session)).c_str());
+    std::vector<tessera_step_profile> steps_profile(profile ? tessera_profile_size(&session) : 0u);
+    if (profile) {
+        st = tessera_profile(&session, steps_profile.data(), static_cast<uint32_t>(steps_profile.size()));
+        if (st != TESSERA_OK) return fail(st, tessera_last_error(&session));
+    }
 
     if (seed == 0) seed = static_cast<uint64_t>(std::time(nullptr));
     tessera_sampler sampler;
@@ -132,9 +196,15 @@ int main(int argc, char **argv)
     const uint32_t prompt_run = n_prompt < total ? n_prompt : total;
     st = tessera_prompt(&session, ids.data(), prompt_run);
     if (st != TESSERA_OK) return fail(st, tessera_last_error(&session));
-    for (uint32_t pos = 0; pos + 1 < prompt_run; ++pos) emit(ids[pos], ids[pos + 1]);
+    for (uint32_t i = 0; i + 1 < prompt_run; ++i) emit(ids[i], ids[i + 1]);
     int32_t token = ids[prompt_run - 1];
-    for (uint32_t pos = prompt_run - 1; pos < total;) {
+    // Rate as run.c measures it: the clock starts once the first position is done and
+    // its token out, and counts every later position, sampling and output included.
+    using Clock = std::chrono::steady_clock;
+    std::optional<Clock::time_point> loop_start;
+    uint32_t pos = prompt_run - 1, loop_start_pos = 0;
+    catch_interrupt();
+    while (pos < total && !g_interrupted) {
         int32_t next;
         if (pos + 1 < n_prompt) {
             next = ids[pos + 1]; // -n ended inside the prompt
@@ -146,7 +216,8 @@ int main(int argc, char **argv)
         if (next == 1 || next == 2) break; // BOS or EOS ends the sequence
         emit(token, next);
         token = next;
-        if (pos >= total) break;
+        if (!loop_start) loop_start = Clock::now(), loop_start_pos = pos;
+        if (pos >= total || g_interrupted) break;
         st = tessera_step(&session, token);
         if (st != TESSERA_OK) return fail(st, tessera_last_error(&session));
     }
@@ -155,22 +226,43 @@ int main(int argc, char **argv)
     }
     std::printf("\n");
     std::fflush(stdout);
+    const double loop_seconds =
+        loop_start ? std::chrono::duration<double>(Clock::now() - *loop_start).count() : 0.0;
+    if (g_interrupted) std::fprintf(stderr, "tessera-generate: interrupted at position %u\n", pos);
 
     if (!quiet) {
         tessera_stats stats;
         tessera_get_stats(&session, &stats);
         std::fprintf(stderr,
                      "prompt: %" PRIu64 " tokens, %.1f tokens/s | generation: %" PRIu64 " tokens, %.1f tokens/s | board %s, "
-                     "%u threads\n",
+                     "%s\n",
                      stats.prompt_tokens, per_second(stats.prompt_tokens, stats.prompt_cycles), stats.step_tokens,
                      per_second(stats.step_tokens, stats.step_cycles), board->desc().name.c_str(),
-                     board->hal()->core_count);
+                     threads_line(*board, threads).c_str());
         std::fprintf(stderr, "memory: L1 %u, L2 %u, NMS %u bytes planned; image %u bytes, weights %s",
                      stats.region_bytes[TSR_REGION_L1], stats.region_bytes[TSR_REGION_L2],
                      stats.region_bytes[TSR_REGION_NMS], stats.region_bytes[TSR_REGION_IMAGE],
                      stats.weights_in_place ? "in place" : "copied to L2");
         if (temperature > 0.0f) std::fprintf(stderr, "; seed %" PRIu64, seed);
         std::fprintf(stderr, "\n");
+        if (loop_seconds > 0.0 && pos > loop_start_pos)
+            std::fprintf(stderr, "achieved tok/s: %f (as run.c counts: positions after the first generated one, "
+                                 "sampling and output included)\n",
+                         (pos - loop_start_pos) / loop_seconds);
+        std::fprintf(stderr, "per run: %.2f cluster forks, %.1f DMA transfers, %.0f DMA bytes (%" PRIu64 " runs)\n",
+                     stats.runs ? double(stats.forks) / double(stats.runs) : 0.0,
+                     stats.runs ? double(stats.dma_transfers) / double(stats.runs) : 0.0,
+                     stats.runs ? double(stats.dma_bytes) / double(stats.runs) : 0.0, stats.runs);
+    }
+    if (profile) {
+        const auto token_steps = std::find_if(steps_profile.begin(), steps_profile.end(),
+                                              [](const tessera_step_profile &p) { return p.schedule == 1u; });
+        const uint32_t n_prompt_steps = static_cast<uint32_t>(token_steps - steps_profile.begin());
+        tessera_stats stats;
+        tessera_get_stats(&session, &stats);
+        print_profile("prompt mode", steps_profile.data(), n_prompt_steps, stats.prompt_tokens, summary.n_layers);
+        print_profile("token mode", steps_profile.data() + n_prompt_steps,
+                      static_cast<uint32_t>(steps_profile.size()) - n_prompt_steps, stats.step_tokens, summary.n_layers);
     }
     tessera_close(&session);
     if (timeline_out) {
@@ -181,5 +273,5 @@ int main(int argc, char **argv)
             return fail(TESSERA_ERR_INVALID_ARGUMENT, e.what());
         }
     }
-    return 0;
+    return g_interrupted ? 130 : 0; // 128 + SIGINT, as a shell reports an interrupted command
 }

@@ -12,15 +12,17 @@
 #include <thread>
 #include <vector>
 
+#include "core_count_chooser.hpp"
 #include "tessera/host_board.h"
 
 namespace tessera {
 
 namespace {
 
-// Waiting: spin for a short while when every thread has a hardware thread of its
-// own (wake-ups then cost nanoseconds, not the tens of microseconds of a futex),
-// never when the board's threads outnumber the machine's.
+// Waiting: poll for a few microseconds (a wake-up then costs nanoseconds, and most
+// waits between tiles are that short), then sleep on the atomic (a futex), so a
+// waiter never holds a core the work needs: the board stays fast when it shares the
+// machine with other processes, or has more threads than the machine has cores.
 inline void cpu_relax()
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -28,19 +30,24 @@ inline void cpu_relax()
 #endif
 }
 
-// How long a waiter polls before it sleeps; when threads outnumber hardware
-// threads, each poll yields the processor to whoever holds the work.
-struct SpinPolicy {
-    uint32_t budget;
-    bool yield;
-};
+constexpr auto kSpinFor = std::chrono::microseconds(8);
 
-template <typename Ready> void spin_until(SpinPolicy spin, Ready ready)
+// Polls `ready` until it holds or the spin time is over; true if it holds.
+template <typename Ready> bool spin_until(Ready ready)
 {
-    for (uint32_t i = 0; i < spin.budget && !ready(); ++i) {
-        if (spin.yield) std::this_thread::yield();
-        else cpu_relax();
+    const auto until = std::chrono::steady_clock::now() + kSpinFor;
+    for (uint32_t i = 1;; ++i) {
+        if (ready()) return true;
+        cpu_relax();
+        if (i % 64u == 0u && std::chrono::steady_clock::now() >= until) return ready();
     }
+}
+
+// Spin, then sleep until `word` differs from `seen`.
+template <typename T> void wait_while_equal(const std::atomic<T> &word, T seen)
+{
+    if (spin_until([&] { return word.load(std::memory_order_acquire) != seen; })) return;
+    while (word.load(std::memory_order_acquire) == seen) word.wait(seen, std::memory_order_acquire);
 }
 
 // A region: zeroed memory of exactly the described size, 64-byte aligned.
@@ -64,9 +71,10 @@ public:
     explicit Timeline(std::chrono::steady_clock::time_point epoch) : epoch_(epoch) {}
     bool on() const { return on_.load(std::memory_order_relaxed); }
     void set(bool on) { on_.store(on); }
-    uint64_t now() const
+    uint64_t now() const { return at(std::chrono::steady_clock::now()); }
+    uint64_t at(std::chrono::steady_clock::time_point t) const
     {
-        return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - epoch_).count());
+        return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(t - epoch_).count());
     }
     void add(TimelineEvent e)
     {
@@ -86,121 +94,118 @@ private:
     std::vector<TimelineEvent> events_;
 };
 
-// The cluster: the controller thread is core 0, workers are cores 1..n-1.
+// The cluster: the controller thread is core 0, workers are cores 1..n-1. A fork runs
+// on the first `active` cores, as many as the chooser says (core_count_chooser.hpp);
+// the others sleep. Each worker has its own go word, so a fork wakes only its cores.
 class Cluster {
 public:
-    Cluster(uint32_t cores, SpinPolicy spin, Timeline &timeline) : cores_(cores), spin_(spin), timeline_(timeline)
+    Cluster(uint32_t cores, bool adaptive, Timeline &timeline)
+        : cores_(cores), timeline_(timeline), chooser_(cores, adaptive), slots_(cores)
     {
         for (uint32_t id = 1; id < cores_; ++id) workers_.emplace_back([this, id] { worker(id); });
     }
     ~Cluster()
     {
         stop_.store(true);
-        generation_.fetch_add(1);
-        generation_.notify_all();
+        for (uint32_t id = 1; id < cores_; ++id) {
+            slots_[id].go.fetch_add(1, std::memory_order_release);
+            slots_[id].go.notify_one();
+        }
         for (auto &t : workers_) t.join();
     }
     uint32_t cores() const { return cores_; }
+    const CoreCountChooser &chooser() const { return chooser_; }
 
     void fork(tsr_cluster_task task, void *arg)
     {
-        const uint64_t start = timeline_.on() ? timeline_.now() : 0;
+        const auto start = std::chrono::steady_clock::now();
+        const uint32_t active = chooser_.next();
         task_ = task;
         arg_ = arg;
-        remaining_.store(cores_ - 1, std::memory_order_relaxed);
-        generation_.fetch_add(1, std::memory_order_release);
-        generation_.notify_all();
-        task(arg, 0, cores_);
-        // Join: spin briefly (steps are short), then sleep on the counter.
-        spin_until(spin_, [&] { return remaining_.load(std::memory_order_acquire) == 0; });
-        for (uint32_t left; (left = remaining_.load(std::memory_order_acquire)) != 0;) remaining_.wait(left);
-        if (start) timeline_.add({TimelineEvent::Engine::kCluster, start, timeline_.now(), 0});
+        active_ = active;
+        remaining_.store(active - 1u, std::memory_order_relaxed);
+        for (uint32_t id = 1; id < active; ++id) {
+            slots_[id].go.fetch_add(1, std::memory_order_release);
+            slots_[id].go.notify_one();
+        }
+        task(arg, 0, active);
+        for (uint32_t left; (left = remaining_.load(std::memory_order_acquire)) != 0;) wait_while_equal(remaining_, left);
+        const auto end = std::chrono::steady_clock::now();
+        chooser_.record(uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count()));
+        if (timeline_.on()) timeline_.add({TimelineEvent::Engine::kCluster, 0, timeline_.at(start), timeline_.at(end), 0,
+                                           "fork", 0xFFFFu, 0, active});
     }
 
     // Sense-reversing barrier among the cores of the running task.
     void barrier()
     {
+        const uint32_t active = active_;
+        if (active == 1u) return;
         const uint32_t phase = barrier_phase_.load(std::memory_order_acquire);
-        if (barrier_arrived_.fetch_add(1, std::memory_order_acq_rel) + 1 == cores_) {
+        if (barrier_arrived_.fetch_add(1, std::memory_order_acq_rel) + 1 == active) {
             barrier_arrived_.store(0, std::memory_order_relaxed);
             barrier_phase_.fetch_add(1, std::memory_order_release);
             barrier_phase_.notify_all();
         } else {
-            spin_until(spin_, [&] { return barrier_phase_.load(std::memory_order_acquire) != phase; });
-            while (barrier_phase_.load(std::memory_order_acquire) == phase) barrier_phase_.wait(phase);
+            wait_while_equal(barrier_phase_, phase);
         }
     }
 
 private:
+    struct alignas(64) Slot {
+        std::atomic<uint32_t> go{0};
+    };
+
     void worker(uint32_t id)
     {
-        uint64_t seen = 0;
+        uint32_t seen = 0;
         for (;;) {
-            uint64_t g;
-            spin_until(spin_, [&] { return generation_.load(std::memory_order_acquire) != seen; });
-            while ((g = generation_.load(std::memory_order_acquire)) == seen) generation_.wait(seen);
-            seen = g;
+            wait_while_equal(slots_[id].go, seen);
+            seen = slots_[id].go.load(std::memory_order_acquire);
             if (stop_.load()) return;
-            task_(arg_, id, cores_);
+            task_(arg_, id, active_);
             if (remaining_.fetch_sub(1, std::memory_order_acq_rel) == 1) remaining_.notify_one();
         }
     }
 
     const uint32_t cores_;
-    const SpinPolicy spin_;
     Timeline &timeline_;
+    CoreCountChooser chooser_; // the controller's alone
+    std::vector<Slot> slots_;
     std::vector<std::thread> workers_;
-    std::atomic<uint64_t> generation_{0};
     std::atomic<uint32_t> remaining_{0};
     std::atomic<bool> stop_{false};
-    tsr_cluster_task task_ = nullptr;
+    tsr_cluster_task task_ = nullptr; // written before the go words, read after them
     void *arg_ = nullptr;
+    uint32_t active_ = 1;
     std::atomic<uint32_t> barrier_arrived_{0};
     std::atomic<uint32_t> barrier_phase_{0};
 };
 
-// The DMA engine: its own thread, a bounded in-order queue, completion by handle.
+// The DMA engine: a bounded queue of 2D copies that complete in order. A job runs
+// when someone waits for it (or for a later one), in the waiting thread: completion
+// is only ever observed through dma_wait, as on hardware, so a copy that is read too
+// early, or a source changed before it is waited for, shows up in the results; and
+// no engine thread takes a core from the cluster. The HAL's contract makes the
+// queue single-caller (core 0), so it needs no lock.
 class DmaEngine {
 public:
-    DmaEngine(uint32_t depth, SpinPolicy spin, Timeline &timeline)
-        : depth_(depth), spin_(spin), timeline_(timeline), thread_([this] { run(); })
-    {
-    }
-    ~DmaEngine()
-    {
-        {
-            std::lock_guard<std::mutex> lock(mu_);
-            stop_ = true;
-        }
-        cv_.notify_all();
-        thread_.join();
-    }
+    DmaEngine(uint32_t depth, Timeline &timeline) : jobs_(depth), timeline_(timeline) {}
 
     tsr_hal_status submit(uint8_t *dst, uint32_t dst_stride, const uint8_t *src, uint32_t src_stride,
                           uint32_t row_bytes, uint32_t rows, tsr_dma_handle *out)
     {
         if (!dst || !src || !out) return TSR_HAL_INVALID;
-        {
-            std::lock_guard<std::mutex> lock(mu_);
-            if (queue_.size() >= depth_) return TSR_HAL_BUSY;
-            queue_.push_back(Job{dst, dst_stride, src, src_stride, row_bytes, rows, ++issued_});
-            pending_.fetch_add(1, std::memory_order_release);
-            *out = static_cast<tsr_dma_handle>(issued_);
-        }
-        cv_.notify_all();
+        if (issued_ - completed_ >= jobs_.size()) return TSR_HAL_BUSY; // a slot frees when its copy is done
+        jobs_[issued_ % jobs_.size()] = Job{dst, dst_stride, src, src_stride, row_bytes, rows};
+        *out = static_cast<tsr_dma_handle>(++issued_);
         return TSR_HAL_OK;
     }
 
     tsr_hal_status wait(tsr_dma_handle handle)
     {
-        {
-            std::lock_guard<std::mutex> lock(mu_);
-            if (handle == 0 || handle > issued_) return TSR_HAL_INVALID;
-        }
-        spin_until(spin_, [&] { return completed_.load(std::memory_order_acquire) >= handle; });
-        if (completed_.load(std::memory_order_acquire) >= handle) return TSR_HAL_OK;
-        std::unique_lock<std::mutex> lock(mu_);
-        cv_.wait(lock, [&] { return completed_.load(std::memory_order_acquire) >= handle; });
+        if (handle == 0 || handle > issued_) return TSR_HAL_INVALID;
+        while (completed_ < handle) run(jobs_[completed_++ % jobs_.size()]);
         return TSR_HAL_OK;
     }
 
@@ -212,44 +217,34 @@ private:
         uint32_t src_stride;
         uint32_t row_bytes;
         uint32_t rows;
-        uint64_t handle;
     };
-    void run()
+    void run(const Job &job)
     {
-        for (;;) {
-            spin_until(spin_, [&] { return pending_.load(std::memory_order_acquire) != 0; });
-            Job job;
-            {
-                std::unique_lock<std::mutex> lock(mu_);
-                cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
-                if (queue_.empty()) return; // stopping, and nothing left to do
-                job = queue_.front();
+        const uint64_t start = timeline_.on() ? timeline_.now() : 0;
+        const size_t span = size_t(job.rows - 1) * std::max(job.dst_stride, job.src_stride) + job.row_bytes;
+        const bool apart = job.dst + span <= job.src || job.src + span <= job.dst;
+        if (job.rows == 1 || (job.row_bytes == job.dst_stride && job.row_bytes == job.src_stride)) {
+            std::memmove(job.dst, job.src, size_t(job.row_bytes) * job.rows); // contiguous
+        } else if (apart && job.row_bytes <= 64u && job.row_bytes % 16u == 0u) {
+            // Short rows (a head's columns of K or V): a library call each would cost
+            // more than the copy.
+            for (uint32_t r = 0; r < job.rows; ++r) {
+                uint8_t *d = job.dst + size_t(r) * job.dst_stride;
+                const uint8_t *s = job.src + size_t(r) * job.src_stride;
+                for (uint32_t b = 0; b < job.row_bytes; b += 16u) std::memcpy(d + b, s + b, 16);
             }
-            const uint64_t start = timeline_.on() ? timeline_.now() : 0;
+        } else {
             for (uint32_t r = 0; r < job.rows; ++r)
                 std::memmove(job.dst + size_t(r) * job.dst_stride, job.src + size_t(r) * job.src_stride, job.row_bytes);
-            if (start) timeline_.add({TimelineEvent::Engine::kDma, start, timeline_.now(), uint64_t(job.row_bytes) * job.rows});
-            {
-                std::lock_guard<std::mutex> lock(mu_);
-                queue_.pop_front(); // the slot frees only when the transfer is done, as in hardware
-                pending_.fetch_sub(1, std::memory_order_relaxed);
-                completed_.store(job.handle, std::memory_order_release);
-            }
-            cv_.notify_all();
         }
+        if (start)
+            timeline_.add({TimelineEvent::Engine::kDma, 0, start, timeline_.now(), uint64_t(job.row_bytes) * job.rows,
+                           "copy", 0xFFFFu, 0, 0});
     }
 
-    const uint32_t depth_;
-    const SpinPolicy spin_;
+    std::vector<Job> jobs_;
+    uint64_t issued_ = 0, completed_ = 0;
     Timeline &timeline_;
-    std::mutex mu_;
-    std::condition_variable cv_;
-    std::deque<Job> queue_;
-    uint64_t issued_ = 0;
-    std::atomic<uint64_t> completed_{0};
-    std::atomic<uint32_t> pending_{0};
-    bool stop_ = false;
-    std::thread thread_;
 };
 
 } // namespace
@@ -261,6 +256,8 @@ struct HostBoard::Impl {
     std::vector<std::unique_ptr<RegionBuffer>> regions;
     std::unique_ptr<Cluster> cluster;
     std::unique_ptr<DmaEngine> dma;
+    std::vector<uint64_t> span_start; // per core: when its current traced span began
+    tsr_hal_ops ops{};                // this board's: the checking and tracing hooks are set when asked for
     tsr_hal_board hal{};
 
     static Impl &of(void *ctx) { return *static_cast<Impl *>(ctx); }
@@ -308,6 +305,16 @@ struct HostBoard::Impl {
                      static_cast<const void *>(l1 + size));
         std::abort();
     }
+    static void trace(void *ctx, uint32_t core, const char *name, uint32_t layer, uint32_t pos, bool begin)
+    {
+        Impl &b = of(ctx);
+        if (core >= b.span_start.size()) return;
+        if (begin) {
+            b.span_start[core] = b.timeline.now();
+            return;
+        }
+        b.timeline.add({TimelineEvent::Engine::kCluster, core, b.span_start[core], b.timeline.now(), 0, name, layer, pos, 0});
+    }
 };
 
 namespace {
@@ -315,21 +322,15 @@ const tsr_hal_ops kHostOps = {
     HostBoard::Impl::fork,       HostBoard::Impl::barrier,  HostBoard::Impl::copy_1d,
     HostBoard::Impl::copy_2d,    HostBoard::Impl::dma_wait, HostBoard::Impl::npu_submit,
     HostBoard::Impl::npu_poll,   HostBoard::Impl::npu_wait, HostBoard::Impl::cycles,
-    HostBoard::Impl::console,    nullptr,
-};
-// The same with every kernel operand checked against L1.
-const tsr_hal_ops kHostOpsCheckingL1 = {
-    HostBoard::Impl::fork,       HostBoard::Impl::barrier,  HostBoard::Impl::copy_1d,
-    HostBoard::Impl::copy_2d,    HostBoard::Impl::dma_wait, HostBoard::Impl::npu_submit,
-    HostBoard::Impl::npu_poll,   HostBoard::Impl::npu_wait, HostBoard::Impl::cycles,
-    HostBoard::Impl::console,    HostBoard::Impl::check_operand,
+    HostBoard::Impl::console,    nullptr,                   nullptr,
 };
 } // namespace
 
 std::unique_ptr<HostBoard> HostBoard::create(const BoardDesc &desc, uint32_t threads)
 {
     const uint32_t hardware = std::max(1u, std::thread::hardware_concurrency());
-    if (threads == 0) threads = std::min(desc.cores, hardware); // results do not depend on it; speed does
+    const bool adaptive = threads == 0;
+    if (adaptive) threads = std::min(desc.cores, hardware); // results do not depend on it; speed does
     if (threads > desc.cores)
         throw BoardError("board '" + desc.name + "' has " + std::to_string(desc.cores) + " cores; cannot back it with " +
                          std::to_string(threads) + " threads (use 1.." + std::to_string(desc.cores) + ")");
@@ -340,15 +341,15 @@ std::unique_ptr<HostBoard> HostBoard::create(const BoardDesc &desc, uint32_t thr
         impl->hal.regions[r] = {tsr_region_name(r), impl->regions.back()->base,
                                 r == TSR_REGION_IMAGE ? 0u : desc.region_size[r]};
     }
-    // Spin-waiting pays only while every thread (cluster + DMA engine) has a hardware thread.
-    const SpinPolicy spin = threads + 1 <= hardware ? SpinPolicy{20000u, false} : SpinPolicy{200u, true};
-    impl->cluster = std::make_unique<Cluster>(threads, spin, impl->timeline);
-    impl->dma = std::make_unique<DmaEngine>(desc.dma_queue_depth, spin, impl->timeline);
+    impl->cluster = std::make_unique<Cluster>(threads, adaptive, impl->timeline);
+    impl->dma = std::make_unique<DmaEngine>(desc.dma_queue_depth, impl->timeline);
+    impl->span_start.assign(threads, 0);
+    impl->ops = kHostOps;
     impl->hal.name = impl->desc.name.c_str();
     impl->hal.fingerprint = desc.fingerprint();
     impl->hal.core_count = threads;
     impl->hal.has_npu = desc.has_npu;
-    impl->hal.ops = &kHostOps;
+    impl->hal.ops = &impl->ops;
     impl->hal.ctx = impl.get();
     return std::unique_ptr<HostBoard>(new HostBoard(std::move(impl)));
 }
@@ -357,24 +358,41 @@ HostBoard::HostBoard(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 HostBoard::~HostBoard() = default;
 const tsr_hal_board *HostBoard::hal() const { return &impl_->hal; }
 const BoardDesc &HostBoard::desc() const { return impl_->desc; }
-void HostBoard::record_timeline(bool on) { impl_->timeline.set(on); }
-void HostBoard::check_l1(bool on) { impl_->hal.ops = on ? &kHostOpsCheckingL1 : &kHostOps; }
+uint32_t HostBoard::threads() const { return impl_->cluster->cores(); }
+uint32_t HostBoard::threads_in_use() const { return impl_->cluster->chooser().best(); }
+void HostBoard::record_timeline(bool on)
+{
+    impl_->timeline.set(on);
+    impl_->ops.trace = on ? Impl::trace : nullptr;
+}
+void HostBoard::check_l1(bool on) { impl_->ops.check_kernel_operand = on ? Impl::check_operand : nullptr; }
 std::vector<TimelineEvent> HostBoard::timeline() const { return impl_->timeline.events(); }
 
 std::string HostBoard::timeline_trace_json() const
 {
-    // Chrome trace event format: complete events ("X") in microseconds, one track per engine.
-    std::string json = "{\"traceEvents\":[\n";
-    json += R"({"ph":"M","pid":1,"tid":1,"name":"thread_name","args":{"name":"cluster"}},)" "\n";
-    json += R"({"ph":"M","pid":1,"tid":2,"name":"thread_name","args":{"name":"dma"}})";
-    char line[256];
+    // Chrome trace event format: complete events ("X") in microseconds; a lane (tid)
+    // per core, then one for the DMA engine. Slices are named by operator, with the
+    // layer and the token in their arguments.
+    const uint32_t cores = impl_->cluster->cores(), dma_lane = cores + 1;
+    std::string json = "{\"traceEvents\":[";
+    char line[320];
+    for (uint32_t c = 0; c <= cores; ++c) { // the lanes' names: core 0..n-1, then dma
+        const std::string lane = c < cores ? "core " + std::to_string(c) : std::string("dma");
+        std::snprintf(line, sizeof line,
+                      "%s\n{\"ph\":\"M\",\"pid\":1,\"tid\":%u,\"name\":\"thread_name\",\"args\":{\"name\":\"%s\"}}",
+                      c ? "," : "", c < cores ? c + 1 : dma_lane, lane.c_str());
+        json += line;
+    }
     for (const TimelineEvent &e : timeline()) {
         const bool dma = e.engine == TimelineEvent::Engine::kDma;
-        std::snprintf(line, sizeof line, ",\n{\"ph\":\"X\",\"pid\":1,\"tid\":%d,\"name\":\"%s\",\"ts\":%.3f,\"dur\":%.3f%s",
-                      dma ? 2 : 1, dma ? "copy" : "fork", double(e.start_ns) / 1e3, double(e.end_ns - e.start_ns) / 1e3,
-                      dma ? "" : "}");
+        std::snprintf(line, sizeof line, ",\n{\"ph\":\"X\",\"pid\":1,\"tid\":%u,\"name\":\"%s\",\"ts\":%.3f,\"dur\":%.3f,\"args\":{",
+                      dma ? dma_lane : e.core + 1, e.name, double(e.start_ns) / 1e3, double(e.end_ns - e.start_ns) / 1e3);
         json += line;
-        if (dma) json += ",\"args\":{\"bytes\":" + std::to_string(e.bytes) + "}}";
+        if (dma) json += "\"bytes\":" + std::to_string(e.bytes);
+        else if (e.cores) json += "\"cores\":" + std::to_string(e.cores);
+        else if (e.layer != 0xFFFFu) json += "\"layer\":" + std::to_string(e.layer) + ",\"token\":" + std::to_string(e.pos);
+        else json += "\"token\":" + std::to_string(e.pos);
+        json += "}}";
     }
     json += "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"board\":\"" + impl_->desc.name + "\"}}\n";
     return json;

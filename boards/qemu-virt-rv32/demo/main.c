@@ -12,7 +12,6 @@
 #define TESSERA_DEMO_STEPS 200
 #endif
 #define PROFILE_STEPS 512u
-#define MAX_LAYERS 64u
 
 extern const uint8_t tessera_image[];
 extern const uint8_t tessera_image_end[];
@@ -39,16 +38,16 @@ static void put(const char *label, uint64_t value)
     tsr_qemu_put_u64(value);
 }
 
-/* Cycles, share of all (per mille) and DMA bytes of the steps `keep` selects. */
-static void profile_line(const char *name, uint64_t cycles, uint64_t total, uint64_t bytes, uint64_t transfers,
-                         uint64_t tokens)
+/* One line of the profile: the steps `sum` adds up, per token. */
+static void profile_line(const char *name, const tessera_step_profile *sum, uint64_t total, uint64_t tokens)
 {
     tsr_qemu_puts("  ");
     tsr_qemu_puts(name);
-    put(": cycles/token ", cycles / tokens);
-    put(", share ", total ? cycles * 1000u / total : 0u);
-    put("/1000, DMA bytes/token ", bytes / tokens);
-    put(", transfers/token ", transfers / tokens);
+    put(": cycles/token ", sum->cycles / tokens);
+    put(", share ", total ? sum->cycles * 1000u / total : 0u);
+    put("/1000, DMA bytes/token ", sum->dma_bytes / tokens);
+    put(", transfers/token ", sum->dma_transfers / tokens);
+    put(", forks/token ", sum->forks / tokens);
     tsr_qemu_puts("\n");
 }
 
@@ -108,27 +107,26 @@ int main(void)
     tsr_qemu_puts(" tokens)\n");
     if (profiled) {
         const uint32_t steps = tessera_profile_size(&session);
-        uint64_t total = 0;
-        for (uint32_t i = 0; i < steps; ++i) total += profile[i].cycles;
+        tessera_step_profile all, sum;
+        tessera_profile_sum(profile, steps, TESSERA_PROFILE_ANY, TESSERA_PROFILE_ANY, &all);
         tsr_qemu_puts("profile by operator (hart 0 cycles; QEMU -icount: instructions of all harts):\n");
-        for (uint32_t op = 1; op < TSR_OP_COUNT_; ++op) {
-            uint64_t c = 0, b = 0, t = 0;
-            for (uint32_t i = 0; i < steps; ++i)
-                if (profile[i].op == op) c += profile[i].cycles, b += profile[i].dma_bytes, t += profile[i].dma_transfers;
-            if (c || b) profile_line(tsr_op_name(op), c, total, b, t, tokens);
-        }
+        for (uint32_t op = 1; op < TSR_OP_COUNT_; ++op)
+            if (tessera_profile_sum(profile, steps, op, TESSERA_PROFILE_ANY, &sum) && sum.runs)
+                profile_line(tsr_op_name(op), &sum, all.cycles, tokens);
+        tessera_image_summary model;
+        tessera_image_summary_of(&session, &model);
         tsr_qemu_puts("profile by layer:\n");
-        for (uint32_t layer = 0; layer < MAX_LAYERS; ++layer) {
-            uint64_t c = 0, b = 0, t = 0;
-            for (uint32_t i = 0; i < steps; ++i)
-                if (profile[i].layer == layer) c += profile[i].cycles, b += profile[i].dma_bytes, t += profile[i].dma_transfers;
-            if (!c && !b) continue;
+        for (uint32_t layer = 0; layer < model.n_layers && layer < 100u; ++layer) {
+            if (!tessera_profile_sum(profile, steps, TESSERA_PROFILE_ANY, layer, &sum) || !sum.runs) continue;
             char name[12] = "layer ";
             name[6] = (char)('0' + layer / 10u % 10u);
             name[7] = (char)('0' + layer % 10u);
             name[8] = 0;
-            profile_line(name, c, total, b, t, tokens);
+            profile_line(name, &sum, all.cycles, tokens);
         }
+        if (tessera_profile_sum(profile, steps, TESSERA_PROFILE_ANY, TSR_NO_LAYER, &sum) && sum.runs)
+            profile_line("no layer", &sum, all.cycles, tokens);
+        profile_line("all", &all, all.cycles, tokens);
     }
     return 0;
 }

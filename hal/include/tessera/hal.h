@@ -51,7 +51,10 @@ typedef struct tsr_hal_region {
     uint32_t size;
 } tsr_hal_region;
 
-/* A cluster task runs once on every core: core_id in [0, core_count). */
+/* A cluster task runs once on every core of the fork: core_id in [0, core_count).
+ * core_count is at most the board's core_count and may differ between forks (the
+ * host board runs each fork on the count it measured fastest); a task splits its
+ * work by the core_count it is given. */
 typedef void (*tsr_cluster_task)(void *arg, uint32_t core_id, uint32_t core_count);
 
 /* Handles are never 0, so 0 can mean "no transfer". They complete in order per engine. */
@@ -72,7 +75,8 @@ typedef struct tsr_npu_job {
 } tsr_npu_job;
 
 typedef struct tsr_hal_ops {
-    /* Fork `task` on every cluster core and return when all have finished (join). */
+    /* Fork `task` on the cluster's cores (all of them, or fewer: see tsr_cluster_task)
+     * and return when all have finished (join). */
     tsr_hal_status (*cluster_fork)(void *ctx, tsr_cluster_task task, void *arg);
     /* Barrier among the cores of the running task. */
     void (*cluster_barrier)(void *ctx);
@@ -111,7 +115,7 @@ typedef struct tsr_hal_ops {
 typedef struct tsr_hal_board {
     const char *name;          /* matches the board description's name */
     uint32_t fingerprint;      /* tsr_board_fingerprint() of its description */
-    uint32_t core_count;       /* cores the cluster runs a task on (>= 1) */
+    uint32_t core_count;       /* the most cores a cluster task runs on (>= 1) */
     bool has_npu;
     tsr_hal_region regions[TSR_REGION_COUNT]; /* index TSR_REGION_IMAGE is unused */
     const tsr_hal_ops *ops;

@@ -98,7 +98,9 @@ tsr_kernel_status tsr_add_f32(const float *a, const float *b, float *y, uint32_t
 tsr_kernel_status tsr_swiglu_f32(const float *gate, const float *up, float *y, uint32_t count,
                                  uint32_t core_id, uint32_t core_count);
 
-/* In-place softmax of n >= 1 values (single core: the reduction is not split). */
+/* In-place softmax of n >= 1 values (single core: the reduction is not split). The
+ * maximum and the sum run in eight lanes (element i in lane i % 8) combined pairwise,
+ * a fixed order: the same bits for every caller, vectorizable on the host. */
 void tsr_softmax_f32(float *x, uint32_t n);
 
 /* Index of the first maximum of n >= 1 values. */

@@ -99,6 +99,7 @@ typedef struct tessera_step_profile {
     uint64_t cycles;        /* board cycles it took (host board: ns), as core 0 saw them */
     uint64_t dma_bytes;     /* the DMA transfers it issued */
     uint64_t dma_transfers;
+    uint64_t forks;         /* cluster forks it opened: a run's one fork counts on its first step */
 } tessera_step_profile;
 
 /* Sampler configuration and state; run.c's algorithm and generator. */
@@ -170,6 +171,13 @@ uint32_t tessera_profile_size(const tessera_session *session);
  * with each step's identity and zeroes. NULL stops profiling. The array must stay
  * valid while profiling. */
 tessera_status tessera_profile(tessera_session *session, tessera_step_profile *steps, uint32_t capacity);
+#define TESSERA_PROFILE_ANY 0xFFFFFFFFu
+/* The sum of the entries of a profile whose op and layer match (TESSERA_PROFILE_ANY
+ * matches every one; TSR_NO_LAYER, 0xFFFF, the steps of no layer): the view by
+ * operator kind or by layer. *sum gets op, layer and the sums; schedule and step 0.
+ * Returns the number of entries that matched. */
+uint32_t tessera_profile_sum(const tessera_step_profile *steps, uint32_t count, uint32_t op, uint32_t layer,
+                             tessera_step_profile *sum);
 
 /* Forgets the sequence: position 0, no logits. */
 tessera_status tessera_reset(tessera_session *session);

@@ -1,8 +1,8 @@
 /*
  * The host emulation board, C interface (for C tests and host firmware stand-ins).
  * Emulates a board description on a workstation: each region a real buffer of the
- * described size, the cluster a pool of threads, the DMA engine a thread with a
- * bounded queue and asynchronous completion.
+ * described size, the cluster a pool of threads (waits spin a few microseconds, then
+ * sleep), the DMA engine a bounded in-order queue whose copies run when waited for.
  */
 #ifndef TESSERA_HOST_BOARD_H
 #define TESSERA_HOST_BOARD_H

@@ -14,13 +14,21 @@ namespace tessera {
 // One interval of work by one engine of the host board.
 struct TimelineEvent {
     enum class Engine { kCluster, kDma } engine;
+    uint32_t core;             // cluster: the core (its lane)
     uint64_t start_ns, end_ns; // since the board was created
     uint64_t bytes;            // DMA: bytes moved
+    const char *name;          // "fork" (a whole run, on core 0), "copy" (DMA), or an operator
+    uint32_t layer;            // the operator's model layer, or 0xFFFF
+    uint32_t pos;              // the run's first position: the token it works on
+    uint32_t cores;            // "fork": the cores it ran on
 };
 
 class HostBoard {
 public:
-    // threads: 1..desc.cores; 0 = min(desc.cores, hardware threads). Throws BoardError.
+    // threads: 1..desc.cores, every fork runs on all of them; or 0, the default: the
+    // board starts min(desc.cores, hardware threads) and runs each fork on the count
+    // measured fastest on this machine now (src/core_count_chooser.hpp), so that more
+    // threads never make it slower. Results are the same for any count. Throws BoardError.
     static std::unique_ptr<HostBoard> create(const BoardDesc &desc, uint32_t threads = 0);
     ~HostBoard();
     HostBoard(const HostBoard &) = delete;
@@ -28,12 +36,17 @@ public:
 
     const tsr_hal_board *hal() const;
     const BoardDesc &desc() const;
+    // The threads backing the cluster, and how many of them forks run on now (with
+    // threads = 0 at create: the count measured fastest so far).
+    uint32_t threads() const;
+    uint32_t threads_in_use() const;
 
     // Test builds: stop the program, loudly, when a kernel is handed an operand
     // outside L1 (the runtime reports every kernel operand range to the board).
     void check_l1(bool on);
 
-    // Timeline of what each engine did (off by default: it costs a lock per event).
+    // Timeline of what each engine did, a lane per core and one for the DMA engine,
+    // operators named (off by default: it costs a lock per event).
     void record_timeline(bool on);
     std::vector<TimelineEvent> timeline() const;
     // The timeline as a Chrome/Perfetto trace (JSON text).

@@ -1,0 +1,100 @@
+// The host board's choice of how many threads a fork runs on, fed with made-up fork
+// times: it must settle on the fastest count, spend little on the others, and follow
+// the machine when the fastest count changes.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+
+#include "core_count_chooser.hpp"
+
+namespace {
+
+using tessera::CoreCountChooser;
+
+// Runs `forks` forks whose time is cost(count); returns how many ran on each count.
+std::map<uint32_t, uint64_t> run(CoreCountChooser &c, uint64_t forks, const std::function<uint64_t(uint32_t)> &cost)
+{
+    std::map<uint32_t, uint64_t> on;
+    for (uint64_t i = 0; i < forks; ++i) {
+        const uint32_t n = c.next();
+        ++on[n];
+        c.record(cost(n));
+    }
+    return on;
+}
+
+TEST(CoreCountChooser, FixedCountIsNeverChanged)
+{
+    CoreCountChooser c(4, false);
+    const auto on = run(c, 10000, [](uint32_t n) { return 1000u / n; });
+    EXPECT_EQ(on.size(), 1u);
+    EXPECT_EQ(on.at(4), 10000u);
+    EXPECT_EQ(c.rounds(), 0u);
+}
+
+TEST(CoreCountChooser, OneThreadHasNothingToChoose)
+{
+    CoreCountChooser c(1, true);
+    EXPECT_EQ(run(c, 100, [](uint32_t) { return 5u; }).at(1), 100u);
+}
+
+TEST(CoreCountChooser, SettlesOnTheFastestCount)
+{
+    // Candidates 1, 2, 4, 8, 12; 4 is fastest.
+    const auto cost = [](uint32_t n) -> uint64_t { return n == 4 ? 300 : n == 8 ? 350 : n == 2 ? 500 : 900; };
+    CoreCountChooser c(12, true);
+    const auto on = run(c, 20000, cost);
+    EXPECT_EQ(c.best(), 4u);
+    EXPECT_GT(on.at(4), 19500u) << "forks on the fastest count";
+    for (uint32_t n : {1u, 2u, 8u, 12u}) EXPECT_GE(on.count(n), 1u) << n << " was never measured";
+}
+
+TEST(CoreCountChooser, MoreThreadsAreNotAssumedFaster)
+{
+    CoreCountChooser c(2, true);
+    const auto on = run(c, 5000, [](uint32_t n) -> uint64_t { return n == 1 ? 400 : 650; });
+    EXPECT_EQ(c.best(), 1u);
+    EXPECT_LT(on.at(2), 60u);
+}
+
+TEST(CoreCountChooser, AMuchWorseCountCostsOneSampleARound)
+{
+    // A busy machine: the second thread is rarely scheduled, forks on 2 take 10x longer.
+    CoreCountChooser c(2, true);
+    const auto on = run(c, 10000, [](uint32_t n) -> uint64_t { return n == 1 ? 400 : 4000; });
+    EXPECT_EQ(c.best(), 1u);
+    EXPECT_EQ(on.at(2), c.rounds()) << "one sample per round";
+    EXPECT_LT(c.rounds(), 12u);
+}
+
+TEST(CoreCountChooser, NoisySamplesStillFindTheFastest)
+{
+    uint64_t state = 88172645463325252ull; // xorshift64: a reproducible noise
+    auto noise = [&] {
+        state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+        return state % 200u;
+    };
+    CoreCountChooser c(2, true);
+    const auto on = run(c, 20000, [&](uint32_t n) -> uint64_t { return (n == 2 ? 300 : 400) + noise(); });
+    EXPECT_EQ(c.best(), 2u);
+    EXPECT_GT(on.at(2), 19000u);
+}
+
+TEST(CoreCountChooser, FollowsTheMachineWhenTheFastestCountChanges)
+{
+    bool busy = false; // another process starts: two threads stop paying
+    const auto cost = [&](uint32_t n) -> uint64_t { return busy ? (n == 1 ? 400 : 2000) : (n == 2 ? 250 : 400); };
+    CoreCountChooser c(2, true);
+    run(c, 3000, cost);
+    EXPECT_EQ(c.best(), 2u);
+    busy = true;
+    run(c, CoreCountChooser::kLongestPeriod + 100, cost); // at most one longest period to notice
+    EXPECT_EQ(c.best(), 1u);
+    busy = false;
+    run(c, CoreCountChooser::kLongestPeriod + 100, cost);
+    EXPECT_EQ(c.best(), 2u);
+}
+
+} // namespace
