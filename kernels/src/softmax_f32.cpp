@@ -8,9 +8,21 @@
 // A NaN among the inputs makes the results NaN or meaningless, never a fault.
 void tsr_softmax_f32(float *x, uint32_t n)
 {
-    float max_val = x[0];
-    for (uint32_t i = 1; i < n; ++i)
-        if (x[i] > max_val) max_val = x[i];
+    // The maximum in the same eight lanes: any order gives the same value (up to the
+    // sign of a zero maximum, which changes no x - max), and a NaN never wins a
+    // comparison, as in a plain loop.
+    const float first = x[0];
+    float m0 = first, m1 = first, m2 = first, m3 = first, m4 = first, m5 = first, m6 = first, m7 = first;
+    uint32_t j = 0;
+    for (; j + 8u <= n; j += 8u) {
+        const float *v = x + j;
+        m0 = v[0] > m0 ? v[0] : m0, m1 = v[1] > m1 ? v[1] : m1, m2 = v[2] > m2 ? v[2] : m2, m3 = v[3] > m3 ? v[3] : m3;
+        m4 = v[4] > m4 ? v[4] : m4, m5 = v[5] > m5 ? v[5] : m5, m6 = v[6] > m6 ? v[6] : m6, m7 = v[7] > m7 ? v[7] : m7;
+    }
+    for (; j < n; ++j) m0 = x[j] > m0 ? x[j] : m0;
+    m0 = m4 > m0 ? m4 : m0, m1 = m5 > m1 ? m5 : m1, m2 = m6 > m2 ? m6 : m2, m3 = m7 > m3 ? m7 : m3;
+    m0 = m2 > m0 ? m2 : m0, m1 = m3 > m1 ? m3 : m1;
+    const float max_val = m1 > m0 ? m1 : m0;
 
     for (uint32_t i = 0; i < n; ++i) x[i] = tsr_expf(x[i] - max_val);
 

@@ -5,12 +5,16 @@
 // operating system may not run at once (a small machine, another busy process), and a
 // run small enough to take a few hundred microseconds (a token of stories260K) gains
 // less from a second core than the hand-offs cost. So the board measures: in a round,
-// forks take turns on the candidate counts (1, 2, 4, ..., the most), a few samples
-// each; the count with the smallest median wall time runs the forks until the next
-// round. Rounds come rarer while the answer stays the same (64 forks apart, doubling
-// to 8192), and at once again after it changes. A candidate whose sample takes more
-// than twice the current count's is dropped from the round, so a round costs little
-// when one count is much worse (a busy machine).
+// each candidate count (1, 2, 4, ..., the most) runs a few forks in a row, the current
+// count first; the first fork of each is not counted (its threads may have been asleep
+// for long: on a virtual machine, waking an idle core alone has been seen to cost
+// milliseconds). The count with the smallest median wall time runs the forks until the
+// next round. Rounds come rarer while the answer stays the same (64 forks apart,
+// doubling to 8192), and at once again after it changes. A much worse candidate costs
+// little (a busy machine, where a fork on 2 threads can take 100 times longer): it
+// leaves the round at once when its wake-up fork takes over 4 times the current
+// count's median, or a counted fork over 1.5 times; and it then sits out 1, 2, 4, ...
+// up to 8 rounds, until it is measured again without leaving early.
 //
 // Results never depend on the count: the runtime splits every step by the count of
 // the fork it runs in.
@@ -26,9 +30,10 @@ namespace tessera {
 class CoreCountChooser {
 public:
     static constexpr uint32_t kWarmupForks = 2;   // first forks touch cold memory: not samples
-    static constexpr uint32_t kSamples = 4;       // per candidate and round
+    static constexpr uint32_t kSamples = 3;       // counted forks per candidate and round
     static constexpr uint64_t kFirstPeriod = 64;  // forks between rounds, at first and after a change
     static constexpr uint64_t kLongestPeriod = 8192;
+    static constexpr uint32_t kLongestSitOut = 8; // rounds
 
     // adaptive = false: every fork runs on `most` cores.
     CoreCountChooser(uint32_t most, bool adaptive)
@@ -36,13 +41,15 @@ public:
         if (adaptive)
             for (uint32_t c = 1; c < most; c *= 2u) candidates_.push_back(c);
         candidates_.push_back(most);
+        sit_out_.assign(candidates_.size(), 0);
+        left_out_.assign(candidates_.size(), 0);
         best_ = candidates_.front();
         warmup_left_ = candidates_.size() > 1 ? kWarmupForks : 0;
         exploit_left_ = candidates_.size() > 1 ? 0 : UINT64_MAX;
     }
 
     // The core count for the next fork.
-    uint32_t next() const { return in_round() ? candidates_[order_[turn_]] : best_; }
+    uint32_t next() const { return in_round() ? candidates_[order_[at_]] : best_; }
 
     // The wall time of the fork that ran on next()'s count.
     void record(uint64_t ns)
@@ -55,16 +62,27 @@ public:
             if (exploit_left_ != UINT64_MAX && --exploit_left_ == 0) start_round();
             return;
         }
-        const uint32_t c = order_[turn_];
-        samples_[c].push_back(ns);
-        if (turn_ != 0 && ns > 2u * median(samples_[order_[0]])) // much worse than the current count
-            order_.erase(order_.begin() + turn_);
-        else
-            ++turn_;
-        if (turn_ >= order_.size()) {
-            turn_ = 0;
-            if (samples_[order_[0]].size() >= kSamples) end_round();
+        const uint32_t c = order_[at_];
+        const uint64_t current = median(samples_[order_[0]]); // measured first, so known after it
+        std::vector<uint64_t> &mine = samples_[c];
+        bool much_worse = false;
+        if (++forks_of_candidate_ == 1u) { // the threads' wake-up: not a sample
+            much_worse = at_ != 0 && ns / 4u > current;
+        } else {
+            mine.push_back(ns);
+            much_worse = at_ != 0 && ns > current + current / 2u;
         }
+        if (much_worse) { // out of this round, and of the next few
+            mine.clear();
+            sit_out_[c] = std::min<uint32_t>(sit_out_[c] ? sit_out_[c] * 2u : 1u, kLongestSitOut);
+            left_out_[c] = sit_out_[c];
+        } else if (mine.size() >= kSamples) {
+            sit_out_[c] = 0;
+        } else {
+            return;
+        }
+        forks_of_candidate_ = 0;
+        if (++at_ == order_.size()) end_round();
     }
 
     uint32_t best() const { return best_; }
@@ -72,7 +90,7 @@ public:
     uint64_t rounds() const { return rounds_; }
 
 private:
-    bool in_round() const { return !order_.empty(); }
+    bool in_round() const { return at_ < order_.size(); }
 
     static uint64_t median(std::vector<uint64_t> v)
     {
@@ -86,29 +104,34 @@ private:
         order_.clear();
         const auto best_at = uint32_t(std::find(candidates_.begin(), candidates_.end(), best_) - candidates_.begin());
         order_.push_back(best_at); // the current count first: the others are held against it
-        for (uint32_t c = 0; c < candidates_.size(); ++c)
-            if (c != best_at) order_.push_back(c);
-        turn_ = 0;
+        for (uint32_t c = 0; c < candidates_.size(); ++c) {
+            if (c == best_at) continue;
+            if (left_out_[c]) --left_out_[c];
+            else order_.push_back(c);
+        }
+        at_ = 0;
+        forks_of_candidate_ = 0;
     }
 
     void end_round()
     {
         uint32_t winner = order_[0];
-        for (uint32_t c : order_)
+        for (uint32_t c : order_) // a candidate out of the round has no samples: UINT64_MAX
             if (median(samples_[c]) < median(samples_[winner])) winner = c;
         const uint32_t chosen = candidates_[winner];
         period_ = chosen == best_ ? std::min(period_ * 2u, kLongestPeriod) : kFirstPeriod;
         best_ = chosen;
         exploit_left_ = period_;
-        order_.clear();
         ++rounds_;
     }
 
     std::vector<uint32_t> candidates_;
+    std::vector<uint32_t> sit_out_, left_out_; // per candidate: rounds it sits out after leaving early, and left
     uint32_t best_ = 1;
     uint64_t warmup_left_ = 0, exploit_left_ = 0, period_ = kFirstPeriod / 2u, rounds_ = 0;
-    std::vector<uint32_t> order_; // candidate indices still in the round, the current count first
-    uint32_t turn_ = 0;
+    std::vector<uint32_t> order_; // the round's candidate indices, the current count first
+    uint32_t at_ = 0;             // the one being measured
+    uint32_t forks_of_candidate_ = 0;
     std::vector<std::vector<uint64_t>> samples_;
 };
 

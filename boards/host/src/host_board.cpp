@@ -19,10 +19,13 @@ namespace tessera {
 
 namespace {
 
-// Waiting: poll for a few microseconds (a wake-up then costs nanoseconds, and most
-// waits between tiles are that short), then sleep on the atomic (a futex), so a
-// waiter never holds a core the work needs: the board stays fast when it shares the
-// machine with other processes, or has more threads than the machine has cores.
+// Waiting: poll for a while (a wake-up then costs nanoseconds), then sleep on the
+// atomic (a futex), so a waiter never holds a core the work needs for long. The poll
+// lasts 100 us when every thread has a core of its own: longer than most waits
+// between tiles (a tile's copy or compute), so a barrier rarely pays for a sleep and
+// a wake-up (measured: a quarter of the barriers slept with 8 us, and a TinyLLama-v0
+// token on 2 threads took longer than on 1). With more threads than the machine has
+// cores, a waiter may hold the core the awaited thread needs: 8 us, then sleep.
 inline void cpu_relax()
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -30,12 +33,13 @@ inline void cpu_relax()
 #endif
 }
 
-constexpr auto kSpinFor = std::chrono::microseconds(8);
+using Spin = std::chrono::microseconds;
+constexpr Spin kSpinOwnCores{100}, kSpinSharedCores{8};
 
-// Polls `ready` until it holds or the spin time is over; true if it holds.
-template <typename Ready> bool spin_until(Ready ready)
+// Polls `ready` until it holds or `spin` is over; true if it holds.
+template <typename Ready> bool spin_until(Ready ready, Spin spin)
 {
-    const auto until = std::chrono::steady_clock::now() + kSpinFor;
+    const auto until = std::chrono::steady_clock::now() + spin;
     for (uint32_t i = 1;; ++i) {
         if (ready()) return true;
         cpu_relax();
@@ -44,9 +48,9 @@ template <typename Ready> bool spin_until(Ready ready)
 }
 
 // Spin, then sleep until `word` differs from `seen`.
-template <typename T> void wait_while_equal(const std::atomic<T> &word, T seen)
+template <typename T> void wait_while_equal(const std::atomic<T> &word, T seen, Spin spin)
 {
-    if (spin_until([&] { return word.load(std::memory_order_acquire) != seen; })) return;
+    if (spin_until([&] { return word.load(std::memory_order_acquire) != seen; }, spin)) return;
     while (word.load(std::memory_order_acquire) == seen) word.wait(seen, std::memory_order_acquire);
 }
 
@@ -94,13 +98,123 @@ private:
     std::vector<TimelineEvent> events_;
 };
 
+// The DMA engine: a bounded queue of 2D copies that complete in order. Nothing copies
+// at submit: a job runs when a core of the cluster is idle at a barrier (the engine
+// works while the cores compute, as on a chip), or at the latest when core 0 waits for
+// it (or for a later one), in the waiting thread. No engine thread takes a core from
+// the cluster. Completion is only ever observed through dma_wait, so a copy read too
+// early, or a source changed before it is waited for, can show up in the results.
+// submit and wait are core 0's alone (the HAL's contract); any core may run a job.
+class DmaEngine {
+public:
+    DmaEngine(uint32_t depth, Timeline &timeline) : slots_(depth), timeline_(timeline) {}
+
+    tsr_hal_status submit(uint8_t *dst, uint32_t dst_stride, const uint8_t *src, uint32_t src_stride,
+                          uint32_t row_bytes, uint32_t rows, tsr_dma_handle *out)
+    {
+        if (!dst || !src || !out) return TSR_HAL_INVALID;
+        const uint64_t issued = issued_.load(std::memory_order_relaxed);
+        retire_done(issued);
+        if (issued - completed_ >= slots_.size()) return TSR_HAL_BUSY; // a slot frees when its copy is done
+        slots_[issued % slots_.size()].job = Job{dst, dst_stride, src, src_stride, row_bytes, rows};
+        issued_.store(issued + 1u, std::memory_order_release);
+        *out = static_cast<tsr_dma_handle>(issued + 1u);
+        return TSR_HAL_OK;
+    }
+
+    tsr_hal_status wait(tsr_dma_handle handle)
+    {
+        if (handle == 0 || handle > issued_.load(std::memory_order_relaxed)) return TSR_HAL_INVALID;
+        while (run_one(handle)) {
+        }
+        while (completed_ < handle) { // claimed by other cores: they are copying it now
+            const Slot &slot = slots_[completed_ % slots_.size()];
+            while (slot.done.load(std::memory_order_acquire) != completed_ + 1u) cpu_relax();
+            ++completed_;
+        }
+        return TSR_HAL_OK;
+    }
+
+    // Any core: runs the oldest job nobody has taken yet; false when there is none.
+    bool help() { return run_one(UINT64_MAX); }
+    bool has_work() const
+    {
+        return claimed_.load(std::memory_order_relaxed) < issued_.load(std::memory_order_relaxed);
+    }
+
+private:
+    struct Job {
+        uint8_t *dst;
+        uint32_t dst_stride;
+        const uint8_t *src;
+        uint32_t src_stride;
+        uint32_t row_bytes;
+        uint32_t rows;
+    };
+    struct alignas(64) Slot {
+        Job job{};
+        std::atomic<uint64_t> done{0}; // the handle of the last job that completed in it
+    };
+
+    // Claims and runs the oldest unclaimed job if its handle is at most `upto`.
+    bool run_one(uint64_t upto)
+    {
+        uint64_t c = claimed_.load(std::memory_order_relaxed);
+        for (;;) {
+            if (c >= upto || c >= issued_.load(std::memory_order_acquire)) return false;
+            if (claimed_.compare_exchange_weak(c, c + 1u, std::memory_order_acq_rel, std::memory_order_relaxed)) break;
+        }
+        Slot &slot = slots_[c % slots_.size()];
+        run(slot.job);
+        slot.done.store(c + 1u, std::memory_order_release);
+        return true;
+    }
+
+    void retire_done(uint64_t issued) // core 0: count the jobs other cores have finished
+    {
+        while (completed_ < issued &&
+               slots_[completed_ % slots_.size()].done.load(std::memory_order_acquire) == completed_ + 1u)
+            ++completed_;
+    }
+
+    void run(const Job &job)
+    {
+        const uint64_t start = timeline_.on() ? timeline_.now() : 0;
+        const size_t span = size_t(job.rows - 1) * std::max(job.dst_stride, job.src_stride) + job.row_bytes;
+        const bool apart = job.dst + span <= job.src || job.src + span <= job.dst;
+        if (job.rows == 1 || (job.row_bytes == job.dst_stride && job.row_bytes == job.src_stride)) {
+            std::memmove(job.dst, job.src, size_t(job.row_bytes) * job.rows); // contiguous
+        } else if (apart && job.row_bytes <= 64u && job.row_bytes % 16u == 0u) {
+            // Short rows (a head's columns of K or V): a library call each would cost
+            // more than the copy.
+            const uint32_t rows = job.rows, row_bytes = job.row_bytes, ds = job.dst_stride, ss = job.src_stride;
+            uint8_t *d = job.dst;
+            const uint8_t *src = job.src;
+            for (uint32_t r = 0; r < rows; ++r, d += ds, src += ss)
+                for (uint32_t b = 0; b < row_bytes; b += 16u) std::memcpy(d + b, src + b, 16);
+        } else {
+            for (uint32_t r = 0; r < job.rows; ++r)
+                std::memmove(job.dst + size_t(r) * job.dst_stride, job.src + size_t(r) * job.src_stride, job.row_bytes);
+        }
+        if (start)
+            timeline_.add({TimelineEvent::Engine::kDma, 0, start, timeline_.now(), uint64_t(job.row_bytes) * job.rows,
+                           "copy", 0xFFFFu, 0, 0});
+    }
+
+    std::vector<Slot> slots_;
+    std::atomic<uint64_t> issued_{0}, claimed_{0};
+    uint64_t completed_ = 0; // core 0's: jobs known done, in order
+    Timeline &timeline_;
+};
+
 // The cluster: the controller thread is core 0, workers are cores 1..n-1. A fork runs
 // on the first `active` cores, as many as the chooser says (core_count_chooser.hpp);
 // the others sleep. Each worker has its own go word, so a fork wakes only its cores.
 class Cluster {
 public:
-    Cluster(uint32_t cores, bool adaptive, Timeline &timeline)
-        : cores_(cores), timeline_(timeline), chooser_(cores, adaptive), slots_(cores)
+    Cluster(uint32_t cores, bool adaptive, DmaEngine &dma, Timeline &timeline)
+        : cores_(cores), spin_(cores <= std::max(1u, std::thread::hardware_concurrency()) ? kSpinOwnCores : kSpinSharedCores),
+          timeline_(timeline), dma_(dma), chooser_(cores, adaptive), slots_(cores)
     {
         for (uint32_t id = 1; id < cores_; ++id) workers_.emplace_back([this, id] { worker(id); });
     }
@@ -129,7 +243,7 @@ public:
             slots_[id].go.notify_one();
         }
         task(arg, 0, active);
-        for (uint32_t left; (left = remaining_.load(std::memory_order_acquire)) != 0;) wait_while_equal(remaining_, left);
+        for (uint32_t left; (left = remaining_.load(std::memory_order_acquire)) != 0;) wait_while_equal(remaining_, left, spin_);
         const auto end = std::chrono::steady_clock::now();
         chooser_.record(uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count()));
         if (timeline_.on()) timeline_.add({TimelineEvent::Engine::kCluster, 0, timeline_.at(start), timeline_.at(end), 0,
@@ -146,8 +260,13 @@ public:
             barrier_arrived_.store(0, std::memory_order_relaxed);
             barrier_phase_.fetch_add(1, std::memory_order_release);
             barrier_phase_.notify_all();
-        } else {
-            wait_while_equal(barrier_phase_, phase);
+        } else { // idle until the others arrive: be the DMA engine meanwhile
+            const auto passed = [&] { return barrier_phase_.load(std::memory_order_acquire) != phase; };
+            while (!passed()) {
+                if (dma_.help()) continue;
+                if (spin_until([&] { return passed() || dma_.has_work(); }, spin_)) continue;
+                barrier_phase_.wait(phase, std::memory_order_acquire); // until the phase changes
+            }
         }
     }
 
@@ -160,7 +279,7 @@ private:
     {
         uint32_t seen = 0;
         for (;;) {
-            wait_while_equal(slots_[id].go, seen);
+            wait_while_equal(slots_[id].go, seen, spin_);
             seen = slots_[id].go.load(std::memory_order_acquire);
             if (stop_.load()) return;
             task_(arg_, id, active_);
@@ -169,7 +288,9 @@ private:
     }
 
     const uint32_t cores_;
+    const Spin spin_;
     Timeline &timeline_;
+    DmaEngine &dma_;
     CoreCountChooser chooser_; // the controller's alone
     std::vector<Slot> slots_;
     std::vector<std::thread> workers_;
@@ -182,71 +303,6 @@ private:
     std::atomic<uint32_t> barrier_phase_{0};
 };
 
-// The DMA engine: a bounded queue of 2D copies that complete in order. A job runs
-// when someone waits for it (or for a later one), in the waiting thread: completion
-// is only ever observed through dma_wait, as on hardware, so a copy that is read too
-// early, or a source changed before it is waited for, shows up in the results; and
-// no engine thread takes a core from the cluster. The HAL's contract makes the
-// queue single-caller (core 0), so it needs no lock.
-class DmaEngine {
-public:
-    DmaEngine(uint32_t depth, Timeline &timeline) : jobs_(depth), timeline_(timeline) {}
-
-    tsr_hal_status submit(uint8_t *dst, uint32_t dst_stride, const uint8_t *src, uint32_t src_stride,
-                          uint32_t row_bytes, uint32_t rows, tsr_dma_handle *out)
-    {
-        if (!dst || !src || !out) return TSR_HAL_INVALID;
-        if (issued_ - completed_ >= jobs_.size()) return TSR_HAL_BUSY; // a slot frees when its copy is done
-        jobs_[issued_ % jobs_.size()] = Job{dst, dst_stride, src, src_stride, row_bytes, rows};
-        *out = static_cast<tsr_dma_handle>(++issued_);
-        return TSR_HAL_OK;
-    }
-
-    tsr_hal_status wait(tsr_dma_handle handle)
-    {
-        if (handle == 0 || handle > issued_) return TSR_HAL_INVALID;
-        while (completed_ < handle) run(jobs_[completed_++ % jobs_.size()]);
-        return TSR_HAL_OK;
-    }
-
-private:
-    struct Job {
-        uint8_t *dst;
-        uint32_t dst_stride;
-        const uint8_t *src;
-        uint32_t src_stride;
-        uint32_t row_bytes;
-        uint32_t rows;
-    };
-    void run(const Job &job)
-    {
-        const uint64_t start = timeline_.on() ? timeline_.now() : 0;
-        const size_t span = size_t(job.rows - 1) * std::max(job.dst_stride, job.src_stride) + job.row_bytes;
-        const bool apart = job.dst + span <= job.src || job.src + span <= job.dst;
-        if (job.rows == 1 || (job.row_bytes == job.dst_stride && job.row_bytes == job.src_stride)) {
-            std::memmove(job.dst, job.src, size_t(job.row_bytes) * job.rows); // contiguous
-        } else if (apart && job.row_bytes <= 64u && job.row_bytes % 16u == 0u) {
-            // Short rows (a head's columns of K or V): a library call each would cost
-            // more than the copy.
-            for (uint32_t r = 0; r < job.rows; ++r) {
-                uint8_t *d = job.dst + size_t(r) * job.dst_stride;
-                const uint8_t *s = job.src + size_t(r) * job.src_stride;
-                for (uint32_t b = 0; b < job.row_bytes; b += 16u) std::memcpy(d + b, s + b, 16);
-            }
-        } else {
-            for (uint32_t r = 0; r < job.rows; ++r)
-                std::memmove(job.dst + size_t(r) * job.dst_stride, job.src + size_t(r) * job.src_stride, job.row_bytes);
-        }
-        if (start)
-            timeline_.add({TimelineEvent::Engine::kDma, 0, start, timeline_.now(), uint64_t(job.row_bytes) * job.rows,
-                           "copy", 0xFFFFu, 0, 0});
-    }
-
-    std::vector<Job> jobs_;
-    uint64_t issued_ = 0, completed_ = 0;
-    Timeline &timeline_;
-};
-
 } // namespace
 
 struct HostBoard::Impl {
@@ -254,8 +310,8 @@ struct HostBoard::Impl {
     Timeline timeline{epoch};
     BoardDesc desc;
     std::vector<std::unique_ptr<RegionBuffer>> regions;
-    std::unique_ptr<Cluster> cluster;
     std::unique_ptr<DmaEngine> dma;
+    std::unique_ptr<Cluster> cluster; // after dma: its barrier waiters run DMA jobs
     std::vector<uint64_t> span_start; // per core: when its current traced span began
     tsr_hal_ops ops{};                // this board's: the checking and tracing hooks are set when asked for
     tsr_hal_board hal{};
@@ -341,8 +397,8 @@ std::unique_ptr<HostBoard> HostBoard::create(const BoardDesc &desc, uint32_t thr
         impl->hal.regions[r] = {tsr_region_name(r), impl->regions.back()->base,
                                 r == TSR_REGION_IMAGE ? 0u : desc.region_size[r]};
     }
-    impl->cluster = std::make_unique<Cluster>(threads, adaptive, impl->timeline);
     impl->dma = std::make_unique<DmaEngine>(desc.dma_queue_depth, impl->timeline);
+    impl->cluster = std::make_unique<Cluster>(threads, adaptive, *impl->dma, impl->timeline);
     impl->span_start.assign(threads, 0);
     impl->ops = kHostOps;
     impl->hal.name = impl->desc.name.c_str();
