@@ -31,6 +31,11 @@ void expect_within_one_percent(const tessera::MemoryPlan &plan, const std::strin
         EXPECT_GE(p.arena_bytes, p.lower_bound) << what << " " << tsr_region_name(r);
         EXPECT_LE(double(p.arena_bytes), 1.01 * double(p.lower_bound)) << what << " " << tsr_region_name(r);
         EXPECT_LE(p.arena_bytes, p.capacity) << what << " " << tsr_region_name(r);
+        for (int s : {0, 1}) { // each schedule's slice of the arena, against its own bound
+            const std::string slice = what + " " + tsr_region_name(r) + (s ? " token" : " prompt") + " slice";
+            EXPECT_GE(p.schedule_arena[s], p.schedule_lower_bound[s]) << slice;
+            EXPECT_LE(double(p.schedule_arena[s]), 1.01 * double(p.schedule_lower_bound[s])) << slice;
+        }
     }
 }
 
@@ -93,9 +98,10 @@ TEST(Tiling, TooSmallL1NamesTheOperatorAndTheL1ItNeedsWhichSuffices)
     EXPECT_EQ(greedy(*model, 200), golden_ids(shared));
 }
 
-TEST(Tiling, TinyLlamaV0ShapedPlansWithinOnePercent)
+// TinyLLama-v0's shape, the model of the Deeploy paper: dim 64, 8 layers, 16 heads,
+// FFN 256, vocab 32000, context 256; random weights written here.
+tessera::PackOptions tinyllama_v0_shape()
 {
-    // TinyLLama-v0's shape: dim 64, 8 layers, 16 heads, FFN 256, vocab 32000 (random weights).
     SyntheticConfig c;
     c.dim = 64;
     c.hidden_dim = 256;
@@ -109,6 +115,12 @@ TEST(Tiling, TinyLlamaV0ShapedPlansWithinOnePercent)
     o.tokenizer = temp_path("tinyllama_v0.tok");
     write_legacy_checkpoint(o.checkpoint, c, make_weights(c));
     write_tokenizer(o.tokenizer, c.vocab_size);
+    return o;
+}
+
+TEST(Tiling, TinyLlamaV0ShapedPlansWithinOnePercent)
+{
+    tessera::PackOptions o = tinyllama_v0_shape();
     for (uint64_t l1 : {0ull, 256ull * 1024, 64ull * 1024, 16ull * 1024}) {
         o.l1_bytes = l1;
         o.output = temp_path("tinyllama_v0.tess");
@@ -118,6 +130,42 @@ TEST(Tiling, TinyLlamaV0ShapedPlansWithinOnePercent)
     auto m = open_model(o); // the 16 KiB plan runs, kernels only in L1
     ASSERT_EQ(m->status, TESSERA_OK) << tessera_last_error(&m->session);
     EXPECT_EQ(greedy(*m, 8).size(), 8u);
+}
+
+TEST(Tiling, TinyLlamaV0ShapeFitsSiracusaAtItsFullContextAndGeneratesAsOnTheHost)
+{
+    // Logits only for the prompt chunk's last row: the model of the paper fits
+    // Siracusa's 2 MiB L2 in fp32 with its context of 256 (it asked for 3.4 MiB when
+    // every row of a chunk had logits).
+    tessera::PackOptions o = tinyllama_v0_shape();
+    o.board = "siracusa";
+    o.output = temp_path("tinyllama_v0_siracusa.tess");
+    const tessera::PackResult r = tessera::pack(o);
+    EXPECT_LE(r.plan.regions[TSR_REGION_L2].arena_bytes, 2u * 1024 * 1024);
+    expect_within_one_percent(r.plan, "TinyLlama-v0 shape on siracusa");
+    auto on_siracusa = open_model(o, 0, "siracusa");
+    ASSERT_EQ(on_siracusa->status, TESSERA_OK) << tessera_last_error(&on_siracusa->session);
+    tessera_image_summary summary;
+    ASSERT_EQ(tessera_image_summary_of(&on_siracusa->session, &summary), TESSERA_OK);
+    EXPECT_EQ(summary.context, 256u);
+
+    o.board = "host";
+    o.output = temp_path("tinyllama_v0_host.tess");
+    tessera::pack(o);
+    auto on_host = open_model(o);
+    ASSERT_EQ(on_host->status, TESSERA_OK) << tessera_last_error(&on_host->session);
+
+    // From BOS, and after a 21-token prompt (two chunks, the second partial): the
+    // prompt's last-row logits pick the first generated token.
+    std::vector<int32_t> prompt = {1};
+    for (int i = 0; i < 20; ++i) prompt.push_back(int32_t(3 + (i * 1543) % 31990));
+    for (const auto &p : {std::vector<int32_t>{1}, prompt}) {
+        tessera_reset(&on_host->session);
+        tessera_reset(&on_siracusa->session);
+        const auto host_ids = generate_greedy(*on_host, p, 64);
+        ASSERT_EQ(host_ids.size(), 64u);
+        EXPECT_EQ(generate_greedy(*on_siracusa, p, 64), host_ids) << "prompt of " << p.size() << " tokens";
+    }
 }
 
 TEST(Tiling, ReportAndMemoryMap)
