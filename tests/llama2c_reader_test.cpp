@@ -77,6 +77,49 @@ TEST(Llama2cReader, VersionOneAk42)
     }
 }
 
+TEST(Llama2cReader, VersionTwoQ8_0IsDequantizedAsRunqDoes)
+{
+    for (bool shared : {true, false})
+        for (int group : {4, 16}) {
+            SyntheticConfig c; // dim 32, hidden 48
+            c.shared_classifier = shared;
+            auto w = make_weights(c);
+            // One group by hand: max |w| = 1, scale 1/127; 0.5 * 127 = 63.5 rounds to even 64.
+            const float group0[] = {0.5f, -1.0f, 0.25f, 1.0f};
+            std::copy(group0, group0 + 4, w.token_embedding.begin());
+            for (int i = 4; i < group; ++i) w.token_embedding[size_t(i)] = 0.0f;
+            const std::string path = temp_path("v2.bin");
+            const SyntheticWeights dequantized = write_v2_checkpoint(path, c, w, group);
+            const auto ck = tessera::read_llama2c_checkpoint(path);
+            EXPECT_EQ(ck.format, "llama2.c v2 (ak42, Q8_0, group size " + std::to_string(group) + ")");
+            EXPECT_EQ(ck.config.shared_classifier, shared);
+            expect_weights(ck.weights, dequantized);
+            const float scale = 1.0f / 127.0f;
+            EXPECT_EQ(ck.weights.token_embedding[0], 64.0f * scale);
+            EXPECT_EQ(ck.weights.token_embedding[1], -127.0f * scale);
+            EXPECT_EQ(ck.weights.token_embedding[2], 32.0f * scale); // 31.75 rounds to 32
+            EXPECT_EQ(ck.weights.token_embedding[3], 127.0f * scale);
+            EXPECT_EQ(ck.weights.rms_att, w.rms_att) << "norms stay fp32";
+        }
+}
+
+TEST(Llama2cReader, VersionTwoGroupSizeMustDivideDimAndHiddenDim)
+{
+    SyntheticConfig c; // dim 32, hidden 48: 32 divides dim but not hidden_dim, as export.py allows
+    const auto w = make_weights(c);
+    const std::string path = temp_path("v2_bad_group.bin");
+    write_v2_checkpoint(path, c, w, 32);
+    EXPECT_NE(error_of(path).find("Q8_0 group size 32 does not divide hidden_dim 48"), std::string::npos)
+        << error_of(path);
+    write_v2_checkpoint(path, c, w, 0);
+    EXPECT_NE(error_of(path).find("group_size = 0 (at byte 37) must be positive"), std::string::npos) << error_of(path);
+    write_v2_checkpoint(path, c, w, 8);
+    std::filesystem::resize_file(path, std::filesystem::file_size(path) - 3);
+    EXPECT_NE(error_of(path).find("llama2.c v2 (ak42, Q8_0, group size 8) checkpoint"), std::string::npos)
+        << error_of(path);
+    EXPECT_NE(error_of(path).find("(truncated)"), std::string::npos) << error_of(path);
+}
+
 TEST(Llama2cReader, TruncatedAndTrailingBytesAreNamed)
 {
     SyntheticConfig c;
@@ -105,9 +148,11 @@ TEST(Llama2cReader, BadHeaderFieldsAreNamed)
     EXPECT_NE(error_of(path).find("n_kv_heads"), std::string::npos) << error_of(path);
     write_header({32, 48, 0, 4, 4, 300, 40});
     EXPECT_NE(error_of(path).find("n_layers = 0"), std::string::npos) << error_of(path);
-    write_header({0x616b3432, 2, 0, 0, 0, 0, 0});
+    write_header({0x616b3432, 3, 0, 0, 0, 0, 0});
     std::filesystem::resize_file(path, 256);
-    EXPECT_NE(error_of(path).find("version 2 is not supported"), std::string::npos) << error_of(path);
+    EXPECT_NE(error_of(path).find("ak42 checkpoint version 3 is not supported (version 1, fp32, and version 2, Q8_0)"),
+              std::string::npos)
+        << error_of(path);
     EXPECT_NE(error_of(temp_path("does_not_exist.bin")).find("cannot open"), std::string::npos);
 }
 

@@ -9,6 +9,7 @@
 #include "support/packed_image.h"
 #include "support/reference_llama.h"
 #include "support/synthetic_model.h"
+#include "tessera/models/llama2c.h"
 
 namespace {
 
@@ -223,6 +224,61 @@ TEST_F(SessionEdges, ClosedSessionRefusesWork)
     tessera_sampler s;
     tessera_sampler_init(&s, 0, 0, 1);
     EXPECT_EQ(tessera_sample(&m_->session, &s, &token), TESSERA_ERR_NOT_OPEN);
+}
+
+} // namespace
+
+namespace {
+
+// llama2.c's version-2 checkpoint (Q8_0) of the real stories260K, made the way its
+// export.py makes one: it packs, and runs as the double-precision reference does on
+// the weights runq.c would dequantize.
+TEST(Llama2cVersionTwo, Stories260KWithGroupSize4RunsAsTheReferenceOnItsDequantizedWeights)
+{
+    const std::string shared = shared_dir();
+    if (shared.empty()) GTEST_SKIP() << "TESSERA_SHARED_DIR not found";
+    const auto fp32 = tessera::read_llama2c_checkpoint(shared + "/models/stories260K.bin");
+    SyntheticConfig c;
+    const tessera::LlamaConfig &k = fp32.config;
+    c.dim = int(k.dim), c.hidden_dim = int(k.hidden_dim), c.n_layers = int(k.n_layers), c.n_heads = int(k.n_heads);
+    c.n_kv_heads = int(k.n_kv_heads), c.vocab_size = int(k.vocab_size), c.seq_len = int(k.seq_len);
+    c.shared_classifier = k.shared_classifier;
+    const tessera::LlamaWeights &f = fp32.weights;
+    const SyntheticWeights w{f.token_embedding, f.rms_att, f.wq, f.wk, f.wv, f.wo, f.rms_ffn,
+                             f.w1,              f.w2,      f.w3, f.rms_final, f.wcls};
+
+    tessera::PackOptions o;
+    o.checkpoint = temp_path("stories260K_q80.bin");
+    o.tokenizer = shared + "/models/tok512.bin";
+    o.output = temp_path("stories260K_q80.tess");
+    const SyntheticWeights dequantized = write_v2_checkpoint(o.checkpoint, c, w, 4);
+    EXPECT_NE(dequantized.wq, w.wq) << "Q8_0 changes the weights";
+    auto m = open_model(o);
+    ASSERT_EQ(m->status, TESSERA_OK) << tessera_last_error(&m->session);
+
+    ReferenceLlama ref(c, dequantized);
+    int32_t token = 1; // BOS, then greedy on the runtime's logits
+    for (uint32_t pos = 0; pos < 64; ++pos) {
+        ASSERT_EQ(tessera_step(&m->session, token), TESSERA_OK) << tessera_last_error(&m->session);
+        const std::vector<double> want = ref.forward(token);
+        const float *got = nullptr;
+        ASSERT_EQ(tessera_logits(&m->session, TESSERA_LAST_ROW, &got, nullptr), TESSERA_OK);
+        const auto [lo, hi] = std::minmax_element(want.begin(), want.end());
+        double worst = 0;
+        for (size_t i = 0; i < want.size(); ++i) worst = std::max(worst, std::fabs(double(got[i]) - want[i]));
+        EXPECT_LT(worst / (*hi - *lo), 1e-4) << "position " << pos;
+        token = int32_t(std::max_element(got, got + want.size()) - got);
+    }
+
+    // export.py's default group size, 64, divides dim 64 but not hidden_dim 172.
+    write_v2_checkpoint(o.checkpoint, c, w, 64);
+    try {
+        tessera::pack(o);
+        ADD_FAILURE() << "a group size of 64 was packed";
+    } catch (const std::exception &e) {
+        EXPECT_NE(std::string(e.what()).find("Q8_0 group size 64 does not divide hidden_dim 172"), std::string::npos)
+            << e.what();
+    }
 }
 
 } // namespace

@@ -11,7 +11,8 @@ namespace tessera {
 namespace {
 
 constexpr uint32_t kMagicAk42 = 0x616b3432u; // "ak42" as written by llama2.c's export.py
-constexpr uint64_t kV1HeaderBytes = 256;
+constexpr uint64_t kV1HeaderBytes = 256; // versions 1 and 2
+constexpr size_t kGroupSizeOffset = 37;   // version 2: int32, unaligned, after the shared-classifier byte
 
 std::vector<uint8_t> read_file(const std::string &path)
 {
@@ -69,6 +70,23 @@ LlamaConfig parse_config(const std::string &path, const std::vector<uint8_t> &b,
     return c;
 }
 
+// Q8_0 groups run along the rows of every weight matrix, and runq.c quantizes the
+// activations in groups too: a group must divide both dim (the rows of most
+// matrices) and hidden_dim (the rows of w2). export.py only checks dim, so it writes
+// files whose w2 groups straddle rows, which runq.c then runs into garbage.
+void check_q8_0_group_size(const std::string &path, const LlamaConfig &c, int32_t group_size)
+{
+    if (group_size <= 0)
+        throw InputError(path + ": header field group_size = " + std::to_string(group_size) + " (at byte " +
+                         std::to_string(kGroupSizeOffset) + ") must be positive");
+    for (const auto &[name, n] : {std::pair<const char *, uint32_t>{"dim", c.dim}, {"hidden_dim", c.hidden_dim}})
+        if (n % uint32_t(group_size) != 0)
+            throw InputError(path + ": Q8_0 group size " + std::to_string(group_size) + " does not divide " + name +
+                             " " + std::to_string(n) +
+                             ": quantization groups would straddle rows (llama2.c's runq.c silently computes "
+                             "garbage on such a file; export it with a group size dividing both dim and hidden_dim)");
+}
+
 // Reads consecutive fp32 tensors from the file, checking they are finite.
 class FloatReader {
 public:
@@ -89,6 +107,30 @@ public:
     }
     void skip(uint64_t count) { offset_ += count * 4; }
 
+    // llama2.c's Q8_0 (version 2): `tensors` tensors of `each` int8 values, each
+    // followed by its fp32 scales, one per `group` values; dequantized as runq.c does
+    // (q * scale, in float).
+    std::vector<float> take_q8_0(uint64_t tensors, uint64_t each, uint64_t group, const char *name)
+    {
+        std::vector<float> v(tensors * each);
+        for (uint64_t t = 0; t < tensors; ++t) {
+            const uint8_t *q = bytes_.data() + offset_;
+            const uint64_t scales_at = offset_ + each;
+            for (uint64_t g = 0; g < each / group; ++g) {
+                float scale;
+                std::memcpy(&scale, bytes_.data() + scales_at + 4 * g, 4); // unaligned in the file
+                if (!std::isfinite(scale))
+                    throw InputError(path_ + ": tensor " + name + " has a non-finite scale in group " +
+                                     std::to_string(t * (each / group) + g) + " (file offset " +
+                                     std::to_string(scales_at + 4 * g) + ")");
+                for (uint64_t i = g * group; i < (g + 1) * group; ++i)
+                    v[t * each + i] = float(int8_t(q[i])) * scale;
+            }
+            offset_ = scales_at + 4 * (each / group);
+        }
+        return v;
+    }
+
 private:
     const std::string &path_;
     const std::vector<uint8_t> &bytes_;
@@ -108,16 +150,23 @@ LlamaCheckpoint parse_llama2c_checkpoint(const std::vector<uint8_t> &b, const st
     std::memcpy(&magic, b.data(), 4);
     uint64_t data_offset;
     bool legacy;
+    int32_t group_size = 0; // version 2 only
     if (magic == kMagicAk42) {
         if (b.size() < kV1HeaderBytes)
             throw InputError(path + ": " + std::to_string(b.size()) + " bytes, too short for the 256-byte ak42 header");
         const int32_t version = i32_at(b, 4);
-        if (version != 1)
+        if (version != 1 && version != 2)
             throw InputError(path + ": ak42 checkpoint version " + std::to_string(version) +
-                             " is not supported (only version 1, fp32)");
-        ck.format = "llama2.c v1 (ak42)";
+                             " is not supported (version 1, fp32, and version 2, Q8_0)");
         ck.config = parse_config(path, b, 8, false);
         ck.config.shared_classifier = b[36] != 0;
+        if (version == 2) {
+            group_size = i32_at(b, kGroupSizeOffset);
+            check_q8_0_group_size(path, ck.config, group_size);
+            ck.format = "llama2.c v2 (ak42, Q8_0, group size " + std::to_string(group_size) + ")";
+        } else {
+            ck.format = "llama2.c v1 (ak42)";
+        }
         data_offset = kV1HeaderBytes;
         legacy = false;
     } else {
@@ -129,9 +178,10 @@ LlamaCheckpoint parse_llama2c_checkpoint(const std::vector<uint8_t> &b, const st
     const LlamaConfig &c = ck.config;
     const uint64_t L = c.n_layers, D = c.dim, KV = c.kv_dim(), H = c.hidden_dim, V = c.vocab_size;
     const uint64_t rope_tables = legacy ? uint64_t(c.seq_len) * c.head_size() : 0; // freq_cis real + imag
-    const uint64_t floats = V * D + 2 * L * D + L * D * D * 2 + L * D * KV * 2 + 3 * L * D * H + D + rope_tables +
-                            (c.shared_classifier ? 0 : V * D);
-    const uint64_t expected = data_offset + floats * 4;
+    const uint64_t weights = V * D + L * D * D * 2 + L * D * KV * 2 + 3 * L * D * H + (c.shared_classifier ? 0 : V * D);
+    const uint64_t norms = 2 * L * D + D;
+    const uint64_t expected = group_size ? data_offset + norms * 4 + weights + weights / uint64_t(group_size) * 4
+                                         : data_offset + (weights + norms + rope_tables) * 4;
     if (b.size() != expected)
         throw InputError(path + ": " + std::to_string(b.size()) + " bytes, but a " + ck.format + " checkpoint of dim " +
                          std::to_string(c.dim) + ", hidden " + std::to_string(c.hidden_dim) + ", " +
@@ -152,6 +202,21 @@ LlamaCheckpoint parse_llama2c_checkpoint(const std::vector<uint8_t> &b, const st
         w.w3 = r.take(L * D * H, "w3");
         w.rms_final = r.take(D, "rms_final");
         r.skip(rope_tables); // llama2.c computes RoPE itself; so do we (as a table, in the packer)
+    } else if (group_size) {
+        const uint64_t g = uint64_t(group_size);
+        w.rms_att = r.take(L * D, "rms_att");
+        w.rms_ffn = r.take(L * D, "rms_ffn");
+        w.rms_final = r.take(D, "rms_final");
+        w.token_embedding = r.take_q8_0(1, V * D, g, "token_embedding");
+        w.wq = r.take_q8_0(L, D * D, g, "wq");
+        w.wk = r.take_q8_0(L, D * KV, g, "wk");
+        w.wv = r.take_q8_0(L, D * KV, g, "wv");
+        w.wo = r.take_q8_0(L, D * D, g, "wo");
+        w.w1 = r.take_q8_0(L, D * H, g, "w1");
+        w.w2 = r.take_q8_0(L, D * H, g, "w2");
+        w.w3 = r.take_q8_0(L, D * H, g, "w3");
+        if (!c.shared_classifier) w.wcls = r.take_q8_0(1, V * D, g, "wcls");
+        return ck;
     } else {
         w.rms_att = r.take(L * D, "rms_att");
         w.rms_ffn = r.take(L * D, "rms_ffn");

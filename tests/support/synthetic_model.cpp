@@ -85,6 +85,55 @@ void write_v1_checkpoint(const std::string &path, const SyntheticConfig &c, cons
     if (!c.shared_classifier) put_floats(out, w.wcls);
 }
 
+SyntheticWeights write_v2_checkpoint(const std::string &path, const SyntheticConfig &c, const SyntheticWeights &w,
+                                     int group_size)
+{
+    std::ofstream out = open_for_writing(path);
+    put_i32(out, 0x616b3432);
+    put_i32(out, 2);
+    for (int v : {c.dim, c.hidden_dim, c.n_layers, c.n_heads, c.n_kv_heads, c.vocab_size, c.seq_len}) put_i32(out, v);
+    out.put(char(c.shared_classifier ? 1 : 0));
+    put_i32(out, group_size); // at byte 37
+    out.write(std::string(256 - 41, '\0').data(), 256 - 41);
+    for (const auto *t : {&w.rms_att, &w.rms_ffn, &w.rms_final}) put_floats(out, *t);
+
+    SyntheticWeights d = w; // what runq.c will compute with
+    if (group_size <= 0) return d; // a broken header, for the reader's tests: nothing to quantize with
+    const size_t gs = size_t(group_size);
+    auto quantize = [&](std::vector<float> &deq, const std::vector<float> &src, size_t tensors) {
+        const size_t each = src.size() / tensors;
+        for (size_t t = 0; t < tensors; ++t) {
+            std::vector<int8_t> q(each);
+            std::vector<float> scales(each / gs);
+            for (size_t g = 0; g < each / gs; ++g) {
+                float wmax = 0.0f;
+                for (size_t i = 0; i < gs; ++i) wmax = std::max(wmax, std::fabs(src[t * each + g * gs + i]));
+                const float scale = wmax / 127.0f;
+                scales[g] = scale;
+                for (size_t i = 0; i < gs; ++i) {
+                    const size_t at = g * gs + i;
+                    q[at] = scale == 0.0f ? int8_t(0) : int8_t(std::nearbyint(src[t * each + at] / scale));
+                    deq[t * each + at] = float(q[at]) * scale;
+                }
+            }
+            out.write(reinterpret_cast<const char *>(q.data()), std::streamsize(q.size()));
+            put_floats(out, scales);
+        }
+    };
+    const size_t L = size_t(c.n_layers);
+    quantize(d.token_embedding, w.token_embedding, 1);
+    quantize(d.wq, w.wq, L);
+    quantize(d.wk, w.wk, L);
+    quantize(d.wv, w.wv, L);
+    quantize(d.wo, w.wo, L);
+    quantize(d.w1, w.w1, L);
+    quantize(d.w2, w.w2, L);
+    quantize(d.w3, w.w3, L);
+    if (!c.shared_classifier) quantize(d.wcls, w.wcls, 1);
+    if (!out) throw std::runtime_error("cannot write " + path);
+    return d;
+}
+
 std::vector<std::string> tokenizer_pieces(const TokenizerSpec &spec)
 {
     std::vector<std::string> pieces = {"<unk>", "\n<s>\n", "\n</s>\n"};

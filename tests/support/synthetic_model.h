@@ -25,6 +25,13 @@ SyntheticWeights make_weights(const SyntheticConfig &c);
 // Writes the legacy format (negative vocab when unshared) or the ak42 version-1 format.
 void write_legacy_checkpoint(const std::string &path, const SyntheticConfig &c, const SyntheticWeights &w);
 void write_v1_checkpoint(const std::string &path, const SyntheticConfig &c, const SyntheticWeights &w);
+// llama2.c's version 2 as its export.py writes it: norms in fp32, every other tensor
+// (per layer) quantized to Q8_0 in groups of `group_size` (scale = max |w| / 127,
+// q = round half to even of w / scale), int8 values then fp32 scales. Returns the
+// weights as runq.c dequantizes them (q * scale, in float). The group size is not
+// checked, as export.py checks only that it divides dim.
+SyntheticWeights write_v2_checkpoint(const std::string &path, const SyntheticConfig &c, const SyntheticWeights &w,
+                                     int group_size);
 
 // A llama2.c tokenizer: <unk> <s> </s>, the 256 byte pieces, " ", letters, a few
 // merges, then filler pieces up to `vocab_size` (cut short there when smaller).

@@ -30,14 +30,15 @@ struct LlamaWeights {
 };
 
 struct LlamaCheckpoint {
-    std::string format; // "llama2.c legacy" or "llama2.c v1 (ak42)"
+    std::string format; // "llama2.c legacy", "llama2.c v1 (ak42)" or "llama2.c v2 (ak42, Q8_0, group size N)"
     LlamaConfig config;
     LlamaWeights weights;
 };
 
 // Reads the legacy header-only format (negative vocab = unshared classifier) or the
-// versioned format with magic "ak42", version 1 (fp32). Throws InputError naming
-// the file and the offending field or byte count.
+// versioned format with magic "ak42": version 1 (fp32) or version 2 (Q8_0 groups,
+// dequantized here as runq.c does; a group size must divide dim and hidden_dim).
+// Throws InputError naming the file and the offending field or byte count.
 LlamaCheckpoint read_llama2c_checkpoint(const std::string &path);
 // The same from bytes in memory; `name` stands for the file in messages.
 LlamaCheckpoint parse_llama2c_checkpoint(const std::vector<uint8_t> &bytes, const std::string &name);

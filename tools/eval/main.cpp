@@ -1,0 +1,264 @@
+// tessera-eval: a teacher-forced run of a token sequence through a model image;
+// perplexity, and top-1 agreement with a reference image (the same model at another
+// precision or plan), as a table or as JSON.
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "tessera/host_board.hpp"
+#include "tessera/tessera.h"
+#include "tessera/tools/image_file.h"
+
+namespace {
+
+struct Failure {
+    tessera_status status;
+    std::string detail;
+};
+
+// What a teacher-forced run gives at each position i < n - 1: the log-probability of
+// token i + 1, and the token the model ranks first.
+struct Forced {
+    std::vector<double> log_prob;
+    std::vector<int32_t> top1;
+    const char *mode = "token"; // "prompt" when every row of a chunk had logits
+    double perplexity() const
+    {
+        double nll = 0;
+        for (double lp : log_prob) nll -= lp;
+        return log_prob.empty() ? 0.0 : std::exp(nll / double(log_prob.size()));
+    }
+};
+
+class Model {
+public:
+    Model(const std::string &path, const std::string &board_arg, uint32_t threads) : path_(path), image_(path)
+    {
+        if (!image_.ok()) throw Failure{TESSERA_ERR_INVALID_ARGUMENT, image_.error()};
+        char detail[192];
+        tessera_status st = tessera_image_peek(image_.data(), image_.size(), &summary_, detail, sizeof detail);
+        if (st != TESSERA_OK) throw Failure{st, path + ": " + detail};
+        try {
+            board_ = tessera::HostBoard::create(
+                tessera::load_board_desc(board_arg.empty() ? summary_.board_name : board_arg), threads);
+        } catch (const std::exception &e) {
+            throw Failure{TESSERA_ERR_INVALID_ARGUMENT, e.what()};
+        }
+        st = tessera_open(&session_, image_.data(), image_.size(), board_->hal());
+        if (st != TESSERA_OK) throw Failure{st, path + ": " + tessera_last_error(&session_)};
+        open_ = true;
+    }
+    ~Model()
+    {
+        if (open_) tessera_close(&session_);
+    }
+    Model(const Model &) = delete;
+    Model &operator=(const Model &) = delete;
+
+    const tessera_image_summary &summary() const { return summary_; }
+    const std::string &path() const { return path_; }
+
+    std::vector<int32_t> encode(const std::string &text)
+    {
+        std::vector<int32_t> ids(summary_.context);
+        uint32_t n = 0;
+        const tessera_status st =
+            tessera_encode(&session_, text.c_str(), true, false, ids.data(), uint32_t(ids.size()), &n);
+        if (st != TESSERA_OK) throw Failure{st, "text: " + std::string(tessera_last_error(&session_))};
+        ids.resize(n);
+        return ids;
+    }
+
+    // Feeds `ids` (BOS first) and scores every next token. Prompt mode when the image
+    // leaves logits for every row of a chunk (tessera-pack --prompt-logits all), else
+    // token mode, one step per position.
+    Forced force(const std::vector<int32_t> &ids)
+    {
+        Forced f;
+        tessera_reset(&session_);
+        const uint32_t n = uint32_t(ids.size()), chunk = summary_.prompt_chunk;
+        uint32_t pos = 0;
+        bool prompt_mode = true;
+        while (pos + 1 < n) {
+            const uint32_t rows = prompt_mode ? std::min(chunk, n - 1 - pos) : 1u;
+            tessera_status st = prompt_mode ? tessera_prompt(&session_, ids.data() + pos, rows)
+                                            : tessera_step(&session_, ids[pos]);
+            if (st != TESSERA_OK) throw Failure{st, path_ + ": position " + std::to_string(pos) + ": " +
+                                                        tessera_last_error(&session_)};
+            uint32_t have = 0;
+            const float *logits = nullptr;
+            st = tessera_logits(&session_, 0, &logits, &have);
+            if (st != TESSERA_OK) throw Failure{st, tessera_last_error(&session_)};
+            if (prompt_mode && have != rows) { // logits for the last row only: go on in token mode
+                prompt_mode = false;
+                tessera_reset(&session_);
+                f = Forced{};
+                pos = 0;
+                continue;
+            }
+            for (uint32_t r = 0; r < rows; ++r) {
+                st = tessera_logits(&session_, r, &logits, nullptr);
+                if (st != TESSERA_OK) throw Failure{st, tessera_last_error(&session_)};
+                score(logits, ids[pos + r + 1], f);
+            }
+            pos += rows;
+        }
+        f.mode = prompt_mode ? "prompt" : "token";
+        return f;
+    }
+
+private:
+    void score(const float *logits, int32_t next, Forced &f) const
+    {
+        const uint32_t v = summary_.vocab_size;
+        const float *top = std::max_element(logits, logits + v);
+        double sum = 0;
+        for (uint32_t i = 0; i < v; ++i) sum += std::exp(double(logits[i]) - double(*top));
+        f.log_prob.push_back(double(logits[next]) - double(*top) - std::log(sum));
+        f.top1.push_back(int32_t(top - logits));
+    }
+
+    std::string path_;
+    tessera::ImageFile image_;
+    tessera_image_summary summary_{};
+    std::unique_ptr<tessera::HostBoard> board_;
+    tessera_session session_{};
+    bool open_ = false;
+};
+
+std::string read_text(const std::string &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw Failure{TESSERA_ERR_INVALID_ARGUMENT, path + ": cannot open"};
+    std::string text((std::istreambuf_iterator<char>(in)), {});
+    if (in.bad()) throw Failure{TESSERA_ERR_INVALID_ARGUMENT, path + ": cannot read"};
+    return text;
+}
+
+// Whitespace-separated token ids; BOS (1) is put first when the file does not start with it.
+std::vector<int32_t> read_ids(const std::string &path)
+{
+    std::istringstream in(read_text(path));
+    std::vector<int32_t> ids;
+    std::string word;
+    while (in >> word) {
+        char *end = nullptr;
+        const long v = std::strtol(word.c_str(), &end, 10);
+        if (*end != '\0' || v < 0 || v > INT32_MAX)
+            throw Failure{TESSERA_ERR_INVALID_ARGUMENT,
+                          path + ": '" + word + "' (word " + std::to_string(ids.size() + 1) + ") is not a token id"};
+        ids.push_back(int32_t(v));
+    }
+    if (ids.empty() || ids[0] != 1) ids.insert(ids.begin(), 1);
+    return ids;
+}
+
+int fail(const Failure &f)
+{
+    std::fprintf(stderr, "tessera-eval: error %d (%s): %s\n", int(f.status), tessera_status_string(f.status),
+                 f.detail.c_str());
+    return 1;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    CLI::App app{"tessera-eval: teacher-forced perplexity of a token sequence under a model image, and top-1 "
+                 "agreement with a reference image (e.g. fp32 for a bf16 or int8 image)"};
+    std::string image_path, ids_path, text_path, reference_path, board_arg;
+    bool json = false;
+    uint32_t threads = 0;
+    app.add_option("image", image_path, "model image written by tessera-pack")->required();
+    auto *ids_opt = app.add_option("--ids", ids_path, "token ids, whitespace-separated (BOS is put first if missing)");
+    auto *text_opt = app.add_option("--text", text_path, "UTF-8 text, encoded with the image's tokenizer (BOS first)");
+    ids_opt->excludes(text_opt);
+    app.add_option("--reference", reference_path, "a reference image of the same model: top-1 agreement with it");
+    app.add_option("--board", board_arg, "board NAME or description FILE.json (default: the one the image is planned for)");
+    app.add_option("--threads", threads, "threads backing the cluster (default: as tessera-generate)")
+        ->check(CLI::Range(1u, 64u));
+    app.add_flag("--json", json, "print JSON: perplexity, reference_perplexity, top1_agreement (a fraction), ...");
+    CLI11_PARSE(app, argc, argv);
+    if (ids_path.empty() == text_path.empty())
+        return fail({TESSERA_ERR_INVALID_ARGUMENT, "give the sequence with --ids FILE or --text FILE"});
+
+    try {
+        Model model(image_path, board_arg, threads);
+        const std::vector<int32_t> ids = ids_path.empty() ? model.encode(read_text(text_path)) : read_ids(ids_path);
+        if (ids.size() < 2) throw Failure{TESSERA_ERR_INVALID_ARGUMENT, "the sequence has no token after BOS"};
+        for (size_t i = 0; i < ids.size(); ++i) // the last one is never fed, only scored: check them all here
+            if (uint32_t(ids[i]) >= model.summary().vocab_size)
+                throw Failure{TESSERA_ERR_BAD_TOKEN, "token " + std::to_string(ids[i]) + " at position " +
+                                                         std::to_string(i) + " is outside the vocabulary of " +
+                                                         std::to_string(model.summary().vocab_size)};
+        if (ids.size() > model.summary().context)
+            throw Failure{TESSERA_ERR_CONTEXT_FULL, std::to_string(ids.size()) + " tokens (BOS included), but " +
+                                                        image_path + " holds a context of " +
+                                                        std::to_string(model.summary().context)};
+        const Forced got = model.force(ids);
+
+        std::unique_ptr<Model> reference;
+        Forced want;
+        uint64_t agree = 0;
+        if (!reference_path.empty()) {
+            reference = std::make_unique<Model>(reference_path, board_arg, threads);
+            if (reference->summary().vocab_size != model.summary().vocab_size)
+                throw Failure{TESSERA_ERR_INVALID_ARGUMENT,
+                              reference_path + ": vocabulary of " + std::to_string(reference->summary().vocab_size) +
+                                  " tokens, " + image_path + " has " + std::to_string(model.summary().vocab_size)};
+            if (ids.size() > reference->summary().context)
+                throw Failure{TESSERA_ERR_CONTEXT_FULL,
+                              reference_path + ": context " + std::to_string(reference->summary().context) +
+                                  " is shorter than the sequence (" + std::to_string(ids.size()) + " tokens)"};
+            want = reference->force(ids);
+            for (size_t i = 0; i < got.top1.size(); ++i) agree += got.top1[i] == want.top1[i];
+        }
+        uint64_t correct = 0;
+        for (size_t i = 0; i < got.top1.size(); ++i) correct += got.top1[i] == ids[i + 1];
+        const size_t positions = got.log_prob.size();
+
+        if (json) {
+            nlohmann::json j;
+            j["image"] = image_path;
+            j["tokens"] = ids.size();
+            j["positions"] = positions;
+            j["mode"] = got.mode;
+            j["perplexity"] = got.perplexity();
+            j["top1_accuracy"] = double(correct) / double(positions);
+            if (reference) {
+                j["reference"] = reference_path;
+                j["reference_perplexity"] = want.perplexity();
+                j["top1_agreement"] = double(agree) / double(positions);
+            }
+            std::printf("%s\n", j.dump(2).c_str());
+        } else {
+            std::printf("%s: %zu tokens (BOS included), %zu positions scored, teacher-forced in %s mode\n",
+                        image_path.c_str(), ids.size(), positions, got.mode);
+            std::printf("  perplexity            %.6f\n", got.perplexity());
+            std::printf("  top-1 = next token    %.2f %% (%" PRIu64 " of %zu)\n", 100.0 * double(correct) / double(positions),
+                        correct, positions);
+            if (reference) {
+                std::printf("  reference perplexity  %.6f  (%s, %s mode)\n", want.perplexity(), reference_path.c_str(),
+                            want.mode);
+                std::printf("  perplexity change     %+.3f %%\n", 100.0 * (got.perplexity() / want.perplexity() - 1.0));
+                std::printf("  top-1 agreement       %.2f %% (%" PRIu64 " of %zu)\n",
+                            100.0 * double(agree) / double(positions), agree, positions);
+            }
+        }
+        if (std::fflush(stdout) != 0 || std::ferror(stdout))
+            throw Failure{TESSERA_ERR_INVALID_ARGUMENT, "cannot write the output"};
+    } catch (const Failure &f) {
+        return fail(f);
+    }
+    return 0;
+}
