@@ -3,8 +3,10 @@
 // against the reference on any shape and core count.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <vector>
 
@@ -183,6 +185,233 @@ TEST(MatmulI8, RefusesArgumentsOutsideTheirRanges)
     tsr_matmul_i8_args a = p.args(y.data());
     EXPECT_EQ(tsr_matmul_i8(&a, 2, 2), TSR_KERNEL_BAD_ARGUMENT);
     EXPECT_EQ(tsr_matmul_i8(nullptr, 0, 1), TSR_KERNEL_BAD_ARGUMENT);
+}
+
+} // namespace
+
+namespace {
+
+std::vector<uint16_t> softmax_i8(const std::vector<int8_t> &x, double scale, bool optimized)
+{
+    tsr_softmax_i8_args a{x.data(), nullptr, uint32_t(x.size()), {}};
+    EXPECT_EQ(tsr_iexp_constants_for(scale, &a.constants), 1);
+    std::vector<uint16_t> y(x.size());
+    a.y = y.data();
+    std::vector<uint32_t> scratch(tsr_softmax_i8_scratch_bytes(&a) / 4);
+    EXPECT_EQ(optimized ? tsr_softmax_i8(&a, scratch.data()) : tsr_softmax_i8_ref(&a, scratch.data()), TSR_KERNEL_OK);
+    return y;
+}
+
+// The largest |y / 256 - softmax(scale * x)| over random rows.
+double worst_error(double scale, uint32_t n, uint32_t seed)
+{
+    std::mt19937 rng(seed);
+    double worst = 0;
+    for (int t = 0; t < 50; ++t) {
+        std::vector<int8_t> x(n);
+        for (auto &v : x) v = int8_t(int32_t(rng() % 256) - 128);
+        const std::vector<uint16_t> y = softmax_i8(x, scale, false);
+        double top = -1e9, sum = 0;
+        for (int8_t v : x) top = std::max(top, scale * v);
+        for (int8_t v : x) sum += std::exp(scale * v - top);
+        for (uint32_t i = 0; i < n; ++i)
+            worst = std::max(worst, std::fabs(y[i] / 4096.0 - std::exp(scale * x[i] - top) / sum));
+    }
+    return worst;
+}
+
+TEST(SoftmaxI8, ByHand)
+{
+    EXPECT_EQ(softmax_i8({5}, 0.1, false), std::vector<uint16_t>{4096}); // 1
+    EXPECT_EQ(softmax_i8({7, 7}, 0.1, true), (std::vector<uint16_t>{2048, 2048}));
+    // Scale 0.25: scores 0 and -8 are 2 apart, softmax 1 / (1 + e^-2) = 0.8808 and 0.1192,
+    // 3607.8 and 488.2 in 4096ths.
+    const auto y = softmax_i8({0, -8}, 0.25, false);
+    EXPECT_NEAR(y[0], 3607.8, 8.0);
+    EXPECT_NEAR(y[1], 488.2, 8.0);
+}
+
+TEST(SoftmaxI8, CloseToDoublePrecisionAtTheScalesAttentionUses)
+{
+    // Output step 1/4096, plus I-BERT's polynomial error.
+    for (double scale : {1.0 / 2048, 1.0 / 256, 0.01, 0.03, 0.06, 0.1, 0.25, 1.0, 8.0})
+        for (uint32_t n : {1u, 2u, 8u, 37u, 256u}) EXPECT_LE(worst_error(scale, n, n), 0.003) << scale << " n " << n;
+}
+
+TEST(SoftmaxI8, OptimizedIsTheReferenceBitForBit)
+{
+    std::mt19937 rng(9);
+    for (double scale : {1.0 / 2048, 1.0 / 256, 0.02, 0.1, 0.5, 15.9})
+        for (uint32_t n : {1u, 2u, 3u, 31u, 256u, 1024u}) {
+            std::vector<int8_t> x(n);
+            for (auto &v : x) v = int8_t(int32_t(rng() % 256) - 128);
+            EXPECT_EQ(softmax_i8(x, scale, true), softmax_i8(x, scale, false)) << scale << " n " << n;
+        }
+}
+
+TEST(SoftmaxI8, RefusesArgumentsOutsideTheirRanges)
+{
+    std::vector<int8_t> x(1025, 1);
+    std::vector<uint16_t> y(1025);
+    std::vector<uint32_t> scratch(1025);
+    tsr_softmax_i8_args a{x.data(), y.data(), 4, {}};
+    ASSERT_EQ(tsr_iexp_constants_for(0.1, &a.constants), 1);
+    EXPECT_EQ(tsr_softmax_i8(&a, scratch.data()), TSR_KERNEL_OK);
+    EXPECT_EQ(tsr_iexp_constants_for(16.0, &a.constants), 0);
+    EXPECT_EQ(tsr_iexp_constants_for(1.0 / 4096, &a.constants), 0);
+    for (auto edit : std::vector<std::function<void(tsr_softmax_i8_args &)>>{
+             [](tsr_softmax_i8_args &b) { b.n = 0; }, [](tsr_softmax_i8_args &b) { b.n = 1025; },
+             [](tsr_softmax_i8_args &b) { b.constants.ln2 = 708; }, [](tsr_softmax_i8_args &b) { b.constants.b = 2772; },
+             [](tsr_softmax_i8_args &b) { b.constants.shift = 15; },
+             [](tsr_softmax_i8_args &b) { b.y = nullptr; }}) {
+        tsr_softmax_i8_args b = a;
+        ASSERT_EQ(tsr_iexp_constants_for(0.1, &b.constants), 1);
+        edit(b);
+        EXPECT_EQ(tsr_softmax_i8_ref(&b, scratch.data()), TSR_KERNEL_BAD_ARGUMENT);
+        EXPECT_EQ(tsr_softmax_i8(&b, scratch.data()), TSR_KERNEL_BAD_ARGUMENT);
+    }
+    EXPECT_EQ(tsr_softmax_i8(&a, nullptr), TSR_KERNEL_BAD_ARGUMENT);
+}
+
+} // namespace
+
+namespace {
+
+struct Quantized {
+    std::vector<int8_t> q;
+    double scale;
+    int32_t zero;
+};
+
+// Asymmetric int8 quantization of `v` over its own range.
+Quantized quantize(const std::vector<double> &v)
+{
+    double lo = 0, hi = 0;
+    for (double x : v) lo = std::min(lo, x), hi = std::max(hi, x);
+    Quantized out{{}, (hi - lo) / 255.0, 0};
+    out.zero = int32_t(std::lround(-128 - lo / out.scale));
+    for (double x : v) out.q.push_back(int8_t(std::clamp<long>(std::lround(x / out.scale) + out.zero, -128, 127)));
+    return out;
+}
+
+// One (row, head) of int8 attention through the kernels, the keys and values in chunks.
+std::vector<int8_t> attention_i8(const Quantized &q, const Quantized &k, const Quantized &v, uint32_t count,
+                                 uint32_t hs, double score_scale, double out_scale, int32_t out_zero, bool optimized,
+                                 uint32_t cores, uint32_t chunk)
+{
+    int32_t m, s;
+    std::vector<int8_t> scores(count);
+    quantize_multiplier(q.scale * k.scale / std::sqrt(double(hs)) / score_scale, &m, &s);
+    for (uint32_t start = 0; start < count; start += chunk) {
+        const uint32_t n = std::min(chunk, count - start);
+        tsr_attention_scores_i8_args a{q.q.data(), k.q.data() + start * hs, scores.data() + start, q.zero, k.zero,
+                                       m, s, n, hs};
+        for (uint32_t c = 0; c < cores; ++c)
+            EXPECT_EQ((optimized ? tsr_attention_scores_i8 : tsr_attention_scores_i8_ref)(&a, c, cores), TSR_KERNEL_OK);
+    }
+    std::vector<uint16_t> probs(count);
+    std::vector<uint32_t> exps(count);
+    tsr_softmax_i8_args sm{scores.data(), probs.data(), count, {}};
+    EXPECT_EQ(tsr_iexp_constants_for(score_scale, &sm.constants), 1);
+    EXPECT_EQ((optimized ? tsr_softmax_i8 : tsr_softmax_i8_ref)(&sm, exps.data()), TSR_KERNEL_OK);
+    std::vector<int32_t> acc(hs, 0);
+    for (uint32_t start = 0; start < count; start += chunk) {
+        const uint32_t n = std::min(chunk, count - start);
+        tsr_attention_accumulate_i8_args a{probs.data() + start, v.q.data() + start * hs, acc.data(), v.zero, n, hs};
+        for (uint32_t c = 0; c < cores; ++c)
+            EXPECT_EQ((optimized ? tsr_attention_accumulate_i8 : tsr_attention_accumulate_i8_ref)(&a, c, cores),
+                      TSR_KERNEL_OK);
+    }
+    std::vector<int8_t> out(hs);
+    quantize_multiplier(v.scale / 4096.0 / out_scale, &m, &s);
+    tsr_attention_output_i8(acc.data(), out.data(), hs, m, s, out_zero);
+    return out;
+}
+
+TEST(AttentionI8, OneHeadCloseToDoublePrecision)
+{
+    std::mt19937 rng(21);
+    std::normal_distribution<double> normal(0.0, 1.0);
+    for (uint32_t count : {1u, 9u, 64u, 200u})
+        for (uint32_t hs : {8u, 16u}) {
+            std::vector<double> qd(hs), kd(count * hs), vd(count * hs);
+            for (auto &x : qd) x = 2.0 * normal(rng);
+            for (auto &x : kd) x = 2.0 * normal(rng);
+            for (auto &x : vd) x = normal(rng);
+            const Quantized q = quantize(qd), k = quantize(kd), v = quantize(vd);
+            // The reference works on what the kernels are given: the dequantized inputs.
+            for (uint32_t d = 0; d < hs; ++d) qd[d] = q.scale * (q.q[d] - q.zero);
+            for (uint32_t i = 0; i < count * hs; ++i)
+                kd[i] = k.scale * (k.q[i] - k.zero), vd[i] = v.scale * (v.q[i] - v.zero);
+            std::vector<double> p(count), want(hs, 0.0);
+            double top = -1e300, sum = 0, range = 0;
+            for (uint32_t t = 0; t < count; ++t) {
+                for (uint32_t d = 0; d < hs; ++d) p[t] += qd[d] * kd[t * hs + d];
+                p[t] /= std::sqrt(double(hs));
+                top = std::max(top, p[t]);
+                range = std::max(range, std::fabs(p[t]));
+            }
+            for (auto &x : p) sum += (x = std::exp(x - top));
+            for (uint32_t t = 0; t < count; ++t)
+                for (uint32_t d = 0; d < hs; ++d) want[d] += p[t] / sum * vd[t * hs + d];
+            // The scores' scale from their range, as calibration sets it; outputs within +-2.
+            const double score_scale = range / 127, out_scale = 4.0 / 255;
+            const auto got = attention_i8(q, k, v, count, hs, score_scale, out_scale, 0, false, 1, 16);
+            double worst = 0;
+            for (uint32_t d = 0; d < hs; ++d) worst = std::max(worst, std::fabs(got[d] * out_scale - want[d]));
+            // Budget: scores rounded to scale / 2 (about 0.05 here) change each weight by up to
+            // 5 %, on values of about 1; outputs rounded to 1 / 127.
+            EXPECT_LE(worst, 0.08) << count << " positions, head size " << hs;
+        }
+}
+
+TEST(AttentionI8, OptimizedIsTheReferenceBitForBitOnAnyCoreCountAndChunking)
+{
+    std::mt19937 rng(4);
+    auto random_q = [&](size_t n) {
+        Quantized x{std::vector<int8_t>(n), 0.05 + (rng() % 100) / 1000.0, int32_t(rng() % 256) - 128};
+        for (auto &v : x.q) v = int8_t(int32_t(rng() % 256) - 128);
+        return x;
+    };
+    for (uint32_t count : {1u, 5u, 33u, 256u})
+        for (uint32_t hs : {1u, 8u, 64u}) {
+            const Quantized q = random_q(hs), k = random_q(count * hs), v = random_q(count * hs);
+            const auto want = attention_i8(q, k, v, count, hs, 0.1, 0.02, 3, false, 1, count);
+            for (uint32_t cores : {1u, 3u, 8u})
+                for (uint32_t chunk : {1u, 7u, 64u}) {
+                    EXPECT_EQ(attention_i8(q, k, v, count, hs, 0.1, 0.02, 3, true, cores, chunk), want)
+                        << count << "x" << hs << " cores " << cores << " chunk " << chunk;
+                    EXPECT_EQ(attention_i8(q, k, v, count, hs, 0.1, 0.02, 3, false, cores, chunk), want);
+                }
+        }
+}
+
+TEST(AttentionI8, RefusesArgumentsOutsideTheirRanges)
+{
+    int8_t q[4] = {}, keys[8] = {}, scores[2];
+    tsr_attention_scores_i8_args s{q, keys, scores, 0, 0, 1 << 30, 0, 2, 4};
+    EXPECT_EQ(tsr_attention_scores_i8(&s, 0, 1), TSR_KERNEL_OK);
+    for (auto edit : std::vector<std::function<void(tsr_attention_scores_i8_args &)>>{
+             [](auto &a) { a.keys = nullptr; }, [](auto &a) { a.count = 0; }, [](auto &a) { a.head_size = 1025; },
+             [](auto &a) { a.k_zero = -129; }, [](auto &a) { a.multiplier = 5; }, [](auto &a) { a.shift = 31; }}) {
+        tsr_attention_scores_i8_args b = s;
+        edit(b);
+        EXPECT_EQ(tsr_attention_scores_i8(&b, 0, 1), TSR_KERNEL_BAD_ARGUMENT);
+        EXPECT_EQ(tsr_attention_scores_i8_ref(&b, 0, 1), TSR_KERNEL_BAD_ARGUMENT);
+    }
+    uint16_t probs[2] = {};
+    int32_t acc[4] = {};
+    tsr_attention_accumulate_i8_args a{probs, keys, acc, 0, 2, 4};
+    EXPECT_EQ(tsr_attention_accumulate_i8(&a, 1, 2), TSR_KERNEL_OK);
+    for (auto edit : std::vector<std::function<void(tsr_attention_accumulate_i8_args &)>>{
+             [](auto &b) { b.acc = nullptr; }, [](auto &b) { b.count = 1025; }, [](auto &b) { b.v_zero = 128; }}) {
+        tsr_attention_accumulate_i8_args b = a;
+        edit(b);
+        EXPECT_EQ(tsr_attention_accumulate_i8(&b, 0, 1), TSR_KERNEL_BAD_ARGUMENT);
+        EXPECT_EQ(tsr_attention_accumulate_i8_ref(&b, 0, 1), TSR_KERNEL_BAD_ARGUMENT);
+    }
+    EXPECT_EQ(tsr_attention_accumulate_i8(&a, 2, 2), TSR_KERNEL_BAD_ARGUMENT);
+    EXPECT_EQ(tsr_attention_i8_scratch_bytes(256), 1536u);
 }
 
 } // namespace

@@ -69,6 +69,96 @@ tsr_kernel_status tsr_matmul_i8_ref(const tsr_matmul_i8_args *args, uint32_t cor
  * output channels per pass over a row of x, pointer increments. */
 tsr_kernel_status tsr_matmul_i8(const tsr_matmul_i8_args *args, uint32_t core_id, uint32_t core_count);
 
+/* Softmax in integers, after I-BERT (Kim et al., 2021): exp(x) = 2^-z exp(p) with
+ * p = x + z ln2 in (-ln2, 0], and exp(p) ~ a (p + b)^2 + c (a = 0.3585, b = 1.353,
+ * c = 0.344), every quantity an integer. I-BERT rounds ln 2, b and c to the input's
+ * scale, which is too coarse for int8 scores (at scale 0.25, ln 2 becomes 0.5); so
+ * the scores are first moved to a fine scale, x << shift, scale / 2^shift in
+ * [2^-11, 2^-10), where the rounding costs nothing visible. The constants depend on
+ * the input scale only: the packer computes them once (tsr_iexp_constants_for) and
+ * the device never sees a float.
+ *
+ *   y[i] = round(4096 * e[i] / sum_j e[j]) (probabilities, scale 2^-12: eight bits
+ *   would lose the small weights of a long context), e[i] = iexp((x[i] - max x) << shift) / 64. */
+typedef struct tsr_iexp_constants {
+    int32_t shift; /* 0..14: input scale / 2^shift is in [2^-11, 2^-10) */
+    int32_t ln2;   /* floor(ln 2 / fine scale), 709..1420 */
+    int32_t b;     /* floor(b / fine scale), 1385..2771 */
+    int32_t c;     /* floor(c / (a fine scale^2)), 1,006,000..4,024,000 */
+} tsr_iexp_constants;
+
+typedef struct tsr_softmax_i8_args {
+    const int8_t *x;              /* n scores, real = scale * x */
+    uint16_t *y;                  /* n probabilities, real = y / 4096; may not alias x */
+    uint32_t n;                   /* 1..1024 */
+    tsr_iexp_constants constants; /* from tsr_iexp_constants_for(scale), scale in [2^-11, 16) */
+} tsr_softmax_i8_args;
+
+/* The constants for input scale `scale` in [2^-11, 16); host side (floating point,
+ * never compiled into the device's kernels). Returns 0 for a scale out of range. */
+static inline int tsr_iexp_constants_for(double scale, tsr_iexp_constants *out)
+{
+    if (!(scale >= 1.0 / 2048.0 && scale < 16.0)) return 0;
+    int32_t shift = 0;
+    double fine = scale;
+    while (fine >= 1.0 / 1024.0) fine /= 2.0, ++shift;
+    out->shift = shift;
+    out->ln2 = (int32_t)__builtin_floor(0.69314718055994531 / fine);
+    out->b = (int32_t)__builtin_floor(1.353 / fine);
+    out->c = (int32_t)__builtin_floor(0.344 / (0.3585 * fine * fine));
+    return 1;
+}
+
+uint32_t tsr_softmax_i8_scratch_bytes(const tsr_softmax_i8_args *args); /* 4 * n: the exponentials */
+/* One row, on one core (a softmax row is one core's work in attention). scratch: at
+ * least tsr_softmax_i8_scratch_bytes, 4-byte aligned. */
+tsr_kernel_status tsr_softmax_i8_ref(const tsr_softmax_i8_args *args, uint32_t *scratch);
+tsr_kernel_status tsr_softmax_i8(const tsr_softmax_i8_args *args, uint32_t *scratch);
+
+/* Attention for one (row, head) in int8, in the pieces the tiled executor runs (as
+ * tsr_attention_scores_f32 / _accumulate_f32): scores of a chunk of cached keys,
+ * tsr_softmax_i8 over all of them, then the probabilities' weighted sum of a chunk of
+ * cached values. The KV cache is int8 with one scale and zero point per tensor.
+ *
+ * scores[t] = clamp(requantize(sum_d (q[d] - q_zero) (keys[t][d] - k_zero), m, s), -128, 127)
+ *   for t < count, split over t; (m, s) stands for scale_q scale_k / (sqrt(head_size) scale_scores).
+ * acc[d] += sum_t probs[t] (values[t][d] - v_zero), d < head_size, split over d: int32
+ *   accumulators in the scale scale_v / 4096, across the chunks of a row;
+ * out[d] = clamp(o_zero + requantize(acc[d], m, s), -128, 127) when the row is done
+ *   ((m, s) stands for scale_v / (4096 scale_out)). */
+typedef struct tsr_attention_scores_i8_args {
+    const int8_t *q;        /* head_size */
+    const int8_t *keys;     /* count x head_size, contiguous */
+    int8_t *scores;         /* count */
+    int32_t q_zero, k_zero; /* [-128, 127] */
+    int32_t multiplier;     /* 0 or [2^30, 2^31) */
+    int32_t shift;          /* [-31, 30] */
+    uint32_t count;         /* >= 1 */
+    uint32_t head_size;     /* 1..1024 */
+} tsr_attention_scores_i8_args;
+
+typedef struct tsr_attention_accumulate_i8_args {
+    const uint16_t *probs; /* count, scale 1/4096 (tsr_softmax_i8) */
+    const int8_t *values;  /* count x head_size, contiguous */
+    int32_t *acc;          /* head_size accumulators, zeroed by the caller before a row's first chunk */
+    int32_t v_zero;        /* [-128, 127] */
+    uint32_t count;        /* >= 1; a row's chunks together at most 1024 positions */
+    uint32_t head_size;    /* >= 1 */
+} tsr_attention_accumulate_i8_args;
+
+uint32_t tsr_attention_i8_scratch_bytes(uint32_t context); /* one row's probabilities (2 bytes) and exponentials (4) */
+tsr_kernel_status tsr_attention_scores_i8_ref(const tsr_attention_scores_i8_args *args, uint32_t core_id,
+                                              uint32_t core_count);
+tsr_kernel_status tsr_attention_scores_i8(const tsr_attention_scores_i8_args *args, uint32_t core_id,
+                                          uint32_t core_count);
+tsr_kernel_status tsr_attention_accumulate_i8_ref(const tsr_attention_accumulate_i8_args *args, uint32_t core_id,
+                                                  uint32_t core_count);
+tsr_kernel_status tsr_attention_accumulate_i8(const tsr_attention_accumulate_i8_args *args, uint32_t core_id,
+                                              uint32_t core_count);
+/* out[d] from the finished accumulators, d < head_size (one core: head_size is small). */
+void tsr_attention_output_i8(const int32_t *acc, int8_t *out, uint32_t head_size, int32_t multiplier, int32_t shift,
+                             int32_t o_zero);
+
 #ifdef __cplusplus
 }
 #endif

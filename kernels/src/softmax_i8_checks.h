@@ -1,0 +1,26 @@
+// The ranges tsr_softmax_i8_args documents, and the integer exponential both versions share.
+#ifndef TESSERA_SOFTMAX_I8_CHECKS_H
+#define TESSERA_SOFTMAX_I8_CHECKS_H
+
+#include "tessera/kernels_i8.h"
+
+static inline bool tsr_softmax_i8_args_ok(const tsr_softmax_i8_args *a, const uint32_t *scratch)
+{
+    if (!a || !a->x || !a->y || !scratch || a->n == 0u || a->n > 1024u) return false;
+    const tsr_iexp_constants &k = a->constants;
+    // What tsr_iexp_constants_for gives for a scale in [2^-11, 16).
+    return k.shift >= 0 && k.shift <= 14 && k.ln2 >= 709 && k.ln2 <= 1420 && k.b >= 1385 && k.b <= 2771 &&
+           k.c >= 1000000 && k.c <= 4030000;
+}
+
+// exp(fine scale * d) / 64 in the scale a * fine scale^2, for d <= 0 (|d| < 2^22):
+// 2^-z (a (p + b)^2 + c) / 64, below 2^18.
+static inline uint32_t tsr_iexp(int32_t d, const tsr_iexp_constants &k)
+{
+    const int32_t z = -d / k.ln2;          // d <= 0: a quotient of non-negative numbers
+    const int32_t t = d + z * k.ln2 + k.b; // p + b, with p in (-ln2, 0]: 0 < t <= b
+    const uint32_t l = uint32_t(t) * uint32_t(t) + uint32_t(k.c); // < 2771^2 + 4.03e6 < 2^24
+    return z >= 26 ? 0u : l >> (z + 6);
+}
+
+#endif
