@@ -1,0 +1,71 @@
+/*
+ * Tessera compute kernels, bf16: bf16 operands, fp32 accumulation, one rounding to
+ * bf16 per output (round to nearest even), as PULP-TrainLib runs transformers on
+ * GAP9. The shared contract of kernels.h holds. Argument structs as in kernels_i8.h.
+ *
+ * The exponential of softmax and SiLU is selectable: TSR_EXP_ACCURATE (tsr_expf,
+ * 2 ulp) or TSR_EXP_SCHRAUDOLPH, the bit trick of the seed paper (Schraudolph 1999:
+ * the bits of e^x as an integer are about 2^23 (x / ln 2 + 127); error under 6.2 %).
+ */
+#ifndef TESSERA_KERNELS_BF16_H
+#define TESSERA_KERNELS_BF16_H
+
+#include "tessera/kernels.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef uint16_t tsr_bf16; /* the upper half of an IEEE binary32 */
+
+static inline float tsr_f32_from_bf16(tsr_bf16 v)
+{
+    const uint32_t bits = (uint32_t)v << 16;
+    float f;
+    __builtin_memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+/* Round to nearest even; a NaN stays a (quiet) NaN, infinities stay. */
+static inline tsr_bf16 tsr_bf16_from_f32(float f)
+{
+    uint32_t bits;
+    __builtin_memcpy(&bits, &f, sizeof bits);
+    if ((bits & 0x7F800000u) == 0x7F800000u && (bits & 0x007FFFFFu) != 0u) return (tsr_bf16)((bits >> 16) | 0x0040u);
+    return (tsr_bf16)((bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16);
+}
+
+typedef enum tsr_exp_kind { TSR_EXP_ACCURATE = 0, TSR_EXP_SCHRAUDOLPH = 1 } tsr_exp_kind;
+
+/* e^x by Schraudolph's trick, as the seed paper writes it: 0 below about -87.3, +inf
+ * from about 88.7, NaN for NaN; within 6.2 % (relative) in between. */
+float tsr_expf_schraudolph(float x);
+
+/* y[r * ldy + i] = bf16(sum_j w[i][j] x[r][j]), fp32 sums in index order (GEMM; GEMV
+ * when rows = 1). Work is split over output columns i. */
+typedef struct tsr_matmul_bf16_args {
+    const tsr_bf16 *x; /* rows x k */
+    const tsr_bf16 *w; /* n x k */
+    tsr_bf16 *y;       /* rows x ldy */
+    uint32_t rows, k, n; /* each >= 1 */
+    uint32_t ldy;        /* >= n */
+} tsr_matmul_bf16_args;
+
+uint32_t tsr_matmul_bf16_scratch_bytes(const tsr_matmul_bf16_args *args); /* none */
+tsr_kernel_status tsr_matmul_bf16_ref(const tsr_matmul_bf16_args *args, uint32_t core_id, uint32_t core_count);
+/* The same bits: four output channels per pass over a row of x, pointer increments. */
+tsr_kernel_status tsr_matmul_bf16(const tsr_matmul_bf16_args *args, uint32_t core_id, uint32_t core_count);
+
+/* In-place softmax of n >= 1 bf16 values, computed in fp32 (max, exponentials, a
+ * sum in index order, one division each), rounded once. Single core. */
+tsr_kernel_status tsr_softmax_bf16(tsr_bf16 *x, uint32_t n, tsr_exp_kind exp);
+
+/* y = bf16(silu(gate) * up), silu(v) = v / (1 + e^-v), over `count` elements; y may alias. */
+tsr_kernel_status tsr_swiglu_bf16(const tsr_bf16 *gate, const tsr_bf16 *up, tsr_bf16 *y, uint32_t count,
+                                  tsr_exp_kind exp, uint32_t core_id, uint32_t core_count);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,152 @@
+// The bf16 kernels: conversions by hand, the matmul's reference against double
+// precision and the optimized one bit for bit against it, softmax and SwiGLU with
+// either exponential against double precision.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "tessera/kernels_bf16.h"
+
+namespace {
+
+uint32_t bits_of(float f)
+{
+    uint32_t b;
+    std::memcpy(&b, &f, 4);
+    return b;
+}
+float float_of(uint32_t b)
+{
+    float f;
+    std::memcpy(&f, &b, 4);
+    return f;
+}
+
+TEST(Bf16, ConversionsRoundToNearestEven)
+{
+    EXPECT_EQ(tsr_bf16_from_f32(1.0f), 0x3F80u);
+    EXPECT_EQ(tsr_bf16_from_f32(float_of(0x3F808000u)), 0x3F80u); // a tie: to the even 0x3F80
+    EXPECT_EQ(tsr_bf16_from_f32(float_of(0x3F818000u)), 0x3F82u); // a tie: to the even 0x3F82
+    EXPECT_EQ(tsr_bf16_from_f32(float_of(0x3F808001u)), 0x3F81u); // above the tie
+    EXPECT_EQ(tsr_bf16_from_f32(-2.0f), 0xC000u);
+    EXPECT_EQ(tsr_bf16_from_f32(INFINITY), 0x7F80u);
+    EXPECT_EQ(tsr_bf16_from_f32(float_of(0x7F7FFFFFu)), 0x7F80u); // the largest float rounds to inf
+    EXPECT_TRUE(std::isnan(tsr_f32_from_bf16(tsr_bf16_from_f32(float_of(0x7F800001u))))); // stays NaN
+    EXPECT_EQ(tsr_f32_from_bf16(0x4049u), 3.140625f);
+    for (uint32_t b = 0; b < 0x10000u; ++b) { // every finite bf16 survives the round trip
+        const float f = tsr_f32_from_bf16(uint16_t(b));
+        if (std::isfinite(f)) ASSERT_EQ(tsr_bf16_from_f32(f), b);
+    }
+}
+
+std::vector<tsr_bf16> random_bf16(size_t n, uint32_t seed)
+{
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    std::vector<tsr_bf16> v(n);
+    for (auto &x : v) x = tsr_bf16_from_f32(normal(rng));
+    return v;
+}
+
+TEST(MatmulBf16, ReferenceAgainstDoublePrecision)
+{
+    const uint32_t rows = 3, k = 172, n = 64;
+    const auto x = random_bf16(rows * k, 1), w = random_bf16(n * k, 2);
+    std::vector<tsr_bf16> y(rows * n);
+    tsr_matmul_bf16_args a{x.data(), w.data(), y.data(), rows, k, n, n};
+    ASSERT_EQ(tsr_matmul_bf16_ref(&a, 0, 1), TSR_KERNEL_OK);
+    for (uint32_t r = 0; r < rows; ++r)
+        for (uint32_t i = 0; i < n; ++i) {
+            double want = 0, magnitude = 0;
+            for (uint32_t j = 0; j < k; ++j) {
+                const double p = double(tsr_f32_from_bf16(x[r * k + j])) * tsr_f32_from_bf16(w[i * k + j]);
+                want += p, magnitude += std::fabs(p);
+            }
+            // One bf16 rounding (2^-9 relative) plus fp32 accumulation (k 2^-24 of the magnitude).
+            EXPECT_NEAR(tsr_f32_from_bf16(y[r * n + i]), want, std::fabs(want) / 256 + magnitude * k * 6e-8)
+                << r << " " << i;
+        }
+}
+
+TEST(MatmulBf16, OptimizedIsTheReferenceBitForBitOnAnyShapeAndCoreCount)
+{
+    uint32_t seed = 10;
+    for (const auto &[rows, k, n] : std::vector<std::array<uint32_t, 3>>{
+             {1, 64, 64}, {1, 64, 172}, {16, 64, 512}, {5, 33, 7}, {2, 1, 1}, {1, 3, 5}})
+        for (uint32_t cores : {1u, 2u, 3u, 8u}) {
+            const auto x = random_bf16(rows * k, seed++), w = random_bf16(n * k, seed++);
+            std::vector<tsr_bf16> want(rows * (n + 1), 0x5A5A), got = want;
+            tsr_matmul_bf16_args a{x.data(), w.data(), want.data(), rows, k, n, n + 1};
+            for (uint32_t c = 0; c < cores; ++c) ASSERT_EQ(tsr_matmul_bf16_ref(&a, c, cores), TSR_KERNEL_OK);
+            a.y = got.data();
+            for (uint32_t c = 0; c < cores; ++c) ASSERT_EQ(tsr_matmul_bf16(&a, c, cores), TSR_KERNEL_OK);
+            EXPECT_EQ(got, want) << rows << "x" << k << "x" << n << " on " << cores << " cores";
+        }
+    tsr_matmul_bf16_args bad{nullptr, nullptr, nullptr, 1, 1, 1, 1};
+    EXPECT_EQ(tsr_matmul_bf16(&bad, 0, 1), TSR_KERNEL_BAD_ARGUMENT);
+    EXPECT_EQ(tsr_matmul_bf16_ref(&bad, 0, 1), TSR_KERNEL_BAD_ARGUMENT);
+}
+
+TEST(ExpSchraudolph, WithinSixPercentAndItsEdges)
+{
+    double worst = 0;
+    for (double x = -80; x <= 80; x += 0.01) {
+        const double got = tsr_expf_schraudolph(float(x)), want = std::exp(double(float(x)));
+        worst = std::max(worst, std::fabs(got / want - 1));
+    }
+    EXPECT_LE(worst, 0.062); // 2^f taken as 1 + f: at worst 1.0615 apart
+    EXPECT_GT(worst, 0.01) << "an approximation, not the exponential";
+    EXPECT_EQ(tsr_expf_schraudolph(0.0f), 1.0f);
+    EXPECT_EQ(tsr_expf_schraudolph(-100.0f), 0.0f);
+    EXPECT_EQ(tsr_expf_schraudolph(100.0f), INFINITY);
+    EXPECT_TRUE(std::isnan(tsr_expf_schraudolph(NAN)));
+}
+
+TEST(SoftmaxBf16, EitherExponentialAgainstDoublePrecision)
+{
+    std::mt19937 rng(8);
+    std::normal_distribution<float> normal(0.0f, 3.0f);
+    for (uint32_t n : {1u, 2u, 9u, 100u, 512u})
+        for (tsr_exp_kind kind : {TSR_EXP_ACCURATE, TSR_EXP_SCHRAUDOLPH}) {
+            std::vector<tsr_bf16> x(n);
+            for (auto &v : x) v = tsr_bf16_from_f32(normal(rng));
+            std::vector<double> want(n);
+            double top = -1e300, sum = 0;
+            for (uint32_t i = 0; i < n; ++i) top = std::max(top, double(tsr_f32_from_bf16(x[i])));
+            for (uint32_t i = 0; i < n; ++i) sum += want[i] = std::exp(tsr_f32_from_bf16(x[i]) - top);
+            ASSERT_EQ(tsr_softmax_bf16(x.data(), n, kind), TSR_KERNEL_OK);
+            double total = 0;
+            for (uint32_t i = 0; i < n; ++i) {
+                const double got = tsr_f32_from_bf16(x[i]);
+                total += got;
+                // bf16 rounding 2^-9; Schraudolph's 4 % on each term and on the sum.
+                const double tolerance = kind == TSR_EXP_ACCURATE ? want[i] / sum / 200 : want[i] / sum * 0.09;
+                EXPECT_NEAR(got, want[i] / sum, tolerance + 1e-30) << n << " " << i << " kind " << kind;
+            }
+            EXPECT_NEAR(total, 1.0, kind == TSR_EXP_ACCURATE ? 0.01 : 0.09);
+        }
+    tsr_bf16 one = 0x3F80;
+    EXPECT_EQ(tsr_softmax_bf16(&one, 0, TSR_EXP_ACCURATE), TSR_KERNEL_BAD_ARGUMENT);
+    EXPECT_EQ(tsr_softmax_bf16(&one, 1, tsr_exp_kind(7)), TSR_KERNEL_BAD_ARGUMENT);
+}
+
+TEST(SwigluBf16, EitherExponentialAgainstDoublePrecision)
+{
+    const auto gate = random_bf16(300, 3), up = random_bf16(300, 4);
+    for (tsr_exp_kind kind : {TSR_EXP_ACCURATE, TSR_EXP_SCHRAUDOLPH}) {
+        std::vector<tsr_bf16> y(300);
+        for (uint32_t c = 0; c < 3; ++c)
+            ASSERT_EQ(tsr_swiglu_bf16(gate.data(), up.data(), y.data(), 300, kind, c, 3), TSR_KERNEL_OK);
+        for (uint32_t i = 0; i < 300; ++i) {
+            const double g = tsr_f32_from_bf16(gate[i]), want = g / (1 + std::exp(-g)) * tsr_f32_from_bf16(up[i]);
+            EXPECT_NEAR(tsr_f32_from_bf16(y[i]), want, std::fabs(want) * (kind == TSR_EXP_ACCURATE ? 0.005 : 0.065) + 1e-6)
+                << i;
+        }
+    }
+}
+
+} // namespace
