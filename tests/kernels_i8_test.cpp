@@ -415,3 +415,63 @@ TEST(AttentionI8, RefusesArgumentsOutsideTheirRanges)
 }
 
 } // namespace
+
+namespace {
+
+TEST(RmsNormI8, CloseToDoublePrecision)
+{
+    std::mt19937 rng(12);
+    for (uint32_t dim : {1u, 8u, 64u, 172u, 4096u}) {
+        const uint32_t rows = 3;
+        std::vector<int8_t> x(rows * dim), g(dim);
+        for (auto &v : x) v = int8_t(int32_t(rng() % 256) - 128);
+        for (auto &v : g) v = int8_t(int32_t(rng() % 255) - 127);
+        const double sx = 0.05, sg = 0.01, sy = 3.0 / 127, eps = 1e-5;
+        const int32_t xz = 7, yz = -3;
+        tsr_rmsnorm_i8_args a{x.data(), g.data(), nullptr, xz, yz, uint32_t(std::lround(256 * eps / (sx * sx))), 0, 0,
+                              rows, dim};
+        double gain = 16 * sg / sy;
+        while (gain < (1 << 14)) gain *= 2, ++a.gain_shift;
+        a.gain = int32_t(std::lround(gain));
+        std::vector<int8_t> y(rows * dim);
+        a.y = y.data();
+        for (uint32_t c = 0; c < 2; ++c) ASSERT_EQ(tsr_rmsnorm_i8(&a, c, 2), TSR_KERNEL_OK);
+        for (uint32_t r = 0; r < rows; ++r) {
+            double ms = 0;
+            for (uint32_t i = 0; i < dim; ++i) ms += std::pow(sx * (x[r * dim + i] - xz), 2) / dim;
+            for (uint32_t i = 0; i < dim; ++i) {
+                const double want = std::clamp(
+                    yz + sg * g[i] * sx * (x[r * dim + i] - xz) / std::sqrt(ms + eps) / sy, -128.0, 127.0);
+                // The RMS to 1/16 of a step (at least 1/(16 x 255) relative here), then one rounding.
+                ASSERT_LE(std::fabs(y[r * dim + i] - want), 1.5) << "dim " << dim << " row " << r << " i " << i;
+            }
+        }
+    }
+    tsr_rmsnorm_i8_args bad{};
+    EXPECT_EQ(tsr_rmsnorm_i8(&bad, 0, 1), TSR_KERNEL_BAD_ARGUMENT);
+}
+
+TEST(SwigluI8, IntegerSiluCloseToDoublePrecision)
+{
+    std::mt19937 rng(13);
+    const double sg = 0.05, su = 0.02, sy = 0.02; // gate within +-6.4, up within +-2.5
+    tsr_swiglu_i8_args a{};
+    a.gate_zero = 5, a.up_zero = -2, a.y_zero = 1;
+    ASSERT_EQ(tsr_iexp_constants_for(sg, &a.constants), 1);
+    quantize_multiplier(sg * su / (16 * sy), &a.multiplier, &a.shift);
+    std::vector<int8_t> gate(256), up(256), y(256);
+    for (int i = 0; i < 256; ++i) gate[size_t(i)] = int8_t(i - 128), up[size_t(i)] = int8_t(int32_t(rng() % 256) - 128);
+    a.gate = gate.data(), a.up = up.data(), a.y = y.data(), a.count = 256;
+    for (uint32_t c = 0; c < 3; ++c) ASSERT_EQ(tsr_swiglu_i8(&a, c, 3), TSR_KERNEL_OK);
+    double worst = 0;
+    for (int i = 0; i < 256; ++i) {
+        const double g = sg * (gate[size_t(i)] - a.gate_zero), u = su * (up[size_t(i)] - a.up_zero);
+        const double want = std::clamp(a.y_zero + g / (1 + std::exp(-g)) * u / sy, -128.0, 127.0);
+        worst = std::max(worst, std::fabs(y[size_t(i)] - want));
+    }
+    EXPECT_LE(worst, 1.5) << "in output steps";
+    a.constants.ln2 = 1;
+    EXPECT_EQ(tsr_swiglu_i8(&a, 0, 1), TSR_KERNEL_BAD_ARGUMENT);
+}
+
+} // namespace

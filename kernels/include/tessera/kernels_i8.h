@@ -159,6 +159,40 @@ tsr_kernel_status tsr_attention_accumulate_i8(const tsr_attention_accumulate_i8_
 void tsr_attention_output_i8(const int32_t *acc, int8_t *out, uint32_t head_size, int32_t multiplier, int32_t shift,
                              int32_t o_zero);
 
+/* RMSNorm in integers, with 32-bit integer division as Deeploy does it:
+ *   u = x - x_zero; r = isqrt(256 sum(u^2) / dim + eps_q8) (the RMS in 1/16ths of the
+ *   input's scale, at least 1); y = clamp(y_zero + round(round(g[i] u[i] gain / r) / 2^gain_shift)).
+ * gain = round(16 scale_g / scale_y 2^gain_shift), the host's choice of gain_shift putting
+ * it in [2^14, 2^15); eps_q8 = round(256 eps / scale_x^2). */
+typedef struct tsr_rmsnorm_i8_args {
+    const int8_t *x;      /* rows x dim */
+    const int8_t *weight; /* dim, symmetric (zero point 0), scale scale_g */
+    int8_t *y;            /* rows x dim; may equal x */
+    int32_t x_zero, y_zero; /* [-128, 127] */
+    uint32_t eps_q8;      /* <= 2^24 */
+    int32_t gain;         /* [2^14, 2^15) */
+    int32_t gain_shift;   /* 0..30 */
+    uint32_t rows;        /* >= 1 */
+    uint32_t dim;         /* 1..16384 */
+} tsr_rmsnorm_i8_args;
+tsr_kernel_status tsr_rmsnorm_i8(const tsr_rmsnorm_i8_args *args, uint32_t core_id, uint32_t core_count);
+
+/* SwiGLU in integers: silu(g) = g sigmoid(g) with sigmoid from the integer exponential
+ * of tsr_softmax_i8 (sigmoid(v) = E(0) / (E(0) + E(-|v|)), or its complement for v < 0),
+ * in the gate's scale / 16; then times (up - up_zero), requantized:
+ *   y = clamp(y_zero + requantize(silu16(gate) (up - up_zero), multiplier, shift)),
+ * (multiplier, shift) standing for scale_gate scale_up / (16 scale_y); the constants
+ * from tsr_iexp_constants_for(scale_gate). */
+typedef struct tsr_swiglu_i8_args {
+    const int8_t *gate, *up;
+    int8_t *y;                       /* may equal gate or up */
+    int32_t gate_zero, up_zero, y_zero; /* [-128, 127] */
+    tsr_iexp_constants constants;
+    int32_t multiplier, shift;       /* as tsr_matmul_i8's */
+    uint32_t count;                  /* >= 1 */
+} tsr_swiglu_i8_args;
+tsr_kernel_status tsr_swiglu_i8(const tsr_swiglu_i8_args *args, uint32_t core_id, uint32_t core_count);
+
 #ifdef __cplusplus
 }
 #endif
