@@ -145,7 +145,8 @@ int main(int argc, char **argv)
         // Checkpoints (selector 0) and tokenizers (selector 1 | size index << 1) for fuzzer d.
         SyntheticConfig v1 = gqa;
         tessera::test::write_v1_checkpoint((models / "gqa_v1.bin").string(), v1, tessera::test::make_weights(v1));
-        for (const char *ck : {"small", "gqa", "ten", "gqa_v1"})
+        tessera::test::write_v2_checkpoint((models / "gqa_v2.bin").string(), v1, tessera::test::make_weights(v1), 4);
+        for (const char *ck : {"small", "gqa", "ten", "gqa_v1", "gqa_v2"})
             write_bytes(out / "readers" / (std::string(ck) + ".bin"), 0, read_bytes(models / (std::string(ck) + ".bin")));
         write_bytes(out / "readers" / "ten.tok", 1 | (0 << 1), read_bytes(models / "ten.tok"));
         write_bytes(out / "readers" / "small.tok", 1 | (1 << 1), read_bytes(models / "small.tok"));
