@@ -29,7 +29,8 @@ void run_task(void *arg, uint32_t core, uint32_t cores)
         const tsr_step &step = run.schedule.steps[i];
         const bool move = tsr_op_tile_kind(step.op) == TSR_TILE_MOVE;
         if (move && (core != 0u || run.status != TESSERA_OK)) continue;
-        const uint32_t bytes = run.dma.bytes, transfers = run.dma.transfers;
+        uint32_t bytes = 0, transfers = 0; // core 0's: only it drives (and counts) the DMA engine
+        if (core == 0u) bytes = run.dma.bytes, transfers = run.dma.transfers;
         StepRun r(run, i, core, cores);
         if (ops->trace) trace(run, core, step, true);
         op_device(step.op)->run(r);
