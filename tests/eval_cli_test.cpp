@@ -145,3 +145,44 @@ TEST_F(Eval, ErrorsAreOneLineAndSayWhat)
 }
 
 } // namespace
+
+namespace {
+
+// stories260K with bf16 matmul weights against fp32, teacher-forced on run.c's 200
+// golden greedy tokens.
+TEST(EvalStories260K, Bf16WeightsAgreeWithFp32)
+{
+    const std::string shared = shared_dir();
+    if (shared.empty()) GTEST_SKIP() << "TESSERA_SHARED_DIR not found";
+    tessera::PackOptions o;
+    o.checkpoint = shared + "/models/stories260K.bin";
+    o.tokenizer = shared + "/models/tok512.bin";
+    o.prompt_logits_all = true;
+    o.output = temp_path("s_fp32.tess");
+    tessera::pack(o);
+    const std::string fp32 = o.output;
+    o.weight_type = "bf16";
+    o.output = temp_path("s_bf16w.tess");
+    tessera::pack(o);
+    const std::string ids = temp_path("golden_ids.txt");
+    {
+        std::ifstream golden(shared + "/golden/stories260K.greedy200.txt");
+        std::ofstream out(ids);
+        for (long pos, id; golden >> pos >> id;) {
+            double margin;
+            golden >> margin;
+            out << id << '\n';
+        }
+    }
+    const ToolRun r = run(o.output + " --ids " + ids + " --reference " + fp32 + " --json");
+    ASSERT_EQ(r.status, 0) << r.out;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["positions"], 200);
+    EXPECT_GE(j["top1_agreement"].get<double>(), 0.99);
+    EXPECT_NEAR(j["perplexity"].get<double>() / j["reference_perplexity"].get<double>(), 1.0, 0.01);
+    std::printf("bf16 weights vs fp32 on the golden sequence: perplexity %.6f vs %.6f, top-1 agreement %.4f\n",
+                j["perplexity"].get<double>(), j["reference_perplexity"].get<double>(),
+                j["top1_agreement"].get<double>());
+}
+
+} // namespace

@@ -150,3 +150,37 @@ TEST(SwigluBf16, EitherExponentialAgainstDoublePrecision)
 }
 
 } // namespace
+
+namespace {
+
+TEST(MatmulF32W16, BitForBitAndAgainstDoublePrecision)
+{
+    uint32_t seed = 40;
+    std::mt19937 rng(1);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    for (const auto &[rows, k, n] : std::vector<std::array<uint32_t, 3>>{{1, 64, 64}, {16, 64, 172}, {3, 172, 64}, {2, 5, 3}})
+        for (uint32_t cores : {1u, 3u, 8u}) {
+            std::vector<float> x(rows * k);
+            for (auto &v : x) v = normal(rng);
+            const auto w = random_bf16(n * k, seed++);
+            std::vector<float> want(rows * n), got(rows * n);
+            for (uint32_t c = 0; c < cores; ++c) {
+                ASSERT_EQ(tsr_matmul_f32_w16_ref(x.data(), w.data(), want.data(), rows, k, n, n, c, cores), TSR_KERNEL_OK);
+                ASSERT_EQ(tsr_matmul_f32_w16(x.data(), w.data(), got.data(), rows, k, n, n, c, cores), TSR_KERNEL_OK);
+            }
+            EXPECT_EQ(std::memcmp(got.data(), want.data(), want.size() * 4), 0) << rows << "x" << k << "x" << n;
+            for (uint32_t r = 0; r < rows; ++r)
+                for (uint32_t i = 0; i < n; ++i) {
+                    double exact = 0, magnitude = 0;
+                    for (uint32_t j = 0; j < k; ++j) {
+                        const double p = double(x[r * k + j]) * tsr_f32_from_bf16(w[i * k + j]);
+                        exact += p, magnitude += std::fabs(p);
+                    }
+                    ASSERT_NEAR(want[r * n + i], exact, magnitude * k * 6e-8 + 1e-30);
+                }
+        }
+    float y;
+    EXPECT_EQ(tsr_matmul_f32_w16(nullptr, nullptr, &y, 1, 1, 1, 1, 0, 1), TSR_KERNEL_BAD_ARGUMENT);
+}
+
+} // namespace

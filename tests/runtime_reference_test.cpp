@@ -282,3 +282,61 @@ TEST(Llama2cVersionTwo, Stories260KWithGroupSize4RunsAsTheReferenceOnItsDequanti
 }
 
 } // namespace
+
+namespace {
+
+// bf16 rounding done here, by arithmetic on the value (not on its bits): keep 8
+// significant bits, ties to even.
+float bf16_rounded(float v)
+{
+    if (v == 0.0f || !std::isfinite(v)) return v;
+    int e = 0;
+    const double m = std::frexp(double(v), &e);     // v = m 2^e, 0.5 <= |m| < 1
+    const double q = std::nearbyint(std::ldexp(m, 8)); // 8 significant bits (round half to even)
+    return float(std::ldexp(q, e - 8));
+}
+
+// --weight-type bf16: matmul weights stored, streamed and multiplied as bf16. The
+// runtime must compute what the double-precision reference computes with those
+// weights, at any L1 size; the embedding (shared with the classifier) stays fp32.
+TEST(Bf16Weights, RunsAsTheReferenceOnBf16RoundedWeightsAtAnyL1Size)
+{
+    for (bool shared : {true, false}) {
+        SyntheticConfig c = config(4, 2, shared, 17);
+        const SyntheticWeights w = make_weights(c);
+        SyntheticWeights rounded = w;
+        for (auto *t : {&rounded.wq, &rounded.wk, &rounded.wv, &rounded.wo, &rounded.w1, &rounded.w2, &rounded.w3})
+            for (float &v : *t) v = bf16_rounded(v);
+        if (!shared)
+            for (float &v : rounded.wcls) v = bf16_rounded(v);
+        EXPECT_NE(rounded.wq, w.wq);
+
+        tessera::PackOptions o;
+        o.checkpoint = temp_path("bf16w.bin");
+        o.tokenizer = temp_path("bf16w.tok");
+        write_legacy_checkpoint(o.checkpoint, c, w);
+        write_tokenizer(o.tokenizer, c.vocab_size);
+        o.weight_type = "bf16";
+        for (uint64_t l1 : {0ull, 8ull * 1024}) {
+            o.l1_bytes = l1;
+            o.output = temp_path("bf16w.tess");
+            auto m = open_model(o);
+            ASSERT_EQ(m->status, TESSERA_OK) << tessera_last_error(&m->session);
+            ReferenceLlama ref(c, rounded);
+            std::mt19937 rng(c.seed);
+            for (int pos = 0; pos < c.seq_len; ++pos) {
+                const int32_t token = int32_t(3 + rng() % uint32_t(c.vocab_size - 3));
+                ASSERT_EQ(tessera_step(&m->session, token), TESSERA_OK) << tessera_last_error(&m->session);
+                const std::vector<double> want = ref.forward(token);
+                const float *got = nullptr;
+                ASSERT_EQ(tessera_logits(&m->session, TESSERA_LAST_ROW, &got, nullptr), TESSERA_OK);
+                const auto [lo, hi] = std::minmax_element(want.begin(), want.end());
+                double worst = 0;
+                for (size_t i = 0; i < want.size(); ++i) worst = std::max(worst, std::fabs(double(got[i]) - want[i]));
+                ASSERT_LT(worst / (*hi - *lo), 1e-4) << "position " << pos << ", L1 " << l1 << ", shared " << shared;
+            }
+        }
+    }
+}
+
+} // namespace

@@ -35,10 +35,12 @@ class Builder {
 public:
     explicit Builder(Graph &g) : g_(g) {}
 
-    uint32_t weight(const std::string &name, const std::vector<float> &all, uint64_t index, uint32_t rows, uint32_t cols)
+    uint32_t weight(const std::string &name, const std::vector<float> &all, uint64_t index, uint32_t rows, uint32_t cols,
+                    uint32_t dtype = TSR_DTYPE_F32)
     {
         GraphTensor t;
         t.name = name;
+        t.dtype = dtype;
         t.kind = TSR_TENSOR_WEIGHT;
         t.rows = rows;
         t.cols = cols;
@@ -102,7 +104,7 @@ Graph lower_llama(LlamaCheckpoint &&ck, const LlamaLowering &opt)
     h.shared_classifier = c.shared_classifier;
     h.prompt_logits_all = opt.prompt_logits_all;
     const uint32_t D = c.dim, KV = c.kv_dim(), H = c.hidden_dim, V = c.vocab_size, HS = c.head_size();
-    const uint32_t C = opt.context;
+    const uint32_t C = opt.context, WT = opt.matmul_weights;
 
     Builder b(g);
     // Weights and the KV cache are shared by both schedules.
@@ -113,19 +115,20 @@ Graph lower_llama(LlamaCheckpoint &&ck, const LlamaLowering &opt)
         const std::string p = "layer" + std::to_string(l) + ".";
         LayerWeights &lw = layers[l];
         lw.rms_att = b.weight(p + "rms_att", w.rms_att, l, 1, D);
-        lw.wq = b.weight(p + "wq", w.wq, l, D, D);
-        lw.wk = b.weight(p + "wk", w.wk, l, KV, D);
-        lw.wv = b.weight(p + "wv", w.wv, l, KV, D);
-        lw.wo = b.weight(p + "wo", w.wo, l, D, D);
+        lw.wq = b.weight(p + "wq", w.wq, l, D, D, WT);
+        lw.wk = b.weight(p + "wk", w.wk, l, KV, D, WT);
+        lw.wv = b.weight(p + "wv", w.wv, l, KV, D, WT);
+        lw.wo = b.weight(p + "wo", w.wo, l, D, D, WT);
         lw.rms_ffn = b.weight(p + "rms_ffn", w.rms_ffn, l, 1, D);
-        lw.w1 = b.weight(p + "w1", w.w1, l, H, D);
-        lw.w2 = b.weight(p + "w2", w.w2, l, D, H);
-        lw.w3 = b.weight(p + "w3", w.w3, l, H, D);
+        lw.w1 = b.weight(p + "w1", w.w1, l, H, D, WT);
+        lw.w2 = b.weight(p + "w2", w.w2, l, D, H, WT);
+        lw.w3 = b.weight(p + "w3", w.w3, l, H, D, WT);
         k_cache[l] = b.tensor(p + "k_cache", TSR_TENSOR_KV_CACHE, C, KV);
         v_cache[l] = b.tensor(p + "v_cache", TSR_TENSOR_KV_CACHE, C, KV);
     }
     const uint32_t rms_final = b.weight("rms_final", w.rms_final, 0, 1, D);
-    const uint32_t wcls = c.shared_classifier ? emb : b.weight("wcls", w.wcls, 0, V, D);
+    const uint32_t wcls = c.shared_classifier ? emb : b.weight("wcls", w.wcls, 0, V, D, WT);
+    const uint32_t wcls_type = c.shared_classifier ? uint32_t(TSR_DTYPE_F32) : WT; // EMBED reads the shared table as F32
     const std::vector<float> rope = llama_rope_table(C, HS, h.rope_theta);
     const uint32_t rope_table = b.weight("rope_table", rope, 0, C, HS);
     w = LlamaWeights{}; // copied into the graph; free the checkpoint's arrays early
@@ -150,21 +153,21 @@ Graph lower_llama(LlamaCheckpoint &&ck, const LlamaLowering &opt)
                            h3 = act(p + "ffn_up", H), gl = act(p + "ffn_act", H), f = act(p + "ffn_out", D),
                            x_out = act(p + "x_out", D);
             b.step(s, TSR_OP_RMSNORM, {x, lw.rms_att, xb}, {D, eps}, p + "attn_norm", L);
-            b.step(s, TSR_OP_MATMUL, {xb, lw.wq, q}, {D, D}, p + "wq", L);
-            b.step(s, TSR_OP_MATMUL, {xb, lw.wk, k}, {D, KV}, p + "wk", L);
-            b.step(s, TSR_OP_MATMUL, {xb, lw.wv, v}, {D, KV}, p + "wv", L);
+            b.step(s, TSR_OP_MATMUL, {xb, lw.wq, q}, {D, D, WT}, p + "wq", L);
+            b.step(s, TSR_OP_MATMUL, {xb, lw.wk, k}, {D, KV, WT}, p + "wk", L);
+            b.step(s, TSR_OP_MATMUL, {xb, lw.wv, v}, {D, KV, WT}, p + "wv", L);
             b.step(s, TSR_OP_ROPE, {q, k, rope_table}, {D, KV, HS, C}, p + "rope", L);
             b.step(s, TSR_OP_KV_APPEND, {k, v, k_cache[l], v_cache[l]}, {KV, C}, p + "kv_append", L);
             // Operand 3 is the scores scratch the plan sizes for the cores it gives attention.
             b.step(s, TSR_OP_ATTENTION, {q, k_cache[l], v_cache[l], TSR_NO_TENSOR, att},
                    {c.n_heads, c.n_kv_heads, HS, C}, p + "attention", L);
-            b.step(s, TSR_OP_MATMUL, {att, lw.wo, o}, {D, D}, p + "wo", L);
+            b.step(s, TSR_OP_MATMUL, {att, lw.wo, o}, {D, D, WT}, p + "wo", L);
             b.step(s, TSR_OP_ADD, {x, o, x_att}, {D}, p + "residual_attn", L);
             b.step(s, TSR_OP_RMSNORM, {x_att, lw.rms_ffn, xb2}, {D, eps}, p + "ffn_norm", L);
-            b.step(s, TSR_OP_MATMUL, {xb2, lw.w1, h1}, {D, H}, p + "w1", L);
-            b.step(s, TSR_OP_MATMUL, {xb2, lw.w3, h3}, {D, H}, p + "w3", L);
+            b.step(s, TSR_OP_MATMUL, {xb2, lw.w1, h1}, {D, H, WT}, p + "w1", L);
+            b.step(s, TSR_OP_MATMUL, {xb2, lw.w3, h3}, {D, H, WT}, p + "w3", L);
             b.step(s, TSR_OP_SWIGLU, {h1, h3, gl}, {H}, p + "swiglu", L);
-            b.step(s, TSR_OP_MATMUL, {gl, lw.w2, f}, {H, D}, p + "w2", L);
+            b.step(s, TSR_OP_MATMUL, {gl, lw.w2, f}, {H, D, WT}, p + "w2", L);
             b.step(s, TSR_OP_ADD, {x_att, f, x_out}, {D}, p + "residual_ffn", L);
             x = x_out;
         }
@@ -181,7 +184,7 @@ Graph lower_llama(LlamaCheckpoint &&ck, const LlamaLowering &opt)
         const uint32_t xf = b.tensor(std::string("final_norm") + suffix, TSR_TENSOR_ACTIVATION, out_rows, D);
         logits = b.tensor(std::string("logits") + suffix, TSR_TENSOR_IO, out_rows, V);
         b.step(s, TSR_OP_RMSNORM, {x, rms_final, xf}, {D, eps}, "final_norm", TSR_NO_LAYER, flags);
-        b.step(s, TSR_OP_MATMUL, {xf, wcls, logits}, {D, V}, "classifier", TSR_NO_LAYER, flags);
+        b.step(s, TSR_OP_MATMUL, {xf, wcls, logits}, {D, V, wcls_type}, "classifier", TSR_NO_LAYER, flags);
     };
     lower(g.prompt, opt.prompt_chunk, ".prompt", g.tokens_prompt, g.logits_prompt);
     lower(g.token, 1, ".token", g.tokens_token, g.logits_token);

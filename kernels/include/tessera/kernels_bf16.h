@@ -56,6 +56,15 @@ tsr_kernel_status tsr_matmul_bf16_ref(const tsr_matmul_bf16_args *args, uint32_t
 /* The same bits: four output channels per pass over a row of x, pointer increments. */
 tsr_kernel_status tsr_matmul_bf16(const tsr_matmul_bf16_args *args, uint32_t core_id, uint32_t core_count);
 
+/* fp32 activations times bf16 weights (the weights stored and streamed at half the
+ * bytes): y[r * ldy + i] = sum_j f32(w[i][j]) x[r][j], fp32 sums in index order, as
+ * tsr_matmul_f32's contract (rows, k, n >= 1, ldy >= n; split over output columns). */
+tsr_kernel_status tsr_matmul_f32_w16_ref(const float *x, const tsr_bf16 *w, float *y, uint32_t rows, uint32_t k,
+                                         uint32_t n, uint32_t ldy, uint32_t core_id, uint32_t core_count);
+/* The same bits: four output channels per pass over a row of x. */
+tsr_kernel_status tsr_matmul_f32_w16(const float *x, const tsr_bf16 *w, float *y, uint32_t rows, uint32_t k,
+                                     uint32_t n, uint32_t ldy, uint32_t core_id, uint32_t core_count);
+
 /* In-place softmax of n >= 1 bf16 values, computed in fp32 (max, exponentials, a
  * sum in index order, one division each), rounded once. Single core. */
 tsr_kernel_status tsr_softmax_bf16(tsr_bf16 *x, uint32_t n, tsr_exp_kind exp);

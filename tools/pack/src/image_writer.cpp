@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "tessera/crc32.h"
+#include "tessera/kernels_bf16.h" // tsr_bf16_from_f32: weights as the kernels read them
 
 static_assert(std::endian::native == std::endian::little, "the image is little-endian; so must the packer's host be");
 
@@ -89,9 +90,19 @@ std::vector<uint8_t> build_image(const Graph &g, const Vocabulary &vocab, const 
     if (g.tensors.size() >= TSR_NO_TENSOR) throw PlanError("more tensors than the image format holds (65535)");
 
     std::vector<uint8_t> weights(plan.weights_bytes, 0);
-    for (size_t i = 0; i < g.tensors.size(); ++i)
-        if (g.tensors[i].kind == TSR_TENSOR_WEIGHT)
-            std::memcpy(weights.data() + plan.offset[i], g.tensors[i].data.data(), g.tensors[i].data.size() * 4);
+    for (size_t i = 0; i < g.tensors.size(); ++i) {
+        const GraphTensor &t = g.tensors[i];
+        if (t.kind != TSR_TENSOR_WEIGHT) continue;
+        uint8_t *at = weights.data() + plan.offset[i];
+        if (t.dtype == TSR_DTYPE_BF16) {
+            for (size_t j = 0; j < t.data.size(); ++j) {
+                const tsr_bf16 v = tsr_bf16_from_f32(t.data[j]);
+                std::memcpy(at + 2 * j, &v, 2);
+            }
+        } else {
+            std::memcpy(at, t.data.data(), t.data.size() * 4);
+        }
+    }
 
     struct Pending {
         uint32_t kind;

@@ -33,6 +33,10 @@ int main(int argc, char **argv)
     app.add_option("--prompt-logits", prompt_logits,
                    "rows of a prompt chunk that get logits: last (what generation needs) or all (teacher forcing)")
         ->check(CLI::IsMember({"last", "all"}))->capture_default_str();
+    app.add_option("--weight-type", o.weight_type,
+                   "element type of the matmul weights: fp32, or bf16 (half the bytes and DMA traffic, rounded to "
+                   "nearest even; activations, the KV cache and an embedding shared with the classifier stay fp32)")
+        ->check(CLI::IsMember({"fp32", "bf16"}))->capture_default_str();
     app.add_option("--weights-in", weights, "where weights live at run time: auto (L2 if it fits), image (in place), l2")
         ->check(CLI::IsMember({"auto", "image", "l2"}))->capture_default_str();
     app.add_option("--report", o.report,

@@ -77,6 +77,10 @@ PackResult pack(const PackOptions &o)
                          std::to_string(ck.config.seq_len));
     lowering.prompt_chunk = o.prompt_chunk ? o.prompt_chunk : std::min<uint32_t>(16, lowering.context);
     lowering.prompt_logits_all = o.prompt_logits_all;
+    if (o.weight_type != "fp32" && o.weight_type != "bf16")
+        throw InputError("weight type '" + o.weight_type + "' is not one of fp32, bf16");
+    lowering.matmul_weights = o.weight_type == "bf16" ? TSR_DTYPE_BF16 : TSR_DTYPE_F32;
+    r.weight_type = o.weight_type;
     if (lowering.prompt_chunk > lowering.context)
         throw InputError("--prompt-chunk " + std::to_string(o.prompt_chunk) + " exceeds the context " +
                          std::to_string(lowering.context));
@@ -155,6 +159,7 @@ nlohmann::json pack_report(const PackResult &r)
     j["board"] = {{"name", r.board.name}, {"fingerprint", r.board.fingerprint()}, {"cores", r.board.cores}};
     j["image"] = {{"bytes", r.image_bytes}, {"context", g.hyper.context}, {"prompt_chunk", g.hyper.prompt_chunk},
                   {"prompt_logits", g.hyper.prompt_logits_all ? "all" : "last"},
+                  {"weight_type", r.weight_type},
                   {"weights_bytes", r.plan.weights_bytes}, {"weights_in_place", r.plan.weights_in_place}};
     json regions = json::object();
     for (uint32_t reg = TSR_REGION_L1; reg < TSR_REGION_COUNT; ++reg) {

@@ -13,6 +13,9 @@ struct LlamaLowering {
     uint32_t context = 0;           // KV cache positions, 1..seq_len
     uint32_t prompt_chunk = 0;      // rows of the prompt schedule, 1..context
     bool prompt_logits_all = false; // logits for every row of a prompt chunk, not only its last
+    // Element type of the matmul weights: F32, or BF16 (half the bytes and DMA traffic;
+    // activations, the KV cache and an embedding shared with the classifier stay F32).
+    uint32_t matmul_weights = TSR_DTYPE_F32;
 };
 
 // The checkpoint's weights are moved into the graph.

@@ -22,6 +22,7 @@ struct PackOptions {
     uint32_t context = 0;      // 0: the model's seq_len
     uint32_t prompt_chunk = 0; // 0: min(16, context)
     bool prompt_logits_all = false; // logits for every row of a prompt chunk (teacher forcing)
+    std::string weight_type = "fp32"; // matmul weights: fp32 or bf16
     WeightsPlacement weights = WeightsPlacement::kAuto;
     uint64_t l1_bytes = 0;     // 0: the board's L1
     std::string report;        // JSON report path (optional)
@@ -31,6 +32,7 @@ struct PackOptions {
 struct PackResult {
     std::string checkpoint_format;
     std::string tokenizer_path;
+    std::string weight_type; // of the matmul weights: fp32 or bf16
     LlamaConfig config;
     BoardDesc board;
     Graph graph; // weight data released after writing
