@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "core_count_chooser.hpp"
+#include "dma_engine.hpp"
+#include "timeline.hpp"
 #include "tessera/host_board.h"
 
 namespace tessera {
@@ -26,13 +28,6 @@ namespace {
 // a wake-up (measured: a quarter of the barriers slept with 8 us, and a TinyLLama-v0
 // token on 2 threads took longer than on 1). With more threads than the machine has
 // cores, a waiter may hold the core the awaited thread needs: 8 us, then sleep.
-inline void cpu_relax()
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
-}
-
 using Spin = std::chrono::microseconds;
 constexpr Spin kSpinOwnCores{100}, kSpinSharedCores{8};
 
@@ -68,143 +63,6 @@ struct RegionBuffer {
     ~RegionBuffer() { std::free(raw); }
     RegionBuffer(const RegionBuffer &) = delete;
     RegionBuffer &operator=(const RegionBuffer &) = delete;
-};
-
-class Timeline {
-public:
-    explicit Timeline(std::chrono::steady_clock::time_point epoch) : epoch_(epoch) {}
-    bool on() const { return on_.load(std::memory_order_relaxed); }
-    void set(bool on) { on_.store(on); }
-    uint64_t now() const { return at(std::chrono::steady_clock::now()); }
-    uint64_t at(std::chrono::steady_clock::time_point t) const
-    {
-        return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(t - epoch_).count());
-    }
-    void add(TimelineEvent e)
-    {
-        std::lock_guard<std::mutex> lock(mu_);
-        events_.push_back(e);
-    }
-    std::vector<TimelineEvent> events() const
-    {
-        std::lock_guard<std::mutex> lock(mu_);
-        return events_;
-    }
-
-private:
-    const std::chrono::steady_clock::time_point epoch_;
-    std::atomic<bool> on_{false};
-    mutable std::mutex mu_;
-    std::vector<TimelineEvent> events_;
-};
-
-// The DMA engine: a bounded queue of 2D copies that complete in order. Nothing copies
-// at submit: a job runs when a core of the cluster is idle at a barrier (the engine
-// works while the cores compute, as on a chip), or at the latest when core 0 waits for
-// it (or for a later one), in the waiting thread. No engine thread takes a core from
-// the cluster. Completion is only ever observed through dma_wait, so a copy read too
-// early, or a source changed before it is waited for, can show up in the results.
-// submit and wait are core 0's alone (the HAL's contract); any core may run a job.
-class DmaEngine {
-public:
-    DmaEngine(uint32_t depth, Timeline &timeline) : slots_(depth), timeline_(timeline) {}
-
-    tsr_hal_status submit(uint8_t *dst, uint32_t dst_stride, const uint8_t *src, uint32_t src_stride,
-                          uint32_t row_bytes, uint32_t rows, tsr_dma_handle *out)
-    {
-        if (!dst || !src || !out) return TSR_HAL_INVALID;
-        const uint64_t issued = issued_.load(std::memory_order_relaxed);
-        retire_done(issued);
-        if (issued - completed_ >= slots_.size()) return TSR_HAL_BUSY; // a slot frees when its copy is done
-        slots_[issued % slots_.size()].job = Job{dst, dst_stride, src, src_stride, row_bytes, rows};
-        issued_.store(issued + 1u, std::memory_order_release);
-        *out = static_cast<tsr_dma_handle>(issued + 1u);
-        return TSR_HAL_OK;
-    }
-
-    tsr_hal_status wait(tsr_dma_handle handle)
-    {
-        if (handle == 0 || handle > issued_.load(std::memory_order_relaxed)) return TSR_HAL_INVALID;
-        while (run_one(handle)) {
-        }
-        while (completed_ < handle) { // claimed by other cores: they are copying it now
-            const Slot &slot = slots_[completed_ % slots_.size()];
-            while (slot.done.load(std::memory_order_acquire) != completed_ + 1u) cpu_relax();
-            ++completed_;
-        }
-        return TSR_HAL_OK;
-    }
-
-    // Any core: runs the oldest job nobody has taken yet; false when there is none.
-    bool help() { return run_one(UINT64_MAX); }
-    bool has_work() const
-    {
-        return claimed_.load(std::memory_order_relaxed) < issued_.load(std::memory_order_relaxed);
-    }
-
-private:
-    struct Job {
-        uint8_t *dst;
-        uint32_t dst_stride;
-        const uint8_t *src;
-        uint32_t src_stride;
-        uint32_t row_bytes;
-        uint32_t rows;
-    };
-    struct alignas(64) Slot {
-        Job job{};
-        std::atomic<uint64_t> done{0}; // the handle of the last job that completed in it
-    };
-
-    // Claims and runs the oldest unclaimed job if its handle is at most `upto`.
-    bool run_one(uint64_t upto)
-    {
-        uint64_t c = claimed_.load(std::memory_order_relaxed);
-        for (;;) {
-            if (c >= upto || c >= issued_.load(std::memory_order_acquire)) return false;
-            if (claimed_.compare_exchange_weak(c, c + 1u, std::memory_order_acq_rel, std::memory_order_relaxed)) break;
-        }
-        Slot &slot = slots_[c % slots_.size()];
-        run(slot.job);
-        slot.done.store(c + 1u, std::memory_order_release);
-        return true;
-    }
-
-    void retire_done(uint64_t issued) // core 0: count the jobs other cores have finished
-    {
-        while (completed_ < issued &&
-               slots_[completed_ % slots_.size()].done.load(std::memory_order_acquire) == completed_ + 1u)
-            ++completed_;
-    }
-
-    void run(const Job &job)
-    {
-        const uint64_t start = timeline_.on() ? timeline_.now() : 0;
-        const size_t span = size_t(job.rows - 1) * std::max(job.dst_stride, job.src_stride) + job.row_bytes;
-        const bool apart = job.dst + span <= job.src || job.src + span <= job.dst;
-        if (job.rows == 1 || (job.row_bytes == job.dst_stride && job.row_bytes == job.src_stride)) {
-            std::memmove(job.dst, job.src, size_t(job.row_bytes) * job.rows); // contiguous
-        } else if (apart && job.row_bytes <= 64u && job.row_bytes % 16u == 0u) {
-            // Short rows (a head's columns of K or V): a library call each would cost
-            // more than the copy.
-            const uint32_t rows = job.rows, row_bytes = job.row_bytes, ds = job.dst_stride, ss = job.src_stride;
-            uint8_t *d = job.dst;
-            const uint8_t *src = job.src;
-            for (uint32_t r = 0; r < rows; ++r, d += ds, src += ss)
-                for (uint32_t b = 0; b < row_bytes; b += 16u) std::memcpy(d + b, src + b, 16);
-        } else {
-            for (uint32_t r = 0; r < job.rows; ++r)
-                std::memmove(job.dst + size_t(r) * job.dst_stride, job.src + size_t(r) * job.src_stride, job.row_bytes);
-        }
-        if (start)
-            timeline_.add({TimelineEvent::Engine::kDma, 0, start, timeline_.now(), uint64_t(job.row_bytes) * job.rows,
-                           "copy", 0xFFFFu, 0, 0});
-    }
-
-    std::vector<Slot> slots_;
-    std::atomic<uint64_t> issued_{0}, claimed_{0};
-    uint64_t completed_ = 0; // core 0's: jobs known done, in order
-    Timeline &timeline_;
 };
 
 // The cluster: the controller thread is core 0, workers are cores 1..n-1. A fork runs

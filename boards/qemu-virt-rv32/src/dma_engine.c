@@ -21,9 +21,15 @@ typedef struct {
     uint32_t dst_stride, src_stride, row_bytes, rows;
 } job_t;
 
+/* Counters and handles wrap at 2^32 (about a day of generation at full speed): they
+ * are compared as differences, and the handle 0 ("no transfer") goes to an empty job
+ * of the engine's own. */
+_Static_assert((TSR_QEMU_DMA_DEPTH & (TSR_QEMU_DMA_DEPTH - 1u)) == 0u, "slots stay in step across the wrap");
 static job_t g_jobs[TSR_QEMU_DMA_DEPTH];
 static uint32_t g_tail;    /* jobs queued (core 0 writes); job k has handle k + 1 */
-static uint32_t g_done;    /* jobs completed (the engine writes): handles 1..g_done are done */
+static uint32_t g_done;    /* jobs completed (the engine writes): the handles up to g_done are done */
+
+static bool is_done(uint32_t handle, uint32_t done) { return (int32_t)(done - handle) >= 0; }
 static uint32_t g_waiter;  /* 1 + the hart waiting for a completion, or 0 */
 static bool g_present;
 static uint32_t g_hart;
@@ -121,15 +127,21 @@ tsr_hal_status tsr_dma_submit(void *ctx, void *dst, uint32_t dst_stride, const v
 {
     (void)ctx;
     if (dst == NULL || src == NULL || out == NULL) return TSR_HAL_INVALID;
-    const uint32_t tail = g_tail;
+    uint32_t tail = g_tail;
+    const bool skip = tail + 1u == 0u; /* the next handle would be 0: an empty job takes it */
     if (!g_present) { /* no engine hart: the caller copies, and the job is done at once */
         const job_t job = {(uint8_t *)dst, (const uint8_t *)src, dst_stride, src_stride, row_bytes, rows};
         run_job(&job);
-        *out = g_tail = g_done = tail + 1u;
+        *out = g_tail = g_done = tail + (skip ? 2u : 1u);
         return TSR_HAL_OK;
     }
     /* A slot frees when its transfer is done, as in hardware. */
-    if (tail - __atomic_load_n(&g_done, __ATOMIC_ACQUIRE) >= TSR_QEMU_DMA_DEPTH) return TSR_HAL_BUSY;
+    if (tail + (skip ? 1u : 0u) - __atomic_load_n(&g_done, __ATOMIC_ACQUIRE) >= TSR_QEMU_DMA_DEPTH) return TSR_HAL_BUSY;
+    if (skip) {
+        job_t *empty = &g_jobs[tail % TSR_QEMU_DMA_DEPTH];
+        empty->dst = (uint8_t *)dst, empty->src = (const uint8_t *)src, empty->rows = 0u;
+        __atomic_store_n(&g_tail, ++tail, __ATOMIC_RELEASE);
+    }
     job_t *j = &g_jobs[tail % TSR_QEMU_DMA_DEPTH];
     j->dst = (uint8_t *)dst, j->src = (const uint8_t *)src;
     j->dst_stride = dst_stride, j->src_stride = src_stride, j->row_bytes = row_bytes, j->rows = rows;
@@ -147,13 +159,13 @@ tsr_hal_status tsr_dma_submit_1d(void *ctx, void *dst, const void *src, uint32_t
 tsr_hal_status tsr_dma_wait(void *ctx, tsr_dma_handle handle)
 {
     (void)ctx;
-    if (__atomic_load_n(&g_done, __ATOMIC_ACQUIRE) >= handle && handle != 0u) return TSR_HAL_OK; /* done already */
-    if (handle == 0u || handle > g_tail) return TSR_HAL_INVALID;
+    if (handle == 0u || (int32_t)(handle - g_tail) > 0) return TSR_HAL_INVALID; /* 0, or not issued yet */
+    if (is_done(handle, __atomic_load_n(&g_done, __ATOMIC_ACQUIRE))) return TSR_HAL_OK;
     uint32_t waiting_hart;
     __asm__ volatile("csrr %0, mhartid" : "=r"(waiting_hart));
-    while (__atomic_load_n(&g_done, __ATOMIC_ACQUIRE) < handle) {
+    while (!is_done(handle, __atomic_load_n(&g_done, __ATOMIC_ACQUIRE))) {
         __atomic_store_n(&g_waiter, waiting_hart + 1u, __ATOMIC_SEQ_CST);
-        if (__atomic_load_n(&g_done, __ATOMIC_SEQ_CST) >= handle) break;
+        if (is_done(handle, __atomic_load_n(&g_done, __ATOMIC_SEQ_CST))) break;
         sleep_until_woken(waiting_hart);
     }
     __atomic_store_n(&g_waiter, 0u, __ATOMIC_RELAXED);
