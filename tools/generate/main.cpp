@@ -85,7 +85,7 @@ void print_profile(const char *title, const tessera_step_profile *steps, uint32_
     profile_row("all", all, all.cycles, tokens);
 }
 
-// "2 threads, runs on 1 (fastest measured)" or "2 threads".
+// "2 threads, runs on 1 (measured fastest)" or "2 threads".
 std::string threads_line(const tessera::HostBoard &board, uint32_t asked)
 {
     std::string line = std::to_string(board.threads()) + (board.threads() == 1 ? " thread" : " threads");
