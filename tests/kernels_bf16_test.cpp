@@ -169,6 +169,13 @@ TEST(MatmulF32W16, BitForBitAndAgainstDoublePrecision)
                 ASSERT_EQ(tsr_matmul_f32_w16(x.data(), w.data(), got.data(), rows, k, n, n, c, cores), TSR_KERNEL_OK);
             }
             EXPECT_EQ(std::memcmp(got.data(), want.data(), want.size() * 4), 0) << rows << "x" << k << "x" << n;
+            // Weights at an address that is not 4-byte aligned: the one-at-a-time path.
+            std::vector<tsr_bf16> shifted(w.size() + 1);
+            std::copy(w.begin(), w.end(), shifted.begin() + 1);
+            std::vector<float> odd(rows * n);
+            for (uint32_t c = 0; c < cores; ++c)
+                ASSERT_EQ(tsr_matmul_f32_w16(x.data(), shifted.data() + 1, odd.data(), rows, k, n, n, c, cores), TSR_KERNEL_OK);
+            EXPECT_EQ(std::memcmp(odd.data(), want.data(), want.size() * 4), 0) << "unaligned, " << rows << "x" << k << "x" << n;
             for (uint32_t r = 0; r < rows; ++r)
                 for (uint32_t i = 0; i < n; ++i) {
                     double exact = 0, magnitude = 0;
