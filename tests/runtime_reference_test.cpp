@@ -35,6 +35,15 @@ SyntheticConfig config(int heads, int kv_heads, bool shared, uint32_t seed)
 
 void PrintTo(const Variant &v, std::ostream *os) { *os << v.name; }
 
+// Largest |got - want| relative to the reference logits' range.
+double error_over_range(const float *got, const std::vector<double> &want)
+{
+    const auto [lo, hi] = std::minmax_element(want.begin(), want.end());
+    double worst = 0;
+    for (size_t i = 0; i < want.size(); ++i) worst = std::max(worst, std::fabs(double(got[i]) - want[i]));
+    return worst / (*hi - *lo);
+}
+
 class RuntimeVsReference : public ::testing::TestWithParam<Variant> {
 protected:
     void SetUp() override
@@ -64,14 +73,7 @@ protected:
         return o;
     }
     // Largest |got - want| relative to the reference logit range at that position.
-    double relative_error(const float *got, size_t pos) const
-    {
-        const auto &want = expected_[pos];
-        const auto [lo, hi] = std::minmax_element(want.begin(), want.end());
-        double worst = 0;
-        for (size_t i = 0; i < want.size(); ++i) worst = std::max(worst, std::fabs(double(got[i]) - want[i]));
-        return worst / (*hi - *lo);
-    }
+    double relative_error(const float *got, size_t pos) const { return error_over_range(got, expected_[pos]); }
 
     SyntheticWeights weights_;
     std::string ckpt_, tok_;
@@ -263,10 +265,7 @@ TEST(Llama2cVersionTwo, Stories260KWithGroupSize4RunsAsTheReferenceOnItsDequanti
         const std::vector<double> want = ref.forward(token);
         const float *got = nullptr;
         ASSERT_EQ(tessera_logits(&m->session, TESSERA_LAST_ROW, &got, nullptr), TESSERA_OK);
-        const auto [lo, hi] = std::minmax_element(want.begin(), want.end());
-        double worst = 0;
-        for (size_t i = 0; i < want.size(); ++i) worst = std::max(worst, std::fabs(double(got[i]) - want[i]));
-        EXPECT_LT(worst / (*hi - *lo), 1e-4) << "position " << pos;
+        EXPECT_LT(error_over_range(got, want), 1e-4) << "position " << pos;
         token = int32_t(std::max_element(got, got + want.size()) - got);
     }
 
@@ -330,10 +329,7 @@ TEST(Bf16Weights, RunsAsTheReferenceOnBf16RoundedWeightsAtAnyL1Size)
                 const std::vector<double> want = ref.forward(token);
                 const float *got = nullptr;
                 ASSERT_EQ(tessera_logits(&m->session, TESSERA_LAST_ROW, &got, nullptr), TESSERA_OK);
-                const auto [lo, hi] = std::minmax_element(want.begin(), want.end());
-                double worst = 0;
-                for (size_t i = 0; i < want.size(); ++i) worst = std::max(worst, std::fabs(double(got[i]) - want[i]));
-                ASSERT_LT(worst / (*hi - *lo), 1e-4) << "position " << pos << ", L1 " << l1 << ", shared " << shared;
+                ASSERT_LT(error_over_range(got, want), 1e-4) << "position " << pos << ", L1 " << l1 << ", shared " << shared;
             }
         }
     }
