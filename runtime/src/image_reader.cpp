@@ -129,7 +129,7 @@ tessera_status check_tensors(const tsr_image_header &h, const tsr_section &sec, 
     const tsr_tensor *tensors = reinterpret_cast<const tsr_tensor *>(data + sec.file_offset);
     for (uint32_t i = 0; i < h.tensor_count; ++i) {
         const tsr_tensor &t = tensors[i];
-        const uint32_t esize = dtype_size(t.dtype);
+        const uint32_t esize = tsr_dtype_bytes(t.dtype);
         auto bad = [&](const char *what) {
             err.str("tensor ").num(i).str(" (").str(tsr_region_name(t.region)).str(" offset ")
                 .num(t.offset).str(", ").num(t.size).str(" bytes): ").str(what);

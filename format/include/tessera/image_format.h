@@ -42,6 +42,19 @@ typedef enum tsr_dtype {
     TSR_DTYPE_U8 = 5
 } tsr_dtype;
 
+/* Bytes of one element of `dtype`; 0 for a value that is no tsr_dtype. */
+static inline uint32_t tsr_dtype_bytes(uint32_t dtype)
+{
+    switch (dtype) {
+    case TSR_DTYPE_F32:
+    case TSR_DTYPE_I32: return 4u;
+    case TSR_DTYPE_BF16: return 2u;
+    case TSR_DTYPE_I8:
+    case TSR_DTYPE_U8: return 1u;
+    default: return 0u;
+    }
+}
+
 typedef enum tsr_arch { TSR_ARCH_LLAMA = 1 } tsr_arch;
 
 typedef enum tsr_section_kind {

@@ -2,18 +2,6 @@
 
 namespace tsr {
 
-uint32_t dtype_size(uint32_t dtype)
-{
-    switch (dtype) {
-    case TSR_DTYPE_F32:
-    case TSR_DTYPE_I32: return 4;
-    case TSR_DTYPE_BF16: return 2;
-    case TSR_DTYPE_I8:
-    case TSR_DTYPE_U8: return 1;
-    default: return 0;
-    }
-}
-
 // ---- StepChecker ----------------------------------------------------------------------
 
 namespace {

@@ -27,7 +27,6 @@ namespace tsr {
         if (st_ != TESSERA_OK) return st_;     \
     } while (0)
 
-uint32_t dtype_size(uint32_t dtype);
 
 // ---- validation -------------------------------------------------------------------
 

@@ -22,8 +22,6 @@ struct GraphTensor {
     std::vector<float> data; // weights only (BF16 ones are rounded to nearest even when written)
 };
 
-// Bytes of one element of a graph tensor's type.
-inline uint32_t graph_dtype_bytes(uint32_t dtype) { return dtype == TSR_DTYPE_BF16 ? 2u : dtype == TSR_DTYPE_I8 ? 1u : 4u; }
 
 struct GraphStep {
     uint16_t op = 0;
@@ -65,7 +63,7 @@ struct Graph {
 
     uint32_t add(GraphTensor t)
     {
-        if (!t.bytes) t.bytes = uint64_t(t.rows) * t.cols * graph_dtype_bytes(t.dtype);
+        if (!t.bytes) t.bytes = uint64_t(t.rows) * t.cols * tsr_dtype_bytes(t.dtype);
         tensors.push_back(std::move(t));
         return uint32_t(tensors.size() - 1);
     }
