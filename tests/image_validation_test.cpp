@@ -185,7 +185,7 @@ TEST_F(ImageValidation, OperandTooSmallForTheOperator)
     for (uint32_t i = 0;; ++i) {
         tsr_step &s = step(TSR_SECTION_SCHEDULE_PROMPT, i);
         if (s.op != TSR_OP_MATMUL) continue;
-        s.params[1] *= 4;
+        s.params.matmul.n *= 4;
         break;
     }
     resign();
@@ -295,7 +295,7 @@ TEST_F(TiledImageValidation, StagingSmallerThanItsTilesIsRefused)
     uint32_t k = 0;
     tsr_step *s = first_staged(k);
     tensor(s->staging[k]).size = 64;
-    tensor(s->staging[k]).cols = 16; // a consistent tensor, just too small for the tiles
+    tensor(s->staging[k]).dims[1] = 16; // a consistent tensor, just too small for the tiles
     resign();
     EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_SCHEDULE);
     EXPECT_NE(message().find("staging tensor is smaller than its tiles"), std::string::npos) << message();
@@ -305,7 +305,7 @@ TEST_F(TiledImageValidation, TileLargerThanTheOperatorIsRefused)
 {
     uint32_t k = 0;
     tsr_step *s = first_staged(k);
-    s->tile[1] = s->params[1] + 1;
+    s->tile[1] = s->params.words[1] + 1;
     resign();
     EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_SCHEDULE);
     EXPECT_NE(message().find("tile sizes out of range"), std::string::npos) << message();

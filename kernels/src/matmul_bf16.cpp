@@ -33,21 +33,26 @@ float one(const tsr_bf16 *x, const tsr_bf16 *w, uint32_t k)
 
 tsr_kernel_status tsr_matmul_bf16(const tsr_matmul_bf16_args *a, uint32_t core_id, uint32_t core_count)
 {
-    TSR_KERNEL_REQUIRE(a && a->x && a->w && a->y && a->rows && a->k && a->n && a->ldy >= a->n);
+    TSR_KERNEL_REQUIRE(a && a->x && a->w && (a->y || a->y_f32) && a->rows && a->k && a->n && a->ldy >= a->n);
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
     uint32_t begin, end;
     tsr_core_range(a->n, core_id, core_count, &begin, &end);
     const uint32_t k = a->k;
     for (uint32_t r = 0; r < a->rows; ++r) {
         const tsr_bf16 *xr = a->x + (size_t)r * k;
-        tsr_bf16 *yr = a->y + (size_t)r * a->ldy;
+        tsr_bf16 *yr = a->y ? a->y + (size_t)r * a->ldy : nullptr;
+        float *yf = a->y_f32 + (size_t)r * a->ldy;
+        auto put = [&](uint32_t i, float v) {
+            if (yr) yr[i] = tsr_bf16_from_f32(v);
+            else yf[i] = v;
+        };
         uint32_t i = begin;
         for (; i + 4u <= end; i += 4u) {
             float s[4];
             four(xr, a->w + (size_t)i * k, k, s);
-            for (uint32_t c = 0; c < 4u; ++c) yr[i + c] = tsr_bf16_from_f32(s[c]);
+            for (uint32_t c = 0; c < 4u; ++c) put(i + c, s[c]);
         }
-        for (; i < end; ++i) yr[i] = tsr_bf16_from_f32(one(xr, a->w + (size_t)i * k, k));
+        for (; i < end; ++i) put(i, one(xr, a->w + (size_t)i * k, k));
     }
     return TSR_KERNEL_OK;
 }

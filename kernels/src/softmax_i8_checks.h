@@ -5,11 +5,7 @@
 #include "tessera/kernels_i8.h"
 
 // What tsr_iexp_constants_for gives for a scale in [2^-11, 16).
-static inline bool tsr_iexp_constants_ok(const tsr_iexp_constants &k)
-{
-    return k.shift >= 0 && k.shift <= 14 && k.ln2 >= 709 && k.ln2 <= 1420 && k.b >= 1385 && k.b <= 2771 &&
-           k.c >= 1000000 && k.c <= 4030000;
-}
+static inline bool tsr_iexp_constants_ok(const tsr_iexp_constants &k) { return tsr_iexp_constants_valid(k) != 0; }
 
 static inline bool tsr_softmax_i8_args_ok(const tsr_softmax_i8_args *a, const uint32_t *scratch)
 {

@@ -22,7 +22,8 @@ tessera_status check_header_fields(const tsr_image_header &h, Message &err)
         return TESSERA_ERR_IMAGE_BAD_HEADER;
     };
     if (h.arch != TSR_ARCH_LLAMA) return bad("unknown model architecture");
-    if (h.precision != TSR_DTYPE_F32) return bad("precision is not fp32");
+    if (h.precision != TSR_DTYPE_F32 && h.precision != TSR_DTYPE_BF16 && h.precision != TSR_DTYPE_I8)
+        return bad("precision is not fp32, bf16 or int8");
     if (!h.dim || !h.hidden_dim || !h.n_layers || !h.n_heads || !h.n_kv_heads || !h.vocab_size ||
         !h.seq_len)
         return bad("a model dimension is zero");
@@ -40,6 +41,24 @@ tessera_status check_header_fields(const tsr_image_header &h, Message &err)
         !fits(h.section_table_offset, (uint64_t)h.section_count * sizeof(tsr_section), h.file_size))
         return bad("section table outside the image");
     return TESSERA_OK;
+}
+
+// What this runtime provides (TSR_FEATURE_*): every kernel family; no NPU engine yet.
+constexpr uint32_t kRuntimeFeatures =
+    TSR_FEATURE_F32 | TSR_FEATURE_BF16 | TSR_FEATURE_I8 | TSR_FEATURE_I8_FLOAT_NONLINEAR;
+
+tessera_status check_features(const tsr_image_header &h, Message &err)
+{
+    const uint32_t missing = h.required_features & ~kRuntimeFeatures;
+    if (missing == 0u) return TESSERA_OK;
+    const uint32_t bit = missing & (0u - missing); // the lowest one
+    uint32_t index = 0;
+    while ((1u << index) != bit) ++index;
+    err.str("image needs ");
+    if (const char *name = tsr_feature_name(bit)) err.str(name);
+    else err.str("feature bit ").num(index).str(" (unknown to this runtime)");
+    err.str(", which this runtime does not provide");
+    return TESSERA_ERR_IMAGE_UNSUPPORTED;
 }
 
 tessera_status check_board(const tsr_image_header &h, const tsr_hal_board *board, Message &err)
@@ -77,6 +96,7 @@ tessera_status check_sections(const uint8_t *data, const tsr_image_header &h, Im
             .str(", expected ").hex(h.section_table_crc);
         return TESSERA_ERR_IMAGE_BAD_CHECKSUM;
     }
+    uint32_t weights_to = 0; // regions the weights sections target (one each)
     for (uint32_t i = 0; i < h.section_count; ++i) {
         const tsr_section &s = sections[i];
         auto bad = [&](const char *what) {
@@ -84,7 +104,13 @@ tessera_status check_sections(const uint8_t *data, const tsr_image_header &h, Im
             return TESSERA_ERR_IMAGE_BAD_SECTION;
         };
         if (s.kind < TSR_SECTION_TOKENIZER || s.kind > TSR_SECTION_WEIGHTS) return bad("unknown kind");
-        if (by_kind[s.kind]) return bad("kind appears twice");
+        if (s.kind == TSR_SECTION_WEIGHTS && s.region < TSR_REGION_COUNT) {
+            if (weights_to & (1u << s.region)) return bad("a second weights section for the same region");
+            if (s.region == TSR_REGION_L1) return bad("weights may target IMAGE, L2 or NMS, not L1");
+            weights_to |= 1u << s.region;
+        } else if (by_kind[s.kind]) {
+            return bad("kind appears twice");
+        }
         if (!is_pow2(s.align) || s.align > TSR_IMAGE_ALIGN || s.align < 4u) return bad("alignment not a power of two in 4..64");
         if (s.file_offset % s.align != 0u) return bad("misaligned in the file");
         if (!fits(s.file_offset, s.size, h.file_size)) return bad("extends past the end of the image");
@@ -114,8 +140,7 @@ tessera_status check_sections(const uint8_t *data, const tsr_image_header &h, Im
         }
     }
     out->sections = sections;
-    const tsr_section *weights = by_kind[TSR_SECTION_WEIGHTS];
-    out->weights_in_place = weights == nullptr || weights->region == TSR_REGION_IMAGE;
+    out->weights_in_place = (weights_to & ~(1u << TSR_REGION_IMAGE)) == 0u;
     return TESSERA_OK;
 }
 
@@ -138,7 +163,24 @@ tessera_status check_tensors(const tsr_image_header &h, const tsr_section &sec, 
         if (!esize) return bad("unknown element type");
         if (t.kind < TSR_TENSOR_WEIGHT || t.kind > TSR_TENSOR_STEP_TABLE) return bad("unknown tensor kind");
         if (t.region >= TSR_REGION_COUNT) return bad("unknown region");
-        if ((uint64_t)t.rows * t.cols * esize > t.size) return bad("shape larger than its bytes");
+        if (t.layout != TSR_LAYOUT_ROW_MAJOR) return bad("unknown layout");
+        if (t.ndims == 0u || t.ndims > TSR_MAX_DIMS) return bad("dimensions outside 1..4");
+        uint64_t elements = 1u;
+        for (uint32_t d = 0; d < TSR_MAX_DIMS; ++d) {
+            if (d >= t.ndims && t.dims[d] != 1u) return bad("an unused dimension is not 1");
+            elements *= t.dims[d]; // each below 2^32, at most 4: no overflow before the check below ends it
+            if (elements > t.size) break;
+        }
+        if (elements * esize > t.size) return bad("shape larger than its bytes");
+        if (t.quant > TSR_QUANT_PER_CHANNEL) return bad("unknown quantization");
+        if (t.quant == TSR_QUANT_PER_CHANNEL) {
+            const uint32_t q = t.quant_params;
+            if (q >= h.tensor_count || tensors[q].kind != TSR_TENSOR_WEIGHT || tensors[q].dtype != TSR_DTYPE_F32 ||
+                tensors[q].size < (uint64_t)t.dims[0] * 4u)
+                return bad("per-channel scales are not an F32 weight of a scale per channel");
+        } else if (t.quant_params != TSR_NO_TENSOR) {
+            return bad("names per-channel scales without per-channel quantization");
+        }
         if (t.offset % esize != 0u) return bad("misaligned for its element type");
         if (t.region == TSR_REGION_IMAGE) {
             if (t.kind != TSR_TENSOR_WEIGHT) return bad("only weights may live in the image");
@@ -350,6 +392,7 @@ tessera_status check_image_header(const uint8_t *data, size_t size, Message &err
     if (h.version != TSR_IMAGE_VERSION || h.header_size != sizeof(tsr_image_header)) {
         err.str("image format version ").num(h.version).str(" (header ").num(h.header_size)
             .str(" bytes); this runtime reads version ").num(TSR_IMAGE_VERSION);
+        if (h.version < TSR_IMAGE_VERSION) err.str(": pack the model again with this release's tessera-pack");
         return TESSERA_ERR_IMAGE_BAD_VERSION;
     }
     if (size < h.file_size) {
@@ -379,6 +422,7 @@ tessera_status read_image(const uint8_t *data, size_t size, const tsr_hal_board 
     TSR_TRY(check_image_header(data, size, err));
     const tsr_image_header &h = *reinterpret_cast<const tsr_image_header *>(data);
     TSR_TRY(check_header_fields(h, err));
+    TSR_TRY(check_features(h, err));
     TSR_TRY(check_board(h, board, err));
     memset(out, 0, sizeof *out);
     out->base = data;

@@ -19,6 +19,7 @@ const char *tessera_status_string(tessera_status status)
     case TESSERA_ERR_WRONG_BOARD: return "image planned for another board";
     case TESSERA_ERR_BOARD_TOO_SMALL: return "board smaller than the plan";
     case TESSERA_ERR_HAL: return "hardware layer error";
+    case TESSERA_ERR_IMAGE_UNSUPPORTED: return "image needs a feature this runtime lacks";
     case TESSERA_ERR_CONTEXT_FULL: return "context full";
     case TESSERA_ERR_BAD_TOKEN: return "token id outside the vocabulary";
     case TESSERA_ERR_BUFFER_TOO_SMALL: return "output buffer too small";

@@ -27,7 +27,11 @@ expect "unknown board" 1 "known boards:" "$pack" "$ckpt" --tokenizer "$tok" --bo
 expect "tokenizer of another model" 1 "has 32000 tokens, the model's vocabulary is 512" \
   "$pack" "$ckpt" --tokenizer "$shared/models/tokenizer.bin" -o t.tess
 expect "context above seq_len" 1 "exceeds the model's seq_len" "$pack" "$ckpt" --tokenizer "$tok" --context 4096 -o c.tess
-expect "unsupported precision" 1 "precision 'int8'" "$pack" "$ckpt" --tokenizer "$tok" --precision int8 -o p.tess
+expect "unknown precision" 105 "int4 not in {fp32,bf16,int8}" "$pack" "$ckpt" --tokenizer "$tok" --precision int4 -o p.tess
+expect "weight type with int8" 1 "--weight-type applies to --precision fp32" "$pack" "$ckpt" --tokenizer "$tok" \
+  --precision int8 --weight-type bf16 -o p.tess
+expect "calibration text missing" 105 "does not exist" "$pack" "$ckpt" --tokenizer "$tok" --precision int8 \
+  --calibration nothing.txt -o p.tess
 expect "missing checkpoint" 105 "does not exist" "$pack" nothing.bin -o n.tess
 
 "$pack" "$ckpt" --tokenizer "$tok" --context 8 -q -o small.tess

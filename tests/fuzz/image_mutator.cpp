@@ -122,9 +122,12 @@ private:
     {
         if (!l_.tensors) return false;
         uint8_t *t = d_ + l_.at[TSR_SECTION_TENSORS] + pick(l_.tensors) * sizeof(tsr_tensor);
+        static const uint8_t words[] = {4, 8, 16, 20, 24, 28, 32, 36}; // offset, size, dims, scale, zero_point
         const uint32_t field = pick(8);
-        if (field < 3u) t[field] = uint8_t(pick(2) ? interesting(t[field]) : pick(8)); // dtype, region, kind
-        else set_word(t + 4u * (field - 2u));                                              // offset .. zero_point
+        if (field < 4u) t[field] = uint8_t(pick(2) ? interesting(t[field]) : pick(8));     // dtype, region, kind, layout
+        else if (field < 6u) t[8u + field] = uint8_t(pick(2) ? interesting(t[8u + field]) : pick(5)); // ndims, quant
+        else if (field == 6u) set<uint16_t>(t + 14u, uint16_t(pick(l_.tensors + 1u)));       // per-channel scales
+        else set_word(t + words[pick(8)]);
         return true;
     }
     // A step of either schedule: (address, step count).
@@ -147,8 +150,9 @@ private:
         case 1: st.engine = uint8_t(pick(4)); break;
         case 2: st.operands[k] = uint16_t(pick(4) ? (l_.tensors ? pick(l_.tensors) : 0u) : interesting(st.operands[k])); break;
         case 3: {
-            const uint32_t i = pick(TSR_MAX_PARAMS);
-            st.params[i] = interesting(st.params[i]);
+            const uint32_t i = pick(sizeof st.params.words / 4u);
+            st.params.words[i] = interesting(st.params.words[i]);
+            if (pick(4) == 0) st.dtype = uint8_t(pick(8)); // the step's element type with it
             break;
         }
         case 4: {

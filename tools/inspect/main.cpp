@@ -28,6 +28,19 @@ const char *section_name(uint32_t kind)
     }
 }
 
+const char *dtype_name(uint32_t dtype)
+{
+    switch (dtype) {
+    case TSR_DTYPE_F32: return "f32";
+    case TSR_DTYPE_I32: return "i32";
+    case TSR_DTYPE_BF16: return "bf16";
+    case TSR_DTYPE_I8: return "i8";
+    case TSR_DTYPE_U8: return "u8";
+    case TSR_DTYPE_I16: return "i16";
+    default: return "?";
+    }
+}
+
 const char *tensor_kind(uint32_t kind)
 {
     static const char *names[] = {"?", "weight", "activation", "kv_cache", "io", "scratch", "staging"};
@@ -62,8 +75,13 @@ int main(int argc, char **argv)
     }
     const auto &h = *reinterpret_cast<const tsr_image_header *>(img.data());
     std::printf("image     %s: %zu bytes, format version %u\n", path.c_str(), img.size(), h.version);
-    std::printf("model     llama, fp32: dim %u, hidden %u, %u layers, %u heads (%u KV), vocab %u, seq_len %u\n", h.dim,
+    std::printf("model     llama, %s: dim %u, hidden %u, %u layers, %u heads (%u KV), vocab %u, seq_len %u\n", 
+                h.precision == TSR_DTYPE_I8 ? "int8" : h.precision == TSR_DTYPE_BF16 ? "bf16" : "fp32", h.dim,
                 h.hidden_dim, h.n_layers, h.n_heads, h.n_kv_heads, h.vocab_size, h.seq_len);
+    std::printf("features ");
+    for (uint32_t bit = 1; bit; bit <<= 1)
+        if (h.required_features & bit) std::printf(" %s;", tsr_feature_name(bit) ? tsr_feature_name(bit) : "unknown");
+    std::printf("\n");
     std::printf("plan      board %s (fingerprint 0x%08x, %u cores), context %u, prompt chunk %u\n", h.board_name,
                 h.board_fingerprint, h.planned_cores, h.context, h.prompt_chunk);
     for (uint32_t r = TSR_REGION_L1; r < TSR_REGION_COUNT; ++r)
@@ -104,9 +122,15 @@ int main(int argc, char **argv)
     }
     std::printf("tensors   %u\n", h.tensor_count);
     if (tensors)
-        for (uint32_t i = 0; i < h.tensor_count; ++i)
-            std::printf("  %4u %-10s %-5s offset %10u  %9u bytes  %u x %u\n", i, tensor_kind(tensor[i].kind),
-                        tsr_region_name(tensor[i].region), tensor[i].offset, tensor[i].size, tensor[i].rows, tensor[i].cols);
+        for (uint32_t i = 0; i < h.tensor_count; ++i) {
+            const tsr_tensor &t = tensor[i];
+            std::printf("  %4u %-10s %-5s %-4s offset %10u  %9u bytes ", i, tensor_kind(t.kind), tsr_region_name(t.region),
+                        dtype_name(t.dtype), t.offset, t.size);
+            for (uint32_t d = 0; d < t.ndims && d < TSR_MAX_DIMS; ++d) std::printf("%s%u", d ? " x " : " ", t.dims[d]);
+            if (t.quant == TSR_QUANT_PER_TENSOR) std::printf("  scale %.6g", double(t.scale));
+            if (t.quant == TSR_QUANT_PER_CHANNEL) std::printf("  per-channel scales t%u", t.quant_params);
+            std::printf("\n");
+        }
     for (int k = 0; k < 2; ++k) {
         const auto &sh = *reinterpret_cast<const tsr_schedule_header *>(schedule[k]);
         std::printf("schedule  %s: %u steps, %u rows\n", k ? "token" : "prompt", sh.step_count, sh.max_rows);

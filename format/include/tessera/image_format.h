@@ -17,17 +17,20 @@
 
 #include <stdint.h>
 
+#include "tessera/op_params.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 #define TSR_IMAGE_MAGIC 0x53534554u /* "TESS" read as a little-endian uint32 */
-#define TSR_IMAGE_VERSION 3u
+#define TSR_IMAGE_VERSION 4u
 #define TSR_IMAGE_ALIGN 64u         /* file alignment of sections; buffer alignment in regions */
 #define TSR_NO_TENSOR 0xFFFFu
 #define TSR_BOARD_NAME_BYTES 32u
 #define TSR_MAX_OPERANDS 6u
-#define TSR_MAX_PARAMS 6u
+#define TSR_PARAM_BYTES 64u         /* tsr_step.params: the operator's typed parameters */
+#define TSR_MAX_DIMS 4u
 #define TSR_MAX_TILES 3u
 #define TSR_MAX_TOKEN_BYTES 64u     /* longest vocabulary piece the device tokenizer accepts */
 #define TSR_SAMPLER_BYTES_PER_TOKEN 12u /* sampler scratch per vocabulary entry: probability, (prob, index) */
@@ -39,7 +42,8 @@ typedef enum tsr_dtype {
     TSR_DTYPE_I32 = 2,
     TSR_DTYPE_BF16 = 3,
     TSR_DTYPE_I8 = 4,
-    TSR_DTYPE_U8 = 5
+    TSR_DTYPE_U8 = 5,
+    TSR_DTYPE_I16 = 6
 } tsr_dtype;
 
 /* Bytes of one element of `dtype`; 0 for a value that is no tsr_dtype. */
@@ -48,7 +52,8 @@ static inline uint32_t tsr_dtype_bytes(uint32_t dtype)
     switch (dtype) {
     case TSR_DTYPE_F32:
     case TSR_DTYPE_I32: return 4u;
-    case TSR_DTYPE_BF16: return 2u;
+    case TSR_DTYPE_BF16:
+    case TSR_DTYPE_I16: return 2u;
     case TSR_DTYPE_I8:
     case TSR_DTYPE_U8: return 1u;
     default: return 0u;
@@ -75,6 +80,46 @@ typedef enum tsr_tensor_kind {
     TSR_TENSOR_STAGING = 6,    /* L1 tile slots of one step's streamed operand */
     TSR_TENSOR_STEP_TABLE = 7  /* the runtime's resolved steps: written once at open, overlapping nothing */
 } tsr_tensor_kind;
+
+/* tsr_tensor.layout: how the elements lie in memory. */
+typedef enum tsr_layout {
+    TSR_LAYOUT_ROW_MAJOR = 0 /* dims[ndims - 1] varies fastest; engine-specific layouts take later values */
+} tsr_layout;
+
+/* tsr_tensor.quant: what its scale and zero point say. */
+typedef enum tsr_quant_kind {
+    TSR_QUANT_NONE = 0,        /* a float or index tensor: scale 1, zero point 0 */
+    TSR_QUANT_PER_TENSOR = 1,  /* real = scale * (q - zero_point) */
+    TSR_QUANT_PER_CHANNEL = 2  /* real = scales[i] * q for channel i (dims[0]); scales: the F32
+                                  tensor quant_params names (dims[0] entries), zero point 0 */
+} tsr_quant_kind;
+
+/* tsr_image_header.required_features: what the runtime must provide to run the
+ * image; a runtime refuses an image that asks for a bit it lacks, by name. */
+#define TSR_FEATURE_F32 1u          /* fp32 kernels */
+#define TSR_FEATURE_BF16 2u         /* bf16 kernels */
+#define TSR_FEATURE_I8 4u           /* integer-only int8 kernels */
+#define TSR_FEATURE_I8_FLOAT_NONLINEAR 8u /* int8 with float non-linearities (boards with an FPU) */
+#define TSR_FEATURE_NPU 16u         /* NPU jobs */
+#define TSR_FEATURE_COUNT_ 5u
+
+static inline const char *tsr_feature_name(uint32_t bit)
+{
+    switch (bit) {
+    case TSR_FEATURE_F32: return "fp32 kernels";
+    case TSR_FEATURE_BF16: return "bf16 kernels";
+    case TSR_FEATURE_I8: return "int8 kernels";
+    case TSR_FEATURE_I8_FLOAT_NONLINEAR: return "int8 float non-linearities";
+    case TSR_FEATURE_NPU: return "NPU";
+    default: return 0;
+    }
+}
+
+/* How an int8 operator computes its non-linearities (softmax, RMSNorm, SiLU). */
+typedef enum tsr_nonlinear {
+    TSR_NONLINEAR_INTEGER = 0, /* integer arithmetic only (I-BERT exp, integer division and square root) */
+    TSR_NONLINEAR_FLOAT = 1    /* dequantized, computed in float, requantized */
+} tsr_nonlinear;
 
 typedef enum tsr_engine { TSR_ENGINE_CLUSTER = 1, TSR_ENGINE_DMA = 2, TSR_ENGINE_NPU = 3 } tsr_engine;
 
@@ -121,7 +166,7 @@ typedef struct tsr_image_header {
 
     /* model */
     uint32_t arch;         /* tsr_arch */
-    uint32_t precision;    /* tsr_dtype of weights and activations */
+    uint32_t precision;    /* tsr_dtype of the activations (F32, BF16 or I8) */
     uint32_t dim;
     uint32_t hidden_dim;
     uint32_t n_layers;
@@ -154,9 +199,12 @@ typedef struct tsr_image_header {
                                         work area (see tsr_encode_work_bytes) */
     uint32_t section_table_crc;      /* CRC-32 of the section table */
     uint32_t step_table_tensor;      /* >= (prompt + token steps) x TSR_STEP_TABLE_ENTRY_BYTES, 8-aligned */
-    uint32_t reserved[7];
+    uint32_t required_features;      /* TSR_FEATURE_* */
+    uint32_t reserved[6];
 } tsr_image_header;
 
+/* One section of each kind, except WEIGHTS: one per region it targets (IMAGE, L2,
+ * NMS), each at most once. */
 typedef struct tsr_section {
     uint32_t kind;          /* tsr_section_kind */
     uint32_t region;        /* where it is used: IMAGE = in place, else copied there at open */
@@ -172,25 +220,36 @@ typedef struct tsr_tensor {
     uint8_t dtype;   /* tsr_dtype */
     uint8_t region;  /* tsr_region_id */
     uint8_t kind;    /* tsr_tensor_kind */
-    uint8_t reserved0;
+    uint8_t layout;  /* tsr_layout */
     uint32_t offset; /* within its region (IMAGE: within the file) */
     uint32_t size;   /* bytes */
-    uint32_t rows;   /* logical shape: rows x cols elements fill at most `size` bytes */
-    uint32_t cols;
-    float scale;        /* quantization: real = scale * (q - zero_point); 1 and 0 for float types */
-    int32_t zero_point;
-    uint32_t reserved1;
+    uint8_t ndims;   /* 1..TSR_MAX_DIMS */
+    uint8_t quant;   /* tsr_quant_kind */
+    uint16_t quant_params; /* PER_CHANNEL: the F32 weight tensor of its scales; else TSR_NO_TENSOR */
+    uint32_t dims[TSR_MAX_DIMS]; /* outermost first; the elements fill at most `size` bytes; unused dims 1 */
+    float scale;        /* PER_TENSOR: real = scale * (q - zero_point); else 1 */
+    int32_t zero_point; /* PER_TENSOR int8 activations are symmetric: 0 */
 } tsr_tensor;
+
+/* The matrix view kernels take: cols the innermost dimension, rows all the others. */
+static inline uint64_t tsr_tensor_cols(const tsr_tensor *t) { return t->ndims ? t->dims[t->ndims - 1u] : 0u; }
+static inline uint64_t tsr_tensor_rows(const tsr_tensor *t)
+{
+    uint64_t r = 1u;
+    for (uint32_t i = 0; i + 1u < t->ndims && i < TSR_MAX_DIMS; ++i) r *= t->dims[i];
+    return r;
+}
 
 typedef struct tsr_step {
     uint16_t op;     /* tsr_op */
     uint8_t engine;  /* tsr_engine */
     uint8_t flags;   /* TSR_STEP_* */
     uint16_t operands[TSR_MAX_OPERANDS]; /* tensor ids in the order the op lists them */
-    uint32_t params[TSR_MAX_PARAMS];
+    tsr_op_params params;               /* the member named after the op (tessera/op_params.h) */
     uint32_t tile[TSR_MAX_TILES];       /* tile sizes, as the op's tile kind says */
     uint16_t layer;                     /* the model layer it belongs to (profiles), or TSR_NO_LAYER */
-    uint16_t reserved;
+    uint8_t dtype;                      /* tsr_dtype of its activations: F32, BF16 or I8 (the op says which it takes) */
+    uint8_t reserved;
     uint16_t staging[TSR_MAX_OPERANDS]; /* L1 staging tensor per operand, or TSR_NO_TENSOR */
 } tsr_step;
 
@@ -265,8 +324,9 @@ static inline uint64_t tsr_encode_work_bytes(uint32_t context, uint32_t max_toke
 } /* extern "C" */
 static_assert(sizeof(tsr_image_header) == 208, "image header layout");
 static_assert(sizeof(tsr_section) == 32, "section layout");
-static_assert(sizeof(tsr_tensor) == 32, "tensor layout");
-static_assert(sizeof(tsr_step) == 68, "step layout");
+static_assert(sizeof(tsr_tensor) == 40, "tensor layout");
+static_assert(sizeof(tsr_step) == 108, "step layout");
+static_assert(sizeof(tsr_op_params) == TSR_PARAM_BYTES, "params layout");
 static_assert(sizeof(tsr_schedule_header) == 32, "schedule header layout");
 static_assert(sizeof(tsr_tokenizer_header) == 32, "tokenizer header layout");
 static_assert(sizeof(tsr_token_entry) == 12, "token entry layout");

@@ -46,9 +46,10 @@ float tsr_expf_schraudolph(float x);
 typedef struct tsr_matmul_bf16_args {
     const tsr_bf16 *x; /* rows x k */
     const tsr_bf16 *w; /* n x k */
-    tsr_bf16 *y;       /* rows x ldy */
+    tsr_bf16 *y;       /* rows x ldy; null when y_f32 is given */
     uint32_t rows, k, n; /* each >= 1 */
     uint32_t ldy;        /* >= n */
+    float *y_f32;      /* rows x ldy fp32 outputs, unrounded (the logits); null: y */
 } tsr_matmul_bf16_args;
 
 uint32_t tsr_matmul_bf16_scratch_bytes(const tsr_matmul_bf16_args *args); /* none */
@@ -72,6 +73,25 @@ tsr_kernel_status tsr_softmax_bf16(tsr_bf16 *x, uint32_t n, tsr_exp_kind exp);
 /* y = bf16(silu(gate) * up), silu(v) = v / (1 + e^-v), over `count` elements; y may alias. */
 tsr_kernel_status tsr_swiglu_bf16(const tsr_bf16 *gate, const tsr_bf16 *up, tsr_bf16 *y, uint32_t count,
                                   tsr_exp_kind exp, uint32_t core_id, uint32_t core_count);
+
+/* The other operators of a bf16 transformer, each computing in fp32 and rounding its
+ * outputs once, with tsr_*_f32's contracts and splits (rmsnorm: rows; rope: (row,
+ * pair), the table fp32; add: elements). */
+tsr_kernel_status tsr_rmsnorm_bf16(const tsr_bf16 *x, const tsr_bf16 *weight, tsr_bf16 *y, uint32_t rows, uint32_t dim,
+                                   float eps, uint32_t core_id, uint32_t core_count);
+tsr_kernel_status tsr_rope_bf16(tsr_bf16 *q, tsr_bf16 *k, const float *table, uint32_t rows, uint32_t pos,
+                                uint32_t dim, uint32_t kv_dim, uint32_t head_size, uint32_t core_id,
+                                uint32_t core_count);
+tsr_kernel_status tsr_add_bf16(const tsr_bf16 *a, const tsr_bf16 *b, tsr_bf16 *y, uint32_t count, uint32_t core_id,
+                               uint32_t core_count);
+/* Attention pieces for one (row, head) over a bf16 KV cache, fp32 scores and sums:
+ * scores[t] = (q . keys[t]) / sqrt(head_size); softmax in place with `exp`;
+ * acc[d] += sum_t probs[t] values[t][d]; out[d] = bf16(acc[d]). count, head_size >= 1. */
+tsr_kernel_status tsr_attention_scores_bf16(const tsr_bf16 *q, const tsr_bf16 *keys, float *scores, uint32_t count,
+                                            uint32_t head_size);
+tsr_kernel_status tsr_softmax_f32_exp(float *x, uint32_t n, tsr_exp_kind exp);
+tsr_kernel_status tsr_attention_accumulate_bf16(const float *probs, const tsr_bf16 *values, float *acc,
+                                                uint32_t count, uint32_t head_size);
 
 #ifdef __cplusplus
 }

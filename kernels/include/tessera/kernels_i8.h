@@ -109,6 +109,13 @@ static inline int tsr_iexp_constants_for(double scale, tsr_iexp_constants *out)
     return 1;
 }
 
+/* Whether k is what tsr_iexp_constants_for gives for some scale in [2^-11, 16). */
+static inline int tsr_iexp_constants_valid(tsr_iexp_constants k)
+{
+    return k.shift >= 0 && k.shift <= 14 && k.ln2 >= 709 && k.ln2 <= 1420 && k.b >= 1385 && k.b <= 2771 &&
+           k.c >= 1000000 && k.c <= 4030000;
+}
+
 uint32_t tsr_softmax_i8_scratch_bytes(const tsr_softmax_i8_args *args); /* 4 * n: the exponentials */
 /* One row, on one core (a softmax row is one core's work in attention). scratch: at
  * least tsr_softmax_i8_scratch_bytes, 4-byte aligned. */
@@ -192,6 +199,25 @@ typedef struct tsr_swiglu_i8_args {
     uint32_t count;                  /* >= 1 */
 } tsr_swiglu_i8_args;
 tsr_kernel_status tsr_swiglu_i8(const tsr_swiglu_i8_args *args, uint32_t core_id, uint32_t core_count);
+
+/* RoPE in integers: table[pos][i] = {round(16384 cos), round(16384 sin)} (Q14, as
+ * tsr_rope_f32's table), each pair (v0, v1) of q (and of k, for i < kv_dim) becomes
+ *   (round((v0 c - v1 s) / 2^14), round((v0 s + v1 c) / 2^14)), halves up, saturated,
+ * in the input's own scale. rows >= 1; head_size even, dividing dim and kv_dim <= dim;
+ * split over (row, pair) as tsr_rope_f32. */
+tsr_kernel_status tsr_rope_i8(int8_t *q, int8_t *k, const int16_t *table, uint32_t rows, uint32_t pos, uint32_t dim,
+                              uint32_t kv_dim, uint32_t head_size, uint32_t core_id, uint32_t core_count);
+
+/* y = clamp(requantize(a, a_multiplier, a_shift) + requantize(b, b_multiplier, b_shift)),
+ * symmetric (zero points 0): the residual connection, each input brought to y's scale. */
+typedef struct tsr_add_i8_args {
+    const int8_t *a, *b;
+    int8_t *y;                          /* may equal a or b */
+    int32_t a_multiplier, a_shift;      /* as tsr_matmul_i8's multiplier and shift */
+    int32_t b_multiplier, b_shift;
+    uint32_t count;                     /* >= 1 */
+} tsr_add_i8_args;
+tsr_kernel_status tsr_add_i8(const tsr_add_i8_args *args, uint32_t core_id, uint32_t core_count);
 
 #ifdef __cplusplus
 }

@@ -46,6 +46,7 @@ typedef enum tessera_status {
     TESSERA_ERR_WRONG_BOARD = 20,          /* image planned for another board */
     TESSERA_ERR_BOARD_TOO_SMALL = 21,      /* board region or core count below the plan */
     TESSERA_ERR_HAL = 22,                  /* a HAL call failed */
+    TESSERA_ERR_IMAGE_UNSUPPORTED = 23,    /* the image needs a feature this runtime lacks (required_features) */
 
     /* running */
     TESSERA_ERR_CONTEXT_FULL = 30,   /* the tokens would run past the KV cache */

@@ -1,6 +1,8 @@
 // ATTENTION in: q (rows x dim), k_cache, v_cache (context x kv_dim)   out: y (rows x dim)
-//           scratch: operand 3, no tensor: a scores row per attention core, from the plan
-//           params: n_heads, n_kv_heads, head_size, context
+//           scratch: operand 3, no tensor: per attention core, a scores row and what the
+//             element type needs besides (Scratch below), from the plan
+//           params (tsr_attention_params): n_heads, n_kv_heads, head_size, context;
+//             BF16: the exponential; I8: the variant and its factors
 //           tiles: tile[0] cached positions per chunk, tile[1] cores sharing the heads
 //
 // Causal grouped-query attention over the KV cache. The work items are (row, head)
@@ -12,38 +14,86 @@
 // the values stream the same way and each core sums them into its head of y. q and y,
 // when not in L1, are staged a head at a time, two buffers a core (one per round).
 #include "op.h"
+#include "tessera/kernels_bf16.h"
+#include "tessera/kernels_i8.h"
+#include "tessera/kernels_i8_float.h"
 
 namespace tsr {
 namespace {
+
+const tsr_attention_params &P(const tsr_step &s) { return s.params.attention; }
 
 struct Shape {
     uint32_t nh, nkv, hs, ctx, dim, kv_dim, group;
 };
 Shape shape_of(const tsr_step &s)
 {
-    const uint32_t *p = s.params;
-    return Shape{p[0], p[1], p[2], p[3], p[0] * p[2], p[1] * p[2], p[1] ? p[0] / p[1] : 0u};
+    const tsr_attention_params &p = P(s);
+    return Shape{p.n_heads, p.n_kv_heads, p.head_size, p.context, p.n_heads * p.head_size, p.n_kv_heads * p.head_size,
+                 p.n_kv_heads ? p.n_heads / p.n_kv_heads : 0u};
 }
+
+bool integer(const tsr_step &s) { return s.dtype == TSR_DTYPE_I8 && P(s).exp == TSR_NONLINEAR_INTEGER; }
+
+// One attention core's scratch: its scores row (I8 integer: int8 scores, 12-bit
+// probabilities, the exponentials; else fp32 scores, then probabilities in place),
+// and the accumulators of its head (fp32 or int32; F32 sums straight into y).
+struct Scratch {
+    uint32_t probs, exps, acc, bytes; // offsets in the core's buffer, and its size
+};
+Scratch scratch_of(const tsr_step &s)
+{
+    const Shape a = shape_of(s);
+    auto up4 = [](uint32_t v) { return (v + 3u) & ~3u; };
+    Scratch x = {};
+    if (integer(s)) {
+        x.probs = up4(a.ctx);
+        x.exps = x.probs + up4(2u * a.ctx);
+        x.acc = x.exps + 4u * a.ctx;
+    } else {
+        x.acc = 4u * a.ctx;
+    }
+    x.bytes = x.acc + (s.dtype == TSR_DTYPE_F32 ? 0u : 4u * a.hs);
+    return x;
+}
+
+tsr_iexp_constants constants(const tsr_iexp_params &p) { return tsr_iexp_constants{p.shift, p.ln2, p.b, p.c}; }
 
 tessera_status validate(StepChecker &c)
 {
     const Shape a = shape_of(c.step);
+    const tsr_attention_params &p = P(c.step);
+    const uint32_t T = c.step.dtype, e = act_bytes(c.step);
+    TSR_TRY(c.dtype_in(kAllTypes));
     if (!a.nh || !a.nkv || a.nh % a.nkv || !a.hs || a.ctx != c.h.context) return c.fail("heads or context do not fit");
-    const uint64_t R = c.rows, cache = (uint64_t)a.ctx * a.nkv * a.hs * 4u, io = R * a.nh * a.hs * 4u;
-    TSR_TRY(c.operand(0, TSR_DTYPE_F32, io, false));
-    TSR_TRY(c.operand(1, TSR_DTYPE_F32, cache, false));
-    TSR_TRY(c.operand(2, TSR_DTYPE_F32, cache, false));
+    if (T == TSR_DTYPE_BF16 && p.exp != TSR_EXP_ACCURATE && p.exp != TSR_EXP_SCHRAUDOLPH)
+        return c.fail("unknown exponential");
+    if (T == TSR_DTYPE_I8) {
+        TSR_TRY(c.nonlinear(p.exp));
+        if (p.exp == TSR_NONLINEAR_INTEGER) {
+            if (a.ctx > 1024u || a.hs > 1024u) return c.fail("context or head size above the integer softmax's 1024");
+            TSR_TRY(c.requant(p.scores, "scores factor out of range"));
+            TSR_TRY(c.requant(p.out, "output factor out of range"));
+            if (!tsr_iexp_constants_valid(constants(p.softmax))) return c.fail("softmax constants out of range");
+        } else if (!(p.score_scale > 0.0f) || !(p.out_scale > 0.0f)) {
+            return c.fail("scores or output scale not positive");
+        }
+    }
+    const uint64_t R = c.rows, cache = (uint64_t)a.ctx * a.nkv * a.hs * e, io = R * a.nh * a.hs * e;
+    TSR_TRY(c.operand(0, T, io, false));
+    TSR_TRY(c.operand(1, T, cache, false));
+    TSR_TRY(c.operand(2, T, cache, false));
     TSR_TRY(c.of_kind(1, TSR_TENSOR_KV_CACHE, "is not a KV cache"));
     TSR_TRY(c.of_kind(2, TSR_TENSOR_KV_CACHE, "is not a KV cache"));
-    return c.operand(4, TSR_DTYPE_F32, io, true);
+    return c.operand(4, T, io, true);
 }
 
 StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t cores)
 {
     StepGeometry g = StepGeometry::none();
     const Shape a = shape_of(s);
-    const uint32_t tc = s.tile[0], ac = s.tile[1];
-    if (!tc || tc > a.ctx || !ac || ac > cores) return g;
+    const uint32_t tc = s.tile[0], ac = s.tile[1], e = act_bytes(s);
+    if (!tc || tc > a.ctx || !ac || ac > cores || !e) return g;
     const uint32_t chunks = ceil_div(a.ctx, tc);
     const uint64_t heads = (uint64_t)rows * a.nh;
     g.tiles = (uint32_t)((heads + ac - 1u) / ac) * 2u * chunks;
@@ -51,19 +101,98 @@ StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t cores)
         g.stream(k, bytes, 2u, use);
         g.operand[k].slots = 2u * ac;
     };
-    per_core(0, a.hs * 4u, OperandUse::kStreamed);
-    per_core(1, (uint64_t)tc * a.hs * 4u, OperandUse::kStaged); // keys, then values in the same buffers
+    per_core(0, a.hs * e, OperandUse::kStreamed);
+    per_core(1, (uint64_t)tc * a.hs * e, OperandUse::kStaged); // keys, then values in the same buffers
     g.operand[2] = g.operand[1];
     g.operand[2].shares = 1u;
-    g.operand[3] = OperandGeometry{OperandUse::kScratch, 3u, a.ctx * 4u, ac, 0u, 0u};
-    per_core(4, a.hs * 4u, OperandUse::kStreamed);
+    g.operand[3] = OperandGeometry{OperandUse::kScratch, 3u, scratch_of(s).bytes, ac, 0u, 0u};
+    per_core(4, a.hs * e, OperandUse::kStreamed);
     // Traffic with the whole context cached (the most a run moves).
-    g.traffic(0, heads * a.hs * 4u, heads);
-    g.traffic(1, heads * a.ctx * a.hs * 4u, heads * chunks);
-    g.traffic(2, heads * a.ctx * a.hs * 4u, heads * chunks);
-    g.traffic(4, heads * a.hs * 4u, heads);
+    g.traffic(0, heads * a.hs * e, heads);
+    g.traffic(1, heads * a.ctx * a.hs * e, heads * chunks);
+    g.traffic(2, heads * a.ctx * a.hs * e, heads * chunks);
+    g.traffic(4, heads * a.hs * e, heads);
     g.valid = true;
     return g;
+}
+
+// Keys pass, one chunk of one (row, head): its scores; after the row's last chunk, the
+// softmax over all n of them and clean accumulators.
+tsr_kernel_status score(const tsr_step &s, const uint8_t *q, const uint8_t *keys, uint8_t *mine, const Scratch &sx,
+                        uint32_t first, uint32_t count, uint32_t n, bool last_chunk, uint8_t *y)
+{
+    const tsr_attention_params &p = P(s);
+    const uint32_t hs = p.head_size;
+    float *scores = (float *)mine;
+    tsr_kernel_status st;
+    switch (s.dtype) {
+    case TSR_DTYPE_F32:
+        st = tsr_attention_scores_f32((const float *)q, (const float *)keys, scores + first, count, hs, 0, 1);
+        if (st == TSR_KERNEL_OK && last_chunk) {
+            tsr_softmax_f32(scores, n);
+            for (uint32_t i = 0; i < hs; ++i) ((float *)y)[i] = 0.0f; // F32 sums straight into y
+        }
+        return st;
+    case TSR_DTYPE_BF16:
+        st = tsr_attention_scores_bf16((const tsr_bf16 *)q, (const tsr_bf16 *)keys, scores + first, count, hs);
+        if (st == TSR_KERNEL_OK && last_chunk) st = tsr_softmax_f32_exp(scores, n, (tsr_exp_kind)p.exp);
+        break;
+    default:
+        if (p.exp == TSR_NONLINEAR_FLOAT) {
+            st = tsr_attention_scores_i8_float((const int8_t *)q, (const int8_t *)keys, scores + first, count, hs,
+                                               p.score_scale);
+            if (st == TSR_KERNEL_OK && last_chunk) tsr_softmax_f32(scores, n);
+            break;
+        }
+        {
+            const tsr_attention_scores_i8_args a = {(const int8_t *)q, (const int8_t *)keys, (int8_t *)mine + first, 0, 0,
+                                                    p.scores.multiplier, p.scores.shift, count, hs};
+            st = tsr_attention_scores_i8(&a, 0, 1);
+        }
+        if (st == TSR_KERNEL_OK && last_chunk) {
+            const tsr_softmax_i8_args a = {(const int8_t *)mine, (uint16_t *)(mine + sx.probs), n, constants(p.softmax)};
+            st = tsr_softmax_i8(&a, (uint32_t *)(mine + sx.exps));
+        }
+        if (st == TSR_KERNEL_OK && last_chunk)
+            for (uint32_t i = 0; i < hs; ++i) ((int32_t *)(mine + sx.acc))[i] = 0;
+        return st;
+    }
+    if (st == TSR_KERNEL_OK && last_chunk)
+        for (uint32_t i = 0; i < hs; ++i) ((float *)(mine + sx.acc))[i] = 0.0f;
+    return st;
+}
+
+// Values pass, one chunk: the weighted sum into the accumulators; after the row's last
+// chunk, the head of y from them.
+tsr_kernel_status accumulate(const tsr_step &s, const uint8_t *values, uint8_t *mine, const Scratch &sx,
+                             uint32_t first, uint32_t count, bool last_chunk, uint8_t *y)
+{
+    const tsr_attention_params &p = P(s);
+    const uint32_t hs = p.head_size;
+    const float *probs = (const float *)mine + first;
+    float *acc = (float *)(mine + sx.acc);
+    tsr_kernel_status st;
+    switch (s.dtype) {
+    case TSR_DTYPE_F32:
+        return tsr_attention_accumulate_f32(probs, (const float *)values, (float *)y, count, hs, 0, 1);
+    case TSR_DTYPE_BF16:
+        st = tsr_attention_accumulate_bf16(probs, (const tsr_bf16 *)values, acc, count, hs);
+        if (st == TSR_KERNEL_OK && last_chunk)
+            for (uint32_t i = 0; i < hs; ++i) ((tsr_bf16 *)y)[i] = tsr_bf16_from_f32(acc[i]);
+        return st;
+    default:
+        if (p.exp == TSR_NONLINEAR_FLOAT) {
+            st = tsr_attention_accumulate_i8_float(probs, (const int8_t *)values, acc, count, hs);
+            if (st == TSR_KERNEL_OK && last_chunk) tsr_attention_output_i8_float(acc, (int8_t *)y, hs, p.out_scale);
+            return st;
+        }
+        const tsr_attention_accumulate_i8_args a = {(const uint16_t *)(mine + sx.probs) + first, (const int8_t *)values,
+                                                    (int32_t *)(mine + sx.acc), 0, count, hs};
+        st = tsr_attention_accumulate_i8(&a, 0, 1);
+        if (st == TSR_KERNEL_OK && last_chunk)
+            tsr_attention_output_i8((const int32_t *)(mine + sx.acc), (int8_t *)y, hs, p.out.multiplier, p.out.shift, 0);
+        return st;
+    }
 }
 
 void run(StepRun &r)
@@ -71,7 +200,8 @@ void run(StepRun &r)
     const Shape a = shape_of(r.step);
     const uint32_t tc = r.step.tile[0], ac = r.step.tile[1] < r.cores ? r.step.tile[1] : r.cores;
     const uint32_t items = r.rows * a.nh, chunks = ceil_div(r.pos + r.rows, tc), rounds = ceil_div(items, ac);
-    const uint32_t tiles = rounds * 2u * chunks, head = a.hs * 4u;
+    const uint32_t tiles = rounds * 2u * chunks, e = act_bytes(r.step), head = a.hs * e;
+    const Scratch sx = scratch_of(r.step);
     // Tile t: round, pass (0 keys, 1 values) and chunk.
     struct Tile {
         uint32_t round, pass, chunk;
@@ -102,7 +232,7 @@ void run(StepRun &r)
         return it;
     };
     auto kv_buffer = [&](uint32_t j, uint32_t t) { return r.stage[1] + (size_t)(2u * j + t % 2u) * r.resolved.slot_bytes[1]; };
-    auto head_offset = [&](const Item &it) { return ((size_t)it.row * a.dim + (size_t)it.head * a.hs) * 4u; };
+    auto head_offset = [&](const Item &it) { return ((size_t)it.row * a.dim + (size_t)it.head * a.hs) * e; };
     auto head_of = [&](uint32_t k, const Item &it, uint32_t round, uint32_t j) { // q or y: staged, or in place
         return r.stage[k] ? r.stage[k] + (size_t)(2u * j + round % 2u) * head : r.addr[k] + head_offset(it);
     };
@@ -116,30 +246,25 @@ void run(StepRun &r)
                 if (x.pass == 0u && x.chunk == 0u && r.stage[0])
                     r.run.dma.copy(head_of(0, it, x.round, j), r.addr[0] + head_offset(it), head);
                 if (!it.live) continue;
-                const uint8_t *cache = r.addr[1 + x.pass] + (size_t)it.first * a.kv_dim * 4u +
+                const uint8_t *cache = r.addr[1 + x.pass] + (size_t)it.first * a.kv_dim * e +
                                        (size_t)(it.head / a.group) * head;
-                r.run.dma.copy_2d(kv_buffer(j, t), head, cache, a.kv_dim * 4u, head, it.count); // the head's columns
+                r.run.dma.copy_2d(kv_buffer(j, t), head, cache, a.kv_dim * e, head, it.count); // the head's columns
             }
         },
         [&](uint32_t t) {
             const Tile x = tile(t);
             const Item it = item(x, r.core);
             if (!it.live) return;
-            float *scores = (float *)r.stage[3] + (size_t)r.core * a.ctx;
-            const float *kv = (const float *)kv_buffer(r.core, t);
-            float *q = (float *)head_of(0, it, x.round, r.core), *y = (float *)head_of(4, it, x.round, r.core);
+            uint8_t *mine = r.stage[3] + (size_t)r.core * r.resolved.slot_bytes[3];
+            const uint8_t *kv = kv_buffer(r.core, t);
+            uint8_t *q = head_of(0, it, x.round, r.core), *y = head_of(4, it, x.round, r.core);
+            const uint32_t n = it.last + 1u; // positions of the row's softmax
+            const bool last_chunk = it.first + it.count == n;
             r.check(kv, (uint64_t)it.count * head, 1 + x.pass);
-            r.check(scores, (uint64_t)(it.last + 1u) * 4u, 3);
+            r.check(mine, sx.bytes, 3);
             r.check(x.pass ? y : q, head, x.pass ? 4 : 0);
-            if (x.pass == 0u) {
-                r.kernel(tsr_attention_scores_f32(q, kv, scores + it.first, it.count, a.hs, 0, 1));
-                if (it.first + it.count == it.last + 1u) { // its last chunk: the weights, and a clean head of y
-                    tsr_softmax_f32(scores, it.last + 1u);
-                    for (uint32_t i = 0; i < a.hs; ++i) y[i] = 0.0f;
-                }
-            } else {
-                r.kernel(tsr_attention_accumulate_f32(scores + it.first, kv, y, it.count, a.hs, 0, 1));
-            }
+            r.kernel(x.pass == 0u ? score(r.step, q, kv, mine, sx, it.first, it.count, n, last_chunk, y)
+                                  : accumulate(r.step, kv, mine, sx, it.first, it.count, last_chunk, y));
         },
         [&](uint32_t t) {
             const Tile x = tile(t);

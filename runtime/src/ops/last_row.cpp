@@ -1,4 +1,4 @@
-// LAST_ROW  in: x (rows x n)   out: y (1 x n)   params: n
+// LAST_ROW  in: x (rows x n)   out: y (1 x n)   params (tsr_last_row_params): n
 //           data movement: the run's last row, so what follows (the classifier)
 //           runs on one row (TSR_STEP_ONE_ROW) instead of every row of a prompt chunk.
 #include "op.h"
@@ -8,22 +8,23 @@ namespace {
 
 tessera_status validate(StepChecker &c)
 {
-    const uint32_t n = c.step.params[0];
-    if (!n) return c.fail("n is 0");
-    TSR_TRY(c.operand(0, TSR_DTYPE_F32, (uint64_t)c.rows * n * 4u, false));
-    return c.operand(1, TSR_DTYPE_F32, (uint64_t)n * 4u, true);
+    const uint64_t row = (uint64_t)c.step.params.last_row.n * act_bytes(c.step);
+    TSR_TRY(c.dtype_in(kAllTypes));
+    if (!row) return c.fail("n is 0");
+    TSR_TRY(c.operand(0, c.step.dtype, c.rows * row, false));
+    return c.operand(1, c.step.dtype, row, true);
 }
 
 void run(StepRun &r)
 {
-    const uint32_t bytes = r.step.params[0] * 4u;
+    const uint32_t bytes = r.step.params.last_row.n * act_bytes(r.step);
     r.run.dma.copy(r.addr[1], r.addr[0] + (size_t)(r.rows - 1u) * bytes, bytes);
 }
 
 StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t cores)
 {
     StepGeometry g = move_geometry(s, rows, cores);
-    g.traffic(1, (uint64_t)s.params[0] * 4u, 1u);
+    g.traffic(1, (uint64_t)s.params.last_row.n * act_bytes(s), 1u);
     return g;
 }
 

@@ -52,6 +52,35 @@ tessera_status StepChecker::of_kind(uint32_t i, uint32_t kind, const char *what)
     return tensors[step.operands[i]].kind == kind ? TESSERA_OK : fail(what, i);
 }
 
+tessera_status StepChecker::dtype_in(uint32_t allowed)
+{
+    if (step.dtype >= 32u || !(allowed & dtype_bit(step.dtype))) return fail("element type not supported by the operator");
+    return TESSERA_OK;
+}
+
+tessera_status StepChecker::constant(uint32_t id, uint32_t dtype, uint64_t bytes, const char *what)
+{
+    if (id >= h.tensor_count || tensors[id].kind != TSR_TENSOR_WEIGHT || tensors[id].dtype != dtype ||
+        tensors[id].size < bytes)
+        return fail(what);
+    return TESSERA_OK;
+}
+
+tessera_status StepChecker::requant(const tsr_requant_params &r, const char *what)
+{
+    if (r.multiplier < 0 || (r.multiplier != 0 && r.multiplier < (1 << 30)) || r.shift < -31 || r.shift > 30)
+        return fail(what);
+    return TESSERA_OK;
+}
+
+tessera_status StepChecker::nonlinear(uint32_t v)
+{
+    if (v != TSR_NONLINEAR_INTEGER && v != TSR_NONLINEAR_FLOAT) return fail("unknown non-linearity variant");
+    if (v == TSR_NONLINEAR_FLOAT && !(h.required_features & TSR_FEATURE_I8_FLOAT_NONLINEAR))
+        return fail("float non-linearities the header does not declare");
+    return TESSERA_OK;
+}
+
 // ---- Dma ---------------------------------------------------------------------------------
 
 void Dma::copy_2d(void *dst, uint32_t dst_stride, const void *src, uint32_t src_stride, uint32_t row_bytes,

@@ -48,7 +48,21 @@ struct StepChecker {
     // Operands with a fixed role: the tensor itself (id) or its kind.
     tessera_status pinned(uint32_t i, uint32_t id, const char *what);
     tessera_status of_kind(uint32_t i, uint32_t kind, const char *what);
+    // The step's element type is one of `allowed` (TSR_DTYPE_* bits: 1u << dtype).
+    tessera_status dtype_in(uint32_t allowed);
+    // A constant the params name (requantization tables): a weight of `dtype` and at
+    // least `bytes` bytes.
+    tessera_status constant(uint32_t id, uint32_t dtype, uint64_t bytes, const char *what);
+    // A requantization factor (multiplier, shift) in the kernels' ranges.
+    tessera_status requant(const tsr_requant_params &r, const char *what);
+    tessera_status nonlinear(uint32_t v);
 };
+
+constexpr uint32_t dtype_bit(uint32_t dtype) { return 1u << dtype; }
+constexpr uint32_t kFloatTypes = dtype_bit(TSR_DTYPE_F32) | dtype_bit(TSR_DTYPE_BF16);
+constexpr uint32_t kAllTypes = kFloatTypes | dtype_bit(TSR_DTYPE_I8);
+// Bytes of one activation element of step s.
+inline uint32_t act_bytes(const tsr_step &s) { return tsr_dtype_bytes(s.dtype); }
 
 // ---- running ----------------------------------------------------------------------
 
@@ -135,6 +149,8 @@ public:
     const ResolvedStep &resolved;
     uint8_t *const *addr;  // resolved.addr
     uint8_t *const *stage; // resolved.stage
+    // A tensor the params name (validated at open).
+    const uint8_t *constant(uint32_t id) const { return tensor_address(run.img, run.board, id); }
 
     // Buffer `tile` of operand k's staging (alternating when it has two).
     uint8_t *slot(uint32_t k, uint32_t tile) const

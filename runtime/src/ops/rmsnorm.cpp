@@ -1,20 +1,19 @@
-// RMSNORM   in: x (rows x dim), weight (dim)   out: y (rows x dim)
-//           params: dim, eps (float bits)       tiles: rows
+// RMSNORM   in: x (rows x dim), weight (dim)   out: y (rows x dim)   tiles: rows
+//           params (tsr_rmsnorm_params): dim; F32, BF16: eps; I8: the weight is I8 too,
+//           integer (eps_q8, gain, gain_shift) or float (eps, out_scale) variant.
 #include "row_tiles.h"
+#include "tessera/kernels_bf16.h"
+#include "tessera/kernels_i8.h"
+#include "tessera/kernels_i8_float.h"
 
 namespace tsr {
 namespace {
 
-float eps_of(const tsr_step &s)
-{
-    float eps;
-    __builtin_memcpy(&eps, &s.params[1], sizeof eps);
-    return eps;
-}
+const tsr_rmsnorm_params &P(const tsr_step &s) { return s.params.rmsnorm; }
 
 void operands(const tsr_step &s, RowOperand out[3])
 {
-    const uint32_t row = s.params[0] * 4u;
+    const uint32_t row = P(s).dim * act_bytes(s);
     out[0] = {0, row, 0, false, true, false};
     out[1] = {1, row, 0, true, true, false};
     out[2] = {2, row, 0, false, false, true};
@@ -22,12 +21,23 @@ void operands(const tsr_step &s, RowOperand out[3])
 
 tessera_status validate(StepChecker &c)
 {
-    const uint32_t *p = c.step.params;
-    const uint64_t R = c.rows;
-    if (!p[0] || !(eps_of(c.step) > 0.0f)) return c.fail("dim is 0 or eps not positive");
-    TSR_TRY(c.operand(0, TSR_DTYPE_F32, R * p[0] * 4u, false));
-    TSR_TRY(c.operand(1, TSR_DTYPE_F32, (uint64_t)p[0] * 4u, false));
-    return c.operand(2, TSR_DTYPE_F32, R * p[0] * 4u, true);
+    const tsr_rmsnorm_params &p = P(c.step);
+    TSR_TRY(c.dtype_in(kAllTypes));
+    const uint64_t R = c.rows, row = (uint64_t)p.dim * act_bytes(c.step);
+    if (!p.dim) return c.fail("dim is 0");
+    if (c.step.dtype == TSR_DTYPE_I8) {
+        TSR_TRY(c.nonlinear(p.nonlinear));
+        if (p.dim > 16384u) return c.fail("dim above 16384");
+        if (p.nonlinear == TSR_NONLINEAR_FLOAT ? !(p.eps > 0.0f) || !(p.out_scale > 0.0f)
+                                               : p.eps_q8 > (1u << 24) || p.gain < (1 << 14) || p.gain >= (1 << 15) ||
+                                                     p.gain_shift < 0 || p.gain_shift > 30)
+            return c.fail("normalization constants out of range");
+    } else if (!(p.eps > 0.0f)) {
+        return c.fail("eps not positive");
+    }
+    TSR_TRY(c.operand(0, c.step.dtype, R * row, false));
+    TSR_TRY(c.operand(1, c.step.dtype, row, false));
+    return c.operand(2, c.step.dtype, R * row, true);
 }
 
 StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t)
@@ -37,15 +47,30 @@ StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t)
     return row_geometry(s, rows, ops, 3);
 }
 
+tsr_kernel_status normalize(const StepRun &r, uint8_t **p, uint32_t n)
+{
+    const tsr_rmsnorm_params &q = P(r.step);
+    switch (r.step.dtype) {
+    case TSR_DTYPE_F32:
+        return tsr_rmsnorm_f32((const float *)p[0], (const float *)p[1], (float *)p[2], n, q.dim, q.eps, r.worker, r.workers);
+    case TSR_DTYPE_BF16:
+        return tsr_rmsnorm_bf16((const tsr_bf16 *)p[0], (const tsr_bf16 *)p[1], (tsr_bf16 *)p[2], n, q.dim, q.eps,
+                                r.worker, r.workers);
+    default:
+        if (q.nonlinear == TSR_NONLINEAR_FLOAT)
+            return tsr_rmsnorm_i8_float((const int8_t *)p[0], (const int8_t *)p[1], (int8_t *)p[2], n, q.dim, q.eps,
+                                        q.out_scale, r.worker, r.workers);
+        tsr_rmsnorm_i8_args a = {(const int8_t *)p[0], (const int8_t *)p[1], (int8_t *)p[2], 0, 0, q.eps_q8, q.gain,
+                                 q.gain_shift, n, q.dim};
+        return tsr_rmsnorm_i8(&a, r.worker, r.workers);
+    }
+}
+
 void run(StepRun &r)
 {
     RowOperand ops[3];
     operands(r.step, ops);
-    const uint32_t dim = r.step.params[0];
-    const float eps = eps_of(r.step);
-    run_rows(r, ops, 3, [&](uint8_t **p, uint32_t n) {
-        return tsr_rmsnorm_f32((const float *)p[0], (const float *)p[1], (float *)p[2], n, dim, eps, r.worker, r.workers);
-    });
+    run_rows(r, ops, 3, [&](uint8_t **p, uint32_t n) { return normalize(r, p, n); });
 }
 
 } // namespace

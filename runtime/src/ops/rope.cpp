@@ -1,29 +1,37 @@
 // ROPE      inout: q (rows x dim), k (rows x kv_dim)
-//           in: table (context x head_size: a {cos, sin} pair per 2 columns)
-//           params: dim, kv_dim, head_size, context        tiles: rows
+//           in: table (context x head_size: a {cos, sin} pair per 2 columns; F32, or
+//               I16 in Q14 for I8 steps)
+//           params (tsr_rope_params): dim, kv_dim, head_size, context        tiles: rows
 #include "row_tiles.h"
+#include "tessera/kernels_bf16.h"
+#include "tessera/kernels_i8.h"
 
 namespace tsr {
 namespace {
 
+const tsr_rope_params &P(const tsr_step &s) { return s.params.rope; }
+uint32_t table_type(const tsr_step &s) { return s.dtype == TSR_DTYPE_I8 ? TSR_DTYPE_I16 : TSR_DTYPE_F32; }
+
 void operands(const tsr_step &s, uint32_t pos, RowOperand out[3])
 {
-    const uint32_t *p = s.params;
-    out[0] = {0, p[0] * 4u, 0, false, true, true};
-    out[1] = {1, p[1] * 4u, 0, false, true, true};
-    out[2] = {2, p[2] * 4u, pos, false, true, false}; // the table's rows start at the run's position
+    const tsr_rope_params &p = P(s);
+    const uint32_t e = act_bytes(s);
+    out[0] = {0, p.dim * e, 0, false, true, true};
+    out[1] = {1, p.kv_dim * e, 0, false, true, true};
+    out[2] = {2, p.head_size * tsr_dtype_bytes(table_type(s)), pos, false, true, false}; // rows from the run's position
 }
 
 tessera_status validate(StepChecker &c)
 {
-    const uint32_t *p = c.step.params;
-    const uint32_t dim = p[0], kv_dim = p[1], hs = p[2];
-    const uint64_t R = c.rows;
-    if (!hs || hs % 2u || !dim || dim % hs || !kv_dim || kv_dim % hs || kv_dim > dim || p[3] != c.h.context)
+    const tsr_rope_params &p = P(c.step);
+    TSR_TRY(c.dtype_in(kAllTypes));
+    const uint64_t R = c.rows, e = act_bytes(c.step);
+    if (!p.head_size || p.head_size % 2u || !p.dim || p.dim % p.head_size || !p.kv_dim || p.kv_dim % p.head_size ||
+        p.kv_dim > p.dim || p.context != c.h.context)
         return c.fail("dims or context do not fit the model");
-    TSR_TRY(c.operand(0, TSR_DTYPE_F32, R * dim * 4u, true));
-    TSR_TRY(c.operand(1, TSR_DTYPE_F32, R * kv_dim * 4u, true));
-    return c.operand(2, TSR_DTYPE_F32, (uint64_t)p[3] * hs * 4u, false);
+    TSR_TRY(c.operand(0, c.step.dtype, R * p.dim * e, true));
+    TSR_TRY(c.operand(1, c.step.dtype, R * p.kv_dim * e, true));
+    return c.operand(2, table_type(c.step), (uint64_t)p.context * p.head_size * tsr_dtype_bytes(table_type(c.step)), false);
 }
 
 StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t)
@@ -37,10 +45,20 @@ void run(StepRun &r)
 {
     RowOperand ops[3];
     operands(r.step, r.pos, ops);
-    const uint32_t *p = r.step.params;
+    const tsr_rope_params &p = P(r.step);
+    // The table tile starts at the tile's first position: position 0 relative to it.
     run_rows(r, ops, 3, [&](uint8_t **t, uint32_t n) {
-        // The table tile starts at the tile's first position: position 0 relative to it.
-        return tsr_rope_f32((float *)t[0], (float *)t[1], (const float *)t[2], n, 0, p[0], p[1], p[2], r.worker, r.workers);
+        switch (r.step.dtype) {
+        case TSR_DTYPE_F32:
+            return tsr_rope_f32((float *)t[0], (float *)t[1], (const float *)t[2], n, 0, p.dim, p.kv_dim, p.head_size,
+                                r.worker, r.workers);
+        case TSR_DTYPE_BF16:
+            return tsr_rope_bf16((tsr_bf16 *)t[0], (tsr_bf16 *)t[1], (const float *)t[2], n, 0, p.dim, p.kv_dim,
+                                 p.head_size, r.worker, r.workers);
+        default:
+            return tsr_rope_i8((int8_t *)t[0], (int8_t *)t[1], (const int16_t *)t[2], n, 0, p.dim, p.kv_dim,
+                               p.head_size, r.worker, r.workers);
+        }
     });
 }
 

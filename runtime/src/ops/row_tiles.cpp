@@ -23,42 +23,21 @@ StepGeometry row_geometry(const tsr_step &s, uint32_t rows, const RowOperand *op
     return g;
 }
 
-namespace {
-
-void binary_operands(const tsr_step &s, RowOperand out[3])
+tessera_status binary_validate(StepChecker &c, uint32_t n)
 {
-    const uint32_t row = s.params[0] * 4u;
-    out[0] = {0, row, 0, false, true, false};
-    out[1] = {1, row, 0, false, true, false};
-    out[2] = {2, row, 0, false, false, true};
+    const uint64_t bytes = (uint64_t)c.rows * n * act_bytes(c.step);
+    TSR_TRY(c.dtype_in(kAllTypes));
+    if (!n) return c.fail("n is 0");
+    TSR_TRY(c.operand(0, c.step.dtype, bytes, false));
+    TSR_TRY(c.operand(1, c.step.dtype, bytes, false));
+    return c.operand(2, c.step.dtype, bytes, true);
 }
 
-} // namespace
-
-tessera_status binary_validate(StepChecker &c)
+StepGeometry binary_geometry(const tsr_step &s, uint32_t rows, uint32_t n)
 {
-    const uint64_t bytes = (uint64_t)c.rows * c.step.params[0] * 4u;
-    if (!c.step.params[0]) return c.fail("n is 0");
-    TSR_TRY(c.operand(0, TSR_DTYPE_F32, bytes, false));
-    TSR_TRY(c.operand(1, TSR_DTYPE_F32, bytes, false));
-    return c.operand(2, TSR_DTYPE_F32, bytes, true);
-}
-
-StepGeometry binary_geometry(const tsr_step &s, uint32_t rows, uint32_t)
-{
-    RowOperand ops[3];
-    binary_operands(s, ops);
+    const uint32_t row = n * act_bytes(s);
+    const RowOperand ops[3] = {{0, row, 0, false, true, false}, {1, row, 0, false, true, false}, {2, row, 0, false, false, true}};
     return row_geometry(s, rows, ops, 3);
-}
-
-void binary_run(StepRun &r, BinaryKernel kernel)
-{
-    RowOperand ops[3];
-    binary_operands(r.step, ops);
-    const uint32_t n = r.step.params[0];
-    run_rows(r, ops, 3, [&](uint8_t **p, uint32_t rows) {
-        return kernel((const float *)p[0], (const float *)p[1], (float *)p[2], rows * n, r.worker, r.workers);
-    });
 }
 
 } // namespace tsr

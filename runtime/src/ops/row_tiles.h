@@ -57,11 +57,15 @@ template <typename Kernel> void run_rows(StepRun &r, const RowOperand *ops, uint
 }
 
 // Element-wise operators of two inputs: in a (rows x n), b (rows x n); out y (rows x
-// n); params: n. `Fn` is the kernel (a, b, y, count, core, cores).
-typedef tsr_kernel_status (*BinaryKernel)(const float *, const float *, float *, uint32_t, uint32_t, uint32_t);
-tessera_status binary_validate(StepChecker &c);
-StepGeometry binary_geometry(const tsr_step &s, uint32_t rows, uint32_t cores);
-void binary_run(StepRun &r, BinaryKernel kernel);
+// n); n is the first word of their params. kernel(a, b, y, count) runs on every core.
+tessera_status binary_validate(StepChecker &c, uint32_t n);
+StepGeometry binary_geometry(const tsr_step &s, uint32_t rows, uint32_t n);
+template <typename Kernel> void binary_run(StepRun &r, uint32_t n, Kernel kernel)
+{
+    const uint32_t row = n * act_bytes(r.step);
+    const RowOperand ops[3] = {{0, row, 0, false, true, false}, {1, row, 0, false, true, false}, {2, row, 0, false, false, true}};
+    run_rows(r, ops, 3, [&](uint8_t **p, uint32_t rows) { return kernel(p[0], p[1], p[2], rows * n); });
+}
 
 } // namespace tsr
 

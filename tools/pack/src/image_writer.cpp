@@ -7,7 +7,6 @@
 #include <numeric>
 
 #include "tessera/crc32.h"
-#include "tessera/kernels_bf16.h" // tsr_bf16_from_f32: weights as the kernels read them
 
 static_assert(std::endian::native == std::endian::little, "the image is little-endian; so must the packer's host be");
 
@@ -42,8 +41,9 @@ std::vector<uint8_t> build_schedule(const GraphSchedule &s)
         st.engine = g.engine;
         st.flags = g.flags;
         st.layer = g.layer;
+        st.dtype = g.dtype;
         for (uint32_t k = 0; k < TSR_MAX_OPERANDS; ++k) st.operands[k] = uint16_t(k < g.operand_count ? g.operands[k] : TSR_NO_TENSOR);
-        for (uint32_t k = 0; k < TSR_MAX_PARAMS; ++k) st.params[k] = g.params[k];
+        st.params = g.params;
         for (uint32_t k = 0; k < TSR_MAX_TILES; ++k) st.tile[k] = g.tile[k];
         for (uint32_t k = 0; k < TSR_MAX_OPERANDS; ++k) st.staging[k] = uint16_t(g.staging[k]);
         put(out, sizeof(tsr_schedule_header) + i * sizeof(tsr_step), st);
@@ -93,15 +93,8 @@ std::vector<uint8_t> build_image(const Graph &g, const Vocabulary &vocab, const 
     for (size_t i = 0; i < g.tensors.size(); ++i) {
         const GraphTensor &t = g.tensors[i];
         if (t.kind != TSR_TENSOR_WEIGHT) continue;
-        uint8_t *at = weights.data() + plan.offset[i];
-        if (t.dtype == TSR_DTYPE_BF16) {
-            for (size_t j = 0; j < t.data.size(); ++j) {
-                const tsr_bf16 v = tsr_bf16_from_f32(t.data[j]);
-                std::memcpy(at + 2 * j, &v, 2);
-            }
-        } else {
-            std::memcpy(at, t.data.data(), t.data.size() * 4);
-        }
+        if (t.data.size() > t.bytes) throw PlanError("weight " + t.name + " holds more bytes than its tensor");
+        std::memcpy(weights.data() + plan.offset[i], t.data.data(), t.data.size());
     }
 
     struct Pending {
@@ -134,10 +127,15 @@ std::vector<uint8_t> build_image(const Graph &g, const Vocabulary &vocab, const 
         tsr_tensor d{};
         d.dtype = uint8_t(t.dtype);
         d.kind = uint8_t(t.kind);
-        d.rows = t.rows;
-        d.cols = t.cols;
+        d.layout = TSR_LAYOUT_ROW_MAJOR;
+        d.ndims = 2;
+        d.dims[0] = t.rows;
+        d.dims[1] = t.cols;
+        d.dims[2] = d.dims[3] = 1;
         d.size = checked_u32(t.bytes, "a tensor");
-        d.scale = 1.0f;
+        d.quant = uint8_t(t.quant);
+        d.quant_params = uint16_t(t.quant == TSR_QUANT_PER_CHANNEL ? t.quant_params : TSR_NO_TENSOR);
+        d.scale = t.quant == TSR_QUANT_PER_TENSOR ? float(t.scale) : 1.0f;
         if (t.kind == TSR_TENSOR_WEIGHT) {
             d.region = uint8_t(plan.weights_region);
             d.offset = checked_u32(plan.offset[i] + (plan.weights_in_place ? weights_file_offset : plan.weights_region_offset),
@@ -157,7 +155,8 @@ std::vector<uint8_t> build_image(const Graph &g, const Vocabulary &vocab, const 
     h.file_size = file_size;
     h.flags = m.prompt_logits_all ? TSR_IMAGE_PROMPT_LOGITS_ALL : 0u;
     h.arch = m.arch;
-    h.precision = TSR_DTYPE_F32;
+    h.precision = m.precision;
+    h.required_features = m.required_features;
     h.dim = m.dim;
     h.hidden_dim = m.hidden_dim;
     h.n_layers = m.n_layers;

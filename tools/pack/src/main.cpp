@@ -4,6 +4,8 @@
 #include <fstream>
 #include <map>
 
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 
 #include "tessera/pack/image_writer.h"
@@ -24,7 +26,19 @@ int main(int argc, char **argv)
         ->check(CLI::ExistingFile);
     app.add_option("--board", o.board, "board NAME (host, siracusa, gap9) or description FILE.json")
         ->capture_default_str();
-    app.add_option("--precision", o.precision, "weight and activation precision")->capture_default_str();
+    app.add_option("--precision", o.precision,
+                   "activations and KV cache: fp32; bf16 (every weight bf16, fp32 sums); int8 (W8A8: weights "
+                   "symmetric per output channel, activations with static scales from calibration)")
+        ->check(CLI::IsMember({"fp32", "bf16", "int8"}))->capture_default_str();
+    app.add_option("--nonlinear", o.nonlinear,
+                   "int8: softmax, RMSNorm and SiLU in integer arithmetic (no FPU needed) or in float")
+        ->check(CLI::IsMember({"integer", "float"}))->capture_default_str();
+    app.add_option("--exp", o.exp, "bf16: exponential of softmax and SiLU: accurate, or schraudolph (bit trick, ~6 %)")
+        ->check(CLI::IsMember({"accurate", "schraudolph"}))->capture_default_str();
+    app.add_option("--calibration", o.calibration,
+                   "int8: UTF-8 text whose lines (each from BOS) fix the activation scales (default: the model's own "
+                   "greedy and sampled continuations from BOS)")
+        ->check(CLI::ExistingFile);
     app.add_option("--context", o.context, "positions the KV cache holds (default: the model's seq_len)")
         ->check(CLI::Range(1u, 1u << 20));
     app.add_option("--prompt-chunk", o.prompt_chunk, "tokens per prompt-mode run (default: min(16, context))")
@@ -48,6 +62,7 @@ int main(int argc, char **argv)
     app.add_flag("-q,--quiet", quiet, "print nothing on success");
     CLI11_PARSE(app, argc, argv);
     o.prompt_logits_all = prompt_logits == "all";
+    o.progress = !quiet && isatty(fileno(stderr));
     o.weights = weights == "image" ? tessera::WeightsPlacement::kImage
               : weights == "l2"    ? tessera::WeightsPlacement::kL2
                                    : tessera::WeightsPlacement::kAuto;

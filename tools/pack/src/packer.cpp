@@ -1,11 +1,18 @@
 #include "tessera/pack/packer.h"
 
 #include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <map>
 #include <optional>
 #include <filesystem>
 #include <sstream>
 
+#include "tessera/board_desc.h"
+#include "tessera/host_board.hpp"
 #include "tessera/models/llama.h"
+#include "tessera/pack/calibration.h"
+#include "tessera/tessera.h"
 #include "tessera/pack/image_writer.h"
 #include "tessera/pack/memory_map_svg.h"
 #include "tessera/tools/output_file.h"
@@ -42,13 +49,73 @@ const char *kind_name(uint32_t kind)
     }
 }
 
+// What every lowered graph gets before planning: the sampler scratch is also the
+// device tokenizer's work area (room for any text whose tokens fit the context), and
+// the runtime resolves every step once, at open, into a table of its own.
+void finish_graph(Graph &g, const Vocabulary &vocab)
+{
+    GraphTensor &scratch = g.tensors[g.sampler_scratch];
+    scratch.bytes = std::max<uint64_t>(scratch.bytes, tsr_encode_work_bytes(g.hyper.context, vocab.max_token_length));
+    GraphTensor table;
+    table.name = "step_table";
+    table.kind = TSR_TENSOR_STEP_TABLE;
+    table.rows = uint32_t(g.prompt.steps.size() + g.token.steps.size());
+    table.cols = TSR_STEP_TABLE_ENTRY_BYTES / 4;
+    g.step_table = g.add(std::move(table));
+}
+
+// The lines of a calibration text as token ids (BOS first), encoded by the device
+// tokenizer itself: an fp32 image of the model, opened on the host board.
+std::vector<std::vector<int32_t>> encode_calibration_text(const std::string &path, Graph &fp32,
+                                                          const Vocabulary &vocab)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError("cannot read the calibration text " + path);
+    const BoardDesc host = load_board_desc("host");
+    const MemoryPlan plan = plan_memory(fp32, host, PlanOptions{});
+    std::vector<uint8_t> image = build_image(fp32, vocab, plan, host);
+    auto board = HostBoard::create(host, 1);
+    tessera_session session;
+    if (tessera_open(&session, image.data(), image.size(), board->hal()) != TESSERA_OK)
+        throw PlanError(std::string("calibration image: ") + tessera_last_error(&session));
+    std::vector<std::vector<int32_t>> out;
+    std::vector<int32_t> ids(fp32.hyper.context);
+    std::string line;
+    uint32_t number = 0;
+    while (std::getline(in, line)) {
+        ++number;
+        if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+        uint32_t count = 0;
+        const tessera_status st = tessera_encode(&session, line.c_str(), true, false, ids.data(), uint32_t(ids.size()), &count);
+        if (st == TESSERA_ERR_CONTEXT_FULL) { // a long line: its first context's worth of words
+            std::string cut = line.substr(0, fp32.hyper.context);
+            if (tessera_encode(&session, cut.c_str(), true, false, ids.data(), uint32_t(ids.size()), &count) != TESSERA_OK)
+                continue;
+        } else if (st != TESSERA_OK) {
+            tessera_close(&session);
+            throw InputError(path + ":" + std::to_string(number) + ": " + tessera_last_error(&session));
+        }
+        out.emplace_back(ids.begin(), ids.begin() + count);
+    }
+    tessera_close(&session);
+    if (out.empty()) throw InputError("the calibration text " + path + " has no line to encode");
+    return out;
+}
+
 } // namespace
 
 PackResult pack(const PackOptions &o)
 {
     const auto t0 = std::chrono::steady_clock::now();
-    if (o.precision != "fp32")
-        throw InputError("precision '" + o.precision + "' is not supported yet (this packer writes fp32 images)");
+    if (o.precision != "fp32" && o.precision != "bf16" && o.precision != "int8")
+        throw InputError("precision '" + o.precision + "' is not one of fp32, bf16, int8");
+    if (o.nonlinear != "integer" && o.nonlinear != "float")
+        throw InputError("non-linearities '" + o.nonlinear + "' are not one of integer, float");
+    if (o.exp != "accurate" && o.exp != "schraudolph")
+        throw InputError("exponential '" + o.exp + "' is not one of accurate, schraudolph");
+    if (!o.calibration.empty() && o.precision != "int8") throw InputError("--calibration applies to --precision int8 only");
+    if (o.weight_type != "fp32" && o.precision != "fp32")
+        throw InputError("--weight-type applies to --precision fp32 (bf16 and int8 images choose their weights)");
     // Every output is checked (and opened) before any work; all appear at the end or none.
     std::vector<std::pair<std::string, std::string>> named = {{"--output", o.output}};
     if (!o.report.empty()) named.push_back({"--report", o.report});
@@ -80,22 +147,48 @@ PackResult pack(const PackOptions &o)
     if (o.weight_type != "fp32" && o.weight_type != "bf16")
         throw InputError("weight type '" + o.weight_type + "' is not one of fp32, bf16");
     lowering.matmul_weights = o.weight_type == "bf16" ? TSR_DTYPE_BF16 : TSR_DTYPE_F32;
-    r.weight_type = o.weight_type;
+    r.weight_type = o.precision == "fp32" ? o.weight_type : o.precision;
+    r.precision = o.precision;
     if (lowering.prompt_chunk > lowering.context)
         throw InputError("--prompt-chunk " + std::to_string(o.prompt_chunk) + " exceeds the context " +
                          std::to_string(lowering.context));
-    r.graph = lower_llama(std::move(ck), lowering);
-    // The sampler scratch is also the device tokenizer's work area: room for any text
-    // whose tokens fit the context.
-    GraphTensor &scratch = r.graph.tensors[r.graph.sampler_scratch];
-    scratch.bytes = std::max<uint64_t>(scratch.bytes, tsr_encode_work_bytes(lowering.context, vocab.max_token_length));
-    // The runtime resolves every step once, at open, into a table of its own.
-    GraphTensor table;
-    table.name = "step_table";
-    table.kind = TSR_TENSOR_STEP_TABLE;
-    table.rows = uint32_t(r.graph.prompt.steps.size() + r.graph.token.steps.size());
-    table.cols = TSR_STEP_TABLE_ENTRY_BYTES / 4;
-    r.graph.step_table = r.graph.add(std::move(table));
+    lowering.precision = o.precision == "int8" ? TSR_DTYPE_I8 : o.precision == "bf16" ? TSR_DTYPE_BF16 : TSR_DTYPE_F32;
+    lowering.exp = o.exp == "schraudolph" ? 1u : 0u; // tsr_exp_kind
+    lowering.nonlinear = o.nonlinear == "float" ? TSR_NONLINEAR_FLOAT : TSR_NONLINEAR_INTEGER;
+    std::map<std::string, double> ranges;
+    if (lowering.precision == TSR_DTYPE_I8) {
+        // Calibration: the fp32 model, run on the calibration sequences, fixes every
+        // activation's scale.
+        const auto c0 = std::chrono::steady_clock::now();
+        LlamaLowering fp32 = lowering;
+        fp32.precision = TSR_DTYPE_F32;
+        fp32.matmul_weights = TSR_DTYPE_F32;
+        Graph reference = lower_llama(LlamaCheckpoint(ck), fp32);
+        CalibrationOptions co;
+        if (!o.calibration.empty()) {
+            finish_graph(reference, vocab);
+            co.sequences = encode_calibration_text(o.calibration, reference, vocab);
+            r.calibration = o.calibration + " (" + std::to_string(co.sequences.size()) + " lines)";
+        } else {
+            r.calibration = "the model's own continuations from BOS (1 greedy, " + std::to_string(co.sampled) + " sampled, " +
+                            std::to_string(std::min(lowering.context, 256u)) + " tokens each)";
+        }
+        if (o.progress)
+            co.progress = [](uint32_t done, uint32_t total) {
+                std::fprintf(stderr, "\rcalibrating: sequence %u of %u", done, total);
+                if (done == total) std::fprintf(stderr, "\n");
+                std::fflush(stderr);
+            };
+        ranges = calibrate(reference, co);
+        lowering.ranges = &ranges;
+        r.calibration_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count();
+    }
+    try {
+        r.graph = lower_llama(std::move(ck), lowering);
+    } catch (const std::range_error &e) {
+        throw PlanError(std::string("int8 lowering: ") + e.what());
+    }
+    finish_graph(r.graph, vocab);
     PlanOptions plan_options;
     plan_options.weights = o.weights;
     plan_options.l1_bytes = o.l1_bytes;
@@ -112,7 +205,7 @@ PackResult pack(const PackOptions &o)
     image_out.commit();
     if (report_out) report_out->commit();
     if (map_out) map_out->commit();
-    for (auto &t : r.graph.tensors) std::vector<float>().swap(t.data);
+    for (auto &t : r.graph.tensors) std::vector<uint8_t>().swap(t.data);
     return r;
 }
 
@@ -125,6 +218,9 @@ std::string pack_summary(const PackResult &r)
       << " layers, " << c.n_heads << " heads (" << c.n_kv_heads << " KV), vocab " << c.vocab_size << ", seq_len "
       << c.seq_len << (c.shared_classifier ? ", shared classifier" : ", separate classifier") << "\n";
     s << "tokenizer " << r.tokenizer_path << "\n";
+    s << "precision " << r.precision << (r.precision == "fp32" ? ", " + r.weight_type + " matmul weights" : "") << "\n";
+    if (!r.calibration.empty())
+        s << "calibrate " << r.calibration << " in " << static_cast<int>(r.calibration_seconds * 1000) << " ms\n";
     s << "board     " << r.board.name << " (" << r.board.cores << " cores), context " << h.context << ", prompt chunk "
       << h.prompt_chunk << "\n";
     s << "weights   " << r.plan.weights_bytes << " bytes, "
@@ -159,7 +255,7 @@ nlohmann::json pack_report(const PackResult &r)
     j["board"] = {{"name", r.board.name}, {"fingerprint", r.board.fingerprint()}, {"cores", r.board.cores}};
     j["image"] = {{"bytes", r.image_bytes}, {"context", g.hyper.context}, {"prompt_chunk", g.hyper.prompt_chunk},
                   {"prompt_logits", g.hyper.prompt_logits_all ? "all" : "last"},
-                  {"weight_type", r.weight_type},
+                  {"weight_type", r.weight_type}, {"precision", r.precision},
                   {"weights_bytes", r.plan.weights_bytes}, {"weights_in_place", r.plan.weights_in_place}};
     json regions = json::object();
     for (uint32_t reg = TSR_REGION_L1; reg < TSR_REGION_COUNT; ++reg) {

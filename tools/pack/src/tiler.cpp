@@ -76,7 +76,8 @@ tsr_step probe_step(const GraphStep &g, const Tile &tile)
     tsr_step s{};
     s.op = g.op;
     s.flags = g.flags;
-    for (size_t i = 0; i < TSR_MAX_PARAMS; ++i) s.params[i] = g.params[i];
+    s.dtype = g.dtype;
+    s.params = g.params;
     for (size_t i = 0; i < TSR_MAX_TILES; ++i) s.tile[i] = tile[i];
     return s;
 }

@@ -17,19 +17,33 @@ struct GraphTensor {
     std::string name;
     uint32_t dtype = TSR_DTYPE_F32;
     uint32_t kind = TSR_TENSOR_ACTIVATION; // tsr_tensor_kind
-    uint32_t rows = 0, cols = 0;
+    uint32_t rows = 0, cols = 0;           // the image's dims: {rows, cols}
     uint64_t bytes = 0;
-    std::vector<float> data; // weights only (BF16 ones are rounded to nearest even when written)
+    std::vector<uint8_t> data; // weights only: the elements as the image holds them (little-endian)
+    // Quantization (tsr_quant_kind): a per-tensor scale, or per-channel scales in the
+    // F32 weight tensor `quant_params`.
+    uint32_t quant = TSR_QUANT_NONE;
+    double scale = 1.0;
+    uint32_t quant_params = TSR_NO_TENSOR;
 };
+
+// Weight bytes from floats: F32 as they are, BF16 rounded to nearest even.
+std::vector<uint8_t> encode_weights(const float *values, size_t count, uint32_t dtype);
+template <typename T> std::vector<uint8_t> raw_bytes(const std::vector<T> &v)
+{
+    const uint8_t *p = reinterpret_cast<const uint8_t *>(v.data());
+    return std::vector<uint8_t>(p, p + v.size() * sizeof(T));
+}
 
 
 struct GraphStep {
     uint16_t op = 0;
     uint8_t engine = TSR_ENGINE_CLUSTER;
     uint8_t flags = 0; // TSR_STEP_*
+    uint8_t dtype = TSR_DTYPE_F32; // of its activations
     std::array<uint32_t, TSR_MAX_OPERANDS> operands{};
     uint32_t operand_count = 0;
-    std::array<uint32_t, TSR_MAX_PARAMS> params{};
+    tsr_op_params params{}; // the member named after op
     std::string label;             // for reports: "layer3.wq"
     uint16_t layer = TSR_NO_LAYER; // for profiles
     // Filled by the packer's planner: tile sizes and the L1 staging tensor of each
@@ -52,6 +66,8 @@ struct ModelHyper {
     float norm_eps = 1e-5f, rope_theta = 10000.0f;
     bool shared_classifier = true;
     bool prompt_logits_all = false; // the prompt schedule keeps logits for every row
+    uint32_t precision = TSR_DTYPE_F32;           // of the activations
+    uint32_t required_features = TSR_FEATURE_F32; // TSR_FEATURE_*
 };
 
 struct Graph {

@@ -2,6 +2,8 @@
 #ifndef TESSERA_MODELS_LLAMA_H
 #define TESSERA_MODELS_LLAMA_H
 
+#include <map>
+#include <string>
 #include <vector>
 
 #include "tessera/models/graph.h"
@@ -13,9 +15,17 @@ struct LlamaLowering {
     uint32_t context = 0;           // KV cache positions, 1..seq_len
     uint32_t prompt_chunk = 0;      // rows of the prompt schedule, 1..context
     bool prompt_logits_all = false; // logits for every row of a prompt chunk, not only its last
-    // Element type of the matmul weights: F32, or BF16 (half the bytes and DMA traffic;
-    // activations, the KV cache and an embedding shared with the classifier stay F32).
+    // Element type of the activations and the KV cache: F32, BF16 (every weight BF16,
+    // fp32 sums) or I8 (W8A8, integer-only unless `nonlinear` says float).
+    uint32_t precision = TSR_DTYPE_F32;
+    // F32 only: element type of the matmul weights, F32 or BF16 (half the bytes and DMA
+    // traffic; an embedding shared with the classifier stays F32).
     uint32_t matmul_weights = TSR_DTYPE_F32;
+    uint32_t exp = 0;                           // BF16: tsr_exp_kind of softmax and SiLU
+    uint32_t nonlinear = TSR_NONLINEAR_INTEGER; // I8: how softmax, RMSNorm and SiLU compute
+    // I8: the largest magnitude of each activation (names without the schedule suffix:
+    // "layer0.q", "layer0.attention.scores"), from calibration.
+    const std::map<std::string, double> *ranges = nullptr;
 };
 
 // The checkpoint's weights are moved into the graph.

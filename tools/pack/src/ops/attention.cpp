@@ -2,7 +2,12 @@
 // and cores sharing the heads (every halving of the cluster: fewer cores, less scratch,
 // more rounds). Its traffic depends on the run's position: the plan assumes half the
 // context cached.
+#include <cmath>
+#include <vector>
+
 #include "shapes.h"
+#include "tessera/kernels.h"
+#include "tessera/pack/calibration.h"
 
 namespace tessera {
 namespace {
@@ -10,15 +15,15 @@ namespace {
 std::vector<Tile> candidates(const StepShape &s)
 {
     std::vector<Tile> out;
-    for (uint32_t tc : halvings(s.step.params[3]))
+    for (uint32_t tc : halvings(s.step.params.attention.context))
         for (uint32_t ac : halvings(s.cores)) out.push_back({tc, ac, 0});
     return out;
 }
 
 TileCost cost(const StepShape &s, const Tile &tile, const OperandsInL1 &in_l1)
 {
-    const auto &p = s.step.params;
-    const uint64_t nh = p[0], hs = p[2], ctx = p[3], R = s.rows, heads = R * nh;
+    const tsr_attention_params &p = s.step.params.attention;
+    const uint64_t nh = p.n_heads, hs = p.head_size, ctx = p.context, R = s.rows, heads = R * nh;
     const uint64_t keys = ctx / 2 + 1, chunks = (keys + tile[0] - 1) / tile[0];
     TileCost c;
     c.dma_bytes = 2 * heads * keys * hs * 4; // keys and values of every (row, head)
@@ -35,8 +40,28 @@ TileCost cost(const StepShape &s, const Tile &tile, const OperandsInL1 &in_l1)
     return c;
 }
 
+// Also records the scores' range ("<label>.scores"): the int8 softmax's input scale.
+void evaluate(const GraphStep &s, Evaluation &e)
+{
+    const tsr_attention_params &p = s.params.attention;
+    const uint32_t hs = p.head_size, kv_dim = p.n_kv_heads * hs, n = e.pos() + 1, group = p.n_heads / p.n_kv_heads;
+    const float *q = e.values(s.operands[0]), *kc = e.values(s.operands[1]), *vc = e.values(s.operands[2]);
+    float *y = e.values(s.operands[4]);
+    std::vector<float> scores(n), keys(size_t(n) * hs);
+    for (uint32_t h = 0; h < p.n_heads; ++h) {
+        const uint32_t kvh = h / group;
+        for (uint32_t t = 0; t < n; ++t) std::copy_n(kc + size_t(t) * kv_dim + kvh * hs, hs, keys.data() + size_t(t) * hs);
+        tsr_attention_scores_f32(q + size_t(h) * hs, keys.data(), scores.data(), n, hs, 0, 1);
+        e.record(s.label + ".scores", scores.data(), n);
+        tsr_softmax_f32(scores.data(), n);
+        for (uint32_t t = 0; t < n; ++t) std::copy_n(vc + size_t(t) * kv_dim + kvh * hs, hs, keys.data() + size_t(t) * hs);
+        std::fill_n(y + size_t(h) * hs, hs, 0.0f);
+        tsr_attention_accumulate_f32(scores.data(), keys.data(), y + size_t(h) * hs, n, hs, 0, 1);
+    }
+}
+
 } // namespace
 
-extern const OpHost op_host_ATTENTION = {candidates, cost};
+extern const OpHost op_host_ATTENTION = {candidates, cost, evaluate};
 
 } // namespace tessera

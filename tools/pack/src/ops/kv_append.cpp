@@ -1,8 +1,22 @@
 // kv_append on the host: data movement (the run's keys and values into the caches), no tiles; its traffic is its geometry's.
+#include <cstring>
+
 #include "shapes.h"
+#include "tessera/kernels.h"
+#include "tessera/pack/calibration.h"
 
 namespace tessera {
+namespace {
 
-extern const OpHost op_host_KV_APPEND = {no_tiles, nullptr};
+void evaluate(const GraphStep &s, Evaluation &e)
+{
+    const uint32_t kv = s.params.kv_append.kv_dim;
+    std::memcpy(e.values(s.operands[2]) + size_t(e.pos()) * kv, e.values(s.operands[0]), kv * 4);
+    std::memcpy(e.values(s.operands[3]) + size_t(e.pos()) * kv, e.values(s.operands[1]), kv * 4);
+}
+
+} // namespace
+
+extern const OpHost op_host_KV_APPEND = {no_tiles, nullptr, evaluate};
 
 } // namespace tessera

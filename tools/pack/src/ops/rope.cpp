@@ -1,8 +1,22 @@
 // rope on the host: tiles of rows; its traffic is its geometry's.
+#include <cstring>
+
 #include "shapes.h"
+#include "tessera/kernels.h"
+#include "tessera/pack/calibration.h"
 
 namespace tessera {
+namespace {
 
-extern const OpHost op_host_ROPE = {row_tiles, nullptr};
+void evaluate(const GraphStep &s, Evaluation &e)
+{
+    const tsr_rope_params &p = s.params.rope;
+    tsr_rope_f32(e.values(s.operands[0]), e.values(s.operands[1]), e.values(s.operands[2]), 1, e.pos(), p.dim, p.kv_dim,
+                 p.head_size, 0, 1);
+}
+
+} // namespace
+
+extern const OpHost op_host_ROPE = {row_tiles, nullptr, evaluate};
 
 } // namespace tessera

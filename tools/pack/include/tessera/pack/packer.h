@@ -18,7 +18,11 @@ struct PackOptions {
     std::string output;
     std::string tokenizer;   // empty: tok<vocab>.bin or tokenizer.bin beside the checkpoint
     std::string board = "host";
-    std::string precision = "fp32";
+    std::string precision = "fp32";   // activations and KV cache: fp32, bf16 or int8
+    std::string nonlinear = "integer"; // int8: integer or float softmax, RMSNorm and SiLU
+    std::string exp = "accurate";      // bf16: the exponential of softmax and SiLU (accurate or schraudolph)
+    std::string calibration;           // int8: a UTF-8 text file whose lines calibrate (default: the model's own output)
+    bool progress = false;             // int8: show calibration progress on stderr
     uint32_t context = 0;      // 0: the model's seq_len
     uint32_t prompt_chunk = 0; // 0: min(16, context)
     bool prompt_logits_all = false; // logits for every row of a prompt chunk (teacher forcing)
@@ -32,7 +36,10 @@ struct PackOptions {
 struct PackResult {
     std::string checkpoint_format;
     std::string tokenizer_path;
-    std::string weight_type; // of the matmul weights: fp32 or bf16
+    std::string weight_type; // of the matmul weights: fp32, bf16 or int8
+    std::string precision;   // of the activations: fp32, bf16 or int8
+    std::string calibration; // int8: what calibrated it
+    double calibration_seconds = 0;
     LlamaConfig config;
     BoardDesc board;
     Graph graph; // weight data released after writing

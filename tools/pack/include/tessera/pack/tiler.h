@@ -57,12 +57,17 @@ inline uint64_t align_l1(uint64_t v) { return (v + kL1Align - 1) / kL1Align * kL
 
 // ---- what each operator's host file provides ------------------------------------------
 
+class Evaluation;
+
 struct OpHost {
     // The tile shapes worth trying.
     std::vector<Tile> (*candidates)(const StepShape &s);
     // Null: the cost follows from the geometry's traffic. An operator whose traffic
     // depends on the run (attention: the cached positions) estimates its own.
     TileCost (*cost)(const StepShape &s, const Tile &tile, const OperandsInL1 &in_l1);
+    // The step of an fp32 graph run on one row at the evaluation's position, in single
+    // precision (calibration, tessera/pack/calibration.h).
+    void (*evaluate)(const GraphStep &s, Evaluation &e);
 };
 const OpHost &op_host(uint32_t op);
 

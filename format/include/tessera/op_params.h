@@ -1,0 +1,104 @@
+/*
+ * The typed parameters of each operator: tsr_step.params holds the member named
+ * after the step's op. Every field is 32 bits, so the union reads the same on every
+ * little-endian target. Which fields an element type uses is said beside them; an
+ * operator's device file (runtime/src/ops/<name>.cpp) checks every value it reads.
+ *
+ * int8 operators requantize by a Q31 multiplier and a shift (tessera/kernels_i8.h);
+ * per-channel ones keep theirs in a weight tensor named by `requant`.
+ */
+#ifndef TESSERA_OP_PARAMS_H
+#define TESSERA_OP_PARAMS_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The integer exponential's constants for one input scale (tsr_iexp_constants). */
+typedef struct tsr_iexp_params {
+    int32_t shift, ln2, b, c;
+} tsr_iexp_params;
+
+/* A real factor as a Q31 multiplier and a shift: factor = multiplier * 2^(shift - 31). */
+typedef struct tsr_requant_params {
+    int32_t multiplier, shift;
+} tsr_requant_params;
+
+typedef struct tsr_embed_params {
+    uint32_t vocab, dim; /* the table is vocab x dim of the output's element type */
+} tsr_embed_params;
+
+typedef struct tsr_rmsnorm_params {
+    uint32_t dim;
+    uint32_t nonlinear;   /* I8: tsr_nonlinear */
+    float eps;            /* F32, BF16: eps; I8 float variant: eps / scale_x^2 */
+    float out_scale;      /* I8 float variant: scale_g / scale_y */
+    uint32_t eps_q8;      /* I8 integer variant: round(256 eps / scale_x^2) */
+    int32_t gain;         /* I8 integer variant (tsr_rmsnorm_i8_args) */
+    int32_t gain_shift;
+} tsr_rmsnorm_params;
+
+typedef struct tsr_matmul_params {
+    uint32_t k, n;
+    uint32_t weight_dtype; /* F32 or BF16 with F32 activations; BF16 with BF16 ones; I8 with I8 ones */
+    uint32_t out_dtype;    /* the activations' type, or F32 (the logits) */
+    uint32_t requant;      /* I8: the I32 weight tensor of n multipliers (int32) then n shifts (int8) (I8 output),
+                              or the F32 one of n dequantization factors (F32 output) */
+} tsr_matmul_params;
+
+typedef struct tsr_rope_params {
+    uint32_t dim, kv_dim, head_size, context; /* I8: the table is I16 {cos, sin} in Q14 */
+} tsr_rope_params;
+
+typedef struct tsr_kv_append_params {
+    uint32_t kv_dim, context;
+} tsr_kv_append_params;
+
+typedef struct tsr_attention_params {
+    uint32_t n_heads, n_kv_heads, head_size, context;
+    uint32_t exp;                  /* BF16: tsr_exp_kind; I8: tsr_nonlinear */
+    tsr_requant_params scores;     /* I8 integer: scale_q scale_k / (sqrt(head_size) scale_scores) */
+    tsr_iexp_params softmax;       /* I8 integer: for scale_scores */
+    tsr_requant_params out;        /* I8 integer: scale_v / (4096 scale_out) */
+    float score_scale;             /* I8 float: scale_q scale_k / sqrt(head_size) */
+    float out_scale;               /* I8 float: scale_v / scale_out */
+} tsr_attention_params;
+
+typedef struct tsr_add_params {
+    uint32_t n;
+    tsr_requant_params a, b;       /* I8: scale_a / scale_y and scale_b / scale_y */
+} tsr_add_params;
+
+typedef struct tsr_swiglu_params {
+    uint32_t n;
+    uint32_t exp;                  /* BF16: tsr_exp_kind; I8: tsr_nonlinear */
+    tsr_iexp_params sigmoid;       /* I8 integer: for scale_gate */
+    tsr_requant_params out;        /* I8 integer: scale_gate scale_up / (16 scale_y) */
+    float gate_scale;              /* I8 float: scale_gate */
+    float out_scale;               /* I8 float: scale_gate scale_up / scale_y */
+} tsr_swiglu_params;
+
+typedef struct tsr_last_row_params {
+    uint32_t n;
+} tsr_last_row_params;
+
+typedef union tsr_op_params {
+    tsr_embed_params embed;
+    tsr_rmsnorm_params rmsnorm;
+    tsr_matmul_params matmul;
+    tsr_rope_params rope;
+    tsr_kv_append_params kv_append;
+    tsr_attention_params attention;
+    tsr_add_params add;
+    tsr_swiglu_params swiglu;
+    tsr_last_row_params last_row;
+    uint32_t words[16];
+} tsr_op_params;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,37 @@
+// The inner loops of the int8 matmuls (requantizing and dequantizing): dot products
+// of a row of x with one or four weight rows, four channels sharing each load of x,
+// pointers stepping, no index arithmetic in the loop.
+#ifndef TESSERA_MATMUL_I8_DOT_H
+#define TESSERA_MATMUL_I8_DOT_H
+
+#include <stdint.h>
+
+static inline int32_t tsr_i8_row_sum(const int8_t *w, uint32_t k)
+{
+    int32_t s = 0;
+    for (uint32_t j = 0; j < k; ++j) s += w[j];
+    return s;
+}
+
+static inline void tsr_i8_dot4(const int8_t *x, const int8_t *w0, uint32_t k, int32_t acc[4])
+{
+    const int8_t *w1 = w0 + k, *w2 = w1 + k, *w3 = w2 + k;
+    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    for (const int8_t *end = x + k; x != end; ++x) {
+        const int32_t v = *x;
+        a0 += v * *w0++;
+        a1 += v * *w1++;
+        a2 += v * *w2++;
+        a3 += v * *w3++;
+    }
+    acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;
+}
+
+static inline int32_t tsr_i8_dot(const int8_t *x, const int8_t *w, uint32_t k)
+{
+    int32_t a = 0;
+    for (const int8_t *end = x + k; x != end; ++x) a += (int32_t)*x * *w++;
+    return a;
+}
+
+#endif

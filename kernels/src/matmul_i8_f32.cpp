@@ -1,0 +1,50 @@
+// The dequantizing int8 matmul (the classifier of an int8 image): integer dot
+// products, one float multiply per output.
+#include "kernel_checks.h"
+#include "matmul_i8_dot.h"
+#include "tessera/kernels_i8_float.h"
+
+namespace {
+bool args_ok(const tsr_matmul_i8_f32_args *a)
+{
+    return a && a->x && a->w && a->scale && a->y && a->rows && a->k && a->k <= 32768u && a->n && a->ldy >= a->n;
+}
+} // namespace
+
+uint32_t tsr_matmul_i8_f32_scratch_bytes(const tsr_matmul_i8_f32_args *) { return 0u; }
+
+tsr_kernel_status tsr_matmul_i8_f32_ref(const tsr_matmul_i8_f32_args *a, uint32_t core_id, uint32_t core_count)
+{
+    TSR_KERNEL_REQUIRE(args_ok(a));
+    TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
+    uint32_t begin, end;
+    tsr_core_range(a->n, core_id, core_count, &begin, &end);
+    for (uint32_t r = 0; r < a->rows; ++r)
+        for (uint32_t i = begin; i < end; ++i) {
+            int32_t acc = 0;
+            for (uint32_t j = 0; j < a->k; ++j) acc += (int32_t)a->x[(size_t)r * a->k + j] * a->w[(size_t)i * a->k + j];
+            a->y[(size_t)r * a->ldy + i] = (float)acc * a->scale[i];
+        }
+    return TSR_KERNEL_OK;
+}
+
+tsr_kernel_status tsr_matmul_i8_f32(const tsr_matmul_i8_f32_args *a, uint32_t core_id, uint32_t core_count)
+{
+    TSR_KERNEL_REQUIRE(args_ok(a));
+    TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
+    uint32_t begin, end;
+    tsr_core_range(a->n, core_id, core_count, &begin, &end);
+    const uint32_t k = a->k;
+    for (uint32_t i = begin; i < end;) {
+        const uint32_t block = end - i >= 4u ? 4u : 1u;
+        for (uint32_t r = 0; r < a->rows; ++r) {
+            int32_t acc[4];
+            if (block == 4u) tsr_i8_dot4(a->x + (size_t)r * k, a->w + (size_t)i * k, k, acc);
+            else acc[0] = tsr_i8_dot(a->x + (size_t)r * k, a->w + (size_t)i * k, k);
+            float *y = a->y + (size_t)r * a->ldy + i;
+            for (uint32_t c = 0; c < block; ++c) y[c] = (float)acc[c] * a->scale[i + c];
+        }
+        i += block;
+    }
+    return TSR_KERNEL_OK;
+}

@@ -1,0 +1,38 @@
+// Quantization arithmetic of the packer: symmetric int8 scales, per tensor and per
+// output channel, and real factors as the Q31 multiplier and shift the int8 kernels
+// requantize with (tessera/kernels_i8.h).
+#ifndef TESSERA_MODELS_QUANTIZE_H
+#define TESSERA_MODELS_QUANTIZE_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tessera/op_params.h"
+
+namespace tessera {
+
+// The largest magnitude of n values (0 for none).
+double absmax(const float *v, size_t n);
+
+// The int8 scale that maps [-absmax, absmax] onto [-127, 127] (a zero range gets 1/127).
+double int8_scale(double absmax);
+
+// round(v / scale), saturated to [-127, 127].
+int8_t quantize_value(double v, double scale);
+
+// factor = multiplier * 2^(shift - 31), multiplier in [2^30, 2^31) (0 for a factor
+// below 2^-32); throws std::range_error naming `what` for a negative factor, NaN, or
+// one of 2^30 or more.
+tsr_requant_params requant_factor(double factor, const std::string &what);
+
+// Symmetric per-row (output channel) int8: q[i][j] = round(w[i][j] / scale[i]).
+struct QuantizedRows {
+    std::vector<int8_t> q;
+    std::vector<float> scales;
+};
+QuantizedRows quantize_rows(const float *w, uint32_t rows, uint32_t cols);
+
+} // namespace tessera
+
+#endif

@@ -1,0 +1,50 @@
+#include "tessera/models/quantize.h"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace tessera {
+
+double absmax(const float *v, size_t n)
+{
+    double m = 0;
+    for (size_t i = 0; i < n; ++i) m = std::max(m, std::fabs(double(v[i])));
+    return m;
+}
+
+double int8_scale(double a) { return a > 0 ? a / 127.0 : 1.0 / 127.0; }
+
+int8_t quantize_value(double v, double scale)
+{
+    const double q = std::round(v / scale);
+    return int8_t(q < -127 ? -127 : q > 127 ? 127 : q);
+}
+
+tsr_requant_params requant_factor(double factor, const std::string &what)
+{
+    if (!(factor >= 0) || factor >= 1073741824.0)
+        throw std::range_error(what + ": requantization factor " + std::to_string(factor) + " outside [0, 2^30)");
+    if (factor < std::ldexp(1.0, -32)) return tsr_requant_params{0, 0};
+    int e = 0;
+    const double f = std::frexp(factor, &e); // factor = f 2^e, f in [0.5, 1)
+    int64_t m = std::llround(std::ldexp(f, 31));
+    if (m == (int64_t(1) << 31)) m >>= 1, ++e;
+    if (e < -31) return tsr_requant_params{0, 0};
+    return tsr_requant_params{int32_t(m), e};
+}
+
+QuantizedRows quantize_rows(const float *w, uint32_t rows, uint32_t cols)
+{
+    QuantizedRows out;
+    out.q.resize(size_t(rows) * cols);
+    out.scales.resize(rows);
+    for (uint32_t i = 0; i < rows; ++i) {
+        const float *row = w + size_t(i) * cols;
+        const double s = int8_scale(absmax(row, cols));
+        out.scales[i] = float(s);
+        for (uint32_t j = 0; j < cols; ++j) out.q[size_t(i) * cols + j] = quantize_value(row[j], s);
+    }
+    return out;
+}
+
+} // namespace tessera
