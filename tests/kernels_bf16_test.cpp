@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tessera/kernels_bf16.h"
+#include "tessera/kernels_i8_float.h"
 
 namespace {
 
@@ -188,6 +189,96 @@ TEST(MatmulF32W16, BitForBitAndAgainstDoublePrecision)
         }
     float y;
     EXPECT_EQ(tsr_matmul_f32_w16(nullptr, nullptr, &y, 1, 1, 1, 1, 0, 1), TSR_KERNEL_BAD_ARGUMENT);
+}
+
+} // namespace
+
+namespace {
+
+TEST(MatmulI8F32, OptimizedIsTheReferenceBitForBitAndExact)
+{
+    std::mt19937 rng(3);
+    for (uint32_t rows : {1u, 3u})
+        for (uint32_t n : {1u, 5u, 37u})
+            for (uint32_t k : {1u, 7u, 64u}) {
+                std::vector<int8_t> x(rows * k), w(n * k);
+                std::vector<float> scale(n), a(rows * n), b(rows * n);
+                for (auto &v : x) v = int8_t(int(rng() % 255) - 127);
+                for (auto &v : w) v = int8_t(int(rng() % 255) - 127);
+                for (auto &v : scale) v = std::uniform_real_distribution<float>(1e-4f, 1e-2f)(rng);
+                tsr_matmul_i8_f32_args ra = {x.data(), w.data(), scale.data(), a.data(), rows, k, n, n}, oa = ra;
+                oa.y = b.data();
+                for (uint32_t cores : {1u, 3u})
+                    for (uint32_t c = 0; c < cores; ++c) {
+                        ASSERT_EQ(tsr_matmul_i8_f32_ref(&ra, c, cores), TSR_KERNEL_OK);
+                        ASSERT_EQ(tsr_matmul_i8_f32(&oa, c, cores), TSR_KERNEL_OK);
+                    }
+                EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * 4), 0);
+                for (uint32_t r = 0; r < rows; ++r)
+                    for (uint32_t i = 0; i < n; ++i) { // an integer sum below 2^24 is exact in float: one rounding
+                        int64_t acc = 0;
+                        for (uint32_t j = 0; j < k; ++j) acc += x[r * k + j] * w[i * k + j];
+                        EXPECT_EQ(a[r * n + i], float(acc) * scale[i]);
+                    }
+            }
+}
+
+TEST(TransformerBf16, RmsNormRopeAddAndAttentionAgainstDoublePrecision)
+{
+    std::mt19937 rng(5);
+    auto bf = [&](size_t n, float lo, float hi) {
+        std::vector<tsr_bf16> v(n);
+        for (auto &e : v) e = tsr_bf16_from_f32(std::uniform_real_distribution<float>(lo, hi)(rng));
+        return v;
+    };
+    auto f = [](tsr_bf16 v) { return double(tsr_f32_from_bf16(v)); };
+    const uint32_t dim = 16, hs = 8, n = 5;
+    // RMSNorm: one rounding to bf16 (relative 2^-8) of the exact value.
+    const auto x = bf(2 * dim, -2, 2), g = bf(dim, 0.5f, 1.5f);
+    std::vector<tsr_bf16> y(2 * dim);
+    ASSERT_EQ(tsr_rmsnorm_bf16(x.data(), g.data(), y.data(), 2, dim, 1e-5f, 0, 1), TSR_KERNEL_OK);
+    for (uint32_t r = 0; r < 2; ++r) {
+        double ss = 0;
+        for (uint32_t j = 0; j < dim; ++j) ss += f(x[r * dim + j]) * f(x[r * dim + j]);
+        const double inv = 1 / std::sqrt(ss / dim + 1e-5);
+        for (uint32_t j = 0; j < dim; ++j) {
+            const double want = f(g[j]) * f(x[r * dim + j]) * inv;
+            EXPECT_NEAR(f(y[r * dim + j]), want, std::abs(want) * 0.005 + 1e-6);
+        }
+    }
+    // Add.
+    const auto a = bf(dim, -3, 3), b = bf(dim, -3, 3);
+    ASSERT_EQ(tsr_add_bf16(a.data(), b.data(), y.data(), dim, 0, 1), TSR_KERNEL_OK);
+    for (uint32_t j = 0; j < dim; ++j) EXPECT_EQ(y[j], tsr_bf16_from_f32(float(f(a[j]) + f(b[j]))));
+    // RoPE by 90 degrees: (v0, v1) -> (-v1, v0), exactly.
+    std::vector<tsr_bf16> q = bf(hs, -2, 2), k = bf(hs, -2, 2), q0 = q, k0 = k;
+    std::vector<float> table(hs);
+    for (uint32_t i = 0; i < hs; i += 2) table[i] = 0.0f, table[i + 1] = 1.0f;
+    ASSERT_EQ(tsr_rope_bf16(q.data(), k.data(), table.data(), 1, 0, hs, hs, hs, 0, 1), TSR_KERNEL_OK);
+    for (uint32_t i = 0; i < hs; i += 2) {
+        EXPECT_EQ(f(q[i]), -f(q0[i + 1]));
+        EXPECT_EQ(f(q[i + 1]), f(q0[i]));
+    }
+    // Attention of one head over n positions, both exponentials.
+    const auto qh = bf(hs, -1, 1), keys = bf(n * hs, -1, 1), values = bf(n * hs, -1, 1);
+    for (tsr_exp_kind kind : {TSR_EXP_ACCURATE, TSR_EXP_SCHRAUDOLPH}) {
+        std::vector<float> scores(n), acc(hs, 0.0f);
+        ASSERT_EQ(tsr_attention_scores_bf16(qh.data(), keys.data(), scores.data(), n, hs), TSR_KERNEL_OK);
+        ASSERT_EQ(tsr_softmax_f32_exp(scores.data(), n, kind), TSR_KERNEL_OK);
+        ASSERT_EQ(tsr_attention_accumulate_bf16(scores.data(), values.data(), acc.data(), n, hs), TSR_KERNEL_OK);
+        std::vector<double> p(n);
+        double sum = 0;
+        for (uint32_t t = 0; t < n; ++t) {
+            double dot = 0;
+            for (uint32_t d = 0; d < hs; ++d) dot += f(qh[d]) * f(keys[t * hs + d]);
+            sum += p[t] = std::exp(dot / std::sqrt(double(hs)));
+        }
+        for (uint32_t d = 0; d < hs; ++d) {
+            double want = 0;
+            for (uint32_t t = 0; t < n; ++t) want += p[t] / sum * f(values[t * hs + d]);
+            EXPECT_NEAR(acc[d], want, kind == TSR_EXP_ACCURATE ? 1e-5 : 0.07) << "exp " << kind;
+        }
+    }
 }
 
 } // namespace

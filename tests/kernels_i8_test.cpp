@@ -475,3 +475,66 @@ TEST(SwigluI8, IntegerSiluCloseToDoublePrecision)
 }
 
 } // namespace
+
+namespace {
+
+TEST(RopeI8, ByHandAndAgainstDoublePrecision)
+{
+    // One head of 2: (100, -50) turned by 90 degrees (cos 0, sin 1 in Q14) is (50, 100).
+    int8_t q[2] = {100, -50}, k[2] = {10, 20};
+    const int16_t table[2] = {0, 16384};
+    ASSERT_EQ(tsr_rope_i8(q, k, table, 1, 0, 2, 2, 2, 0, 1), TSR_KERNEL_OK);
+    EXPECT_EQ(q[0], 50);
+    EXPECT_EQ(q[1], 100);
+    EXPECT_EQ(k[0], -20);
+    EXPECT_EQ(k[1], 10);
+    // Random pairs and angles, 3 rows at position 5, on 3 cores: within half a unit of
+    // the exact rotation (Q14 cos/sin, then one rounding), saturated.
+    std::mt19937 rng(7);
+    const uint32_t rows = 3, dim = 8, kv = 4, hs = 4, ctx = 8;
+    std::vector<int16_t> t(ctx * hs);
+    std::vector<double> angle(ctx * hs / 2);
+    for (size_t i = 0; i < angle.size(); ++i) {
+        angle[i] = std::uniform_real_distribution<double>(-3.1, 3.1)(rng);
+        t[2 * i] = int16_t(std::lround(std::cos(angle[i]) * 16384)), t[2 * i + 1] = int16_t(std::lround(std::sin(angle[i]) * 16384));
+    }
+    std::vector<int8_t> qs(rows * dim), ks(rows * kv);
+    for (auto &v : qs) v = int8_t(int(rng() % 255) - 127);
+    for (auto &v : ks) v = int8_t(int(rng() % 255) - 127);
+    std::vector<int8_t> q2 = qs, k2 = ks;
+    for (uint32_t c = 0; c < 3; ++c) ASSERT_EQ(tsr_rope_i8(q2.data(), k2.data(), t.data(), rows, 5, dim, kv, hs, c, 3), TSR_KERNEL_OK);
+    auto check = [&](const std::vector<int8_t> &in, const std::vector<int8_t> &out, uint32_t width) {
+        for (uint32_t r = 0; r < rows; ++r)
+            for (uint32_t i = 0; i < width; i += 2) {
+                const size_t a = (5 + r) * hs / 2 + (i % hs) / 2;
+                const double c = t[2 * a] / 16384.0, s = t[2 * a + 1] / 16384.0, v0 = in[r * width + i], v1 = in[r * width + i + 1];
+                const double y0 = std::clamp(v0 * c - v1 * s, -128.0, 127.0), y1 = std::clamp(v0 * s + v1 * c, -128.0, 127.0);
+                EXPECT_LE(std::abs(out[r * width + i] - y0), 0.5 + 1e-9);
+                EXPECT_LE(std::abs(out[r * width + i + 1] - y1), 0.5 + 1e-9);
+            }
+    };
+    check(qs, q2, dim);
+    check(ks, k2, kv);
+    EXPECT_EQ(tsr_rope_i8(q, k, table, 1, 0, 2, 4, 2, 0, 1), TSR_KERNEL_BAD_ARGUMENT); // kv_dim above dim
+}
+
+TEST(AddI8, EachInputToTheOutputScaleThenSaturated)
+{
+    // a in scale 0.5, b in scale 0.25, y in scale 1: y = round(a / 2) + round(b / 4).
+    int32_t ma, sa, mb, sb;
+    quantize_multiplier(0.5, &ma, &sa);
+    quantize_multiplier(0.25, &mb, &sb);
+    const int8_t a[4] = {10, -10, 127, 3}, b[4] = {8, 7, 127, -2};
+    int8_t y[4];
+    const tsr_add_i8_args args = {a, b, y, ma, sa, mb, sb, 4};
+    ASSERT_EQ(tsr_add_i8(&args, 0, 1), TSR_KERNEL_OK);
+    EXPECT_EQ(y[0], 5 + 2);
+    EXPECT_EQ(y[1], -5 + 2);  // 7 / 4 = 1.75 -> 2
+    EXPECT_EQ(y[2], 64 + 32); // 63.5 -> 64, 31.75 -> 32
+    EXPECT_EQ(y[3], 2 + 0);   // 1.5 -> 2 (half up), -0.5 -> 0 (half up)
+    tsr_add_i8_args bad = args;
+    bad.a_multiplier = 5; // not 0 nor in [2^30, 2^31)
+    EXPECT_EQ(tsr_add_i8(&bad, 0, 1), TSR_KERNEL_BAD_ARGUMENT);
+}
+
+} // namespace

@@ -2,7 +2,10 @@
 # counting) and checks it exits 0 and, with GOLDEN, prints the golden ids. With
 # PLUGIN (the hart-counter TCG plugin) it prints the instructions per token of the
 # busiest compute hart and of the DMA hart (DMA_HART), and per byte the DMA moved.
-# cmake -DQEMU=... -DELF=... -DSMP=N [-DGOLDEN=file] [-DEXPECT=regex] [-DPLUGIN=so -DDMA_HART=h] -P run.cmake
+# With HOST_GENERATE (tessera-generate) and IMAGE, the ids must equal what the host
+# board generates from the same image (greedy, as many positions).
+# cmake -DQEMU=... -DELF=... -DSMP=N [-DGOLDEN=file] [-DHOST_GENERATE=exe -DIMAGE=tess] [-DEXPECT=regex]
+#       [-DPLUGIN=so -DDMA_HART=h] -P run.cmake
 set(plugin_args "")
 if(DEFINED PLUGIN)
   get_filename_component(counts "${ELF}.smp${SMP}.harts.txt" ABSOLUTE)
@@ -44,6 +47,20 @@ if(NOT rc EQUAL 0)
 endif()
 if(DEFINED EXPECT AND NOT out MATCHES "${EXPECT}")
   message(FATAL_ERROR "output does not match '${EXPECT}':\n${out}")
+endif()
+if(DEFINED HOST_GENERATE)
+  execute_process(COMMAND ${HOST_GENERATE} ${IMAGE} -n 200 -t 0 --ids -q
+                  OUTPUT_VARIABLE host_ids RESULT_VARIABLE rc OUTPUT_STRIP_TRAILING_WHITESPACE)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "tessera-generate ${IMAGE} exited with ${rc}")
+  endif()
+  string(REGEX MATCH "\nids: ([^\n]*)" got_line "${out}")
+  if(NOT CMAKE_MATCH_1 STREQUAL host_ids)
+    message(FATAL_ERROR "ids differ from the host board's:\nqemu:${CMAKE_MATCH_1}\nhost:${host_ids}")
+  endif()
+  string(REGEX MATCHALL "[0-9]+" n "${host_ids}")
+  list(LENGTH n n)
+  message(STATUS "the ${n} ids equal the host board's for ${IMAGE}")
 endif()
 if(DEFINED GOLDEN)
   file(STRINGS ${GOLDEN} lines)
