@@ -17,8 +17,9 @@ tsr_kernel_status tsr_matmul_i8(const tsr_matmul_i8_args *a, uint32_t core_id, u
     for (uint32_t i = begin; i < end;) {
         const uint32_t block = end - i >= 4u ? 4u : 1u;
         int32_t offset[4]; // bias - x_zero * sum_j w_ij: the same for every row
-        for (uint32_t c = 0; c < block; ++c)
-            offset[c] = (a->bias ? a->bias[i + c] : 0) - a->x_zero * tsr_i8_row_sum(a->w + (size_t)(i + c) * k, k);
+        for (uint32_t c = 0; c < block; ++c) // symmetric activations (x_zero 0) skip the row sums
+            offset[c] = (a->bias ? a->bias[i + c] : 0) -
+                        (a->x_zero ? a->x_zero * tsr_i8_row_sum(a->w + (size_t)(i + c) * k, k) : 0);
         for (uint32_t r = 0; r < a->rows; ++r) {
             const int8_t *xr = a->x + (size_t)r * k;
             int32_t acc[4];
