@@ -12,7 +12,8 @@
 
 namespace {
 
-std::unique_ptr<tessera::test::OpenModel> open_stories(benchmark::State &state, uint32_t threads)
+std::unique_ptr<tessera::test::OpenModel> open_stories(benchmark::State &state, uint32_t threads,
+                                                       const std::string &precision = "fp32")
 {
     const std::string shared = TESSERA_SHARED_DIR;
     if (!std::filesystem::exists(shared + "/models/stories260K.bin")) {
@@ -22,7 +23,8 @@ std::unique_ptr<tessera::test::OpenModel> open_stories(benchmark::State &state, 
     tessera::PackOptions o;
     o.checkpoint = shared + "/models/stories260K.bin";
     o.tokenizer = shared + "/models/tok512.bin";
-    o.output = tessera::test::temp_path("bench.tess");
+    o.output = tessera::test::temp_path("bench_" + precision + ".tess");
+    o.precision = precision;
     auto m = tessera::test::open_model(o, threads);
     if (m->status != TESSERA_OK) state.SkipWithError(tessera_last_error(&m->session));
     return m;
@@ -67,6 +69,14 @@ void generate_128(benchmark::State &state, tessera::test::OpenModel *m)
 
 void Token(benchmark::State &state) { generate_128(state, open_stories(state, uint32_t(state.range(0))).get()); }
 
+// Decode at each precision (threads: the board's choice): 0 fp32, 1 bf16, 2 int8.
+void TokenPrecision(benchmark::State &state)
+{
+    static const char *const names[] = {"fp32", "bf16", "int8"};
+    state.SetLabel(names[state.range(0)]);
+    generate_128(state, open_stories(state, 0, names[state.range(0)]).get());
+}
+
 void TokenTinyLlamaShape(benchmark::State &state)
 {
     generate_128(state, open_tinyllama_shape(state, uint32_t(state.range(0))).get());
@@ -89,6 +99,7 @@ void Prompt(benchmark::State &state)
 }
 
 BENCHMARK(Token)->ArgName("threads")->Arg(0)->Arg(1)->Arg(2)->Arg(8)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(TokenPrecision)->ArgName("fp32_bf16_int8")->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(TokenTinyLlamaShape)->ArgName("threads")->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(Prompt)->ArgName("threads")->Arg(0)->Arg(1)->Arg(2)->Arg(8)->Unit(benchmark::kMillisecond)->UseRealTime();
 

@@ -132,6 +132,30 @@ TEST(Tiling, TinyLlamaV0ShapedPlansWithinOnePercent)
     EXPECT_EQ(greedy(*m, 8).size(), 8u);
 }
 
+TEST(Tiling, TinyLlamaV0ShapeInInt8PacksForSiracusaAtContext256WithA256KiBKvCache)
+{
+    // Calibrated on its own greedy and sampled output (the packer's default).
+    tessera::PackOptions o = tinyllama_v0_shape();
+    o.board = "siracusa";
+    o.precision = "int8";
+    o.output = temp_path("tinyllama_v0_int8_siracusa.tess");
+    const tessera::PackResult r = tessera::pack(o);
+    uint64_t kv = 0;
+    for (const auto &t : r.graph.tensors)
+        if (t.kind == TSR_TENSOR_KV_CACHE) kv += t.bytes;
+    EXPECT_EQ(kv, 256u * 1024); // 2 x 8 layers x 256 positions x 64, one byte each
+    const uint64_t l2 = r.plan.regions[TSR_REGION_L2].arena_bytes;
+    EXPECT_LE(l2, r.plan.regions[TSR_REGION_L2].capacity);
+    std::printf("MEASURED TinyLlama-v0 shape, int8, siracusa, context 256: KV cache %llu bytes; L2 %llu of %llu bytes; "
+                "L1 %llu; weights %llu bytes %s\n", (unsigned long long)kv, (unsigned long long)l2,
+                (unsigned long long)r.plan.regions[TSR_REGION_L2].capacity,
+                (unsigned long long)r.plan.regions[TSR_REGION_L1].arena_bytes, (unsigned long long)r.plan.weights_bytes,
+                r.plan.weights_in_place ? "in place from the image" : "in L2");
+    auto m = open_model(o, 0, "siracusa");
+    ASSERT_EQ(m->status, TESSERA_OK) << tessera_last_error(&m->session);
+    EXPECT_EQ(greedy(*m, 8).size(), 8u);
+}
+
 TEST(Tiling, TinyLlamaV0ShapeFitsSiracusaAtItsFullContextAndGeneratesAsOnTheHost)
 {
     // Logits only for the prompt chunk's last row: the model of the paper fits
