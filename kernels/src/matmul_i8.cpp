@@ -14,23 +14,19 @@ tsr_kernel_status tsr_matmul_i8(const tsr_matmul_i8_args *a, uint32_t core_id, u
     uint32_t begin, end;
     tsr_core_range(a->n, core_id, core_count, &begin, &end);
     const uint32_t k = a->k;
-    for (uint32_t i = begin; i < end;) {
-        const uint32_t block = end - i >= 4u ? 4u : 1u;
-        int32_t offset[4]; // bias - x_zero * sum_j w_ij: the same for every row
-        for (uint32_t c = 0; c < block; ++c) // symmetric activations (x_zero 0) skip the row sums
-            offset[c] = (a->bias ? a->bias[i + c] : 0) -
-                        (a->x_zero ? a->x_zero * tsr_i8_row_sum(a->w + (size_t)(i + c) * k, k) : 0);
-        for (uint32_t r = 0; r < a->rows; ++r) {
-            const int8_t *xr = a->x + (size_t)r * k;
-            int32_t acc[4];
-            if (block == 4u) tsr_i8_dot4(xr, a->w + (size_t)i * k, k, acc);
-            else acc[0] = tsr_i8_dot(xr, a->w + (size_t)i * k, k);
+    int32_t offset[4]; // bias - x_zero * sum_j w_ij: the same for every row
+    tsr_i8_channel_blocks(
+        a->x, a->w, a->rows, k, begin, end,
+        [&](uint32_t i, uint32_t block) {
+            for (uint32_t c = 0; c < block; ++c) // symmetric activations (x_zero 0) skip the row sums
+                offset[c] = (a->bias ? a->bias[i + c] : 0) -
+                            (a->x_zero ? a->x_zero * tsr_i8_row_sum(a->w + (size_t)(i + c) * k, k) : 0);
+        },
+        [&](uint32_t r, uint32_t i, uint32_t block, const int32_t *acc) {
             int8_t *yr = a->y + (size_t)r * a->ldy + i;
             for (uint32_t c = 0; c < block; ++c)
                 yr[c] = tsr_requantize_to_i8(acc[c] + offset[c], a->multiplier[i + c], a->shift[i + c], a->y_zero,
                                              a->y_min, a->y_max);
-        }
-        i += block;
-    }
+        });
     return TSR_KERNEL_OK;
 }

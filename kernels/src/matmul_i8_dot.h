@@ -34,4 +34,24 @@ static inline int32_t tsr_i8_dot(const int8_t *x, const int8_t *w, uint32_t k)
     return a;
 }
 
+// x (rows x k) times weight rows [begin, end) (n x k), four channels at a time
+// (one at the tail): prepare(i, block) once per block of channels i.., then
+// store(r, i, block, acc) with each row's accumulators.
+template <typename Prepare, typename Store>
+static inline void tsr_i8_channel_blocks(const int8_t *x, const int8_t *w, uint32_t rows, uint32_t k, uint32_t begin,
+                                         uint32_t end, Prepare prepare, Store store)
+{
+    for (uint32_t i = begin; i < end;) {
+        const uint32_t block = end - i >= 4u ? 4u : 1u;
+        prepare(i, block);
+        for (uint32_t r = 0; r < rows; ++r) {
+            int32_t acc[4];
+            if (block == 4u) tsr_i8_dot4(x + (size_t)r * k, w + (size_t)i * k, k, acc);
+            else acc[0] = tsr_i8_dot(x + (size_t)r * k, w + (size_t)i * k, k);
+            store(r, i, block, acc);
+        }
+        i += block;
+    }
+}
+
 #endif

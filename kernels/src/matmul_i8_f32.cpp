@@ -34,17 +34,11 @@ tsr_kernel_status tsr_matmul_i8_f32(const tsr_matmul_i8_f32_args *a, uint32_t co
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
     uint32_t begin, end;
     tsr_core_range(a->n, core_id, core_count, &begin, &end);
-    const uint32_t k = a->k;
-    for (uint32_t i = begin; i < end;) {
-        const uint32_t block = end - i >= 4u ? 4u : 1u;
-        for (uint32_t r = 0; r < a->rows; ++r) {
-            int32_t acc[4];
-            if (block == 4u) tsr_i8_dot4(a->x + (size_t)r * k, a->w + (size_t)i * k, k, acc);
-            else acc[0] = tsr_i8_dot(a->x + (size_t)r * k, a->w + (size_t)i * k, k);
+    tsr_i8_channel_blocks(
+        a->x, a->w, a->rows, a->k, begin, end, [](uint32_t, uint32_t) {},
+        [&](uint32_t r, uint32_t i, uint32_t block, const int32_t *acc) {
             float *y = a->y + (size_t)r * a->ldy + i;
             for (uint32_t c = 0; c < block; ++c) y[c] = (float)acc[c] * a->scale[i + c];
-        }
-        i += block;
-    }
+        });
     return TSR_KERNEL_OK;
 }

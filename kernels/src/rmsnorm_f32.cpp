@@ -2,22 +2,16 @@
 
 #include "kernel_checks.h"
 #include "kernel_math.h"
+#include "split_loops.h"
 
-// Rows are split over the cores; with fewer rows than cores, every core sums each
-// row's squares (the same operations, so the same result) and writes its share of
-// the columns.
+// Split as tsr_rmsnorm_split says (split_loops.h).
 tsr_kernel_status tsr_rmsnorm_f32(const float *x, const float *weight, float *y, uint32_t rows,
                                   uint32_t dim, float eps, uint32_t core_id, uint32_t core_count)
 {
     TSR_KERNEL_REQUIRE(x && weight && y && rows && dim && eps > 0.0f);
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
-    uint32_t r0, r1, c0 = 0, c1 = dim;
-    if (rows >= core_count) {
-        tsr_core_range(rows, core_id, core_count, &r0, &r1);
-    } else {
-        r0 = 0, r1 = rows;
-        tsr_core_range(dim, core_id, core_count, &c0, &c1);
-    }
+    uint32_t r0, r1, c0, c1;
+    tsr_rmsnorm_split(rows, dim, core_id, core_count, &r0, &r1, &c0, &c1);
     for (uint32_t r = r0; r < r1; ++r) {
         const float *xr = x + (size_t)r * dim;
         float *yr = y + (size_t)r * dim;

@@ -1,5 +1,6 @@
 // The int8 rotary embedding and residual add: integers only.
 #include "kernel_checks.h"
+#include "split_loops.h"
 #include "tessera/kernels_i8.h"
 
 namespace {
@@ -19,24 +20,19 @@ tsr_kernel_status tsr_rope_i8(int8_t *q, int8_t *k, const int16_t *table, uint32
     TSR_KERNEL_REQUIRE(q && k && table && rows && dim && kv_dim && head_size);
     TSR_KERNEL_REQUIRE(head_size % 2u == 0u && dim % head_size == 0u && kv_dim % head_size == 0u && kv_dim <= dim);
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
-    const uint32_t half = head_size / 2u, pairs = dim / 2u;
-    uint32_t begin, end;
-    tsr_core_range(rows * pairs, core_id, core_count, &begin, &end);
-    for (uint32_t item = begin; item < end; ++item) {
-        const uint32_t r = item / pairs, i = 2u * (item % pairs);
-        const int16_t *cs = table + ((size_t)(pos + r) * half + (i % head_size) / 2u) * 2u;
-        const int32_t c = cs[0], s = cs[1];
+    tsr_rope_pairs(rows, pos, dim, kv_dim, head_size, core_id, core_count, [&](uint32_t r, uint32_t i, size_t pair, bool in_k) {
+        const int32_t c = table[2u * pair], s = table[2u * pair + 1u];
         int8_t *qv = q + (size_t)r * dim + i;
         int32_t v0 = qv[0], v1 = qv[1];
         qv[0] = saturate(q14(v0 * c - v1 * s));
         qv[1] = saturate(q14(v0 * s + v1 * c));
-        if (i < kv_dim) {
+        if (in_k) {
             int8_t *kv = k + (size_t)r * kv_dim + i;
             v0 = kv[0], v1 = kv[1];
             kv[0] = saturate(q14(v0 * c - v1 * s));
             kv[1] = saturate(q14(v0 * s + v1 * c));
         }
-    }
+    });
     return TSR_KERNEL_OK;
 }
 

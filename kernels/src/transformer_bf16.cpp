@@ -4,6 +4,7 @@
 
 #include "kernel_checks.h"
 #include "kernel_math.h"
+#include "split_loops.h"
 #include "tessera/kernels_bf16.h"
 
 namespace {
@@ -17,13 +18,8 @@ tsr_kernel_status tsr_rmsnorm_bf16(const tsr_bf16 *x, const tsr_bf16 *weight, ts
 {
     TSR_KERNEL_REQUIRE(x && weight && y && rows && dim && eps > 0.0f);
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
-    uint32_t r0, r1, c0 = 0, c1 = dim; // as tsr_rmsnorm_f32: rows, or columns of every row when fewer rows than cores
-    if (rows >= core_count) {
-        tsr_core_range(rows, core_id, core_count, &r0, &r1);
-    } else {
-        r0 = 0, r1 = rows;
-        tsr_core_range(dim, core_id, core_count, &c0, &c1);
-    }
+    uint32_t r0, r1, c0, c1;
+    tsr_rmsnorm_split(rows, dim, core_id, core_count, &r0, &r1, &c0, &c1);
     for (uint32_t r = r0; r < r1; ++r) {
         const tsr_bf16 *xr = x + (size_t)r * dim;
         tsr_bf16 *yr = y + (size_t)r * dim;
@@ -42,24 +38,19 @@ tsr_kernel_status tsr_rope_bf16(tsr_bf16 *q, tsr_bf16 *k, const float *table, ui
     TSR_KERNEL_REQUIRE(q && k && table && rows && dim && kv_dim && head_size);
     TSR_KERNEL_REQUIRE(head_size % 2u == 0u && dim % head_size == 0u && kv_dim % head_size == 0u && kv_dim <= dim);
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
-    const uint32_t half = head_size / 2u, pairs = dim / 2u;
-    uint32_t begin, end;
-    tsr_core_range(rows * pairs, core_id, core_count, &begin, &end);
-    for (uint32_t item = begin; item < end; ++item) {
-        const uint32_t r = item / pairs, i = 2u * (item % pairs);
-        const float *cs = table + ((size_t)(pos + r) * half + (i % head_size) / 2u) * 2u;
-        const float c = cs[0], s = cs[1];
+    tsr_rope_pairs(rows, pos, dim, kv_dim, head_size, core_id, core_count, [&](uint32_t r, uint32_t i, size_t pair, bool in_k) {
+        const float c = table[2u * pair], s = table[2u * pair + 1u];
         tsr_bf16 *qv = q + (size_t)r * dim + i;
         float v0 = f(qv[0]), v1 = f(qv[1]);
         qv[0] = b(v0 * c - v1 * s);
         qv[1] = b(v0 * s + v1 * c);
-        if (i < kv_dim) {
+        if (in_k) {
             tsr_bf16 *kv = k + (size_t)r * kv_dim + i;
             v0 = f(kv[0]), v1 = f(kv[1]);
             kv[0] = b(v0 * c - v1 * s);
             kv[1] = b(v0 * s + v1 * c);
         }
-    }
+    });
     return TSR_KERNEL_OK;
 }
 

@@ -57,8 +57,6 @@ Scratch scratch_of(const tsr_step &s)
     return x;
 }
 
-tsr_iexp_constants constants(const tsr_iexp_params &p) { return tsr_iexp_constants{p.shift, p.ln2, p.b, p.c}; }
-
 tessera_status validate(StepChecker &c)
 {
     const Shape a = shape_of(c.step);
@@ -74,7 +72,7 @@ tessera_status validate(StepChecker &c)
             if (a.ctx > 1024u || a.hs > 1024u) return c.fail("context or head size above the integer softmax's 1024");
             TSR_TRY(c.requant(p.scores, "scores factor out of range"));
             TSR_TRY(c.requant(p.out, "output factor out of range"));
-            if (!tsr_iexp_constants_valid(constants(p.softmax))) return c.fail("softmax constants out of range");
+            if (!tsr_iexp_constants_valid(iexp_constants(p.softmax))) return c.fail("softmax constants out of range");
         } else if (!(p.score_scale > 0.0f) || !(p.out_scale > 0.0f)) {
             return c.fail("scores or output scale not positive");
         }
@@ -150,7 +148,7 @@ tsr_kernel_status score(const tsr_step &s, const uint8_t *q, const uint8_t *keys
             st = tsr_attention_scores_i8(&a, 0, 1);
         }
         if (st == TSR_KERNEL_OK && last_chunk) {
-            const tsr_softmax_i8_args a = {(const int8_t *)mine, (uint16_t *)(mine + sx.probs), n, constants(p.softmax)};
+            const tsr_softmax_i8_args a = {(const int8_t *)mine, (uint16_t *)(mine + sx.probs), n, iexp_constants(p.softmax)};
             st = tsr_softmax_i8(&a, (uint32_t *)(mine + sx.exps));
         }
         if (st == TSR_KERNEL_OK && last_chunk)

@@ -17,6 +17,7 @@
 
 #include "../image_reader.h"
 #include "tessera/kernels.h"
+#include "tessera/kernels_i8.h"
 #include "tessera/step_geometry.h"
 
 namespace tsr {
@@ -61,6 +62,8 @@ struct StepChecker {
 constexpr uint32_t dtype_bit(uint32_t dtype) { return 1u << dtype; }
 constexpr uint32_t kFloatTypes = dtype_bit(TSR_DTYPE_F32) | dtype_bit(TSR_DTYPE_BF16);
 constexpr uint32_t kAllTypes = kFloatTypes | dtype_bit(TSR_DTYPE_I8);
+// The integer exponential's constants as the int8 kernels take them (tessera/kernels_i8.h).
+inline tsr_iexp_constants iexp_constants(const tsr_iexp_params &p) { return tsr_iexp_constants{p.shift, p.ln2, p.b, p.c}; }
 // Bytes of one activation element of step s.
 inline uint32_t act_bytes(const tsr_step &s) { return tsr_dtype_bytes(s.dtype); }
 

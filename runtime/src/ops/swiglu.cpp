@@ -11,8 +11,6 @@ namespace {
 
 const tsr_swiglu_params &P(const tsr_step &s) { return s.params.swiglu; }
 
-tsr_iexp_constants constants(const tsr_iexp_params &p) { return tsr_iexp_constants{p.shift, p.ln2, p.b, p.c}; }
-
 tessera_status validate(StepChecker &c)
 {
     const tsr_swiglu_params &p = P(c.step);
@@ -21,7 +19,7 @@ tessera_status validate(StepChecker &c)
     if (c.step.dtype == TSR_DTYPE_I8) {
         TSR_TRY(c.nonlinear(p.exp));
         if (p.exp == TSR_NONLINEAR_FLOAT ? !(p.gate_scale > 0.0f) || !(p.out_scale > 0.0f)
-                                         : !tsr_iexp_constants_valid(constants(p.sigmoid)))
+                                         : !tsr_iexp_constants_valid(iexp_constants(p.sigmoid)))
             return c.fail("activation constants out of range");
         if (p.exp == TSR_NONLINEAR_INTEGER) TSR_TRY(c.requant(p.out, "output factor out of range"));
     }
@@ -43,7 +41,7 @@ void run(StepRun &r)
             if (p.exp == TSR_NONLINEAR_FLOAT)
                 return tsr_swiglu_i8_float((int8_t *)g, (int8_t *)u, (int8_t *)y, count, p.gate_scale, p.out_scale,
                                            r.worker, r.workers);
-            tsr_swiglu_i8_args a = {(int8_t *)g, (int8_t *)u, (int8_t *)y, 0, 0, 0, constants(p.sigmoid),
+            tsr_swiglu_i8_args a = {(int8_t *)g, (int8_t *)u, (int8_t *)y, 0, 0, 0, iexp_constants(p.sigmoid),
                                     p.out.multiplier, p.out.shift, count};
             return tsr_swiglu_i8(&a, r.worker, r.workers);
         }

@@ -43,8 +43,7 @@ void Evaluation::step(int32_t token)
 {
     if (pos_ >= graph_.hyper.context) throw std::out_of_range("calibration sequence longer than the context");
     if (token < 0 || uint32_t(token) >= graph_.hyper.vocab_size) throw std::out_of_range("token outside the vocabulary");
-    values(graph_.tokens_token)[0] = 0; // the tokens are I32: EMBED's evaluation reads the id below
-    std::memcpy(values(graph_.tokens_token), &token, 4);
+    std::memcpy(values(graph_.tokens_token), &token, 4); // an I32 tensor: EMBED's evaluation reads the bits
     for (const GraphStep &s : graph_.token.steps) {
         op_host(s.op).evaluate(s, *this);
         for (uint32_t k = 0; k < s.operand_count; ++k) {

@@ -1,0 +1,41 @@
+// The work splits that kernels of several precisions share: which (row, pair) a
+// core rotates in RoPE, which rows or columns it normalizes in RMSNorm. Inlined, so
+// each kernel compiles to the loop it would have written itself.
+#ifndef TESSERA_SPLIT_LOOPS_H
+#define TESSERA_SPLIT_LOOPS_H
+
+#include "tessera/kernels.h"
+
+// RoPE over rows x dim/2 pairs (q; the k pairs, kv_dim <= dim, are a prefix): this
+// core's share of them. rotate(r, i, pair, in_k) turns pair i of row r (columns i and
+// i + 1) by table pair `pair` ((pos + r) * head_size / 2 + (i % head_size) / 2),
+// in k too when in_k.
+template <typename Rotate>
+static inline void tsr_rope_pairs(uint32_t rows, uint32_t pos, uint32_t dim, uint32_t kv_dim, uint32_t head_size,
+                                  uint32_t core_id, uint32_t core_count, Rotate rotate)
+{
+    const uint32_t half = head_size / 2u, pairs = dim / 2u;
+    uint32_t begin, end;
+    tsr_core_range(rows * pairs, core_id, core_count, &begin, &end);
+    for (uint32_t item = begin; item < end; ++item) {
+        const uint32_t r = item / pairs, i = 2u * (item % pairs);
+        rotate(r, i, (size_t)(pos + r) * half + (i % head_size) / 2u, i < kv_dim);
+    }
+}
+
+// RMSNorm's split: rows over the cores; with fewer rows than cores, every core sums
+// each row's squares (the same operations, so the same result) and writes its share
+// of the columns [c0, c1).
+static inline void tsr_rmsnorm_split(uint32_t rows, uint32_t dim, uint32_t core_id, uint32_t core_count, uint32_t *r0,
+                                     uint32_t *r1, uint32_t *c0, uint32_t *c1)
+{
+    *c0 = 0, *c1 = dim;
+    if (rows >= core_count) {
+        tsr_core_range(rows, core_id, core_count, r0, r1);
+    } else {
+        *r0 = 0, *r1 = rows;
+        tsr_core_range(dim, core_id, core_count, c0, c1);
+    }
+}
+
+#endif
