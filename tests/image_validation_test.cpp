@@ -107,6 +107,29 @@ TEST_F(ImageValidation, BadVersion)
     EXPECT_NE(message().find("version 99"), std::string::npos) << message();
 }
 
+TEST_F(ImageValidation, AnImageOfTheFormerVersionIsRefusedNamingBothVersions)
+{
+    header().version = TSR_IMAGE_VERSION - 1u; // what the previous release's packer wrote
+    resign();
+    EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_VERSION);
+    const std::string want = "image format version " + std::to_string(TSR_IMAGE_VERSION - 1u) +
+                             " (header " + std::to_string(sizeof(tsr_image_header)) + " bytes); this runtime reads version " + std::to_string(TSR_IMAGE_VERSION) +
+                             ": pack the model again with this release's tessera-pack";
+    EXPECT_EQ(message(), want);
+}
+
+TEST_F(ImageValidation, AFeatureTheRuntimeLacksIsRefusedByName)
+{
+    header().required_features |= TSR_FEATURE_NPU;
+    resign();
+    EXPECT_EQ(open(), TESSERA_ERR_IMAGE_UNSUPPORTED);
+    EXPECT_EQ(message(), "image needs NPU, which this runtime does not provide");
+    header().required_features = TSR_FEATURE_F32 | (1u << 30);
+    resign();
+    EXPECT_EQ(open(), TESSERA_ERR_IMAGE_UNSUPPORTED);
+    EXPECT_EQ(message(), "image needs feature bit 30 (unknown to this runtime), which this runtime does not provide");
+}
+
 TEST_F(ImageValidation, BadHeaderChecksum)
 {
     header().dim += 1;
