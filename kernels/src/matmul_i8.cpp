@@ -14,7 +14,7 @@ tsr_kernel_status tsr_matmul_i8(const tsr_matmul_i8_args *a, uint32_t core_id, u
     uint32_t begin, end;
     tsr_core_range(a->n, core_id, core_count, &begin, &end);
     const uint32_t k = a->k;
-    int32_t offset[4]; // bias - x_zero * sum_j w_ij: the same for every row
+    int32_t offset[8]; // bias - x_zero * sum_j w_ij: the same for every row
     tsr_i8_channel_blocks(
         a->x, a->w, a->rows, k, begin, end,
         [&](uint32_t i, uint32_t block) {
