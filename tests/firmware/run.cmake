@@ -3,9 +3,11 @@
 # PLUGIN (the hart-counter TCG plugin) it prints the instructions per token of the
 # busiest compute hart and of the DMA hart (DMA_HART), and per byte the DMA moved.
 # With HOST_GENERATE (tessera-generate) and IMAGE, the ids must equal what the host
-# board generates from the same image (greedy, as many positions).
+# board generates from the same image (greedy, as many positions). A firmware that
+# measures one position (TESSERA_DEMO_MEASURE_POS) also prints, from the plugin, the
+# busiest compute hart's instructions per decoder layer (required with LAYERS).
 # cmake -DQEMU=... -DELF=... -DSMP=N [-DGOLDEN=file] [-DHOST_GENERATE=exe -DIMAGE=tess] [-DEXPECT=regex]
-#       [-DPLUGIN=so -DDMA_HART=h] -P run.cmake
+#       [-DPLUGIN=so -DDMA_HART=h [-DLAYERS=ON]] -P run.cmake
 set(plugin_args "")
 if(DEFINED PLUGIN)
   get_filename_component(counts "${ELF}.smp${SMP}.harts.txt" ABSOLUTE)
@@ -36,6 +38,13 @@ if(DEFINED PLUGIN AND EXISTS ${counts})
   set(dma ${CMAKE_MATCH_1})
   string(REGEX MATCH "DMA bytes ([0-9]+)" _ "${per_token}")
   set(bytes ${CMAKE_MATCH_1})
+  string(REGEX MATCH "layers busiest instructions/region ([0-9]+) \\(hart ([0-9]+)\\)" _ "${harts}")
+  if(LAYERS AND NOT CMAKE_MATCH_1)
+    message(FATAL_ERROR "the plugin reported no instructions by layer:\n${harts}")
+  elseif(CMAKE_MATCH_1)
+    message(STATUS "MEASURED decoder layers of the measured forward pass: busiest compute hart ${CMAKE_MATCH_1} "
+                   "instructions (hart ${CMAKE_MATCH_2})")
+  endif()
   if(busiest AND dma AND bytes)
     math(EXPR per_mille "${dma} * 1000 / ${bytes}")
     message(STATUS "MEASURED instructions per token: busiest compute hart ${busiest}; DMA hart ${dma} "
@@ -49,7 +58,11 @@ if(DEFINED EXPECT AND NOT out MATCHES "${EXPECT}")
   message(FATAL_ERROR "output does not match '${EXPECT}':\n${out}")
 endif()
 if(DEFINED HOST_GENERATE)
-  execute_process(COMMAND ${HOST_GENERATE} ${IMAGE} -n 200 -t 0 --ids -q
+  set(steps 200) # as many positions as the firmware ran: 200, or up to the one it measures
+  if(out MATCHES "measured: the forward pass at position ([0-9]+)")
+    math(EXPR steps "${CMAKE_MATCH_1} + 1")
+  endif()
+  execute_process(COMMAND ${HOST_GENERATE} ${IMAGE} -n ${steps} -t 0 --ids -q
                   OUTPUT_VARIABLE host_ids RESULT_VARIABLE rc OUTPUT_STRIP_TRAILING_WHITESPACE)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "tessera-generate ${IMAGE} exited with ${rc}")

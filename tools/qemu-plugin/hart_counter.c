@@ -11,6 +11,13 @@
  *   hart-counter: hart H instructions/region X   (one line per hart that ran)
  *   hart-counter: busiest instructions/region X (hart H)   (excluding the `skip=` hart)
  *
+ * Label marks attribute a hart's instructions: `slti zero, zero, 0x400 + L` (L in 0..254)
+ * says "this hart now works on model layer L", 0x4ff "on no layer" (the default). When a
+ * guest labels, the plugin also writes, for the labelled instructions inside regions:
+ *
+ *   hart-counter: layer L busiest instructions/region X (hart H)
+ *   hart-counter: layers busiest instructions/region X (hart H)   (summed over layers)
+ *
  * With `blocks=FILE` it also writes, per hart, the instructions executed in each
  * translated block (`hart address instructions`), for a per-function profile (map
  * the addresses to symbols with nm).
@@ -31,10 +38,19 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 #define MAX_HARTS 64
 #define MARK_BEGIN 0x7A102013u /* slti x0, x0, 0x7a1 */
 #define MARK_END 0x7A202013u   /* slti x0, x0, 0x7a2 */
+#define MARK_SLTI_X0 0x00002013u /* slti x0, x0, imm: the low 20 bits */
+#define LABEL_BASE 0x400u       /* slti x0, x0, 0x400 + label */
+#define LABELS 256u             /* label 255: no layer */
+#define NO_LABEL (LABELS - 1u)
 
 static uint64_t g_count[MAX_HARTS];      /* instructions so far */
 static uint64_t g_at_begin[MAX_HARTS];   /* counts when the open region began */
 static uint64_t g_in_regions[MAX_HARTS]; /* summed over closed regions */
+static uint64_t g_label_count[MAX_HARTS][LABELS];    /* instructions so far, by label */
+static uint64_t g_label_at_begin[MAX_HARTS][LABELS]; /* when the open region began */
+static uint64_t g_label_in_regions[MAX_HARTS][LABELS];
+static unsigned g_label[MAX_HARTS]; /* each hart's current label */
+static int g_labelled;              /* a label mark was translated */
 static uint64_t g_regions;
 static int g_open;
 static long g_skip = -1;
@@ -54,7 +70,13 @@ static void on_block(unsigned int hart, void *udata)
     block_t *b = udata;
     if (hart >= MAX_HARTS) return;
     g_count[hart] += b->insns;
+    g_label_count[hart][g_label[hart]] += b->insns;
     b->by_hart[hart] += b->insns;
+}
+
+static void on_label(unsigned int hart, void *udata)
+{
+    if (hart < MAX_HARTS) g_label[hart] = (unsigned)(uintptr_t)udata;
 }
 
 static void on_mark(unsigned int hart, void *udata)
@@ -62,9 +84,13 @@ static void on_mark(unsigned int hart, void *udata)
     (void)hart;
     if ((uintptr_t)udata == MARK_BEGIN) {
         memcpy(g_at_begin, g_count, sizeof g_count);
+        memcpy(g_label_at_begin, g_label_count, sizeof g_label_count);
         g_open = 1;
     } else if (g_open) {
-        for (int h = 0; h < MAX_HARTS; ++h) g_in_regions[h] += g_count[h] - g_at_begin[h];
+        for (int h = 0; h < MAX_HARTS; ++h) {
+            g_in_regions[h] += g_count[h] - g_at_begin[h];
+            for (unsigned l = 0; l < LABELS; ++l) g_label_in_regions[h][l] += g_label_count[h][l] - g_label_at_begin[h][l];
+        }
         ++g_regions;
         g_open = 0;
     }
@@ -86,8 +112,14 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
         if (qemu_plugin_insn_size(insn) != 4) continue;
         uint32_t word;
         memcpy(&word, qemu_plugin_insn_data(insn), 4);
+        const uint32_t imm = word >> 20;
         if (word == MARK_BEGIN || word == MARK_END)
             qemu_plugin_register_vcpu_insn_exec_cb(insn, on_mark, QEMU_PLUGIN_CB_NO_REGS, (void *)(uintptr_t)word);
+        else if ((word & 0xFFFFFu) == MARK_SLTI_X0 && imm >= LABEL_BASE && imm < LABEL_BASE + LABELS) {
+            g_labelled = 1;
+            qemu_plugin_register_vcpu_insn_exec_cb(insn, on_label, QEMU_PLUGIN_CB_NO_REGS,
+                                                   (void *)(uintptr_t)(imm - LABEL_BASE));
+        }
     }
 }
 
@@ -106,6 +138,24 @@ static void on_qemu_exit(qemu_plugin_id_t id, void *udata)
         if (h != g_skip && per >= busiest) busiest = per, which = h;
     }
     fprintf(f, "hart-counter: busiest instructions/region %" PRIu64 " (hart %d)\n", busiest, which);
+    if (g_labelled && g_regions) {
+        uint64_t layers[MAX_HARTS] = {0};
+        for (unsigned l = 0; l < NO_LABEL; ++l) {
+            uint64_t most = 0;
+            int at = -1;
+            for (int h = 0; h < MAX_HARTS; ++h) {
+                if (h == g_skip) continue;
+                const uint64_t per = g_label_in_regions[h][l] / g_regions;
+                layers[h] += per;
+                if (per > most) most = per, at = h;
+            }
+            if (at >= 0) fprintf(f, "hart-counter: layer %u busiest instructions/region %" PRIu64 " (hart %d)\n", l, most, at);
+        }
+        busiest = 0, which = -1;
+        for (int h = 0; h < MAX_HARTS; ++h)
+            if (layers[h] > busiest) busiest = layers[h], which = h;
+        fprintf(f, "hart-counter: layers busiest instructions/region %" PRIu64 " (hart %d)\n", busiest, which);
+    }
     if (f != stderr) fclose(f);
     if (g_blocks[0] && (f = fopen(g_blocks, "w"))) {
         for (const block_t *b = g_all_blocks; b; b = b->next)
@@ -127,6 +177,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
             return -1;
         }
     }
+    for (int h = 0; h < MAX_HARTS; ++h) g_label[h] = NO_LABEL;
     qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
     qemu_plugin_register_atexit_cb(id, on_qemu_exit, NULL);
     return 0;

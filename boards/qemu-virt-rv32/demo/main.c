@@ -1,15 +1,25 @@
 /* Firmware demo: greedy generation from the image linked into this ELF, then what it
  * cost: per token the runs, forks and DMA traffic, and a profile by operator and by
  * layer. Each forward pass is marked for the hart-counter plugin, which counts the
- * instructions of every hart between the marks. */
+ * instructions of every hart between the marks.
+ *
+ * With TESSERA_DEMO_MEASURE_POS=P, it generates up to position P and marks only the
+ * forward pass at P, with each hart's instructions labelled by layer: the plugin
+ * then reports the busiest hart's instructions per layer for that one token. */
 #include <stdint.h>
 
 #include "tessera/image_format.h"
 #include "tessera/qemu_virt_rv32.h"
 #include "tessera/tessera.h"
 
+#ifdef TESSERA_DEMO_MEASURE_POS
+#define TESSERA_DEMO_STEPS (TESSERA_DEMO_MEASURE_POS + 1)
+#define MEASURED(pos) ((pos) == TESSERA_DEMO_MEASURE_POS)
+#else
 #ifndef TESSERA_DEMO_STEPS
 #define TESSERA_DEMO_STEPS 200
+#endif
+#define MEASURED(pos) 1
 #endif
 #define PROFILE_STEPS 512u
 
@@ -64,20 +74,35 @@ int main(void)
     tessera_status st = tessera_open(&session, tessera_image, (size_t)(tessera_image_end - tessera_image), board);
     if (st != TESSERA_OK) fail("open", st);
     const int profiled = tessera_profile(&session, profile, PROFILE_STEPS) == TESSERA_OK;
+#ifdef TESSERA_DEMO_MEASURE_POS
+    tsr_qemu_label_layers(true);
+    put("measured: the forward pass at position ", TESSERA_DEMO_MEASURE_POS);
+    tsr_qemu_puts(", instructions labelled by layer\n");
+#endif
 
     tessera_sampler greedy;
     tessera_sampler_init(&greedy, 0.0f, 0.0f, 1);
     int32_t token = 1; /* BOS */
     int n = 0;
     for (int pos = 0; pos < TESSERA_DEMO_STEPS; ++pos) {
-        tsr_qemu_mark_begin();
+        if (MEASURED(pos)) tsr_qemu_mark_begin();
         st = pos == 0 ? tessera_prompt(&session, &token, 1) : tessera_step(&session, token);
-        tsr_qemu_mark_end();
+        if (MEASURED(pos)) tsr_qemu_mark_end();
         if (st != TESSERA_OK) fail(pos == 0 ? "prompt" : "step", st);
         int32_t next;
         st = tessera_sample(&session, &greedy, &next);
         if (st != TESSERA_OK) fail("sample", st);
-        if (next == 1 || next == 2) break;
+        if (next == 1 || next == 2) {
+#ifdef TESSERA_DEMO_MEASURE_POS
+            if (pos < TESSERA_DEMO_MEASURE_POS) {
+                put("error: the model ended the text at position ", (uint64_t)pos);
+                put(", before the measured position ", TESSERA_DEMO_MEASURE_POS);
+                tsr_qemu_puts("\n");
+                tsr_qemu_exit(1);
+            }
+#endif
+            break;
+        }
         ids[n++] = next;
         token = next;
     }

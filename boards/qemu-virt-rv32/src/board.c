@@ -194,10 +194,25 @@ static void console_write(void *ctx, const char *text, size_t len)
     for (size_t i = 0; i < len; ++i) uart_putc(text[i]);
 }
 
+/* Labels each core's instructions with the layer of the step it works on, for the
+ * plugin (start.S: tsr_qemu_label_table). */
+extern const char tsr_qemu_label_table[];
+static void label_layers(void *ctx, uint32_t core, const char *name, uint32_t layer, uint32_t pos, bool begin)
+{
+    (void)ctx, (void)core, (void)name, (void)pos;
+    const uint32_t label = begin && layer < 255u ? layer : 255u;
+    ((void (*)(void))(tsr_qemu_label_table + 8u * label))();
+}
+
 static const tsr_hal_ops g_ops = {cluster_fork, cluster_barrier, tsr_dma_submit_1d, tsr_dma_submit, tsr_dma_wait,
                                   npu_submit,   npu_poll,        npu_wait,          cycles,         console_write,
                                   NULL,         NULL};
+static const tsr_hal_ops g_ops_labelling = {
+    cluster_fork, cluster_barrier, tsr_dma_submit_1d, tsr_dma_submit, tsr_dma_wait, npu_submit, npu_poll,
+    npu_wait,     cycles,          console_write,     NULL,           label_layers};
 static tsr_hal_board g_board;
+
+void tsr_qemu_label_layers(bool on) { g_board.ops = on ? &g_ops_labelling : &g_ops; }
 
 const tsr_hal_board *tsr_qemu_board(void) { return &g_board; }
 

@@ -21,3 +21,19 @@ _start:
     call    tsr_qemu_hart_entry     /* never returns */
 2:  wfi
     j       2b
+
+/* Layer labels for the hart-counter plugin: entry L (8 bytes) executes the HINT
+ * `slti zero, zero, 0x400 + L` and returns; entry 255 labels "no layer". */
+    .section .text.tsr_qemu_labels, "ax"
+    .globl tsr_qemu_label_table
+    .balign 8
+tsr_qemu_label_table:
+    .option push
+    .option norvc
+    .set label, 0
+    .rept 256
+    slti    zero, zero, 0x400 + label
+    ret
+    .set label, label + 1
+    .endr
+    .option pop

@@ -17,6 +17,7 @@
 #ifndef TESSERA_QEMU_VIRT_RV32_H
 #define TESSERA_QEMU_VIRT_RV32_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "tessera/hal.h"
@@ -41,6 +42,11 @@ uint32_t tsr_qemu_dma_hart(void);
  * RISC-V HINTs: no-ops to the hardware, recognised by the plugin. */
 static inline void tsr_qemu_mark_begin(void) { __asm__ volatile("slti zero, zero, 0x7a1"); }
 static inline void tsr_qemu_mark_end(void) { __asm__ volatile("slti zero, zero, 0x7a2"); }
+
+/* With `on`, each compute hart labels its instructions with the model layer of the
+ * step it works on (the HAL's trace op), and the plugin reports the busiest hart's
+ * instructions per layer. Off by default: labelling costs a few instructions a step. */
+void tsr_qemu_label_layers(bool on);
 
 /* Ends QEMU: status 0 passes, anything else fails. */
 void tsr_qemu_exit(int status) __attribute__((noreturn));
