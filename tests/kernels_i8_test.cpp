@@ -10,6 +10,7 @@
 #include <random>
 #include <vector>
 
+#include "requantize_fast.h" // the optimized kernels' 32-bit form, tested as they build it
 #include "tessera/kernels_i8.h"
 
 namespace {
@@ -66,6 +67,25 @@ TEST(RequantizeI8, EqualsExactArithmeticAndApproachesTheRealFactor)
         ASSERT_EQ(got, exact) << acc << " * " << m << " * 2^(" << s << " - 31)";
         ASSERT_LE(std::fabs(double(got) - std::floor(double(acc) * real + 0.5)), 1.0);
     }
+}
+
+TEST(RequantizeI8, The32BitFormIsTheReferenceBitForBit)
+{
+    // Every shift (both forms: 30 - shift >= 32 and below), accumulators over the whole
+    // int32 range and at its edges, multipliers at the ends of their range.
+    std::mt19937 rng(5);
+    const int32_t edges[] = {0, 1, -1, 2, -2, 3, -3, INT32_MAX, INT32_MIN, INT32_MAX - 1, INT32_MIN + 1, 1 << 24, -(1 << 24)};
+    const int32_t multipliers[] = {0, 1 << 30, (1 << 30) + 1, INT32_MAX, INT32_MAX - 1};
+    for (int32_t shift = -31; shift <= 30; ++shift)
+        for (int t = 0; t < 4000; ++t) {
+            const int32_t acc = t < 13 ? edges[t] : int32_t(rng());
+            const int32_t m = t % 7 < 5 ? multipliers[t % 7] : int32_t((1u << 30) + rng() % (1u << 30));
+            ASSERT_EQ(tsr_requantize_fast(acc, m, shift), tsr_requantize(acc, m, shift)) << acc << " " << m << " " << shift;
+            const int32_t zero = int32_t(rng() % 256) - 128, lo = int32_t(rng() % 256) - 128;
+            const int32_t hi = lo + int32_t(rng() % uint32_t(128 - lo));
+            ASSERT_EQ(tsr_requantize_to_i8_fast(acc, m, shift, zero, lo, hi), tsr_requantize_to_i8(acc, m, shift, zero, lo, hi))
+                << acc << " " << m << " " << shift << " " << zero << " [" << lo << ", " << hi << "]";
+        }
 }
 
 struct Problem {
@@ -374,7 +394,7 @@ TEST(AttentionI8, OptimizedIsTheReferenceBitForBitOnAnyCoreCountAndChunking)
         return x;
     };
     for (uint32_t count : {1u, 5u, 33u, 256u})
-        for (uint32_t hs : {1u, 8u, 64u}) {
+        for (uint32_t hs : {1u, 4u, 8u, 16u, 64u}) { // 4, 8, 16: the unrolled loops
             const Quantized q = random_q(hs), k = random_q(count * hs), v = random_q(count * hs);
             const auto want = attention_i8(q, k, v, count, hs, 0.1, 0.02, 3, false, 1, count);
             for (uint32_t cores : {1u, 3u, 8u})

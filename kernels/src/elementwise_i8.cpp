@@ -1,4 +1,5 @@
 #include "kernel_checks.h"
+#include "requantize_fast.h"
 #include "softmax_i8_checks.h"
 
 namespace {
@@ -74,7 +75,7 @@ tsr_kernel_status tsr_swiglu_i8(const tsr_swiglu_i8_args *a, uint32_t core_id, u
         const int32_t p = (g >= 0 ? e0 : e) >> 2, q = (e0 + e) >> 2;
         const int32_t silu16 = round_div(16 * g * p, q);
         const int32_t up = a->up[i] - a->up_zero;
-        a->y[i] = tsr_requantize_to_i8(silu16 * up, a->multiplier, a->shift, a->y_zero, -128, 127);
+        a->y[i] = tsr_requantize_to_i8_fast(silu16 * up, a->multiplier, a->shift, a->y_zero, -128, 127);
     }
     return TSR_KERNEL_OK;
 }

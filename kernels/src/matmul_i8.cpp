@@ -6,6 +6,7 @@
 //   sum_j (x_j - x_zero) w_ij = sum_j x_j w_ij - x_zero sum_j w_ij,
 // the second sum once per output channel and row-independent (matmul_i8_dot.h).
 #include "matmul_i8_dot.h"
+#include "requantize_fast.h"
 
 tsr_kernel_status tsr_matmul_i8(const tsr_matmul_i8_args *a, uint32_t core_id, uint32_t core_count)
 {
@@ -25,7 +26,7 @@ tsr_kernel_status tsr_matmul_i8(const tsr_matmul_i8_args *a, uint32_t core_id, u
         [&](uint32_t r, uint32_t i, uint32_t block, const int32_t *acc) {
             int8_t *yr = a->y + (size_t)r * a->ldy + i;
             for (uint32_t c = 0; c < block; ++c)
-                yr[c] = tsr_requantize_to_i8(acc[c] + offset[c], a->multiplier[i + c], a->shift[i + c], a->y_zero,
+                yr[c] = tsr_requantize_to_i8_fast(acc[c] + offset[c], a->multiplier[i + c], a->shift[i + c], a->y_zero,
                                              a->y_min, a->y_max);
         });
     return TSR_KERNEL_OK;
