@@ -1,6 +1,6 @@
 // The inner loops of the int8 matmuls (requantizing and dequantizing): dot products
-// of a row of x with one or four weight rows, four channels sharing each load of x,
-// pointers stepping four bytes at a time, no index arithmetic in the loop.
+// of a row of x with one, four or eight weight rows, the channels sharing each load of
+// x, pointers stepping four bytes at a time, no index arithmetic in the loop.
 #ifndef TESSERA_MATMUL_I8_DOT_H
 #define TESSERA_MATMUL_I8_DOT_H
 
@@ -48,8 +48,8 @@ static inline int32_t tsr_i8_dot(const int8_t *x, const int8_t *w, uint32_t k)
     return a;
 }
 
-// x (rows x k) times weight rows [begin, end) (n x k), four channels at a time
-// (one at the tail): prepare(i, block) once per block of channels i.., then
+// x (rows x k) times weight rows [begin, end) (n x k), eight channels at a time
+// (four, then one, at the tail): prepare(i, block) once per block of channels i.., then
 // store(r, i, block, acc) with each row's accumulators.
 template <typename Prepare, typename Store>
 static inline void tsr_i8_channel_blocks(const int8_t *x, const int8_t *w, uint32_t rows, uint32_t k, uint32_t begin,
