@@ -278,6 +278,14 @@ TEST(Rope, RotatesPairsByPositionAngle)
         }
 }
 
+TEST(Rope, RefusesKPairsBeyondQs)
+{
+    // The pairs of k are a prefix of q's: a kv_dim above dim would leave k's tail unturned.
+    std::vector<float> q(2), k(4), table(2, 0.5f);
+    EXPECT_EQ(tsr_rope_f32(q.data(), k.data(), table.data(), 1, 0, 2, 4, 2, 0, 1), TSR_KERNEL_BAD_ARGUMENT);
+    EXPECT_EQ(tsr_rope_f32(q.data(), k.data(), table.data(), 1, 0, 2, 2, 2, 0, 1), TSR_KERNEL_OK);
+}
+
 TEST(Attention, CausalGroupedQueryMatchesDoublePrecision)
 {
     const uint32_t heads = 4, kv_heads = 2, hs = 8, context = 12, rows = 3, pos = 4;

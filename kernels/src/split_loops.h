@@ -6,6 +6,14 @@
 
 #include "tessera/kernels.h"
 
+// The shapes tsr_rope_pairs walks: whole heads of pairs in q and in k, and k's pairs
+// a prefix of q's (kv_dim <= dim).
+static inline bool tsr_rope_shape_ok(uint32_t dim, uint32_t kv_dim, uint32_t head_size)
+{
+    return dim && kv_dim && head_size && head_size % 2u == 0u && dim % head_size == 0u && kv_dim % head_size == 0u &&
+           kv_dim <= dim;
+}
+
 // RoPE over rows x dim/2 pairs (q; the k pairs, kv_dim <= dim, are a prefix): this
 // core's share of them. rotate(r, i, pair, in_k) turns pair i of row r (columns i and
 // i + 1) by table pair `pair` ((pos + r) * head_size / 2 + (i % head_size) / 2),

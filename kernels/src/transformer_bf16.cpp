@@ -35,8 +35,7 @@ tsr_kernel_status tsr_rope_bf16(tsr_bf16 *q, tsr_bf16 *k, const float *table, ui
                                 uint32_t dim, uint32_t kv_dim, uint32_t head_size, uint32_t core_id,
                                 uint32_t core_count)
 {
-    TSR_KERNEL_REQUIRE(q && k && table && rows && dim && kv_dim && head_size);
-    TSR_KERNEL_REQUIRE(head_size % 2u == 0u && dim % head_size == 0u && kv_dim % head_size == 0u && kv_dim <= dim);
+    TSR_KERNEL_REQUIRE(q && k && table && rows && tsr_rope_shape_ok(dim, kv_dim, head_size));
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
     tsr_rope_pairs(rows, pos, dim, kv_dim, head_size, core_id, core_count, [&](uint32_t r, uint32_t i, size_t pair, bool in_k) {
         const float c = table[2u * pair], s = table[2u * pair + 1u];
