@@ -226,15 +226,6 @@ TEST(HostBoard, RecordsATimelinePerEngineWhenAsked)
     EXPECT_EQ(copies, 1);
 }
 
-TEST(HostBoard, NpuQueueIsDeclaredButNotYetEmulated)
-{
-    auto board = HostBoard::create(tessera::load_board_desc("siracusa"), 1);
-    const tsr_hal_board *hal = board->hal();
-    tsr_npu_job job{};
-    tsr_npu_handle h;
-    EXPECT_EQ(hal->ops->npu_submit(hal->ctx, &job, &h), TSR_HAL_UNSUPPORTED);
-}
-
 TEST(HostBoardC, CreateReportsErrorsInOneLine)
 {
     tessera_host_board *b = nullptr;

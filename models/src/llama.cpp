@@ -153,7 +153,8 @@ Graph lower_llama(LlamaCheckpoint &&ck, const LlamaLowering &opt)
     auto act_scale = [&](const std::string &name) { return int8_scale(range(name)); };
 
     Builder b(g);
-    auto linear = [&](const std::string &name, const std::vector<float> &all, uint32_t l, uint32_t rows, uint32_t cols) {
+    auto linear = [&](const std::string &name, const std::vector<float> &all, uint32_t l, uint32_t rows, uint32_t cols,
+                      uint32_t bits) {
         Linear out;
         const float *v = all.data() + size_t(l) * rows * cols;
         out.dtype = WT;
@@ -161,7 +162,7 @@ Graph lower_llama(LlamaCheckpoint &&ck, const LlamaLowering &opt)
             out.w = b.weight(name, v, rows, cols, WT);
             return out;
         }
-        QuantizedRows q = quantize_rows(v, rows, cols);
+        QuantizedRows q = quantize_rows(v, rows, cols, bits);
         out.w = b.raw(name, TSR_DTYPE_I8, rows, cols, raw_bytes(q.q));
         const uint32_t scales = b.raw(name + ".scales", TSR_DTYPE_F32, 1, rows, raw_bytes(q.scales));
         GraphTensor &t = b.at(out.w);
@@ -192,14 +193,14 @@ Graph lower_llama(LlamaCheckpoint &&ck, const LlamaLowering &opt)
         LayerWeights &lw = layers[l];
         const float *ra = w.rms_att.data() + size_t(l) * D, *rf = w.rms_ffn.data() + size_t(l) * D;
         lw.rms_att = i8 ? int8_weight(p + "rms_att", ra, 1, D, lw.rms_att_scale) : b.weight(p + "rms_att", ra, 1, D, AT);
-        lw.wq = linear(p + "wq", w.wq, l, D, D);
-        lw.wk = linear(p + "wk", w.wk, l, KV, D);
-        lw.wv = linear(p + "wv", w.wv, l, KV, D);
-        lw.wo = linear(p + "wo", w.wo, l, D, D);
+        lw.wq = linear(p + "wq", w.wq, l, D, D, opt.linear_bits);
+        lw.wk = linear(p + "wk", w.wk, l, KV, D, opt.linear_bits);
+        lw.wv = linear(p + "wv", w.wv, l, KV, D, opt.linear_bits);
+        lw.wo = linear(p + "wo", w.wo, l, D, D, opt.linear_bits);
         lw.rms_ffn = i8 ? int8_weight(p + "rms_ffn", rf, 1, D, lw.rms_ffn_scale) : b.weight(p + "rms_ffn", rf, 1, D, AT);
-        lw.w1 = linear(p + "w1", w.w1, l, H, D);
-        lw.w2 = linear(p + "w2", w.w2, l, D, H);
-        lw.w3 = linear(p + "w3", w.w3, l, H, D);
+        lw.w1 = linear(p + "w1", w.w1, l, H, D, opt.linear_bits);
+        lw.w2 = linear(p + "w2", w.w2, l, D, H, opt.linear_bits);
+        lw.w3 = linear(p + "w3", w.w3, l, H, D, opt.linear_bits);
         k_cache[l] = b.tensor(p + "k_cache", TSR_TENSOR_KV_CACHE, C, KV, AT);
         v_cache[l] = b.tensor(p + "v_cache", TSR_TENSOR_KV_CACHE, C, KV, AT);
         if (i8) {
@@ -218,7 +219,7 @@ Graph lower_llama(LlamaCheckpoint &&ck, const LlamaLowering &opt)
         wcls.w = emb;
         wcls.dtype = AT;
     } else {
-        wcls = linear("wcls", c.shared_classifier ? w.token_embedding : w.wcls, 0, V, D);
+        wcls = linear("wcls", c.shared_classifier ? w.token_embedding : w.wcls, 0, V, D, 8); // the logits keep 8 bits
     }
     const std::vector<float> rope = llama_rope_table(C, HS, h.rope_theta);
     uint32_t rope_table;

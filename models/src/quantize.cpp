@@ -33,16 +33,21 @@ tsr_requant_params requant_factor(double factor, const std::string &what)
     return tsr_requant_params{int32_t(m), e};
 }
 
-QuantizedRows quantize_rows(const float *w, uint32_t rows, uint32_t cols)
+QuantizedRows quantize_rows(const float *w, uint32_t rows, uint32_t cols, uint32_t bits)
 {
+    if (bits < 2 || bits > 8) throw std::invalid_argument("quantize_rows: 2..8 bits");
+    const double qmax = double((1 << (bits - 1)) - 1);
     QuantizedRows out;
     out.q.resize(size_t(rows) * cols);
     out.scales.resize(rows);
     for (uint32_t i = 0; i < rows; ++i) {
         const float *row = w + size_t(i) * cols;
-        const double s = int8_scale(absmax(row, cols));
+        const double a = absmax(row, cols), s = a > 0 ? a / qmax : 1.0 / qmax;
         out.scales[i] = float(s);
-        for (uint32_t j = 0; j < cols; ++j) out.q[size_t(i) * cols + j] = quantize_value(row[j], s);
+        for (uint32_t j = 0; j < cols; ++j) {
+            const double q = std::round(row[j] / s);
+            out.q[size_t(i) * cols + j] = int8_t(q < -qmax ? -qmax : q > qmax ? qmax : q);
+        }
     }
     return out;
 }

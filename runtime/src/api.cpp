@@ -335,6 +335,7 @@ tessera_status tessera_get_stats(const tessera_session *session, tessera_stats *
     stats->forks = s->counters.forks;
     stats->dma_bytes = s->counters.dma_bytes;
     stats->dma_transfers = s->counters.dma_transfers;
+    stats->npu_jobs = s->counters.npu_jobs;
     return TESSERA_OK;
 }
 
@@ -390,6 +391,7 @@ uint32_t tessera_profile_sum(const tessera_step_profile *steps, uint32_t count, 
         sum->dma_bytes += p.dma_bytes;
         sum->dma_transfers += p.dma_transfers;
         sum->forks += p.forks;
+        sum->npu_jobs += p.npu_jobs;
     }
     return matched;
 }

@@ -27,10 +27,17 @@ void run_task(void *arg, uint32_t core, uint32_t cores)
     const tsr_hal_ops *ops = run.board->ops;
     for (uint32_t i = 0; i < run.schedule.header->step_count; ++i) {
         const tsr_step &step = run.schedule.steps[i];
-        const bool move = tsr_op_tile_kind(step.op) == TSR_TILE_MOVE;
-        if (move && (core != 0u || run.status != TESSERA_OK)) continue;
-        uint32_t bytes = 0, transfers = 0; // core 0's: only it drives (and counts) the DMA engine
-        if (core == 0u) bytes = run.dma.bytes, transfers = run.dma.transfers;
+        // Data movement and NPU steps are core 0's alone: it drives the DMA engine and
+        // the NPU queue; the other cores go on to the next cluster step and wait at its
+        // first barrier. Before any step, core 0 waits for the NPU jobs it reads.
+        const bool controller_only = tsr_op_tile_kind(step.op) == TSR_TILE_MOVE || step.engine == TSR_ENGINE_NPU;
+        if (core == 0u) {
+            run.npu.join(i);
+            run.settle(i);
+        }
+        if (controller_only && (core != 0u || run.status != TESSERA_OK)) continue;
+        uint32_t bytes = 0, transfers = 0, jobs = 0; // core 0's: only it drives (and counts) the DMA engine and NPU
+        if (core == 0u) bytes = run.dma.bytes, transfers = run.dma.transfers, jobs = run.npu.jobs;
         StepRun r(run, i, core, cores);
         if (ops->trace) trace(run, core, step, true);
         op_device(step.op)->run(r);
@@ -43,11 +50,13 @@ void run_task(void *arg, uint32_t core, uint32_t cores)
             p.cycles += now - task.clock;
             p.dma_bytes += run.dma.bytes - bytes;
             p.dma_transfers += run.dma.transfers - transfers;
+            p.npu_jobs += run.npu.jobs - jobs;
             task.clock = now;
         }
         if (r.stopped) break; // every core stops at the same step
     }
     if (core == 0u) {
+        run.npu.drain();
         run.dma.drain();
         run.settle(run.schedule.header->step_count - 1u);
     }
@@ -69,6 +78,7 @@ tessera_status run_schedule(const ImageView &img, const tsr_hal_board *board, co
         counters->forks += 1u;
         counters->dma_bytes += task.run.dma.bytes;
         counters->dma_transfers += task.run.dma.transfers;
+        counters->npu_jobs += task.run.npu.jobs;
     }
     return (tessera_status)task.run.status;
 }

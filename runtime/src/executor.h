@@ -8,7 +8,7 @@ namespace tsr {
 
 // What one run did, for the session's statistics.
 struct RunCounters {
-    uint64_t forks, dma_bytes, dma_transfers;
+    uint64_t forks, dma_bytes, dma_transfers, npu_jobs;
 };
 
 // Runs every step of `schedule` for `rows` tokens starting at position `pos`. The

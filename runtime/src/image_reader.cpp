@@ -43,9 +43,10 @@ tessera_status check_header_fields(const tsr_image_header &h, Message &err)
     return TESSERA_OK;
 }
 
-// What this runtime provides (TSR_FEATURE_*): every kernel family; no NPU engine yet.
+// What this runtime provides (TSR_FEATURE_*): every kernel family and NPU jobs (on
+// a board that has an NPU: check_board).
 constexpr uint32_t kRuntimeFeatures =
-    TSR_FEATURE_F32 | TSR_FEATURE_BF16 | TSR_FEATURE_I8 | TSR_FEATURE_I8_FLOAT_NONLINEAR;
+    TSR_FEATURE_F32 | TSR_FEATURE_BF16 | TSR_FEATURE_I8 | TSR_FEATURE_I8_FLOAT_NONLINEAR | TSR_FEATURE_NPU;
 
 tessera_status check_features(const tsr_image_header &h, Message &err)
 {
@@ -69,6 +70,10 @@ tessera_status check_board(const tsr_image_header &h, const tsr_hal_board *board
             .hex(h.board_fingerprint).str("), opened on '").str(board->name).str("' (")
             .hex(board->fingerprint).str(")");
         return TESSERA_ERR_WRONG_BOARD;
+    }
+    if ((h.required_features & TSR_FEATURE_NPU) && !board->has_npu) {
+        err.str("image runs NPU jobs; board '").str(board->name).str("' has no NPU");
+        return TESSERA_ERR_BOARD_TOO_SMALL;
     }
     if (board->core_count == 0u || board->core_count > h.planned_cores) {
         err.str("board runs ").num(board->core_count).str(" cores; the image is planned for 1..")
@@ -103,7 +108,7 @@ tessera_status check_sections(const uint8_t *data, const tsr_image_header &h, Im
             err.str("section ").num(i).str(" (kind ").num(s.kind).str("): ").str(what);
             return TESSERA_ERR_IMAGE_BAD_SECTION;
         };
-        if (s.kind < TSR_SECTION_TOKENIZER || s.kind > TSR_SECTION_WEIGHTS) return bad("unknown kind");
+        if (s.kind < TSR_SECTION_TOKENIZER || s.kind > TSR_SECTION_KIND_LAST_) return bad("unknown kind");
         if (s.kind == TSR_SECTION_WEIGHTS && s.region < TSR_REGION_COUNT) {
             if (weights_to & (1u << s.region)) return bad("a second weights section for the same region");
             if (s.region == TSR_REGION_L1) return bad("weights may target IMAGE, L2 or NMS, not L1");
@@ -163,7 +168,15 @@ tessera_status check_tensors(const tsr_image_header &h, const tsr_section &sec, 
         if (!esize) return bad("unknown element type");
         if (t.kind < TSR_TENSOR_WEIGHT || t.kind > TSR_TENSOR_STEP_TABLE) return bad("unknown tensor kind");
         if (t.region >= TSR_REGION_COUNT) return bad("unknown region");
-        if (t.layout != TSR_LAYOUT_ROW_MAJOR) return bad("unknown layout");
+        if (t.layout > TSR_LAYOUT_LAST_) return bad("unknown layout");
+        if (t.layout != TSR_LAYOUT_ROW_MAJOR) { // the NPU's: I8 weights {n, k}, sized by tessera/npu.h
+            if (t.kind != TSR_TENSOR_WEIGHT || t.dtype != TSR_DTYPE_I8 || t.ndims != 2u || t.quant != TSR_QUANT_PER_CHANNEL)
+                return bad("an NPU layout on a tensor that is not per-channel int8 weights {n, k}");
+            if (!t.dims[0] || !t.dims[1] || t.dims[1] > TSR_NPU_MAX_K ||
+                t.size < tsr_npu_weight_bytes(t.dims[0], t.dims[1], tsr_layout_npu_bits(t.layout)))
+                return bad("NPU weights smaller than their layout");
+            if (t.offset % TSR_NPU_ALIGN != 0u) return bad("NPU weights not on a 4-byte word");
+        }
         if (t.ndims == 0u || t.ndims > TSR_MAX_DIMS) return bad("dimensions outside 1..4");
         uint64_t elements = 1u;
         for (uint32_t d = 0; d < TSR_MAX_DIMS; ++d) {
@@ -171,7 +184,7 @@ tessera_status check_tensors(const tsr_image_header &h, const tsr_section &sec, 
             elements *= t.dims[d]; // each below 2^32, at most 4: no overflow before the check below ends it
             if (elements > t.size) break;
         }
-        if (elements * esize > t.size) return bad("shape larger than its bytes");
+        if (t.layout == TSR_LAYOUT_ROW_MAJOR && elements * esize > t.size) return bad("shape larger than its bytes");
         if (t.quant > TSR_QUANT_PER_CHANNEL) return bad("unknown quantization");
         if (t.quant == TSR_QUANT_PER_CHANNEL) {
             const uint32_t q = t.quant_params;
@@ -233,8 +246,10 @@ tessera_status check_step(StepChecker &c)
     const tsr_step &s = c.step;
     const OpDevice *op = op_device(s.op);
     if (op == nullptr) return c.fail("unknown operator");
-    if (s.engine == TSR_ENGINE_NPU) return c.fail("NPU steps are not supported by this runtime");
-    if (s.engine != TSR_ENGINE_CLUSTER && s.engine != TSR_ENGINE_DMA) return c.fail("unknown engine");
+    if (s.engine == TSR_ENGINE_NPU && !(c.h.required_features & TSR_FEATURE_NPU))
+        return c.fail("an NPU step the header does not declare");
+    if (s.engine != TSR_ENGINE_CLUSTER && s.engine != TSR_ENGINE_DMA && s.engine != TSR_ENGINE_NPU)
+        return c.fail("unknown engine");
     if (s.flags & ~TSR_STEP_FLAGS_) return c.fail("unknown flags");
     const StepGeometry g = op->geometry(s, c.rows, c.h.planned_cores);
     for (uint32_t i = 0; i < tsr_op_operand_count(s.op); ++i) {
@@ -247,7 +262,7 @@ tessera_status check_step(StepChecker &c)
 }
 
 tessera_status check_schedule(const tsr_image_header &h, const tsr_section &sec, const uint8_t *data,
-                              const tsr_tensor *tensors, uint32_t expected_rows, uint32_t tokens, const char *name,
+                              const ImageView &view, uint32_t expected_rows, uint32_t tokens, const char *name,
                               ScheduleView *out, Message &err)
 {
     if (sec.size < sizeof(tsr_schedule_header)) {
@@ -263,7 +278,8 @@ tessera_status check_schedule(const tsr_image_header &h, const tsr_section &sec,
     }
     const tsr_step *steps = reinterpret_cast<const tsr_step *>(sh + 1);
     for (uint32_t i = 0; i < sh->step_count; ++i) {
-        StepChecker c{h, tensors, steps[i], step_rows(steps[i], sh->max_rows), err, i, name, tokens};
+        StepChecker c{h, view.tensors, steps[i], step_rows(steps[i], sh->max_rows), err, i, name, tokens, &view,
+                      sh->step_count};
         TSR_TRY(check_step(c));
     }
     out->header = sh;
@@ -427,13 +443,21 @@ tessera_status read_image(const uint8_t *data, size_t size, const tsr_hal_board 
     memset(out, 0, sizeof *out);
     out->base = data;
     out->header = &h;
-    const tsr_section *by_kind[TSR_SECTION_WEIGHTS + 1] = {};
+    const tsr_section *by_kind[TSR_SECTION_KIND_LAST_ + 1] = {};
     TSR_TRY(check_sections(data, h, out, by_kind, err));
     TSR_TRY(check_tensors(h, *by_kind[TSR_SECTION_TENSORS], data, board, out, err));
     TSR_TRY(check_io_tensors(h, out->tensors, err));
-    TSR_TRY(check_schedule(h, *by_kind[TSR_SECTION_SCHEDULE_PROMPT], data, out->tensors, h.prompt_chunk,
+    if (const tsr_section *jobs = by_kind[TSR_SECTION_NPU_JOBS]) {
+        if (jobs->size % sizeof(tsr_npu_desc) != 0u || jobs->file_offset % 4u != 0u) {
+            err.str("NPU jobs section: ").num(jobs->size).str(" bytes is not a whole number of descriptors");
+            return TESSERA_ERR_IMAGE_BAD_SECTION;
+        }
+        out->npu_descs = reinterpret_cast<const tsr_npu_desc *>(data + jobs->file_offset);
+        out->npu_desc_count = jobs->size / (uint32_t)sizeof(tsr_npu_desc);
+    }
+    TSR_TRY(check_schedule(h, *by_kind[TSR_SECTION_SCHEDULE_PROMPT], data, *out, h.prompt_chunk,
                            h.tokens_tensor_prompt, "prompt", &out->prompt, err));
-    TSR_TRY(check_schedule(h, *by_kind[TSR_SECTION_SCHEDULE_TOKEN], data, out->tensors, 1u,
+    TSR_TRY(check_schedule(h, *by_kind[TSR_SECTION_SCHEDULE_TOKEN], data, *out, 1u,
                            h.tokens_tensor_token, "token", &out->token, err));
     TSR_TRY(check_step_table(h, *out, err));
     const tsr_section &tok = *by_kind[TSR_SECTION_TOKENIZER];

@@ -32,6 +32,8 @@ struct ImageView {
     ScheduleView prompt;
     ScheduleView token;
     TokenizerView tokenizer;
+    const tsr_npu_desc *npu_descs; // the NPU_JOBS section (null when the image has none)
+    uint32_t npu_desc_count;
     bool weights_in_place;
 };
 

@@ -12,11 +12,14 @@
 #include <string>
 #include <vector>
 
+#include <thread>
+
 #include <CLI/CLI.hpp>
 
 #include "tessera/tools/image_file.h"
 #include "tessera/tools/output_file.h"
 #include "tessera/host_board.hpp"
+#include "tessera/pack/cost_model.h"
 #include "tessera/image_format.h"
 #include "tessera/tessera.h"
 
@@ -150,8 +153,12 @@ int main(int argc, char **argv)
 
     std::unique_ptr<tessera::HostBoard> board;
     try {
-        board = tessera::HostBoard::create(tessera::load_board_desc(board_arg.empty() ? summary.board_name : board_arg),
-                                           threads);
+        const tessera::BoardDesc desc = tessera::load_board_desc(board_arg.empty() ? summary.board_name : board_arg);
+        // An image planned for fewer cores than the board has (--scenario single-core)
+        // runs on as many threads as it is planned for.
+        if (threads == 0 && summary.planned_cores < std::min(desc.cores, std::max(1u, std::thread::hardware_concurrency())))
+            threads = summary.planned_cores;
+        board = tessera::HostBoard::create(desc, threads);
     } catch (const std::exception &e) {
         return fail(TESSERA_ERR_INVALID_ARGUMENT, e.what());
     }
@@ -263,6 +270,12 @@ int main(int argc, char **argv)
         print_profile("prompt mode", steps_profile.data(), n_prompt_steps, stats.prompt_tokens, summary.n_layers);
         print_profile("token mode", steps_profile.data() + n_prompt_steps,
                       static_cast<uint32_t>(steps_profile.size()) - n_prompt_steps, stats.step_tokens, summary.n_layers);
+        std::fprintf(stderr, "per run: %.1f NPU jobs\n", stats.runs ? double(stats.npu_jobs) / double(stats.runs) : 0.0);
+        if (board->desc().cost.present()) { // the board's cost model, on this image
+            std::fprintf(stderr, "estimated on %s (board cost model):\n%s", board->desc().name.c_str(),
+                         tessera::estimate_lines(tessera::standard_estimates(image.data(), image_size, board->desc()),
+                                                 board->desc()).c_str());
+        }
     }
     tessera_close(&session);
     if (timeline_out) {

@@ -25,6 +25,55 @@ uint32_t read_u32(const nlohmann::json &j, const char *key, const std::string &w
     return static_cast<uint32_t>(v);
 }
 
+double read_positive(const nlohmann::json &j, const char *key, const std::string &where)
+{
+    if (!j.contains(key) || !j[key].is_number() || !(j[key].get<double>() > 0) || j[key].get<double>() > 1e12)
+        throw BoardError(where + ": '" + key + "' must be a positive number");
+    return j[key].get<double>();
+}
+
+const nlohmann::json &object(const nlohmann::json &j, const char *key, const std::string &where)
+{
+    if (!j.contains(key) || !j[key].is_object()) throw BoardError(where + ": missing '" + key + "' object");
+    return j[key];
+}
+
+// The "cost" object: every figure required, each with its source.
+BoardCost parse_cost(const nlohmann::json &j, const std::string &where, bool has_npu)
+{
+    BoardCost c;
+    c.clock_hz = read_positive(j, "clock_mhz", where) * 1e6;
+    const auto &macs = object(j, "cluster_macs_per_cycle_per_core", where);
+    const char *precisions[3] = {"fp32", "bf16", "int8"};
+    for (int i = 0; i < 3; ++i) c.cluster_macs_per_cycle[i] = read_positive(macs, precisions[i], where + " cluster_macs_per_cycle_per_core");
+    c.cluster_cycles_per_element = read_positive(j, "cluster_cycles_per_element", where);
+    if (has_npu) {
+        const auto &npu = object(j, "npu_macs_per_cycle", where);
+        c.npu_macs_per_cycle_8bit = read_positive(npu, "8bit", where + " npu_macs_per_cycle");
+        c.npu_macs_per_cycle_4bit = read_positive(npu, "4bit", where + " npu_macs_per_cycle");
+        c.nms_bytes_per_cycle = read_positive(j, "nms_bytes_per_cycle", where);
+    }
+    c.dma_bytes_per_cycle = read_positive(j, "dma_bytes_per_cycle", where);
+    const auto &setup = object(j, "setup_cycles", where);
+    c.fork_cycles = read_positive(setup, "fork", where + " setup_cycles");
+    c.barrier_cycles = read_positive(setup, "barrier", where + " setup_cycles");
+    c.dma_transfer_cycles = read_positive(setup, "dma_transfer", where + " setup_cycles");
+    if (has_npu) c.npu_job_cycles = read_positive(setup, "npu_job", where + " setup_cycles");
+    const auto &power = object(j, "power_mw", where);
+    c.cluster_mw = read_positive(power, "cluster", where + " power_mw");
+    c.dma_mw = read_positive(power, "dma", where + " power_mw");
+    c.idle_mw = read_positive(power, "idle", where + " power_mw");
+    if (has_npu) c.npu_mw = read_positive(power, "npu", where + " power_mw");
+    if (j.contains("sources")) {
+        if (!j["sources"].is_object()) throw BoardError(where + ": 'sources' must be an object of strings");
+        for (auto it = j["sources"].begin(); it != j["sources"].end(); ++it) {
+            if (!it->is_string()) throw BoardError(where + ": source of '" + it.key() + "' must be a string");
+            c.sources[it.key()] = it->get<std::string>();
+        }
+    }
+    return c;
+}
+
 } // namespace
 
 BoardDesc parse_board_desc(const std::string &json_text, const std::string &source)
@@ -63,6 +112,10 @@ BoardDesc parse_board_desc(const std::string &json_text, const std::string &sour
         d.has_npu = j["npu"].value("present", false);
         if (d.has_npu && j["npu"].contains("queue_depth"))
             d.npu_queue_depth = read_u32(j["npu"], "queue_depth", source + " npu", 1, 1024);
+    }
+    if (j.contains("cost")) {
+        if (!j["cost"].is_object()) throw BoardError(source + ": 'cost' must be an object");
+        d.cost = parse_cost(j["cost"], source + " cost", d.has_npu);
     }
     return d;
 }

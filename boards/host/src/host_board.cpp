@@ -14,6 +14,7 @@
 
 #include "core_count_chooser.hpp"
 #include "dma_engine.hpp"
+#include "npu_engine.hpp"
 #include "timeline.hpp"
 #include "tessera/host_board.h"
 
@@ -170,6 +171,7 @@ struct HostBoard::Impl {
     std::vector<std::unique_ptr<RegionBuffer>> regions;
     std::unique_ptr<DmaEngine> dma;
     std::unique_ptr<Cluster> cluster; // after dma: its barrier waiters run DMA jobs
+    std::unique_ptr<NpuEngine> npu;   // boards whose description has one
     std::vector<uint64_t> span_start; // per core: when its current traced span began
     tsr_hal_ops ops{};                // this board's: the checking and tracing hooks are set when asked for
     tsr_hal_board hal{};
@@ -195,10 +197,18 @@ struct HostBoard::Impl {
                                    src_stride, row_bytes, rows, out);
     }
     static tsr_hal_status dma_wait(void *ctx, tsr_dma_handle h) { return of(ctx).dma->wait(h); }
-    // The NPU queue is part of the contract; its host model arrives with the NPU work.
-    static tsr_hal_status npu_submit(void *, const tsr_npu_job *, tsr_npu_handle *) { return TSR_HAL_UNSUPPORTED; }
-    static tsr_hal_status npu_poll(void *, tsr_npu_handle, bool *) { return TSR_HAL_UNSUPPORTED; }
-    static tsr_hal_status npu_wait(void *, tsr_npu_handle) { return TSR_HAL_UNSUPPORTED; }
+    static tsr_hal_status npu_submit(void *ctx, const tsr_npu_job *job, tsr_npu_handle *out)
+    {
+        return of(ctx).npu ? of(ctx).npu->submit(job, out) : TSR_HAL_UNSUPPORTED;
+    }
+    static tsr_hal_status npu_poll(void *ctx, tsr_npu_handle h, bool *done)
+    {
+        return of(ctx).npu ? of(ctx).npu->poll(h, done) : TSR_HAL_UNSUPPORTED;
+    }
+    static tsr_hal_status npu_wait(void *ctx, tsr_npu_handle h)
+    {
+        return of(ctx).npu ? of(ctx).npu->wait(h) : TSR_HAL_UNSUPPORTED;
+    }
     static uint64_t cycles(void *ctx)
     {
         return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
@@ -257,6 +267,7 @@ std::unique_ptr<HostBoard> HostBoard::create(const BoardDesc &desc, uint32_t thr
     }
     impl->dma = std::make_unique<DmaEngine>(desc.dma_queue_depth, impl->timeline);
     impl->cluster = std::make_unique<Cluster>(threads, adaptive, *impl->dma, impl->timeline);
+    if (desc.has_npu) impl->npu = std::make_unique<NpuEngine>(desc.npu_queue_depth, impl->hal.regions, impl->timeline);
     impl->span_start.assign(threads, 0);
     impl->ops = kHostOps;
     impl->hal.name = impl->desc.name.c_str();
@@ -279,30 +290,37 @@ void HostBoard::record_timeline(bool on)
     impl_->timeline.set(on);
     impl_->ops.trace = on ? Impl::trace : nullptr;
 }
+void HostBoard::pause_npu(bool on)
+{
+    if (impl_->npu) impl_->npu->pause(on);
+}
 void HostBoard::check_l1(bool on) { impl_->ops.check_kernel_operand = on ? Impl::check_operand : nullptr; }
 std::vector<TimelineEvent> HostBoard::timeline() const { return impl_->timeline.events(); }
 
 std::string HostBoard::timeline_trace_json() const
 {
     // Chrome trace event format: complete events ("X") in microseconds; a lane (tid)
-    // per core, then one for the DMA engine. Slices are named by operator, with the
-    // layer and the token in their arguments.
-    const uint32_t cores = impl_->cluster->cores(), dma_lane = cores + 1;
+    // per core, then one for the DMA engine and, on boards with one, one for the NPU.
+    // Slices are named by operator, with the layer and the token in their arguments.
+    const uint32_t cores = impl_->cluster->cores(), dma_lane = cores + 1, npu_lane = cores + 2;
+    const uint32_t lanes = cores + (impl_->npu ? 2u : 1u);
     std::string json = "{\"traceEvents\":[";
     char line[320];
-    for (uint32_t c = 0; c <= cores; ++c) { // the lanes' names: core 0..n-1, then dma
-        const std::string lane = c < cores ? "core " + std::to_string(c) : std::string("dma");
+    for (uint32_t c = 0; c < lanes; ++c) { // the lanes' names: core 0..n-1, then dma, then npu
+        const std::string lane = c < cores ? "core " + std::to_string(c) : c == cores ? std::string("dma") : "npu";
         std::snprintf(line, sizeof line,
                       "%s\n{\"ph\":\"M\",\"pid\":1,\"tid\":%u,\"name\":\"thread_name\",\"args\":{\"name\":\"%s\"}}",
-                      c ? "," : "", c < cores ? c + 1 : dma_lane, lane.c_str());
+                      c ? "," : "", c + 1, lane.c_str());
         json += line;
     }
     for (const TimelineEvent &e : timeline()) {
-        const bool dma = e.engine == TimelineEvent::Engine::kDma;
+        const bool dma = e.engine == TimelineEvent::Engine::kDma, npu = e.engine == TimelineEvent::Engine::kNpu;
         std::snprintf(line, sizeof line, ",\n{\"ph\":\"X\",\"pid\":1,\"tid\":%u,\"name\":\"%s\",\"ts\":%.3f,\"dur\":%.3f,\"args\":{",
-                      dma ? dma_lane : e.core + 1, e.name, double(e.start_ns) / 1e3, double(e.end_ns - e.start_ns) / 1e3);
+                      dma ? dma_lane : npu ? npu_lane : e.core + 1, e.name, double(e.start_ns) / 1e3,
+                      double(e.end_ns - e.start_ns) / 1e3);
         json += line;
         if (dma) json += "\"bytes\":" + std::to_string(e.bytes);
+        else if (npu) json += "\"macs\":" + std::to_string(e.bytes) + (e.layer != 0xFFFFu ? ",\"layer\":" + std::to_string(e.layer) : std::string());
         else if (e.cores) json += "\"cores\":" + std::to_string(e.cores);
         else if (e.layer != 0xFFFFu) json += "\"layer\":" + std::to_string(e.layer) + ",\"token\":" + std::to_string(e.pos);
         else json += "\"token\":" + std::to_string(e.pos);

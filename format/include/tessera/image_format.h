@@ -7,7 +7,8 @@
  *   tsr_image_header                      at offset 0
  *   tsr_section[section_count]            at header.section_table_offset
  *   sections                              TOKENIZER, TENSORS, SCHEDULE_PROMPT,
- *                                         SCHEDULE_TOKEN, WEIGHTS
+ *                                         SCHEDULE_TOKEN, WEIGHTS, NPU_JOBS (images with
+ *                                         NPU steps)
  *
  * Nothing in the image is trusted: the runtime checks every field, offset, size
  * and checksum before anything runs (runtime/src/image_reader.cpp).
@@ -67,8 +68,10 @@ typedef enum tsr_section_kind {
     TSR_SECTION_TENSORS = 2,
     TSR_SECTION_SCHEDULE_PROMPT = 3,
     TSR_SECTION_SCHEDULE_TOKEN = 4,
-    TSR_SECTION_WEIGHTS = 5
+    TSR_SECTION_WEIGHTS = 5,
+    TSR_SECTION_NPU_JOBS = 6 /* tsr_npu_desc[]: the NPU steps' job descriptors, encoded by the packer */
 } tsr_section_kind;
+#define TSR_SECTION_KIND_LAST_ 6u
 
 /* What a tensor is; the runtime uses it to refuse writes into weights. */
 typedef enum tsr_tensor_kind {
@@ -83,8 +86,17 @@ typedef enum tsr_tensor_kind {
 
 /* tsr_tensor.layout: how the elements lie in memory. */
 typedef enum tsr_layout {
-    TSR_LAYOUT_ROW_MAJOR = 0 /* dims[ndims - 1] varies fastest; engine-specific layouts take later values */
+    TSR_LAYOUT_ROW_MAJOR = 0, /* dims[ndims - 1] varies fastest; engine-specific layouts take later values */
+    TSR_LAYOUT_NPU_W8 = 1,    /* I8 weights {n, k} in the NPU's bit-plane layout (tessera/npu.h), 8 bits */
+    TSR_LAYOUT_NPU_W4 = 2     /* the same with 4-bit weights (values in [-8, 7]) */
 } tsr_layout;
+#define TSR_LAYOUT_LAST_ 2u
+
+/* Weight bits of an NPU layout; 0 for any other layout. */
+static inline uint32_t tsr_layout_npu_bits(uint32_t layout)
+{
+    return layout == TSR_LAYOUT_NPU_W8 ? 8u : layout == TSR_LAYOUT_NPU_W4 ? 4u : 0u;
+}
 
 /* tsr_tensor.quant: what its scale and zero point say. */
 typedef enum tsr_quant_kind {
@@ -253,6 +265,20 @@ typedef struct tsr_step {
     uint16_t staging[TSR_MAX_OPERANDS]; /* L1 staging tensor per operand, or TSR_NO_TENSOR */
 } tsr_step;
 
+/* An NPU step's job as the packer encodes it (section NPU_JOBS): the engine's
+ * descriptor (tessera/npu.h) without its addresses, which the runtime binds from the
+ * step's operands; per run it patches the row count m. A step runs `jobs` jobs, job j
+ * on output channels [j n, min((j + 1) n, N)). */
+typedef struct tsr_npu_desc {
+    uint32_t kind;        /* tsr_npu_job_kind */
+    uint32_t flags;       /* TSR_NPU_*: WEIGHTS_NMS when the weights are read in place from NMS */
+    uint32_t weight_bits; /* 8 or 4, as the weight tensor's layout says */
+    uint32_t m, n, k;     /* the schedule's most rows, output channels per job, input channels */
+    uint32_t ldx, ldy;    /* input and output row strides, bytes */
+    uint32_t jobs;        /* jobs the step runs */
+    uint32_t reserved[3];
+} tsr_npu_desc;
+
 typedef struct tsr_schedule_header {
     uint32_t step_count;
     uint32_t max_rows;
@@ -328,6 +354,7 @@ static_assert(sizeof(tsr_tensor) == 40, "tensor layout");
 static_assert(sizeof(tsr_step) == 108, "step layout");
 static_assert(sizeof(tsr_op_params) == TSR_PARAM_BYTES, "params layout");
 static_assert(sizeof(tsr_schedule_header) == 32, "schedule header layout");
+static_assert(sizeof(tsr_npu_desc) == 48, "NPU descriptor layout");
 static_assert(sizeof(tsr_tokenizer_header) == 32, "tokenizer header layout");
 static_assert(sizeof(tsr_token_entry) == 12, "token entry layout");
 #endif

@@ -46,6 +46,9 @@ typedef struct tsr_matmul_params {
     uint32_t out_dtype;    /* the activations' type, or F32 (the logits) */
     uint32_t requant;      /* I8: the I32 weight tensor of n multipliers (int32) then n shifts (int8) (I8 output),
                               or the F32 one of n dequantization factors (F32 output) */
+    uint32_t npu_desc;     /* NPU steps: the step's descriptor in the NPU_JOBS section */
+    uint32_t join;         /* NPU steps with weights in NMS: the index of the step (of the same schedule) before
+                              which the job must be done, the first that uses its output; others: unused */
 } tsr_matmul_params;
 
 typedef struct tsr_rope_params {

@@ -13,7 +13,9 @@
  *  - the DMA operations (dma_copy_1d, dma_copy_2d, dma_wait) are called by one core
  *    at a time: the controller outside tasks, core 0 inside them. A board's DMA
  *    engine must accept them from core 0 while the other cores compute;
- *  - the NPU queue and console_write: the controller, outside cluster tasks.
+ *  - the NPU queue (npu_submit, npu_poll, npu_wait): one core at a time, like the
+ *    DMA engine (the controller outside tasks, core 0 inside them);
+ *  - console_write: the controller, outside cluster tasks.
  */
 #ifndef TESSERA_HAL_H
 #define TESSERA_HAL_H
@@ -41,7 +43,10 @@ typedef enum tsr_hal_status {
     TSR_HAL_BUSY = 1,        /* a bounded queue is full: wait on an older handle, then retry */
     TSR_HAL_INVALID = 2,     /* bad argument (unknown handle, range outside memory) */
     TSR_HAL_UNSUPPORTED = 3, /* the board has no such engine */
-    TSR_HAL_FAULT = 4        /* the engine reported an error */
+    TSR_HAL_FAULT = 4,       /* the engine reported an error */
+    TSR_HAL_MISALIGNED = 5,  /* a descriptor, or an address or stride in it, breaks the engine's alignment */
+    TSR_HAL_OUT_OF_REGION = 6 /* an operand lies outside the memory the engine may use for it
+                                 (NPU: input or output outside L1, NMS weights outside NMS) */
 } tsr_hal_status;
 
 /* One memory region of the board. size 0 means the board has no such region. */
@@ -61,18 +66,10 @@ typedef void (*tsr_cluster_task)(void *arg, uint32_t core_id, uint32_t core_coun
 typedef uint32_t tsr_dma_handle;
 typedef uint32_t tsr_npu_handle;
 
-/* NPU job descriptor (pulp-nnx style: init / dispatch / wait / resolve). The job
- * kinds are defined by the NPU issue; the queue semantics are fixed now. */
-typedef struct tsr_npu_job {
-    uint32_t kind;
-    uint32_t flags;
-    const void *weights; /* in the NMS region */
-    const void *input;
-    void *output;
-    uint32_t m, n, k;
-    int32_t quant_shift;
-    uint32_t reserved[3];
-} tsr_npu_job;
+/* NPU job descriptor: the engine's own format, defined with its weight layout in
+ * tessera/npu.h (pulp-nnx lifecycle: the runtime inits a descriptor, dispatches it
+ * with npu_submit, waits, and resolves its status). */
+typedef struct tsr_npu_job tsr_npu_job;
 
 typedef struct tsr_hal_ops {
     /* Fork `task` on the cluster's cores (all of them, or fewer: see tsr_cluster_task)
@@ -89,7 +86,11 @@ typedef struct tsr_hal_ops {
                                   tsr_dma_handle *out);
     tsr_hal_status (*dma_wait)(void *ctx, tsr_dma_handle handle);
 
-    /* NPU job queue; a board without an NPU returns TSR_HAL_UNSUPPORTED. */
+    /* NPU job queue (tessera/npu.h), a bounded queue of the board's depth whose jobs
+     * complete in order: submit copies the descriptor and returns at once (BUSY when the
+     * queue is full: wait on an older handle, then retry; MISALIGNED or OUT_OF_REGION
+     * for a job the engine cannot run, which is not queued); poll says whether a job is
+     * done, wait returns when it is. A board without an NPU returns TSR_HAL_UNSUPPORTED. */
     tsr_hal_status (*npu_submit)(void *ctx, const tsr_npu_job *job, tsr_npu_handle *out);
     tsr_hal_status (*npu_poll)(void *ctx, tsr_npu_handle handle, bool *done);
     tsr_hal_status (*npu_wait)(void *ctx, tsr_npu_handle handle);

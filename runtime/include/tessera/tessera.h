@@ -88,6 +88,7 @@ typedef struct tessera_stats {
     uint64_t forks;            /* cluster forks they took */
     uint64_t dma_bytes;        /* bytes the DMA engine moved for them */
     uint64_t dma_transfers;
+    uint64_t npu_jobs;         /* jobs the NPU ran for them */
 } tessera_stats;
 
 /* One step of a schedule, as a profile sees it (tessera_profile). */
@@ -101,6 +102,7 @@ typedef struct tessera_step_profile {
     uint64_t dma_bytes;     /* the DMA transfers it issued */
     uint64_t dma_transfers;
     uint64_t forks;         /* cluster forks it opened: a run's one fork counts on its first step */
+    uint64_t npu_jobs;      /* NPU jobs it submitted */
 } tessera_step_profile;
 
 /* Sampler configuration and state; run.c's algorithm and generator. */

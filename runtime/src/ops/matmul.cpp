@@ -6,6 +6,12 @@
 //               (int32) then n shifts (int8), an I32 tensor) or F32 out (requant: n dequantization factors, F32).
 //           tiles: rows x output columns (tile[0], tile[1]); a row tile's x is
 //           loaded once, the weights stream tile by tile.
+//           NPU steps (engine NPU, I8 only): the weights are in the NPU's layout (tensor layout
+//             NPU_W8 or NPU_W4, tessera/npu.h), x and y live in L1, params.npu_desc names the
+//             step's descriptor; every job covers all rows and tile[1] output channels (a multiple
+//             of 32, or all n). join != 0: the weights are read in place from NMS and the last job
+//             need only be done before step `join`; join == 0: they stream from L2 or the image
+//             through L1 staging, a tile a job, and the step waits for its jobs.
 #include "op.h"
 #include "tessera/kernels_bf16.h"
 #include "tessera/kernels_i8.h"
@@ -18,8 +24,43 @@ const tsr_matmul_params &P(const tsr_step &s) { return s.params.matmul; }
 uint32_t weight_bytes(const tsr_step &s) { return tsr_dtype_bytes(P(s).weight_dtype); }
 uint32_t out_bytes(const tsr_step &s) { return tsr_dtype_bytes(P(s).out_dtype); }
 
+uint32_t npu_bits(const tsr_step &s, const tsr_tensor *tensors, uint32_t count)
+{
+    return s.operands[1] < count ? tsr_layout_npu_bits(tensors[s.operands[1]].layout) : 0u;
+}
+
+tessera_status validate_npu(StepChecker &c)
+{
+    const tsr_matmul_params &p = P(c.step);
+    const tsr_step &s = c.step;
+    if (s.dtype != TSR_DTYPE_I8 || p.weight_dtype != TSR_DTYPE_I8 || p.out_dtype != TSR_DTYPE_I8)
+        return c.fail("an NPU step is int8 in, int8 weights, int8 out");
+    if (!p.k || !p.n || p.k > TSR_NPU_MAX_K) return c.fail("k or n out of the NPU's range");
+    TSR_TRY(c.constant(p.requant, TSR_DTYPE_I32, (uint64_t)p.n * 5u, "requantization table does not fit"));
+    TSR_TRY(c.operand(0, TSR_DTYPE_I8, (uint64_t)c.rows * p.k, false));
+    TSR_TRY(c.operand(2, TSR_DTYPE_I8, (uint64_t)c.rows * p.n, true));
+    if (c.tensors[s.operands[0]].region != TSR_REGION_L1 || c.tensors[s.operands[2]].region != TSR_REGION_L1)
+        return c.fail("NPU input and output must live in L1");
+    const tsr_tensor &w = c.tensors[s.operands[1]];
+    const uint32_t bits = tsr_layout_npu_bits(w.layout);
+    if (!bits || w.dims[0] != p.n || w.dims[1] != p.k) return c.fail("weights are not n x k in an NPU layout", 1);
+    if (!c.image || p.npu_desc >= c.image->npu_desc_count) return c.fail("names no NPU descriptor");
+    const tsr_npu_desc &d = c.image->npu_descs[p.npu_desc];
+    const bool nms = p.join != 0u;
+    if (d.kind != TSR_NPU_GEMM_I8 || d.flags != (nms ? TSR_NPU_WEIGHTS_NMS : 0u) || d.weight_bits != bits ||
+        d.k != p.k || d.m != c.rows || d.ldx != p.k || d.ldy != p.n || d.n != s.tile[1] ||
+        d.jobs != ceil_div(p.n, d.n ? d.n : 1u))
+        return c.fail("NPU descriptor does not match the step");
+    if (nms) {
+        if (w.region != TSR_REGION_NMS) return c.fail("NPU weights flagged for NMS lie outside NMS", 1);
+        if (p.join <= c.index || p.join > c.step_count) return c.fail("NPU join is not a later step of the schedule");
+    }
+    return TESSERA_OK;
+}
+
 tessera_status validate(StepChecker &c)
 {
+    if (c.step.engine == TSR_ENGINE_NPU) return validate_npu(c);
     const tsr_matmul_params &p = P(c.step);
     const uint64_t R = c.rows;
     const uint32_t T = c.step.dtype;
@@ -39,8 +80,31 @@ tessera_status validate(StepChecker &c)
     return c.operand(2, p.out_dtype, R * p.n * out_bytes(c.step), true);
 }
 
+// NPU steps: x and y whole in L1; the weights in NMS (not staged) or streamed a job's
+// channels at a time. The channel bytes follow from k and the weight bits; the bits
+// are the weight tensor's, which the geometry does not see, so a tile's slot is sized
+// for 8 bits (4-bit weights fill half of it).
+StepGeometry geometry_npu(const tsr_step &s, uint32_t rows)
+{
+    StepGeometry g = StepGeometry::none();
+    const uint32_t tn = s.tile[1], K = P(s).k, N = P(s).n;
+    if (!tn || tn > N || (tn % TSR_NPU_BLOCK_N != 0u && tn != N) || s.tile[0] < rows || !K || K > TSR_NPU_MAX_K)
+        return g;
+    g.tiles = ceil_div(N, tn);
+    g.stream(0, (uint64_t)rows * K, 1);
+    g.stream(2, (uint64_t)rows * N, 1);
+    if (P(s).join == 0u) {
+        const uint64_t cb = tsr_npu_channel_bytes(K, 8u);
+        g.stream(1, (uint64_t)tn * cb, g.tiles);
+        g.traffic(1, (uint64_t)N * cb, g.tiles);
+    }
+    g.valid = true;
+    return g;
+}
+
 StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t)
 {
+    if (s.engine == TSR_ENGINE_NPU) return geometry_npu(s, rows);
     StepGeometry g = StepGeometry::none();
     const uint32_t tr = s.tile[0], tn = s.tile[1], K = P(s).k, N = P(s).n, wb = weight_bytes(s), xb = act_bytes(s),
                    yb = out_bytes(s);
@@ -99,8 +163,61 @@ tsr_kernel_status multiply(const StepRun &r, const uint8_t *x, const uint8_t *w,
     }
 }
 
+// Core 0 alone: one job per tile of output channels. Streamed weights are
+// double-buffered: tile t + 1 is copied in while job t runs, once job t - 1, which
+// read that buffer, is done.
+void run_npu(StepRun &r)
+{
+    const tsr_matmul_params &p = P(r.step);
+    const tsr_npu_desc &d = r.run.img.npu_descs[p.npu_desc];
+    const uint32_t N = p.n, tn = d.n, jobs = d.jobs;
+    const uint32_t cb = (uint32_t)tsr_npu_channel_bytes(d.k, d.weight_bits);
+    const bool nms = p.join != 0u;
+    const int32_t *mult = (const int32_t *)r.constant(p.requant);
+    const int8_t *shift = (const int8_t *)(mult + N);
+    tsr_npu_job job;
+    memset(&job, 0, sizeof job);
+    job.kind = d.kind;
+    job.flags = d.flags;
+    job.weight_bits = d.weight_bits;
+    job.m = r.rows; // the one field a run changes
+    job.k = d.k;
+    job.ldx = d.ldx;
+    job.ldy = d.ldy;
+    job.input = (const int8_t *)r.addr[0];
+    job.tag = r.step.layer;
+    Dma &dma = r.run.dma;
+    Npu &npu = r.run.npu;
+    dma.drain();
+    tsr_dma_handle ready[2] = {0, 0};
+    tsr_npu_handle done[2] = {0, 0};
+    auto channels = [&](uint32_t t) { return N - t * tn < tn ? N - t * tn : tn; };
+    if (!nms) {
+        dma.copy(r.slot(1, 0), r.addr[1], channels(0) * cb);
+        ready[0] = dma.last();
+    }
+    for (uint32_t t = 0; t < jobs && !dma.failed() && !npu.failed(); ++t) {
+        const uint32_t c0 = t * tn;
+        if (!nms) dma.wait(ready[t % 2u]);
+        job.n = channels(t);
+        job.weights = (const uint32_t *)(nms ? r.addr[1] + (size_t)c0 * cb : r.slot(1, t));
+        job.output = (int8_t *)r.addr[2] + c0;
+        job.multiplier = mult + c0;
+        job.shift = shift + c0;
+        done[t % 2u] = npu.submit(job, r.index, nms ? p.join : r.index);
+        if (!nms && t + 1u < jobs) {
+            npu.wait(done[(t + 1u) % 2u]);
+            dma.copy(r.slot(1, t + 1u), r.addr[1] + (size_t)(c0 + tn) * cb, channels(t + 1u) * cb);
+            ready[(t + 1u) % 2u] = dma.last();
+        }
+    }
+    if (!nms) npu.wait(done[(jobs - 1u) % 2u]);
+    r.run.settle(r.index);
+}
+
 void run(StepRun &r)
 {
+    if (r.step.engine == TSR_ENGINE_NPU) return run_npu(r);
     const uint32_t K = P(r.step).k, N = P(r.step).n, wb = weight_bytes(r.step), xb = act_bytes(r.step),
                    yb = out_bytes(r.step);
     const uint32_t tr = r.step.tile[0], tn = r.step.tile[1], ct = ceil_div(N, tn);

@@ -111,6 +111,51 @@ void Dma::wait(tsr_dma_handle h)
     if (st != TSR_HAL_OK) status_ = st;
 }
 
+// ---- Npu ---------------------------------------------------------------------------------
+
+tsr_npu_handle Npu::submit(const tsr_npu_job &job, uint32_t step, uint32_t join)
+{
+    if (failed()) return 0u;
+    if (count_ == kPending) wait(pending_[head_].handle);
+    tsr_npu_handle h = 0;
+    tsr_hal_status st;
+    while ((st = board_->ops->npu_submit(board_->ctx, &job, &h)) == TSR_HAL_BUSY && count_ > 0u && !failed())
+        wait(pending_[head_].handle); // the oldest frees a slot
+    if (st != TSR_HAL_OK || failed()) {
+        if (!failed()) status_ = st, failed_step_ = step;
+        return 0u;
+    }
+    pending_[(head_ + count_) % kPending] = Pending{h, join};
+    ++count_;
+    ++jobs;
+    return h;
+}
+
+void Npu::pop_through(uint32_t count)
+{
+    head_ = (head_ + count) % kPending;
+    count_ -= count;
+}
+
+void Npu::wait(tsr_npu_handle handle)
+{
+    for (uint32_t i = 0; i < count_ && !failed(); ++i) {
+        if (pending_[(head_ + i) % kPending].handle != handle) continue;
+        const tsr_hal_status st = board_->ops->npu_wait(board_->ctx, handle);
+        if (st != TSR_HAL_OK) status_ = st;
+        pop_through(i + 1u);
+        return;
+    }
+}
+
+void Npu::join(uint32_t index)
+{
+    uint32_t newest = count_;
+    for (uint32_t i = 0; i < count_; ++i)
+        if (pending_[(head_ + i) % kPending].join <= index) newest = i;
+    if (newest < count_) wait(pending_[(head_ + newest) % kPending].handle);
+}
+
 // ---- StepRun -----------------------------------------------------------------------------
 
 namespace {
@@ -161,12 +206,32 @@ Message *RunState::fail(tessera_status st)
     return &err;
 }
 
+namespace {
+const char *npu_failure(tsr_hal_status st)
+{
+    switch (st) {
+    case TSR_HAL_BUSY: return "the queue stayed full";
+    case TSR_HAL_MISALIGNED: return "misaligned descriptor";
+    case TSR_HAL_OUT_OF_REGION: return "an operand outside the engine's memory (weights outside NMS, or input or output outside L1)";
+    case TSR_HAL_UNSUPPORTED: return "the board has no NPU";
+    case TSR_HAL_FAULT: return "the engine reported a fault";
+    default: return "invalid descriptor";
+    }
+}
+} // namespace
+
 void RunState::settle(uint32_t step)
 {
-    if (!dma.failed() && __atomic_load_n(&refused, __ATOMIC_RELAXED) == 0u) return; // the usual case
+    if (!dma.failed() && !npu.failed() && __atomic_load_n(&refused, __ATOMIC_RELAXED) == 0u) return; // the usual case
     if (dma.failed()) {
         if (Message *m = fail(TESSERA_ERR_HAL))
             m->str("DMA failed at step ").num(step).str(" (HAL status ").num(dma.status()).str(")");
+    }
+    if (npu.failed()) {
+        if (Message *m = fail(TESSERA_ERR_HAL))
+            m->str("NPU refused the job of step ").num(npu.failed_step()).str(" (")
+                .str(tsr_op_name(schedule.steps[npu.failed_step()].op)).str("): ").str(npu_failure(npu.status()))
+                .str(" (HAL status ").num(npu.status()).str(")");
     }
     const uint32_t r = __atomic_load_n(&refused, __ATOMIC_RELAXED);
     if (r != 0u) {

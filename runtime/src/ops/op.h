@@ -18,6 +18,7 @@
 #include "../image_reader.h"
 #include "tessera/kernels.h"
 #include "tessera/kernels_i8.h"
+#include "tessera/npu.h"
 #include "tessera/step_geometry.h"
 
 namespace tsr {
@@ -41,6 +42,8 @@ struct StepChecker {
     uint32_t index;
     const char *schedule;
     uint32_t tokens; // the schedule's token input tensor
+    const ImageView *image; // its NPU descriptors
+    uint32_t step_count;    // of the schedule
 
     tessera_status fail(const char *what, uint32_t operand = 0xFFFFFFFFu);
     // Operand i is a tensor of `dtype` with at least `bytes` bytes; written ones must
@@ -90,6 +93,39 @@ private:
     tsr_hal_status status_ = TSR_HAL_OK;
 };
 
+// The NPU queue as core 0 uses it. Jobs complete in order, so waiting for one waits
+// for every older one. A full queue is waited out (its oldest job) and the submit
+// retried; a job whose output a later step reads is waited for before that step
+// (join); the first failure sticks and every later call is a no-op.
+class Npu {
+public:
+    explicit Npu(const tsr_hal_board *board) : board_(board) {}
+    // Queues `job` for step `step`; it must be done before step `join` begins. 0 on failure.
+    tsr_npu_handle submit(const tsr_npu_job &job, uint32_t step, uint32_t join);
+    // Waits for the job `handle` (and so for every older one).
+    void wait(tsr_npu_handle handle);
+    // Before step `index`: waits for the jobs that must be done by then.
+    void join(uint32_t index);
+    void drain() { join(0xFFFFFFFFu); }
+    bool failed() const { return status_ != TSR_HAL_OK; }
+    tsr_hal_status status() const { return status_; }
+    uint32_t failed_step() const { return failed_step_; }
+    uint32_t jobs = 0; // submitted so far in this run
+
+private:
+    static constexpr uint32_t kPending = 32;
+    struct Pending {
+        tsr_npu_handle handle;
+        uint32_t join;
+    };
+    void pop_through(uint32_t count); // the oldest `count` pending jobs are done
+    const tsr_hal_board *board_;
+    Pending pending_[kPending];
+    uint32_t head_ = 0, count_ = 0;
+    tsr_hal_status status_ = TSR_HAL_OK;
+    uint32_t failed_step_ = 0;
+};
+
 // A step as the executor runs it, resolved once at open (resolve_steps) into the
 // image's step table, an entry of TSR_STEP_TABLE_ENTRY_BYTES per step: the prompt
 // schedule's steps, then the token schedule's.
@@ -107,7 +143,7 @@ void resolve_steps(const ImageView &img, const tsr_hal_board *board);
 // One schedule run, shared by every core of the task.
 struct RunState {
     RunState(const ImageView &i, const tsr_hal_board *b, const ScheduleView &s, uint32_t r, uint32_t p, Message &e)
-        : img(i), board(b), schedule(s), rows(r), pos(p), err(e), dma(b)
+        : img(i), board(b), schedule(s), rows(r), pos(p), err(e), dma(b), npu(b)
     {
         resolved = (const ResolvedStep *)tensor_address(i, b, i.header->step_table_tensor);
         if (&s == &i.token) resolved += i.prompt.header->step_count;
@@ -119,12 +155,13 @@ struct RunState {
     uint32_t rows, pos;
     Message &err;                  // core 0
     Dma dma;                       // core 0
+    Npu npu;                       // core 0
     uint32_t status = TESSERA_OK;  // tessera_status: core 0 writes it between barriers only
     uint32_t refused = 0;          // 1 + index of a step whose kernel refused its arguments (any core)
 
     // Core 0: the run's first failure (nullptr once there is one: keep its message).
     Message *fail(tessera_status st);
-    // Core 0: a DMA failure or a refused kernel becomes the run's status.
+    // Core 0: a DMA or NPU failure or a refused kernel becomes the run's status.
     void settle(uint32_t step);
 };
 

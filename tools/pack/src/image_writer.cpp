@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "tessera/crc32.h"
+#include "tessera/npu.h"
 
 static_assert(std::endian::native == std::endian::little, "the image is little-endian; so must the packer's host be");
 
@@ -27,7 +28,8 @@ uint32_t checked_u32(uint64_t v, const char *what)
     return uint32_t(v);
 }
 
-std::vector<uint8_t> build_schedule(const GraphSchedule &s)
+// NPU steps get their descriptor (appended to `descs`) and its index.
+std::vector<uint8_t> build_schedule(const Graph &graph, const GraphSchedule &s, std::vector<tsr_npu_desc> &descs)
 {
     std::vector<uint8_t> out(sizeof(tsr_schedule_header) + s.steps.size() * sizeof(tsr_step), 0);
     tsr_schedule_header h{};
@@ -45,6 +47,21 @@ std::vector<uint8_t> build_schedule(const GraphSchedule &s)
         for (uint32_t k = 0; k < TSR_MAX_OPERANDS; ++k) st.operands[k] = uint16_t(k < g.operand_count ? g.operands[k] : TSR_NO_TENSOR);
         st.params = g.params;
         for (uint32_t k = 0; k < TSR_MAX_TILES; ++k) st.tile[k] = g.tile[k];
+        if (g.engine == TSR_ENGINE_NPU) {
+            const tsr_matmul_params &p = g.params.matmul;
+            tsr_npu_desc d{};
+            d.kind = TSR_NPU_GEMM_I8;
+            d.flags = p.join ? TSR_NPU_WEIGHTS_NMS : 0u;
+            d.weight_bits = tsr_layout_npu_bits(graph.tensors[g.operands[1]].layout);
+            d.m = (g.flags & TSR_STEP_ONE_ROW) ? 1u : s.max_rows;
+            d.n = g.tile[1];
+            d.k = p.k;
+            d.ldx = p.k;
+            d.ldy = p.n;
+            d.jobs = (p.n + d.n - 1) / d.n;
+            st.params.matmul.npu_desc = uint32_t(descs.size());
+            descs.push_back(d);
+        }
         for (uint32_t k = 0; k < TSR_MAX_OPERANDS; ++k) st.staging[k] = uint16_t(g.staging[k]);
         put(out, sizeof(tsr_schedule_header) + i * sizeof(tsr_step), st);
     }
@@ -89,24 +106,34 @@ std::vector<uint8_t> build_image(const Graph &g, const Vocabulary &vocab, const 
     const ModelHyper &m = g.hyper;
     if (g.tensors.size() >= TSR_NO_TENSOR) throw PlanError("more tensors than the image format holds (65535)");
 
-    std::vector<uint8_t> weights(plan.weights_bytes, 0);
+    std::vector<uint8_t> weights(plan.weights_bytes, 0), nms_weights(plan.nms_weights_bytes, 0);
     for (size_t i = 0; i < g.tensors.size(); ++i) {
         const GraphTensor &t = g.tensors[i];
         if (t.kind != TSR_TENSOR_WEIGHT) continue;
         if (t.data.size() > t.bytes) throw PlanError("weight " + t.name + " holds more bytes than its tensor");
-        std::memcpy(weights.data() + plan.offset[i], t.data.data(), t.data.size());
+        std::memcpy((t.in_nms ? nms_weights : weights).data() + plan.offset[i], t.data.data(), t.data.size());
     }
+    std::vector<tsr_npu_desc> descs;
+    std::vector<uint8_t> prompt = build_schedule(g, g.prompt, descs), token = build_schedule(g, g.token, descs);
 
     struct Pending {
         uint32_t kind;
         std::vector<uint8_t> bytes;
+        uint32_t region = TSR_REGION_IMAGE; // weights copied to a region at open
     };
     std::vector<Pending> sections;
     sections.push_back({TSR_SECTION_TOKENIZER, build_tokenizer_section(vocab)});
     sections.push_back({TSR_SECTION_TENSORS, std::vector<uint8_t>(g.tensors.size() * sizeof(tsr_tensor))});
-    sections.push_back({TSR_SECTION_SCHEDULE_PROMPT, build_schedule(g.prompt)});
-    sections.push_back({TSR_SECTION_SCHEDULE_TOKEN, build_schedule(g.token)});
-    sections.push_back({TSR_SECTION_WEIGHTS, std::move(weights)});
+    sections.push_back({TSR_SECTION_SCHEDULE_PROMPT, std::move(prompt)});
+    sections.push_back({TSR_SECTION_SCHEDULE_TOKEN, std::move(token)});
+    sections.push_back({TSR_SECTION_WEIGHTS, std::move(weights), plan.weights_in_place ? uint32_t(TSR_REGION_IMAGE) : plan.weights_region});
+    constexpr size_t kWeightsSection = 4;
+    if (!nms_weights.empty()) sections.push_back({TSR_SECTION_WEIGHTS, std::move(nms_weights), TSR_REGION_NMS});
+    if (!descs.empty()) {
+        std::vector<uint8_t> bytes(descs.size() * sizeof(tsr_npu_desc));
+        std::memcpy(bytes.data(), descs.data(), bytes.size());
+        sections.push_back({TSR_SECTION_NPU_JOBS, std::move(bytes)});
+    }
 
     // File layout: header, section table, then each section aligned.
     const uint64_t table_offset = align_up(sizeof(tsr_image_header), TSR_IMAGE_ALIGN);
@@ -118,7 +145,7 @@ std::vector<uint8_t> build_image(const Graph &g, const Vocabulary &vocab, const 
         cursor += sections[i].bytes.size();
     }
     const uint32_t file_size = checked_u32(cursor, "the image");
-    const uint64_t weights_file_offset = file_offset.back();
+    const uint64_t weights_file_offset = file_offset[kWeightsSection];
 
     // Tensor table (needs the weights section's file offset for in-place weights).
     std::vector<uint8_t> &table = sections[1].bytes;
@@ -127,7 +154,7 @@ std::vector<uint8_t> build_image(const Graph &g, const Vocabulary &vocab, const 
         tsr_tensor d{};
         d.dtype = uint8_t(t.dtype);
         d.kind = uint8_t(t.kind);
-        d.layout = TSR_LAYOUT_ROW_MAJOR;
+        d.layout = uint8_t(t.layout);
         d.ndims = 2;
         d.dims[0] = t.rows;
         d.dims[1] = t.cols;
@@ -136,7 +163,10 @@ std::vector<uint8_t> build_image(const Graph &g, const Vocabulary &vocab, const 
         d.quant = uint8_t(t.quant);
         d.quant_params = uint16_t(t.quant == TSR_QUANT_PER_CHANNEL ? t.quant_params : TSR_NO_TENSOR);
         d.scale = t.quant == TSR_QUANT_PER_TENSOR ? float(t.scale) : 1.0f;
-        if (t.kind == TSR_TENSOR_WEIGHT) {
+        if (t.kind == TSR_TENSOR_WEIGHT && t.in_nms) {
+            d.region = TSR_REGION_NMS;
+            d.offset = checked_u32(plan.offset[i], "an NMS weight offset");
+        } else if (t.kind == TSR_TENSOR_WEIGHT) {
             d.region = uint8_t(plan.weights_region);
             d.offset = checked_u32(plan.offset[i] + (plan.weights_in_place ? weights_file_offset : plan.weights_region_offset),
                                    "a weight offset");
@@ -156,7 +186,7 @@ std::vector<uint8_t> build_image(const Graph &g, const Vocabulary &vocab, const 
     h.flags = m.prompt_logits_all ? TSR_IMAGE_PROMPT_LOGITS_ALL : 0u;
     h.arch = m.arch;
     h.precision = m.precision;
-    h.required_features = m.required_features;
+    h.required_features = m.required_features | (descs.empty() ? 0u : TSR_FEATURE_NPU);
     h.dim = m.dim;
     h.hidden_dim = m.hidden_dim;
     h.n_layers = m.n_layers;
@@ -172,7 +202,7 @@ std::vector<uint8_t> build_image(const Graph &g, const Vocabulary &vocab, const 
     h.rope_theta = m.rope_theta;
     std::snprintf(h.board_name, sizeof h.board_name, "%s", board.name.c_str());
     h.board_fingerprint = board.fingerprint();
-    h.planned_cores = board.cores;
+    h.planned_cores = plan.cores ? plan.cores : board.cores;
     for (uint32_t r = TSR_REGION_L1; r < TSR_REGION_COUNT; ++r)
         h.region_bytes[r] = checked_u32(plan.regions[r].arena_bytes, "a region plan");
     h.section_count = uint32_t(sections.size());
@@ -193,9 +223,9 @@ std::vector<uint8_t> build_image(const Graph &g, const Vocabulary &vocab, const 
         s.size = uint32_t(p.bytes.size());
         s.align = TSR_IMAGE_ALIGN;
         s.crc32 = tsr_crc32(0, p.bytes.data(), p.bytes.size());
-        if (p.kind == TSR_SECTION_WEIGHTS && !plan.weights_in_place) {
-            s.region = plan.weights_region;
-            s.region_offset = uint32_t(plan.weights_region_offset);
+        if (p.kind == TSR_SECTION_WEIGHTS && p.region != TSR_REGION_IMAGE) {
+            s.region = p.region;
+            s.region_offset = p.region == TSR_REGION_NMS ? 0u : uint32_t(plan.weights_region_offset);
         }
         put(out, table_offset + i * sizeof(tsr_section), s);
         if (!p.bytes.empty()) std::memcpy(out.data() + file_offset[i], p.bytes.data(), p.bytes.size());

@@ -59,6 +59,15 @@ int main(int argc, char **argv)
     app.add_option("--memory-map", o.memory_map, "write an SVG picture of each region's plan (time x address)");
     app.add_option("--l1", o.l1_bytes, "L1 bytes to plan for, overriding the board's (to explore smaller chips)")
         ->check(CLI::Range(uint64_t(64), uint64_t(1) << 31));
+    app.add_option("--scenario", o.scenario,
+                   "engines (the Deeploy paper's deployments): auto (the NPU takes the linear layers the board's cost "
+                   "model says it runs faster, weights in NMS; else the cluster), single-core, cluster, npu (every "
+                   "int8 linear layer on the NPU, weights streamed from L2 or the image), npu-nms (the same, weights in "
+                   "NMS while they fit)")
+        ->check(CLI::IsMember({"auto", "single-core", "cluster", "npu", "npu-nms"}))->capture_default_str();
+    app.add_option("--npu-weight-bits", o.npu_weight_bits,
+                   "npu, npu-nms: bits of the decoder layers' linear weights, 8 or 4 (the classifier keeps 8)")
+        ->check(CLI::IsMember({8u, 4u}))->capture_default_str();
     app.add_flag("-q,--quiet", quiet, "print nothing on success");
     CLI11_PARSE(app, argc, argv);
     o.prompt_logits_all = prompt_logits == "all";

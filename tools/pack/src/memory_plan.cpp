@@ -27,6 +27,12 @@ std::vector<Lifetime> compute_lifetimes(const Graph &g, MemoryPlan &plan)
             const GraphStep &step = s.steps[i];
             for (uint32_t k = 0; k < step.operand_count; ++k)
                 if (step.operands[k] != TSR_NO_TENSOR) touch(step.operands[k], t); // none: a scratch slot
+            // An NPU job reading NMS runs on until its join: its input and output live that long.
+            if (step.engine == TSR_ENGINE_NPU && step.params.matmul.join) {
+                const uint32_t until = t + std::min<uint32_t>(step.params.matmul.join, uint32_t(s.steps.size()) - 1) - i;
+                touch(step.operands[0], until);
+                touch(step.operands[2], until);
+            }
             StepPlan sp;
             sp.schedule = which;
             sp.index = i;
@@ -150,13 +156,21 @@ MemoryPlan plan_memory(Graph &g, const BoardDesc &board, const PlanOptions &opt)
     const size_t n = g.tensors.size();
     for (uint32_t r = 0; r < TSR_REGION_COUNT; ++r) plan.regions[r].capacity = board.region_size[r];
     const uint64_t l1 = opt.l1_bytes ? opt.l1_bytes : board.region_size[TSR_REGION_L1];
+    const uint32_t cores = opt.cores ? opt.cores : board.cores;
+    plan.cores = cores;
     plan.regions[TSR_REGION_L1].capacity = l1;
     const std::string l1_source = opt.l1_bytes ? "--l1 " + std::to_string(l1) : "board '" + board.name + "' L1";
 
-    // Memory levels: attention scores must be in L1; activations are in L1 when
-    // they fit; weights, the KV cache and what the runtime reads (tokens, logits,
-    // sampler scratch) are in L2.
-    auto must_l1 = [&](size_t i) { return g.tensors[i].kind == TSR_TENSOR_SCRATCH && i != g.sampler_scratch; };
+    // Memory levels: attention scores and the NPU's inputs and outputs must be in L1;
+    // activations are in L1 when they fit; weights, the KV cache and what the runtime
+    // reads (tokens, logits, sampler scratch) are in L2.
+    std::vector<bool> npu_operand(n, false);
+    for (const GraphSchedule *sch : {&g.prompt, &g.token})
+        for (const GraphStep &st : sch->steps)
+            if (st.engine == TSR_ENGINE_NPU) npu_operand[st.operands[0]] = npu_operand[st.operands[2]] = true;
+    auto must_l1 = [&](size_t i) {
+        return (g.tensors[i].kind == TSR_TENSOR_SCRATCH && i != g.sampler_scratch) || npu_operand[i];
+    };
     std::vector<bool> in_l1(n, false);
     for (size_t i = 0; i < n; ++i) in_l1[i] = must_l1(i) || g.tensors[i].kind == TSR_TENSOR_ACTIVATION;
 
@@ -167,7 +181,7 @@ MemoryPlan plan_memory(Graph &g, const BoardDesc &board, const PlanOptions &opt)
         for (const StepPlan &sp : plan.steps) {
             const GraphStep &st = step_of(g, sp);
             if (!is_tiled(st)) continue;
-            const uint64_t least = smallest_l1_bytes(StepShape{st, rows_of(g, sp), board.cores});
+            const uint64_t least = smallest_l1_bytes(StepShape{st, rows_of(g, sp), cores});
             if (least > need) {
                 need = least;
                 worst = &sp;
@@ -209,7 +223,7 @@ MemoryPlan plan_memory(Graph &g, const BoardDesc &board, const PlanOptions &opt)
             sp.tiled = is_tiled(st);
             if (!sp.tiled) {
                 sp.choice = TileChoice{};
-                sp.choice.cost = data_movement_cost(StepShape{st, rows_of(g, sp), board.cores});
+                sp.choice.cost = data_movement_cost(StepShape{st, rows_of(g, sp), cores});
                 continue;
             }
             OperandsInL1 flags{};
@@ -217,7 +231,7 @@ MemoryPlan plan_memory(Graph &g, const BoardDesc &board, const PlanOptions &opt)
                 flags[k] = st.operands[k] != TSR_NO_TENSOR && in_l1[st.operands[k]];
             const uint64_t used = live[sp.moment];
             const auto choice =
-                used <= l1 ? choose_tile(StepShape{st, rows_of(g, sp), board.cores}, flags, std::min(l1 - used, step_cap[si]))
+                used <= l1 ? choose_tile(StepShape{st, rows_of(g, sp), cores}, flags, std::min(l1 - used, step_cap[si]))
                            : std::nullopt;
             if (!choice) {
                 if (!demote_largest_live_at(sp.moment))
@@ -288,7 +302,7 @@ MemoryPlan plan_memory(Graph &g, const BoardDesc &board, const PlanOptions &opt)
         }
         const uint32_t rows = rows_of(g, sp);
         // Operands that share another's staging buffer (attention's values) name it too.
-        const tsr::StepGeometry geo = tsr::step_geometry(probe_step(st, st.tile), rows, board.cores);
+        const tsr::StepGeometry geo = tsr::step_geometry(probe_step(st, st.tile), rows, cores);
         for (size_t k = 0; k < TSR_MAX_OPERANDS; ++k)
             if (geo.operand[k].shares != k && geo.operand[k].use != tsr::OperandUse::kNone)
                 st.staging[k] = st.staging[geo.operand[k].shares];
@@ -300,14 +314,26 @@ MemoryPlan plan_memory(Graph &g, const BoardDesc &board, const PlanOptions &opt)
     l1plan.method = l1_alloc.method;
     measure(l1plan, l1_req, l1_alloc.offsets, 0, plan);
 
-    // Weights: one block, each tensor aligned, in tensor order.
+    // Weights: one block, each tensor aligned, in tensor order; the NPU's weights for
+    // NMS in a block of their own, copied to NMS offset 0 at open.
     for (size_t i = 0; i < g.tensors.size(); ++i) {
         if (g.tensors[i].kind != TSR_TENSOR_WEIGHT) continue;
-        plan.weights_bytes = align_up(plan.weights_bytes, TSR_IMAGE_ALIGN);
-        plan.offset[i] = plan.weights_bytes;
-        plan.weights_bytes += g.tensors[i].bytes;
+        uint64_t &block = g.tensors[i].in_nms ? plan.nms_weights_bytes : plan.weights_bytes;
+        block = align_up(block, TSR_IMAGE_ALIGN);
+        plan.offset[i] = block;
+        block += g.tensors[i].bytes;
     }
     plan.weights_bytes = align_up(plan.weights_bytes, TSR_IMAGE_ALIGN);
+    plan.nms_weights_bytes = align_up(plan.nms_weights_bytes, TSR_IMAGE_ALIGN);
+    {
+        RegionPlan &nms = plan.regions[TSR_REGION_NMS];
+        nms.arena_bytes = nms.lower_bound = nms.weights_bytes = plan.nms_weights_bytes;
+        nms.method = "weights";
+        for (int w = 0; w < 2; ++w) nms.schedule_arena[w] = nms.schedule_lower_bound[w] = plan.nms_weights_bytes;
+        if (plan.nms_weights_bytes > board.region_size[TSR_REGION_NMS])
+            throw PlanError("the NPU's weights need " + kib(plan.nms_weights_bytes) + " of NMS; board '" + board.name +
+                            "' has " + kib(board.region_size[TSR_REGION_NMS]));
+    }
 
     // L2: the KV cache, what the runtime reads and writes, demoted activations.
     std::vector<AllocRequest> l2_req;
@@ -353,7 +379,7 @@ MemoryPlan plan_memory(Graph &g, const BoardDesc &board, const PlanOptions &opt)
     plan.weights_in_place = !copy;
     plan.weights_region = copy ? TSR_REGION_L2 : TSR_REGION_IMAGE;
     for (size_t i = 0; i < g.tensors.size(); ++i)
-        if (g.tensors[i].kind == TSR_TENSOR_WEIGHT) plan.region[i] = plan.weights_region;
+        if (g.tensors[i].kind == TSR_TENSOR_WEIGHT) plan.region[i] = g.tensors[i].in_nms ? TSR_REGION_NMS : plan.weights_region;
     const uint64_t base = copy ? plan.weights_bytes : 0; // weights first in L2, the arena after
     for (size_t k = 0; k < l2_ids.size(); ++k) plan.offset[l2_ids[k]] = base + arena.offsets[k];
 

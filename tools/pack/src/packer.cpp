@@ -155,6 +155,12 @@ PackResult pack(const PackOptions &o)
     lowering.precision = o.precision == "int8" ? TSR_DTYPE_I8 : o.precision == "bf16" ? TSR_DTYPE_BF16 : TSR_DTYPE_F32;
     lowering.exp = o.exp == "schraudolph" ? 1u : 0u; // tsr_exp_kind
     lowering.nonlinear = o.nonlinear == "float" ? TSR_NONLINEAR_FLOAT : TSR_NONLINEAR_INTEGER;
+    const Scenario scenario = parse_scenario(o.scenario);
+    if (o.npu_weight_bits != 8 && o.npu_weight_bits != 4)
+        throw InputError("--npu-weight-bits " + std::to_string(o.npu_weight_bits) + " is not one of 8, 4");
+    if (o.npu_weight_bits != 8 && (o.precision != "int8" || (scenario != Scenario::kNpu && scenario != Scenario::kNpuNms)))
+        throw InputError("--npu-weight-bits 4 needs --precision int8 and --scenario npu or npu-nms");
+    lowering.linear_bits = o.npu_weight_bits;
     std::map<std::string, double> ranges;
     if (lowering.precision == TSR_DTYPE_I8) {
         // Calibration: the fp32 model, run on the calibration sequences, fixes every
@@ -188,13 +194,16 @@ PackResult pack(const PackOptions &o)
     } catch (const std::range_error &e) {
         throw PlanError(std::string("int8 lowering: ") + e.what());
     }
+    r.engines = assign_engines(r.graph, r.board, scenario, o.npu_weight_bits);
     finish_graph(r.graph, vocab);
     PlanOptions plan_options;
     plan_options.weights = o.weights;
     plan_options.l1_bytes = o.l1_bytes;
+    plan_options.cores = r.engines.cores;
     r.plan = plan_memory(r.graph, r.board, plan_options);
     const std::vector<uint8_t> image = build_image(r.graph, vocab, r.plan, r.board);
     r.image_bytes = image.size();
+    if (r.board.cost.present()) r.estimates = standard_estimates(image.data(), image.size(), r.board);
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     image_out.write(image.data(), image.size());
     if (report_out) report_out->write(pack_report(r).dump(1) + "\n");
@@ -223,6 +232,15 @@ std::string pack_summary(const PackResult &r)
         s << "calibrate " << r.calibration << " in " << static_cast<int>(r.calibration_seconds * 1000) << " ms\n";
     s << "board     " << r.board.name << " (" << r.board.cores << " cores), context " << h.context << ", prompt chunk "
       << h.prompt_chunk << "\n";
+    s << "engines   scenario " << scenario_name(r.engines.scenario) << ": " << r.engines.cores << " cluster core"
+      << (r.engines.cores == 1 ? "" : "s") << ", " << r.engines.npu_steps << " NPU steps";
+    if (r.engines.npu_steps)
+        s << " (" << r.engines.weight_bits << "-bit weights; " << r.engines.nms_weights.size() << " weight tensors, "
+          << r.engines.nms_bytes << " bytes, in NMS; " << r.engines.streamed_weights.size()
+          << " streamed from " << (r.plan.weights_in_place ? "the image" : "L2") << ")";
+    s << "\n";
+    for (const std::string &w : r.engines.streamed_weights) s << "npu       " << w << " streams (NMS full)\n";
+    for (const std::string &w : r.engines.cluster_linear) s << "cluster   " << w << "\n";
     s << "weights   " << r.plan.weights_bytes << " bytes, "
       << (r.plan.weights_in_place ? "used in place from the image" : "copied to L2 at open") << "\n";
     for (uint32_t reg = TSR_REGION_L1; reg < TSR_REGION_COUNT; ++reg) {
@@ -239,6 +257,7 @@ std::string pack_summary(const PackResult &r)
     s << "schedules prompt " << r.graph.prompt.steps.size() << " steps x " << r.graph.prompt.max_rows << " rows, token "
       << r.graph.token.steps.size() << " steps\n";
     s << "image     " << r.image_bytes << " bytes in " << static_cast<int>(r.seconds * 1000) << " ms\n";
+    s << estimate_lines(r.estimates, r.board);
     return s.str();
 }
 
@@ -277,7 +296,7 @@ nlohmann::json pack_report(const PackResult &r)
         const GraphTensor &t = g.tensors[i];
         const bool weight = t.kind == TSR_TENSOR_WEIGHT;
         tensors.push_back({{"id", i}, {"name", t.name}, {"kind", kind_name(t.kind)},
-                           {"region", tsr_region_name(weight ? r.plan.weights_region : r.plan.region[i])},
+                           {"region", tsr_region_name(weight && !t.in_nms ? r.plan.weights_region : r.plan.region[i])},
                            {"offset", r.plan.offset[i]}, {"bytes", t.bytes}, {"rows", t.rows}, {"cols", t.cols},
                            {"first", r.plan.lifetime[i].first}, {"last", r.plan.lifetime[i].last}});
     }
@@ -305,7 +324,7 @@ nlohmann::json pack_report(const PackResult &r)
                              {"op", tsr_op_name(st.op)},
                              {"layer", st.layer == TSR_NO_LAYER ? json(nullptr) : json(st.layer)},
                              {"rows", (st.flags & TSR_STEP_ONE_ROW) ? 1u : s.max_rows},
-                             {"engine", st.engine == TSR_ENGINE_DMA ? "dma" : "cluster"},
+                             {"engine", st.engine == TSR_ENGINE_DMA ? "dma" : st.engine == TSR_ENGINE_NPU ? "npu" : "cluster"},
                              {"operands", ops},
                              {"staged", staged},
                              {"tile", tile},
@@ -322,6 +341,11 @@ nlohmann::json pack_report(const PackResult &r)
     for (uint32_t id : r.plan.demoted) demoted.push_back(g.tensors[id].name);
     j["activations_in_l2"] = demoted;
     j["timeline_length"] = r.plan.timeline_length;
+    j["engines"] = {{"scenario", scenario_name(r.engines.scenario)}, {"cluster_cores", r.engines.cores},
+                    {"npu_steps", r.engines.npu_steps}, {"npu_weight_bits", r.engines.weight_bits},
+                    {"nms_bytes", r.engines.nms_bytes}, {"nms_weights", r.engines.nms_weights},
+                    {"streamed_weights", r.engines.streamed_weights}, {"cluster_linear", r.engines.cluster_linear}};
+    if (!r.estimates.empty()) j["estimates"] = estimate_json(r.estimates, r.board);
     return j;
 }
 

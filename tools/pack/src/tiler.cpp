@@ -75,6 +75,7 @@ tsr_step probe_step(const GraphStep &g, const Tile &tile)
 {
     tsr_step s{};
     s.op = g.op;
+    s.engine = g.engine;
     s.flags = g.flags;
     s.dtype = g.dtype;
     s.params = g.params;

@@ -4,6 +4,7 @@
 #define TESSERA_BOARD_DESC_H
 
 #include <cstdint>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -11,6 +12,23 @@
 #include "tessera/hal.h"
 
 namespace tessera {
+
+// The board's cost and energy model ("cost" in board.json): what turns a plan into
+// estimated cycles, tokens per second and energy (tools/pack: cost_model.h). Every
+// figure says where it came from in `sources`.
+struct BoardCost {
+    double clock_hz = 0;                   // 0: the description has no cost model
+    double cluster_macs_per_cycle[3] = {}; // per core: fp32, bf16, int8
+    double cluster_cycles_per_element = 0; // per core, an element of a non-linear or elementwise operator
+    double npu_macs_per_cycle_8bit = 0, npu_macs_per_cycle_4bit = 0;
+    double dma_bytes_per_cycle = 0;        // L2 <-> L1
+    double nms_bytes_per_cycle = 0;        // the NPU's weight port from NMS
+    double npu_job_cycles = 0, fork_cycles = 0, barrier_cycles = 0, dma_transfer_cycles = 0; // setup costs
+    double cluster_mw = 0, npu_mw = 0, dma_mw = 0, idle_mw = 0; // active power per engine, and of the rest
+    std::map<std::string, std::string> sources;                // field -> where its figure came from
+
+    bool present() const { return clock_hz > 0; }
+};
 
 struct BoardDesc {
     std::string name;
@@ -20,7 +38,8 @@ struct BoardDesc {
     uint32_t region_size[TSR_REGION_COUNT] = {}; // [TSR_REGION_IMAGE] unused
     bool has_npu = false;
     uint32_t dma_queue_depth = 16;
-    uint32_t npu_queue_depth = 4;
+    uint32_t npu_queue_depth = 2;
+    BoardCost cost;
 
     uint32_t fingerprint() const { return tsr_board_fingerprint(name.c_str(), cores, region_size, has_npu); }
 };

@@ -13,12 +13,12 @@ namespace tessera {
 
 // One interval of work by one engine of the host board.
 struct TimelineEvent {
-    enum class Engine { kCluster, kDma } engine;
+    enum class Engine { kCluster, kDma, kNpu } engine;
     uint32_t core;             // cluster: the core (its lane)
     uint64_t start_ns, end_ns; // since the board was created
-    uint64_t bytes;            // DMA: bytes moved
+    uint64_t bytes;            // DMA: bytes moved; NPU: multiply-accumulates
     const char *name;          // "fork" (a whole run, on core 0), "copy" (DMA), or an operator
-    uint32_t layer;            // the operator's model layer, or 0xFFFF
+    uint32_t layer;            // the operator's model layer, or 0xFFFF (NPU: the job's tag)
     uint32_t pos;              // the run's first position: the token it works on
     uint32_t cores;            // "fork": the cores it ran on
 };
@@ -45,8 +45,11 @@ public:
     // outside L1 (the runtime reports every kernel operand range to the board).
     void check_l1(bool on);
 
-    // Timeline of what each engine did, a lane per core and one for the DMA engine,
-    // operators named (off by default: it costs a lock per event).
+    // Tests: a paused NPU takes no job off its queue (to fill the queue on purpose).
+    void pause_npu(bool on);
+
+    // Timeline of what each engine did, a lane per core, one for the DMA engine and
+    // one for the NPU, operators named (off by default: it costs a lock per event).
     void record_timeline(bool on);
     std::vector<TimelineEvent> timeline() const;
     // The timeline as a Chrome/Perfetto trace (JSON text).

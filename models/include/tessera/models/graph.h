@@ -25,6 +25,8 @@ struct GraphTensor {
     uint32_t quant = TSR_QUANT_NONE;
     double scale = 1.0;
     uint32_t quant_params = TSR_NO_TENSOR;
+    uint32_t layout = TSR_LAYOUT_ROW_MAJOR; // tsr_layout: NPU weights are in the engine's (tessera/npu.h)
+    bool in_nms = false;                    // weights the NPU reads in place from NMS
 };
 
 // Weight bytes from floats: F32 as they are, BF16 rounded to nearest even.

@@ -26,12 +26,14 @@ int8_t quantize_value(double v, double scale);
 // one of 2^30 or more.
 tsr_requant_params requant_factor(double factor, const std::string &what);
 
-// Symmetric per-row (output channel) int8: q[i][j] = round(w[i][j] / scale[i]).
+// Symmetric per-row (output channel) integers of `bits` bits (8: [-127, 127], 4:
+// [-7, 7]), held as int8: q[i][j] = round(w[i][j] / scale[i]), scale[i] = absmax of
+// row i / qmax.
 struct QuantizedRows {
     std::vector<int8_t> q;
     std::vector<float> scales;
 };
-QuantizedRows quantize_rows(const float *w, uint32_t rows, uint32_t cols);
+QuantizedRows quantize_rows(const float *w, uint32_t rows, uint32_t cols, uint32_t bits = 8);
 
 } // namespace tessera
 

@@ -60,8 +60,17 @@ void evaluate(const GraphStep &s, Evaluation &e)
     }
 }
 
+// Scores and weighted sums over the `kv` cached positions of every (row, head), the
+// softmax's exponentials; the keys and values of every head stream from the KV cache.
+Work work(const tsr_step &s, uint32_t rows, uint32_t kv)
+{
+    const tsr_attention_params &p = s.params.attention;
+    const double heads = double(rows) * p.n_heads, e = tsr_dtype_bytes(s.dtype);
+    return Work{2.0 * heads * kv * p.head_size, heads * kv, 2.0 * heads * kv * p.head_size * e + 2.0 * heads * p.head_size * e};
+}
+
 } // namespace
 
-extern const OpHost op_host_ATTENTION = {candidates, cost, evaluate};
+extern const OpHost op_host_ATTENTION = {candidates, cost, evaluate, work};
 
 } // namespace tessera

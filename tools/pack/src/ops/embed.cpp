@@ -18,6 +18,6 @@ void evaluate(const GraphStep &s, Evaluation &e)
 
 } // namespace
 
-extern const OpHost op_host_EMBED = {no_tiles, nullptr, evaluate};
+extern const OpHost op_host_EMBED = {no_tiles, nullptr, evaluate, nullptr};
 
 } // namespace tessera

@@ -17,6 +17,6 @@ void evaluate(const GraphStep &s, Evaluation &e)
 
 } // namespace
 
-extern const OpHost op_host_KV_APPEND = {no_tiles, nullptr, evaluate};
+extern const OpHost op_host_KV_APPEND = {no_tiles, nullptr, evaluate, nullptr};
 
 } // namespace tessera

@@ -15,6 +15,6 @@ void evaluate(const GraphStep &s, Evaluation &e)
 
 } // namespace
 
-extern const OpHost op_host_LAST_ROW = {no_tiles, nullptr, evaluate};
+extern const OpHost op_host_LAST_ROW = {no_tiles, nullptr, evaluate, nullptr};
 
 } // namespace tessera

@@ -14,8 +14,10 @@ void evaluate(const GraphStep &s, Evaluation &e)
                     s.params.rmsnorm.eps, 0, 1);
 }
 
+Work work(const tsr_step &s, uint32_t rows, uint32_t) { return Work{0, 2.0 * rows * s.params.rmsnorm.dim, -1}; } // squares, then scaling
+
 } // namespace
 
-extern const OpHost op_host_RMSNORM = {row_tiles, nullptr, evaluate};
+extern const OpHost op_host_RMSNORM = {row_tiles, nullptr, evaluate, work};
 
 } // namespace tessera

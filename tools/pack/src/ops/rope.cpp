@@ -15,8 +15,10 @@ void evaluate(const GraphStep &s, Evaluation &e)
                  p.head_size, 0, 1);
 }
 
+Work work(const tsr_step &s, uint32_t rows, uint32_t) { return Work{0, double(rows) * (s.params.rope.dim + s.params.rope.kv_dim), -1}; }
+
 } // namespace
 
-extern const OpHost op_host_ROPE = {row_tiles, nullptr, evaluate};
+extern const OpHost op_host_ROPE = {row_tiles, nullptr, evaluate, work};
 
 } // namespace tessera

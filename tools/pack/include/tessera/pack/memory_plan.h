@@ -19,6 +19,7 @@ enum class WeightsPlacement { kAuto, kImage, kL2 };
 struct PlanOptions {
     WeightsPlacement weights = WeightsPlacement::kAuto;
     uint64_t l1_bytes = 0;   // 0: the board's L1
+    uint32_t cores = 0;      // cluster cores to plan for (per-core buffers); 0: the board's
     double search_ms = 150;  // exact allocation search budget per allocation
 };
 
@@ -53,6 +54,8 @@ struct MemoryPlan {
     std::vector<StepPlan> steps;   // prompt schedule's steps, then the token schedule's
     std::vector<uint32_t> demoted; // activations that did not fit L1 and live in L2
     uint64_t dma_bytes_per_token[2] = {0, 0}; // estimated, per schedule
+    uint32_t cores = 0;            // the cluster cores the plan is for
+    uint64_t nms_weights_bytes = 0; // weights the NPU reads in place from NMS (at NMS offset 0)
     bool weights_in_place = true;
     uint32_t weights_region = TSR_REGION_IMAGE;
     uint64_t weights_region_offset = 0;

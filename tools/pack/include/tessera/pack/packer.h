@@ -9,6 +9,8 @@
 #include "tessera/board_desc.h"
 #include "tessera/models/graph.h"
 #include "tessera/models/llama2c.h"
+#include "tessera/pack/cost_model.h"
+#include "tessera/pack/engines.h"
 #include "tessera/pack/memory_plan.h"
 
 namespace tessera {
@@ -29,6 +31,8 @@ struct PackOptions {
     std::string weight_type = "fp32"; // matmul weights: fp32 or bf16
     WeightsPlacement weights = WeightsPlacement::kAuto;
     uint64_t l1_bytes = 0;     // 0: the board's L1
+    std::string scenario = "auto"; // engines: auto, single-core, cluster, npu, npu-nms (engines.h)
+    uint32_t npu_weight_bits = 8;  // int8 on the NPU: 8, or 4 (the decoder layers' linear weights)
     std::string report;        // JSON report path (optional)
     std::string memory_map;    // SVG memory map path (optional)
 };
@@ -44,6 +48,8 @@ struct PackResult {
     BoardDesc board;
     Graph graph; // weight data released after writing
     MemoryPlan plan;
+    EngineAssignment engines;
+    std::vector<RunEstimate> estimates; // when the board has a cost model
     uint64_t image_bytes = 0;
     double seconds = 0;
 };

@@ -59,6 +59,14 @@ inline uint64_t align_l1(uint64_t v) { return (v + kL1Align - 1) / kL1Align * kL
 
 class Evaluation;
 
+// The work of one run of a step, for the cost model (tessera/pack/cost_model.h):
+// multiply-accumulates, elements of non-linear or elementwise arithmetic, and, for
+// an operator whose traffic depends on the run's position, the DMA bytes (else < 0:
+// the geometry's).
+struct Work {
+    double macs = 0, elements = 0, dma_bytes = -1;
+};
+
 struct OpHost {
     // The tile shapes worth trying.
     std::vector<Tile> (*candidates)(const StepShape &s);
@@ -68,6 +76,8 @@ struct OpHost {
     // The step of an fp32 graph run on one row at the evaluation's position, in single
     // precision (calibration, tessera/pack/calibration.h).
     void (*evaluate)(const GraphStep &s, Evaluation &e);
+    // Null: no arithmetic (data movement). `rows` of the run, `kv` positions cached.
+    Work (*work)(const tsr_step &s, uint32_t rows, uint32_t kv);
 };
 const OpHost &op_host(uint32_t op);
 

@@ -1,0 +1,165 @@
+/*
+ * The NPU as the HAL sees it: its job descriptor, its weight layout and what a job
+ * computes, exactly. One header for the packer (which writes the layout), the
+ * runtime (which fills descriptors) and every board's NPU or emulator (which reads
+ * only this layout), so the three cannot drift.
+ *
+ * The engine is modelled on N-EUREKA (Siracusa): a bit-serial, output-stationary
+ * datapath that runs a GEMM as a 1x1 (pointwise) convolution, 8-bit activations,
+ * 2..8-bit weights, per-channel requantization, inputs and outputs in L1, weights
+ * streamed from its own weight memory (NMS) or from L1.
+ *
+ * ---- Weight layout (TSR_LAYOUT_NPU_BITPLANE) ------------------------------------
+ *
+ * An n x k weight matrix W (output channel c, input channel j), each value a
+ * two's-complement integer of `bits` bits (8 or 4), is stored as 32-bit words:
+ *
+ *   k is cut into KB = ceil(k / 32) blocks of 32 input channels (the last one padded
+ *   with zeros), n is padded with zero channels to a multiple of 32 (TSR_NPU_BLOCK_N);
+ *   word ((c * KB + kb) * bits + b), little-endian, holds in its bit i the bit b of
+ *   W[c][kb * 32 + i].
+ *
+ * So a channel is KB * bits words (4 * KB * bits bytes), its blocks in order and in
+ * each block its bit planes from the least significant up; bit plane bits - 1 is the
+ * sign. 8-bit weights take exactly k bytes a channel when k is a multiple of 32, 4-bit
+ * ones half.
+ *
+ * ---- What a job computes (TSR_NPU_GEMM_I8) --------------------------------------
+ *
+ *   y[r * ldy + c] = clamp(requantize(sum_j x[r * ldx + j] * W[c][j], multiplier[c], shift[c]), -128, 127)
+ *
+ * for r < m, c < n, j < k, with requantize as the cluster's int8 kernels define it
+ * (tessera/kernels_i8.h: (acc * m) >> (31 - s), rounded half up, saturated). The
+ * bit-serial datapath forms the sum plane by plane,
+ *
+ *   sum_j x_j W[c][j] = sum_b (b == bits - 1 ? -1 : 1) 2^b sum_{j : bit b of W[c][j] set} x_j,
+ *
+ * which is the same integer: a job is bit-exact with tsr_matmul_i8 on the same values.
+ */
+#ifndef TESSERA_NPU_H
+#define TESSERA_NPU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tessera/hal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TSR_NPU_BLOCK_K 32u /* input channels per block: one 32-bit word per bit plane */
+#define TSR_NPU_BLOCK_N 32u /* output channels the datapath computes at once; n is padded to it */
+#define TSR_NPU_ALIGN 4u    /* descriptors, weights and strides: whole 32-bit words */
+#define TSR_NPU_MAX_K 32768u
+
+typedef enum tsr_npu_job_kind {
+    TSR_NPU_GEMM_I8 = 1 /* int8 pointwise convolution / GEMM with per-channel requantization */
+} tsr_npu_job_kind;
+
+/* tsr_npu_job.flags */
+#define TSR_NPU_WEIGHTS_NMS 1u /* weights are read in place from NMS; otherwise from L1 (staged there by DMA) */
+#define TSR_NPU_FLAGS_ 1u
+
+struct tsr_npu_job {
+    uint32_t kind;        /* tsr_npu_job_kind */
+    uint32_t flags;       /* TSR_NPU_* */
+    uint32_t weight_bits; /* 8 or 4 */
+    uint32_t m, n, k;     /* rows, output channels, input channels: each >= 1, k <= TSR_NPU_MAX_K */
+    uint32_t ldx, ldy;    /* bytes from one row of input (>= k) / output (>= n) to the next */
+    const uint32_t *weights;   /* the layout above, channels 0..n-1 (4-byte aligned) */
+    const int8_t *input;       /* m rows in L1 */
+    int8_t *output;            /* m rows in L1 */
+    const int32_t *multiplier; /* n, each 0 or in [2^30, 2^31) */
+    const int8_t *shift;       /* n, each in [-31, 30] */
+    uint32_t tag;              /* opaque to the engine; boards show it in traces (the runtime: the step's layer) */
+};
+
+/* Words of one output channel: KB blocks of `bits` planes. */
+static inline uint32_t tsr_npu_channel_words(uint32_t k, uint32_t bits)
+{
+    return (k + TSR_NPU_BLOCK_K - 1u) / TSR_NPU_BLOCK_K * bits;
+}
+/* Bytes of one output channel, and of a whole n x k matrix (n padded to TSR_NPU_BLOCK_N). */
+static inline uint64_t tsr_npu_channel_bytes(uint32_t k, uint32_t bits) { return 4u * (uint64_t)tsr_npu_channel_words(k, bits); }
+static inline uint64_t tsr_npu_weight_bytes(uint32_t n, uint32_t k, uint32_t bits)
+{
+    const uint64_t padded = ((uint64_t)n + TSR_NPU_BLOCK_N - 1u) / TSR_NPU_BLOCK_N * TSR_NPU_BLOCK_N;
+    return padded * tsr_npu_channel_bytes(k, bits);
+}
+
+/* Whether [p, p + bytes) lies inside `r`. */
+static inline bool tsr_npu_inside(const tsr_hal_region *r, const void *p, uint64_t bytes)
+{
+    const uintptr_t a = (uintptr_t)p, base = (uintptr_t)r->base;
+    return r->base != NULL && a >= base && bytes <= r->size && a - base <= r->size - bytes;
+}
+
+/* What a board checks before it queues a job (regions: the board's table). A job it
+ * refuses is not queued and changes nothing. */
+static inline tsr_hal_status tsr_npu_check_job(const tsr_npu_job *job, const tsr_hal_region regions[TSR_REGION_COUNT])
+{
+    if (job == NULL) return TSR_HAL_INVALID;
+    if ((uintptr_t)job % TSR_NPU_ALIGN != 0u) return TSR_HAL_MISALIGNED;
+    if (job->kind != TSR_NPU_GEMM_I8 || (job->flags & ~TSR_NPU_FLAGS_) != 0u) return TSR_HAL_INVALID;
+    if (job->weight_bits != 8u && job->weight_bits != 4u) return TSR_HAL_INVALID;
+    if (!job->m || !job->n || !job->k || job->k > TSR_NPU_MAX_K || job->ldx < job->k || job->ldy < job->n)
+        return TSR_HAL_INVALID;
+    if (!job->weights || !job->input || !job->output || !job->multiplier || !job->shift) return TSR_HAL_INVALID;
+    if ((uintptr_t)job->weights % TSR_NPU_ALIGN != 0u || (uintptr_t)job->multiplier % 4u != 0u) return TSR_HAL_MISALIGNED;
+    const tsr_hal_region *l1 = &regions[TSR_REGION_L1];
+    const uint64_t in_bytes = (uint64_t)(job->m - 1u) * job->ldx + job->k;
+    const uint64_t out_bytes = (uint64_t)(job->m - 1u) * job->ldy + job->n;
+    if (!tsr_npu_inside(l1, job->input, in_bytes) || !tsr_npu_inside(l1, job->output, out_bytes))
+        return TSR_HAL_OUT_OF_REGION;
+    const uint64_t w_bytes = (uint64_t)job->n * tsr_npu_channel_bytes(job->k, job->weight_bits);
+    const tsr_hal_region *w_region = (job->flags & TSR_NPU_WEIGHTS_NMS) ? &regions[TSR_REGION_NMS] : l1;
+    if (!tsr_npu_inside(w_region, job->weights, w_bytes)) return TSR_HAL_OUT_OF_REGION;
+    return TSR_HAL_OK;
+}
+
+/* requantize(acc, m, s) as tessera/kernels_i8.h defines it, clamped to int8. */
+static inline int8_t tsr_npu_requantize(int32_t acc, int32_t multiplier, int32_t shift)
+{
+    if (shift < -31) shift = -31; /* the datapath's shifter saturates; a valid job never asks for more */
+    if (shift > 30) shift = 30;
+    const int64_t rounded = ((((int64_t)acc * multiplier) >> (30 - shift)) + 1) >> 1;
+    return (int8_t)(rounded < -128 ? -128 : rounded > 127 ? 127 : rounded);
+}
+
+/* Runs a checked job the way the bit-serial datapath does: for each output channel,
+ * block by block and plane by plane, the inputs whose weight bit is set are summed and
+ * the plane's sum is added with its weight 2^b (negative for the sign plane). */
+static inline void tsr_npu_run_job(const tsr_npu_job *job)
+{
+    const uint32_t bits = job->weight_bits, blocks = (job->k + TSR_NPU_BLOCK_K - 1u) / TSR_NPU_BLOCK_K;
+    for (uint32_t r = 0; r < job->m; ++r) {
+        const int8_t *x = job->input + (size_t)r * job->ldx;
+        for (uint32_t c = 0; c < job->n; ++c) {
+            const uint32_t *w = job->weights + (size_t)c * blocks * bits;
+            int32_t acc = 0;
+            for (uint32_t kb = 0; kb < blocks; ++kb) {
+                const int8_t *xb = x + kb * TSR_NPU_BLOCK_K;
+                const uint32_t valid = job->k - kb * TSR_NPU_BLOCK_K;
+                const uint32_t mask = valid >= 32u ? 0xFFFFFFFFu : (1u << valid) - 1u; /* padding never reads x */
+                for (uint32_t b = 0; b < bits; ++b) {
+                    uint32_t word = w[kb * bits + b] & mask;
+                    int32_t plane = 0;
+                    while (word) {
+                        plane += xb[__builtin_ctz(word)];
+                        word &= word - 1u;
+                    }
+                    acc += (b + 1u == bits ? -plane : plane) * (int32_t)(1u << b);
+                }
+            }
+            job->output[(size_t)r * job->ldy + c] = tsr_npu_requantize(acc, job->multiplier[c], job->shift[c]);
+        }
+    }
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TESSERA_NPU_H */

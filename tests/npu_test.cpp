@@ -1,0 +1,341 @@
+// The NPU: its weight layout (a hand-worked example and a round trip through the
+// bit-serial job against the cluster's int8 reference kernel), the host board's job
+// queue and the status of each job it refuses, and whole models in the Deeploy
+// paper's four scenarios.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <random>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "support/golden.h"
+#include "support/packed_image.h"
+#include "support/synthetic_model.h"
+#include "tessera/host_board.hpp"
+#include "tessera/kernels_i8.h"
+#include "tessera/npu.h"
+#include "tessera/pack/engines.h"
+
+namespace {
+
+using tessera::HostBoard;
+
+// Two weights, 1 and -1, in 4 bits: plane 0 has both bits set, planes 1..3 only the
+// second (-1 is 1111, 1 is 0001); one channel of one block: 4 words; the channel is
+// padded to 32, so 32 channels of 16 bytes.
+TEST(NpuLayout, FourBitWeightsByHand)
+{
+    const int8_t w[2] = {1, -1};
+    const std::vector<uint8_t> out = tessera::npu_weight_layout(w, 1, 2, 4);
+    ASSERT_EQ(out.size(), 32u * 16u);
+    const uint8_t expected[16] = {3, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0};
+    EXPECT_EQ(std::memcmp(out.data(), expected, 16), 0);
+    for (size_t i = 16; i < out.size(); ++i) ASSERT_EQ(out[i], 0) << "padding byte " << i;
+}
+
+TEST(NpuLayout, RefusesValuesWiderThanTheBits)
+{
+    const int8_t w[1] = {8};
+    EXPECT_THROW(tessera::npu_weight_layout(w, 1, 1, 4), std::range_error);
+    const int8_t ok[1] = {-8};
+    EXPECT_NO_THROW(tessera::npu_weight_layout(ok, 1, 1, 4));
+}
+
+struct GemmCase {
+    uint32_t m, n, k, bits;
+};
+
+class NpuJob : public ::testing::TestWithParam<GemmCase> {};
+
+// A job on the packer's layout equals tsr_matmul_i8_ref on the same values, bit for bit.
+TEST_P(NpuJob, BitExactWithTheClusterReference)
+{
+    const GemmCase c = GetParam();
+    std::mt19937 rng(c.m * 1000003u + c.n * 1009u + c.k * 7u + c.bits);
+    const int lo = -(1 << (c.bits - 1)), hi = (1 << (c.bits - 1)) - 1;
+    std::uniform_int_distribution<int> wv(lo, hi), xv(-128, 127), sv(-20, -6);
+    std::uniform_int_distribution<int32_t> mv(1 << 30, INT32_MAX);
+    std::vector<int8_t> x(size_t(c.m) * c.k), w(size_t(c.n) * c.k), shift(c.n), y_ref(size_t(c.m) * c.n),
+        y_npu(size_t(c.m) * c.n);
+    std::vector<int32_t> mult(c.n);
+    for (auto &v : x) v = int8_t(xv(rng));
+    for (auto &v : w) v = int8_t(wv(rng));
+    for (uint32_t i = 0; i < c.n; ++i) mult[i] = mv(rng), shift[i] = int8_t(sv(rng));
+    w[0] = int8_t(lo); // the most negative weight, the sign plane alone
+    tsr_matmul_i8_args a{};
+    a.x = x.data();
+    a.w = w.data();
+    a.multiplier = mult.data();
+    a.shift = shift.data();
+    a.y = y_ref.data();
+    a.y_min = -128;
+    a.y_max = 127;
+    a.rows = c.m;
+    a.k = c.k;
+    a.n = c.n;
+    a.ldy = c.n;
+    ASSERT_EQ(tsr_matmul_i8_ref(&a, 0, 1), TSR_KERNEL_OK);
+    const std::vector<uint8_t> layout = tessera::npu_weight_layout(w.data(), c.n, c.k, c.bits);
+    std::vector<uint32_t> words(layout.size() / 4);
+    std::memcpy(words.data(), layout.data(), layout.size());
+    tsr_npu_job job{};
+    job.kind = TSR_NPU_GEMM_I8;
+    job.weight_bits = c.bits;
+    job.m = c.m, job.n = c.n, job.k = c.k, job.ldx = c.k, job.ldy = c.n;
+    job.weights = words.data();
+    job.input = x.data();
+    job.output = y_npu.data();
+    job.multiplier = mult.data();
+    job.shift = shift.data();
+    tsr_npu_run_job(&job);
+    EXPECT_EQ(y_npu, y_ref);
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, NpuJob,
+                         ::testing::Values(GemmCase{1, 1, 1, 8}, GemmCase{1, 64, 64, 8}, GemmCase{3, 33, 31, 8},
+                                           GemmCase{2, 64, 172, 8}, GemmCase{16, 172, 64, 8}, GemmCase{1, 64, 64, 4},
+                                           GemmCase{4, 33, 97, 4}, GemmCase{1, 256, 64, 4}));
+
+// The host board's queue: in L1 and NMS of a siracusa board, 2 deep.
+class HostNpu : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        board_ = HostBoard::create(tessera::load_board_desc("siracusa"), 1);
+        hal_ = board_->hal();
+        ASSERT_TRUE(hal_->has_npu);
+        uint8_t *l1 = hal_->regions[TSR_REGION_L1].base, *nms = hal_->regions[TSR_REGION_NMS].base;
+        const int8_t w[64] = {1, 2, 3}; // channel 0 only
+        const std::vector<uint8_t> layout = tessera::npu_weight_layout(w, 1, 64, 8);
+        std::memcpy(nms, layout.data(), layout.size());
+        for (int i = 0; i < 64; ++i) l1[i] = 1; // x = all ones: y = 1 + 2 + 3 = 6 (factor 1)
+        job_.kind = TSR_NPU_GEMM_I8;
+        job_.flags = TSR_NPU_WEIGHTS_NMS;
+        job_.weight_bits = 8;
+        job_.m = 1, job_.n = 1, job_.k = 64, job_.ldx = 64, job_.ldy = 1;
+        job_.weights = reinterpret_cast<const uint32_t *>(nms);
+        job_.input = reinterpret_cast<const int8_t *>(l1);
+        job_.output = reinterpret_cast<int8_t *>(l1 + 128);
+        job_.multiplier = &multiplier_;
+        job_.shift = &shift_;
+    }
+    tsr_hal_status submit(const tsr_npu_job &j, tsr_npu_handle *h) { return hal_->ops->npu_submit(hal_->ctx, &j, h); }
+    int8_t output() const { return int8_t(hal_->regions[TSR_REGION_L1].base[128]); }
+
+    std::unique_ptr<HostBoard> board_;
+    const tsr_hal_board *hal_ = nullptr;
+    tsr_npu_job job_{};
+    int32_t multiplier_ = 1 << 30; // 0.5 x 2^1 = 1
+    int8_t shift_ = 1;
+};
+
+TEST_F(HostNpu, RunsAJobFromNmsAsynchronously)
+{
+    tsr_npu_handle h = 0;
+    ASSERT_EQ(submit(job_, &h), TSR_HAL_OK);
+    EXPECT_NE(h, 0u);
+    ASSERT_EQ(hal_->ops->npu_wait(hal_->ctx, h), TSR_HAL_OK);
+    bool done = false;
+    ASSERT_EQ(hal_->ops->npu_poll(hal_->ctx, h, &done), TSR_HAL_OK);
+    EXPECT_TRUE(done);
+    EXPECT_EQ(output(), 6);
+}
+
+TEST_F(HostNpu, AFullQueueSaysBusyAndCompletesInOrder)
+{
+    board_->pause_npu(true);
+    tsr_npu_handle a = 0, b = 0, c = 0;
+    ASSERT_EQ(submit(job_, &a), TSR_HAL_OK);
+    ASSERT_EQ(submit(job_, &b), TSR_HAL_OK);
+    EXPECT_EQ(submit(job_, &c), TSR_HAL_BUSY); // depth 2 (siracusa's board.json)
+    bool done = true;
+    ASSERT_EQ(hal_->ops->npu_poll(hal_->ctx, a, &done), TSR_HAL_OK);
+    EXPECT_FALSE(done);
+    board_->pause_npu(false);
+    ASSERT_EQ(hal_->ops->npu_wait(hal_->ctx, b), TSR_HAL_OK);
+    ASSERT_EQ(hal_->ops->npu_poll(hal_->ctx, a, &done), TSR_HAL_OK);
+    EXPECT_TRUE(done); // waiting for the newer job waited for the older
+    EXPECT_EQ(submit(job_, &c), TSR_HAL_OK);
+    EXPECT_EQ(hal_->ops->npu_wait(hal_->ctx, c), TSR_HAL_OK);
+    EXPECT_EQ(hal_->ops->npu_wait(hal_->ctx, 0), TSR_HAL_INVALID);
+}
+
+TEST_F(HostNpu, MisalignedDescriptorOrWeightsSayMisaligned)
+{
+    tsr_npu_handle h = 0;
+    tsr_npu_job j = job_;
+    j.weights = reinterpret_cast<const uint32_t *>(reinterpret_cast<const uint8_t *>(job_.weights) + 2);
+    EXPECT_EQ(submit(j, &h), TSR_HAL_MISALIGNED);
+    alignas(8) uint8_t bytes[sizeof(tsr_npu_job) + 8];
+    std::memcpy(bytes + 1, &job_, sizeof job_);
+    EXPECT_EQ(hal_->ops->npu_submit(hal_->ctx, reinterpret_cast<const tsr_npu_job *>(bytes + 1), &h), TSR_HAL_MISALIGNED);
+    EXPECT_EQ(output(), 0); // nothing ran
+}
+
+TEST_F(HostNpu, WeightsOutsideNmsSayOutOfRegion)
+{
+    tsr_npu_handle h = 0;
+    tsr_npu_job j = job_;
+    j.weights = reinterpret_cast<const uint32_t *>(hal_->regions[TSR_REGION_L2].base); // flagged NMS, lies in L2
+    EXPECT_EQ(submit(j, &h), TSR_HAL_OUT_OF_REGION);
+    j = job_;
+    j.weights = reinterpret_cast<const uint32_t *>(hal_->regions[TSR_REGION_NMS].base +
+                                                   hal_->regions[TSR_REGION_NMS].size - 32); // its 64 bytes run past the end
+    EXPECT_EQ(submit(j, &h), TSR_HAL_OUT_OF_REGION);
+    j = job_;
+    j.input = reinterpret_cast<const int8_t *>(hal_->regions[TSR_REGION_L2].base); // input outside L1
+    EXPECT_EQ(submit(j, &h), TSR_HAL_OUT_OF_REGION);
+    j = job_;
+    j.weight_bits = 3;
+    EXPECT_EQ(submit(j, &h), TSR_HAL_INVALID);
+    EXPECT_EQ(output(), 0);
+}
+
+TEST(HostNpuAbsent, BoardWithoutNpuSaysUnsupported)
+{
+    auto board = HostBoard::create(tessera::load_board_desc("gap9"), 1);
+    const tsr_hal_board *hal = board->hal();
+    tsr_npu_job job{};
+    tsr_npu_handle h;
+    EXPECT_EQ(hal->ops->npu_submit(hal->ctx, &job, &h), TSR_HAL_UNSUPPORTED);
+}
+
+// ---- whole models ----------------------------------------------------------------------
+
+class NpuScenarios : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        shared_ = tessera::test::shared_dir();
+        if (shared_.empty()) GTEST_SKIP() << "TESSERA_SHARED_DIR not found";
+    }
+    tessera::PackOptions options(const std::string &board, const std::string &scenario, const std::string &file)
+    {
+        tessera::PackOptions o;
+        o.checkpoint = shared_ + "/models/stories260K.bin";
+        o.tokenizer = shared_ + "/models/tok512.bin";
+        o.precision = "int8";
+        o.board = board;
+        o.scenario = scenario;
+        o.output = tessera::test::temp_path(file);
+        return o;
+    }
+    std::string shared_;
+};
+
+// stories260K int8: the same 200 greedy ids in every scenario on siracusa, and on gap9
+// (no NPU); the NPU scenarios run their linear layers as NPU jobs.
+TEST_F(NpuScenarios, SameIdsInEveryScenarioAndOnGap9)
+{
+    auto reference = tessera::test::open_model(options("gap9", "auto", "npu_gap9.tess"));
+    ASSERT_EQ(reference->status, TESSERA_OK) << tessera_last_error(&reference->session);
+    const std::vector<int32_t> expected = tessera::test::generate_greedy(*reference, {1}, 200);
+    ASSERT_GE(expected.size(), 199u);
+    for (const char *scenario : {"single-core", "cluster", "npu", "npu-nms"}) {
+        const uint32_t threads = std::string(scenario) == "single-core" ? 1u : 0u; // planned for one core
+        auto m = tessera::test::open_model(options("siracusa", scenario, std::string("npu_") + scenario + ".tess"), threads);
+        ASSERT_EQ(m->status, TESSERA_OK) << scenario << ": " << tessera_last_error(&m->session);
+        EXPECT_EQ(tessera::test::generate_greedy(*m, {1}, 200), expected) << scenario;
+        tessera_stats st;
+        ASSERT_EQ(tessera_get_stats(&m->session, &st), TESSERA_OK);
+        const bool npu = std::string(scenario).rfind("npu", 0) == 0;
+        EXPECT_EQ(st.npu_jobs > 0, npu) << scenario << ": " << st.npu_jobs << " NPU jobs";
+        EXPECT_EQ(st.region_bytes[TSR_REGION_NMS] > 0, std::string(scenario) == "npu-nms") << scenario;
+        tessera_close(&m->session);
+    }
+    tessera_close(&reference->session);
+}
+
+// The timeline of an NPU run: valid JSON, a lane per core, one for the DMA engine and
+// one for the NPU, slices named by operator.
+TEST_F(NpuScenarios, TimelineHasClusterDmaAndNpuLanesWithOpNames)
+{
+    auto m = tessera::test::open_model(options("siracusa", "npu-nms", "npu_timeline.tess"), 2);
+    ASSERT_EQ(m->status, TESSERA_OK) << tessera_last_error(&m->session);
+    m->board->record_timeline(true);
+    tessera::test::generate_greedy(*m, {1, 403, 407}, 8);
+    tessera_close(&m->session);
+    const nlohmann::json trace = nlohmann::json::parse(m->board->timeline_trace_json());
+    std::map<int, std::string> lanes;
+    std::map<std::string, std::set<std::string>> slices; // lane -> slice names
+    for (const auto &e : trace["traceEvents"])
+        if (e["ph"] == "M") lanes[e["tid"].get<int>()] = e["args"]["name"].get<std::string>();
+    for (const auto &e : trace["traceEvents"])
+        if (e["ph"] == "X") slices[lanes.at(e["tid"].get<int>())].insert(e["name"].get<std::string>());
+    EXPECT_TRUE(slices.count("core 0") && slices.count("core 1") && slices.count("dma") && slices.count("npu"));
+    EXPECT_TRUE(slices["npu"].count("matmul"));
+    for (const char *op : {"rmsnorm", "rope", "attention", "swiglu", "add"})
+        EXPECT_TRUE(slices["core 1"].count(op)) << op;
+    EXPECT_TRUE(slices["dma"].count("copy"));
+}
+
+} // namespace
+
+namespace {
+
+// TinyLLama-v0's shape in int8 (random weights written here, calibrated on its own
+// output) packs for siracusa at context 256 in each scenario and runs; npu-nms puts
+// every NPU weight in NMS. The logits of a two-chunk prompt and of the steps after it
+// are the same, bit for bit, in every scenario.
+TEST(NpuTinyLlama, PacksAndRunsInEveryScenarioWithTheSameLogits)
+{
+    tessera::test::SyntheticConfig c;
+    c.dim = 64;
+    c.hidden_dim = 256;
+    c.n_layers = 8;
+    c.n_heads = 16;
+    c.n_kv_heads = 16;
+    c.vocab_size = 32000;
+    c.seq_len = 256;
+    tessera::PackOptions o;
+    o.checkpoint = tessera::test::temp_path("npu_tinyllama.bin");
+    o.tokenizer = tessera::test::temp_path("npu_tinyllama.tok");
+    tessera::test::write_legacy_checkpoint(o.checkpoint, c, tessera::test::make_weights(c));
+    tessera::test::write_tokenizer(o.tokenizer, c.vocab_size);
+    o.board = "siracusa";
+    o.precision = "int8";
+    o.context = 256;
+    o.prompt_chunk = 32;
+    std::vector<int32_t> prompt = {1};
+    for (int i = 0; i < 39; ++i) prompt.push_back(int32_t(3 + (i * 1543) % 31990));
+    std::vector<std::vector<float>> expected;
+    for (const char *scenario : {"cluster", "single-core", "npu", "npu-nms"}) {
+        o.scenario = scenario;
+        o.output = tessera::test::temp_path(std::string("npu_tinyllama_") + scenario + ".tess");
+        const tessera::PackResult r = tessera::pack(o);
+        const bool npu = std::string(scenario).rfind("npu", 0) == 0;
+        EXPECT_EQ(r.engines.npu_steps, npu ? 2u * 8u * 7u : 0u) << scenario; // 7 linear layers a layer, both schedules
+        if (std::string(scenario) == "npu-nms") {
+            EXPECT_EQ(r.engines.nms_weights.size(), 8u * 7u);
+            EXPECT_TRUE(r.engines.streamed_weights.empty());
+            EXPECT_EQ(r.plan.regions[TSR_REGION_NMS].arena_bytes, r.engines.nms_bytes);
+        }
+        auto m = tessera::test::open_model(o, std::string(scenario) == "single-core" ? 1u : 0u);
+        ASSERT_EQ(m->status, TESSERA_OK) << scenario << ": " << tessera_last_error(&m->session);
+        std::vector<std::vector<float>> logits;
+        auto keep = [&] {
+            const float *l = nullptr;
+            ASSERT_EQ(tessera_logits(&m->session, TESSERA_LAST_ROW, &l, nullptr), TESSERA_OK);
+            logits.emplace_back(l, l + c.vocab_size);
+        };
+        ASSERT_EQ(tessera_prompt(&m->session, prompt.data(), 32), TESSERA_OK) << tessera_last_error(&m->session);
+        keep();
+        ASSERT_EQ(tessera_prompt(&m->session, prompt.data() + 32, 8), TESSERA_OK) << tessera_last_error(&m->session);
+        keep();
+        for (int32_t t = 0; t < 8; ++t) {
+            ASSERT_EQ(tessera_step(&m->session, 100 + 977 * t), TESSERA_OK) << tessera_last_error(&m->session);
+            keep();
+        }
+        if (expected.empty()) expected = logits;
+        else EXPECT_TRUE(logits == expected) << scenario << ": logits differ from the cluster's";
+        std::printf("MEASURED TinyLlama-v0 shape int8 siracusa %s: %s", scenario,
+                    tessera::estimate_lines({r.estimates[0]}, r.board).c_str());
+        tessera_close(&m->session);
+    }
+}
+
+} // namespace

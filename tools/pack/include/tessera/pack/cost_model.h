@@ -1,0 +1,52 @@
+// The board's cost and energy model applied to a model image: estimated cycles per
+// engine and on the critical path, tokens per second at the board's clock, energy
+// per token (board.json "cost", tessera/board_desc.h). It reads only the image and
+// the description, so the packer's report and tessera-generate --profile agree.
+#ifndef TESSERA_PACK_COST_MODEL_H
+#define TESSERA_PACK_COST_MODEL_H
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tessera/board_desc.h"
+
+namespace tessera {
+
+// One run of a schedule: `rows` tokens from position `pos`.
+struct RunEstimate {
+    bool prompt = false;
+    uint32_t rows = 0, pos = 0;
+    double cycles = 0;         // critical path of the run
+    double decoder_cycles = 0; // of it, the steps of the decoder layers (the Deeploy paper's scope)
+    double cluster = 0, dma = 0, npu = 0; // cycles each engine is busy
+    uint64_t dma_bytes = 0;
+    uint32_t npu_jobs = 0;
+    double energy_uj = 0;
+    double per_token(double v) const { return rows ? v / rows : 0; }
+    double tokens_per_second(double clock_hz) const { return cycles > 0 ? clock_hz * rows / cycles : 0; }
+};
+
+// The model's per-engine pieces, shared with the packer's engine choice.
+double npu_job_cycles(const BoardCost &c, double macs, double weight_bytes, uint32_t bits, bool nms);
+double cluster_cycles(const BoardCost &c, uint32_t dtype, double macs, double elements, uint32_t cores);
+
+// Estimates one run of the prompt (prompt = true) or token schedule of a valid
+// image for `board` (which must have a cost model: board.cost.present()).
+RunEstimate estimate_run(const uint8_t *image, size_t size, const BoardDesc &board, bool prompt, uint32_t rows,
+                         uint32_t pos);
+
+// The usual set: a prompt chunk (the image's) and single tokens at positions 1,
+// context / 2 and context - 1.
+std::vector<RunEstimate> standard_estimates(const uint8_t *image, size_t size, const BoardDesc &board);
+
+// "estimate   token at 128: 12345 cycles (decoder 10000), 29164 tok/s at 360 MHz, 5.7 uJ/token, ..." lines.
+std::string estimate_lines(const std::vector<RunEstimate> &runs, const BoardDesc &board);
+nlohmann::json estimate_json(const std::vector<RunEstimate> &runs, const BoardDesc &board);
+
+} // namespace tessera
+
+#endif

@@ -1,0 +1,198 @@
+#include "tessera/pack/cost_model.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <stdexcept>
+
+#include "tessera/image_format.h"
+#include "tessera/npu.h"
+#include "tessera/pack/tiler.h"
+#include "tessera/step_geometry.h"
+
+namespace tessera {
+
+namespace {
+
+// The parts of a (valid) image the estimate reads.
+struct Tables {
+    const tsr_image_header *h = nullptr;
+    const tsr_tensor *tensors = nullptr;
+    const tsr_schedule_header *schedule[2] = {};
+    const tsr_npu_desc *descs = nullptr;
+    uint32_t desc_count = 0;
+
+    Tables(const uint8_t *data, size_t size)
+    {
+        if (size < sizeof(tsr_image_header)) throw std::invalid_argument("cost model: not an image");
+        h = reinterpret_cast<const tsr_image_header *>(data);
+        const tsr_section *sections = reinterpret_cast<const tsr_section *>(data + h->section_table_offset);
+        for (uint32_t i = 0; i < h->section_count; ++i) {
+            const tsr_section &s = sections[i];
+            const uint8_t *p = data + s.file_offset;
+            if (s.kind == TSR_SECTION_TENSORS) tensors = reinterpret_cast<const tsr_tensor *>(p);
+            if (s.kind == TSR_SECTION_SCHEDULE_PROMPT) schedule[0] = reinterpret_cast<const tsr_schedule_header *>(p);
+            if (s.kind == TSR_SECTION_SCHEDULE_TOKEN) schedule[1] = reinterpret_cast<const tsr_schedule_header *>(p);
+            if (s.kind == TSR_SECTION_NPU_JOBS) {
+                descs = reinterpret_cast<const tsr_npu_desc *>(p);
+                desc_count = s.size / uint32_t(sizeof(tsr_npu_desc));
+            }
+        }
+        if (!tensors || !schedule[0] || !schedule[1]) throw std::invalid_argument("cost model: image lacks its tables");
+    }
+    const tsr_step *steps(int which) const { return reinterpret_cast<const tsr_step *>(schedule[which] + 1); }
+};
+
+// Cluster cores that take fine-grained work (the runtime leaves core 0 to the DMA
+// engine and the schedule from 5 cores on: runtime/src/ops/op.h).
+double workers(uint32_t cores) { return cores >= 5 ? cores - 1 : cores; }
+
+} // namespace
+
+double npu_job_cycles(const BoardCost &c, double macs, double weight_bytes, uint32_t bits, bool nms)
+{
+    const double rate = bits <= 4 ? c.npu_macs_per_cycle_4bit : c.npu_macs_per_cycle_8bit;
+    return std::max(macs / rate, nms ? weight_bytes / c.nms_bytes_per_cycle : 0.0);
+}
+
+double cluster_cycles(const BoardCost &c, uint32_t dtype, double macs, double elements, uint32_t cores)
+{
+    const double w = workers(cores);
+    const double per_core = c.cluster_macs_per_cycle[dtype == TSR_DTYPE_I8 ? 2 : dtype == TSR_DTYPE_BF16 ? 1 : 0];
+    return macs / (w * per_core) + elements * c.cluster_cycles_per_element / w;
+}
+
+RunEstimate estimate_run(const uint8_t *image, size_t size, const BoardDesc &board, bool prompt, uint32_t rows,
+                         uint32_t pos)
+{
+    const BoardCost &c = board.cost;
+    if (!c.present()) throw std::invalid_argument("board '" + board.name + "' has no cost model");
+    const Tables t(image, size);
+    const int which = prompt ? 0 : 1;
+    const tsr_schedule_header &sh = *t.schedule[which];
+    const tsr_step *steps = t.steps(which);
+    const uint32_t cores = t.h->planned_cores;
+    RunEstimate r;
+    r.prompt = prompt;
+    r.rows = rows;
+    r.pos = pos;
+    double now = c.fork_cycles; // the run's one fork
+    double npu_free = 0;
+    std::deque<std::pair<uint32_t, double>> pending; // NPU jobs in flight: (join step, end)
+    for (uint32_t i = 0; i < sh.step_count; ++i) {
+        const tsr_step &s = steps[i];
+        const double begin = now;
+        while (!pending.empty() && pending.front().first <= i) { // in order: waiting for one waits for the older
+            now = std::max(now, pending.front().second);
+            pending.pop_front();
+        }
+        const uint32_t n = tsr::step_rows(s, rows);
+        const uint32_t kv = pos + (n + 1) / 2; // attention's cached positions, averaged over the rows
+        const OpHost &host = op_host(s.op);
+        const Work w = host.work ? host.work(s, n, kv) : Work{};
+        const tsr::StepGeometry g = tsr::step_geometry(s, n, cores);
+        double bytes = 0, transfers = 0;
+        for (uint32_t k = 0; k < TSR_MAX_OPERANDS; ++k) {
+            const tsr::OperandGeometry &o = g.operand[k];
+            const bool staged = s.staging[k] != TSR_NO_TENSOR && o.shares == k;
+            if (o.use == tsr::OperandUse::kNone || o.use == tsr::OperandUse::kStaged ||
+                (o.use == tsr::OperandUse::kStreamed && staged)) {
+                bytes += double(o.moved);
+                transfers += o.transfers;
+            }
+        }
+        if (w.dma_bytes >= 0) bytes = w.dma_bytes;
+        if (s.engine == TSR_ENGINE_NPU) {
+            const tsr_npu_desc &d = t.descs[s.params.matmul.npu_desc];
+            const bool nms = d.flags & TSR_NPU_WEIGHTS_NMS;
+            const double weights = double(s.params.matmul.n) * double(tsr_npu_channel_bytes(d.k, d.weight_bits));
+            bytes = nms ? 0 : weights;
+            transfers = nms ? 0 : d.jobs;
+            const double dma = bytes / c.dma_bytes_per_cycle + transfers * c.dma_transfer_cycles;
+            const double busy = npu_job_cycles(c, w.macs, weights, d.weight_bits, nms);
+            for (uint32_t j = 0; j < d.jobs; ++j) {
+                while (pending.size() >= board.npu_queue_depth) { // a full queue: the oldest must finish
+                    now = std::max(now, pending.front().second);
+                    pending.pop_front();
+                }
+                now += c.npu_job_cycles; // the controller programs the job
+                const double start = std::max(now, npu_free);
+                npu_free = start + busy / d.jobs;
+                pending.push_back({nms ? s.params.matmul.join : i + 1, npu_free});
+            }
+            if (!nms) now = std::max(npu_free, now + dma);
+            r.npu += busy;
+            r.dma += dma;
+            r.npu_jobs += d.jobs;
+        } else if (tsr_op_tile_kind(s.op) != TSR_TILE_MOVE) {
+            const double compute = cluster_cycles(c, s.dtype, w.macs, w.elements, cores);
+            const double dma = bytes / c.dma_bytes_per_cycle + transfers * c.dma_transfer_cycles;
+            const double step = std::max(compute, dma) + 2.0 * g.tiles * c.barrier_cycles;
+            now += step;
+            r.cluster += step;
+            r.dma += dma;
+        } else {
+            const double dma = bytes / c.dma_bytes_per_cycle + transfers * c.dma_transfer_cycles;
+            now += dma;
+            r.dma += dma;
+        }
+        r.dma_bytes += uint64_t(bytes);
+        if (s.layer != TSR_NO_LAYER) r.decoder_cycles += now - begin;
+    }
+    for (const auto &p : pending) now = std::max(now, p.second);
+    r.cycles = now;
+    const double cluster_mw = c.cluster_mw * double(cores) / double(board.cores);
+    r.energy_uj = (cluster_mw * r.cluster + c.npu_mw * r.npu + c.dma_mw * r.dma + c.idle_mw * r.cycles) / c.clock_hz * 1e3;
+    return r;
+}
+
+std::vector<RunEstimate> standard_estimates(const uint8_t *image, size_t size, const BoardDesc &board)
+{
+    const Tables t(image, size);
+    const uint32_t ctx = t.h->context, chunk = t.h->prompt_chunk;
+    std::vector<RunEstimate> out = {estimate_run(image, size, board, true, chunk, 0)};
+    for (uint32_t pos : {1u, ctx / 2, ctx - 1})
+        if (pos < ctx) out.push_back(estimate_run(image, size, board, false, 1, pos));
+    return out;
+}
+
+std::string estimate_lines(const std::vector<RunEstimate> &runs, const BoardDesc &board)
+{
+    std::string out;
+    char line[400];
+    const double mhz = board.cost.clock_hz / 1e6;
+    for (const RunEstimate &r : runs) {
+        const std::string what = r.prompt ? "prompt chunk of " + std::to_string(r.rows)
+                                          : "token at position " + std::to_string(r.pos);
+        std::snprintf(line, sizeof line,
+                      "estimate  %s: %.0f cycles/token (decoder layers %.0f), %.0f tok/s at %.0f MHz, %.1f uJ/token; "
+                      "busy: cluster %.0f, DMA %.0f, NPU %.0f; %.0f DMA bytes, %.1f NPU jobs per token\n",
+                      what.c_str(), r.per_token(r.cycles), r.per_token(r.decoder_cycles),
+                      r.tokens_per_second(board.cost.clock_hz), mhz, r.per_token(r.energy_uj), r.per_token(r.cluster),
+                      r.per_token(r.dma), r.per_token(r.npu), r.per_token(double(r.dma_bytes)), r.per_token(r.npu_jobs));
+        out += line;
+    }
+    return out;
+}
+
+nlohmann::json estimate_json(const std::vector<RunEstimate> &runs, const BoardDesc &board)
+{
+    nlohmann::json list = nlohmann::json::array();
+    for (const RunEstimate &r : runs)
+        list.push_back({{"mode", r.prompt ? "prompt" : "token"},
+                        {"rows", r.rows},
+                        {"position", r.pos},
+                        {"cycles_per_token", r.per_token(r.cycles)},
+                        {"decoder_cycles_per_token", r.per_token(r.decoder_cycles)},
+                        {"tokens_per_second", r.tokens_per_second(board.cost.clock_hz)},
+                        {"energy_uj_per_token", r.per_token(r.energy_uj)},
+                        {"busy_cycles_per_token",
+                         {{"cluster", r.per_token(r.cluster)}, {"dma", r.per_token(r.dma)}, {"npu", r.per_token(r.npu)}}},
+                        {"dma_bytes_per_token", r.per_token(double(r.dma_bytes))},
+                        {"npu_jobs_per_token", r.per_token(r.npu_jobs)}});
+    nlohmann::json sources = board.cost.sources;
+    return {{"clock_hz", board.cost.clock_hz}, {"sources", sources}, {"runs", list}};
+}
+
+} // namespace tessera

@@ -1,0 +1,160 @@
+#include "tessera/pack/engines.h"
+
+#include <cstdio>
+#include <stdexcept>
+
+#include "tessera/models/llama2c.h"
+#include "tessera/npu.h"
+#include "tessera/pack/cost_model.h"
+
+namespace tessera {
+
+Scenario parse_scenario(const std::string &name)
+{
+    if (name == "auto") return Scenario::kAuto;
+    if (name == "single-core") return Scenario::kSingleCore;
+    if (name == "cluster") return Scenario::kCluster;
+    if (name == "npu") return Scenario::kNpu;
+    if (name == "npu-nms") return Scenario::kNpuNms;
+    throw InputError("scenario '" + name + "' is not one of auto, single-core, cluster, npu, npu-nms");
+}
+
+const char *scenario_name(Scenario s)
+{
+    switch (s) {
+    case Scenario::kAuto: return "auto";
+    case Scenario::kSingleCore: return "single-core";
+    case Scenario::kCluster: return "cluster";
+    case Scenario::kNpu: return "npu";
+    case Scenario::kNpuNms: return "npu-nms";
+    }
+    return "?";
+}
+
+std::vector<uint8_t> npu_weight_layout(const int8_t *w, uint32_t n, uint32_t k, uint32_t bits)
+{
+    const int lo = -(1 << (bits - 1)), hi = (1 << (bits - 1)) - 1;
+    const uint32_t words = tsr_npu_channel_words(k, bits), blocks = words / bits;
+    std::vector<uint8_t> out(tsr_npu_weight_bytes(n, k, bits), 0);
+    for (uint32_t c = 0; c < n; ++c)
+        for (uint32_t j = 0; j < k; ++j) {
+            const int v = w[size_t(c) * k + j];
+            if (v < lo || v > hi)
+                throw std::range_error("weight " + std::to_string(v) + " does not fit " + std::to_string(bits) + " bits");
+            const uint32_t kb = j / TSR_NPU_BLOCK_K, bit = j % TSR_NPU_BLOCK_K, u = uint32_t(v);
+            for (uint32_t b = 0; b < bits; ++b)
+                if ((u >> b) & 1u) {
+                    const size_t word = (size_t(c) * blocks + kb) * bits + b;
+                    out[word * 4 + bit / 8] |= uint8_t(1u << (bit % 8));
+                }
+        }
+    return out;
+}
+
+namespace {
+
+bool eligible(const Graph &g, const GraphStep &s)
+{
+    if (s.op != TSR_OP_MATMUL || s.dtype != TSR_DTYPE_I8) return false;
+    const tsr_matmul_params &p = s.params.matmul;
+    const GraphTensor &w = g.tensors[s.operands[1]];
+    return p.weight_dtype == TSR_DTYPE_I8 && p.out_dtype == TSR_DTYPE_I8 && w.kind == TSR_TENSOR_WEIGHT &&
+           w.quant == TSR_QUANT_PER_CHANNEL && p.k <= TSR_NPU_MAX_K;
+}
+
+// The first step after `i` that reads step i's output, or the schedule's end.
+uint32_t join_of(const GraphSchedule &s, uint32_t i)
+{
+    const uint32_t y = s.steps[i].operands[2];
+    for (uint32_t j = i + 1; j < s.steps.size(); ++j)
+        for (uint32_t k = 0; k < s.steps[j].operand_count; ++k)
+            if (s.steps[j].operands[k] == y) return j;
+    return uint32_t(s.steps.size());
+}
+
+} // namespace
+
+EngineAssignment assign_engines(Graph &g, const BoardDesc &board, Scenario scenario, uint32_t weight_bits)
+{
+    EngineAssignment a;
+    const bool int8 = g.hyper.precision == TSR_DTYPE_I8;
+    const bool by_cost = scenario == Scenario::kAuto; // the cost model picks the layers that pay
+    if (by_cost) scenario = board.has_npu && int8 && board.cost.present() ? Scenario::kNpuNms : Scenario::kCluster;
+    a.scenario = scenario;
+    a.cores = scenario == Scenario::kSingleCore ? 1u : board.cores;
+    a.weight_bits = weight_bits;
+    const bool npu = scenario == Scenario::kNpu || scenario == Scenario::kNpuNms;
+    if (weight_bits != 8 && !npu)
+        throw InputError("--npu-weight-bits " + std::to_string(weight_bits) + " needs the npu or npu-nms scenario");
+    if (!npu) return a;
+    const std::string name = scenario_name(scenario);
+    if (!board.has_npu) throw InputError("scenario " + name + " needs an NPU; board '" + board.name + "' has none");
+    if (!int8) throw InputError("scenario " + name + " needs --precision int8 (the NPU runs int8 jobs)");
+
+    // Per weight tensor: whether its layers go to the NPU (every step that reads it
+    // must, since the layout changes), decided on the token schedule's step.
+    std::vector<int> decided(g.tensors.size(), -1); // -1 undecided, 0 cluster, 1 NPU
+    auto decide = [&](const GraphStep &s) {
+        const uint32_t wid = s.operands[1];
+        if (decided[wid] >= 0) return;
+        if (!eligible(g, s)) {
+            decided[wid] = 0;
+            if (s.op == TSR_OP_MATMUL) a.cluster_linear.push_back(s.label + " (its output is not int8: the logits)");
+            return;
+        }
+        decided[wid] = 1;
+        if (!by_cost) return;
+        const tsr_matmul_params &p = s.params.matmul;
+        const double macs = double(p.k) * p.n, bytes = double(tsr_npu_weight_bytes(p.n, p.k, weight_bits));
+        const double on_npu = board.cost.npu_job_cycles + npu_job_cycles(board.cost, macs, bytes, weight_bits, true);
+        const double on_cluster = cluster_cycles(board.cost, TSR_DTYPE_I8, macs, 0, board.cores) +
+                                  2 * board.cost.barrier_cycles;
+        if (on_npu >= on_cluster) {
+            decided[wid] = 0;
+            char why[160];
+            std::snprintf(why, sizeof why, " (estimated %.0f cycles a token on the NPU, %.0f on the cluster)", on_npu,
+                          on_cluster);
+            a.cluster_linear.push_back(s.label + why);
+        }
+    };
+    for (const GraphStep &s : g.token.steps)
+        if (s.op == TSR_OP_MATMUL) decide(s);
+    for (const GraphStep &s : g.prompt.steps)
+        if (s.op == TSR_OP_MATMUL) decide(s);
+
+    // Weights into the NPU's layout; in NMS (npu-nms) in order of use while they fit.
+    uint64_t nms_free = scenario == Scenario::kNpuNms ? board.region_size[TSR_REGION_NMS] : 0;
+    for (const GraphStep &s : g.token.steps) {
+        if (s.op != TSR_OP_MATMUL || decided[s.operands[1]] != 1) continue;
+        GraphTensor &w = g.tensors[s.operands[1]];
+        if (w.layout != TSR_LAYOUT_ROW_MAJOR) continue; // done (a weight two steps share)
+        const tsr_matmul_params &p = s.params.matmul;
+        try {
+            w.data = npu_weight_layout(reinterpret_cast<const int8_t *>(w.data.data()), p.n, p.k, weight_bits);
+        } catch (const std::range_error &e) {
+            throw InputError(w.name + ": " + e.what() + " (quantize with --npu-weight-bits " + std::to_string(weight_bits) + ")");
+        }
+        w.bytes = w.data.size();
+        w.layout = weight_bits == 4 ? TSR_LAYOUT_NPU_W4 : TSR_LAYOUT_NPU_W8;
+        const uint64_t need = (w.bytes + TSR_IMAGE_ALIGN - 1) / TSR_IMAGE_ALIGN * TSR_IMAGE_ALIGN;
+        w.in_nms = need <= nms_free;
+        if (w.in_nms) {
+            nms_free -= need;
+            a.nms_bytes += need;
+            a.nms_weights.push_back(w.name);
+        } else {
+            a.streamed_weights.push_back(w.name);
+        }
+    }
+    for (GraphSchedule *sch : {&g.prompt, &g.token})
+        for (uint32_t i = 0; i < sch->steps.size(); ++i) {
+            GraphStep &s = sch->steps[i];
+            if (s.op != TSR_OP_MATMUL || decided[s.operands[1]] != 1) continue;
+            s.engine = TSR_ENGINE_NPU;
+            s.params.matmul.join = g.tensors[s.operands[1]].in_nms ? join_of(*sch, i) : 0u;
+            ++a.npu_steps;
+        }
+    return a;
+}
+
+} // namespace tessera
