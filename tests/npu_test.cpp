@@ -333,7 +333,7 @@ TEST(NpuTinyLlama, PacksAndRunsInEveryScenarioWithTheSameLogits)
         if (expected.empty()) expected = logits;
         else EXPECT_TRUE(logits == expected) << scenario << ": logits differ from the cluster's";
         std::printf("MEASURED TinyLlama-v0 shape int8 siracusa %s: %s", scenario,
-                    tessera::estimate_lines({r.estimates[0]}, r.board).c_str());
+                    tessera::estimate_lines({r.estimates[1]}, r.board).c_str());
         tessera_close(&m->session);
     }
 }

@@ -151,7 +151,9 @@ std::vector<RunEstimate> standard_estimates(const uint8_t *image, size_t size, c
 {
     const Tables t(image, size);
     const uint32_t ctx = t.h->context, chunk = t.h->prompt_chunk;
-    std::vector<RunEstimate> out = {estimate_run(image, size, board, true, chunk, 0)};
+    std::vector<RunEstimate> out;
+    if (chunk >= 2) out.push_back(estimate_run(image, size, board, true, chunk / 2, 0)); // a short prompt
+    out.push_back(estimate_run(image, size, board, true, chunk, 0));
     for (uint32_t pos : {1u, ctx / 2, ctx - 1})
         if (pos < ctx) out.push_back(estimate_run(image, size, board, false, 1, pos));
     return out;

@@ -39,8 +39,8 @@ double cluster_cycles(const BoardCost &c, uint32_t dtype, double macs, double el
 RunEstimate estimate_run(const uint8_t *image, size_t size, const BoardDesc &board, bool prompt, uint32_t rows,
                          uint32_t pos);
 
-// The usual set: a prompt chunk (the image's) and single tokens at positions 1,
-// context / 2 and context - 1.
+// The usual set: prompts of half a chunk and of a whole one (the image's), and single
+// tokens at positions 1, context / 2 and context - 1.
 std::vector<RunEstimate> standard_estimates(const uint8_t *image, size_t size, const BoardDesc &board);
 
 // "estimate   token at 128: 12345 cycles (decoder 10000), 29164 tok/s at 360 MHz, 5.7 uJ/token, ..." lines.
