@@ -283,14 +283,7 @@ namespace {
 // are the same, bit for bit, in every scenario.
 TEST(NpuTinyLlama, PacksAndRunsInEveryScenarioWithTheSameLogits)
 {
-    tessera::test::SyntheticConfig c;
-    c.dim = 64;
-    c.hidden_dim = 256;
-    c.n_layers = 8;
-    c.n_heads = 16;
-    c.n_kv_heads = 16;
-    c.vocab_size = 32000;
-    c.seq_len = 256;
+    const tessera::test::SyntheticConfig c = tessera::test::tinyllama_v0_config();
     tessera::PackOptions o;
     o.checkpoint = tessera::test::temp_path("npu_tinyllama.bin");
     o.tokenizer = tessera::test::temp_path("npu_tinyllama.tok");

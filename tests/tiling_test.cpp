@@ -102,14 +102,7 @@ TEST(Tiling, TooSmallL1NamesTheOperatorAndTheL1ItNeedsWhichSuffices)
 // FFN 256, vocab 32000, context 256; random weights written here.
 tessera::PackOptions tinyllama_v0_shape()
 {
-    SyntheticConfig c;
-    c.dim = 64;
-    c.hidden_dim = 256;
-    c.n_layers = 8;
-    c.n_heads = 16;
-    c.n_kv_heads = 16;
-    c.vocab_size = 32000;
-    c.seq_len = 256;
+    const SyntheticConfig c = tinyllama_v0_config();
     tessera::PackOptions o;
     o.checkpoint = temp_path("tinyllama_v0.bin");
     o.tokenizer = temp_path("tinyllama_v0.tok");

@@ -35,6 +35,19 @@ void put_floats(std::ofstream &out, const std::vector<float> &v)
 
 } // namespace
 
+SyntheticConfig tinyllama_v0_config()
+{
+    SyntheticConfig c;
+    c.dim = 64;
+    c.hidden_dim = 256;
+    c.n_layers = 8;
+    c.n_heads = 16;
+    c.n_kv_heads = 16;
+    c.vocab_size = 32000;
+    c.seq_len = 256;
+    return c;
+}
+
 SyntheticWeights make_weights(const SyntheticConfig &c)
 {
     std::mt19937 rng(c.seed);

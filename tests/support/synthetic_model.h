@@ -22,6 +22,10 @@ struct SyntheticWeights {
 
 SyntheticWeights make_weights(const SyntheticConfig &c);
 
+// TinyLLama-v0's shape, the model of the Deeploy paper: dim 64, 8 layers, 16 heads,
+// FFN 256, vocab 32000, seq_len 256.
+SyntheticConfig tinyllama_v0_config();
+
 // Writes the legacy format (negative vocab when unshared) or the ak42 version-1 format.
 void write_legacy_checkpoint(const std::string &path, const SyntheticConfig &c, const SyntheticWeights &w);
 void write_v1_checkpoint(const std::string &path, const SyntheticConfig &c, const SyntheticWeights &w);
