@@ -118,12 +118,19 @@ TEST_F(ImageValidation, AnImageOfTheFormerVersionIsRefusedNamingBothVersions)
     EXPECT_EQ(message(), want);
 }
 
-TEST_F(ImageValidation, AFeatureTheRuntimeLacksIsRefusedByName)
+TEST_F(ImageValidation, NpuStepsNeedAnOperatorWithAnNpuForm)
 {
     header().required_features |= TSR_FEATURE_NPU;
+    const uint32_t first = step(TSR_SECTION_SCHEDULE_TOKEN, 0).op == TSR_OP_EMBED ? 1u : 0u;
+    ASSERT_EQ(step(TSR_SECTION_SCHEDULE_TOKEN, first).op, TSR_OP_RMSNORM);
+    step(TSR_SECTION_SCHEDULE_TOKEN, first).engine = TSR_ENGINE_NPU; // would run without its barriers
     resign();
-    EXPECT_EQ(open(), TESSERA_ERR_IMAGE_UNSUPPORTED);
-    EXPECT_EQ(message(), "image needs NPU, which this runtime does not provide");
+    EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_SCHEDULE);
+    EXPECT_NE(message().find("(rmsnorm): the operator has no NPU form"), std::string::npos) << message();
+}
+
+TEST_F(ImageValidation, AFeatureTheRuntimeLacksIsRefusedByName)
+{
     header().required_features = TSR_FEATURE_F32 | (1u << 30);
     resign();
     EXPECT_EQ(open(), TESSERA_ERR_IMAGE_UNSUPPORTED);

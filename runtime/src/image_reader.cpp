@@ -248,6 +248,7 @@ tessera_status check_step(StepChecker &c)
     if (op == nullptr) return c.fail("unknown operator");
     if (s.engine == TSR_ENGINE_NPU && !(c.h.required_features & TSR_FEATURE_NPU))
         return c.fail("an NPU step the header does not declare");
+    if (s.engine == TSR_ENGINE_NPU && !op->npu) return c.fail("the operator has no NPU form");
     if (s.engine != TSR_ENGINE_CLUSTER && s.engine != TSR_ENGINE_DMA && s.engine != TSR_ENGINE_NPU)
         return c.fail("unknown engine");
     if (s.flags & ~TSR_STEP_FLAGS_) return c.fail("unknown flags");

@@ -39,6 +39,6 @@ void run(StepRun &r)
 
 } // namespace
 
-extern const OpDevice op_ADD = {validate, geometry, run};
+extern const OpDevice op_ADD = {validate, geometry, run, false};
 
 } // namespace tsr

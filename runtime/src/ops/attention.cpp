@@ -276,6 +276,6 @@ void run(StepRun &r)
 
 } // namespace
 
-extern const OpDevice op_ATTENTION = {validate, geometry, run};
+extern const OpDevice op_ATTENTION = {validate, geometry, run, false};
 
 } // namespace tsr

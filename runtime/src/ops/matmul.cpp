@@ -24,11 +24,6 @@ const tsr_matmul_params &P(const tsr_step &s) { return s.params.matmul; }
 uint32_t weight_bytes(const tsr_step &s) { return tsr_dtype_bytes(P(s).weight_dtype); }
 uint32_t out_bytes(const tsr_step &s) { return tsr_dtype_bytes(P(s).out_dtype); }
 
-uint32_t npu_bits(const tsr_step &s, const tsr_tensor *tensors, uint32_t count)
-{
-    return s.operands[1] < count ? tsr_layout_npu_bits(tensors[s.operands[1]].layout) : 0u;
-}
-
 tessera_status validate_npu(StepChecker &c)
 {
     const tsr_matmul_params &p = P(c.step);
@@ -264,6 +259,6 @@ void run(StepRun &r)
 
 } // namespace
 
-extern const OpDevice op_MATMUL = {validate, geometry, run};
+extern const OpDevice op_MATMUL = {validate, geometry, run, true};
 
 } // namespace tsr

@@ -257,7 +257,8 @@ public:
 struct OpDevice {
     tessera_status (*validate)(StepChecker &c);
     StepGeometry (*geometry)(const tsr_step &s, uint32_t rows, uint32_t cores);
-    void (*run)(StepRun &r); // every core; data-movement operators: core 0 alone
+    void (*run)(StepRun &r); // every core; data-movement operators and NPU steps: core 0 alone
+    bool npu;                // whether it has an NPU form (engine NPU): run by core 0 without barriers
 };
 
 // Data-movement operators: no kernel touches an operand, there are no tiles.

@@ -75,6 +75,6 @@ void run(StepRun &r)
 
 } // namespace
 
-extern const OpDevice op_RMSNORM = {validate, geometry, run};
+extern const OpDevice op_RMSNORM = {validate, geometry, run, false};
 
 } // namespace tsr

@@ -64,6 +64,6 @@ void run(StepRun &r)
 
 } // namespace
 
-extern const OpDevice op_ROPE = {validate, geometry, run};
+extern const OpDevice op_ROPE = {validate, geometry, run, false};
 
 } // namespace tsr

@@ -50,6 +50,6 @@ void run(StepRun &r)
 
 } // namespace
 
-extern const OpDevice op_SWIGLU = {validate, geometry, run};
+extern const OpDevice op_SWIGLU = {validate, geometry, run, false};
 
 } // namespace tsr
