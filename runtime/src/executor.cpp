@@ -31,7 +31,7 @@ void run_task(void *arg, uint32_t core, uint32_t cores)
         // the NPU queue; the other cores go on to the next cluster step and wait at its
         // first barrier. Before any step, core 0 waits for the NPU jobs it reads.
         const bool controller_only = tsr_op_tile_kind(step.op) == TSR_TILE_MOVE || step.engine == TSR_ENGINE_NPU;
-        if (core == 0u) {
+        if (core == 0u && run.npu.pending()) {
             run.npu.join(i);
             run.settle(i);
         }

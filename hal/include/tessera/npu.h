@@ -9,7 +9,7 @@
  * 2..8-bit weights, per-channel requantization, inputs and outputs in L1, weights
  * streamed from its own weight memory (NMS) or from L1.
  *
- * ---- Weight layout (TSR_LAYOUT_NPU_BITPLANE) ------------------------------------
+ * ---- Weight layout (tensor layouts TSR_LAYOUT_NPU_W8 and _W4) ------------------
  *
  * An n x k weight matrix W (output channel c, input channel j), each value a
  * two's-complement integer of `bits` bits (8 or 4), is stored as 32-bit words:

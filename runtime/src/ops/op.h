@@ -107,6 +107,7 @@ public:
     // Before step `index`: waits for the jobs that must be done by then.
     void join(uint32_t index);
     void drain() { join(0xFFFFFFFFu); }
+    bool pending() const { return count_ != 0u; }
     bool failed() const { return status_ != TSR_HAL_OK; }
     tsr_hal_status status() const { return status_; }
     uint32_t failed_step() const { return failed_step_; }

@@ -83,10 +83,7 @@ EngineAssignment assign_engines(Graph &g, const BoardDesc &board, Scenario scena
     a.scenario = scenario;
     a.cores = scenario == Scenario::kSingleCore ? 1u : board.cores;
     a.weight_bits = weight_bits;
-    const bool npu = scenario == Scenario::kNpu || scenario == Scenario::kNpuNms;
-    if (weight_bits != 8 && !npu)
-        throw InputError("--npu-weight-bits " + std::to_string(weight_bits) + " needs the npu or npu-nms scenario");
-    if (!npu) return a;
+    if (scenario != Scenario::kNpu && scenario != Scenario::kNpuNms) return a;
     const std::string name = scenario_name(scenario);
     if (!board.has_npu) throw InputError("scenario " + name + " needs an NPU; board '" + board.name + "' has none");
     if (!int8) throw InputError("scenario " + name + " needs --precision int8 (the NPU runs int8 jobs)");
@@ -117,35 +114,36 @@ EngineAssignment assign_engines(Graph &g, const BoardDesc &board, Scenario scena
             a.cluster_linear.push_back(s.label + why);
         }
     };
-    for (const GraphStep &s : g.token.steps)
-        if (s.op == TSR_OP_MATMUL) decide(s);
-    for (const GraphStep &s : g.prompt.steps)
-        if (s.op == TSR_OP_MATMUL) decide(s);
+    const GraphSchedule *token_first[2] = {&g.token, &g.prompt};
+    for (const GraphSchedule *sch : token_first)
+        for (const GraphStep &s : sch->steps)
+            if (s.op == TSR_OP_MATMUL) decide(s);
 
     // Weights into the NPU's layout; in NMS (npu-nms) in order of use while they fit.
     uint64_t nms_free = scenario == Scenario::kNpuNms ? board.region_size[TSR_REGION_NMS] : 0;
-    for (const GraphStep &s : g.token.steps) {
-        if (s.op != TSR_OP_MATMUL || decided[s.operands[1]] != 1) continue;
-        GraphTensor &w = g.tensors[s.operands[1]];
-        if (w.layout != TSR_LAYOUT_ROW_MAJOR) continue; // done (a weight two steps share)
-        const tsr_matmul_params &p = s.params.matmul;
-        try {
-            w.data = npu_weight_layout(reinterpret_cast<const int8_t *>(w.data.data()), p.n, p.k, weight_bits);
-        } catch (const std::range_error &e) {
-            throw InputError(w.name + ": " + e.what() + " (quantize with --npu-weight-bits " + std::to_string(weight_bits) + ")");
+    for (const GraphSchedule *sch : token_first)
+        for (const GraphStep &s : sch->steps) {
+            if (s.op != TSR_OP_MATMUL || decided[s.operands[1]] != 1) continue;
+            GraphTensor &w = g.tensors[s.operands[1]];
+            if (w.layout != TSR_LAYOUT_ROW_MAJOR) continue; // done (a weight two steps share)
+            const tsr_matmul_params &p = s.params.matmul;
+            try {
+                w.data = npu_weight_layout(reinterpret_cast<const int8_t *>(w.data.data()), p.n, p.k, weight_bits);
+            } catch (const std::range_error &e) {
+                throw InputError(w.name + ": " + e.what() + " (quantize with --npu-weight-bits " + std::to_string(weight_bits) + ")");
+            }
+            w.bytes = w.data.size();
+            w.layout = weight_bits == 4 ? TSR_LAYOUT_NPU_W4 : TSR_LAYOUT_NPU_W8;
+            const uint64_t need = (w.bytes + TSR_IMAGE_ALIGN - 1) / TSR_IMAGE_ALIGN * TSR_IMAGE_ALIGN;
+            w.in_nms = need <= nms_free;
+            if (w.in_nms) {
+                nms_free -= need;
+                a.nms_bytes += need;
+                a.nms_weights.push_back(w.name);
+            } else {
+                a.streamed_weights.push_back(w.name);
+            }
         }
-        w.bytes = w.data.size();
-        w.layout = weight_bits == 4 ? TSR_LAYOUT_NPU_W4 : TSR_LAYOUT_NPU_W8;
-        const uint64_t need = (w.bytes + TSR_IMAGE_ALIGN - 1) / TSR_IMAGE_ALIGN * TSR_IMAGE_ALIGN;
-        w.in_nms = need <= nms_free;
-        if (w.in_nms) {
-            nms_free -= need;
-            a.nms_bytes += need;
-            a.nms_weights.push_back(w.name);
-        } else {
-            a.streamed_weights.push_back(w.name);
-        }
-    }
     for (GraphSchedule *sch : {&g.prompt, &g.token})
         for (uint32_t i = 0; i < sch->steps.size(); ++i) {
             GraphStep &s = sch->steps[i];

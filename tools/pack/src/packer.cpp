@@ -294,9 +294,8 @@ nlohmann::json pack_report(const PackResult &r)
     json tensors = json::array();
     for (size_t i = 0; i < g.tensors.size(); ++i) {
         const GraphTensor &t = g.tensors[i];
-        const bool weight = t.kind == TSR_TENSOR_WEIGHT;
         tensors.push_back({{"id", i}, {"name", t.name}, {"kind", kind_name(t.kind)},
-                           {"region", tsr_region_name(weight && !t.in_nms ? r.plan.weights_region : r.plan.region[i])},
+                           {"region", tsr_region_name(r.plan.region[i])},
                            {"offset", r.plan.offset[i]}, {"bytes", t.bytes}, {"rows", t.rows}, {"cols", t.cols},
                            {"first", r.plan.lifetime[i].first}, {"last", r.plan.lifetime[i].last}});
     }
