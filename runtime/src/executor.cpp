@@ -30,14 +30,14 @@ void run_task(void *arg, uint32_t core, uint32_t cores)
         // Data movement and NPU steps are core 0's alone: it drives the DMA engine and
         // the NPU queue; the other cores go on to the next cluster step and wait at its
         // first barrier. Before any step, core 0 waits for the NPU jobs it reads.
-        const bool controller_only = tsr_op_tile_kind(step.op) == TSR_TILE_MOVE || step.engine == TSR_ENGINE_NPU;
+        const bool controller_only = run.resolved[i].controller_only; // resolve_steps
         if (core == 0u && run.npu.pending()) {
             run.npu.join(i);
-            run.settle(i);
+            run.settle_npu();
         }
         if (controller_only && (core != 0u || run.status != TESSERA_OK)) continue;
         uint32_t bytes = 0, transfers = 0, jobs = 0; // core 0's: only it drives (and counts) the DMA engine and NPU
-        if (core == 0u) bytes = run.dma.bytes, transfers = run.dma.transfers, jobs = run.npu.jobs;
+        if (core == 0u && task.profile) bytes = run.dma.bytes, transfers = run.dma.transfers, jobs = run.npu.jobs;
         StepRun r(run, i, core, cores);
         if (ops->trace) trace(run, core, step, true);
         op_device(step.op)->run(r);
@@ -57,6 +57,7 @@ void run_task(void *arg, uint32_t core, uint32_t cores)
     }
     if (core == 0u) {
         run.npu.drain();
+        run.settle_npu();
         run.dma.drain();
         run.settle(run.schedule.header->step_count - 1u);
     }

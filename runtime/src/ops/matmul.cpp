@@ -208,6 +208,7 @@ void run_npu(StepRun &r)
     }
     if (!nms) npu.wait(done[(jobs - 1u) % 2u]);
     r.run.settle(r.index);
+    r.run.settle_npu();
 }
 
 void run(StepRun &r)

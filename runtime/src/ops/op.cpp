@@ -180,6 +180,7 @@ void resolve_steps(const ImageView &img, const tsr_hal_board *board)
                 out->slot_bytes[k] = g.operand[k].slot_bytes;
                 out->slots[k] = (uint8_t)(g.operand[k].slots ? g.operand[k].slots : 1u);
             }
+            out->controller_only = tsr_op_tile_kind(step.op) == TSR_TILE_MOVE || step.engine == TSR_ENGINE_NPU;
         }
     }
 }
@@ -220,18 +221,21 @@ const char *npu_failure(tsr_hal_status st)
 }
 } // namespace
 
+void RunState::settle_npu()
+{
+    if (!npu.failed()) return;
+    if (Message *m = fail(TESSERA_ERR_HAL))
+        m->str("NPU refused the job of step ").num(npu.failed_step()).str(" (")
+            .str(tsr_op_name(schedule.steps[npu.failed_step()].op)).str("): ").str(npu_failure(npu.status()))
+            .str(" (HAL status ").num(npu.status()).str(")");
+}
+
 void RunState::settle(uint32_t step)
 {
-    if (!dma.failed() && !npu.failed() && __atomic_load_n(&refused, __ATOMIC_RELAXED) == 0u) return; // the usual case
+    if (!dma.failed() && __atomic_load_n(&refused, __ATOMIC_RELAXED) == 0u) return; // the usual case
     if (dma.failed()) {
         if (Message *m = fail(TESSERA_ERR_HAL))
             m->str("DMA failed at step ").num(step).str(" (HAL status ").num(dma.status()).str(")");
-    }
-    if (npu.failed()) {
-        if (Message *m = fail(TESSERA_ERR_HAL))
-            m->str("NPU refused the job of step ").num(npu.failed_step()).str(" (")
-                .str(tsr_op_name(schedule.steps[npu.failed_step()].op)).str("): ").str(npu_failure(npu.status()))
-                .str(" (HAL status ").num(npu.status()).str(")");
     }
     const uint32_t r = __atomic_load_n(&refused, __ATOMIC_RELAXED);
     if (r != 0u) {

@@ -135,6 +135,7 @@ struct ResolvedStep {
     uint8_t *stage[TSR_MAX_OPERANDS];     // their L1 staging, or null when used in place
     uint32_t slot_bytes[TSR_MAX_OPERANDS]; // the geometry's staging layout (as validated:
     uint8_t slots[TSR_MAX_OPERANDS];       // the step's most rows, the plan's cores)
+    uint8_t controller_only;               // data movement or an NPU step: core 0 runs it alone
 };
 static_assert(sizeof(ResolvedStep) <= TSR_STEP_TABLE_ENTRY_BYTES, "a resolved step fits its table entry");
 
@@ -162,8 +163,11 @@ struct RunState {
 
     // Core 0: the run's first failure (nullptr once there is one: keep its message).
     Message *fail(tessera_status st);
-    // Core 0: a DMA or NPU failure or a refused kernel becomes the run's status.
+    // Core 0: a DMA failure or a refused kernel becomes the run's status (between the
+    // tiles of every step); settle_npu does the same for an NPU failure, where NPU
+    // jobs are submitted or waited for.
     void settle(uint32_t step);
+    void settle_npu();
 };
 
 // One step's run on one core.
