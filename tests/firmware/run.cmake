@@ -7,12 +7,21 @@
 # measures one position (TESSERA_DEMO_MEASURE_POS) also prints, from the plugin, the
 # busiest compute hart's instructions per decoder layer (required with LAYERS).
 # cmake -DQEMU=... -DELF=... -DSMP=N [-DGOLDEN=file] [-DHOST_GENERATE=exe -DIMAGE=tess] [-DEXPECT=regex]
-#       [-DPLUGIN=so -DDMA_HART=h [-DLAYERS=ON]] -P run.cmake
+#       [-DPLUGIN=so [-DLAYERS=ON]] -P run.cmake
 set(plugin_args "")
 if(DEFINED PLUGIN)
   get_filename_component(counts "${ELF}.smp${SMP}.harts.txt" ABSOLUTE)
   file(REMOVE ${counts})
-  set(plugin_args -plugin "${PLUGIN},out=${counts},skip=${DMA_HART}")
+  set(engines "")
+  if(SMP EQUAL 10)
+    set(DMA_HART 8)
+    set(NPU_HART 9)
+    set(engines ",skip=8,skip=9")
+  elseif(SMP GREATER 1)
+    math(EXPR DMA_HART "${SMP} - 1")
+    set(engines ",skip=${DMA_HART}")
+  endif()
+  set(plugin_args -plugin "${PLUGIN},out=${counts}${engines}")
 endif()
 execute_process(
   COMMAND ${QEMU} -M virt -smp ${SMP} -bios none -icount shift=0 -display none -serial stdio -monitor none
@@ -45,10 +54,14 @@ if(DEFINED PLUGIN AND EXISTS ${counts})
     message(STATUS "MEASURED decoder layers of the measured forward pass: busiest compute hart ${CMAKE_MATCH_1} "
                    "instructions (hart ${CMAKE_MATCH_2})")
   endif()
+  set(npu "")
+  if(DEFINED NPU_HART AND harts MATCHES "hart ${NPU_HART} instructions/region ([0-9]+)")
+    set(npu "; NPU hart ${CMAKE_MATCH_1}")
+  endif()
   if(busiest AND dma AND bytes)
     math(EXPR per_mille "${dma} * 1000 / ${bytes}")
     message(STATUS "MEASURED instructions per token: busiest compute hart ${busiest}; DMA hart ${dma} "
-                   "for ${bytes} bytes = ${per_mille}/1000 instructions per byte")
+                   "for ${bytes} bytes = ${per_mille}/1000 instructions per byte${npu}")
   endif()
 endif()
 if(NOT rc EQUAL 0)

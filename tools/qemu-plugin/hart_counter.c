@@ -9,7 +9,7 @@
  *
  *   hart-counter: regions N
  *   hart-counter: hart H instructions/region X   (one line per hart that ran)
- *   hart-counter: busiest instructions/region X (hart H)   (excluding the `skip=` hart)
+ *   hart-counter: busiest instructions/region X (hart H)   (excluding the `skip=` harts)
  *
  * Label marks attribute a hart's instructions: `slti zero, zero, 0x400 + L` (L in 0..254)
  * says "this hart now works on model layer L", 0x4ff "on no layer" (the default). When a
@@ -22,7 +22,10 @@
  * translated block (`hart address instructions`), for a per-function profile (map
  * the addresses to symbols with nm).
  *
- * Usage: qemu-system-riscv32 ... -icount shift=0 -plugin libtessera_hart_counter.so,out=FILE,skip=8
+ * `skip=H` (repeatable) names an engine hart (DMA, NPU): its instructions are reported on
+ * its own line but never counted as the cluster's busiest.
+ *
+ * Usage: qemu-system-riscv32 ... -icount shift=0 -plugin libtessera_hart_counter.so,out=FILE,skip=8,skip=9
  * Counting is per translated block, at block entry: a region's figures are exact to
  * the block around each mark.
  */
@@ -53,7 +56,7 @@ static unsigned g_label[MAX_HARTS]; /* each hart's current label */
 static int g_labelled;              /* a label mark was translated */
 static uint64_t g_regions;
 static int g_open;
-static long g_skip = -1;
+static uint64_t g_skip; /* bit per engine hart */
 static char g_out[4096], g_blocks[4096];
 
 /* One translation of a block: its address, size, and what each hart executed of it. */
@@ -135,7 +138,7 @@ static void on_qemu_exit(qemu_plugin_id_t id, void *udata)
         if (!g_count[h]) continue;
         const uint64_t per = g_regions ? g_in_regions[h] / g_regions : 0;
         fprintf(f, "hart-counter: hart %d instructions/region %" PRIu64 "\n", h, per);
-        if (h != g_skip && per >= busiest) busiest = per, which = h;
+        if (!(g_skip >> h & 1u) && per >= busiest) busiest = per, which = h;
     }
     fprintf(f, "hart-counter: busiest instructions/region %" PRIu64 " (hart %d)\n", busiest, which);
     if (g_labelled && g_regions) {
@@ -144,7 +147,7 @@ static void on_qemu_exit(qemu_plugin_id_t id, void *udata)
             uint64_t most = 0;
             int at = -1;
             for (int h = 0; h < MAX_HARTS; ++h) {
-                if (h == g_skip) continue;
+                if (g_skip >> h & 1u) continue;
                 const uint64_t per = g_label_in_regions[h][l] / g_regions;
                 layers[h] += per;
                 if (per > most) most = per, at = h;
@@ -170,7 +173,15 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     (void)info;
     for (int i = 0; i < argc; ++i) {
         if (strncmp(argv[i], "out=", 4) == 0) snprintf(g_out, sizeof g_out, "%s", argv[i] + 4);
-        else if (strncmp(argv[i], "skip=", 5) == 0) g_skip = strtol(argv[i] + 5, NULL, 10);
+        else if (strncmp(argv[i], "skip=", 5) == 0) {
+            char *end;
+            const long h = strtol(argv[i] + 5, &end, 10);
+            if (*end || h < 0 || h >= MAX_HARTS) {
+                fprintf(stderr, "hart-counter: skip=%s is not a hart (0..%d)\n", argv[i] + 5, MAX_HARTS - 1);
+                return -1;
+            }
+            g_skip |= 1ull << h;
+        }
         else if (strncmp(argv[i], "blocks=", 7) == 0) snprintf(g_blocks, sizeof g_blocks, "%s", argv[i] + 7);
         else {
             fprintf(stderr, "hart-counter: unknown argument '%s' (out=FILE, skip=HART, blocks=FILE)\n", argv[i]);

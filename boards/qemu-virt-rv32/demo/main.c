@@ -57,6 +57,7 @@ static void profile_line(const char *name, const tessera_step_profile *sum, uint
     put(", share ", total ? sum->cycles * 1000u / total : 0u);
     put("/1000, DMA bytes/token ", sum->dma_bytes / tokens);
     put(", transfers/token ", sum->dma_transfers / tokens);
+    put(", NPU jobs/token ", sum->npu_jobs / tokens);
     put(", forks/token ", sum->forks / tokens);
     tsr_qemu_puts("\n");
 }
@@ -69,6 +70,9 @@ int main(void)
     tsr_qemu_puts(" compute harts, DMA ");
     if (tsr_qemu_dma_hart() == TSR_QEMU_NO_DMA_HART) tsr_qemu_puts("by the compute hart");
     else put("hart ", tsr_qemu_dma_hart());
+    tsr_qemu_puts(", NPU ");
+    if (tsr_qemu_npu_hart() == TSR_QEMU_NO_NPU_HART) tsr_qemu_puts("by the controller");
+    else put("hart ", tsr_qemu_npu_hart());
     put(", image ", (uint64_t)(tessera_image_end - tessera_image));
     tsr_qemu_puts(" bytes\n");
     tessera_status st = tessera_open(&session, tessera_image, (size_t)(tessera_image_end - tessera_image), board);
@@ -128,6 +132,7 @@ int main(void)
     put("per token: forks ", stats.forks / tokens);
     put(", DMA transfers ", stats.dma_transfers / tokens);
     put(", DMA bytes ", stats.dma_bytes / tokens);
+    put(", NPU jobs ", stats.npu_jobs / tokens);
     put(" (over ", stats.runs);
     tsr_qemu_puts(" tokens)\n");
     if (profiled) {

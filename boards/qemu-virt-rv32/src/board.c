@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "dma_engine.h"
+#include "npu_engine.h"
 #include "tessera/qemu_virt_rv32.h"
 
 #define UART_BASE 0x10000000u
@@ -96,6 +97,7 @@ static volatile uint32_t g_boot_ready = 1u; /* in .data: valid before .bss is cl
 static uint32_t g_harts_up;                  /* bit per hart that checked in */
 static uint32_t g_cores = 1u;
 static uint32_t g_dma_hart = TSR_QEMU_NO_DMA_HART;
+static uint32_t g_npu_hart = TSR_QEMU_NO_NPU_HART;
 static uint32_t g_sealed;                    /* set once hart 0 has counted the cluster */
 static tsr_cluster_task g_task;
 static void *g_arg;
@@ -164,24 +166,6 @@ static void cluster_barrier(void *ctx)
     }
 }
 
-/* ---- DMA: the engine hart (dma_engine.c) ------------------------------------------ */
-
-static tsr_hal_status npu_submit(void *ctx, const tsr_npu_job *job, tsr_npu_handle *out)
-{
-    (void)ctx, (void)job, (void)out;
-    return TSR_HAL_UNSUPPORTED;
-}
-static tsr_hal_status npu_poll(void *ctx, tsr_npu_handle h, bool *done)
-{
-    (void)ctx, (void)h, (void)done;
-    return TSR_HAL_UNSUPPORTED;
-}
-static tsr_hal_status npu_wait(void *ctx, tsr_npu_handle h)
-{
-    (void)ctx, (void)h;
-    return TSR_HAL_UNSUPPORTED;
-}
-
 static uint64_t cycles(void *ctx)
 {
     (void)ctx;
@@ -204,12 +188,13 @@ static void label_layers(void *ctx, uint32_t core, const char *name, uint32_t la
     ((void (*)(void))(tsr_qemu_label_table + 8u * label))();
 }
 
-static const tsr_hal_ops g_ops = {cluster_fork, cluster_barrier, tsr_dma_submit_1d, tsr_dma_submit, tsr_dma_wait,
-                                  npu_submit,   npu_poll,        npu_wait,          cycles,         console_write,
-                                  NULL,         NULL};
-static const tsr_hal_ops g_ops_labelling = {
-    cluster_fork, cluster_barrier, tsr_dma_submit_1d, tsr_dma_submit, tsr_dma_wait, npu_submit, npu_poll,
-    npu_wait,     cycles,          console_write,     NULL,           label_layers};
+/* The engines, each on a hart of its own: DMA (dma_engine.c) and NPU (npu_engine.c). */
+static const tsr_hal_ops g_ops = {cluster_fork,   cluster_barrier, tsr_dma_submit_1d, tsr_dma_submit,
+                                  tsr_dma_wait,   tsr_npu_submit,  tsr_npu_poll,      tsr_npu_wait,
+                                  cycles,         console_write,   NULL,              NULL};
+static const tsr_hal_ops g_ops_labelling = {cluster_fork,   cluster_barrier, tsr_dma_submit_1d, tsr_dma_submit,
+                                            tsr_dma_wait,   tsr_npu_submit,  tsr_npu_poll,      tsr_npu_wait,
+                                            cycles,         console_write,   NULL,              label_layers};
 static tsr_hal_board g_board;
 
 void tsr_qemu_label_layers(bool on) { g_board.ops = on ? &g_ops_labelling : &g_ops; }
@@ -218,11 +203,13 @@ const tsr_hal_board *tsr_qemu_board(void) { return &g_board; }
 
 uint32_t tsr_qemu_dma_hart(void) { return g_dma_hart; }
 
+uint32_t tsr_qemu_npu_hart(void) { return g_npu_hart; }
+
 /* ---- start-up --------------------------------------------------------------- */
 
 /* Each hart's thread-local block (picolibc keeps errno there): .tdata then .tbss. */
 #define TLS_BYTES 256u
-static uint8_t g_tls[TSR_QEMU_MAX_HARTS + 1u][TLS_BYTES] __attribute__((aligned(64)));
+static uint8_t g_tls[TSR_QEMU_BOOT_HARTS][TLS_BYTES] __attribute__((aligned(64)));
 
 static void init_tls(uint32_t hart)
 {
@@ -237,9 +224,9 @@ static void init_board(void)
 {
     static const uint32_t sizes[TSR_REGION_COUNT] = {0u, TSR_QEMU_L1_BYTES, TSR_QEMU_L2_BYTES, TSR_QEMU_NMS_BYTES};
     g_board.name = "qemu-virt-rv32";
-    g_board.fingerprint = tsr_board_fingerprint(g_board.name, TSR_QEMU_MAX_HARTS, sizes, false);
+    g_board.fingerprint = tsr_board_fingerprint(g_board.name, TSR_QEMU_MAX_HARTS, sizes, true);
     g_board.core_count = g_cores;
-    g_board.has_npu = false;
+    g_board.has_npu = true; /* served by a hart of its own, or by the submitting hart */
     g_board.regions[TSR_REGION_L1] = (tsr_hal_region){"L1", __l1_start, TSR_QEMU_L1_BYTES};
     g_board.regions[TSR_REGION_L2] = (tsr_hal_region){"L2", __l2_start, TSR_QEMU_L2_BYTES};
     g_board.regions[TSR_REGION_NMS] = (tsr_hal_region){"NMS", __nms_start, TSR_QEMU_NMS_BYTES};
@@ -257,7 +244,7 @@ void tsr_qemu_hart_entry(uint32_t hart)
         init_tls(0u);
         __atomic_store_n(&g_harts_up, 1u, __ATOMIC_RELEASE);
         __atomic_store_n(&g_boot_ready, 2u, __ATOMIC_RELEASE);
-        for (uint32_t h = 1; h <= TSR_QEMU_MAX_HARTS; ++h) *CLINT_MSIP(h) = 1u; /* the others wait in wfi */
+        for (uint32_t h = 1; h < TSR_QEMU_BOOT_HARTS; ++h) *CLINT_MSIP(h) = 1u; /* the others wait in wfi */
         /* The cluster is the harts that check in before a timer deadline: hart 0
          * sleeps (so QEMU runs the others) until each check-in's interrupt or the
          * timer wakes it. Under -icount this is deterministic. */
@@ -265,22 +252,25 @@ void tsr_qemu_hart_entry(uint32_t hart)
         set_timer(deadline);
         __asm__ volatile("csrs mie, %0" : : "r"(MIE_MTIE));
         while (read_mtime() < deadline &&
-               __atomic_load_n(&g_harts_up, __ATOMIC_ACQUIRE) != (1u << (TSR_QEMU_MAX_HARTS + 1u)) - 1u)
+               __atomic_load_n(&g_harts_up, __ATOMIC_ACQUIRE) != (1u << TSR_QEMU_BOOT_HARTS) - 1u)
             wait_for_interrupt(0u);
         __asm__ volatile("csrc mie, %0" : : "r"(MIE_MTIE));
         set_timer(UINT64_MAX);
         *CLINT_MSIP(0) = 0u;
-        /* A contiguous set of harts from 0: the last is the DMA engine when there are
-         * two or more, the others the cluster. */
+        /* A contiguous set of harts from 0 (qemu_virt_rv32.h): with all ten, 8 are the
+         * cluster, hart 8 the DMA engine and hart 9 the NPU; with 2 to 9, the last is
+         * the DMA engine and the others the cluster; with one, it does everything. */
         const uint32_t up = __atomic_load_n(&g_harts_up, __ATOMIC_ACQUIRE);
         uint32_t harts = 1u;
-        while (harts < TSR_QEMU_MAX_HARTS + 1u && (up & (1u << harts))) ++harts;
+        while (harts < TSR_QEMU_BOOT_HARTS && (up & (1u << harts))) ++harts;
+        if (harts == TSR_QEMU_BOOT_HARTS) g_npu_hart = --harts;
         g_cores = harts > 1u ? harts - 1u : 1u;
         g_dma_hart = harts > 1u ? harts - 1u : TSR_QEMU_NO_DMA_HART;
-        tsr_dma_set_hart(harts > 1u, g_dma_hart);
         init_board();
+        tsr_dma_set_hart(g_dma_hart != TSR_QEMU_NO_DMA_HART, g_dma_hart);
+        tsr_npu_set_hart(g_npu_hart != TSR_QEMU_NO_NPU_HART, g_npu_hart, g_board.regions);
         __atomic_store_n(&g_sealed, 1u, __ATOMIC_RELEASE);
-        for (uint32_t h = 1; h < harts; ++h) *CLINT_MSIP(h) = 1u;
+        for (uint32_t h = 1; h < TSR_QEMU_BOOT_HARTS; ++h) *CLINT_MSIP(h) = 1u;
         tsr_qemu_exit(main());
     }
     while (__atomic_load_n(&g_boot_ready, __ATOMIC_ACQUIRE) != 2u) wait_for_interrupt(hart);
@@ -289,6 +279,7 @@ void tsr_qemu_hart_entry(uint32_t hart)
     *CLINT_MSIP(0) = 1u; /* tell hart 0 */
     while (__atomic_load_n(&g_sealed, __ATOMIC_ACQUIRE) == 0u) wait_for_interrupt(hart);
     if (hart == g_dma_hart) tsr_dma_serve();
+    if (hart == g_npu_hart) tsr_npu_serve();
     if (hart >= g_cores) /* checked in too late to be counted: stay out of the cluster */
         for (;;) __asm__ volatile("wfi");
     worker_loop(hart);

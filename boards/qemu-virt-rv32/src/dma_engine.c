@@ -7,13 +7,13 @@
  * It moves 64 bits a beat (fld/fsd, eight to a block) where the cores have the D
  * registers, else 32: this hart models an engine, not a compute core, and is built
  * for the wider ISA when the toolchain allows (CMakeLists). Rows of a 2D job are
- * strided in here, not one call per row.
+ * strided in here, not one call per row. The queue itself is engine_queue.h.
  */
 #include "dma_engine.h"
 
 #include <stddef.h>
 
-#define CLINT_MSIP(h) ((volatile uint32_t *)(0x02000000u + 4u * (h)))
+#include "engine_queue.h"
 
 typedef struct {
     uint8_t *dst;
@@ -21,29 +21,14 @@ typedef struct {
     uint32_t dst_stride, src_stride, row_bytes, rows;
 } job_t;
 
-/* Counters and handles wrap at 2^32 (about a day of generation at full speed): they
- * are compared as differences, and the handle 0 ("no transfer") goes to an empty job
- * of the engine's own. */
 _Static_assert((TSR_QEMU_DMA_DEPTH & (TSR_QEMU_DMA_DEPTH - 1u)) == 0u, "slots stay in step across the wrap");
 static job_t g_jobs[TSR_QEMU_DMA_DEPTH];
-static uint32_t g_tail;    /* jobs queued (core 0 writes); job k has handle k + 1 */
-static uint32_t g_done;    /* jobs completed (the engine writes): the handles up to g_done are done */
-
-static bool is_done(uint32_t handle, uint32_t done) { return (int32_t)(done - handle) >= 0; }
-static uint32_t g_waiter;  /* 1 + the hart waiting for a completion, or 0 */
-static bool g_present;
-static uint32_t g_hart;
+static tsr_engine_queue g_queue;
 
 void tsr_dma_set_hart(bool present, uint32_t hart)
 {
-    g_present = present;
-    g_hart = hart;
-}
-
-static void sleep_until_woken(uint32_t hart)
-{
-    __asm__ volatile("wfi");
-    *CLINT_MSIP(hart) = 0u; /* the wake-up is consumed; the caller re-checks its condition */
+    g_queue.present = present;
+    g_queue.hart = hart;
 }
 
 static void copy_row(uint8_t *dst, const uint8_t *src, uint32_t n)
@@ -109,16 +94,10 @@ static void run_job(const job_t *j)
 
 void tsr_dma_serve(void)
 {
-    uint32_t next = 0;
-    for (;;) {
-        while (next == __atomic_load_n(&g_tail, __ATOMIC_ACQUIRE)) sleep_until_woken(g_hart);
+    for (uint32_t next = 0;; ++next) {
+        tsr_engine_await_job(&g_queue, next);
         run_job(&g_jobs[next % TSR_QEMU_DMA_DEPTH]);
-        ++next;
-        /* Publish, then look for a waiter: with the waiter's store-then-check below,
-         * one of the two sees the other. */
-        __atomic_store_n(&g_done, next, __ATOMIC_SEQ_CST);
-        const uint32_t waiter = __atomic_load_n(&g_waiter, __ATOMIC_SEQ_CST);
-        if (waiter) *CLINT_MSIP(waiter - 1u) = 1u;
+        tsr_engine_complete(&g_queue, next + 1u);
     }
 }
 
@@ -127,26 +106,24 @@ tsr_hal_status tsr_dma_submit(void *ctx, void *dst, uint32_t dst_stride, const v
 {
     (void)ctx;
     if (dst == NULL || src == NULL || out == NULL) return TSR_HAL_INVALID;
-    uint32_t tail = g_tail;
+    uint32_t tail = g_queue.tail;
     const bool skip = tail + 1u == 0u; /* the next handle would be 0: an empty job takes it */
-    if (!g_present) { /* no engine hart: the caller copies, and the job is done at once */
+    if (!g_queue.present) { /* no engine hart: the caller copies, and the job is done at once */
         const job_t job = {(uint8_t *)dst, (const uint8_t *)src, dst_stride, src_stride, row_bytes, rows};
         run_job(&job);
-        *out = g_tail = g_done = tail + (skip ? 2u : 1u);
+        *out = g_queue.tail = g_queue.done = tail + (skip ? 2u : 1u);
         return TSR_HAL_OK;
     }
-    /* A slot frees when its transfer is done, as in hardware. */
-    if (tail + (skip ? 1u : 0u) - __atomic_load_n(&g_done, __ATOMIC_ACQUIRE) >= TSR_QEMU_DMA_DEPTH) return TSR_HAL_BUSY;
+    if (tsr_engine_full(&g_queue, TSR_QEMU_DMA_DEPTH, skip)) return TSR_HAL_BUSY;
     if (skip) {
         job_t *empty = &g_jobs[tail % TSR_QEMU_DMA_DEPTH];
         empty->dst = (uint8_t *)dst, empty->src = (const uint8_t *)src, empty->rows = 0u;
-        __atomic_store_n(&g_tail, ++tail, __ATOMIC_RELEASE);
+        tsr_engine_publish(&g_queue, tail++);
     }
     job_t *j = &g_jobs[tail % TSR_QEMU_DMA_DEPTH];
     j->dst = (uint8_t *)dst, j->src = (const uint8_t *)src;
     j->dst_stride = dst_stride, j->src_stride = src_stride, j->row_bytes = row_bytes, j->rows = rows;
-    __atomic_store_n(&g_tail, tail + 1u, __ATOMIC_RELEASE);
-    *CLINT_MSIP(g_hart) = 1u;
+    tsr_engine_publish(&g_queue, tail);
     *out = tail + 1u;
     return TSR_HAL_OK;
 }
@@ -159,15 +136,5 @@ tsr_hal_status tsr_dma_submit_1d(void *ctx, void *dst, const void *src, uint32_t
 tsr_hal_status tsr_dma_wait(void *ctx, tsr_dma_handle handle)
 {
     (void)ctx;
-    if (handle == 0u || (int32_t)(handle - g_tail) > 0) return TSR_HAL_INVALID; /* 0, or not issued yet */
-    if (is_done(handle, __atomic_load_n(&g_done, __ATOMIC_ACQUIRE))) return TSR_HAL_OK;
-    uint32_t waiting_hart;
-    __asm__ volatile("csrr %0, mhartid" : "=r"(waiting_hart));
-    while (!is_done(handle, __atomic_load_n(&g_done, __ATOMIC_ACQUIRE))) {
-        __atomic_store_n(&g_waiter, waiting_hart + 1u, __ATOMIC_SEQ_CST);
-        if (is_done(handle, __atomic_load_n(&g_done, __ATOMIC_SEQ_CST))) break;
-        sleep_until_woken(waiting_hart);
-    }
-    __atomic_store_n(&g_waiter, 0u, __ATOMIC_RELAXED);
-    return TSR_HAL_OK;
+    return tsr_engine_wait(&g_queue, handle);
 }

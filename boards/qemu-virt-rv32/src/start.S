@@ -7,8 +7,8 @@ _start:
     la      gp, __global_pointer$
     .option pop
     csrr    a0, mhartid
-    li      t1, 9
-    bgeu    a0, t1, 2f              /* more harts than the cluster and its DMA engine: park */
+    li      t1, 10
+    bgeu    a0, t1, 2f              /* more harts than the cluster and its DMA and NPU engines: park */
     la      sp, __stacks_end        /* stack of hart h: __stacks_end - h * STACK */
     li      t2, 32768
     mul     t3, a0, t2

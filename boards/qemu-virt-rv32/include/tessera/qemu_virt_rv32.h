@@ -1,13 +1,17 @@
 /*
  * Tessera on QEMU's `virt` machine, bare metal, RV32 harts (no OS).
  *
- *  - Of the harts that boot (up to 9), the last is the DMA engine when there are
- *    two or more: it serves a bounded queue of 2D copies in order and sleeps in
- *    `wfi` when the queue is empty. The others are the cluster (up to 8): hart 0 is
- *    the controller and core 0; the rest sleep in `wfi` between forks and at
- *    barriers, and are woken by CLINT software interrupts. With one hart, it is the
- *    whole cluster and does its own copies.
- *  - There is no NPU.
+ *  - Of the harts that boot (up to 10): with all ten, harts 0-7 are the cluster,
+ *    hart 8 the DMA engine and hart 9 the NPU; with 2 to 9, the last is the DMA
+ *    engine and the others the cluster; one hart is the whole cluster and does its
+ *    own copies. Hart 0 is the controller and core 0; the other cluster harts sleep in
+ *    `wfi` between forks and at barriers, woken by CLINT software interrupts.
+ *  - DMA: a bounded queue of 2D copies, served in order; the engine sleeps in `wfi`
+ *    when it is empty.
+ *  - NPU (tessera/npu.h): a bounded queue of int8 GEMM jobs of the depth in
+ *    board.json, served in order by its hart with the bit-serial execution the
+ *    header defines, weights read from NMS or L1. Without an NPU hart, the submitting
+ *    hart runs each job when it is submitted.
  *  - Console: the 16550 UART at 0x10000000. Exit: the SiFive test device at
  *    0x100000 ends QEMU with the program's status.
  *  - Instructions per hart are counted by the hart-counter TCG plugin
@@ -26,7 +30,8 @@
 extern "C" {
 #endif
 
-#define TSR_QEMU_MAX_HARTS 8u /* cluster cores; one more hart can serve the DMA */
+#define TSR_QEMU_MAX_HARTS 8u  /* cluster cores */
+#define TSR_QEMU_BOOT_HARTS 10u /* the cluster, the DMA engine and the NPU */
 
 /* The board, ready once main() runs. */
 const tsr_hal_board *tsr_qemu_board(void);
@@ -37,6 +42,11 @@ void tsr_qemu_put_u64(uint64_t value);
 #define TSR_QEMU_NO_DMA_HART 0xFFFFFFFFu
 /* The hart serving the DMA queue, or TSR_QEMU_NO_DMA_HART (one hart: it copies itself). */
 uint32_t tsr_qemu_dma_hart(void);
+
+#define TSR_QEMU_NO_NPU_HART 0xFFFFFFFFu
+/* The hart serving the NPU queue, or TSR_QEMU_NO_NPU_HART (fewer than ten harts: the
+ * submitting hart runs each job). */
+uint32_t tsr_qemu_npu_hart(void);
 
 /* Marks for the hart-counter plugin: a measured region (a token) begins and ends.
  * RISC-V HINTs: no-ops to the hardware, recognised by the plugin. */
