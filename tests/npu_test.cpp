@@ -18,6 +18,7 @@
 #include "tessera/host_board.hpp"
 #include "tessera/kernels_i8.h"
 #include "tessera/npu.h"
+#include "tessera/pack/cost_model.h"
 #include "tessera/pack/engines.h"
 
 namespace {
@@ -271,6 +272,48 @@ TEST_F(NpuScenarios, TimelineHasClusterDmaAndNpuLanesWithOpNames)
     for (const char *op : {"rmsnorm", "rope", "attention", "swiglu", "add"})
         EXPECT_TRUE(slices["core 1"].count(op)) << op;
     EXPECT_TRUE(slices["dma"].count("copy"));
+}
+
+// The same runs drawn in the board's estimated cycles: they follow one another, each
+// as long as the cost model estimates it; the NPU runs one job at a time, inside its
+// run; every cluster step is on each planned core; NMS weights are never copied.
+TEST_F(NpuScenarios, TimelineInEstimatedCyclesFollowsTheCostModel)
+{
+    tessera::test::AlignedImage image = tessera::test::pack_image(options("siracusa", "npu-nms", "npu_est.tess"));
+    const tessera::BoardDesc board = tessera::load_board_desc("siracusa");
+    const std::vector<tessera::RunSpec> runs = {{true, 3, 0}, {false, 1, 3}, {false, 1, 4}};
+    const auto events = tessera::estimated_timeline(image.data(), image.size, board, runs);
+    uint64_t run_start = 0;
+    size_t i = 0;
+    for (const tessera::RunSpec &r : runs) {
+        const tessera::RunEstimate e = tessera::estimate_run(image.data(), image.size, board, r.prompt, r.rows, r.pos);
+        ASSERT_LT(i, events.size());
+        const tessera::TimelineEvent &fork = events[i++];
+        ASSERT_STREQ(fork.name, "fork");
+        EXPECT_EQ(fork.start_ns, run_start);
+        EXPECT_NEAR(double(fork.end_ns - fork.start_ns), e.cycles, 1.0);
+        std::map<uint32_t, int> per_core;
+        uint64_t npu_free = fork.start_ns, npu_jobs = 0;
+        for (; i < events.size() && std::strcmp(events[i].name, "fork") != 0; ++i) {
+            const tessera::TimelineEvent &ev = events[i];
+            EXPECT_GE(ev.start_ns, fork.start_ns);
+            EXPECT_LE(ev.end_ns, fork.end_ns);
+            EXPECT_EQ(ev.pos, r.pos);
+            if (ev.engine == tessera::TimelineEvent::Engine::kCluster) ++per_core[ev.core];
+            if (ev.engine == tessera::TimelineEvent::Engine::kNpu) {
+                EXPECT_GE(ev.start_ns, npu_free) << "NPU jobs overlap";
+                npu_free = ev.end_ns;
+                ++npu_jobs;
+            }
+        }
+        EXPECT_EQ(npu_jobs, e.npu_jobs);
+        ASSERT_EQ(per_core.size(), 8u);
+        for (const auto &c : per_core) EXPECT_EQ(c.second, per_core[0]) << "core " << c.first;
+        run_start = fork.end_ns;
+    }
+    EXPECT_EQ(i, events.size());
+    const nlohmann::json trace = nlohmann::json::parse(tessera::timeline_trace_json(events, 8, true, "siracusa", true));
+    EXPECT_NE(trace["otherData"]["clock"].get<std::string>().find("estimated cycles"), std::string::npos);
 }
 
 } // namespace

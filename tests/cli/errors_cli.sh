@@ -65,6 +65,9 @@ expect "report to a bad path" 1 "cannot write '$work/no/such/dir/r.json'" \
   "$pack" "$ckpt" --tokenizer "$tok" -o rep.tess --report "$work/no/such/dir/r.json"
 [[ ! -e rep.tess ]] || { echo "FAIL report to a bad path wrote the image anyway"; fail=1; }
 expect "memory map to a bad path" 1 "cannot write '/proc/m.svg'" "$pack" "$ckpt" --tokenizer "$tok" -o rep.tess --memory-map /proc/m.svg
+expect "estimated timeline without a cost model" 1 "board 'host' has no cost model" \
+  "$generate" small.tess -n 4 --timeline "$work/t.json" --timeline-clock estimated
+[[ ! -e "$work/t.json" ]] || { echo "FAIL estimated timeline without a cost model wrote a trace"; fail=1; }
 expect "timeline to a bad path" 1 "cannot write '$work/no/t.json'" "$generate" small.tess -n 4 --timeline "$work/no/t.json"
 expect "two outputs, one file" 1 "--output and --report name the same file" \
   "$pack" "$ckpt" --tokenizer "$tok" -o same.json --report ./same.json

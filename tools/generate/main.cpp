@@ -129,6 +129,11 @@ int main(int argc, char **argv)
     bool check_l1 = false, profile = false;
     app.add_flag("--check-l1", check_l1, "stop loudly if a kernel is ever handed an operand outside L1 (testing)");
     app.add_option("--timeline", timeline, "write what each engine of the board did as a Chrome/Perfetto trace (JSON)");
+    std::string timeline_clock = "wall";
+    app.add_option("--timeline-clock", timeline_clock,
+                   "the trace's time axis: wall (what the host board took) or estimated (the same runs in the "
+                   "cycles the board's cost model estimates; 1 us on the axis = 1 cycle)")
+        ->capture_default_str()->check(CLI::IsMember({"wall", "estimated"}));
     app.add_flag("--profile", profile,
                  "after the run, print per operator kind and per layer: ns, share of the token, DMA bytes and "
                  "transfers, and cluster forks, per token");
@@ -162,7 +167,11 @@ int main(int argc, char **argv)
     } catch (const std::exception &e) {
         return fail(TESSERA_ERR_INVALID_ARGUMENT, e.what());
     }
-    board->record_timeline(!timeline.empty());
+    const bool estimated_timeline = !timeline.empty() && timeline_clock == "estimated";
+    if (estimated_timeline && !board->desc().cost.present())
+        return fail(TESSERA_ERR_INVALID_ARGUMENT, ("--timeline-clock estimated: board '" + board->desc().name +
+                                                   "' has no cost model (\"cost\" in its description)").c_str());
+    board->record_timeline(!timeline.empty() && !estimated_timeline);
     board->check_l1(check_l1);
     tessera_session session;
     st = tessera_open(&session, image.data(), image_size, board->hal());
@@ -203,6 +212,9 @@ int main(int argc, char **argv)
     const uint32_t prompt_run = n_prompt < total ? n_prompt : total;
     st = tessera_prompt(&session, ids.data(), prompt_run);
     if (st != TESSERA_OK) return fail(st, tessera_last_error(&session));
+    std::vector<tessera::RunSpec> runs; // what ran, for a timeline in estimated cycles: prompt chunks, then steps
+    for (uint32_t done = 0; done < prompt_run; done += summary.prompt_chunk)
+        runs.push_back({true, std::min(summary.prompt_chunk, prompt_run - done), done});
     for (uint32_t i = 0; i + 1 < prompt_run; ++i) emit(ids[i], ids[i + 1]);
     int32_t token = ids[prompt_run - 1];
     // Rate as run.c measures it: the clock starts once the first position is done and
@@ -227,6 +239,7 @@ int main(int argc, char **argv)
         if (pos >= total || g_interrupted) break;
         st = tessera_step(&session, token);
         if (st != TESSERA_OK) return fail(st, tessera_last_error(&session));
+        runs.push_back({false, 1u, pos});
     }
     if (print_ids) {
         for (size_t i = 0; i < out_ids.size(); ++i) std::printf(i ? " %d" : "%d", out_ids[i]);
@@ -280,7 +293,11 @@ int main(int argc, char **argv)
     tessera_close(&session);
     if (timeline_out) {
         try {
-            timeline_out->write(board->timeline_trace_json());
+            timeline_out->write(estimated_timeline
+                                    ? tessera::timeline_trace_json(
+                                          tessera::estimated_timeline(image.data(), image_size, board->desc(), runs),
+                                          summary.planned_cores, board->desc().has_npu, board->desc().name, true)
+                                    : board->timeline_trace_json());
             timeline_out->commit();
         } catch (const std::exception &e) {
             return fail(TESSERA_ERR_INVALID_ARGUMENT, e.what());

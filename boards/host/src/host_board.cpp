@@ -299,11 +299,19 @@ std::vector<TimelineEvent> HostBoard::timeline() const { return impl_->timeline.
 
 std::string HostBoard::timeline_trace_json() const
 {
-    // Chrome trace event format: complete events ("X") in microseconds; a lane (tid)
-    // per core, then one for the DMA engine and, on boards with one, one for the NPU.
-    // Slices are named by operator, with the layer and the token in their arguments.
-    const uint32_t cores = impl_->cluster->cores(), dma_lane = cores + 1, npu_lane = cores + 2;
-    const uint32_t lanes = cores + (impl_->npu ? 2u : 1u);
+    return tessera::timeline_trace_json(timeline(), impl_->cluster->cores(), has_npu(), impl_->desc.name);
+}
+
+bool HostBoard::has_npu() const { return impl_->npu != nullptr; }
+
+std::string timeline_trace_json(const std::vector<TimelineEvent> &events, uint32_t cores, bool npu,
+                                const std::string &board, bool cycles)
+{
+    // Chrome trace event format: complete events ("X"), timestamps in microseconds (or
+    // cycles); a lane (tid) per core, then one for the DMA engine and one for the NPU.
+    const uint32_t dma_lane = cores + 1, npu_lane = cores + 2;
+    const uint32_t lanes = cores + (npu ? 2u : 1u);
+    const double scale = cycles ? 1.0 : 1e3; // to the axis' unit
     std::string json = "{\"traceEvents\":[";
     char line[320];
     for (uint32_t c = 0; c < lanes; ++c) { // the lanes' names: core 0..n-1, then dma, then npu
@@ -313,20 +321,21 @@ std::string HostBoard::timeline_trace_json() const
                       c ? "," : "", c + 1, lane.c_str());
         json += line;
     }
-    for (const TimelineEvent &e : timeline()) {
-        const bool dma = e.engine == TimelineEvent::Engine::kDma, npu = e.engine == TimelineEvent::Engine::kNpu;
+    for (const TimelineEvent &e : events) {
+        const bool dma = e.engine == TimelineEvent::Engine::kDma, on_npu = e.engine == TimelineEvent::Engine::kNpu;
         std::snprintf(line, sizeof line, ",\n{\"ph\":\"X\",\"pid\":1,\"tid\":%u,\"name\":\"%s\",\"ts\":%.3f,\"dur\":%.3f,\"args\":{",
-                      dma ? dma_lane : npu ? npu_lane : e.core + 1, e.name, double(e.start_ns) / 1e3,
-                      double(e.end_ns - e.start_ns) / 1e3);
+                      dma ? dma_lane : on_npu ? npu_lane : e.core + 1, e.name, double(e.start_ns) / scale,
+                      double(e.end_ns - e.start_ns) / scale);
         json += line;
         if (dma) json += "\"bytes\":" + std::to_string(e.bytes);
-        else if (npu) json += "\"macs\":" + std::to_string(e.bytes) + (e.layer != 0xFFFFu ? ",\"layer\":" + std::to_string(e.layer) : std::string());
+        else if (on_npu) json += "\"macs\":" + std::to_string(e.bytes) + (e.layer != 0xFFFFu ? ",\"layer\":" + std::to_string(e.layer) : std::string());
         else if (e.cores) json += "\"cores\":" + std::to_string(e.cores);
         else if (e.layer != 0xFFFFu) json += "\"layer\":" + std::to_string(e.layer) + ",\"token\":" + std::to_string(e.pos);
         else json += "\"token\":" + std::to_string(e.pos);
         json += "}}";
     }
-    json += "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"board\":\"" + impl_->desc.name + "\"}}\n";
+    json += std::string("\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"board\":\"") + board + "\",\"clock\":\"" +
+            (cycles ? "estimated cycles of the board's cost model (1 us on the axis = 1 cycle)" : "wall time") + "\"}}\n";
     return json;
 }
 

@@ -64,7 +64,7 @@ double cluster_cycles(const BoardCost &c, uint32_t dtype, double macs, double el
 }
 
 RunEstimate estimate_run(const uint8_t *image, size_t size, const BoardDesc &board, bool prompt, uint32_t rows,
-                         uint32_t pos)
+                         uint32_t pos, std::vector<EstimatedSlice> *slices)
 {
     const BoardCost &c = board.cost;
     if (!c.present()) throw std::invalid_argument("board '" + board.name + "' has no cost model");
@@ -80,9 +80,13 @@ RunEstimate estimate_run(const uint8_t *image, size_t size, const BoardDesc &boa
     double now = c.fork_cycles; // the run's one fork
     double npu_free = 0;
     std::deque<std::pair<uint32_t, double>> pending; // NPU jobs in flight: (join step, end)
+    using Lane = EstimatedSlice::Lane;
     for (uint32_t i = 0; i < sh.step_count; ++i) {
         const tsr_step &s = steps[i];
         const double begin = now;
+        auto busy_on = [&](Lane lane, const char *name, double start, double end, double amount) {
+            if (slices && end > start) slices->push_back({lane, name, s.layer, start, end, amount});
+        };
         while (!pending.empty() && pending.front().first <= i) { // in order: waiting for one waits for the older
             now = std::max(now, pending.front().second);
             pending.pop_front();
@@ -111,6 +115,7 @@ RunEstimate estimate_run(const uint8_t *image, size_t size, const BoardDesc &boa
             transfers = nms ? 0 : d.jobs;
             const double dma = bytes / c.dma_bytes_per_cycle + transfers * c.dma_transfer_cycles;
             const double busy = npu_job_cycles(c, w.macs, weights, d.weight_bits, nms);
+            const double issued = now; // streamed weights: the DMA stages them from here
             for (uint32_t j = 0; j < d.jobs; ++j) {
                 while (pending.size() >= board.npu_queue_depth) { // a full queue: the oldest must finish
                     now = std::max(now, pending.front().second);
@@ -120,7 +125,9 @@ RunEstimate estimate_run(const uint8_t *image, size_t size, const BoardDesc &boa
                 const double start = std::max(now, npu_free);
                 npu_free = start + busy / d.jobs;
                 pending.push_back({nms ? s.params.matmul.join : i + 1, npu_free});
+                busy_on(Lane::kNpu, "matmul", start, npu_free, w.macs / d.jobs);
             }
+            busy_on(Lane::kDma, "copy", issued, issued + dma, bytes);
             if (!nms) now = std::max(npu_free, now + dma);
             r.npu += busy;
             r.dma += dma;
@@ -129,11 +136,14 @@ RunEstimate estimate_run(const uint8_t *image, size_t size, const BoardDesc &boa
             const double compute = cluster_cycles(c, s.dtype, w.macs, w.elements, cores);
             const double dma = bytes / c.dma_bytes_per_cycle + transfers * c.dma_transfer_cycles;
             const double step = std::max(compute, dma) + 2.0 * g.tiles * c.barrier_cycles;
+            busy_on(Lane::kCluster, tsr_op_name(s.op), now, now + step, 0);
+            busy_on(Lane::kDma, "copy", now, now + dma, bytes);
             now += step;
             r.cluster += step;
             r.dma += dma;
         } else {
             const double dma = bytes / c.dma_bytes_per_cycle + transfers * c.dma_transfer_cycles;
+            busy_on(Lane::kDma, "copy", now, now + dma, bytes);
             now += dma;
             r.dma += dma;
         }
@@ -145,6 +155,32 @@ RunEstimate estimate_run(const uint8_t *image, size_t size, const BoardDesc &boa
     const double cluster_mw = c.cluster_mw * double(cores) / double(board.cores);
     r.energy_uj = (cluster_mw * r.cluster + c.npu_mw * r.npu + c.dma_mw * r.dma + c.idle_mw * r.cycles) / c.clock_hz * 1e3;
     return r;
+}
+
+std::vector<TimelineEvent> estimated_timeline(const uint8_t *image, size_t size, const BoardDesc &board,
+                                              const std::vector<RunSpec> &runs)
+{
+    using Engine = TimelineEvent::Engine;
+    const uint32_t cores = Tables(image, size).h->planned_cores;
+    std::vector<TimelineEvent> events;
+    double origin = 0;
+    for (const RunSpec &run : runs) {
+        std::vector<EstimatedSlice> slices;
+        const RunEstimate r = estimate_run(image, size, board, run.prompt, run.rows, run.pos, &slices);
+        auto at = [&](double cycles) { return uint64_t(origin + cycles + 0.5); };
+        events.push_back({Engine::kCluster, 0, at(0), at(r.cycles), 0, "fork", 0xFFFFu, run.pos, cores});
+        for (const EstimatedSlice &e : slices) {
+            const uint32_t layer = e.layer == TSR_NO_LAYER ? 0xFFFFu : e.layer;
+            if (e.lane == EstimatedSlice::Lane::kCluster)
+                for (uint32_t c = 0; c < cores; ++c)
+                    events.push_back({Engine::kCluster, c, at(e.start), at(e.end), 0, e.name, layer, run.pos, 0});
+            else
+                events.push_back({e.lane == EstimatedSlice::Lane::kDma ? Engine::kDma : Engine::kNpu, 0, at(e.start),
+                                  at(e.end), uint64_t(e.amount), e.name, layer, run.pos, 0});
+        }
+        origin += r.cycles;
+    }
+    return events;
 }
 
 std::vector<RunEstimate> standard_estimates(const uint8_t *image, size_t size, const BoardDesc &board)

@@ -15,13 +15,21 @@ namespace tessera {
 struct TimelineEvent {
     enum class Engine { kCluster, kDma, kNpu } engine;
     uint32_t core;             // cluster: the core (its lane)
-    uint64_t start_ns, end_ns; // since the board was created
+    uint64_t start_ns, end_ns; // since the board was created (estimated timelines: cycles)
     uint64_t bytes;            // DMA: bytes moved; NPU: multiply-accumulates
     const char *name;          // "fork" (a whole run, on core 0), "copy" (DMA), or an operator
     uint32_t layer;            // the operator's model layer, or 0xFFFF (NPU: the job's tag)
     uint32_t pos;              // the run's first position: the token it works on
     uint32_t cores;            // "fork": the cores it ran on
 };
+
+// A timeline as a Chrome/Perfetto trace (JSON text): a lane per cluster core (`cores`),
+// one for the DMA engine and, with `npu`, one for the NPU; slices named by operator,
+// with the layer and the token in their arguments. With `cycles`, the events' times
+// are the board's estimated cycles (tessera-generate --timeline-clock estimated) and
+// the trace's time axis counts cycles (1 "us" on it is one cycle); otherwise nanoseconds.
+std::string timeline_trace_json(const std::vector<TimelineEvent> &events, uint32_t cores, bool npu,
+                                const std::string &board, bool cycles = false);
 
 class HostBoard {
 public:
@@ -52,8 +60,10 @@ public:
     // one for the NPU, operators named (off by default: it costs a lock per event).
     void record_timeline(bool on);
     std::vector<TimelineEvent> timeline() const;
-    // The timeline as a Chrome/Perfetto trace (JSON text).
+    // The timeline as a Chrome/Perfetto trace (JSON text), in wall time.
     std::string timeline_trace_json() const;
+    // Whether the board has an NPU engine (and its timeline an NPU lane).
+    bool has_npu() const;
 
     struct Impl;
 

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tessera/board_desc.h"
+#include "tessera/host_board.hpp"
 
 namespace tessera {
 
@@ -30,14 +31,37 @@ struct RunEstimate {
     double tokens_per_second(double clock_hz) const { return cycles > 0 ? clock_hz * rows / cycles : 0; }
 };
 
+// One interval an engine is busy in an estimated run, for a timeline in estimated
+// cycles (tessera-generate --timeline-clock estimated).
+struct EstimatedSlice {
+    enum class Lane { kCluster, kDma, kNpu } lane;
+    const char *name;    // the operator, "copy" (DMA) or "matmul" (an NPU job)
+    uint32_t layer;      // the step's model layer, or TSR_NO_LAYER
+    double start, end;   // cycles since the run began
+    double amount;       // DMA: bytes; NPU: multiply-accumulates
+};
+
 // The model's per-engine pieces, shared with the packer's engine choice.
 double npu_job_cycles(const BoardCost &c, double macs, double weight_bytes, uint32_t bits, bool nms);
 double cluster_cycles(const BoardCost &c, uint32_t dtype, double macs, double elements, uint32_t cores);
 
 // Estimates one run of the prompt (prompt = true) or token schedule of a valid
-// image for `board` (which must have a cost model: board.cost.present()).
+// image for `board` (which must have a cost model: board.cost.present()). With
+// `slices`, also appends when each engine is busy.
 RunEstimate estimate_run(const uint8_t *image, size_t size, const BoardDesc &board, bool prompt, uint32_t rows,
-                         uint32_t pos);
+                         uint32_t pos, std::vector<EstimatedSlice> *slices = nullptr);
+
+// One run of a schedule, as tessera_prompt (chunks) and tessera_step made it.
+struct RunSpec {
+    bool prompt;
+    uint32_t rows, pos;
+};
+
+// The runs laid end to end in the board's estimated cycles, as the host board's
+// timeline events (times in cycles): a "fork" per run on core 0, each cluster step on
+// every core the image is planned for, DMA copies and NPU jobs on their lanes.
+std::vector<TimelineEvent> estimated_timeline(const uint8_t *image, size_t size, const BoardDesc &board,
+                                              const std::vector<RunSpec> &runs);
 
 // The usual set: prompts of half a chunk and of a whole one (the image's), and single
 // tokens at positions 1, context / 2 and context - 1.
