@@ -131,6 +131,8 @@ Graph lower_llama(LlamaCheckpoint &&ck, const LlamaLowering &opt)
     h.context = opt.context;
     h.prompt_chunk = opt.prompt_chunk;
     h.shared_classifier = c.shared_classifier;
+    h.rope_theta = c.rope_theta;
+    h.norm_eps = c.norm_eps;
     h.prompt_logits_all = opt.prompt_logits_all;
     const uint32_t P = opt.precision;
     const bool i8 = P == TSR_DTYPE_I8, bf16 = P == TSR_DTYPE_BF16;

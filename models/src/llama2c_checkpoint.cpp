@@ -14,7 +14,9 @@ constexpr uint32_t kMagicAk42 = 0x616b3432u; // "ak42" as written by llama2.c's 
 constexpr uint64_t kV1HeaderBytes = 256; // versions 1 and 2
 constexpr size_t kGroupSizeOffset = 37;   // version 2: int32, unaligned, after the shared-classifier byte
 
-std::vector<uint8_t> read_file(const std::string &path)
+} // namespace
+
+std::vector<uint8_t> read_checkpoint_bytes(const std::string &path)
 {
     std::error_code ec;
     if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
@@ -25,6 +27,18 @@ std::vector<uint8_t> read_file(const std::string &path)
     if (in.bad()) throw InputError(path + ": cannot read");
     return bytes;
 }
+
+void check_llama_config(const std::string &name, const LlamaConfig &c)
+{
+    if (c.dim % c.n_heads != 0 || (c.dim / c.n_heads) % 2 != 0)
+        throw InputError(name + ": dim " + std::to_string(c.dim) + " / n_heads " + std::to_string(c.n_heads) +
+                         " is not a whole even head size");
+    if (c.n_heads % c.n_kv_heads != 0)
+        throw InputError(name + ": n_heads " + std::to_string(c.n_heads) + " is not a multiple of n_kv_heads " +
+                         std::to_string(c.n_kv_heads));
+}
+
+namespace {
 
 int32_t i32_at(const std::vector<uint8_t> &b, size_t off)
 {
@@ -52,12 +66,6 @@ LlamaConfig parse_config(const std::string &path, const std::vector<uint8_t> &b,
     check_range(path, "n_kv_heads", kv_heads, 1, heads);
     check_range(path, "vocab_size", legacy ? std::abs(int64_t(vocab)) : vocab, 3, 1 << 20);
     check_range(path, "seq_len", seq, 1, 1 << 20);
-    if (dim % heads != 0 || (dim / heads) % 2 != 0)
-        throw InputError(path + ": dim " + std::to_string(dim) + " / n_heads " + std::to_string(heads) +
-                         " is not a whole even head size");
-    if (heads % kv_heads != 0)
-        throw InputError(path + ": n_heads " + std::to_string(heads) + " is not a multiple of n_kv_heads " +
-                         std::to_string(kv_heads));
     LlamaConfig c;
     c.dim = uint32_t(dim);
     c.hidden_dim = uint32_t(hidden);
@@ -67,6 +75,7 @@ LlamaConfig parse_config(const std::string &path, const std::vector<uint8_t> &b,
     c.vocab_size = uint32_t(std::abs(vocab));
     c.seq_len = uint32_t(seq);
     c.shared_classifier = !legacy || vocab > 0;
+    check_llama_config(path, c);
     return c;
 }
 
@@ -139,7 +148,7 @@ private:
 
 } // namespace
 
-LlamaCheckpoint read_llama2c_checkpoint(const std::string &path) { return parse_llama2c_checkpoint(read_file(path), path); }
+LlamaCheckpoint read_llama2c_checkpoint(const std::string &path) { return parse_llama2c_checkpoint(read_checkpoint_bytes(path), path); }
 
 LlamaCheckpoint parse_llama2c_checkpoint(const std::vector<uint8_t> &b, const std::string &path)
 {
@@ -236,7 +245,7 @@ LlamaCheckpoint parse_llama2c_checkpoint(const std::vector<uint8_t> &b, const st
 
 Vocabulary read_llama2c_tokenizer(const std::string &path, uint32_t expect_size)
 {
-    return parse_llama2c_tokenizer(read_file(path), path, expect_size);
+    return parse_llama2c_tokenizer(read_checkpoint_bytes(path), path, expect_size);
 }
 
 Vocabulary parse_llama2c_tokenizer(const std::vector<uint8_t> &b, const std::string &path, uint32_t expect_size)

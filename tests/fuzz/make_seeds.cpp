@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "support/gguf_writer.h"
 #include "support/synthetic_model.h"
 #include "tessera/pack/packer.h"
 
@@ -155,6 +156,17 @@ int main(int argc, char **argv)
         write_bytes(out / "readers" / "ten.tok", 1 | (0 << 1), read_bytes(models / "ten.tok"));
         write_bytes(out / "readers" / "small.tok", 1 | (1 << 1), read_bytes(models / "small.tok"));
         write_bytes(out / "readers" / "tok512.tok", 1 | (2 << 1), read_bytes(models / "stories.tok"));
+        { // GGUF (bit 3): the small model in versions 1 and 3, F16 and Q4_0 matrices
+            const tessera::LlamaCheckpoint small = tessera::read_llama2c_checkpoint((models / "small.bin").string());
+            const tessera::Vocabulary vocab =
+                tessera::read_llama2c_tokenizer((models / "small.tok").string(), small.config.vocab_size);
+            for (uint32_t version : {1u, 3u}) {
+                tessera::test::GgufFile f = tessera::test::gguf_from_checkpoint(
+                    small, vocab, version == 1 ? tessera::test::kGgufF16 : tessera::test::kGgufQ4_0);
+                f.version = version;
+                write_bytes(out / "readers" / ("small_v" + std::to_string(version) + ".gguf"), 8, tessera::test::gguf_bytes(f));
+            }
+        }
         std::printf("tessera-fuzz-seeds: seeds in %s\n", out.c_str());
         return 0;
     } catch (const std::exception &e) {

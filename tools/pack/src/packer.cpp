@@ -10,6 +10,7 @@
 
 #include "tessera/board_desc.h"
 #include "tessera/host_board.hpp"
+#include "tessera/models/gguf.h"
 #include "tessera/models/llama.h"
 #include "tessera/pack/calibration.h"
 #include "tessera/tessera.h"
@@ -33,6 +34,32 @@ std::string find_tokenizer(const PackOptions &o, uint32_t vocab)
     }
     throw InputError("no tokenizer given and neither tok" + std::to_string(vocab) + ".bin nor tokenizer.bin is beside " +
                      o.checkpoint + "; pass --tokenizer FILE");
+}
+
+// The model and its vocabulary from the checkpoint: a GGUF file carries its own
+// tokenizer (--tokenizer overrides it); a llama2.c one has it beside it or named.
+struct LoadedModel {
+    LlamaCheckpoint checkpoint;
+    Vocabulary vocabulary;
+    std::string tokenizer; // where the vocabulary came from
+};
+
+LoadedModel load_model(const PackOptions &o)
+{
+    LoadedModel m;
+    if (is_gguf(o.checkpoint)) {
+        GgufModel g = read_gguf(o.checkpoint);
+        m.checkpoint = std::move(g.checkpoint);
+        m.vocabulary = std::move(g.vocabulary);
+        m.tokenizer = o.checkpoint + " (tokenizer.ggml.* metadata)";
+    } else {
+        m.checkpoint = read_llama2c_checkpoint(o.checkpoint);
+    }
+    if (!o.tokenizer.empty() || m.tokenizer.empty()) {
+        m.tokenizer = find_tokenizer(o, m.checkpoint.config.vocab_size);
+        m.vocabulary = read_llama2c_tokenizer(m.tokenizer, m.checkpoint.config.vocab_size);
+    }
+    return m;
 }
 
 const char *kind_name(uint32_t kind)
@@ -128,17 +155,19 @@ PackResult pack(const PackOptions &o)
 
     PackResult r;
     r.board = load_board_desc(o.board);
-    LlamaCheckpoint ck = read_llama2c_checkpoint(o.checkpoint);
+    LoadedModel loaded = load_model(o);
+    LlamaCheckpoint ck = std::move(loaded.checkpoint);
+    const Vocabulary vocab = std::move(loaded.vocabulary);
     r.checkpoint_format = ck.format;
     r.config = ck.config;
-    r.tokenizer_path = find_tokenizer(o, ck.config.vocab_size);
-    const Vocabulary vocab = read_llama2c_tokenizer(r.tokenizer_path, ck.config.vocab_size);
+    r.tokenizer_path = loaded.tokenizer;
     if (vocab.max_token_length > TSR_MAX_TOKEN_BYTES)
         throw InputError(r.tokenizer_path + ": max_token_length " + std::to_string(vocab.max_token_length) +
                          " exceeds the device tokenizer's " + std::to_string(TSR_MAX_TOKEN_BYTES));
 
     LlamaLowering lowering;
     lowering.context = o.context ? o.context : ck.config.seq_len;
+    r.context_given = o.context != 0;
     if (lowering.context > ck.config.seq_len)
         throw InputError("--context " + std::to_string(o.context) + " exceeds the model's seq_len " +
                          std::to_string(ck.config.seq_len));
@@ -230,7 +259,8 @@ std::string pack_summary(const PackResult &r)
     s << "precision " << r.precision << (r.precision == "fp32" ? ", " + r.weight_type + " matmul weights" : "") << "\n";
     if (!r.calibration.empty())
         s << "calibrate " << r.calibration << " in " << static_cast<int>(r.calibration_seconds * 1000) << " ms\n";
-    s << "board     " << r.board.name << " (" << r.board.cores << " cores), context " << h.context << ", prompt chunk "
+    s << "board     " << r.board.name << " (" << r.board.cores << " cores), context " << h.context
+      << (r.context_given ? " (--context)" : " (the checkpoint's seq_len; --context N to use fewer)") << ", prompt chunk "
       << h.prompt_chunk << "\n";
     s << "engines   scenario " << scenario_name(r.engines.scenario) << ": " << r.engines.cores << " cluster core"
       << (r.engines.cores == 1 ? "" : "s") << ", " << r.engines.npu_steps << " NPU steps";

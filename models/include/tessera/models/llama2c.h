@@ -16,6 +16,7 @@ struct InputError : std::runtime_error {
 struct LlamaConfig {
     uint32_t dim = 0, hidden_dim = 0, n_layers = 0, n_heads = 0, n_kv_heads = 0, vocab_size = 0, seq_len = 0;
     bool shared_classifier = true;
+    float rope_theta = 10000.0f, norm_eps = 1e-5f; // llama2.c's; GGUF and Hugging Face files may say otherwise
     uint32_t head_size() const { return dim / n_heads; }
     uint32_t kv_dim() const { return dim / n_heads * n_kv_heads; }
 };
@@ -34,6 +35,11 @@ struct LlamaCheckpoint {
     LlamaConfig config;
     LlamaWeights weights;
 };
+
+// A checkpoint file's bytes; throws InputError for a missing or unreadable file.
+std::vector<uint8_t> read_checkpoint_bytes(const std::string &path);
+// Head size whole and even, heads a multiple of KV heads; throws InputError naming `name`.
+void check_llama_config(const std::string &name, const LlamaConfig &config);
 
 // Reads the legacy header-only format (negative vocab = unshared classifier) or the
 // versioned format with magic "ak42": version 1 (fp32) or version 2 (Q8_0 groups,

@@ -39,7 +39,8 @@ struct PackOptions {
 
 struct PackResult {
     std::string checkpoint_format;
-    std::string tokenizer_path;
+    std::string tokenizer_path; // or where the vocabulary came from
+    bool context_given = false; // --context, not the checkpoint's seq_len
     std::string weight_type; // of the matmul weights: fp32, bf16 or int8
     std::string precision;   // of the activations: fp32, bf16 or int8
     std::string calibration; // int8: what calibrated it
