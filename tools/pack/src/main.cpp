@@ -16,14 +16,15 @@ int main(int argc, char **argv)
     tessera::PackOptions o;
     std::string weights = "auto";
     bool quiet = false;
-    CLI::App app{"tessera-pack: turn a llama2.c or GGUF checkpoint into a Tessera model image planned for one board.\n"
+    CLI::App app{"tessera-pack: turn a llama2.c, GGUF or Hugging Face checkpoint into a Tessera model image planned for one board.\n"
                  "Every buffer's region and offset is fixed here; the device only follows the plan."};
     app.add_option("checkpoint", o.checkpoint, "llama2.c checkpoint (legacy, ak42 version 1 fp32 or 2 Q8_0) or GGUF file (versions 1-3, llama "
-                   "architecture; F32, F16, BF16, Q8_0, Q4_0 tensors, dequantized and packed at --precision)")
-        ->required()->check(CLI::ExistingFile);
+                   "architecture; F32, F16, BF16, Q8_0, Q4_0 tensors, dequantized and packed at --precision) or Hugging Face "
+                   "Llama directory (config.json, model.safetensors in F32/F16/BF16, tokenizer.model)")
+        ->required()->check(CLI::ExistingPath);
     app.add_option("-o,--output", o.output, "model image to write (written atomically)")->required();
     app.add_option("--tokenizer", o.tokenizer,
-                   "llama2.c tokenizer .bin (default: a GGUF file's own, else tok<vocab>.bin or tokenizer.bin beside "
+                   "llama2.c tokenizer .bin (default: a GGUF file's or Hugging Face directory's own, else tok<vocab>.bin or tokenizer.bin beside "
                    "the checkpoint)")
         ->check(CLI::ExistingFile);
     app.add_option("--board", o.board, "board NAME (host, siracusa, gap9) or description FILE.json")

@@ -11,6 +11,7 @@
 #include "tessera/board_desc.h"
 #include "tessera/host_board.hpp"
 #include "tessera/models/gguf.h"
+#include "tessera/models/hf.h"
 #include "tessera/models/llama.h"
 #include "tessera/pack/calibration.h"
 #include "tessera/tessera.h"
@@ -36,8 +37,9 @@ std::string find_tokenizer(const PackOptions &o, uint32_t vocab)
                      o.checkpoint + "; pass --tokenizer FILE");
 }
 
-// The model and its vocabulary from the checkpoint: a GGUF file carries its own
-// tokenizer (--tokenizer overrides it); a llama2.c one has it beside it or named.
+// The model and its vocabulary from the checkpoint: a Hugging Face directory (its
+// tokenizer.model) or a GGUF file carries its own tokenizer (--tokenizer overrides
+// it); a llama2.c one has it beside it or named.
 struct LoadedModel {
     LlamaCheckpoint checkpoint;
     Vocabulary vocabulary;
@@ -47,7 +49,16 @@ struct LoadedModel {
 LoadedModel load_model(const PackOptions &o)
 {
     LoadedModel m;
-    if (is_gguf(o.checkpoint)) {
+    std::error_code ec;
+    if (fs::is_directory(o.checkpoint, ec) && !is_hf_directory(o.checkpoint))
+        throw InputError(o.checkpoint + ": a directory without config.json (a Hugging Face Llama directory holds "
+                         "config.json, model.safetensors and tokenizer.model)");
+    if (is_hf_directory(o.checkpoint)) {
+        HfModel h = read_hf_directory(o.checkpoint);
+        m.checkpoint = std::move(h.checkpoint);
+        m.vocabulary = std::move(h.vocabulary);
+        m.tokenizer = h.tokenizer;
+    } else if (is_gguf(o.checkpoint)) {
         GgufModel g = read_gguf(o.checkpoint);
         m.checkpoint = std::move(g.checkpoint);
         m.vocabulary = std::move(g.vocabulary);

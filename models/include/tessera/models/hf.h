@@ -1,0 +1,37 @@
+// Hugging Face Llama directories, read on the host: config.json, model.safetensors
+// (F32, F16 or BF16 tensors) and the SentencePiece tokenizer.model (read with
+// libsentencepiece).
+#ifndef TESSERA_MODELS_HF_H
+#define TESSERA_MODELS_HF_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tessera/models/llama2c.h"
+
+namespace tessera {
+
+struct HfModel {
+    LlamaCheckpoint checkpoint; // seq_len: max_position_embeddings
+    Vocabulary vocabulary;      // pieces as llama2.c's tokenizer.bin spells them
+    std::string tokenizer;      // the tokenizer file read
+};
+
+// Whether `path` is a directory holding a config.json.
+bool is_hf_directory(const std::string &path);
+
+// Q and K are permuted back from Hugging Face's rotary layout (the two halves of each
+// head rotated together) into the interleaved pairs llama2.c rotates. An lm_head
+// absent, or tie_word_embeddings, is a shared classifier. Throws InputError naming
+// the file, the key or tensor.
+HfModel read_hf_directory(const std::string &dir);
+
+// Rows of a Q or K projection (heads x head_size rows of `cols`): Hugging Face's row
+// h * hs + half * hs / 2 + i holds the interleaved row h * hs + 2 * i + half.
+std::vector<float> hf_rotary_to_interleaved(const std::vector<float> &w, uint32_t heads, uint32_t head_size,
+                                            uint32_t cols);
+
+} // namespace tessera
+
+#endif

@@ -1,0 +1,216 @@
+// Hugging Face Llama directories: the test builds one from stories260K.bin and
+// tok512.model as Hugging Face's conversion script would (Q and K permuted into its
+// rotary layout, safetensors, config.json), and it packs to the golden ids; the
+// vocabulary read with libsentencepiece equals tok512.bin's; bad directories are
+// refused with a message naming the file.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "support/golden.h"
+#include "support/packed_image.h"
+#include "support/synthetic_model.h"
+#include "tessera/models/hf.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using namespace tessera::test;
+
+// convert_llama_weights_to_hf.py's permute(w, n_heads, dim1, dim2):
+// w.view(n_heads, dim1 // n_heads // 2, 2, dim2).transpose(1, 2).reshape(dim1, dim2).
+std::vector<float> hf_permute(const float *w, uint32_t heads, uint32_t dim1, uint32_t dim2)
+{
+    const uint32_t half = dim1 / heads / 2;
+    std::vector<float> out(size_t(dim1) * dim2);
+    for (uint32_t h = 0; h < heads; ++h)
+        for (uint32_t a = 0; a < 2; ++a)        // after the transpose: [h][a][b]
+            for (uint32_t b = 0; b < half; ++b) // from the view's [h][b][a]
+                for (uint32_t col = 0; col < dim2; ++col)
+                    out[((size_t(h) * 2 + a) * half + b) * dim2 + col] = w[((size_t(h) * half + b) * 2 + a) * dim2 + col];
+    return out;
+}
+
+struct SafeTensorsWriter {
+    nlohmann::json header = nlohmann::json::object();
+    std::vector<uint8_t> data;
+    void add(const std::string &name, const std::vector<uint64_t> &shape, const float *x, const std::string &dtype = "F32")
+    {
+        uint64_t n = 1;
+        for (uint64_t d : shape) n *= d;
+        const uint64_t begin = data.size();
+        for (uint64_t i = 0; i < n; ++i) {
+            uint32_t u;
+            std::memcpy(&u, &x[i], 4);
+            if (dtype == "BF16") {
+                const uint16_t b = uint16_t(u >> 16); // truncation: the test compares with what it wrote
+                data.push_back(uint8_t(b)), data.push_back(uint8_t(b >> 8));
+            } else {
+                for (int k = 0; k < 4; ++k) data.push_back(uint8_t(u >> (8 * k)));
+            }
+        }
+        header[name] = {{"dtype", dtype}, {"shape", shape}, {"data_offsets", {begin, uint64_t(data.size())}}};
+    }
+    void write(const std::string &path) const
+    {
+        std::string h = header.dump();
+        h.resize((h.size() + 7) / 8 * 8, ' ');
+        const uint64_t n = h.size();
+        std::ofstream out(path, std::ios::binary);
+        out.write(reinterpret_cast<const char *>(&n), 8);
+        out.write(h.data(), std::streamsize(h.size()));
+        out.write(reinterpret_cast<const char *>(data.data()), std::streamsize(data.size()));
+    }
+};
+
+class HfDirectory : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        shared_ = shared_dir();
+        if (shared_.empty()) GTEST_SKIP() << "TESSERA_SHARED_DIR not found: ../shared/models is needed";
+        ck_ = tessera::read_llama2c_checkpoint(shared_ + "/models/stories260K.bin");
+    }
+    // The directory Hugging Face's conversion would write for stories260K.
+    std::string make(const std::string &name, const std::string &dtype = "F32", bool permute = true) const
+    {
+        const fs::path dir = temp_path(name);
+        fs::remove_all(dir);
+        fs::create_directories(dir);
+        const tessera::LlamaConfig &c = ck_.config;
+        const tessera::LlamaWeights &w = ck_.weights;
+        const nlohmann::json config = {{"architectures", {"LlamaForCausalLM"}},
+                                       {"model_type", "llama"},
+                                       {"hidden_size", c.dim},
+                                       {"intermediate_size", c.hidden_dim},
+                                       {"num_hidden_layers", c.n_layers},
+                                       {"num_attention_heads", c.n_heads},
+                                       {"num_key_value_heads", c.n_kv_heads},
+                                       {"vocab_size", c.vocab_size},
+                                       {"max_position_embeddings", c.seq_len},
+                                       {"rms_norm_eps", 1e-5},
+                                       {"hidden_act", "silu"},
+                                       {"tie_word_embeddings", true},
+                                       {"torch_dtype", "float32"}};
+        std::ofstream(dir / "config.json") << config.dump(2);
+        SafeTensorsWriter st;
+        const uint64_t D = c.dim, KV = c.kv_dim(), H = c.hidden_dim;
+        st.add("model.embed_tokens.weight", {c.vocab_size, D}, w.token_embedding.data(), dtype);
+        for (uint64_t l = 0; l < c.n_layers; ++l) {
+            const std::string p = "model.layers." + std::to_string(l) + ".";
+            const std::vector<float> q = permute ? hf_permute(w.wq.data() + l * D * D, c.n_heads, c.dim, c.dim)
+                                                 : std::vector<float>(w.wq.begin() + long(l * D * D), w.wq.begin() + long((l + 1) * D * D));
+            const std::vector<float> k = permute ? hf_permute(w.wk.data() + l * KV * D, c.n_kv_heads, c.kv_dim(), c.dim)
+                                                 : std::vector<float>(w.wk.begin() + long(l * KV * D), w.wk.begin() + long((l + 1) * KV * D));
+            st.add(p + "self_attn.q_proj.weight", {D, D}, q.data(), dtype);
+            st.add(p + "self_attn.k_proj.weight", {KV, D}, k.data(), dtype);
+            st.add(p + "self_attn.v_proj.weight", {KV, D}, w.wv.data() + l * KV * D, dtype);
+            st.add(p + "self_attn.o_proj.weight", {D, D}, w.wo.data() + l * D * D, dtype);
+            st.add(p + "mlp.gate_proj.weight", {H, D}, w.w1.data() + l * H * D, dtype);
+            st.add(p + "mlp.down_proj.weight", {D, H}, w.w2.data() + l * D * H, dtype);
+            st.add(p + "mlp.up_proj.weight", {H, D}, w.w3.data() + l * H * D, dtype);
+            st.add(p + "input_layernorm.weight", {D}, w.rms_att.data() + l * D, dtype);
+            st.add(p + "post_attention_layernorm.weight", {D}, w.rms_ffn.data() + l * D, dtype);
+        }
+        st.add("model.norm.weight", {D}, w.rms_final.data(), dtype);
+        st.write((dir / "model.safetensors").string());
+        fs::copy_file(shared_ + "/models/tok512.model", dir / "tokenizer.model");
+        return dir.string();
+    }
+    std::vector<int32_t> greedy(const std::string &dir, const std::string &image) const
+    {
+        tessera::PackOptions o;
+        o.checkpoint = dir;
+        o.output = temp_path(image);
+        auto m = open_model(o);
+        EXPECT_EQ(m->status, TESSERA_OK) << tessera_last_error(&m->session);
+        std::vector<int32_t> ids = generate_greedy(*m, {1}, 200);
+        tessera_close(&m->session);
+        return ids;
+    }
+    std::string shared_;
+    tessera::LlamaCheckpoint ck_;
+};
+
+TEST(HfRotary, HalvesBackToInterleavedPairsByHand)
+{
+    // One head of size 4, one column: interleaved rows 0 1 2 3 rotate as pairs (0,1),
+    // (2,3); Hugging Face keeps the pairs' first elements first: 0 2 1 3.
+    EXPECT_EQ(tessera::hf_rotary_to_interleaved({0, 2, 1, 3}, 1, 4, 1), (std::vector<float>{0, 1, 2, 3}));
+    // Two heads of size 2 are each one pair: nothing moves.
+    EXPECT_EQ(tessera::hf_rotary_to_interleaved({5, 6, 7, 8}, 2, 2, 1), (std::vector<float>{5, 6, 7, 8}));
+}
+
+TEST_F(HfDirectory, PacksToTheGoldenIds)
+{
+    const std::string dir = make("hf_stories260K");
+    const tessera::HfModel m = tessera::read_hf_directory(dir);
+    EXPECT_EQ(m.checkpoint.weights.wq, ck_.weights.wq);
+    EXPECT_EQ(m.checkpoint.weights.wk, ck_.weights.wk);
+    const tessera::Vocabulary bin = tessera::read_llama2c_tokenizer(shared_ + "/models/tok512.bin", 512);
+    EXPECT_EQ(m.vocabulary.pieces, bin.pieces);
+    EXPECT_EQ(m.vocabulary.scores, bin.scores);
+    EXPECT_EQ(greedy(dir, "hf_stories260K.tess"), golden_ids(shared_ + "/golden/stories260K.greedy200.txt"));
+}
+
+// Without Hugging Face's permutation the same weights are another model: the reader's
+// un-permuting is what the golden ids above depend on.
+TEST_F(HfDirectory, UnpermutedQAndKGiveOtherIds)
+{
+    EXPECT_NE(greedy(make("hf_unpermuted", "F32", false), "hf_unpermuted.tess"),
+              golden_ids(shared_ + "/golden/stories260K.greedy200.txt"));
+}
+
+TEST_F(HfDirectory, Bf16TensorsReadAsBf16)
+{
+    const tessera::HfModel m = tessera::read_hf_directory(make("hf_bf16", "BF16"));
+    const float x = ck_.weights.w2[7];
+    uint32_t u;
+    std::memcpy(&u, &x, 4);
+    u &= 0xFFFF0000u;
+    float t;
+    std::memcpy(&t, &u, 4);
+    EXPECT_EQ(m.checkpoint.weights.w2[7], t);
+}
+
+TEST_F(HfDirectory, BadDirectoriesAreRefusedNamingTheFile)
+{
+    auto refused = [](const std::string &dir, const std::string &message) {
+        try {
+            tessera::read_hf_directory(dir);
+            ADD_FAILURE() << "accepted; wanted: " << message;
+        } catch (const tessera::InputError &e) {
+            EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+        }
+    };
+    std::string dir = make("hf_bad");
+    const fs::path config = fs::path(dir) / "config.json";
+    nlohmann::json j = nlohmann::json::parse(std::ifstream(config));
+    j["model_type"] = "mistral";
+    std::ofstream(config) << j.dump();
+    refused(dir, "config.json: model_type 'mistral' is not 'llama'");
+    j["model_type"] = "llama";
+    j["num_key_value_heads"] = 3;
+    std::ofstream(config) << j.dump();
+    refused(dir, "config.json: n_heads 8 is not a multiple of n_kv_heads 3");
+    j["num_key_value_heads"] = 4;
+    j["hidden_size"] = 128;
+    std::ofstream(config) << j.dump();
+    refused(dir, "model.safetensors: tensor model.embed_tokens.weight has shape [512, 64]; the model needs [512, 128]");
+    j["hidden_size"] = 64;
+    std::ofstream(config) << j.dump();
+    fs::resize_file(fs::path(dir) / "model.safetensors", 5000);
+    refused(dir, "do not hold");
+    fs::remove(fs::path(dir) / "model.safetensors");
+    refused(dir, "no model.safetensors");
+    dir = make("hf_bad_tok");
+    std::ofstream(fs::path(dir) / "tokenizer.model") << "not a model";
+    refused(dir, "tokenizer.model: not a SentencePiece model");
+}
+
+} // namespace
