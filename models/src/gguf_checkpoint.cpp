@@ -1,7 +1,6 @@
 #include "tessera/models/gguf.h"
 
 #include <cmath>
-#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -26,24 +25,6 @@ float half_to_float(uint16_t h)
     bits |= sign;
     std::memcpy(&v, &bits, 4);
     return v;
-}
-
-// A string from the file as a message may show it: at most 64 bytes, anything but
-// printable ASCII as \xNN.
-std::string shown(const std::string &s)
-{
-    std::string out;
-    for (size_t i = 0; i < s.size() && i < 64; ++i) {
-        const unsigned char ch = static_cast<unsigned char>(s[i]);
-        if (ch >= 0x20 && ch < 0x7F) {
-            out += char(ch);
-        } else {
-            char hex[8];
-            std::snprintf(hex, sizeof hex, "\\x%02X", ch);
-            out += hex;
-        }
-    }
-    return s.size() > 64 ? out + "..." : out;
 }
 
 // A bounds-checked cursor over the file: every read names the offset it failed at.
@@ -122,8 +103,8 @@ Value read_value(Cursor &c, uint32_t type, bool v1, const std::string &key)
     } else if (type == kValueArray) {
         v.item_type = c.get<uint32_t>("an array's type");
         const uint64_t n = c.count(v1, "an array's length");
-        if (v.item_type == kValueArray) c.fail(shown(key) + ": arrays of arrays are not read");
-        if (n > (1u << 24)) c.fail(shown(key) + ": an array of " + std::to_string(n) + " items");
+        if (v.item_type == kValueArray) c.fail(shown_in_message(key) + ": arrays of arrays are not read");
+        if (n > (1u << 24)) c.fail(shown_in_message(key) + ": an array of " + std::to_string(n) + " items");
         for (uint64_t i = 0; i < n; ++i) {
             if (v.item_type == kValueString) {
                 v.texts.push_back(c.string(v1, "an array's string"));
@@ -255,7 +236,7 @@ GgufModel parse_gguf(const std::vector<uint8_t> &bytes, const std::string &name)
     };
     const Value &arch = need("general.architecture");
     if (arch.type != kValueString || arch.text != "llama")
-        throw InputError(name + ": general.architecture '" + shown(arch.text) + "' is not 'llama' (the only one read)");
+        throw InputError(name + ": general.architecture '" + shown_in_message(arch.text) + "' is not 'llama' (the only one read)");
 
     GgufModel m;
     LlamaCheckpoint &ck = m.checkpoint;
@@ -276,7 +257,7 @@ GgufModel parse_gguf(const std::vector<uint8_t> &bytes, const std::string &name)
     // The vocabulary (SentencePiece, as llama.cpp's "llama" tokenizer model).
     const Value &tok_model = need("tokenizer.ggml.model");
     if (tok_model.text != "llama")
-        throw InputError(name + ": tokenizer.ggml.model '" + shown(tok_model.text) +
+        throw InputError(name + ": tokenizer.ggml.model '" + shown_in_message(tok_model.text) +
                          "' is not 'llama' (SentencePiece, the only tokenizer the device runs)");
     const Value &tokens = need("tokenizer.ggml.tokens");
     if (tokens.type != kValueArray || tokens.item_type != kValueString || tokens.texts.size() < 3)
@@ -313,7 +294,7 @@ GgufModel parse_gguf(const std::vector<uint8_t> &bytes, const std::string &name)
         const std::string tname = c.string(v1, "a tensor name");
         TensorInfo t;
         const uint32_t nd = c.get<uint32_t>("a tensor's dimension count");
-        if (nd < 1 || nd > 4) c.fail("tensor " + shown(tname) + " has " + std::to_string(nd) + " dimensions");
+        if (nd < 1 || nd > 4) c.fail("tensor " + shown_in_message(tname) + " has " + std::to_string(nd) + " dimensions");
         for (uint32_t d = 0; d < nd; ++d) t.dims.push_back(c.count(v1, "a tensor dimension"));
         t.type = c.get<uint32_t>("a tensor type");
         t.offset = c.get<uint64_t>("a tensor offset");

@@ -38,7 +38,7 @@ public:
         try {
             header = nlohmann::json::parse(bytes_.begin() + 8, bytes_.begin() + long(data_));
         } catch (const nlohmann::json::exception &e) {
-            throw InputError(path_ + ": header is not JSON (" + std::string(e.what()) + ")");
+            throw InputError(path_ + ": header is not JSON (" + shown_in_message(e.what()) + ")");
         }
         if (!header.is_object()) throw InputError(path_ + ": header is not a JSON object");
         for (const auto &[name, t] : header.items()) {
@@ -48,11 +48,11 @@ public:
                 s.dtype = t.at("dtype").get<std::string>();
                 s.shape = t.at("shape").get<std::vector<uint64_t>>();
                 const auto offsets = t.at("data_offsets").get<std::vector<uint64_t>>();
-                if (offsets.size() != 2) throw InputError(path_ + ": tensor " + name + ": data_offsets is not [begin, end]");
+                if (offsets.size() != 2) throw InputError(path_ + ": tensor " + shown_in_message(name) + ": data_offsets is not [begin, end]");
                 s.begin = offsets[0], s.end = offsets[1];
                 tensors_[name] = s;
             } catch (const nlohmann::json::exception &e) {
-                throw InputError(path_ + ": tensor " + name + ": " + e.what());
+                throw InputError(path_ + ": tensor " + shown_in_message(name) + ": " + shown_in_message(e.what()));
             }
         }
     }
@@ -73,9 +73,9 @@ public:
         }
         const uint64_t n = rows * cols;
         const uint64_t size = t.dtype == "F32" ? 4 : (t.dtype == "F16" || t.dtype == "BF16") ? 2 : 0;
-        if (!size) throw InputError(path_ + ": tensor " + name + " has dtype " + t.dtype + "; read are F32, F16 and BF16");
+        if (!size) throw InputError(path_ + ": tensor " + name + " has dtype " + shown_in_message(t.dtype) + "; read are F32, F16 and BF16");
         if (t.end < t.begin || t.end - t.begin != n * size || t.end > bytes_.size() - data_)
-            throw InputError(path_ + ": tensor " + name + ": data_offsets [" + std::to_string(t.begin) + ", " +
+            throw InputError(path_ + ": tensor " + shown_in_message(name) + ": data_offsets [" + std::to_string(t.begin) + ", " +
                              std::to_string(t.end) + ") do not hold " + std::to_string(n) + " " + t.dtype +
                              " values inside the file");
         const uint8_t *p = bytes_.data() + data_ + t.begin;
@@ -138,7 +138,7 @@ HfModel read_hf_directory(const std::string &dir)
         std::ifstream in(config_path);
         j = nlohmann::json::parse(in);
     } catch (const nlohmann::json::exception &e) {
-        throw InputError(config_path + ": not JSON (" + std::string(e.what()) + ")");
+        throw InputError(config_path + ": not JSON (" + shown_in_message(e.what()) + ")");
     }
     auto uint_key = [&](const char *key, uint64_t lo, uint64_t hi) -> uint32_t {
         if (!j.contains(key) || !j[key].is_number_integer() || j[key].get<int64_t>() < int64_t(lo) ||
@@ -149,11 +149,11 @@ HfModel read_hf_directory(const std::string &dir)
     };
     const std::string type = j.value("model_type", std::string());
     if (type != "llama")
-        throw InputError(config_path + ": model_type '" + type + "' is not 'llama' (the only architecture read)");
+        throw InputError(config_path + ": model_type '" + shown_in_message(type) + "' is not 'llama' (the only architecture read)");
     if (j.contains("rope_scaling") && !j["rope_scaling"].is_null())
         throw InputError(config_path + ": rope_scaling is set; scaled RoPE is not supported");
     if (j.value("hidden_act", std::string("silu")) != "silu")
-        throw InputError(config_path + ": hidden_act '" + j.value("hidden_act", std::string()) + "' is not 'silu'");
+        throw InputError(config_path + ": hidden_act '" + shown_in_message(j.value("hidden_act", std::string())) + "' is not 'silu'");
     HfModel m;
     LlamaCheckpoint &ck = m.checkpoint;
     ck.format = "Hugging Face Llama (safetensors)";

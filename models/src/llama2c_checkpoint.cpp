@@ -1,4 +1,5 @@
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -26,6 +27,24 @@ std::vector<uint8_t> read_checkpoint_bytes(const std::string &path)
     std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), {});
     if (in.bad()) throw InputError(path + ": cannot read");
     return bytes;
+}
+
+// A string from the file as a message may show it: at most 64 bytes, anything but
+// printable ASCII as \xNN.
+std::string shown_in_message(const std::string &s)
+{
+    std::string out;
+    for (size_t i = 0; i < s.size() && i < 64; ++i) {
+        const unsigned char ch = static_cast<unsigned char>(s[i]);
+        if (ch >= 0x20 && ch < 0x7F) {
+            out += char(ch);
+        } else {
+            char hex[8];
+            std::snprintf(hex, sizeof hex, "\\x%02X", ch);
+            out += hex;
+        }
+    }
+    return s.size() > 64 ? out + "..." : out;
 }
 
 void check_llama_config(const std::string &name, const LlamaConfig &c)

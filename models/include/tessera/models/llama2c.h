@@ -36,6 +36,9 @@ struct LlamaCheckpoint {
     LlamaWeights weights;
 };
 
+// A string from a file as a one-line message shows it: at most 64 bytes, anything but
+// printable ASCII as \xNN.
+std::string shown_in_message(const std::string &text);
 // A checkpoint file's bytes; throws InputError for a missing or unreadable file.
 std::vector<uint8_t> read_checkpoint_bytes(const std::string &path);
 // Head size whole and even, heads a multiple of KV heads; throws InputError naming `name`.
