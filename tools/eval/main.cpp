@@ -50,7 +50,7 @@ public:
         if (st != TESSERA_OK) throw Failure{st, path + ": " + detail};
         try {
             board_ = tessera::HostBoard::create(
-                tessera::load_board_desc(board_arg.empty() ? summary_.board_name : board_arg), threads);
+                tessera::board_for_image(board_arg, image_.data(), image_.size()), threads);
         } catch (const std::exception &e) {
             throw Failure{TESSERA_ERR_INVALID_ARGUMENT, e.what()};
         }
@@ -184,7 +184,8 @@ int main(int argc, char **argv)
     auto *text_opt = app.add_option("--text", text_path, "UTF-8 text, encoded with the image's tokenizer (BOS first)");
     ids_opt->excludes(text_opt);
     app.add_option("--reference", reference_path, "a reference image of the same model: top-1 agreement with it");
-    app.add_option("--board", board_arg, "board NAME or description FILE.json (default: the one the image is planned for)");
+    app.add_option("--board", board_arg, "board NAME (host, siracusa, gap9, qemu-virt-rv32) or description FILE.json (default: the board the image is "
+                   "planned for, from the boards directory or, for a custom board, the description the image embeds)");
     app.add_option("--threads", threads, "threads backing the cluster (default: as tessera-generate)")
         ->check(CLI::Range(1u, 64u));
     app.add_flag("--json", json, "print JSON: perplexity, reference_perplexity, top1_agreement (a fraction), ...");

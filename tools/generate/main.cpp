@@ -119,7 +119,8 @@ int main(int argc, char **argv)
         ->capture_default_str()->check(CLI::Range(0.0f, 1.0f));
     app.add_option("-s,--seed", seed, "random seed; 0 = from the clock (the seed used is reported)");
     app.add_flag("--ids", print_ids, "print the generated token ids (BOS excluded) on one line instead of text");
-    app.add_option("--board", board_arg, "board NAME or description FILE.json (default: the board the image is planned for)");
+    app.add_option("--board", board_arg, "board NAME (host, siracusa, gap9, qemu-virt-rv32) or description FILE.json (default: the board the image is "
+                   "planned for, from the boards directory or, for a custom board, the description the image embeds)");
     app.add_option("--threads", threads,
                    "threads backing the cluster, every run on all of them (default: up to the board's cores and "
                    "the machine's, each run on the count measured fastest)")
@@ -158,7 +159,7 @@ int main(int argc, char **argv)
 
     std::unique_ptr<tessera::HostBoard> board;
     try {
-        const tessera::BoardDesc desc = tessera::load_board_desc(board_arg.empty() ? summary.board_name : board_arg);
+        const tessera::BoardDesc desc = tessera::board_for_image(board_arg, image.data(), image_size);
         // An image planned for fewer cores than the board has (--scenario single-core)
         // runs on as many threads as it is planned for.
         if (threads == 0 && summary.planned_cores < std::min(desc.cores, std::max(1u, std::thread::hardware_concurrency())))

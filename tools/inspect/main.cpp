@@ -57,7 +57,8 @@ int main(int argc, char **argv)
     app.add_option("image", path, "model image")->required()->check(CLI::ExistingFile);
     app.add_flag("--tensors", tensors, "list every tensor with its region, offset and size");
     app.add_flag("--steps", steps, "list every step of both schedules");
-    app.add_option("--board", board_arg, "validate on this board (default: the one the image is planned for)");
+    app.add_option("--board", board_arg, "validate on this board NAME or FILE.json (default: the board the image is planned for, or the description "
+                   "the image embeds)");
     CLI11_PARSE(app, argc, argv);
 
     const tessera::ImageFile img(path);
@@ -90,11 +91,12 @@ int main(int argc, char **argv)
     // The rest is read only after the runtime has validated the image on a board.
     std::unique_ptr<tessera::HostBoard> board;
     try {
-        board = tessera::HostBoard::create(tessera::load_board_desc(board_arg.empty() ? h.board_name : board_arg), 1);
+        board = tessera::HostBoard::create(tessera::board_for_image(board_arg, img.data(), img.size()), 1);
     } catch (const std::exception &e) {
         std::fprintf(stderr, "tessera-inspect: error: %s\n", e.what());
         return 1;
     }
+    std::printf("board     %s, from %s\n", board->desc().name.c_str(), board->desc().source.c_str());
     tessera_session session;
     const tessera_status open = tessera_open(&session, img.data(), img.size(), board->hal());
     if (open != TESSERA_OK) {

@@ -1,12 +1,15 @@
 #include "tessera/board_desc.h"
 
 #include <algorithm>
+#include <cstring>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
+
+#include "tessera/image_format.h"
 
 namespace fs = std::filesystem;
 
@@ -39,10 +42,10 @@ const nlohmann::json &object(const nlohmann::json &j, const char *key, const std
 }
 
 // The "cost" object: every figure required, each with its source.
-BoardCost parse_cost(const nlohmann::json &j, const std::string &where, bool has_npu)
+BoardCost parse_cost(const nlohmann::json &j, const std::string &where, bool has_npu, double board_clock_hz)
 {
     BoardCost c;
-    c.clock_hz = read_positive(j, "clock_mhz", where) * 1e6;
+    c.clock_hz = board_clock_hz > 0 && !j.contains("clock_mhz") ? board_clock_hz : read_positive(j, "clock_mhz", where) * 1e6;
     const auto &macs = object(j, "cluster_macs_per_cycle_per_core", where);
     const char *precisions[3] = {"fp32", "bf16", "int8"};
     for (int i = 0; i < 3; ++i) c.cluster_macs_per_cycle[i] = read_positive(macs, precisions[i], where + " cluster_macs_per_cycle_per_core");
@@ -87,6 +90,7 @@ BoardDesc parse_board_desc(const std::string &json_text, const std::string &sour
     if (!j.is_object()) throw BoardError(source + ": a board description is a JSON object");
     BoardDesc d;
     d.source = source;
+    d.json = j.dump();
     if (!j.contains("name") || !j["name"].is_string() || j["name"].get<std::string>().empty() ||
         j["name"].get<std::string>().size() >= 32)
         throw BoardError(source + ": 'name' must be a string of 1..31 characters");
@@ -100,10 +104,10 @@ BoardDesc parse_board_desc(const std::string &json_text, const std::string &sour
     if (!j.contains("regions") || !j["regions"].is_object()) throw BoardError(source + ": missing 'regions' object");
     const auto &regions = j["regions"];
     for (auto it = regions.begin(); it != regions.end(); ++it) {
-        uint32_t id = 0;
+        uint32_t id = it.key() == "flash" ? uint32_t(TSR_REGION_IMAGE) : TSR_REGION_COUNT; // flash: the image's
         for (uint32_t r = TSR_REGION_L1; r < TSR_REGION_COUNT; ++r)
             if (it.key() == tsr_region_name(r)) id = r;
-        if (!id) throw BoardError(source + ": unknown region '" + it.key() + "' (known: L1, L2, NMS)");
+        if (id == TSR_REGION_COUNT) throw BoardError(source + ": unknown region '" + it.key() + "' (known: flash, L1, L2, NMS)");
         d.region_size[id] = read_u32(regions, it.key().c_str(), source + " regions", 0, 0xFFFFFFC0u);
     }
     if (!d.region_size[TSR_REGION_L2]) throw BoardError(source + ": every board needs an L2 region");
@@ -113,9 +117,11 @@ BoardDesc parse_board_desc(const std::string &json_text, const std::string &sour
         if (d.has_npu && j["npu"].contains("queue_depth"))
             d.npu_queue_depth = read_u32(j["npu"], "queue_depth", source + " npu", 1, 1024);
     }
+    if (j.contains("clock_mhz")) d.clock_hz = read_positive(j, "clock_mhz", source) * 1e6;
     if (j.contains("cost")) {
         if (!j["cost"].is_object()) throw BoardError(source + ": 'cost' must be an object");
-        d.cost = parse_cost(j["cost"], source + " cost", d.has_npu);
+        d.cost = parse_cost(j["cost"], source + " cost", d.has_npu, d.clock_hz);
+        if (!d.clock_hz) d.clock_hz = d.cost.clock_hz;
     }
     return d;
 }
@@ -175,6 +181,45 @@ BoardDesc load_board_desc(const std::string &name_or_path)
     if (!in) throw BoardError("cannot read board description '" + file.string() + "'");
     BoardDesc d = parse_board_desc(text.str(), file.string());
     return d;
+}
+
+} // namespace tessera
+
+namespace tessera {
+
+std::string embedded_board_json(const uint8_t *image, size_t size)
+{
+    if (!image || size < sizeof(tsr_image_header)) return "";
+    tsr_image_header h;
+    std::memcpy(&h, image, sizeof h);
+    if (h.magic != TSR_IMAGE_MAGIC || h.section_table_offset > size ||
+        uint64_t(h.section_count) * sizeof(tsr_section) > size - h.section_table_offset)
+        return "";
+    for (uint32_t i = 0; i < h.section_count; ++i) {
+        tsr_section s;
+        std::memcpy(&s, image + h.section_table_offset + i * sizeof(tsr_section), sizeof s);
+        if (s.kind == TSR_SECTION_BOARD && s.file_offset <= size && s.size <= size - s.file_offset)
+            return std::string(reinterpret_cast<const char *>(image + s.file_offset), s.size);
+    }
+    return "";
+}
+
+BoardDesc board_for_image(const std::string &board_arg, const uint8_t *image, size_t size)
+{
+    if (!board_arg.empty()) return load_board_desc(board_arg);
+    std::string name;
+    if (image && size >= sizeof(tsr_image_header)) {
+        tsr_image_header h;
+        std::memcpy(&h, image, sizeof h);
+        name.assign(h.board_name, strnlen(h.board_name, sizeof h.board_name));
+    }
+    const std::vector<std::string> known = known_board_names();
+    if (std::find(known.begin(), known.end(), name) != known.end()) return load_board_desc(name);
+    const std::string json = embedded_board_json(image, size);
+    if (json.empty())
+        throw BoardError("the image is planned for board '" + name + "', which is not a known board, and embeds no "
+                         "description of it; pass --board FILE.json");
+    return parse_board_desc(json, "the description of board '" + name + "' embedded in the image");
 }
 
 } // namespace tessera

@@ -69,9 +69,10 @@ typedef enum tsr_section_kind {
     TSR_SECTION_SCHEDULE_PROMPT = 3,
     TSR_SECTION_SCHEDULE_TOKEN = 4,
     TSR_SECTION_WEIGHTS = 5,
-    TSR_SECTION_NPU_JOBS = 6 /* tsr_npu_desc[]: the NPU steps' job descriptors, encoded by the packer */
+    TSR_SECTION_NPU_JOBS = 6, /* tsr_npu_desc[]: the NPU steps' job descriptors, encoded by the packer */
+    TSR_SECTION_BOARD = 7     /* the board description planned for, JSON text (host tools read it; the runtime does not) */
 } tsr_section_kind;
-#define TSR_SECTION_KIND_LAST_ 6u
+#define TSR_SECTION_KIND_LAST_ 7u
 
 /* What a tensor is; the runtime uses it to refuse writes into weights. */
 typedef enum tsr_tensor_kind {

@@ -134,6 +134,8 @@ std::vector<uint8_t> build_image(const Graph &g, const Vocabulary &vocab, const 
         std::memcpy(bytes.data(), descs.data(), bytes.size());
         sections.push_back({TSR_SECTION_NPU_JOBS, std::move(bytes)});
     }
+    if (!board.json.empty()) // the description planned for: tools run a custom board from the image alone
+        sections.push_back({TSR_SECTION_BOARD, std::vector<uint8_t>(board.json.begin(), board.json.end())});
 
     // File layout: header, section table, then each section aligned.
     const uint64_t table_offset = align_up(sizeof(tsr_image_header), TSR_IMAGE_ALIGN);

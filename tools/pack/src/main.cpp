@@ -27,7 +27,7 @@ int main(int argc, char **argv)
                    "llama2.c tokenizer .bin (default: a GGUF file's or Hugging Face directory's own, else tok<vocab>.bin or tokenizer.bin beside "
                    "the checkpoint)")
         ->check(CLI::ExistingFile);
-    app.add_option("--board", o.board, "board NAME (host, siracusa, gap9) or description FILE.json")
+    app.add_option("--board", o.board, "board NAME (host, siracusa, gap9, qemu-virt-rv32) or description FILE.json (schema: docs/boards.md)")
         ->capture_default_str();
     app.add_option("--precision", o.precision,
                    "activations and KV cache: fp32; bf16 (every weight bf16, fp32 sums); int8 (W8A8: weights "

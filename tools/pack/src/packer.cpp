@@ -243,6 +243,9 @@ PackResult pack(const PackOptions &o)
     r.plan = plan_memory(r.graph, r.board, plan_options);
     const std::vector<uint8_t> image = build_image(r.graph, vocab, r.plan, r.board);
     r.image_bytes = image.size();
+    if (const uint32_t flash = r.board.region_size[TSR_REGION_IMAGE]; flash && image.size() > flash)
+        throw PlanError("the image is " + std::to_string(image.size()) + " bytes; board '" + r.board.name + "' has " +
+                        std::to_string(flash) + " bytes of flash (regions.flash in its description)");
     if (r.board.cost.present()) r.estimates = standard_estimates(image.data(), image.size(), r.board);
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     image_out.write(image.data(), image.size());
@@ -297,7 +300,12 @@ std::string pack_summary(const PackResult &r)
       << r.plan.dma_bytes_per_token[0] << " bytes, token " << r.plan.dma_bytes_per_token[1] << " bytes\n";
     s << "schedules prompt " << r.graph.prompt.steps.size() << " steps x " << r.graph.prompt.max_rows << " rows, token "
       << r.graph.token.steps.size() << " steps\n";
-    s << "image     " << r.image_bytes << " bytes in " << static_cast<int>(r.seconds * 1000) << " ms\n";
+    s << "image     " << r.image_bytes << " bytes";
+    if (const uint32_t flash = r.board.region_size[TSR_REGION_IMAGE])
+        s << " of " << flash << " bytes of flash";
+    else
+        s << " (the board gives no flash size: not checked)";
+    s << " in " << static_cast<int>(r.seconds * 1000) << " ms\n";
     s << estimate_lines(r.estimates, r.board);
     return s.str();
 }

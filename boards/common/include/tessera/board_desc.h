@@ -34,11 +34,13 @@ struct BoardDesc {
     std::string name;
     std::string description;
     std::string source; // the file it was read from
+    std::string json;   // the description, as compact JSON (what an image embeds)
     uint32_t cores = 0;
-    uint32_t region_size[TSR_REGION_COUNT] = {}; // [TSR_REGION_IMAGE] unused
+    uint32_t region_size[TSR_REGION_COUNT] = {}; // [TSR_REGION_IMAGE]: flash, the image's capacity (0: not given)
     bool has_npu = false;
     uint32_t dma_queue_depth = 16;
     uint32_t npu_queue_depth = 2;
+    double clock_hz = 0; // "clock_mhz" (or the cost model's); 0: not given
     BoardCost cost;
 
     uint32_t fingerprint() const { return tsr_board_fingerprint(name.c_str(), cores, region_size, has_npu); }
@@ -53,6 +55,14 @@ BoardDesc parse_board_desc(const std::string &json_text, const std::string &sour
 
 // NAME (looked up in the board directories) or a path to a .json file.
 BoardDesc load_board_desc(const std::string &name_or_path);
+
+// The description an image is to run with: `board_arg` (a name or .json) when given;
+// otherwise the board the image names, from the board directories when it is one of
+// them (so the image's fingerprint is checked against today's description), else the
+// description the packer embedded in the image (a custom board). Throws BoardError.
+BoardDesc board_for_image(const std::string &board_arg, const uint8_t *image, size_t size);
+// The embedded description's JSON text, or "" when the image has none (or is not an image).
+std::string embedded_board_json(const uint8_t *image, size_t size);
 
 // Where board names are looked up: $TESSERA_BOARDS_DIR, then the installed and
 // source-tree boards/ folders.
