@@ -1,6 +1,6 @@
 # Configures, builds and (with PREFIX) installs a CMake project for bare-metal RV32.
 # cmake -DSOURCE=... -DBINARY=... -DTOOLCHAIN=... [-DFREESTANDING=ON] [-DIMAGES=...] [-DPREFIX=...]
-#       [-DPREFIX_PATH=...] -P build.cmake    (or include() it with those variables set)
+#       [-DPREFIX_PATH=...] [-DEXTRA=-DVAR=value] -P build.cmake    (or include() it with those variables set)
 find_program(RISCV_GCC riscv64-unknown-elf-gcc REQUIRED)
 file(REMOVE_RECURSE ${BINARY})
 set(args -S ${SOURCE} -B ${BINARY} -DCMAKE_TOOLCHAIN_FILE=${TOOLCHAIN} -DCMAKE_BUILD_TYPE=Release)
@@ -15,6 +15,9 @@ if(DEFINED PREFIX)
 endif()
 if(DEFINED PREFIX_PATH)
   list(APPEND args -DCMAKE_PREFIX_PATH=${PREFIX_PATH})
+endif()
+if(DEFINED EXTRA) # more -D options for the project
+  list(APPEND args ${EXTRA})
 endif()
 execute_process(COMMAND ${CMAKE_COMMAND} ${args} RESULT_VARIABLE rc)
 if(rc)

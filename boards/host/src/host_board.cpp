@@ -364,6 +364,26 @@ extern "C" int tessera_host_board_create(const char *name_or_path, uint32_t thre
     }
 }
 
+extern "C" int tessera_host_board_create_for_image(const void *image, size_t image_size, uint32_t threads,
+                                                   tessera_host_board **out, char *error, size_t error_size)
+{
+    auto fail = [&](const std::string &msg) {
+        if (error && error_size) std::snprintf(error, error_size, "%s", msg.c_str());
+        return 1;
+    };
+    if (!image || !out) return fail("tessera_host_board_create_for_image: image and out must not be NULL");
+    try {
+        auto holder = std::make_unique<tessera_host_board>();
+        holder->board = tessera::HostBoard::create(
+            tessera::board_for_image("", static_cast<const uint8_t *>(image), image_size), threads);
+        *out = holder.release();
+        if (error && error_size) error[0] = '\0';
+        return 0;
+    } catch (const std::exception &e) {
+        return fail(e.what());
+    }
+}
+
 extern "C" const tsr_hal_board *tessera_host_board_hal(const tessera_host_board *board)
 {
     return board ? board->board->hal() : nullptr;

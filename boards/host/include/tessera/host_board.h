@@ -18,12 +18,17 @@ extern "C" {
 
 typedef struct tessera_host_board tessera_host_board;
 
-/* name_or_path: a board name ("host", "siracusa", "gap9") or a description .json.
+/* name_or_path: a board name ("host", "siracusa", "gap9", "qemu-virt-rv32") or a description .json.
  * threads: threads backing the cluster, 1..cores of the description; 0 = as many as
  * the machine has hardware threads, at most the cores. Results do not depend on it.
  * Returns 0 on success; otherwise non-zero with a one-line reason in `error`. */
 int tessera_host_board_create(const char *name_or_path, uint32_t threads, tessera_host_board **out,
                               char *error, size_t error_size);
+/* The board a model image is planned for: a built-in board by the name the image
+ * gives, or else the description the image embeds (a custom board). Same threads and
+ * return as tessera_host_board_create. */
+int tessera_host_board_create_for_image(const void *image, size_t image_size, uint32_t threads,
+                                        tessera_host_board **out, char *error, size_t error_size);
 const tsr_hal_board *tessera_host_board_hal(const tessera_host_board *board);
 /* Test builds: abort, with a message, when a kernel gets an operand outside L1. */
 void tessera_host_board_check_l1(tessera_host_board *board, int on);
