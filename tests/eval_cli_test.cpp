@@ -136,7 +136,7 @@ TEST_F(Eval, ErrorsAreOneLineAndSayWhat)
     std::ofstream(bad) << "1 5 x7 9\n";
     expect_error(image + " --ids " + bad, "'x7' (word 3) is not a token id");
     std::ofstream(bad) << "1 5 300\n"; // vocabulary of 300: ids 0..299; the last id is scored, never fed
-    expect_error(image + " --ids " + bad, "error 31 (token id outside the vocabulary): token 300 at position 2");
+    expect_error(image + " --ids " + bad, "error: token id outside the vocabulary (status 31): token 300 at position 2");
     std::ofstream long_ids(bad);
     for (int i = 0; i < 41; ++i) long_ids << "5 ";
     long_ids.close();

@@ -20,6 +20,15 @@ expect "pack --help" 0 "--prompt-chunk" "$pack" --help
 expect "generate --help" 0 "--threads" "$generate" --help
 inspect=$(dirname "$generate")/tessera-inspect
 expect "inspect --help" 0 "--steps" "$inspect" --help
+# The conventions every tool keeps: --version, usage errors exit 2 with the tool's
+# name, valid values in --help.
+for tool in "$pack" "$generate" "$inspect" "$(dirname "$generate")/tessera-eval"; do
+  name=$(basename "$tool")
+  expect "$name --version" 0 "$name 0." "$tool" --version
+  expect "$name unknown option" 2 "$name: error: " "$tool" --no-such-option x
+done
+expect "pack --help lists the precisions" 0 "--precision TEXT:{fp32,bf16,int8}" "$pack" --help
+expect "generate --help lists the timeline clocks" 0 "{wall,estimated}" "$generate" --help
 head -c 500000 "$ckpt" >cut.bin
 expect "truncated checkpoint" 1 "(truncated)" "$pack" cut.bin --tokenizer "$tok" -o cut.tess
 [[ ! -e cut.tess && -z $(ls ./*.tmp.* 2>/dev/null) ]] || { echo "FAIL truncated checkpoint left a file behind"; fail=1; }
@@ -27,23 +36,23 @@ expect "unknown board" 1 "known boards:" "$pack" "$ckpt" --tokenizer "$tok" --bo
 expect "tokenizer of another model" 1 "has 32000 tokens, the model's vocabulary is 512" \
   "$pack" "$ckpt" --tokenizer "$shared/models/tokenizer.bin" -o t.tess
 expect "context above seq_len" 1 "exceeds the model's seq_len" "$pack" "$ckpt" --tokenizer "$tok" --context 4096 -o c.tess
-expect "unknown precision" 105 "int4 not in {fp32,bf16,int8}" "$pack" "$ckpt" --tokenizer "$tok" --precision int4 -o p.tess
+expect "unknown precision" 2 "tessera-pack: error: --precision: int4 not in {fp32,bf16,int8}" "$pack" "$ckpt" --tokenizer "$tok" --precision int4 -o p.tess
 expect "weight type with int8" 1 "--weight-type applies to --precision fp32" "$pack" "$ckpt" --tokenizer "$tok" \
   --precision int8 --weight-type bf16 -o p.tess
-expect "calibration text missing" 105 "does not exist" "$pack" "$ckpt" --tokenizer "$tok" --precision int8 \
+expect "calibration text missing" 2 "does not exist" "$pack" "$ckpt" --tokenizer "$tok" --precision int8 \
   --calibration nothing.txt -o p.tess
-expect "missing checkpoint" 105 "does not exist" "$pack" nothing.bin -o n.tess
+expect "missing checkpoint" 2 "tessera-pack: error: checkpoint: Path does not exist: nothing.bin" "$pack" nothing.bin -o n.tess
 
 "$pack" "$ckpt" --tokenizer "$tok" --context 8 -q -o small.tess
-expect "prompt longer than the context" 1 "error 30 (context full)" "$generate" small.tess -i "Lily and Tom went to the park"
+expect "prompt longer than the context" 1 "error: context full (status 30)" "$generate" small.tess -i "Lily and Tom went to the park"
 cp small.tess bad.tess
 printf 'X' | dd of=bad.tess bs=1 seek=0 conv=notrunc status=none
-expect "not an image" 1 "error 11" "$generate" bad.tess
+expect "not an image" 1 "tessera-generate: error: not a Tessera image (bad magic) (status 11): bad.tess: bad magic" "$generate" bad.tess
 cp small.tess flip.tess
 printf '\x55' | dd of=flip.tess bs=1 seek=$(( $(stat -c %s small.tess) - 9 )) conv=notrunc status=none
-expect "corrupted weights" 1 "error 13 (image checksum mismatch)" "$generate" flip.tess
+expect "corrupted weights" 1 "error: image checksum mismatch (status 13)" "$generate" flip.tess
 head -c 4000 small.tess >short.tess
-expect "truncated image" 1 "error 10 (image truncated)" "$generate" short.tess
+expect "truncated image" 1 "error: image truncated (status 10)" "$generate" short.tess
 "$pack" "$ckpt" --tokenizer "$tok" --board siracusa -q -o sir.tess
 expect "wrong board" 1 "planned for board 'siracusa'" "$generate" sir.tess --board host
 expect "inspect a valid image" 0 "valid     yes, on board siracusa" "$inspect" sir.tess --steps
@@ -56,15 +65,21 @@ expect "a directory as the image" 1 "cannot read image 'adir': it is a directory
 expect "a directory as the output" 1 "cannot write 'adir': Is a directory" "$pack" "$ckpt" --tokenizer "$tok" -o adir
 
 # The sampler's settings are checked before anything runs.
-expect "top-p nan" 1 "error 1 (invalid argument): -t 1.000000, -p nan" "$generate" small.tess -p nan -i "Once"
-expect "temperature nan" 1 "error 1 (invalid argument): -t nan" "$generate" small.tess -t nan -i "Once"
-expect "temperature inf" 1 "error 1 (invalid argument): -t inf" "$generate" small.tess -t inf
+expect "top-p nan" 1 "error: invalid argument (status 1): -t 1.000000, -p nan" "$generate" small.tess -p nan -i "Once"
+expect "temperature nan" 1 "error: invalid argument (status 1): -t nan" "$generate" small.tess -t nan -i "Once"
+expect "temperature inf" 1 "error: invalid argument (status 1): -t inf" "$generate" small.tess -t inf
 
 # Every output path is checked before the work starts; none or all of them appear.
 expect "report to a bad path" 1 "cannot write '$work/no/such/dir/r.json'" \
   "$pack" "$ckpt" --tokenizer "$tok" -o rep.tess --report "$work/no/such/dir/r.json"
 [[ ! -e rep.tess ]] || { echo "FAIL report to a bad path wrote the image anyway"; fail=1; }
 expect "memory map to a bad path" 1 "cannot write '/proc/m.svg'" "$pack" "$ckpt" --tokenizer "$tok" -o rep.tess --memory-map /proc/m.svg
+expect "-n beyond the context is said" 0 "note: -n 50 is more than the image's context; running 8 positions" \
+  "$generate" small.tess -n 50 -t 0 -q --ids
+if "$generate" small.tess -n 8 -t 0 -q >/dev/full 2>full.txt; then
+  echo "FAIL a full stdout went unnoticed"; fail=1
+elif grep -q "tessera-generate: error: writing the output failed" full.txt; then echo "ok   a full stdout is an error (exit 1)"
+else echo "FAIL full stdout: $(cat full.txt)"; fail=1; fi
 expect "estimated timeline without a cost model" 1 "board 'host' has no cost model" \
   "$generate" small.tess -n 4 --timeline "$work/t.json" --timeline-clock estimated
 [[ ! -e "$work/t.json" ]] || { echo "FAIL estimated timeline without a cost model wrote a trace"; fail=1; }
@@ -81,7 +96,7 @@ rm -f "small.tess.tmp.$$"
 
 # A 100 KB prompt is refused as too long for the context, from its length alone.
 long=$(head -c 100000 /dev/zero | tr '\0' 'x')
-expect "100 KB prompt" 1 "error 30 (context full): prompt: text too long for the context of 512 tokens" \
+expect "100 KB prompt" 1 "error: context full (status 30): prompt: text too long for the context of 512 tokens" \
   "$generate" sir.tess --board siracusa -i "$long"
 
 # Issue 7's first reproducer: a 10-piece vocabulary without byte pieces.
@@ -89,7 +104,7 @@ expect "100 KB prompt" 1 "error 30 (context full): prompt: text too long for the
   --no-byte-pieces
 "$pack" tiny.bin --tokenizer tiny.tok --board host -q -o tiny.tess
 expect "text the vocabulary cannot spell" 1 \
-  "error 35 (text not encodable with this vocabulary): prompt: text byte 0x7a at offset 0 has no piece" \
+  "error: text not encodable with this vocabulary (status 35): prompt: text byte 0x7a at offset 0 has no piece" \
   "$generate" tiny.tess -i "zzz"
 expect "what it can spell" 0 "" "$generate" tiny.tess -i "bad" -n 8 -q
 # A tokenizer without " " runs from BOS and with a prompt.

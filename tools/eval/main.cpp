@@ -13,6 +13,8 @@
 #include <vector>
 
 #include <CLI/CLI.hpp>
+
+#include "tessera/tools/cli.h"
 #include <nlohmann/json.hpp>
 
 #include "tessera/host_board.hpp"
@@ -165,7 +167,7 @@ std::vector<int32_t> read_ids(const std::string &path)
 
 int fail(const Failure &f)
 {
-    std::fprintf(stderr, "tessera-eval: error %d (%s): %s\n", int(f.status), tessera_status_string(f.status),
+    std::fprintf(stderr, "tessera-eval: error: %s (status %d): %s\n", tessera_status_string(f.status), int(f.status),
                  f.detail.c_str());
     return 1;
 }
@@ -189,7 +191,7 @@ int main(int argc, char **argv)
     app.add_option("--threads", threads, "threads backing the cluster (default: as tessera-generate)")
         ->check(CLI::Range(1u, 64u));
     app.add_flag("--json", json, "print JSON: perplexity, reference_perplexity, top1_agreement (a fraction), ...");
-    CLI11_PARSE(app, argc, argv);
+    if (const int rc = tessera::parse_command_line(app, "tessera-eval", argc, argv); rc >= 0) return rc;
     if (ids_path.empty() == text_path.empty())
         return fail({TESSERA_ERR_INVALID_ARGUMENT, "give the sequence with --ids FILE or --text FILE"});
 

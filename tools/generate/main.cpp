@@ -16,6 +16,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "tessera/tools/cli.h"
+
 #include "tessera/tools/image_file.h"
 #include "tessera/tools/output_file.h"
 #include "tessera/host_board.hpp"
@@ -39,7 +41,7 @@ void print_piece(const char *piece, uint32_t len)
 
 int fail(tessera_status st, const char *detail)
 {
-    std::fprintf(stderr, "tessera-generate: error %d (%s): %s\n", static_cast<int>(st), tessera_status_string(st),
+    std::fprintf(stderr, "tessera-generate: error: %s (status %d): %s\n", tessera_status_string(st), static_cast<int>(st),
                  detail);
     return 1;
 }
@@ -138,7 +140,7 @@ int main(int argc, char **argv)
     app.add_flag("--profile", profile,
                  "after the run, print per operator kind and per layer: ns, share of the token, DMA bytes and "
                  "transfers, and cluster forks, per token");
-    CLI11_PARSE(app, argc, argv);
+    if (const int rc = tessera::parse_command_line(app, "tessera-generate", argc, argv); rc >= 0) return rc;
 
     std::optional<tessera::OutputFile> timeline_out; // checked before any work
     if (!timeline.empty()) {
@@ -197,6 +199,9 @@ int main(int argc, char **argv)
     st = tessera_encode(&session, prompt.c_str(), true, false, ids.data(), context, &n_prompt);
     if (st != TESSERA_OK) return fail(st, ("prompt: " + std::string(tessera_last_error(&session))).c_str());
     const uint32_t total = (steps <= 0 || static_cast<uint32_t>(steps) > context) ? context : static_cast<uint32_t>(steps);
+    if (steps > 0 && static_cast<uint32_t>(steps) > context)
+        std::fprintf(stderr, "tessera-generate: note: -n %d is more than the image's context; running %u positions\n", steps,
+                     context);
 
     std::vector<int32_t> out_ids;
     auto emit = [&](int32_t prev, int32_t next) {
@@ -246,7 +251,7 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < out_ids.size(); ++i) std::printf(i ? " %d" : "%d", out_ids[i]);
     }
     std::printf("\n");
-    std::fflush(stdout);
+    if (!tessera::stdout_written("tessera-generate")) return tessera::kExitError;
     const double loop_seconds =
         loop_start ? std::chrono::duration<double>(Clock::now() - *loop_start).count() : 0.0;
     if (g_interrupted) std::fprintf(stderr, "tessera-generate: interrupted at position %u\n", pos);

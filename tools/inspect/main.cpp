@@ -8,6 +8,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "tessera/tools/cli.h"
+
 #include "tessera/tools/image_file.h"
 #include "tessera/host_board.hpp"
 #include "tessera/image_format.h"
@@ -59,7 +61,7 @@ int main(int argc, char **argv)
     app.add_flag("--steps", steps, "list every step of both schedules");
     app.add_option("--board", board_arg, "validate on this board NAME or FILE.json (default: the board the image is planned for, or the description "
                    "the image embeds)");
-    CLI11_PARSE(app, argc, argv);
+    if (const int rc = tessera::parse_command_line(app, "tessera-inspect", argc, argv); rc >= 0) return rc;
 
     const tessera::ImageFile img(path);
     if (!img.ok()) {
@@ -71,7 +73,7 @@ int main(int argc, char **argv)
     char err[192];
     const tessera_status st = tessera_image_peek(img.data(), img.size(), &s, err, sizeof err);
     if (st != TESSERA_OK) {
-        std::fprintf(stderr, "tessera-inspect: error %d (%s): %s: %s\n", int(st), tessera_status_string(st), path.c_str(), err);
+        std::fprintf(stderr, "tessera-inspect: error: %s (status %d): %s: %s\n", tessera_status_string(st), int(st), path.c_str(), err);
         return 1;
     }
     const auto &h = *reinterpret_cast<const tsr_image_header *>(img.data());
@@ -149,5 +151,5 @@ int main(int argc, char **argv)
             std::printf("\n");
         }
     }
-    return 0;
+    return tessera::stdout_written("tessera-inspect") ? 0 : tessera::kExitError;
 }

@@ -8,6 +8,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "tessera/tools/cli.h"
+
 #include "tessera/pack/image_writer.h"
 #include "tessera/pack/packer.h"
 
@@ -72,7 +74,7 @@ int main(int argc, char **argv)
                    "npu, npu-nms: bits of the decoder layers' linear weights, 8 or 4 (the classifier keeps 8)")
         ->check(CLI::IsMember({8u, 4u}))->capture_default_str();
     app.add_flag("-q,--quiet", quiet, "print nothing on success");
-    CLI11_PARSE(app, argc, argv);
+    if (const int rc = tessera::parse_command_line(app, "tessera-pack", argc, argv); rc >= 0) return rc;
     o.prompt_logits_all = prompt_logits == "all";
     o.progress = !quiet && isatty(fileno(stderr));
     o.weights = weights == "image" ? tessera::WeightsPlacement::kImage

@@ -1,6 +1,7 @@
 #include "tessera/pack/memory_plan.h"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "tessera/pack/static_allocator.h"
 #include "tessera/step_geometry.h"
@@ -74,7 +75,10 @@ uint64_t place_between_runs(uint64_t size, const std::vector<std::pair<uint64_t,
 
 std::string kib(uint64_t bytes)
 {
-    return std::to_string(bytes) + " bytes (" + std::to_string((bytes + 1023) / 1024) + " KiB)";
+    if (bytes % 1024 == 0) return std::to_string(bytes) + " bytes (" + std::to_string(bytes / 1024) + " KiB)";
+    char kib[32];
+    std::snprintf(kib, sizeof kib, "%.2f", double(bytes) / 1024.0); // 512 bytes are 0.50 KiB, not "1 KiB"
+    return std::to_string(bytes) + " bytes (" + kib + " KiB)";
 }
 
 const GraphStep &step_of(const Graph &g, const StepPlan &sp)

@@ -1,0 +1,51 @@
+// What every Tessera tool does with its command line. Exit statuses, the same for
+// every tool: 0 success, 1 an error (a one-line "tool: error: what and where" on
+// stderr), 2 a usage error (the command line itself: an unknown option, a missing or
+// invalid value), 130 interrupted (tessera-generate, Ctrl-C). --help and --version
+// print to stdout and exit 0.
+#ifndef TESSERA_TOOLS_CLI_H
+#define TESSERA_TOOLS_CLI_H
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+namespace tessera {
+
+constexpr int kExitError = 1, kExitUsage = 2;
+
+// Adds --version and parses. Returns -1 to go on, or the status to exit with.
+inline int parse_command_line(CLI::App &app, const char *tool, int argc, char **argv)
+{
+    app.set_version_flag("--version", std::string(tool) + " " + TESSERA_VERSION, "print the version and exit");
+    try {
+        app.parse(argc, argv);
+        return -1;
+    } catch (const CLI::CallForHelp &e) {
+        return app.exit(e);
+    } catch (const CLI::CallForAllHelp &e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion &e) {
+        std::printf("%s\n", e.what());
+        return 0;
+    } catch (const CLI::ParseError &e) {
+        std::fprintf(stderr, "%s: error: %s (see %s --help)\n", tool, e.what(), tool);
+        return kExitUsage;
+    }
+}
+
+// Whether everything written to stdout reached it; if not, says so ("tool: error:
+// writing the output: ...") and the caller exits 1.
+inline bool stdout_written(const char *tool)
+{
+    if (std::fflush(stdout) == 0 && !std::ferror(stdout)) return true;
+    std::fprintf(stderr, "%s: error: writing the output failed (%s)\n", tool, std::strerror(errno));
+    return false;
+}
+
+} // namespace tessera
+
+#endif
