@@ -35,7 +35,7 @@ void GEMM16_ref(benchmark::State &s) { run_matmul(s, tsr_matmul_f32_ref, 16); }
 void GEMM16_opt(benchmark::State &s) { run_matmul(s, tsr_matmul_f32, 16); }
 
 // {k, n}: wq/wo 64x64, wk/wv 64x32, w1/w3 64x172, w2 172x64, classifier 64x512.
-#define SHAPES ->Args({64, 64})->Args({64, 32})->Args({64, 172})->Args({172, 64})->Args({64, 512})
+#define SHAPES ->ArgNames({"k", "n"})->Args({64, 64})->Args({64, 32})->Args({64, 172})->Args({172, 64})->Args({64, 512})
 BENCHMARK(GEMV_ref) SHAPES;
 BENCHMARK(GEMV_opt) SHAPES;
 BENCHMARK(GEMM16_ref) SHAPES;

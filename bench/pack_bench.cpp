@@ -24,6 +24,6 @@ void Pack(benchmark::State &state)
 }
 
 // 0 = the host board's own L1 (1 MiB).
-BENCHMARK(Pack)->Arg(0)->Arg(256 << 10)->Arg(64 << 10)->Arg(16 << 10)->Arg(8 << 10)->Unit(benchmark::kMillisecond);
+BENCHMARK(Pack)->ArgName("l1_bytes")->Arg(0)->Arg(256 << 10)->Arg(64 << 10)->Arg(16 << 10)->Arg(8 << 10)->Unit(benchmark::kMillisecond);
 
 } // namespace

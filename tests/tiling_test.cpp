@@ -221,18 +221,34 @@ TEST(Tiling, ReportAndMemoryMap)
     ASSERT_NE(root, nullptr);
     EXPECT_STREQ(root->Name(), "svg");
     EXPECT_STREQ(root->Attribute("xmlns"), "http://www.w3.org/2000/svg");
-    int panels = 0, rects = 0, bounds = 0;
+    int panels = 0, rects = 0, bounds = 0, capacities = 0, ticks = 0, legend = 0;
+    auto title_of = [](const tinyxml2::XMLElement *e) {
+        const tinyxml2::XMLElement *t = e->FirstChildElement("title");
+        return std::string(t && t->GetText() ? t->GetText() : "");
+    };
     for (auto *g = root->FirstChildElement("g"); g; g = g->NextSiblingElement("g")) {
+        if (std::string(g->Attribute("id")) == "legend") {
+            for (auto *e = g->FirstChildElement("rect"); e; e = e->NextSiblingElement("rect")) ++legend;
+            continue;
+        }
         ++panels;
         for (auto *e = g->FirstChildElement("rect"); e; e = e->NextSiblingElement("rect")) {
             ++rects;
             EXPECT_GE(e->DoubleAttribute("width"), 0.0);
             EXPECT_GE(e->DoubleAttribute("height"), 0.0);
         }
-        for (auto *e = g->FirstChildElement("line"); e; e = e->NextSiblingElement("line")) bounds += e->Attribute("stroke-dasharray") != nullptr;
+        for (auto *e = g->FirstChildElement("line"); e; e = e->NextSiblingElement("line")) {
+            bounds += title_of(e).rfind("lower bound ", 0) == 0;
+            capacities += title_of(e).rfind("capacity ", 0) == 0;
+        }
+        for (auto *e = g->FirstChildElement("text"); e; e = e->NextSiblingElement("text"))
+            ticks += e->Attribute("text-anchor") && std::string(e->Attribute("text-anchor")) == "end"; // axis labels
     }
-    EXPECT_EQ(panels, 2);  // L1 and L2
-    EXPECT_EQ(bounds, 2);  // a lower-bound line each
+    EXPECT_EQ(panels, 2);     // L1 and L2
+    EXPECT_EQ(bounds, 2);     // a lower-bound line each
+    EXPECT_GE(capacities, 1); // L1's capacity is near its plan here
+    EXPECT_GE(ticks, 2 * 3);  // byte ticks on each address axis
+    EXPECT_EQ(legend, 7);     // a swatch per kind of buffer
     size_t buffers = 0;
     for (size_t i = 0; i < r.graph.tensors.size(); ++i)
         buffers += r.graph.tensors[i].kind != TSR_TENSOR_WEIGHT && r.plan.region[i] != TSR_REGION_IMAGE;

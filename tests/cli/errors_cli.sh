@@ -56,6 +56,8 @@ expect "truncated image" 1 "error: image truncated (status 10)" "$generate" shor
 "$pack" "$ckpt" --tokenizer "$tok" --board siracusa -q -o sir.tess
 expect "wrong board" 1 "planned for board 'siracusa'" "$generate" sir.tess --board host
 expect "inspect a valid image" 0 "valid     yes, on board siracusa" "$inspect" sir.tess --steps
+expect "inspect names tensors and steps" 0 "matmul     layer 0  cluster" "$inspect" sir.tess --steps --tensors
+expect "inspect names tensors" 0 "layer0.wq " "$inspect" sir.tess --tensors
 expect "inspect on the wrong board" 1 "valid     no, on board host: error 20" "$inspect" sir.tess --board host
 expect "inspect a corrupted image" 1 "error 13" "$inspect" flip.tess
 expect "too many threads" 1 "cannot back it with 9 threads" "$generate" sir.tess --threads 9

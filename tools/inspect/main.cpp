@@ -26,6 +26,9 @@ const char *section_name(uint32_t kind)
     case TSR_SECTION_SCHEDULE_PROMPT: return "schedule:prompt";
     case TSR_SECTION_SCHEDULE_TOKEN: return "schedule:token";
     case TSR_SECTION_WEIGHTS: return "weights";
+    case TSR_SECTION_NPU_JOBS: return "npu-jobs";
+    case TSR_SECTION_BOARD: return "board";
+    case TSR_SECTION_NAMES: return "names";
     default: return "?";
     }
 }
@@ -118,21 +121,33 @@ int main(int argc, char **argv)
     }
     const tsr_tensor *tensor = nullptr;
     const uint8_t *schedule[2] = {};
+    std::vector<std::string> names;
     for (uint32_t i = 0; i < h.section_count; ++i) {
         const uint8_t *at = img.data() + sections[i].file_offset;
         if (sections[i].kind == TSR_SECTION_TENSORS) tensor = reinterpret_cast<const tsr_tensor *>(at);
         if (sections[i].kind == TSR_SECTION_SCHEDULE_PROMPT) schedule[0] = at;
         if (sections[i].kind == TSR_SECTION_SCHEDULE_TOKEN) schedule[1] = at;
+        if (sections[i].kind == TSR_SECTION_NAMES) { // NUL-terminated names; an image without them shows ids
+            const char *p = reinterpret_cast<const char *>(at), *end = p + sections[i].size;
+            while (p < end && names.size() < h.tensor_count) {
+                const char *nul = static_cast<const char *>(std::memchr(p, 0, size_t(end - p)));
+                if (!nul) break;
+                names.emplace_back(p, nul);
+                p = nul + 1;
+            }
+            if (names.size() != h.tensor_count) names.clear();
+        }
     }
+    auto name_of = [&](uint32_t id) { return id < names.size() ? names[id] : "t" + std::to_string(id); };
     std::printf("tensors   %u\n", h.tensor_count);
     if (tensors)
         for (uint32_t i = 0; i < h.tensor_count; ++i) {
             const tsr_tensor &t = tensor[i];
-            std::printf("  %4u %-10s %-5s %-4s offset %10u  %9u bytes ", i, tensor_kind(t.kind), tsr_region_name(t.region),
-                        dtype_name(t.dtype), t.offset, t.size);
+            std::printf("  %4u %-28s %-10s %-5s %-4s offset %10u  %9u bytes ", i, name_of(i).c_str(), tensor_kind(t.kind),
+                        tsr_region_name(t.region), dtype_name(t.dtype), t.offset, t.size);
             for (uint32_t d = 0; d < t.ndims && d < TSR_MAX_DIMS; ++d) std::printf("%s%u", d ? " x " : " ", t.dims[d]);
             if (t.quant == TSR_QUANT_PER_TENSOR) std::printf("  scale %.6g", double(t.scale));
-            if (t.quant == TSR_QUANT_PER_CHANNEL) std::printf("  per-channel scales t%u", t.quant_params);
+            if (t.quant == TSR_QUANT_PER_CHANNEL) std::printf("  per-channel scales %s", name_of(t.quant_params).c_str());
             std::printf("\n");
         }
     for (int k = 0; k < 2; ++k) {
@@ -141,12 +156,14 @@ int main(int argc, char **argv)
         if (!steps) continue;
         const auto *st = reinterpret_cast<const tsr_step *>(schedule[k] + sizeof sh);
         for (uint32_t i = 0; i < sh.step_count; ++i) {
-            std::printf("  %4u %-10s %-7s tile %u,%u ", i, tsr_op_name(st[i].op),
-                        st[i].engine == TSR_ENGINE_DMA ? "dma" : "cluster", st[i].tile[0], st[i].tile[1]);
+            const std::string layer = st[i].layer == TSR_NO_LAYER ? "-" : "layer " + std::to_string(st[i].layer);
+            std::printf("  %4u %-10s %-8s %-7s tile %u,%u ", i, tsr_op_name(st[i].op), layer.c_str(),
+                        st[i].engine == TSR_ENGINE_DMA ? "dma" : st[i].engine == TSR_ENGINE_NPU ? "npu" : "cluster",
+                        st[i].tile[0], st[i].tile[1]);
             for (uint32_t o = 0; o < tsr_op_operand_count(st[i].op); ++o) {
                 if (st[i].operands[o] == TSR_NO_TENSOR) std::printf(" scratch");
-                else std::printf(" t%u", st[i].operands[o]);
-                if (st[i].staging[o] != TSR_NO_TENSOR) std::printf("(via t%u)", st[i].staging[o]);
+                else std::printf(" %s", name_of(st[i].operands[o]).c_str());
+                if (st[i].staging[o] != TSR_NO_TENSOR) std::printf("(via %s)", name_of(st[i].staging[o]).c_str());
             }
             std::printf("\n");
         }

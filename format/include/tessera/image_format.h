@@ -70,9 +70,10 @@ typedef enum tsr_section_kind {
     TSR_SECTION_SCHEDULE_TOKEN = 4,
     TSR_SECTION_WEIGHTS = 5,
     TSR_SECTION_NPU_JOBS = 6, /* tsr_npu_desc[]: the NPU steps' job descriptors, encoded by the packer */
-    TSR_SECTION_BOARD = 7     /* the board description planned for, JSON text (host tools read it; the runtime does not) */
+    TSR_SECTION_BOARD = 7,    /* the board description planned for, JSON text (host tools read it; the runtime does not) */
+    TSR_SECTION_NAMES = 8     /* the tensors' names, each NUL-terminated, in tensor order (host tools; the runtime does not) */
 } tsr_section_kind;
-#define TSR_SECTION_KIND_LAST_ 7u
+#define TSR_SECTION_KIND_LAST_ 8u
 
 /* What a tensor is; the runtime uses it to refuse writes into weights. */
 typedef enum tsr_tensor_kind {

@@ -134,6 +134,14 @@ std::vector<uint8_t> build_image(const Graph &g, const Vocabulary &vocab, const 
         std::memcpy(bytes.data(), descs.data(), bytes.size());
         sections.push_back({TSR_SECTION_NPU_JOBS, std::move(bytes)});
     }
+    { // names for people (tessera-inspect): the runtime never reads them
+        std::vector<uint8_t> names;
+        for (const GraphTensor &t : g.tensors) {
+            names.insert(names.end(), t.name.begin(), t.name.end());
+            names.push_back(0);
+        }
+        sections.push_back({TSR_SECTION_NAMES, std::move(names)});
+    }
     if (!board.json.empty()) // the description planned for: tools run a custom board from the image alone
         sections.push_back({TSR_SECTION_BOARD, std::vector<uint8_t>(board.json.begin(), board.json.end())});
 
