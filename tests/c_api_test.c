@@ -182,6 +182,10 @@ static void errors_are_specific(void **state)
     assert_int_equal(tessera_open(NULL, fx->image, fx->size, hal), TESSERA_ERR_INVALID_ARGUMENT);
     assert_int_equal(tessera_step(&fx->session, 1), TESSERA_ERR_NOT_OPEN);
     assert_int_equal(tessera_open(&fx->session, fx->image, fx->size, NULL), TESSERA_ERR_INVALID_ARGUMENT);
+    /* The README's old mistake: the host board's handle where its HAL board belongs. */
+    assert_int_equal(tessera_open(&fx->session, fx->image, fx->size, (const tsr_hal_board *)(const void *)fx->board),
+                     TESSERA_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(tessera_last_error(&fx->session), "pass tessera_host_board_hal(board)"));
 
     /* A corrupted copy: one bit of the last section (the weights) flipped. */
     uint8_t *copy = aligned_alloc(64, (fx->size + 63) / 64 * 64);
@@ -215,6 +219,10 @@ static void unknown_board_is_named(void **state)
     char err[256];
     assert_int_not_equal(tessera_host_board_create("esp32", 0, &b, err, sizeof err), 0);
     assert_non_null(strstr(err, "unknown board 'esp32'"));
+    assert_null(b);
+    static const uint8_t zeros[512];
+    assert_int_not_equal(tessera_host_board_create_for_image(zeros, sizeof zeros, 0, &b, err, sizeof err), 0);
+    assert_non_null(strstr(err, "not a known board"));
     assert_null(b);
 }
 

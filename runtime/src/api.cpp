@@ -133,8 +133,17 @@ tessera_status tessera_open(tessera_session *session, const void *image, size_t 
     Session *s = session_of(session);
     memset(s, 0, sizeof *s);
     Message err = error_of(s);
-    if (board == nullptr || board->ops == nullptr || board->name == nullptr) {
-        err.str("board is NULL or has no operations");
+    if (board == nullptr) {
+        err.str("board is NULL");
+        return TESSERA_ERR_INVALID_ARGUMENT;
+    }
+    if (board->abi != TSR_HAL_ABI) {
+        err.str("board is not a tsr_hal_board of this HAL (abi field ").hex(board->abi).str(", expected ").hex(TSR_HAL_ABI)
+            .str("): on the host board, pass tessera_host_board_hal(board)");
+        return TESSERA_ERR_INVALID_ARGUMENT;
+    }
+    if (board->ops == nullptr || board->name == nullptr) {
+        err.str("board has no operations or no name");
         return TESSERA_ERR_INVALID_ARGUMENT;
     }
     s->board = board;

@@ -270,6 +270,7 @@ std::unique_ptr<HostBoard> HostBoard::create(const BoardDesc &desc, uint32_t thr
     if (desc.has_npu) impl->npu = std::make_unique<NpuEngine>(desc.npu_queue_depth, impl->hal.regions, impl->timeline);
     impl->span_start.assign(threads, 0);
     impl->ops = kHostOps;
+    impl->hal.abi = TSR_HAL_ABI;
     impl->hal.name = impl->desc.name.c_str();
     impl->hal.fingerprint = desc.fingerprint();
     impl->hal.core_count = threads;

@@ -223,6 +223,7 @@ static void init_tls(uint32_t hart)
 static void init_board(void)
 {
     static const uint32_t sizes[TSR_REGION_COUNT] = {0u, TSR_QEMU_L1_BYTES, TSR_QEMU_L2_BYTES, TSR_QEMU_NMS_BYTES};
+    g_board.abi = TSR_HAL_ABI;
     g_board.name = "qemu-virt-rv32";
     g_board.fingerprint = tsr_board_fingerprint(g_board.name, TSR_QEMU_MAX_HARTS, sizes, true);
     g_board.core_count = g_cores;

@@ -113,7 +113,10 @@ typedef struct tsr_hal_ops {
 } tsr_hal_ops;
 
 /* A board as the runtime sees it. */
+#define TSR_HAL_ABI 0x4C414854u /* "THAL": tsr_hal_board.abi of this layout */
 typedef struct tsr_hal_board {
+    uint32_t abi;              /* TSR_HAL_ABI, set by the board: the runtime refuses anything else (another
+                                  struct passed by mistake, or a board built against another layout) */
     const char *name;          /* matches the board description's name */
     uint32_t fingerprint;      /* tsr_board_fingerprint() of its description */
     uint32_t core_count;       /* the most cores a cluster task runs on (>= 1) */
