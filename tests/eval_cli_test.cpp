@@ -3,7 +3,6 @@
 // token modes agreeing, and its errors.
 #include <gtest/gtest.h>
 
-#include <array>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -14,27 +13,13 @@
 #include "support/packed_image.h"
 #include "support/reference_llama.h"
 #include "support/synthetic_model.h"
+#include "support/tool_run.h"
 
 namespace {
 
 using namespace tessera::test;
 
-struct ToolRun {
-    int status = -1;
-    std::string out; // stdout and stderr
-};
-
-ToolRun run(const std::string &args)
-{
-    ToolRun r;
-    FILE *p = popen((std::string(TESSERA_EVAL_BIN) + " " + args + " 2>&1").c_str(), "r");
-    if (!p) return r;
-    std::array<char, 4096> buf;
-    for (size_t n; (n = fread(buf.data(), 1, buf.size(), p)) > 0;) r.out.append(buf.data(), n);
-    const int st = pclose(p);
-    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    return r;
-}
+ToolRun run(const std::string &args) { return run_tool(std::string(TESSERA_EVAL_BIN) + " " + args); }
 
 class Eval : public ::testing::Test {
 protected:
@@ -164,16 +149,7 @@ TEST(EvalStories260K, Bf16WeightsAgreeWithFp32)
     o.weight_type = "bf16";
     o.output = temp_path("s_bf16w.tess");
     tessera::pack(o);
-    const std::string ids = temp_path("golden_ids.txt");
-    {
-        std::ifstream golden(shared + "/golden/stories260K.greedy200.txt");
-        std::ofstream out(ids);
-        for (long pos, id; golden >> pos >> id;) {
-            double margin;
-            golden >> margin;
-            out << id << '\n';
-        }
-    }
+    const std::string ids = golden_ids_file(shared, false);
     const ToolRun r = run(o.output + " --ids " + ids + " --reference " + fp32 + " --json");
     ASSERT_EQ(r.status, 0) << r.out;
     const auto j = nlohmann::json::parse(r.out);

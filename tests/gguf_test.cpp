@@ -5,7 +5,6 @@
 // every kind of bad file is refused with its one-line message.
 #include <gtest/gtest.h>
 
-#include <array>
 #include <cstdio>
 #include <fstream>
 
@@ -13,6 +12,7 @@
 
 #include "support/gguf_writer.h"
 #include "support/golden.h"
+#include "support/tool_run.h"
 #include "support/packed_image.h"
 #include "support/synthetic_model.h"
 #include "tessera/models/gguf.h"
@@ -155,20 +155,8 @@ TEST_F(Gguf, Q8_0ModelPacksRunsAndAgreesWithFp32)
     ref.prompt_logits_all = true;
     ref.output = temp_path("gguf_fp32_ref.tess");
     tessera::pack(ref);
-    const std::string ids = temp_path("gguf_golden_ids.txt");
-    {
-        std::ofstream out(ids);
-        out << 1;
-        for (int32_t id : golden_ids(shared_ + "/golden/stories260K.greedy200.txt")) out << ' ' << id;
-    }
-    const std::string cmd =
-        std::string(TESSERA_EVAL_BIN) + " " + o.output + " --ids " + ids + " --reference " + ref.output + " --json 2>&1";
-    std::string out;
-    FILE *p = popen(cmd.c_str(), "r");
-    std::array<char, 4096> buf;
-    for (size_t n; p && (n = fread(buf.data(), 1, buf.size(), p)) > 0;) out.append(buf.data(), n);
-    ASSERT_EQ(p ? pclose(p) : -1, 0) << out;
-    const nlohmann::json j = nlohmann::json::parse(out);
+    const nlohmann::json j = eval_json(TESSERA_EVAL_BIN, o.output, golden_ids_file(shared_, true), ref.output);
+    ASSERT_FALSE(j.is_null());
     const double agree = j["top1_agreement"], ppl = j["perplexity"], ref_ppl = j["reference_perplexity"];
     std::printf("MEASURED Q8_0 GGUF: top-1 agreement with fp32 %.1f %% over %d positions, perplexity %.6f (fp32 %.6f, "
                 "%+.2f %%)\n",

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/golden.h"
+#include "support/tool_run.h"
 #include "support/packed_image.h"
 #include "support/synthetic_model.h"
 
@@ -28,10 +29,7 @@ protected:
     {
         shared_ = shared_dir();
         if (shared_.empty()) GTEST_SKIP() << "TESSERA_SHARED_DIR not found: ../shared/models and ../shared/golden are needed";
-        ids_path_ = temp_path("precision_golden_ids.txt");
-        std::ofstream out(ids_path_);
-        out << 1; // BOS, then run.c's greedy continuation
-        for (int32_t id : golden_ids(shared_ + "/golden/stories260K.greedy200.txt")) out << ' ' << id;
+        ids_path_ = golden_ids_file(shared_, true); // BOS, then run.c's greedy continuation
     }
     tessera::PackOptions options(const Variant &v, const std::string &file) const
     {
@@ -46,14 +44,7 @@ protected:
     }
     nlohmann::json eval(const std::string &image, const std::string &reference) const
     {
-        const std::string cmd = std::string(TESSERA_EVAL_BIN) + " " + image + " --ids " + ids_path_ + " --reference " +
-                                reference + " --json 2>&1";
-        std::string out;
-        FILE *p = popen(cmd.c_str(), "r");
-        std::array<char, 4096> buf;
-        for (size_t n; p && (n = fread(buf.data(), 1, buf.size(), p)) > 0;) out.append(buf.data(), n);
-        EXPECT_EQ(p ? pclose(p) : -1, 0) << out;
-        return nlohmann::json::parse(out);
+        return eval_json(TESSERA_EVAL_BIN, image, ids_path_, reference);
     }
     std::string shared_, ids_path_;
 };
