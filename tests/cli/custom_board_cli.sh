@@ -29,6 +29,20 @@ cmp -s want.txt got.txt && ok "generates the golden ids with no --board" || bad 
 if grep -q "board     mymcu, from the description of board 'mymcu' embedded in the image" inspect.txt &&
    grep -q "plan      board mymcu" inspect.txt; then ok "inspects with no --board"; else bad "inspect: $(head -5 inspect.txt)"; fi
 
+# The image is untrusted: a corrupted description, or one asking for more than the
+# host board emulates from an image, is refused before anything is allocated.
+cp my.tess my_bad.tess
+at=$(grep -obUa '"mymcu"' my.tess | head -1 | cut -d: -f1)
+printf 'X' | dd of=my_bad.tess bs=1 seek=$((at + 2)) conv=notrunc status=none
+if "$generate" my_bad.tess -n 4 -q 2>bad.txt; then bad "a corrupted embedded description was used"
+elif grep -q "board description (section [0-9]*) fails its CRC-32" bad.txt; then ok "a corrupted embedded description is refused"
+else bad "corrupted description: $(cat bad.txt)"; fi
+sed 's/"L2": 1048576/"L2": 4294967232/' mymcu.json >huge.json
+"$pack" "$shared/models/stories260K.bin" --tokenizer "$shared/models/tok512.bin" --board huge.json -q -o huge.tess
+if "$generate" huge.tess -n 4 -q 2>huge.txt; then bad "a 4 GiB embedded L2 was emulated"
+elif grep -q "the host board emulates at most 1073741824 from an image" huge.txt; then ok "an embedded description asking for 4 GiB is refused"
+else bad "huge description: $(cat huge.txt)"; fi
+
 sed 's/"flash": 2097152/"flash": 500000/' mymcu.json >small_flash.json
 if "$pack" "$shared/models/stories260K.bin" --tokenizer "$shared/models/tok512.bin" --board small_flash.json \
      -o big.tess 2>err.txt; then

@@ -1,14 +1,15 @@
 #include "tessera/board_desc.h"
 
 #include <algorithm>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "tessera/crc32.h"
 #include "tessera/image_format.h"
 
 namespace fs = std::filesystem;
@@ -183,9 +184,7 @@ BoardDesc load_board_desc(const std::string &name_or_path)
     return d;
 }
 
-} // namespace tessera
-
-namespace tessera {
+constexpr uint64_t kMaxEmbeddedRegionBytes = 1ull << 30;
 
 std::string embedded_board_json(const uint8_t *image, size_t size)
 {
@@ -198,8 +197,12 @@ std::string embedded_board_json(const uint8_t *image, size_t size)
     for (uint32_t i = 0; i < h.section_count; ++i) {
         tsr_section s;
         std::memcpy(&s, image + h.section_table_offset + i * sizeof(tsr_section), sizeof s);
-        if (s.kind == TSR_SECTION_BOARD && s.file_offset <= size && s.size <= size - s.file_offset)
-            return std::string(reinterpret_cast<const char *>(image + s.file_offset), s.size);
+        if (s.kind != TSR_SECTION_BOARD) continue;
+        if (s.file_offset > size || s.size > size - s.file_offset)
+            throw BoardError("the image's board description (section " + std::to_string(i) + ") lies outside the image");
+        if (tsr_crc32(0, image + s.file_offset, s.size) != s.crc32)
+            throw BoardError("the image's board description (section " + std::to_string(i) + ") fails its CRC-32");
+        return std::string(reinterpret_cast<const char *>(image + s.file_offset), s.size);
     }
     return "";
 }
@@ -219,7 +222,15 @@ BoardDesc board_for_image(const std::string &board_arg, const uint8_t *image, si
     if (json.empty())
         throw BoardError("the image is planned for board '" + name + "', which is not a known board, and embeds no "
                          "description of it; pass --board FILE.json");
-    return parse_board_desc(json, "the description of board '" + name + "' embedded in the image");
+    BoardDesc d = parse_board_desc(json, "the description of board '" + name + "' embedded in the image");
+    // The image is untrusted: the host board allocates what the description asks.
+    uint64_t bytes = 0;
+    for (uint32_t r = TSR_REGION_L1; r < TSR_REGION_COUNT; ++r) bytes += d.region_size[r];
+    if (bytes > kMaxEmbeddedRegionBytes)
+        throw BoardError("the description embedded in the image asks for " + std::to_string(bytes) +
+                         " bytes of L1, L2 and NMS; the host board emulates at most " +
+                         std::to_string(kMaxEmbeddedRegionBytes) + " from an image (pass --board FILE.json)");
+    return d;
 }
 
 } // namespace tessera

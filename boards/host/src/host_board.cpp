@@ -346,43 +346,48 @@ struct tessera_host_board {
     std::unique_ptr<tessera::HostBoard> board;
 };
 
-extern "C" int tessera_host_board_create(const char *name_or_path, uint32_t threads, tessera_host_board **out,
-                                         char *error, size_t error_size)
+namespace {
+
+// The C API's way of making a board: the description `describe` gives, or a one-line
+// reason in `error` and a non-zero return.
+template <typename Describe>
+int create_host_board(Describe describe, uint32_t threads, tessera_host_board **out, char *error, size_t error_size)
 {
-    auto fail = [&](const std::string &msg) {
-        if (error && error_size) std::snprintf(error, error_size, "%s", msg.c_str());
-        return 1;
-    };
-    if (!name_or_path || !out) return fail("tessera_host_board_create: name and out must not be NULL");
     try {
         auto holder = std::make_unique<tessera_host_board>();
-        holder->board = tessera::HostBoard::create(tessera::load_board_desc(name_or_path), threads);
+        holder->board = tessera::HostBoard::create(describe(), threads);
         *out = holder.release();
         if (error && error_size) error[0] = '\0';
         return 0;
     } catch (const std::exception &e) {
-        return fail(e.what());
+        if (error && error_size) std::snprintf(error, error_size, "%s", e.what());
+        return 1;
     }
+}
+
+} // namespace
+
+extern "C" int tessera_host_board_create(const char *name_or_path, uint32_t threads, tessera_host_board **out,
+                                         char *error, size_t error_size)
+{
+    return create_host_board(
+        [&] {
+            if (!name_or_path || !out) throw std::invalid_argument("tessera_host_board_create: name and out must not be NULL");
+            return tessera::load_board_desc(name_or_path);
+        },
+        threads, out, error, error_size);
 }
 
 extern "C" int tessera_host_board_create_for_image(const void *image, size_t image_size, uint32_t threads,
                                                    tessera_host_board **out, char *error, size_t error_size)
 {
-    auto fail = [&](const std::string &msg) {
-        if (error && error_size) std::snprintf(error, error_size, "%s", msg.c_str());
-        return 1;
-    };
-    if (!image || !out) return fail("tessera_host_board_create_for_image: image and out must not be NULL");
-    try {
-        auto holder = std::make_unique<tessera_host_board>();
-        holder->board = tessera::HostBoard::create(
-            tessera::board_for_image("", static_cast<const uint8_t *>(image), image_size), threads);
-        *out = holder.release();
-        if (error && error_size) error[0] = '\0';
-        return 0;
-    } catch (const std::exception &e) {
-        return fail(e.what());
-    }
+    return create_host_board(
+        [&] {
+            if (!image || !out)
+                throw std::invalid_argument("tessera_host_board_create_for_image: image and out must not be NULL");
+            return tessera::board_for_image("", static_cast<const uint8_t *>(image), image_size);
+        },
+        threads, out, error, error_size);
 }
 
 extern "C" const tsr_hal_board *tessera_host_board_hal(const tessera_host_board *board)

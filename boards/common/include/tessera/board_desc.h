@@ -59,9 +59,11 @@ BoardDesc load_board_desc(const std::string &name_or_path);
 // The description an image is to run with: `board_arg` (a name or .json) when given;
 // otherwise the board the image names, from the board directories when it is one of
 // them (so the image's fingerprint is checked against today's description), else the
-// description the packer embedded in the image (a custom board). Throws BoardError.
+// description the packer embedded in the image (a custom board; its L1, L2 and NMS
+// together at most 1 GiB, since the image is untrusted). Throws BoardError.
 BoardDesc board_for_image(const std::string &board_arg, const uint8_t *image, size_t size);
-// The embedded description's JSON text, or "" when the image has none (or is not an image).
+// The embedded description's JSON text, or "" when the image has none (or is not an
+// image); throws BoardError when its section lies outside the image or fails its CRC.
 std::string embedded_board_json(const uint8_t *image, size_t size);
 
 // Where board names are looked up: $TESSERA_BOARDS_DIR, then the installed and
