@@ -58,8 +58,8 @@ expect "wrong board" 1 "planned for board 'siracusa'" "$generate" sir.tess --boa
 expect "inspect a valid image" 0 "valid     yes, on board siracusa" "$inspect" sir.tess --steps
 expect "inspect names tensors and steps" 0 "matmul     layer 0  cluster" "$inspect" sir.tess --steps --tensors
 expect "inspect names tensors" 0 "layer0.wq " "$inspect" sir.tess --tensors
-expect "inspect on the wrong board" 1 "valid     no, on board host: error 20" "$inspect" sir.tess --board host
-expect "inspect a corrupted image" 1 "error 13" "$inspect" flip.tess
+expect "inspect on the wrong board" 1 "tessera-inspect: error: image planned for another board (status 20): sir.tess: image planned for board 'siracusa'" "$inspect" sir.tess --board host
+expect "inspect a corrupted image" 1 "tessera-inspect: error: image checksum mismatch (status 13): flip.tess: section" "$inspect" flip.tess
 expect "too many threads" 1 "cannot back it with 9 threads" "$generate" sir.tess --threads 9
 expect "missing image" 1 "cannot open image" "$generate" none.tess
 mkdir -p adir

@@ -105,9 +105,12 @@ int main(int argc, char **argv)
     tessera_session session;
     const tessera_status open = tessera_open(&session, img.data(), img.size(), board->hal());
     if (open != TESSERA_OK) {
-        std::printf("valid     no, on board %s: error %d (%s): %s\n", board->desc().name.c_str(), int(open),
-                    tessera_status_string(open), tessera_last_error(&session));
-        return 1;
+        std::printf("valid     no, on board %s: %s (status %d): %s\n", board->desc().name.c_str(),
+                    tessera_status_string(open), int(open), tessera_last_error(&session));
+        std::fflush(stdout);
+        std::fprintf(stderr, "tessera-inspect: error: %s (status %d): %s: %s\n", tessera_status_string(open), int(open),
+                     path.c_str(), tessera_last_error(&session));
+        return tessera::kExitError;
     }
     std::printf("valid     yes, on board %s\n", board->desc().name.c_str());
 
