@@ -5,6 +5,8 @@
 #include <fstream>
 #include <map>
 
+#include "tessera/kernels_bf16.h"
+
 namespace tessera {
 
 namespace {
@@ -12,20 +14,6 @@ namespace {
 constexpr uint32_t kTypeF32 = 0, kTypeF16 = 1, kTypeQ4_0 = 2, kTypeQ8_0 = 8, kTypeBF16 = 30;
 constexpr uint32_t kValueU8 = 0, kValueI8 = 1, kValueU16 = 2, kValueI16 = 3, kValueU32 = 4, kValueI32 = 5, kValueF32 = 6,
                    kValueBool = 7, kValueString = 8, kValueArray = 9, kValueU64 = 10, kValueI64 = 11, kValueF64 = 12;
-
-float half_to_float(uint16_t h)
-{
-    const uint32_t sign = uint32_t(h >> 15) << 31, exp = (h >> 10) & 0x1Fu, mant = h & 0x3FFu;
-    float v;
-    if (exp == 0) v = std::ldexp(float(mant), -24); // zero and subnormals
-    else if (exp == 31) v = mant ? NAN : INFINITY;
-    else v = std::ldexp(float(mant | 0x400u), int(exp) - 25);
-    uint32_t bits;
-    std::memcpy(&bits, &v, 4);
-    bits |= sign;
-    std::memcpy(&v, &bits, 4);
-    return v;
-}
 
 // A bounds-checked cursor over the file: every read names the offset it failed at.
 class Cursor {
@@ -156,7 +144,7 @@ void to_float(const uint8_t *p, uint32_t type, uint64_t n, float *out)
     auto half_at = [](const uint8_t *q) {
         uint16_t h;
         std::memcpy(&h, q, 2);
-        return half_to_float(h);
+        return f32_from_f16(h);
     };
     if (type == kTypeF32) {
         std::memcpy(out, p, n * 4);
@@ -166,8 +154,7 @@ void to_float(const uint8_t *p, uint32_t type, uint64_t n, float *out)
         for (uint64_t i = 0; i < n; ++i) {
             uint16_t h;
             std::memcpy(&h, p + 2 * i, 2);
-            const uint32_t bits = uint32_t(h) << 16;
-            std::memcpy(out + i, &bits, 4);
+            out[i] = tsr_f32_from_bf16(h);
         }
     } else if (type == kTypeQ8_0) { // blocks of a half scale and 32 int8
         for (uint64_t b = 0; b < n / 32; ++b, p += 34) {
@@ -273,15 +260,8 @@ GgufModel parse_gguf(const std::vector<uint8_t> &bytes, const std::string &name)
                              std::to_string(want));
     cfg.vocab_size = uint32_t(tokens.texts.size());
     Vocabulary &voc = m.vocabulary;
-    for (uint32_t i = 0; i < cfg.vocab_size; ++i) {
-        // As llama2.c's tokenizer.py exports a SentencePiece model: BOS and EOS on lines
-        // of their own, U+2581 (the word boundary) as a space.
-        std::string piece = i == 1 ? "\n<s>\n" : i == 2 ? "\n</s>\n" : tokens.texts[i];
-        for (size_t at; (at = piece.find("\xE2\x96\x81")) != std::string::npos;) piece.replace(at, 3, " ");
-        voc.max_token_length = std::max<uint32_t>(voc.max_token_length, uint32_t(piece.size()));
-        voc.pieces.push_back(std::move(piece));
-        voc.scores.push_back(float(scores.numbers[i]));
-    }
+    for (uint32_t i = 0; i < cfg.vocab_size; ++i)
+        add_sentencepiece_piece(voc, i, tokens.texts[i], float(scores.numbers[i]));
     check_llama_config(name, cfg);
     if (kv.count("llama.rope.dimension_count") &&
         need_uint("llama.rope.dimension_count", 0, UINT32_MAX) != cfg.head_size())

@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <sentencepiece_processor.h>
 
+#include "tessera/kernels_bf16.h"
+
 namespace fs = std::filesystem;
 
 namespace tessera {
@@ -75,7 +77,7 @@ public:
         const uint64_t size = t.dtype == "F32" ? 4 : (t.dtype == "F16" || t.dtype == "BF16") ? 2 : 0;
         if (!size) throw InputError(path_ + ": tensor " + name + " has dtype " + shown_in_message(t.dtype) + "; read are F32, F16 and BF16");
         if (t.end < t.begin || t.end - t.begin != n * size || t.end > bytes_.size() - data_)
-            throw InputError(path_ + ": tensor " + shown_in_message(name) + ": data_offsets [" + std::to_string(t.begin) + ", " +
+            throw InputError(path_ + ": tensor " + name + ": data_offsets [" + std::to_string(t.begin) + ", " +
                              std::to_string(t.end) + ") do not hold " + std::to_string(n) + " " + t.dtype +
                              " values inside the file");
         const uint8_t *p = bytes_.data() + data_ + t.begin;
@@ -88,15 +90,7 @@ public:
             } else {
                 uint16_t h;
                 std::memcpy(&h, p + 2 * i, 2);
-                if (t.dtype == "BF16") {
-                    const uint32_t bits = uint32_t(h) << 16;
-                    std::memcpy(o + i, &bits, 4);
-                } else {
-                    const int e = (h >> 10) & 0x1F, m = h & 0x3FF;
-                    const float v = e == 0 ? std::ldexp(float(m), -24) : e == 31 ? (m ? NAN : INFINITY)
-                                                                                : std::ldexp(float(m | 0x400), e - 25);
-                    o[i] = (h & 0x8000u) ? -v : v;
-                }
+                o[i] = t.dtype == "BF16" ? tsr_f32_from_bf16(h) : f32_from_f16(h);
             }
             if (!std::isfinite(o[i]))
                 throw InputError(path_ + ": tensor " + name + " has a non-finite value at element " + std::to_string(i));
@@ -215,13 +209,7 @@ HfModel read_hf_directory(const std::string &dir)
     if (sp.bos_id() != 1 || sp.eos_id() != 2)
         throw InputError(m.tokenizer + ": BOS " + std::to_string(sp.bos_id()) + " and EOS " + std::to_string(sp.eos_id()) +
                          "; the device tokenizer uses 1 and 2");
-    for (uint32_t i = 0; i < c.vocab_size; ++i) {
-        std::string piece = i == 1 ? "\n<s>\n" : i == 2 ? "\n</s>\n" : sp.IdToPiece(int(i));
-        for (size_t at; (at = piece.find("\xE2\x96\x81")) != std::string::npos;) piece.replace(at, 3, " ");
-        m.vocabulary.max_token_length = std::max<uint32_t>(m.vocabulary.max_token_length, uint32_t(piece.size()));
-        m.vocabulary.pieces.push_back(std::move(piece));
-        m.vocabulary.scores.push_back(sp.GetScore(int(i)));
-    }
+    for (uint32_t i = 0; i < c.vocab_size; ++i) add_sentencepiece_piece(m.vocabulary, i, sp.IdToPiece(int(i)), sp.GetScore(int(i)));
     return m;
 }
 

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -45,6 +46,25 @@ std::string shown_in_message(const std::string &s)
         }
     }
     return s.size() > 64 ? out + "..." : out;
+}
+
+void add_sentencepiece_piece(Vocabulary &v, uint32_t id, std::string piece, float score)
+{
+    if (id == 1) piece = "\n<s>\n";
+    if (id == 2) piece = "\n</s>\n";
+    for (size_t at; (at = piece.find("\xE2\x96\x81")) != std::string::npos;) piece.replace(at, 3, " ");
+    v.max_token_length = std::max<uint32_t>(v.max_token_length, uint32_t(piece.size()));
+    v.pieces.push_back(std::move(piece));
+    v.scores.push_back(score);
+}
+
+float f32_from_f16(uint16_t h)
+{
+    const int exp = (h >> 10) & 0x1F, mant = h & 0x3FF;
+    const float v = exp == 0 ? std::ldexp(float(mant), -24) /* zero and subnormals */
+                    : exp == 31 ? (mant ? NAN : INFINITY)
+                                : std::ldexp(float(mant | 0x400), exp - 25);
+    return (h & 0x8000u) ? -v : v;
 }
 
 void check_llama_config(const std::string &name, const LlamaConfig &c)

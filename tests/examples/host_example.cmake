@@ -1,16 +1,7 @@
 # Builds examples/host against an installed Tessera and runs it on IMAGE: its text
 # must be what tessera-generate prints right after the prompt, greedy.
 # cmake -DSOURCE=examples/host -DBINARY=dir -DPREFIX_PATH=install -DIMAGE=x.tess -DGENERATE=tessera-generate -P host_example.cmake
-file(REMOVE_RECURSE ${BINARY})
-execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE} -B ${BINARY} -DCMAKE_PREFIX_PATH=${PREFIX_PATH}
-                        -DCMAKE_BUILD_TYPE=Release RESULT_VARIABLE rc)
-if(rc)
-  message(FATAL_ERROR "configuring ${SOURCE} against ${PREFIX_PATH} failed")
-endif()
-execute_process(COMMAND ${CMAKE_COMMAND} --build ${BINARY} RESULT_VARIABLE rc)
-if(rc)
-  message(FATAL_ERROR "building ${SOURCE} failed")
-endif()
+include(${CMAKE_CURRENT_LIST_DIR}/../firmware/build.cmake) # configure and build, against PREFIX_PATH
 set(prompt "Lily and Tom went to the")
 execute_process(COMMAND ${BINARY}/generate ${IMAGE} ${prompt} OUTPUT_VARIABLE got RESULT_VARIABLE rc)
 if(rc)

@@ -1,9 +1,13 @@
-# Configures, builds and (with PREFIX) installs a CMake project for bare-metal RV32.
-# cmake -DSOURCE=... -DBINARY=... -DTOOLCHAIN=... [-DFREESTANDING=ON] [-DIMAGES=...] [-DPREFIX=...]
+# Configures, builds and (with PREFIX) installs a CMake project: for bare-metal RV32
+# with TOOLCHAIN, for the host without it.
+# cmake -DSOURCE=... -DBINARY=... [-DTOOLCHAIN=...] [-DFREESTANDING=ON] [-DIMAGES=...] [-DPREFIX=...]
 #       [-DPREFIX_PATH=...] [-DEXTRA=-DVAR=value] -P build.cmake    (or include() it with those variables set)
-find_program(RISCV_GCC riscv64-unknown-elf-gcc REQUIRED)
 file(REMOVE_RECURSE ${BINARY})
-set(args -S ${SOURCE} -B ${BINARY} -DCMAKE_TOOLCHAIN_FILE=${TOOLCHAIN} -DCMAKE_BUILD_TYPE=Release)
+set(args -S ${SOURCE} -B ${BINARY} -DCMAKE_BUILD_TYPE=Release)
+if(DEFINED TOOLCHAIN)
+  find_program(RISCV_GCC riscv64-unknown-elf-gcc REQUIRED)
+  list(APPEND args -DCMAKE_TOOLCHAIN_FILE=${TOOLCHAIN})
+endif()
 if(FREESTANDING OR DEFINED IMAGES)
   list(APPEND args -DTESSERA_FREESTANDING_ONLY=ON)
 endif()

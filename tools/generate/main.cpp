@@ -219,8 +219,9 @@ int main(int argc, char **argv)
     st = tessera_prompt(&session, ids.data(), prompt_run);
     if (st != TESSERA_OK) return fail(st, tessera_last_error(&session));
     std::vector<tessera::RunSpec> runs; // what ran, for a timeline in estimated cycles: prompt chunks, then steps
-    for (uint32_t done = 0; done < prompt_run; done += summary.prompt_chunk)
-        runs.push_back({true, std::min(summary.prompt_chunk, prompt_run - done), done});
+    if (estimated_timeline)
+        for (uint32_t done = 0; done < prompt_run; done += summary.prompt_chunk)
+            runs.push_back({true, std::min(summary.prompt_chunk, prompt_run - done), done});
     for (uint32_t i = 0; i + 1 < prompt_run; ++i) emit(ids[i], ids[i + 1]);
     int32_t token = ids[prompt_run - 1];
     // Rate as run.c measures it: the clock starts once the first position is done and
@@ -245,7 +246,7 @@ int main(int argc, char **argv)
         if (pos >= total || g_interrupted) break;
         st = tessera_step(&session, token);
         if (st != TESSERA_OK) return fail(st, tessera_last_error(&session));
-        runs.push_back({false, 1u, pos});
+        if (estimated_timeline) runs.push_back({false, 1u, pos});
     }
     if (print_ids) {
         for (size_t i = 0; i < out_ids.size(); ++i) std::printf(i ? " %d" : "%d", out_ids[i]);

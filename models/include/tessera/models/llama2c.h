@@ -58,6 +58,13 @@ struct Vocabulary {
     std::vector<float> scores;
 };
 
+// Appends SentencePiece piece `id` as llama2.c's tokenizer.py exports it: BOS (1) and
+// EOS (2) on lines of their own, U+2581 (the word boundary) as a space.
+void add_sentencepiece_piece(Vocabulary &vocabulary, uint32_t id, std::string piece, float score);
+
+// An IEEE binary16 value (GGUF F16, safetensors F16) as fp32, subnormals included.
+float f32_from_f16(uint16_t half);
+
 // Reads a llama2.c tokenizer.bin; expect_size is the model's vocabulary size.
 Vocabulary read_llama2c_tokenizer(const std::string &path, uint32_t expect_size);
 Vocabulary parse_llama2c_tokenizer(const std::vector<uint8_t> &bytes, const std::string &name, uint32_t expect_size);
