@@ -64,17 +64,17 @@ TEST(BoardDesc, ErrorsSayWhatIsWrong)
               std::string::npos);
     EXPECT_NE(error_of([] { tessera::parse_board_desc("{", "x.json"); }).find("x.json: not valid JSON"), std::string::npos);
     EXPECT_NE(error_of([] { tessera::parse_board_desc(R"({"cluster":{"cores":2},"regions":{"L2":1}})", "x"); })
-                  .find("'name'"),
+                  .find("x: name: missing"),
               std::string::npos);
     EXPECT_NE(error_of([] {
                   tessera::parse_board_desc(R"({"name":"b","cluster":{"cores":2},"regions":{"L2":64,"L3":5}})", "x");
-              }).find("unknown region 'L3'"),
+              }).find("x: regions.L3: unknown key in regions (known: flash, L1, L2, NMS)"),
               std::string::npos);
     EXPECT_NE(error_of([] { tessera::parse_board_desc(R"({"name":"b","cluster":{"cores":0},"regions":{"L2":64}})", "x"); })
-                  .find("'cores' = 0"),
+                  .find("x: cluster.cores: expected an integer in 1..64, got a number (0)"),
               std::string::npos);
     EXPECT_EQ(error_of([] { tessera::parse_board_desc(R"({"name":"my board","cluster":{"cores":1},"regions":{"L2":64}})", "x"); }),
-              "x: 'name' must be printable characters without spaces");
+              "x: name: must be printable characters without spaces");
 }
 
 TEST(HostBoard, RegionsAreRealAlignedBuffersOfTheDescribedSize)

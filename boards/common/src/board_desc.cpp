@@ -4,13 +4,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "tessera/crc32.h"
 #include "tessera/image_format.h"
+#include "tessera/json_input.h"
 
 namespace fs = std::filesystem;
 
@@ -18,113 +17,109 @@ namespace tessera {
 
 namespace {
 
-uint32_t read_u32(const nlohmann::json &j, const char *key, const std::string &where, uint64_t min, uint64_t max)
-{
-    if (!j.contains(key) || !j[key].is_number_unsigned())
-        throw BoardError(where + ": '" + key + "' must be a non-negative integer");
-    const uint64_t v = j[key].get<uint64_t>();
-    if (v < min || v > max)
-        throw BoardError(where + ": '" + key + "' = " + std::to_string(v) + " outside " + std::to_string(min) +
-                         ".." + std::to_string(max));
-    return static_cast<uint32_t>(v);
-}
+using json_input::Value;
 
-double read_positive(const nlohmann::json &j, const char *key, const std::string &where)
-{
-    if (!j.contains(key) || !j[key].is_number() || !(j[key].get<double>() > 0) || j[key].get<double>() > 1e12)
-        throw BoardError(where + ": '" + key + "' must be a positive number");
-    return j[key].get<double>();
-}
+// A description is a few hundred bytes; these limits leave room for long sources and
+// stop a hostile one before the JSON library sees it (a deep nesting would exhaust the
+// stack of whatever walks it recursively).
+constexpr json_input::Limits kBoardJsonLimits{1u << 20, 8};
 
-const nlohmann::json &object(const nlohmann::json &j, const char *key, const std::string &where)
-{
-    if (!j.contains(key) || !j[key].is_object()) throw BoardError(where + ": missing '" + key + "' object");
-    return j[key];
-}
+double positive(const Value &parent, const char *key) { return parent[key].as_positive(1e12); }
 
 // The "cost" object: every figure required, each with its source.
-BoardCost parse_cost(const nlohmann::json &j, const std::string &where, bool has_npu, double board_clock_hz)
+BoardCost parse_cost(const Value &j, bool has_npu, double board_clock_hz)
 {
+    j.only_keys({"clock_mhz", "cluster_macs_per_cycle_per_core", "cluster_cycles_per_element", "npu_macs_per_cycle",
+                 "dma_bytes_per_cycle", "nms_bytes_per_cycle", "setup_cycles", "power_mw", "sources"});
     BoardCost c;
-    c.clock_hz = board_clock_hz > 0 && !j.contains("clock_mhz") ? board_clock_hz : read_positive(j, "clock_mhz", where) * 1e6;
-    const auto &macs = object(j, "cluster_macs_per_cycle_per_core", where);
+    c.clock_hz = board_clock_hz > 0 && !j.has("clock_mhz") ? board_clock_hz : positive(j, "clock_mhz") * 1e6;
+    const Value macs = j["cluster_macs_per_cycle_per_core"];
+    macs.only_keys({"fp32", "bf16", "int8"});
     const char *precisions[3] = {"fp32", "bf16", "int8"};
-    for (int i = 0; i < 3; ++i) c.cluster_macs_per_cycle[i] = read_positive(macs, precisions[i], where + " cluster_macs_per_cycle_per_core");
-    c.cluster_cycles_per_element = read_positive(j, "cluster_cycles_per_element", where);
+    for (int i = 0; i < 3; ++i) c.cluster_macs_per_cycle[i] = positive(macs, precisions[i]);
+    c.cluster_cycles_per_element = positive(j, "cluster_cycles_per_element");
     if (has_npu) {
-        const auto &npu = object(j, "npu_macs_per_cycle", where);
-        c.npu_macs_per_cycle_8bit = read_positive(npu, "8bit", where + " npu_macs_per_cycle");
-        c.npu_macs_per_cycle_4bit = read_positive(npu, "4bit", where + " npu_macs_per_cycle");
-        c.nms_bytes_per_cycle = read_positive(j, "nms_bytes_per_cycle", where);
+        const Value npu = j["npu_macs_per_cycle"];
+        npu.only_keys({"8bit", "4bit"});
+        c.npu_macs_per_cycle_8bit = positive(npu, "8bit");
+        c.npu_macs_per_cycle_4bit = positive(npu, "4bit");
+        c.nms_bytes_per_cycle = positive(j, "nms_bytes_per_cycle");
     }
-    c.dma_bytes_per_cycle = read_positive(j, "dma_bytes_per_cycle", where);
-    const auto &setup = object(j, "setup_cycles", where);
-    c.fork_cycles = read_positive(setup, "fork", where + " setup_cycles");
-    c.barrier_cycles = read_positive(setup, "barrier", where + " setup_cycles");
-    c.dma_transfer_cycles = read_positive(setup, "dma_transfer", where + " setup_cycles");
-    if (has_npu) c.npu_job_cycles = read_positive(setup, "npu_job", where + " setup_cycles");
-    const auto &power = object(j, "power_mw", where);
-    c.cluster_mw = read_positive(power, "cluster", where + " power_mw");
-    c.dma_mw = read_positive(power, "dma", where + " power_mw");
-    c.idle_mw = read_positive(power, "idle", where + " power_mw");
-    if (has_npu) c.npu_mw = read_positive(power, "npu", where + " power_mw");
-    if (j.contains("sources")) {
-        if (!j["sources"].is_object()) throw BoardError(where + ": 'sources' must be an object of strings");
-        for (auto it = j["sources"].begin(); it != j["sources"].end(); ++it) {
-            if (!it->is_string()) throw BoardError(where + ": source of '" + it.key() + "' must be a string");
-            c.sources[it.key()] = it->get<std::string>();
-        }
+    c.dma_bytes_per_cycle = positive(j, "dma_bytes_per_cycle");
+    const Value setup = j["setup_cycles"];
+    setup.only_keys({"fork", "barrier", "dma_transfer", "npu_job"});
+    c.fork_cycles = positive(setup, "fork");
+    c.barrier_cycles = positive(setup, "barrier");
+    c.dma_transfer_cycles = positive(setup, "dma_transfer");
+    if (has_npu) c.npu_job_cycles = positive(setup, "npu_job");
+    const Value power = j["power_mw"];
+    power.only_keys({"cluster", "npu", "dma", "idle"});
+    c.cluster_mw = positive(power, "cluster");
+    c.dma_mw = positive(power, "dma");
+    c.idle_mw = positive(power, "idle");
+    if (has_npu) c.npu_mw = positive(power, "npu");
+    if (const auto sources = j.find("sources")) {
+        sources->expect_object();
+        for (auto it = sources->json().begin(); it != sources->json().end(); ++it)
+            c.sources[it.key()] = (*sources)[it.key().c_str()].as_string();
     }
     return c;
+}
+
+BoardDesc parse_checked(const nlohmann::json &parsed, const std::string &source)
+{
+    const Value j(parsed, source);
+    j.expect_object();
+    j.only_keys({"name", "description", "cluster", "regions", "dma", "npu", "clock_mhz", "cost"});
+    BoardDesc d;
+    d.source = source;
+    d.name = j["name"].as_string();
+    if (d.name.empty() || d.name.size() >= 32) j["name"].fail("must be a string of 1..31 characters");
+    for (char c : d.name)
+        if (c <= ' ' || c >= 0x7F) j["name"].fail("must be printable characters without spaces");
+    if (const auto description = j.find("description")) d.description = description->as_string();
+    const Value cluster = j["cluster"];
+    cluster.only_keys({"cores"});
+    d.cores = uint32_t(cluster["cores"].as_uint(1, 64));
+    const Value regions = j["regions"];
+    regions.only_keys({"flash", "L1", "L2", "NMS"});
+    for (auto it = regions.json().begin(); it != regions.json().end(); ++it) {
+        uint32_t id = TSR_REGION_IMAGE; // flash: the image's
+        for (uint32_t r = TSR_REGION_L1; r < TSR_REGION_COUNT; ++r)
+            if (it.key() == tsr_region_name(r)) id = r;
+        d.region_size[id] = uint32_t(regions[it.key().c_str()].as_uint(0, 0xFFFFFFC0u));
+    }
+    if (!d.region_size[TSR_REGION_L2]) regions.fail("every board needs an L2 region above 0 bytes");
+    if (const auto dma = j.find("dma")) {
+        dma->only_keys({"queue_depth"});
+        if (const auto depth = dma->find("queue_depth")) d.dma_queue_depth = uint32_t(depth->as_uint(1, 1024));
+    }
+    if (const auto npu = j.find("npu")) {
+        npu->only_keys({"present", "queue_depth"});
+        if (const auto present = npu->find("present")) d.has_npu = present->as_bool();
+        if (const auto depth = npu->find("queue_depth")) d.npu_queue_depth = uint32_t(depth->as_uint(1, 1024));
+    }
+    if (const auto clock = j.find("clock_mhz")) d.clock_hz = clock->as_positive(1e6) * 1e6;
+    if (const auto cost = j.find("cost")) {
+        cost->expect_object();
+        d.cost = parse_cost(*cost, d.has_npu, d.clock_hz);
+        if (!d.clock_hz) d.clock_hz = d.cost.clock_hz;
+    }
+    // What an image embeds: compact JSON, made only now that the description is known
+    // to be a few levels deep with every key one of the schema's.
+    d.json = parsed.dump();
+    return d;
 }
 
 } // namespace
 
 BoardDesc parse_board_desc(const std::string &json_text, const std::string &source)
 {
-    nlohmann::json j;
     try {
-        j = nlohmann::json::parse(json_text);
-    } catch (const nlohmann::json::parse_error &e) {
-        throw BoardError(source + ": not valid JSON (" + e.what() + ")");
+        return parse_checked(json_input::parse(json_text, source, kBoardJsonLimits), source);
+    } catch (const json_input::Error &e) {
+        throw BoardError(e.what());
     }
-    if (!j.is_object()) throw BoardError(source + ": a board description is a JSON object");
-    BoardDesc d;
-    d.source = source;
-    d.json = j.dump();
-    if (!j.contains("name") || !j["name"].is_string() || j["name"].get<std::string>().empty() ||
-        j["name"].get<std::string>().size() >= 32)
-        throw BoardError(source + ": 'name' must be a string of 1..31 characters");
-    d.name = j["name"].get<std::string>();
-    for (char c : d.name)
-        if (c <= ' ' || c >= 0x7F)
-            throw BoardError(source + ": 'name' must be printable characters without spaces");
-    d.description = j.value("description", "");
-    if (!j.contains("cluster") || !j["cluster"].is_object()) throw BoardError(source + ": missing 'cluster' object");
-    d.cores = read_u32(j["cluster"], "cores", source + " cluster", 1, 64);
-    if (!j.contains("regions") || !j["regions"].is_object()) throw BoardError(source + ": missing 'regions' object");
-    const auto &regions = j["regions"];
-    for (auto it = regions.begin(); it != regions.end(); ++it) {
-        uint32_t id = it.key() == "flash" ? uint32_t(TSR_REGION_IMAGE) : TSR_REGION_COUNT; // flash: the image's
-        for (uint32_t r = TSR_REGION_L1; r < TSR_REGION_COUNT; ++r)
-            if (it.key() == tsr_region_name(r)) id = r;
-        if (id == TSR_REGION_COUNT) throw BoardError(source + ": unknown region '" + it.key() + "' (known: flash, L1, L2, NMS)");
-        d.region_size[id] = read_u32(regions, it.key().c_str(), source + " regions", 0, 0xFFFFFFC0u);
-    }
-    if (!d.region_size[TSR_REGION_L2]) throw BoardError(source + ": every board needs an L2 region");
-    if (j.contains("dma")) d.dma_queue_depth = read_u32(j["dma"], "queue_depth", source + " dma", 1, 1024);
-    if (j.contains("npu")) {
-        d.has_npu = j["npu"].value("present", false);
-        if (d.has_npu && j["npu"].contains("queue_depth"))
-            d.npu_queue_depth = read_u32(j["npu"], "queue_depth", source + " npu", 1, 1024);
-    }
-    if (j.contains("clock_mhz")) d.clock_hz = read_positive(j, "clock_mhz", source) * 1e6;
-    if (j.contains("cost")) {
-        if (!j["cost"].is_object()) throw BoardError(source + ": 'cost' must be an object");
-        d.cost = parse_cost(j["cost"], source + " cost", d.has_npu, d.clock_hz);
-        if (!d.clock_hz) d.clock_hz = d.cost.clock_hz;
-    }
-    return d;
 }
 
 std::vector<std::string> board_search_dirs()
@@ -146,7 +141,7 @@ std::vector<std::string> known_board_names()
     for (const auto &dir : board_search_dirs()) {
         std::error_code ec;
         for (const auto &entry : fs::directory_iterator(dir, ec))
-            if (fs::exists(entry.path() / "board.json")) names.push_back(entry.path().filename().string());
+            if (fs::is_regular_file(entry.path() / "board.json", ec)) names.push_back(entry.path().filename().string());
     }
     std::sort(names.begin(), names.end());
     names.erase(std::unique(names.begin(), names.end()), names.end());
@@ -160,11 +155,13 @@ BoardDesc load_board_desc(const std::string &name_or_path)
                                  (name_or_path.size() > 5 && name_or_path.substr(name_or_path.size() - 5) == ".json");
     if (looks_like_path) {
         file = name_or_path;
-        if (!fs::is_regular_file(file)) throw BoardError("board description '" + name_or_path + "' not found");
+        std::error_code ec;
+        if (!fs::exists(file, ec) && !ec) throw BoardError("board description '" + name_or_path + "' not found");
     } else {
         for (const auto &dir : board_search_dirs()) {
             const fs::path candidate = fs::path(dir) / name_or_path / "board.json";
-            if (fs::is_regular_file(candidate)) {
+            std::error_code ec;
+            if (fs::is_regular_file(candidate, ec)) {
                 file = candidate;
                 break;
             }
@@ -176,12 +173,13 @@ BoardDesc load_board_desc(const std::string &name_or_path)
                              (known.empty() ? "none found" : known) + "; or give a path to a board .json)");
         }
     }
-    std::ifstream in(file, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    if (!in) throw BoardError("cannot read board description '" + file.string() + "'");
-    BoardDesc d = parse_board_desc(text.str(), file.string());
-    return d;
+    std::string text;
+    try {
+        text = json_input::read_file(file.string(), kBoardJsonLimits.max_bytes, "board description");
+    } catch (const json_input::Error &e) {
+        throw BoardError(e.what());
+    }
+    return parse_board_desc(text, file.string());
 }
 
 constexpr uint64_t kMaxEmbeddedRegionBytes = 1ull << 30;
