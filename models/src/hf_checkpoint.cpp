@@ -1,5 +1,6 @@
 #include "tessera/models/hf.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -9,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sentencepiece_processor.h>
 
+#include "tessera/json_input.h"
 #include "tessera/kernels_bf16.h"
 
 namespace fs = std::filesystem;
@@ -17,46 +19,36 @@ namespace tessera {
 
 namespace {
 
-struct SafeTensor {
-    std::string dtype;
-    std::vector<uint64_t> shape;
-    uint64_t begin = 0, end = 0; // in the data after the header
-};
-
 // model.safetensors: an 8-byte little-endian header length, a JSON header naming each
-// tensor's dtype, shape and byte range, then the data.
+// tensor's dtype, shape and byte range, then the data. The header is read and checked
+// (its length, its JSON, every tensor's range inside the data and apart from every
+// other) before the data is read.
 class SafeTensors {
 public:
-    explicit SafeTensors(const std::string &path) : path_(path), bytes_(read_checkpoint_bytes(path))
+    explicit SafeTensors(const std::string &path) : path_(path)
     {
-        if (bytes_.size() < 8) throw InputError(path_ + ": " + std::to_string(bytes_.size()) + " bytes, no safetensors header");
+        std::ifstream in(path, std::ios::binary);
+        if (!in) throw InputError(path_ + ": cannot open");
+        in.seekg(0, std::ios::end);
+        const uint64_t file_size = uint64_t(in.tellg());
+        in.seekg(0);
+        uint8_t length[8] = {};
+        if (file_size < 8 || !in.read(reinterpret_cast<char *>(length), 8))
+            throw InputError(path_ + ": " + std::to_string(file_size) + " bytes, no safetensors header");
         uint64_t n;
-        std::memcpy(&n, bytes_.data(), 8);
-        if (n > bytes_.size() - 8)
+        std::memcpy(&n, length, 8);
+        if (n > file_size - 8)
             throw InputError(path_ + ": header of " + std::to_string(n) + " bytes runs past the file's " +
-                             std::to_string(bytes_.size()));
-        data_ = 8 + n;
-        nlohmann::json header;
-        try {
-            header = nlohmann::json::parse(bytes_.begin() + 8, bytes_.begin() + long(data_));
-        } catch (const nlohmann::json::exception &e) {
-            throw InputError(path_ + ": header is not JSON (" + shown_in_message(e.what()) + ")");
-        }
-        if (!header.is_object()) throw InputError(path_ + ": header is not a JSON object");
-        for (const auto &[name, t] : header.items()) {
-            if (name == "__metadata__") continue;
-            try {
-                SafeTensor s;
-                s.dtype = t.at("dtype").get<std::string>();
-                s.shape = t.at("shape").get<std::vector<uint64_t>>();
-                const auto offsets = t.at("data_offsets").get<std::vector<uint64_t>>();
-                if (offsets.size() != 2) throw InputError(path_ + ": tensor " + shown_in_message(name) + ": data_offsets is not [begin, end]");
-                s.begin = offsets[0], s.end = offsets[1];
-                tensors_[name] = s;
-            } catch (const nlohmann::json::exception &e) {
-                throw InputError(path_ + ": tensor " + shown_in_message(name) + ": " + shown_in_message(e.what()));
-            }
-        }
+                             std::to_string(file_size));
+        if (n > kMaxSafetensorsHeaderBytes)
+            throw InputError(path_ + ": header of " + std::to_string(n) + " bytes; at most " +
+                             std::to_string(kMaxSafetensorsHeaderBytes) + " are read");
+        std::string header(n, '\0');
+        if (!in.read(header.data(), std::streamsize(n))) throw InputError(path_ + ": cannot read the header");
+        tensors_ = parse_safetensors_header(header, path_, file_size - 8 - n);
+        data_.resize(file_size - 8 - n);
+        if (!in.read(reinterpret_cast<char *>(data_.data()), std::streamsize(data_.size())))
+            throw InputError(path_ + ": cannot read the tensor data");
     }
     bool has(const std::string &name) const { return tensors_.count(name) != 0; }
 
@@ -76,11 +68,11 @@ public:
         const uint64_t n = rows * cols;
         const uint64_t size = t.dtype == "F32" ? 4 : (t.dtype == "F16" || t.dtype == "BF16") ? 2 : 0;
         if (!size) throw InputError(path_ + ": tensor " + name + " has dtype " + shown_in_message(t.dtype) + "; read are F32, F16 and BF16");
-        if (t.end < t.begin || t.end - t.begin != n * size || t.end > bytes_.size() - data_)
+        if (t.end - t.begin != n * size)
             throw InputError(path_ + ": tensor " + name + ": data_offsets [" + std::to_string(t.begin) + ", " +
                              std::to_string(t.end) + ") do not hold " + std::to_string(n) + " " + t.dtype +
-                             " values inside the file");
-        const uint8_t *p = bytes_.data() + data_ + t.begin;
+                             " values");
+        const uint8_t *p = data_.data() + t.begin;
         const size_t base = out.size();
         out.resize(base + n);
         float *o = out.data() + base;
@@ -99,9 +91,8 @@ public:
 
 private:
     std::string path_;
-    std::vector<uint8_t> bytes_;
-    uint64_t data_ = 0;
     std::map<std::string, SafeTensor> tensors_;
+    std::vector<uint8_t> data_;
 };
 
 } // namespace
@@ -124,49 +115,116 @@ std::vector<float> hf_rotary_to_interleaved(const std::vector<float> &w, uint32_
     return out;
 }
 
+std::map<std::string, SafeTensor> parse_safetensors_header(const std::string &header, const std::string &name,
+                                                           uint64_t data_bytes)
+{
+    std::map<std::string, SafeTensor> tensors;
+    try {
+        const nlohmann::json parsed = json_input::parse(header, name + " (header)", {kMaxSafetensorsHeaderBytes, 8});
+        const json_input::Value root(parsed, name);
+        root.expect_object();
+        std::vector<std::pair<const std::string *, const SafeTensor *>> by_begin;
+        for (auto it = parsed.begin(); it != parsed.end(); ++it) {
+            const json_input::Value t = root[it.key().c_str()];
+            if (it.key() == "__metadata__") {
+                t.expect_object();
+                continue;
+            }
+            t.only_keys({"dtype", "shape", "data_offsets"});
+            SafeTensor s;
+            s.dtype = t["dtype"].as_string();
+            const json_input::Value shape = t["shape"], offsets = t["data_offsets"];
+            shape.expect_array();
+            if (shape.size() > 8) shape.fail("has " + std::to_string(shape.size()) + " dimensions; at most 8 are read");
+            for (size_t d = 0; d < shape.size(); ++d) s.shape.push_back(shape.at(d).as_uint(0, uint64_t(1) << 40));
+            offsets.expect_array();
+            if (offsets.size() != 2) offsets.fail("expected [begin, end], got " + std::to_string(offsets.size()) + " values");
+            s.begin = offsets.at(0).as_uint(0, uint64_t(1) << 53);
+            s.end = offsets.at(1).as_uint(0, uint64_t(1) << 53);
+            if (s.end > data_bytes)
+                offsets.fail("[" + std::to_string(s.begin) + ", " + std::to_string(s.end) + ") runs past the " +
+                             std::to_string(data_bytes) + " bytes of data after the header");
+            if (s.end < s.begin)
+                offsets.fail("end " + std::to_string(s.end) + " is before begin " + std::to_string(s.begin));
+            const auto placed = tensors.emplace(it.key(), std::move(s));
+            by_begin.push_back({&placed.first->first, &placed.first->second});
+        }
+        std::sort(by_begin.begin(), by_begin.end(), [](const auto &a, const auto &b) {
+            return a.second->begin != b.second->begin ? a.second->begin < b.second->begin : a.second->end < b.second->end;
+        });
+        for (size_t i = 1; i < by_begin.size(); ++i) {
+            const SafeTensor &prev = *by_begin[i - 1].second, &cur = *by_begin[i].second;
+            if (cur.begin < prev.end && cur.end > cur.begin)
+                throw InputError(name + ": tensors " + shown_in_message(*by_begin[i - 1].first) + " [" +
+                                 std::to_string(prev.begin) + ", " + std::to_string(prev.end) + ") and " +
+                                 shown_in_message(*by_begin[i].first) + " [" + std::to_string(cur.begin) + ", " +
+                                 std::to_string(cur.end) + ") overlap");
+        }
+    } catch (const json_input::Error &e) {
+        throw InputError(e.what());
+    }
+    return tensors;
+}
+
+LlamaConfig parse_hf_config(const std::string &text, const std::string &name, bool *tie_word_embeddings)
+{
+    LlamaConfig c;
+    try {
+        const nlohmann::json parsed = json_input::parse(text, name, {1u << 20, 32});
+        const json_input::Value j(parsed, name);
+        j.expect_object();
+        const std::string type = j["model_type"].as_string();
+        if (type != "llama")
+            j["model_type"].fail("'" + json_input::printable(type) + "' is not 'llama' (the only architecture read)");
+        if (const auto scaling = j.find("rope_scaling"); scaling && !scaling->json().is_null())
+            scaling->fail("is set; scaled RoPE is not supported");
+        if (const auto act = j.find("hidden_act"); act && act->as_string() != "silu")
+            act->fail("'" + json_input::printable(act->as_string()) + "' is not 'silu'");
+        auto uint_key = [&](const char *key, uint64_t lo, uint64_t hi) { return uint32_t(j[key].as_uint(lo, hi)); };
+        c.dim = uint_key("hidden_size", 2, 65536);
+        c.hidden_dim = uint_key("intermediate_size", 1, 1u << 20);
+        c.n_layers = uint_key("num_hidden_layers", 1, 1024);
+        c.n_heads = uint_key("num_attention_heads", 1, c.dim);
+        c.n_kv_heads = j.has("num_key_value_heads") ? uint_key("num_key_value_heads", 1, c.n_heads) : c.n_heads;
+        c.vocab_size = uint_key("vocab_size", 3, 1u << 20);
+        c.seq_len = uint_key("max_position_embeddings", 1, 1u << 20);
+        // As fp32, what the image holds: a double such as 1e300 would become infinity.
+        auto positive_f32 = [&](const char *key, double fallback) {
+            const auto v = j.find(key);
+            if (!v) return float(fallback);
+            return float(v->as_positive(3.0e38));
+        };
+        c.norm_eps = positive_f32("rms_norm_eps", 1e-5);
+        c.rope_theta = positive_f32("rope_theta", 10000.0);
+        if (!(c.norm_eps > 0)) j["rms_norm_eps"].fail("is 0 as fp32");
+        *tie_word_embeddings = false;
+        if (const auto tie = j.find("tie_word_embeddings")) *tie_word_embeddings = tie->as_bool();
+    } catch (const json_input::Error &e) {
+        throw InputError(e.what());
+    }
+    check_llama_config(name, c);
+    return c;
+}
+
 HfModel read_hf_directory(const std::string &dir)
 {
     const std::string config_path = (fs::path(dir) / "config.json").string();
-    nlohmann::json j;
+    std::string text;
     try {
-        std::ifstream in(config_path);
-        j = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::exception &e) {
-        throw InputError(config_path + ": not JSON (" + shown_in_message(e.what()) + ")");
+        text = json_input::read_file(config_path, 1u << 20, "config");
+    } catch (const json_input::Error &e) {
+        throw InputError(e.what());
     }
-    auto uint_key = [&](const char *key, uint64_t lo, uint64_t hi) -> uint32_t {
-        if (!j.contains(key) || !j[key].is_number_integer() || j[key].get<int64_t>() < int64_t(lo) ||
-            j[key].get<int64_t>() > int64_t(hi))
-            throw InputError(config_path + ": " + key + " must be an integer in " + std::to_string(lo) + ".." +
-                             std::to_string(hi));
-        return uint32_t(j[key].get<int64_t>());
-    };
-    const std::string type = j.value("model_type", std::string());
-    if (type != "llama")
-        throw InputError(config_path + ": model_type '" + shown_in_message(type) + "' is not 'llama' (the only architecture read)");
-    if (j.contains("rope_scaling") && !j["rope_scaling"].is_null())
-        throw InputError(config_path + ": rope_scaling is set; scaled RoPE is not supported");
-    if (j.value("hidden_act", std::string("silu")) != "silu")
-        throw InputError(config_path + ": hidden_act '" + shown_in_message(j.value("hidden_act", std::string())) + "' is not 'silu'");
     HfModel m;
     LlamaCheckpoint &ck = m.checkpoint;
     ck.format = "Hugging Face Llama (safetensors)";
+    bool tie_word_embeddings = false;
     LlamaConfig &c = ck.config;
-    c.dim = uint_key("hidden_size", 2, 65536);
-    c.hidden_dim = uint_key("intermediate_size", 1, 1u << 20);
-    c.n_layers = uint_key("num_hidden_layers", 1, 1024);
-    c.n_heads = uint_key("num_attention_heads", 1, c.dim);
-    c.n_kv_heads = j.contains("num_key_value_heads") ? uint_key("num_key_value_heads", 1, c.n_heads) : c.n_heads;
-    c.vocab_size = uint_key("vocab_size", 3, 1u << 20);
-    c.seq_len = uint_key("max_position_embeddings", 1, 1u << 20);
-    c.norm_eps = float(j.value("rms_norm_eps", 1e-5));
-    c.rope_theta = float(j.value("rope_theta", 10000.0));
-    if (!(c.norm_eps > 0) || !(c.rope_theta > 0))
-        throw InputError(config_path + ": rms_norm_eps and rope_theta must be positive");
-    check_llama_config(config_path, c);
+    c = parse_hf_config(text, config_path, &tie_word_embeddings);
 
     const fs::path st_path = fs::path(dir) / "model.safetensors";
-    if (!fs::is_regular_file(st_path))
+    std::error_code ec;
+    if (!fs::is_regular_file(st_path, ec))
         throw InputError(dir + ": no model.safetensors (sharded checkpoints are not read; merge the shards into one file)");
     const SafeTensors st(st_path.string());
     const uint64_t D = c.dim, KV = c.kv_dim(), H = c.hidden_dim, V = c.vocab_size;
@@ -192,12 +250,12 @@ HfModel read_hf_directory(const std::string &dir)
         st.read(p + "mlp.up_proj.weight", H, D, w.w3);
     }
     st.read("model.norm.weight", 1, D, w.rms_final);
-    c.shared_classifier = !st.has("lm_head.weight") || j.value("tie_word_embeddings", false);
+    c.shared_classifier = !st.has("lm_head.weight") || tie_word_embeddings;
     if (!c.shared_classifier) st.read("lm_head.weight", V, D, w.wcls);
 
     // The vocabulary, as llama2.c's tokenizer.py exports a SentencePiece model.
     const fs::path tok_path = fs::path(dir) / "tokenizer.model";
-    if (!fs::is_regular_file(tok_path))
+    if (!fs::is_regular_file(tok_path, ec))
         throw InputError(dir + ": no tokenizer.model (the SentencePiece model; or pass --tokenizer FILE.bin)");
     m.tokenizer = tok_path.string();
     sentencepiece::SentencePieceProcessor sp;
@@ -209,7 +267,7 @@ HfModel read_hf_directory(const std::string &dir)
     if (sp.bos_id() != 1 || sp.eos_id() != 2)
         throw InputError(m.tokenizer + ": BOS " + std::to_string(sp.bos_id()) + " and EOS " + std::to_string(sp.eos_id()) +
                          "; the device tokenizer uses 1 and 2");
-    for (uint32_t i = 0; i < c.vocab_size; ++i) add_sentencepiece_piece(m.vocabulary, i, sp.IdToPiece(int(i)), sp.GetScore(int(i)));
+    for (uint32_t i = 0; i < c.vocab_size; ++i) add_sentencepiece_piece(m.vocabulary, m.tokenizer, i, sp.IdToPiece(int(i)), sp.GetScore(int(i)));
     return m;
 }
 

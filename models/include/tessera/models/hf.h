@@ -5,6 +5,7 @@
 #define TESSERA_MODELS_HF_H
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,28 @@ struct HfModel {
     Vocabulary vocabulary;      // pieces as llama2.c's tokenizer.bin spells them
     std::string tokenizer;      // the tokenizer file read
 };
+
+// One tensor of a safetensors header: its byte range in the data after the header.
+struct SafeTensor {
+    std::string dtype;
+    std::vector<uint64_t> shape;
+    uint64_t begin = 0, end = 0;
+};
+
+// The largest safetensors header read (a real one is ~100 bytes a tensor).
+constexpr uint64_t kMaxSafetensorsHeaderBytes = 16u << 20;
+
+// The tensors a safetensors header names (its __metadata__ skipped), checked before any
+// data is read: every value an integer of its range, each tensor's [begin, end) inside
+// the `data_bytes` after the header and apart from every other's. Throws InputError
+// naming `name` and the key path.
+std::map<std::string, SafeTensor> parse_safetensors_header(const std::string &header, const std::string &name,
+                                                           uint64_t data_bytes);
+
+// config.json's hyper-parameters (model_type llama, no rope_scaling, hidden_act silu;
+// rms_norm_eps and rope_theta finite and positive as fp32); `tie_word_embeddings` gets
+// the key's value (default false). Throws InputError naming `name` and the key.
+LlamaConfig parse_hf_config(const std::string &text, const std::string &name, bool *tie_word_embeddings);
 
 // Whether `path` is a directory holding a config.json.
 bool is_hf_directory(const std::string &path);
