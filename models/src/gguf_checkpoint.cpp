@@ -1,9 +1,13 @@
 #include "tessera/models/gguf.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <string_view>
+#include <unordered_set>
 
 #include "tessera/kernels_bf16.h"
 
@@ -14,6 +18,12 @@ namespace {
 constexpr uint32_t kTypeF32 = 0, kTypeF16 = 1, kTypeQ4_0 = 2, kTypeQ8_0 = 8, kTypeBF16 = 30;
 constexpr uint32_t kValueU8 = 0, kValueI8 = 1, kValueU16 = 2, kValueI16 = 3, kValueU32 = 4, kValueI32 = 5, kValueF32 = 6,
                    kValueBool = 7, kValueString = 8, kValueArray = 9, kValueU64 = 10, kValueI64 = 11, kValueF64 = 12;
+
+// Limits no real model comes near (llama.cpp's files have tens of keys, a few thousand
+// tensors and vocabularies below 300,000 pieces); they bound what a hostile file makes
+// the reader hold.
+constexpr uint64_t kMaxKeys = 1u << 16, kMaxTensors = 1u << 16, kMaxKeyBytes = 65535, kMaxStringBytes = 1u << 24,
+                   kMaxArrayItems = 1u << 24, kMaxVocabulary = 1u << 20;
 
 // A bounds-checked cursor over the file: every read names the offset it failed at.
 class Cursor {
@@ -37,12 +47,13 @@ public:
         return v;
     }
     uint64_t count(bool v1, const char *what) { return v1 ? get<uint32_t>(what) : get<uint64_t>(what); }
-    std::string string(bool v1, const char *what)
+    std::string_view string(bool v1, const char *what, uint64_t max_bytes = kMaxStringBytes)
     {
         const uint64_t n = count(v1, what);
-        if (n > (1u << 24)) fail(std::string(what) + ": a string of " + std::to_string(n) + " bytes");
+        if (n > max_bytes)
+            fail(std::string(what) + ": a string of " + std::to_string(n) + " bytes; at most " + std::to_string(max_bytes));
         const uint8_t *p = take(n, what);
-        return std::string(reinterpret_cast<const char *>(p), n);
+        return std::string_view(reinterpret_cast<const char *>(p), n);
     }
     uint64_t at() const { return at_; }
     void seek(uint64_t at) { at_ = at; }
@@ -53,16 +64,31 @@ private:
     uint64_t at_ = 0;
 };
 
-// A metadata value: numbers as double (and exact integers), strings, arrays of them.
+// A metadata value: numbers as double (and exact integers), strings, arrays of them;
+// strings are views of the file's bytes.
 struct Value {
     uint32_t type = 0;
     double number = 0;
     uint64_t integer = 0;
-    std::string text;
+    std::string_view text;
     uint32_t item_type = 0;
     std::vector<double> numbers;
-    std::vector<std::string> texts;
+    std::vector<std::string_view> texts;
 };
+
+// The keys the reader uses; every other value is walked over, bounds-checked, and not kept.
+bool wanted_key(std::string_view key)
+{
+    static const char *const kKeys[] = {"general.architecture", "general.alignment", "llama.embedding_length",
+                                        "llama.feed_forward_length", "llama.block_count", "llama.attention.head_count",
+                                        "llama.attention.head_count_kv", "llama.context_length", "llama.rope.freq_base",
+                                        "llama.attention.layer_norm_rms_epsilon", "llama.rope.dimension_count",
+                                        "tokenizer.ggml.model", "tokenizer.ggml.tokens", "tokenizer.ggml.scores",
+                                        "tokenizer.ggml.bos_token_id", "tokenizer.ggml.eos_token_id"};
+    for (const char *k : kKeys)
+        if (key == k) return true;
+    return false;
+}
 
 double read_number(Cursor &c, uint32_t type, uint64_t *integer)
 {
@@ -82,7 +108,8 @@ double read_number(Cursor &c, uint32_t type, uint64_t *integer)
     }
 }
 
-Value read_value(Cursor &c, uint32_t type, bool v1, const std::string &key)
+// Reads a value, or with `keep` false only walks over it (nothing allocated).
+Value read_value(Cursor &c, uint32_t type, bool v1, std::string_view key, bool keep)
 {
     Value v;
     v.type = type;
@@ -91,14 +118,21 @@ Value read_value(Cursor &c, uint32_t type, bool v1, const std::string &key)
     } else if (type == kValueArray) {
         v.item_type = c.get<uint32_t>("an array's type");
         const uint64_t n = c.count(v1, "an array's length");
-        if (v.item_type == kValueArray) c.fail(shown_in_message(key) + ": arrays of arrays are not read");
-        if (n > (1u << 24)) c.fail(shown_in_message(key) + ": an array of " + std::to_string(n) + " items");
+        if (v.item_type == kValueArray) c.fail(shown_in_message(std::string(key)) + ": arrays of arrays are not read");
+        if (n > kMaxArrayItems)
+            c.fail(shown_in_message(std::string(key)) + ": an array of " + std::to_string(n) + " items; at most " +
+                   std::to_string(kMaxArrayItems));
+        if (keep && n > kMaxVocabulary)
+            c.fail(shown_in_message(std::string(key)) + ": an array of " + std::to_string(n) + " items; at most " +
+                   std::to_string(kMaxVocabulary) + " are read");
         for (uint64_t i = 0; i < n; ++i) {
             if (v.item_type == kValueString) {
-                v.texts.push_back(c.string(v1, "an array's string"));
+                const std::string_view text = c.string(v1, "an array's string");
+                if (keep) v.texts.push_back(text);
             } else {
                 uint64_t ignored = 0;
-                v.numbers.push_back(read_number(c, v.item_type, &ignored));
+                const double number = read_number(c, v.item_type, &ignored);
+                if (keep) v.numbers.push_back(number);
             }
         }
     } else {
@@ -172,6 +206,32 @@ void to_float(const uint8_t *p, uint32_t type, uint64_t n, float *out)
     }
 }
 
+// Refuses tensors whose data overlap (each of a known type, its bytes from its offset).
+void check_tensor_ranges(const std::map<std::string, TensorInfo> &infos, const std::string &name)
+{
+    struct Range {
+        uint64_t begin, end;
+        const std::string *tensor;
+    };
+    std::vector<Range> ranges;
+    for (const auto &[tname, t] : infos) {
+        uint64_t elements = 1;
+        for (uint64_t d : t.dims) elements = d && elements > UINT64_MAX / d ? UINT64_MAX : elements * d;
+        bool ok;
+        if (elements > (uint64_t(1) << 56)) continue; // refused when read, as larger than the file
+        const uint64_t bytes = block_bytes(t.type, elements, &ok);
+        if (!ok || bytes == 0 || t.offset > UINT64_MAX - bytes) continue; // refused when read
+        ranges.push_back({t.offset, t.offset + bytes, &tname});
+    }
+    std::sort(ranges.begin(), ranges.end(), [](const Range &a, const Range &b) { return a.begin < b.begin; });
+    for (size_t i = 1; i < ranges.size(); ++i)
+        if (ranges[i].begin < ranges[i - 1].end)
+            throw InputError(name + ": tensors " + shown_in_message(*ranges[i - 1].tensor) + " (data bytes " +
+                             std::to_string(ranges[i - 1].begin) + ".." + std::to_string(ranges[i - 1].end) + ") and " +
+                             shown_in_message(*ranges[i].tensor) + " (from " + std::to_string(ranges[i].begin) +
+                             ") overlap");
+}
+
 } // namespace
 
 bool is_gguf(const std::string &path)
@@ -181,7 +241,20 @@ bool is_gguf(const std::string &path)
     return in.read(magic, 4) && std::memcmp(magic, "GGUF", 4) == 0;
 }
 
-GgufModel read_gguf(const std::string &path) { return parse_gguf(read_checkpoint_bytes(path), path); }
+GgufModel read_gguf(const std::string &path)
+{
+    // The header first, so a file that is no GGUF costs nothing to refuse.
+    const std::vector<uint8_t> head = read_file_head(path, 24);
+    if (head.size() < 4 || std::memcmp(head.data(), "GGUF", 4) != 0)
+        throw InputError(path + ": not a GGUF file (no magic \"GGUF\") (at byte 0)");
+    if (head.size() >= 8) {
+        uint32_t version;
+        std::memcpy(&version, head.data() + 4, 4);
+        if (version < 1 || version > 3)
+            throw InputError(path + ": GGUF version " + std::to_string(version) + " is not one of 1, 2, 3 (at byte 8)");
+    }
+    return parse_gguf(read_checkpoint_bytes(path), path);
+}
 
 GgufModel parse_gguf(const std::vector<uint8_t> &bytes, const std::string &name)
 {
@@ -192,14 +265,22 @@ GgufModel parse_gguf(const std::vector<uint8_t> &bytes, const std::string &name)
     if (version < 1 || version > 3) c.fail("GGUF version " + std::to_string(version) + " is not one of 1, 2, 3");
     const bool v1 = version == 1; // 32-bit counts and lengths
     const uint64_t n_tensors = c.count(v1, "the tensor count"), n_kv = c.count(v1, "the metadata count");
-    if (n_tensors > (1u << 20) || n_kv > (1u << 20))
-        c.fail(std::to_string(n_tensors) + " tensors and " + std::to_string(n_kv) + " metadata keys: not a model");
+    if (n_tensors > kMaxTensors || n_kv > kMaxKeys)
+        c.fail(std::to_string(n_tensors) + " tensors and " + std::to_string(n_kv) + " metadata keys; at most " +
+               std::to_string(kMaxTensors) + " and " + std::to_string(kMaxKeys) + " are read");
 
     std::map<std::string, Value> kv;
+    std::unordered_set<std::string_view> keys;
     for (uint64_t i = 0; i < n_kv; ++i) {
-        const std::string key = c.string(v1, "a metadata key");
+        const uint64_t at = c.at();
+        const std::string_view key = c.string(v1, "a metadata key", kMaxKeyBytes);
+        if (!keys.insert(key).second)
+            throw InputError(name + ": metadata key " + shown_in_message(std::string(key)) + " appears twice (again at byte " +
+                             std::to_string(at) + ")");
         const uint32_t type = c.get<uint32_t>("a metadata type");
-        kv[key] = read_value(c, type, v1, key);
+        const bool keep = wanted_key(key);
+        Value v = read_value(c, type, v1, key, keep);
+        if (keep) kv[std::string(key)] = std::move(v);
     }
     auto need = [&](const std::string &key) -> const Value & {
         const auto it = kv.find(key);
@@ -223,7 +304,8 @@ GgufModel parse_gguf(const std::vector<uint8_t> &bytes, const std::string &name)
     };
     const Value &arch = need("general.architecture");
     if (arch.type != kValueString || arch.text != "llama")
-        throw InputError(name + ": general.architecture '" + shown_in_message(arch.text) + "' is not 'llama' (the only one read)");
+        throw InputError(name + ": general.architecture '" + shown_in_message(std::string(arch.text)) +
+                         "' is not 'llama' (the only one read)");
 
     GgufModel m;
     LlamaCheckpoint &ck = m.checkpoint;
@@ -236,15 +318,24 @@ GgufModel parse_gguf(const std::vector<uint8_t> &bytes, const std::string &name)
     cfg.n_kv_heads = kv.count("llama.attention.head_count_kv") ? need_uint("llama.attention.head_count_kv", 1, cfg.n_heads)
                                                                : cfg.n_heads;
     cfg.seq_len = need_uint("llama.context_length", 1, 1u << 20);
-    cfg.rope_theta = float(number_or("llama.rope.freq_base", 10000.0));
-    cfg.norm_eps = float(number_or("llama.attention.layer_norm_rms_epsilon", 1e-5));
-    if (!(cfg.rope_theta > 0) || !(cfg.norm_eps > 0))
-        throw InputError(name + ": llama.rope.freq_base and llama.attention.layer_norm_rms_epsilon must be positive");
+    // As fp32, what the image holds: a double such as 1e300 would become infinity.
+    auto positive_f32 = [&](const std::string &key, double fallback) {
+        const double given = number_or(key, fallback);
+        const float v = float(given);
+        if (!(v > 0) || !std::isfinite(v)) {
+            char shown[32];
+            std::snprintf(shown, sizeof shown, "%.9g", given);
+            throw InputError(name + ": metadata " + key + " must be a positive number that fp32 holds, not " + shown);
+        }
+        return v;
+    };
+    cfg.rope_theta = positive_f32("llama.rope.freq_base", 10000.0);
+    cfg.norm_eps = positive_f32("llama.attention.layer_norm_rms_epsilon", 1e-5);
 
     // The vocabulary (SentencePiece, as llama.cpp's "llama" tokenizer model).
     const Value &tok_model = need("tokenizer.ggml.model");
     if (tok_model.text != "llama")
-        throw InputError(name + ": tokenizer.ggml.model '" + shown_in_message(tok_model.text) +
+        throw InputError(name + ": tokenizer.ggml.model '" + shown_in_message(std::string(tok_model.text)) +
                          "' is not 'llama' (SentencePiece, the only tokenizer the device runs)");
     const Value &tokens = need("tokenizer.ggml.tokens");
     if (tokens.type != kValueArray || tokens.item_type != kValueString || tokens.texts.size() < 3)
@@ -261,7 +352,7 @@ GgufModel parse_gguf(const std::vector<uint8_t> &bytes, const std::string &name)
     cfg.vocab_size = uint32_t(tokens.texts.size());
     Vocabulary &voc = m.vocabulary;
     for (uint32_t i = 0; i < cfg.vocab_size; ++i)
-        add_sentencepiece_piece(voc, i, tokens.texts[i], float(scores.numbers[i]));
+        add_sentencepiece_piece(voc, name, i, std::string(tokens.texts[i]), float(scores.numbers[i]));
     check_llama_config(name, cfg);
     if (kv.count("llama.rope.dimension_count") &&
         need_uint("llama.rope.dimension_count", 0, UINT32_MAX) != cfg.head_size())
@@ -271,18 +362,31 @@ GgufModel parse_gguf(const std::vector<uint8_t> &bytes, const std::string &name)
     // Tensor infos, then the data section at the next multiple of general.alignment.
     std::map<std::string, TensorInfo> infos;
     for (uint64_t i = 0; i < n_tensors; ++i) {
-        const std::string tname = c.string(v1, "a tensor name");
+        const uint64_t at = c.at();
+        const std::string tname(c.string(v1, "a tensor name", kMaxKeyBytes));
         TensorInfo t;
         const uint32_t nd = c.get<uint32_t>("a tensor's dimension count");
         if (nd < 1 || nd > 4) c.fail("tensor " + shown_in_message(tname) + " has " + std::to_string(nd) + " dimensions");
         for (uint32_t d = 0; d < nd; ++d) t.dims.push_back(c.count(v1, "a tensor dimension"));
         t.type = c.get<uint32_t>("a tensor type");
         t.offset = c.get<uint64_t>("a tensor offset");
-        infos[tname] = t;
+        if (!infos.emplace(tname, t).second)
+            throw InputError(name + ": tensor " + shown_in_message(tname) + " appears twice (again at byte " +
+                             std::to_string(at) + ")");
+        // A block the hyper-parameters do not have: the file disagrees with itself.
+        if (tname.rfind("blk.", 0) == 0) {
+            const size_t dot = tname.find('.', 4);
+            const std::string digits = tname.substr(4, dot == std::string::npos ? std::string::npos : dot - 4);
+            if (!digits.empty() && digits.size() < 8 && digits.find_first_not_of("0123456789") == std::string::npos &&
+                std::stoul(digits) >= cfg.n_layers)
+                throw InputError(name + ": tensor " + shown_in_message(tname) + " is in block " + digits +
+                                 ", but llama.block_count is " + std::to_string(cfg.n_layers));
+        }
     }
     const uint64_t alignment = kv.count("general.alignment") ? need_uint("general.alignment", 1, 1u << 16) : 32u;
     if (alignment & (alignment - 1)) throw InputError(name + ": general.alignment " + std::to_string(alignment) + " is not a power of two");
     const uint64_t data = (c.at() + alignment - 1) / alignment * alignment;
+    check_tensor_ranges(infos, name);
 
     // Reads tensor `tname` of shape rows x cols (cols innermost) as fp32.
     auto tensor = [&](const std::string &tname, uint64_t rows, uint64_t cols, std::vector<float> &out) {

@@ -6,6 +6,8 @@
 #include <fstream>
 #include <iterator>
 
+#include "tessera/image_format.h"
+#include "tessera/json_input.h"
 #include "tessera/models/llama2c.h"
 
 namespace tessera {
@@ -20,39 +22,47 @@ constexpr size_t kGroupSizeOffset = 37;   // version 2: int32, unaligned, after 
 
 std::vector<uint8_t> read_checkpoint_bytes(const std::string &path)
 {
+    // One read into a buffer of the file's size (no doubling while it grows).
+    return read_file_head(path, SIZE_MAX);
+}
+
+std::vector<uint8_t> read_file_head(const std::string &path, size_t max_bytes, uint64_t *file_size)
+{
     std::error_code ec;
     if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
         throw InputError(path + ": not a regular file");
-    std::ifstream in(path, std::ios::binary);
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
     if (!in) throw InputError(path + ": cannot open");
-    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), {});
-    if (in.bad()) throw InputError(path + ": cannot read");
-    return bytes;
+    const uint64_t size = uint64_t(in.tellg());
+    if (file_size) *file_size = size;
+    in.seekg(0);
+    std::vector<uint8_t> head(size_t(std::min<uint64_t>(size, max_bytes)));
+    if (!in.read(reinterpret_cast<char *>(head.data()), std::streamsize(head.size()))) throw InputError(path + ": cannot read");
+    return head;
 }
 
-// A string from the file as a message may show it: at most 64 bytes, anything but
-// printable ASCII as \xNN.
-std::string shown_in_message(const std::string &s)
+std::string shown_in_message(const std::string &s) { return json_input::printable(s); }
+
+void check_token_piece(const std::string &name, uint32_t id, const std::string &piece)
 {
-    std::string out;
-    for (size_t i = 0; i < s.size() && i < 64; ++i) {
-        const unsigned char ch = static_cast<unsigned char>(s[i]);
-        if (ch >= 0x20 && ch < 0x7F) {
-            out += char(ch);
-        } else {
-            char hex[8];
-            std::snprintf(hex, sizeof hex, "\\x%02X", ch);
-            out += hex;
-        }
+    switch (tsr_check_token_piece(piece.data(), uint32_t(std::min<size_t>(piece.size(), UINT32_MAX)), TSR_MAX_TOKEN_BYTES)) {
+    case TSR_PIECE_OK: return;
+    case TSR_PIECE_TOO_LONG:
+        throw InputError(name + ": token " + std::to_string(id) + " ('" + shown_in_message(piece) + "') is " +
+                         std::to_string(piece.size()) + " bytes; the device tokenizer holds pieces of at most " +
+                         std::to_string(TSR_MAX_TOKEN_BYTES));
+    case TSR_PIECE_HAS_NUL:
+        throw InputError(name + ": token " + std::to_string(id) + " ('" + shown_in_message(piece) +
+                         "') contains a NUL byte, which the device tokenizer cannot hold");
     }
-    return s.size() > 64 ? out + "..." : out;
 }
 
-void add_sentencepiece_piece(Vocabulary &v, uint32_t id, std::string piece, float score)
+void add_sentencepiece_piece(Vocabulary &v, const std::string &name, uint32_t id, std::string piece, float score)
 {
     if (id == 1) piece = "\n<s>\n";
     if (id == 2) piece = "\n</s>\n";
     for (size_t at; (at = piece.find("\xE2\x96\x81")) != std::string::npos;) piece.replace(at, 3, " ");
+    check_token_piece(name, id, piece);
     v.max_token_length = std::max<uint32_t>(v.max_token_length, uint32_t(piece.size()));
     v.pieces.push_back(std::move(piece));
     v.scores.push_back(score);
@@ -187,18 +197,29 @@ private:
 
 } // namespace
 
-LlamaCheckpoint read_llama2c_checkpoint(const std::string &path) { return parse_llama2c_checkpoint(read_checkpoint_bytes(path), path); }
+namespace {
 
-LlamaCheckpoint parse_llama2c_checkpoint(const std::vector<uint8_t> &b, const std::string &path)
+// What a checkpoint's header says: its format, hyper-parameters and where the weights
+// are; `b` holds at least the header (the whole file, or its first 256 bytes), and
+// `file_size` must be what the header implies.
+struct Layout {
+    LlamaCheckpoint ck; // format and config
+    uint64_t data_offset = 0;
+    bool legacy = false;
+    int32_t group_size = 0; // version 2 only
+};
+
+Layout read_layout(const std::vector<uint8_t> &b, uint64_t file_size, const std::string &path)
 {
+    Layout layout;
+    LlamaCheckpoint &ck = layout.ck;
+    uint64_t &data_offset = layout.data_offset;
+    bool &legacy = layout.legacy;
+    int32_t &group_size = layout.group_size;
     if (b.size() < 28)
         throw InputError(path + ": " + std::to_string(b.size()) + " bytes, too short for a llama2.c header (28)");
-    LlamaCheckpoint ck;
     uint32_t magic;
     std::memcpy(&magic, b.data(), 4);
-    uint64_t data_offset;
-    bool legacy;
-    int32_t group_size = 0; // version 2 only
     if (magic == kMagicAk42) {
         if (b.size() < kV1HeaderBytes)
             throw InputError(path + ": " + std::to_string(b.size()) + " bytes, too short for the 256-byte ak42 header");
@@ -230,11 +251,34 @@ LlamaCheckpoint parse_llama2c_checkpoint(const std::vector<uint8_t> &b, const st
     const uint64_t norms = 2 * L * D + D;
     const uint64_t expected = group_size ? data_offset + norms * 4 + weights + weights / uint64_t(group_size) * 4
                                          : data_offset + (weights + norms + rope_tables) * 4;
-    if (b.size() != expected)
-        throw InputError(path + ": " + std::to_string(b.size()) + " bytes, but a " + ck.format + " checkpoint of dim " +
+    if (file_size != expected)
+        throw InputError(path + ": " + std::to_string(file_size) + " bytes, but a " + ck.format + " checkpoint of dim " +
                          std::to_string(c.dim) + ", hidden " + std::to_string(c.hidden_dim) + ", " +
                          std::to_string(c.n_layers) + " layers, vocab " + std::to_string(c.vocab_size) + " has " +
-                         std::to_string(expected) + (b.size() < expected ? " (truncated)" : " (trailing bytes)"));
+                         std::to_string(expected) + (file_size < expected ? " (truncated)" : " (trailing bytes)"));
+    return layout;
+}
+
+} // namespace
+
+LlamaCheckpoint read_llama2c_checkpoint(const std::string &path)
+{
+    uint64_t file_size = 0;
+    const std::vector<uint8_t> head = read_file_head(path, kV1HeaderBytes, &file_size);
+    read_layout(head, file_size, path); // a bad header is refused before the weights are read
+    return parse_llama2c_checkpoint(read_checkpoint_bytes(path), path);
+}
+
+LlamaCheckpoint parse_llama2c_checkpoint(const std::vector<uint8_t> &b, const std::string &path)
+{
+    Layout layout = read_layout(b, b.size(), path);
+    LlamaCheckpoint ck = std::move(layout.ck);
+    const uint64_t data_offset = layout.data_offset;
+    const bool legacy = layout.legacy;
+    const int32_t group_size = layout.group_size;
+    const LlamaConfig &c = ck.config;
+    const uint64_t L = c.n_layers, D = c.dim, KV = c.kv_dim(), H = c.hidden_dim, V = c.vocab_size;
+    const uint64_t rope_tables = legacy ? uint64_t(c.seq_len) * c.head_size() : 0; // freq_cis real + imag
     FloatReader r(path, b, data_offset);
     LlamaWeights &w = ck.weights;
     if (legacy) {
@@ -284,6 +328,16 @@ LlamaCheckpoint parse_llama2c_checkpoint(const std::vector<uint8_t> &b, const st
 
 Vocabulary read_llama2c_tokenizer(const std::string &path, uint32_t expect_size)
 {
+    // Checked before the file is read: `expect_size` pieces the device can hold take
+    // a score, a length and at most TSR_MAX_TOKEN_BYTES each (a file up to 16 MiB is
+    // read and its count of tokens reported instead).
+    uint64_t file_size = 0;
+    read_file_head(path, 4, &file_size);
+    const uint64_t largest = 4 + uint64_t(expect_size) * (8 + TSR_MAX_TOKEN_BYTES);
+    if (file_size > largest && file_size > (16u << 20))
+        throw InputError(path + ": " + std::to_string(file_size) + " bytes; " + std::to_string(expect_size) +
+                         " tokens of at most " + std::to_string(TSR_MAX_TOKEN_BYTES) + " bytes take at most " +
+                         std::to_string(largest) + " (not a llama2.c tokenizer for this model)");
     return parse_llama2c_tokenizer(read_checkpoint_bytes(path), path, expect_size);
 }
 
@@ -306,8 +360,7 @@ Vocabulary parse_llama2c_tokenizer(const std::vector<uint8_t> &b, const std::str
             throw InputError(path + ": token " + std::to_string(id) + " claims " + std::to_string(len) +
                              " bytes at offset " + std::to_string(off) + ", past the end of the file");
         std::string piece(reinterpret_cast<const char *>(b.data() + off), size_t(len));
-        if (piece.find('\0') != std::string::npos)
-            throw InputError(path + ": token " + std::to_string(id) + " contains a NUL byte");
+        check_token_piece(path, uint32_t(id), piece);
         v.pieces.push_back(std::move(piece));
         v.scores.push_back(score);
         off += size_t(len);

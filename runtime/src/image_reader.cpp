@@ -33,7 +33,9 @@ tessera_status check_header_fields(const tsr_image_header &h, Message &err)
     if (!h.context || h.context > h.seq_len) return bad("context is 0 or above seq_len");
     if (!h.prompt_chunk || h.prompt_chunk > h.context) return bad("prompt_chunk is 0 or above context");
     if (h.bos_id >= h.vocab_size || h.eos_id >= h.vocab_size) return bad("BOS/EOS id outside the vocabulary");
-    if (!(h.norm_eps > 0.0f)) return bad("norm_eps is not positive");
+    if (!(h.norm_eps > 0.0f) || !(h.norm_eps < 1e30f)) return bad("norm_eps is not a finite positive number");
+    if (!(h.rope_theta > 0.0f) || !(h.rope_theta < 1e30f)) return bad("rope_theta is not a finite positive number");
+    if (h.seq_len > TSR_MAX_SEQ_LEN) return bad("seq_len is above 2^20 positions");
     if (!h.planned_cores || h.planned_cores > 64u) return bad("planned_cores outside 1..64");
     if (h.flags & ~TSR_IMAGE_FLAGS_) return bad("unknown flags");
     if (h.section_count == 0u || h.section_count > 16u) return bad("section count outside 1..16");
@@ -252,6 +254,7 @@ tessera_status check_step(StepChecker &c)
     if (s.engine != TSR_ENGINE_CLUSTER && s.engine != TSR_ENGINE_DMA && s.engine != TSR_ENGINE_NPU)
         return c.fail("unknown engine");
     if (s.flags & ~TSR_STEP_FLAGS_) return c.fail("unknown flags");
+    if (s.layer != TSR_NO_LAYER && s.layer >= c.h.n_layers) return c.fail("names a layer beyond the header's n_layers");
     const StepGeometry g = op->geometry(s, c.rows, c.h.planned_cores);
     for (uint32_t i = 0; i < tsr_op_operand_count(s.op); ++i) {
         const bool scratch = g.operand[i].use == OperandUse::kScratch;
@@ -278,10 +281,16 @@ tessera_status check_schedule(const tsr_image_header &h, const tsr_section &sec,
         return TESSERA_ERR_IMAGE_BAD_SCHEDULE;
     }
     const tsr_step *steps = reinterpret_cast<const tsr_step *>(sh + 1);
+    uint32_t layers = 0; // the header's n_layers is what the schedule runs: its last layer is n_layers - 1
     for (uint32_t i = 0; i < sh->step_count; ++i) {
         StepChecker c{h, view.tensors, steps[i], step_rows(steps[i], sh->max_rows), err, i, name, tokens, &view,
                       sh->step_count};
         TSR_TRY(check_step(c));
+        if (steps[i].layer != TSR_NO_LAYER && steps[i].layer + 1u > layers) layers = steps[i].layer + 1u;
+    }
+    if (layers != h.n_layers) {
+        err.str("image header: n_layers is ").num(h.n_layers).str(", the ").str(name).str(" schedule runs ").num(layers);
+        return TESSERA_ERR_IMAGE_BAD_HEADER;
     }
     out->header = sh;
     out->steps = steps;
@@ -373,8 +382,8 @@ tessera_status read_tokenizer_section(const uint8_t *base, uint32_t size, uint32
     const char *strings = reinterpret_cast<const char *>(base + th->strings_offset);
     for (uint32_t i = 0; i < n; ++i) {
         const tsr_token_entry &e = entries[i];
-        if (e.length > th->max_token_length || !fits(e.offset, (uint64_t)e.length + 1u, th->strings_size) ||
-            strings[e.offset + e.length] != '\0' || memchr(strings + e.offset, 0, e.length) != nullptr) {
+        if (!fits(e.offset, (uint64_t)e.length + 1u, th->strings_size) || strings[e.offset + e.length] != '\0' ||
+            tsr_check_token_piece(strings + e.offset, e.length, th->max_token_length) != TSR_PIECE_OK) {
             err.str("tokenizer section: piece of token ").num(i).str(" is out of bounds or not a string");
             return TESSERA_ERR_IMAGE_BAD_TOKENIZER;
         }

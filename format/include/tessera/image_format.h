@@ -33,6 +33,7 @@ extern "C" {
 #define TSR_PARAM_BYTES 64u         /* tsr_step.params: the operator's typed parameters */
 #define TSR_MAX_DIMS 4u
 #define TSR_MAX_TILES 3u
+#define TSR_MAX_SEQ_LEN (1u << 20) /* most positions a model may say it was trained for */
 #define TSR_MAX_TOKEN_BYTES 64u     /* longest vocabulary piece the device tokenizer accepts */
 #define TSR_SAMPLER_BYTES_PER_TOKEN 12u /* sampler scratch per vocabulary entry: probability, (prob, index) */
 #define TSR_ENCODE_BYTES_PER_SYMBOL 24u /* tokenizer work area per symbol of the text before merging */
@@ -333,6 +334,26 @@ static inline tsr_tile_kind tsr_op_tile_kind(uint32_t op)
 #undef TSR_OP
     default: return TSR_TILE_MOVE;
     }
+}
+
+/*
+ * Whether a vocabulary piece is one the device tokenizer holds: at most `max_length`
+ * bytes (TSR_MAX_TOKEN_BYTES, or an image's max_token_length) and no NUL, since the
+ * image keeps pieces as C strings. The packer's checkpoint readers and the runtime's
+ * image checks both ask this, so the packer writes no piece the runtime refuses.
+ */
+typedef enum tsr_piece_check {
+    TSR_PIECE_OK = 0,
+    TSR_PIECE_TOO_LONG = 1,
+    TSR_PIECE_HAS_NUL = 2
+} tsr_piece_check;
+
+static inline tsr_piece_check tsr_check_token_piece(const char *piece, uint32_t length, uint32_t max_length)
+{
+    if (length > max_length) return TSR_PIECE_TOO_LONG;
+    for (uint32_t i = 0; i < length; ++i)
+        if (piece[i] == '\0') return TSR_PIECE_HAS_NUL;
+    return TSR_PIECE_OK;
 }
 
 /*

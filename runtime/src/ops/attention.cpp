@@ -64,6 +64,8 @@ tessera_status validate(StepChecker &c)
     const uint32_t T = c.step.dtype, e = act_bytes(c.step);
     TSR_TRY(c.dtype_in(kAllTypes));
     if (!a.nh || !a.nkv || a.nh % a.nkv || !a.hs || a.ctx != c.h.context) return c.fail("heads or context do not fit");
+    if (a.nh != c.h.n_heads || a.nkv != c.h.n_kv_heads || a.dim != c.h.dim)
+        return c.fail("heads or head size differ from the header's");
     if (T == TSR_DTYPE_BF16 && p.exp != TSR_EXP_ACCURATE && p.exp != TSR_EXP_SCHRAUDOLPH)
         return c.fail("unknown exponential");
     if (T == TSR_DTYPE_I8) {

@@ -13,7 +13,7 @@ tessera_status validate(StepChecker &c)
     const tsr_embed_params &p = c.step.params.embed;
     const uint64_t R = c.rows, e = act_bytes(c.step);
     TSR_TRY(c.dtype_in(kAllTypes));
-    if (p.vocab != c.h.vocab_size || !p.dim) return c.fail("vocab or dim does not match the model");
+    if (p.vocab != c.h.vocab_size || p.dim != c.h.dim) return c.fail("vocab or dim does not match the model");
     TSR_TRY(c.pinned(0, c.tokens, "the schedule's token input"));
     TSR_TRY(c.operand(0, TSR_DTYPE_I32, R * 4u, false));
     TSR_TRY(c.operand(1, c.step.dtype, (uint64_t)p.vocab * p.dim * e, false));

@@ -23,6 +23,7 @@ tessera_status validate(StepChecker &c)
             return c.fail("activation constants out of range");
         if (p.exp == TSR_NONLINEAR_INTEGER) TSR_TRY(c.requant(p.out, "output factor out of range"));
     }
+    if (p.n != c.h.hidden_dim) return c.fail("width differs from the header's hidden_dim");
     return binary_validate(c, p.n);
 }
 

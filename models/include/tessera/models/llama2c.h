@@ -41,6 +41,9 @@ struct LlamaCheckpoint {
 std::string shown_in_message(const std::string &text);
 // A checkpoint file's bytes; throws InputError for a missing or unreadable file.
 std::vector<uint8_t> read_checkpoint_bytes(const std::string &path);
+// Its first `max_bytes` (fewer in a shorter file), and its size: what a reader checks
+// before it reads a whole file.
+std::vector<uint8_t> read_file_head(const std::string &path, size_t max_bytes, uint64_t *file_size = nullptr);
 // Head size whole and even, heads a multiple of KV heads; throws InputError naming `name`.
 void check_llama_config(const std::string &name, const LlamaConfig &config);
 
@@ -58,9 +61,15 @@ struct Vocabulary {
     std::vector<float> scores;
 };
 
+// Refuses a piece the device tokenizer cannot hold (tsr_check_token_piece: a NUL, or
+// more than TSR_MAX_TOKEN_BYTES), naming file `name` and the token.
+void check_token_piece(const std::string &name, uint32_t id, const std::string &piece);
+
 // Appends SentencePiece piece `id` as llama2.c's tokenizer.py exports it: BOS (1) and
-// EOS (2) on lines of their own, U+2581 (the word boundary) as a space.
-void add_sentencepiece_piece(Vocabulary &vocabulary, uint32_t id, std::string piece, float score);
+// EOS (2) on lines of their own, U+2581 (the word boundary) as a space; checked by
+// check_token_piece.
+void add_sentencepiece_piece(Vocabulary &vocabulary, const std::string &name, uint32_t id, std::string piece,
+                             float score);
 
 // An IEEE binary16 value (GGUF F16, safetensors F16) as fp32, subnormals included.
 float f32_from_f16(uint16_t half);
