@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
+#include <limits>
 #include <cstring>
 #include <ctime>
 #include <memory>
@@ -115,7 +116,7 @@ int main(int argc, char **argv)
     app.add_option("image", image_path, "model image written by tessera-pack")->required();
     app.add_option("-i,--prompt", prompt, "prompt text");
     app.add_option("-n,--steps", steps, "positions to run, prompt included; 0 or more than the context = the context")
-        ->capture_default_str()->check(CLI::NonNegativeNumber);
+        ->capture_default_str()->check(CLI::Range(0, std::numeric_limits<int>::max()));
     app.add_option("-t,--temperature", temperature, "0 = greedy; a finite number >= 0")->capture_default_str();
     app.add_option("-p,--topp", topp, "nucleus sampling threshold in [0,1]; 0 or 1 = off")
         ->capture_default_str()->check(CLI::Range(0.0f, 1.0f));
@@ -145,6 +146,7 @@ int main(int argc, char **argv)
     std::optional<tessera::OutputFile> timeline_out; // checked before any work
     if (!timeline.empty()) {
         try {
+            tessera::check_outputs({{"--timeline", timeline}}, {{"the image", image_path}, {"--board", board_arg}});
             timeline_out.emplace(timeline);
         } catch (const std::exception &e) {
             return fail(TESSERA_ERR_INVALID_ARGUMENT, e.what());

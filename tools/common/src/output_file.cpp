@@ -4,6 +4,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
+#include <stdexcept>
 #include <system_error>
 
 #include <fcntl.h>
@@ -46,6 +47,27 @@ void remove_stale_temporaries(const std::string &path)
     }
 }
 
+// Where writing `path` lands: its chain of symbolic links followed (at most 40, as
+// the kernel does). `special` is set when the path or a link leads into /dev or /proc,
+// where files are written in place.
+std::string link_target(const std::string &path, bool *special)
+{
+    auto under = [](const std::string &p, const char *dir) { return p.rfind(dir, 0) == 0; };
+    std::string at = path;
+    for (int hops = 0;; ++hops) {
+        std::error_code ec;
+        const fs::path absolute = fs::absolute(at, ec);
+        const std::string shown = absolute.lexically_normal().string();
+        if (under(shown, "/dev/") || under(shown, "/proc/")) *special = true;
+        struct stat st;
+        if (::lstat(at.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return at;
+        if (hops == 40) fail(ELOOP, path);
+        const fs::path next = fs::read_symlink(at, ec);
+        if (ec) fail(ec.value(), path);
+        at = next.is_absolute() ? next.string() : (fs::path(at).parent_path() / next).string();
+    }
+}
+
 void write_all(int fd, const void *data, size_t bytes, const std::string &path)
 {
     const uint8_t *p = static_cast<const uint8_t *>(data);
@@ -63,22 +85,32 @@ void write_all(int fd, const void *data, size_t bytes, const std::string &path)
 OutputFile::OutputFile(std::string path) : path_(std::move(path))
 {
     if (path_.empty()) fail(EINVAL, path_, "empty output path:");
+    if (path_ == "-") { // standard output, written at commit
+        fd_ = ::dup(STDOUT_FILENO);
+        if (fd_ < 0) fail(errno, path_);
+        direct_ = true;
+        return;
+    }
+    bool special = false;
+    const std::string target = link_target(path_, &special);
     struct stat st;
     if (::stat(path_.c_str(), &st) == 0) {
         if (S_ISDIR(st.st_mode)) fail(EISDIR, path_);
-        if (!S_ISREG(st.st_mode)) { // a device or a pipe: written in place at commit
-            fd_ = ::open(path_.c_str(), O_WRONLY | O_CLOEXEC);
-            if (fd_ < 0) fail(errno, path_);
-            direct_ = true;
-            return;
-        }
+        special = special || !S_ISREG(st.st_mode);
     }
-    const std::string folder = folder_of(path_);
-    remove_stale_temporaries(path_);
+    if (special) { // a device, a pipe, /dev/stdout: written in place at commit
+        fd_ = ::open(path_.c_str(), O_WRONLY | O_CLOEXEC);
+        if (fd_ < 0) fail(errno, path_);
+        direct_ = true;
+        return;
+    }
+    target_ = target;
+    const std::string folder = folder_of(target_);
+    remove_stale_temporaries(target_);
     fd_ = ::open(folder.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
     if (fd_ >= 0) return;
     if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) fail(errno, path_);
-    named_temp_ = path_ + ".tmp." + std::to_string(::getpid());
+    named_temp_ = target_ + ".tmp." + std::to_string(::getpid());
     fd_ = ::open(named_temp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd_ < 0) {
         const int err = errno;
@@ -88,7 +120,8 @@ OutputFile::OutputFile(std::string path) : path_(std::move(path))
 }
 
 OutputFile::OutputFile(OutputFile &&other) noexcept
-    : path_(std::move(other.path_)), named_temp_(std::move(other.named_temp_)), fd_(other.fd_), direct_(other.direct_),
+    : path_(std::move(other.path_)), target_(std::move(other.target_)), named_temp_(std::move(other.named_temp_)),
+      fd_(other.fd_), direct_(other.direct_),
       pending_(std::move(other.pending_))
 {
     other.fd_ = -1;
@@ -133,7 +166,7 @@ void OutputFile::commit()
         // Give the unnamed file a name beside the target, then rename it over the
         // target (linkat cannot replace a file). A kill between the two leaves a
         // "NAME.tmp.PID" that the next run removes.
-        const std::string temp = path_ + ".tmp." + std::to_string(::getpid());
+        const std::string temp = target_ + ".tmp." + std::to_string(::getpid());
         const std::string proc = "/proc/self/fd/" + std::to_string(fd_);
         ::unlink(temp.c_str());
         if (::linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, temp.c_str(), AT_SYMLINK_FOLLOW) != 0 &&
@@ -146,22 +179,59 @@ void OutputFile::commit()
         fail(errno, path_);
     }
     fd_ = -1;
-    if (::rename(named_temp_.c_str(), path_.c_str()) != 0) fail(errno, path_, "cannot rename into");
+    if (::rename(named_temp_.c_str(), target_.c_str()) != 0) fail(errno, path_, "cannot rename into");
     named_temp_.clear();
 }
 
-void check_distinct_outputs(const std::vector<std::pair<std::string, std::string>> &what_and_path)
+void check_outputs(const std::vector<NamedPath> &outputs, const std::vector<NamedPath> &inputs)
 {
-    for (size_t i = 0; i < what_and_path.size(); ++i) {
-        for (size_t j = i + 1; j < what_and_path.size(); ++j) {
-            std::error_code a, b;
-            const fs::path x = fs::weakly_canonical(fs::absolute(what_and_path[i].second), a);
-            const fs::path y = fs::weakly_canonical(fs::absolute(what_and_path[j].second), b);
-            if (!a && !b && x == y)
-                throw std::system_error(EINVAL, std::generic_category(),
-                                        what_and_path[i].first + " and " + what_and_path[j].first + " name the same file '" +
-                                            what_and_path[i].second + "'");
+    struct File {
+        const NamedPath *named;
+        std::string shown; // the path as given
+        std::string canonical;
+        bool exists = false;
+        dev_t dev = 0;
+        ino_t ino = 0;
+    };
+    auto file = [](const NamedPath &n, const std::string &path) {
+        File f{&n, path, "", false, 0, 0};
+        std::error_code ec;
+        f.canonical = fs::weakly_canonical(fs::absolute(path, ec), ec).string();
+        struct stat st;
+        if (::stat(path.c_str(), &st) == 0) f.exists = true, f.dev = st.st_dev, f.ino = st.st_ino;
+        return f;
+    };
+    auto same = [](const File &a, const File &b) {
+        return (a.exists && b.exists) ? a.dev == b.dev && a.ino == b.ino : !a.canonical.empty() && a.canonical == b.canonical;
+    };
+    std::vector<File> outs, ins;
+    for (const NamedPath &o : outputs)
+        if (!o.second.empty() && o.second != "-") outs.push_back(file(o, o.second));
+    for (const NamedPath &i : inputs) {
+        if (i.second.empty()) continue;
+        std::error_code ec;
+        if (fs::is_directory(i.second, ec)) {
+            for (const auto &entry : fs::directory_iterator(i.second, ec))
+                if (entry.is_regular_file(ec)) ins.push_back(file(i, entry.path().string()));
+        } else {
+            ins.push_back(file(i, i.second));
         }
+    }
+    for (size_t a = 0; a < outs.size(); ++a) {
+        for (size_t b = a + 1; b < outs.size(); ++b)
+            if (same(outs[a], outs[b]))
+                throw std::invalid_argument(outs[a].named->first + " and " + outs[b].named->first + " name the same file '" +
+                                            outs[a].shown + "'");
+        for (const File &in : ins)
+            if (in.exists && same(outs[a], in))
+                throw std::invalid_argument(outs[a].named->first + " '" + outs[a].shown + "' is " + in.named->first + " '" +
+                                            in.shown + "': an output never replaces an input");
+    }
+    const NamedPath *to_stdout = nullptr;
+    for (const NamedPath &o : outputs) {
+        if (o.second != "-") continue;
+        if (to_stdout) throw std::invalid_argument(to_stdout->first + " and " + o.first + " both name standard output (-)");
+        to_stdout = &o;
     }
 }
 

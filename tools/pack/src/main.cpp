@@ -24,7 +24,7 @@ int main(int argc, char **argv)
                    "architecture; F32, F16, BF16, Q8_0, Q4_0 tensors, dequantized and packed at --precision) or Hugging Face "
                    "Llama directory (config.json, model.safetensors in F32/F16/BF16, tokenizer.model)")
         ->required()->check(CLI::ExistingPath);
-    app.add_option("-o,--output", o.output, "model image to write (written atomically)")->required();
+    app.add_option("-o,--output", o.output, "model image to write, whole or not at all (- for standard output; never one of the inputs)")->required();
     app.add_option("--tokenizer", o.tokenizer,
                    "llama2.c tokenizer .bin (default: a GGUF file's or Hugging Face directory's own, else tok<vocab>.bin or tokenizer.bin beside "
                    "the checkpoint)")

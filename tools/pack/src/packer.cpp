@@ -31,7 +31,8 @@ std::string find_tokenizer(const PackOptions &o, uint32_t vocab)
     const fs::path dir = fs::path(o.checkpoint).parent_path();
     for (const std::string name : {"tok" + std::to_string(vocab) + ".bin", std::string("tokenizer.bin")}) {
         const fs::path candidate = dir / name;
-        if (fs::is_regular_file(candidate)) return candidate.string();
+        std::error_code ec;
+        if (fs::is_regular_file(candidate, ec)) return candidate.string();
     }
     throw InputError("no tokenizer given and neither tok" + std::to_string(vocab) + ".bin nor tokenizer.bin is beside " +
                      o.checkpoint + "; pass --tokenizer FILE");
@@ -102,11 +103,48 @@ void finish_graph(Graph &g, const Vocabulary &vocab)
     g.step_table = g.add(std::move(table));
 }
 
+// Refuses a calibration "text" that is not: larger than 64 MiB, a NUL byte, or a
+// byte sequence that is not UTF-8 (overlong forms and surrogates included), naming
+// the line and its byte.
+void check_utf8_text(const std::string &path)
+{
+    uint64_t size = 0;
+    read_file_head(path, 0, &size);
+    constexpr uint64_t kMaxBytes = 64u << 20;
+    if (size > kMaxBytes)
+        throw InputError(path + ": " + std::to_string(size) + " bytes of calibration text; at most " +
+                         std::to_string(kMaxBytes) + " are read");
+    const std::vector<uint8_t> b = read_checkpoint_bytes(path);
+    uint64_t line = 1, line_start = 0;
+    for (size_t i = 0; i < b.size();) {
+        const uint8_t c = b[i];
+        size_t n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+        uint32_t cp = n == 1 ? c : n == 2 ? c & 0x1Fu : n == 3 ? c & 0x0Fu : c & 0x07u;
+        bool ok = n != 0 && c != 0 && i + n <= b.size();
+        for (size_t k = 1; ok && k < n; ++k) {
+            ok = (b[i + k] & 0xC0) == 0x80;
+            cp = cp << 6 | (b[i + k] & 0x3Fu);
+        }
+        static const uint32_t kMin[5] = {0, 0, 0x80, 0x800, 0x10000};
+        if (ok && n > 1) ok = cp >= kMin[n] && cp <= 0x10FFFF && (cp < 0xD800 || cp > 0xDFFF);
+        if (!ok) {
+            char hex[8];
+            std::snprintf(hex, sizeof hex, "0x%02X", c);
+            throw InputError(path + ":" + std::to_string(line) + ": byte " + std::to_string(i - line_start + 1) + " (" +
+                             hex + ") is " + (c == 0 ? "a NUL" : "not UTF-8") +
+                             "; the calibration text must be UTF-8 text");
+        }
+        if (c == '\n') ++line, line_start = i + 1;
+        i += n;
+    }
+}
+
 // The lines of a calibration text as token ids (BOS first), encoded by the device
 // tokenizer itself: an fp32 image of the model, opened on the host board.
 std::vector<std::vector<int32_t>> encode_calibration_text(const std::string &path, Graph &fp32,
                                                           const Vocabulary &vocab)
 {
+    check_utf8_text(path);
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError("cannot read the calibration text " + path);
     const BoardDesc host = load_board_desc("host");
@@ -155,10 +193,12 @@ PackResult pack(const PackOptions &o)
     if (o.weight_type != "fp32" && o.precision != "fp32")
         throw InputError("--weight-type applies to --precision fp32 (bf16 and int8 images choose their weights)");
     // Every output is checked (and opened) before any work; all appear at the end or none.
-    std::vector<std::pair<std::string, std::string>> named = {{"--output", o.output}};
-    if (!o.report.empty()) named.push_back({"--report", o.report});
-    if (!o.memory_map.empty()) named.push_back({"--memory-map", o.memory_map});
-    check_distinct_outputs(named);
+    // None of them may be an input: the checkpoint (the files of a Hugging Face
+    // folder), the tokenizer, a board file, the calibration text.
+    const std::vector<NamedPath> outputs = {{"--output", o.output}, {"--report", o.report}, {"--memory-map", o.memory_map}};
+    std::vector<NamedPath> inputs = {{"the checkpoint", o.checkpoint}, {"the tokenizer", o.tokenizer},
+                                     {"the calibration text", o.calibration}};
+    check_outputs(outputs, inputs);
     OutputFile image_out(o.output);
     std::optional<OutputFile> report_out, map_out;
     if (!o.report.empty()) report_out.emplace(o.report);
@@ -172,6 +212,11 @@ PackResult pack(const PackOptions &o)
     r.checkpoint_format = ck.format;
     r.config = ck.config;
     r.tokenizer_path = loaded.tokenizer;
+    // And the files found by name, which nothing has replaced yet: the board's
+    // description, a tokenizer beside a llama2.c checkpoint.
+    inputs.push_back({"the board description", r.board.source});
+    if (o.tokenizer.empty()) inputs.push_back({"the tokenizer", loaded.tokenizer});
+    check_outputs(outputs, inputs);
     if (vocab.max_token_length > TSR_MAX_TOKEN_BYTES)
         throw InputError(r.tokenizer_path + ": max_token_length " + std::to_string(vocab.max_token_length) +
                          " exceeds the device tokenizer's " + std::to_string(TSR_MAX_TOKEN_BYTES));

@@ -14,9 +14,13 @@ namespace tessera {
 // the path is not a folder. The content goes to an unnamed temporary file in that
 // folder (O_TMPFILE), which commit() links into place, so a killed process leaves
 // nothing behind. Where the file system has no unnamed files, a named "NAME.tmp.PID"
-// stands in, and such names left by processes that no longer run are removed. A
-// path that exists and is not a regular file (/dev/stdout, a pipe) is written
-// directly at commit. Errors throw std::system_error naming the path.
+// stands in, and such names left by processes that no longer run are removed.
+//   - A symbolic link is followed to its target, which is what gets replaced (the
+//     link stays); a loop of links is an error naming the path.
+//   - "-" is standard output, and a path that is not a regular file or that leads
+//     into /dev or /proc (/dev/stdout, a pipe, a terminal) is written in place, at
+//     commit.
+// Errors throw std::system_error naming the path.
 class OutputFile {
 public:
     explicit OutputFile(std::string path);
@@ -33,14 +37,21 @@ public:
 private:
     void discard() noexcept;
     std::string path_;
+    std::string target_;     // path_ with its symbolic links followed: what commit() replaces
     std::string named_temp_; // the fallback's temporary name; empty for an unnamed file
     int fd_ = -1;
     bool direct_ = false;    // not a regular file: written in place at commit
     std::vector<uint8_t> pending_; // direct_ only
 };
 
-// Refuses two outputs of one run that name the same file ("what" names each flag).
-void check_distinct_outputs(const std::vector<std::pair<std::string, std::string>> &what_and_path);
+// What a flag names: ("--output", "s.tess"), ("the checkpoint", "ck.bin").
+using NamedPath = std::pair<std::string, std::string>;
+
+// Refuses two outputs of one run that are the same file (the same path, through links
+// or not, or the same device and inode), and an output that is one of the run's
+// inputs (a folder input stands for the files in it), naming both, and two outputs
+// to standard output ("-"). Throws std::invalid_argument.
+void check_outputs(const std::vector<NamedPath> &outputs, const std::vector<NamedPath> &inputs = {});
 
 } // namespace tessera
 
