@@ -14,11 +14,13 @@ SECONDS on its corpus (BUILD_DIR/corpus/NAME, kept between runs) and prints
 executions and coverage per harness. Exits 1 on any crash, hang (an input running
 over 25 s), leak or sanitizer report; the input is kept in BUILD_DIR/artifacts/NAME/.
 
-Harnesses (default: all four):
+Harnesses (default: all six):
   image           (a) any bytes as a model image: open, prompt, sample, step
   image_resigned  (b) the same, mutated by structure and every checksum signed again
   encode          (c) tessera_encode on 512-, 32000-, 10-piece and no-space vocabularies
-  readers         (d) the packer's llama2.c checkpoint and tokenizer readers
+  readers         (d) the packer's llama2.c checkpoint and tokenizer readers, and GGUF
+  board           (e) board descriptions, from a file and from an image's BOARD section
+  hf              (f) Hugging Face config.json and safetensors headers
 
 Options:
   -t SECONDS    time per harness (default 300)
@@ -40,11 +42,11 @@ while (($#)); do
     --no-build) do_build=0; shift ;;
     --require) require=1; shift ;;
     -h|--help) usage; exit 0 ;;
-    image|image_resigned|encode|readers) harnesses+=("$1"); shift ;;
+    image|image_resigned|encode|readers|board|hf) harnesses+=("$1"); shift ;;
     *) echo "fuzz.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
-((${#harnesses[@]})) || harnesses=(image image_resigned encode readers)
+((${#harnesses[@]})) || harnesses=(image image_resigned encode readers board hf)
 [[ $seconds =~ ^[0-9]+$ && $jobs =~ ^[1-9][0-9]*$ ]] || { echo "fuzz.sh: -t and -j take whole numbers" >&2; exit 2; }
 
 skip() {

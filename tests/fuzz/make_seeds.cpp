@@ -5,6 +5,10 @@
 //                 no-space vocabulary (seeds of fuzzers a and b)
 //   OUT/encode/   texts with a selector byte (fuzzer c)
 //   OUT/readers/  checkpoints and tokenizers with a selector byte (fuzzer d)
+//   OUT/board/    board descriptions with a selector byte (fuzzer e): the built-in
+//                 boards and the hostile-input issue's cases
+//   OUT/hf/       config.json texts and safetensors headers with a selector byte
+//                 (fuzzer f)
 //   OUT/data/     the images and tokenizers fuzzer c opens at start
 #include <cstdio>
 #include <filesystem>
@@ -15,6 +19,7 @@
 
 #include "support/gguf_writer.h"
 #include "support/synthetic_model.h"
+#include "tessera/board_desc.h"
 #include "tessera/pack/packer.h"
 
 namespace fs = std::filesystem;
@@ -63,6 +68,79 @@ void pack(const fs::path &dir, const std::string &model, const std::string &out,
     tessera::pack(o);
 }
 
+void write_text(const fs::path &p, uint8_t selector, const std::string &text)
+{
+    write_bytes(p, selector, std::vector<uint8_t>(text.begin(), text.end()));
+}
+
+// Fuzzer e: every built-in board as its file and as an image would embed it, and the
+// shapes of the hostile-input issue's findings (kept small: deep nesting, wrong types,
+// huge numbers, unknown keys, invalid UTF-8).
+void write_board_seeds(const fs::path &dir)
+{
+    int k = 0;
+    for (const std::string name : {"host", "siracusa", "gap9", "qemu-virt-rv32"}) {
+        const tessera::BoardDesc d = tessera::load_board_desc(name);
+        write_bytes(dir / (name + ".json"), 0, read_bytes(d.source));
+        write_text(dir / (name + ".embedded"), 1, d.json);
+    }
+    const std::string base = R"("name":"b","cluster":{"cores":2},"regions":{"L1":1024,"L2":65536})";
+    const std::vector<std::string> cases = {
+        "{" + base + "}",
+        "{" + base + R"(,"description":5})",
+        "{" + base + R"(,"npu":true})",
+        "{" + base + R"(,"clock_mhz":1e400})",
+        "{" + base + R"(,"colck_mhz":100})",
+        "{" + base + R"(,"dma":{}})",
+        "{" + base + R"(,"dma":{"queue_dpeth":4}})",
+        R"({"name":"b","cluster":{"cores":2.5},"regions":{"L2":65536}})",
+        R"({"name":"b","cluster":{"cores":2},"regions":{"L2":-1}})",
+        "{\"name\":\"b\xFF\",\"cluster\":{\"cores\":2},\"regions\":{\"L2\":65536}}",
+        "{\"name\":\"\xC3\x28\"}",
+        std::string(40, '[') + std::string(40, ']'),
+        "{\"a\":" + std::string(20, '{') + std::string(20, '}') + "}",
+    };
+    for (const std::string &c : cases) {
+        write_text(dir / ("case" + std::to_string(k) + ".json"), 0, c);
+        write_text(dir / ("case" + std::to_string(k++) + ".embedded"), 1, c);
+    }
+}
+
+// Fuzzer f: a config.json as Hugging Face writes it and variations of the findings,
+// and safetensors headers (4 bytes of data size first).
+void write_hf_seeds(const fs::path &dir)
+{
+    const std::string config =
+        R"({"architectures":["LlamaForCausalLM"],"model_type":"llama","hidden_size":64,"intermediate_size":172,)"
+        R"("num_hidden_layers":5,"num_attention_heads":8,"num_key_value_heads":4,"vocab_size":512,)"
+        R"("max_position_embeddings":512,"rms_norm_eps":1e-05,"rope_theta":10000.0,"hidden_act":"silu",)"
+        R"("tie_word_embeddings":true,"torch_dtype":"float32","rope_scaling":null})";
+    int k = 0;
+    write_text(dir / "config.json", 0, config);
+    for (const auto &[from, to] : std::vector<std::pair<std::string, std::string>>{
+             {R"("model_type":"llama")", R"("model_type":5)"},
+             {R"("rms_norm_eps":1e-05)", R"("rms_norm_eps":1e300)"},
+             {R"("rope_theta":10000.0)", R"("rope_theta":null)"},
+             {R"("tie_word_embeddings":true)", R"("tie_word_embeddings":"yes")"},
+             {R"("hidden_act":"silu")", R"("hidden_act":[1])"},
+             {R"("hidden_size":64)", R"("hidden_size":64.5)"},
+             {R"("vocab_size":512)", R"("vocab_size":1.8446744073709552e19)"}}) {
+        std::string c = config;
+        c.replace(c.find(from), from.size(), to);
+        write_text(dir / ("config" + std::to_string(k++) + ".json"), 0, c);
+    }
+    write_text(dir / "config_array.json", 0, "[" + config + "]");
+    auto header = [&](uint32_t data_bytes, const std::string &json) {
+        std::string bytes(reinterpret_cast<const char *>(&data_bytes), 4);
+        write_text(dir / ("header" + std::to_string(k++)), 1, bytes + json);
+    };
+    header(96, R"({"__metadata__":{"format":"pt"},"a":{"dtype":"F32","shape":[4,4],"data_offsets":[0,64]},)"
+               R"("b":{"dtype":"BF16","shape":[16],"data_offsets":[64,96]}})");
+    header(96, R"({"a":{"dtype":"F32","shape":[4,4],"data_offsets":[0,1e300]}})");
+    header(96, R"({"a":{"dtype":"F32","shape":[512.9,64.99],"data_offsets":[-1,64]}})");
+    header(96, R"({"a":{"dtype":"F32","shape":[4,4],"data_offsets":[0,64]},"b":{"dtype":"F32","shape":[4,4],"data_offsets":[32,96]}})");
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -73,7 +151,9 @@ int main(int argc, char **argv)
     }
     try {
         const fs::path out = argv[1], models = out / "models", shared = TESSERA_SHARED_DIR;
-        for (const char *d : {"image", "encode", "readers", "data", "models"}) fs::create_directories(out / d);
+        for (const char *d : {"image", "encode", "readers", "data", "models", "board", "hf"}) fs::create_directories(out / d);
+        write_board_seeds(out / "board");
+        write_hf_seeds(out / "hf");
         const std::string board = TESSERA_FUZZ_BOARD;
 
         SyntheticConfig small;

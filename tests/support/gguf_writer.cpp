@@ -145,42 +145,83 @@ GgufFile gguf_from_checkpoint(const LlamaCheckpoint &ck, const Vocabulary &vocab
     return f;
 }
 
+GgufMetadata gguf_string_metadata(const std::string &key, const std::string &text)
+{
+    GgufMetadata m{key, 8, {}};
+    const uint64_t n = text.size();
+    m.value.resize(8);
+    std::memcpy(m.value.data(), &n, 8);
+    m.value.insert(m.value.end(), text.begin(), text.end());
+    return m;
+}
+
+GgufMetadata gguf_f64_metadata(const std::string &key, double value)
+{
+    GgufMetadata m{key, 12, std::vector<uint8_t>(8)};
+    std::memcpy(m.value.data(), &value, 8);
+    return m;
+}
+
 std::vector<uint8_t> gguf_bytes(const GgufFile &f)
 {
     const bool v1 = f.version == 1;
     Out o(v1);
     o.bytes = {'G', 'G', 'U', 'F'};
     o.put(f.version);
-    const uint64_t n_kv = 13;
+    auto replaced = [&](const std::string &k) {
+        for (const GgufMetadata &m : f.extra)
+            if (m.key == k) return true;
+        return false;
+    };
+    static const char *const kStandard[] = {"general.architecture", "llama.context_length", "llama.embedding_length",
+                                            "llama.feed_forward_length", "llama.block_count", "llama.attention.head_count",
+                                            "llama.attention.head_count_kv", "llama.attention.layer_norm_rms_epsilon",
+                                            "tokenizer.ggml.model", "tokenizer.ggml.tokens", "tokenizer.ggml.scores",
+                                            "tokenizer.ggml.bos_token_id", "tokenizer.ggml.eos_token_id"};
+    uint64_t n_kv = f.extra.size();
+    for (const char *k : kStandard) n_kv += replaced(k) ? 0 : 1;
     o.count(f.tensors.size());
     o.count(n_kv);
-    auto key = [&](const std::string &k, uint32_t type) { o.str(k), o.put(type); };
-    key("general.architecture", 8), o.str(f.architecture);
-    key("llama.context_length", 4), o.put(f.config.seq_len);
-    key("llama.embedding_length", 4), o.put(f.config.dim);
-    key("llama.feed_forward_length", 4), o.put(f.config.hidden_dim);
-    key("llama.block_count", 4), o.put(f.config.n_layers);
-    key("llama.attention.head_count", 4), o.put(f.config.n_heads);
-    key("llama.attention.head_count_kv", 4), o.put(f.config.n_kv_heads);
-    key("llama.attention.layer_norm_rms_epsilon", 6), o.put(1e-5f);
-    key("tokenizer.ggml.model", 8), o.str("llama");
-    key("tokenizer.ggml.tokens", 9), o.put(uint32_t(8)), o.count(f.vocabulary.pieces.size());
-    for (size_t i = 0; i < f.vocabulary.pieces.size(); ++i) {
-        std::string p = i == 1 ? "<s>" : i == 2 ? "</s>" : f.vocabulary.pieces[i];
-        for (size_t at; (at = p.find(' ')) != std::string::npos;) p.replace(at, 1, "\xE2\x96\x81");
-        o.str(p);
+    // Each standard key unless an extra one replaces it.
+    auto key = [&](const std::string &k, uint32_t type) {
+        if (replaced(k)) return false;
+        o.str(k), o.put(type);
+        return true;
+    };
+    if (key("general.architecture", 8)) o.str(f.architecture);
+    if (key("llama.context_length", 4)) o.put(f.config.seq_len);
+    if (key("llama.embedding_length", 4)) o.put(f.config.dim);
+    if (key("llama.feed_forward_length", 4)) o.put(f.config.hidden_dim);
+    if (key("llama.block_count", 4)) o.put(f.config.n_layers);
+    if (key("llama.attention.head_count", 4)) o.put(f.config.n_heads);
+    if (key("llama.attention.head_count_kv", 4)) o.put(f.config.n_kv_heads);
+    if (key("llama.attention.layer_norm_rms_epsilon", 6)) o.put(1e-5f);
+    if (key("tokenizer.ggml.model", 8)) o.str("llama");
+    if (key("tokenizer.ggml.tokens", 9)) {
+        o.put(uint32_t(8)), o.count(f.vocabulary.pieces.size());
+        for (size_t i = 0; i < f.vocabulary.pieces.size(); ++i) {
+            std::string p = i == 1 ? "<s>" : i == 2 ? "</s>" : f.vocabulary.pieces[i];
+            for (size_t at; (at = p.find(' ')) != std::string::npos;) p.replace(at, 1, "\xE2\x96\x81");
+            o.str(p);
+        }
     }
-    key("tokenizer.ggml.scores", 9), o.put(uint32_t(6)), o.count(f.vocabulary.scores.size());
-    for (float s : f.vocabulary.scores) o.put(s);
-    key("tokenizer.ggml.bos_token_id", 4), o.put(f.bos);
-    key("tokenizer.ggml.eos_token_id", 4), o.put(f.eos);
+    if (key("tokenizer.ggml.scores", 9)) {
+        o.put(uint32_t(6)), o.count(f.vocabulary.scores.size());
+        for (float s : f.vocabulary.scores) o.put(s);
+    }
+    if (key("tokenizer.ggml.bos_token_id", 4)) o.put(f.bos);
+    if (key("tokenizer.ggml.eos_token_id", 4)) o.put(f.eos);
+    for (const GgufMetadata &m : f.extra) {
+        o.str(m.key), o.put(m.type);
+        o.bytes.insert(o.bytes.end(), m.value.begin(), m.value.end());
+    }
     uint64_t offset = 0;
     for (const GgufTensor &t : f.tensors) {
         o.str(t.name);
         o.put(uint32_t(t.dims.size()));
         for (uint64_t d : t.dims) o.count(d);
         o.put(t.type);
-        o.put(offset);
+        o.put(t.offset >= 0 ? uint64_t(t.offset) : offset);
         offset = (offset + t.data.size() + 31) / 32 * 32;
     }
     o.bytes.resize((o.bytes.size() + 31) / 32 * 32, 0);

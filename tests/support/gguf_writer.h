@@ -21,6 +21,15 @@ struct GgufTensor {
     uint32_t type = kGgufF32;
     std::vector<uint8_t> data;
     std::vector<float> expected; // what a reader must give back: the values as the type holds them
+    int64_t offset = -1;         // >= 0: the data offset the file states, instead of where the data is
+};
+
+// A metadata entry written as given: its value already encoded (for version 2 or 3,
+// 64-bit lengths). One whose key is a standard one replaces it; extras may repeat.
+struct GgufMetadata {
+    std::string key;
+    uint32_t type = 0;
+    std::vector<uint8_t> value;
 };
 
 // `values` (rows x cols, cols innermost) stored as `type`.
@@ -33,7 +42,12 @@ struct GgufFile {
     std::vector<GgufTensor> tensors;
     uint32_t bos = 1, eos = 2;
     std::string architecture = "llama";
+    std::vector<GgufMetadata> extra; // written after the standard keys
 };
+
+// Encoded values for GgufMetadata (versions 2 and 3).
+GgufMetadata gguf_string_metadata(const std::string &key, const std::string &text);
+GgufMetadata gguf_f64_metadata(const std::string &key, double value);
 
 // A llama checkpoint as a GGUF file: every 2D weight in `matrix_type`, norms in F32;
 // with `type_of` non-null, it picks each tensor's type by name instead.
