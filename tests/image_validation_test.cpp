@@ -232,6 +232,19 @@ TEST_F(ImageValidation, StepWritingIntoWeights)
     EXPECT_NE(message().find("is written but is a weight"), std::string::npos) << message();
 }
 
+// Found by fuzz_image_resigned (issue 18's long run): a step whose output is the step
+// table, which holds the pointers the executor follows, overwrote them (the executor
+// then ran a step on null addresses; any address an image chose was as easy).
+TEST_F(ImageValidation, StepWritingIntoTheStepTableIsRefused)
+{
+    tsr_step &s = step(TSR_SECTION_SCHEDULE_TOKEN, 0); // embed: operand 2 is written
+    s.operands[2] = uint16_t(header().step_table_tensor);
+    ASSERT_EQ(tensor(header().step_table_tensor).dtype, s.dtype); // only the kind tells it apart
+    resign();
+    EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_SCHEDULE);
+    EXPECT_NE(message().find("operand 2: is the runtime's step table"), std::string::npos) << message();
+}
+
 // Issue 7, second reproducer: a correctly signed siracusa image whose token
 // schedule embeds the prompt's token tensor, memory the plan reuses for
 // activations, so floats were read as ids and the DMA copied from far outside the

@@ -28,6 +28,9 @@ tessera_status StepChecker::operand(uint32_t i, uint32_t dtype, uint64_t bytes, 
     const uint32_t id = step.operands[i];
     if (id >= h.tensor_count) return fail("names no tensor", i);
     const tsr_tensor &t = tensors[id];
+    // The table of resolved steps holds the pointers every run follows: no step reads or
+    // writes it, whatever element type and size the image gives it.
+    if (t.kind == TSR_TENSOR_STEP_TABLE) return fail("is the runtime's step table", i);
     if (t.dtype != dtype) return fail("has the wrong element type", i);
     if (t.size < bytes) return fail("is smaller than the operator reads or writes", i);
     if (written && (t.region == TSR_REGION_IMAGE || t.kind == TSR_TENSOR_WEIGHT))
