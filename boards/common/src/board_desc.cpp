@@ -70,7 +70,7 @@ BoardDesc parse_checked(const nlohmann::json &parsed, const std::string &source)
 {
     const Value j(parsed, source);
     j.expect_object();
-    j.only_keys({"name", "description", "cluster", "regions", "dma", "npu", "clock_mhz", "cost"});
+    j.only_keys({"$schema", "name", "description", "cluster", "regions", "dma", "npu", "clock_mhz", "cost"});
     BoardDesc d;
     d.source = source;
     d.name = j["name"].as_string();
@@ -125,7 +125,18 @@ BoardDesc parse_board_desc(const std::string &json_text, const std::string &sour
 std::vector<std::string> board_search_dirs()
 {
     std::vector<std::string> dirs;
-    if (const char *env = std::getenv("TESSERA_BOARDS_DIR")) dirs.emplace_back(env);
+    if (const char *env = std::getenv("TESSERA_BOARDS_DIR")) { // one folder or several, ':' between
+        std::string list = env;
+        for (size_t start = 0, end; start <= list.size(); start = end + 1) {
+            end = std::min(list.find(':', start), list.size());
+            if (end > start) dirs.push_back(list.substr(start, end - start));
+        }
+    }
+    // An installed tool's own: PREFIX/bin/tool finds PREFIX/share/tessera/boards, wherever
+    // the prefix was installed or moved to.
+    std::error_code ec;
+    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    if (!ec) dirs.push_back((exe.parent_path().parent_path() / "share" / "tessera" / "boards").string());
 #ifdef TESSERA_BOARDS_INSTALL_DIR
     dirs.emplace_back(TESSERA_BOARDS_INSTALL_DIR);
 #endif
@@ -133,6 +144,13 @@ std::vector<std::string> board_search_dirs()
     dirs.emplace_back(TESSERA_BOARDS_SOURCE_DIR);
 #endif
     return dirs;
+}
+
+std::string known_boards_text()
+{
+    std::string known;
+    for (const auto &n : known_board_names()) known += (known.empty() ? "" : ", ") + n;
+    return known.empty() ? "none found" : known;
 }
 
 std::vector<std::string> known_board_names()
@@ -167,10 +185,8 @@ BoardDesc load_board_desc(const std::string &name_or_path)
             }
         }
         if (file.empty()) {
-            std::string known;
-            for (const auto &n : known_board_names()) known += (known.empty() ? "" : ", ") + n;
-            throw BoardError("unknown board '" + name_or_path + "' (known boards: " +
-                             (known.empty() ? "none found" : known) + "; or give a path to a board .json)");
+            throw BoardError("unknown board '" + name_or_path + "' (known boards: " + known_boards_text() +
+                             "; or give a path to a board .json)");
         }
     }
     std::string text;

@@ -66,10 +66,13 @@ BoardDesc board_for_image(const std::string &board_arg, const uint8_t *image, si
 // image); throws BoardError when its section lies outside the image or fails its CRC.
 std::string embedded_board_json(const uint8_t *image, size_t size);
 
-// Where board names are looked up: $TESSERA_BOARDS_DIR, then the installed and
-// source-tree boards/ folders.
+// Where board names are looked up: $TESSERA_BOARDS_DIR (folders separated by ':'),
+// then share/tessera/boards beside the running tool's bin/ (an installed prefix,
+// wherever it is), then the configured install prefix's and the source tree's boards/.
 std::vector<std::string> board_search_dirs();
 std::vector<std::string> known_board_names();
+// "gap9, host, ..." or "none found": for help texts and messages.
+std::string known_boards_text();
 
 } // namespace tessera
 
