@@ -296,10 +296,12 @@ TEST_F(Untrusted, BoardDescriptionsAreReadStrictlyByKey)
     board_refused(board_json(R"(,"npu":true)"), "npu: expected an object, got true");
     board_refused(board_json(R"(,"clock_mhz":1e400)"), "not valid JSON: number overflow parsing '1e400'");
     board_refused(board_json(R"(,"colck_mhz":100)"),
-                  "colck_mhz: unknown key (known: name, description, cluster, regions, dma, npu, clock_mhz, cost)");
+                  "colck_mhz: unknown key (did you mean 'clock_mhz'?) (known: $schema, name, description, cluster, regions, dma, "
+                  "npu, clock_mhz, cost)");
     board_refused(board_json(R"(,"flash":1024)"),
-                  "flash: unknown key (known: name, description, cluster, regions, dma, npu, clock_mhz, cost)");
-    board_refused(board_json(R"(,"dma":{"queue_dpeth":4})"), "dma.queue_dpeth: unknown key in dma (known: queue_depth)");
+                  "flash: unknown key (known: $schema, name, description, cluster, regions, dma, npu, clock_mhz, cost)");
+    board_refused(board_json(R"(,"dma":{"queue_dpeth":4})"),
+                  "dma.queue_dpeth: unknown key in dma (did you mean 'queue_depth'?) (known: queue_depth)");
     board_refused(R"({"name":"mymcu","cluster":{"cores":2},"regions":{"L1":65536,"L2":4194304.5}})",
                   "regions.L2: expected an integer in 0..4294967232, got a number (4194304.5)");
     board_refused("{\"name\":\"my\xFF\"}", "not valid JSON: parse error at line 1, column 12: syntax error while parsing value - "

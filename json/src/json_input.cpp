@@ -1,9 +1,11 @@
 #include "tessera/json_input.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <vector>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -37,6 +39,34 @@ uint32_t nesting_depth(const char *text, size_t size, uint32_t limit, size_t *at
         }
     }
     return deepest;
+}
+
+// Edits (insert, delete, replace, swap two neighbours) from a to b.
+size_t edit_distance(const std::string &a, const std::string &b)
+{
+    std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+    for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+    for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+    for (size_t i = 1; i <= a.size(); ++i)
+        for (size_t j = 1; j <= b.size(); ++j) {
+            d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1])});
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+        }
+    return d[a.size()][b.size()];
+}
+
+// The known key a misspelt one (of 4 characters or more) most likely meant: at most
+// two edits away, or "".
+std::string closest_key(const std::string &key, std::initializer_list<const char *> keys)
+{
+    std::string best;
+    size_t best_distance = 3;
+    if (key.size() < 4 || key.size() > 64) return best; // "L3" is no misspelt "L1"
+    for (const char *k : keys) {
+        const size_t d = edit_distance(key, k);
+        if (d < best_distance && d < std::string(k).size()) best = k, best_distance = d;
+    }
+    return best;
 }
 
 std::string quoted_keys(std::initializer_list<const char *> keys)
@@ -226,10 +256,11 @@ void Value::only_keys(std::initializer_list<const char *> keys) const
     for (auto it = v_.begin(); it != v_.end(); ++it) {
         bool known = false;
         for (const char *k : keys) known = known || it.key() == k;
-        if (!known)
-            Value(*it, source_, child(it.key()))
-                .fail("unknown key" + (path_.empty() ? std::string() : " in " + printable(path_, 120)) + " (known: " +
-                      quoted_keys(keys) + ")");
+        if (known) continue;
+        const std::string meant = closest_key(it.key(), keys);
+        Value(*it, source_, child(it.key()))
+            .fail("unknown key" + (path_.empty() ? std::string() : " in " + printable(path_, 120)) +
+                  (meant.empty() ? "" : " (did you mean '" + meant + "'?)") + " (known: " + quoted_keys(keys) + ")");
     }
 }
 

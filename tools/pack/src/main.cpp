@@ -3,12 +3,16 @@
 #include <exception>
 #include <fstream>
 #include <map>
+#include <string>
+#include <vector>
 
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 
 #include "tessera/tools/cli.h"
+
+#include "tessera/board_desc.h"
 
 #include "tessera/pack/image_writer.h"
 #include "tessera/pack/packer.h"
@@ -29,7 +33,7 @@ int main(int argc, char **argv)
                    "llama2.c tokenizer .bin (default: a GGUF file's or Hugging Face directory's own, else tok<vocab>.bin or tokenizer.bin beside "
                    "the checkpoint)")
         ->check(CLI::ExistingFile);
-    app.add_option("--board", o.board, "board NAME (host, siracusa, gap9, qemu-virt-rv32) or description FILE.json (schema: docs/boards.md)")
+    app.add_option("--board", o.board, "board NAME (" + tessera::known_boards_text() + ") or description FILE.json (schema: docs/boards.md)")
         ->capture_default_str();
     app.add_option("--precision", o.precision,
                    "activations and KV cache: fp32; bf16 (every weight bf16, fp32 sums); int8 (W8A8: weights "
@@ -74,6 +78,28 @@ int main(int argc, char **argv)
                    "npu, npu-nms: bits of the decoder layers' linear weights, 8 or 4 (the classifier keeps 8)")
         ->check(CLI::IsMember({8u, 4u}))->capture_default_str();
     app.add_flag("-q,--quiet", quiet, "print nothing on success");
+    app.add_flag_callback(
+        "--list-boards",
+        [] {
+            for (const std::string &name : tessera::known_board_names()) {
+                try {
+                    const tessera::BoardDesc d = tessera::load_board_desc(name);
+                    const uint32_t flash = d.region_size[TSR_REGION_IMAGE];
+                    std::printf("%-16s %2u cores, L1 %u, L2 %u, NMS %u bytes, flash %s, NPU %s  (%s)\n", d.name.c_str(),
+                                d.cores, d.region_size[TSR_REGION_L1], d.region_size[TSR_REGION_L2],
+                                d.region_size[TSR_REGION_NMS], flash ? std::to_string(flash).c_str() : "not given",
+                                d.has_npu ? "yes" : "no", d.source.c_str());
+                } catch (const std::exception &e) {
+                    std::printf("%-16s not usable: %s\n", name.c_str(), e.what());
+                }
+            }
+            std::printf("searched: ");
+            const std::vector<std::string> dirs = tessera::board_search_dirs();
+            for (size_t i = 0; i < dirs.size(); ++i) std::printf("%s%s", i ? ", " : "", dirs[i].c_str());
+            std::printf("\n");
+            throw CLI::Success();
+        },
+        "list the boards --board NAME finds (their cores, region bytes, NPU, file) and where they were looked for, and exit");
     if (const int rc = tessera::parse_command_line(app, "tessera-pack", argc, argv); rc >= 0) return rc;
     o.prompt_logits_all = prompt_logits == "all";
     o.progress = !quiet && isatty(fileno(stderr));

@@ -17,6 +17,15 @@ namespace tessera {
 
 constexpr int kExitError = 1, kExitUsage = 2;
 
+// Whether everything written to stdout reached it; if not, says so ("tool: error:
+// writing the output: ...") and the caller exits 1.
+inline bool stdout_written(const char *tool)
+{
+    if (std::fflush(stdout) == 0 && !std::ferror(stdout)) return true;
+    std::fprintf(stderr, "%s: error: writing the output failed (%s)\n", tool, std::strerror(errno));
+    return false;
+}
+
 // Adds --version and parses. Returns -1 to go on, or the status to exit with.
 inline int parse_command_line(CLI::App &app, const char *tool, int argc, char **argv)
 {
@@ -31,19 +40,12 @@ inline int parse_command_line(CLI::App &app, const char *tool, int argc, char **
     } catch (const CLI::CallForVersion &e) {
         std::printf("%s\n", e.what());
         return 0;
+    } catch (const CLI::Success &) { // an option that did its work and ends the run (--list-boards)
+        return stdout_written(tool) ? 0 : kExitError;
     } catch (const CLI::ParseError &e) {
         std::fprintf(stderr, "%s: error: %s (see %s --help)\n", tool, e.what(), tool);
         return kExitUsage;
     }
-}
-
-// Whether everything written to stdout reached it; if not, says so ("tool: error:
-// writing the output: ...") and the caller exits 1.
-inline bool stdout_written(const char *tool)
-{
-    if (std::fflush(stdout) == 0 && !std::ferror(stdout)) return true;
-    std::fprintf(stderr, "%s: error: writing the output failed (%s)\n", tool, std::strerror(errno));
-    return false;
 }
 
 } // namespace tessera
