@@ -2,6 +2,8 @@
 // bounded queue, regions as described, board descriptions and their errors.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include <algorithm>
 #include <atomic>
 #include <functional>
@@ -224,6 +226,38 @@ TEST(HostBoard, RecordsATimelinePerEngineWhenAsked)
     }
     EXPECT_EQ(forks, 1);
     EXPECT_EQ(copies, 1);
+}
+
+// Any name a description may give (a quote, a backslash) leaves the trace valid JSON;
+// every core of the board has a named lane, and DMA transfers in flight together get
+// lanes of their own, so no two slices of a lane overlap.
+TEST(HostBoard, TraceIsValidJsonWithEveryLaneNamedAndNoOverlapsInALane)
+{
+    const tessera::BoardDesc desc =
+        tessera::parse_board_desc(R"({"name":"my\"b\\d","cluster":{"cores":4},"regions":{"L1":4096,"L2":65536}})", "x");
+    ASSERT_EQ(desc.name, "my\"b\\d");
+    std::vector<tessera::TimelineEvent> events = {
+        {tessera::TimelineEvent::Engine::kCluster, 0, 0, 50, 0, "fork", 0xFFFFu, 0, 1},
+        {tessera::TimelineEvent::Engine::kDma, 0, 10, 40, 256, "copy", 0xFFFFu, 0, 0},
+        {tessera::TimelineEvent::Engine::kDma, 0, 20, 60, 256, "copy", 0xFFFFu, 0, 0}, // in flight with the first
+        {tessera::TimelineEvent::Engine::kDma, 0, 45, 70, 256, "copy", 0xFFFFu, 0, 0}, // after the first
+    };
+    const auto trace = nlohmann::json::parse(tessera::timeline_trace_json(events, desc.cores, false, desc.name));
+    EXPECT_EQ(trace["otherData"]["board"], desc.name);
+    std::map<int, std::string> lanes;
+    std::map<int, std::vector<std::pair<double, double>>> slices;
+    for (const auto &e : trace["traceEvents"]) {
+        if (e["ph"] == "M") lanes[e["tid"].get<int>()] = e["args"]["name"].get<std::string>();
+        else slices[e["tid"].get<int>()].push_back({e["ts"].get<double>(), e["ts"].get<double>() + e["dur"].get<double>()});
+    }
+    const std::map<int, std::string> want = {{1, "core 0"}, {2, "core 1"}, {3, "core 2"}, {4, "core 3"}, {5, "dma"}, {6, "dma 2"}};
+    EXPECT_EQ(lanes, want);
+    for (auto &[tid, s] : slices) {
+        std::sort(s.begin(), s.end());
+        for (size_t i = 1; i < s.size(); ++i) EXPECT_LE(s[i - 1].second, s[i].first) << "lane " << lanes[tid];
+    }
+    EXPECT_EQ(slices[5].size(), 2u); // the first and the third copy
+    EXPECT_EQ(slices[6].size(), 1u);
 }
 
 TEST(HostBoardC, CreateReportsErrorsInOneLine)

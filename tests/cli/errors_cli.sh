@@ -68,8 +68,9 @@ expect "a directory as the output" 1 "cannot write 'adir': Is a directory" "$pac
 
 # The sampler's settings are checked before anything runs.
 expect "top-p nan" 1 "error: invalid argument (status 1): -t 1.000000, -p nan" "$generate" small.tess -p nan -i "Once"
-expect "temperature nan" 1 "error: invalid argument (status 1): -t nan" "$generate" small.tess -t nan -i "Once"
-expect "temperature inf" 1 "error: invalid argument (status 1): -t inf" "$generate" small.tess -t inf
+expect "temperature nan" 2 "error: --temperature: Value nan is not a finite number >= 0" "$generate" small.tess -t nan -i "Once"
+expect "temperature inf" 2 "error: --temperature: Value inf is not a finite number >= 0" "$generate" small.tess -t inf
+expect "temperature -1" 2 "error: --temperature: Value -1 is not a finite number >= 0" "$generate" small.tess -t -1
 
 # Every output path is checked before the work starts; none or all of them appear.
 expect "report to a bad path" 1 "cannot write '$work/no/such/dir/r.json'" \

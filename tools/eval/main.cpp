@@ -182,11 +182,11 @@ int main(int argc, char **argv)
     bool json = false;
     uint32_t threads = 0;
     app.add_option("image", image_path, "model image written by tessera-pack")->required();
-    auto *ids_opt = app.add_option("--ids", ids_path, "token ids, whitespace-separated (BOS is put first if missing)");
-    auto *text_opt = app.add_option("--text", text_path, "UTF-8 text, encoded with the image's tokenizer (BOS first)");
+    auto *ids_opt = app.add_option("--ids", ids_path, "FILE of token ids, whitespace-separated (BOS is put first if missing)");
+    auto *text_opt = app.add_option("--text", text_path, "FILE of UTF-8 text, encoded with the image's tokenizer (BOS first)");
     ids_opt->excludes(text_opt);
     app.add_option("--reference", reference_path, "a reference image of the same model: top-1 agreement with it");
-    app.add_option("--board", board_arg, "board NAME (host, siracusa, gap9, qemu-virt-rv32) or description FILE.json (default: the board the image is "
+    app.add_option("--board", board_arg, "board NAME (" + tessera::known_boards_text() + ") or description FILE.json (default: the board the image is "
                    "planned for, from the boards directory or, for a custom board, the description the image embeds)");
     app.add_option("--threads", threads, "threads backing the cluster (default: as tessera-generate)")
         ->check(CLI::Range(1u, 64u));

@@ -6,6 +6,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <limits>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <memory>
@@ -117,12 +118,21 @@ int main(int argc, char **argv)
     app.add_option("-i,--prompt", prompt, "prompt text");
     app.add_option("-n,--steps", steps, "positions to run, prompt included; 0 or more than the context = the context")
         ->capture_default_str()->check(CLI::Range(0, std::numeric_limits<int>::max()));
-    app.add_option("-t,--temperature", temperature, "0 = greedy; a finite number >= 0")->capture_default_str();
+    app.add_option("-t,--temperature", temperature, "0 = greedy; a finite number >= 0")
+        ->capture_default_str()
+        ->check(CLI::Validator(
+            [](std::string &text) {
+                char *end = nullptr;
+                const double t = std::strtod(text.c_str(), &end);
+                return end != text.c_str() && *end == '\0' && t >= 0 && t <= 1e30 ? std::string()
+                                                                                 : "Value " + text + " is not a finite number >= 0";
+            },
+            "FLOAT>=0"));
     app.add_option("-p,--topp", topp, "nucleus sampling threshold in [0,1]; 0 or 1 = off")
         ->capture_default_str()->check(CLI::Range(0.0f, 1.0f));
     app.add_option("-s,--seed", seed, "random seed; 0 = from the clock (the seed used is reported)");
     app.add_flag("--ids", print_ids, "print the generated token ids (BOS excluded) on one line instead of text");
-    app.add_option("--board", board_arg, "board NAME (host, siracusa, gap9, qemu-virt-rv32) or description FILE.json (default: the board the image is "
+    app.add_option("--board", board_arg, "board NAME (" + tessera::known_boards_text() + ") or description FILE.json (default: the board the image is "
                    "planned for, from the boards directory or, for a custom board, the description the image embeds)");
     app.add_option("--threads", threads,
                    "threads backing the cluster, every run on all of them (default: up to the board's cores and "

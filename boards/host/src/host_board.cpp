@@ -12,6 +12,8 @@
 #include <thread>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "core_count_chooser.hpp"
 #include "dma_engine.hpp"
 #include "npu_engine.hpp"
@@ -300,7 +302,8 @@ std::vector<TimelineEvent> HostBoard::timeline() const { return impl_->timeline.
 
 std::string HostBoard::timeline_trace_json() const
 {
-    return tessera::timeline_trace_json(timeline(), impl_->cluster->cores(), has_npu(), impl_->desc.name);
+    return tessera::timeline_trace_json(timeline(), std::max(impl_->desc.cores, impl_->cluster->cores()), has_npu(),
+                                        impl_->desc.name);
 }
 
 bool HostBoard::has_npu() const { return impl_->npu != nullptr; }
@@ -308,36 +311,66 @@ bool HostBoard::has_npu() const { return impl_->npu != nullptr; }
 std::string timeline_trace_json(const std::vector<TimelineEvent> &events, uint32_t cores, bool npu,
                                 const std::string &board, bool cycles)
 {
-    // Chrome trace event format: complete events ("X"), timestamps in microseconds (or
-    // cycles); a lane (tid) per core, then one for the DMA engine and one for the NPU.
-    const uint32_t dma_lane = cores + 1, npu_lane = cores + 2;
-    const uint32_t lanes = cores + (npu ? 2u : 1u);
+    // Chrome trace event format, written by the JSON library (any board name stays valid
+    // JSON): complete events ("X"), timestamps in microseconds (or cycles). A lane (tid)
+    // per core, every one named whether it ran or not; then the DMA engine's and the
+    // NPU's, as many lanes each as it had transfers or jobs in flight at once, so no
+    // two slices of a lane overlap.
     const double scale = cycles ? 1.0 : 1e3; // to the axis' unit
-    std::string json = "{\"traceEvents\":[";
-    char line[320];
-    for (uint32_t c = 0; c < lanes; ++c) { // the lanes' names: core 0..n-1, then dma, then npu
-        const std::string lane = c < cores ? "core " + std::to_string(c) : c == cores ? std::string("dma") : "npu";
-        std::snprintf(line, sizeof line,
-                      "%s\n{\"ph\":\"M\",\"pid\":1,\"tid\":%u,\"name\":\"thread_name\",\"args\":{\"name\":\"%s\"}}",
-                      c ? "," : "", c + 1, lane.c_str());
-        json += line;
+    for (const TimelineEvent &e : events)
+        if (e.engine == TimelineEvent::Engine::kCluster) cores = std::max(cores, e.core + 1);
+    nlohmann::json trace = {{"traceEvents", nlohmann::json::array()}, {"displayTimeUnit", "ns"}};
+    nlohmann::json &out = trace["traceEvents"];
+    auto lane_name = [&](uint32_t tid, const std::string &name) {
+        out.push_back({{"ph", "M"}, {"pid", 1}, {"tid", tid}, {"name", "thread_name"}, {"args", {{"name", name}}}});
+    };
+    for (uint32_t c = 0; c < cores; ++c) lane_name(c + 1, "core " + std::to_string(c));
+    // Engine events by start time, each on the first of its engine's lanes free by then.
+    std::vector<size_t> order(events.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return events[a].start_ns < events[b].start_ns; });
+    struct Engine {
+        const char *name;
+        std::vector<uint64_t> lane_free; // when each of its lanes is free again
+        std::vector<uint32_t> tids;
+    };
+    Engine dma{"dma", {}, {}}, nms{"npu", {}, {}};
+    uint32_t next_tid = cores + 1;
+    auto engine_lane = [&](Engine &g, const TimelineEvent &e) {
+        for (size_t l = 0; l < g.lane_free.size(); ++l)
+            if (g.lane_free[l] <= e.start_ns) {
+                g.lane_free[l] = e.end_ns;
+                return g.tids[l];
+            }
+        g.lane_free.push_back(e.end_ns);
+        g.tids.push_back(next_tid);
+        lane_name(next_tid, g.lane_free.size() == 1 ? std::string(g.name) : std::string(g.name) + " " + std::to_string(g.lane_free.size()));
+        return next_tid++;
+    };
+    if (std::none_of(events.begin(), events.end(), [](const TimelineEvent &e) { return e.engine == TimelineEvent::Engine::kDma; }))
+        engine_lane(dma, TimelineEvent{}); // the lanes exist even when idle
+    if (npu && std::none_of(events.begin(), events.end(), [](const TimelineEvent &e) { return e.engine == TimelineEvent::Engine::kNpu; }))
+        engine_lane(nms, TimelineEvent{});
+    for (size_t i : order) {
+        const TimelineEvent &e = events[i];
+        const bool on_dma = e.engine == TimelineEvent::Engine::kDma, on_npu = e.engine == TimelineEvent::Engine::kNpu;
+        nlohmann::json args = nlohmann::json::object();
+        if (on_dma) args["bytes"] = e.bytes;
+        else if (on_npu) {
+            args["macs"] = e.bytes;
+            if (e.layer != 0xFFFFu) args["layer"] = e.layer;
+        } else if (e.cores) args["cores"] = e.cores;
+        else {
+            if (e.layer != 0xFFFFu) args["layer"] = e.layer;
+            args["token"] = e.pos;
+        }
+        const uint32_t tid = on_dma ? engine_lane(dma, e) : on_npu ? engine_lane(nms, e) : e.core + 1;
+        out.push_back({{"ph", "X"}, {"pid", 1}, {"tid", tid}, {"name", e.name ? e.name : "?"},
+                       {"ts", double(e.start_ns) / scale}, {"dur", double(e.end_ns - e.start_ns) / scale}, {"args", args}});
     }
-    for (const TimelineEvent &e : events) {
-        const bool dma = e.engine == TimelineEvent::Engine::kDma, on_npu = e.engine == TimelineEvent::Engine::kNpu;
-        std::snprintf(line, sizeof line, ",\n{\"ph\":\"X\",\"pid\":1,\"tid\":%u,\"name\":\"%s\",\"ts\":%.3f,\"dur\":%.3f,\"args\":{",
-                      dma ? dma_lane : on_npu ? npu_lane : e.core + 1, e.name, double(e.start_ns) / scale,
-                      double(e.end_ns - e.start_ns) / scale);
-        json += line;
-        if (dma) json += "\"bytes\":" + std::to_string(e.bytes);
-        else if (on_npu) json += "\"macs\":" + std::to_string(e.bytes) + (e.layer != 0xFFFFu ? ",\"layer\":" + std::to_string(e.layer) : std::string());
-        else if (e.cores) json += "\"cores\":" + std::to_string(e.cores);
-        else if (e.layer != 0xFFFFu) json += "\"layer\":" + std::to_string(e.layer) + ",\"token\":" + std::to_string(e.pos);
-        else json += "\"token\":" + std::to_string(e.pos);
-        json += "}}";
-    }
-    json += std::string("\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"board\":\"") + board + "\",\"clock\":\"" +
-            (cycles ? "estimated cycles of the board's cost model (1 us on the axis = 1 cycle)" : "wall time") + "\"}}\n";
-    return json;
+    trace["otherData"] = {{"board", board},
+                          {"clock", cycles ? "estimated cycles of the board's cost model (1 us on the axis = 1 cycle)" : "wall time"}};
+    return trace.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 } // namespace tessera

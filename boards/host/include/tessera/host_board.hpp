@@ -23,8 +23,10 @@ struct TimelineEvent {
     uint32_t cores;            // "fork": the cores it ran on
 };
 
-// A timeline as a Chrome/Perfetto trace (JSON text): a lane per cluster core (`cores`),
-// one for the DMA engine and, with `npu`, one for the NPU; slices named by operator,
+// A timeline as a Chrome/Perfetto trace (JSON text): a lane per cluster core (`cores`,
+// each named even if idle), then the DMA engine's and, with `npu`, the NPU's, as many
+// lanes each as it had transfers or jobs in flight at once (no two slices of a lane
+// overlap); slices named by operator,
 // with the layer and the token in their arguments. With `cycles`, the events' times
 // are the board's estimated cycles (tessera-generate --timeline-clock estimated) and
 // the trace's time axis counts cycles (1 "us" on it is one cycle); otherwise nanoseconds.
