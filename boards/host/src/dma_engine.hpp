@@ -18,6 +18,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 #include "tessera/hal.h"
@@ -65,7 +66,10 @@ public:
         }
         while (completed_ < sequence) { // claimed by other cores: they are copying it now
             const Slot &slot = slots_[completed_ % slots_.size()];
-            while (slot.done.load(std::memory_order_acquire) != completed_ + 1u) cpu_relax();
+            for (uint32_t i = 1; slot.done.load(std::memory_order_acquire) != completed_ + 1u; ++i) {
+                cpu_relax();
+                if (i % 64u == 0u) std::this_thread::yield(); // its copier may want this core
+            }
             ++completed_;
         }
         return TSR_HAL_OK;

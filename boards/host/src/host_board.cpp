@@ -26,29 +26,69 @@ namespace {
 
 // Waiting: poll for a while (a wake-up then costs nanoseconds), then sleep on the
 // atomic (a futex), so a waiter never holds a core the work needs for long. The poll
-// lasts 100 us when every thread has a core of its own: longer than most waits
+// lasts up to 100 us when every thread has a core of its own: longer than most waits
 // between tiles (a tile's copy or compute), so a barrier rarely pays for a sleep and
 // a wake-up (measured: a quarter of the barriers slept with 8 us, and a TinyLLama-v0
 // token on 2 threads took longer than on 1). With more threads than the machine has
-// cores, a waiter may hold the core the awaited thread needs: 8 us, then sleep.
+// cores, 8 us, then sleep.
+//
+// A machine busy with other work is the same case, found at run time: the thread a
+// waiter polls for may be waiting for the very core the poll holds. So the poll gives
+// the core away (sched_yield) every 64 rounds, which costs nothing when no other thread
+// wants it, and the poll's length is learnt (SpinBudget): waits that keep ending in a
+// sleep halve it, down to none (straight to the futex); a wait that ends while polling
+// doubles it again, up to the most.
 using Spin = std::chrono::microseconds;
 constexpr Spin kSpinOwnCores{100}, kSpinSharedCores{8};
 
-// Polls `ready` until it holds or `spin` is over; true if it holds.
+class SpinBudget {
+public:
+    explicit SpinBudget(Spin most) : most_(uint32_t(most.count())), us_(most_) {}
+    Spin now() const { return Spin(us_.load(std::memory_order_relaxed)); }
+    void ended_polling()
+    {
+        slept_in_a_row_.store(0, std::memory_order_relaxed);
+        const uint32_t us = us_.load(std::memory_order_relaxed);
+        if (us < most_) us_.store(std::min(most_, us ? us * 2u : 1u), std::memory_order_relaxed);
+    }
+    void ended_sleeping()
+    {
+        if (slept_in_a_row_.fetch_add(1, std::memory_order_relaxed) + 1u < kSleepsBeforeShorter) return;
+        slept_in_a_row_.store(0, std::memory_order_relaxed);
+        us_.store(us_.load(std::memory_order_relaxed) / 2u, std::memory_order_relaxed);
+    }
+
+private:
+    static constexpr uint32_t kSleepsBeforeShorter = 4; // one long tile is no busy machine
+    const uint32_t most_;
+    std::atomic<uint32_t> us_;
+    std::atomic<uint32_t> slept_in_a_row_{0};
+};
+
+// Polls `ready` until it holds or `spin` is over, yielding the core now and then; true
+// if it holds.
 template <typename Ready> bool spin_until(Ready ready, Spin spin)
 {
+    if (spin.count() == 0) return ready();
     const auto until = std::chrono::steady_clock::now() + spin;
     for (uint32_t i = 1;; ++i) {
         if (ready()) return true;
         cpu_relax();
-        if (i % 64u == 0u && std::chrono::steady_clock::now() >= until) return ready();
+        if (i % 64u == 0u) {
+            if (std::chrono::steady_clock::now() >= until) return ready();
+            std::this_thread::yield();
+        }
     }
 }
 
-// Spin, then sleep until `word` differs from `seen`.
-template <typename T> void wait_while_equal(const std::atomic<T> &word, T seen, Spin spin)
+// Spin, then sleep until `word` differs from `seen`; the budget learns which it was.
+template <typename T> void wait_while_equal(const std::atomic<T> &word, T seen, SpinBudget &budget)
 {
-    if (spin_until([&] { return word.load(std::memory_order_acquire) != seen; }, spin)) return;
+    if (spin_until([&] { return word.load(std::memory_order_acquire) != seen; }, budget.now())) {
+        budget.ended_polling();
+        return;
+    }
+    budget.ended_sleeping();
     while (word.load(std::memory_order_acquire) == seen) word.wait(seen, std::memory_order_acquire);
 }
 
@@ -74,7 +114,8 @@ struct RegionBuffer {
 class Cluster {
 public:
     Cluster(uint32_t cores, bool adaptive, DmaEngine &dma, Timeline &timeline)
-        : cores_(cores), spin_(cores <= std::max(1u, std::thread::hardware_concurrency()) ? kSpinOwnCores : kSpinSharedCores),
+        : cores_(cores), join_(cores <= std::max(1u, std::thread::hardware_concurrency()) ? kSpinOwnCores : kSpinSharedCores),
+          go_(cores <= std::max(1u, std::thread::hardware_concurrency()) ? kSpinOwnCores : kSpinSharedCores),
           timeline_(timeline), dma_(dma), chooser_(cores, adaptive), slots_(cores)
     {
         for (uint32_t id = 1; id < cores_; ++id) workers_.emplace_back([this, id] { worker(id); });
@@ -104,7 +145,7 @@ public:
             slots_[id].go.notify_one();
         }
         task(arg, 0, active);
-        for (uint32_t left; (left = remaining_.load(std::memory_order_acquire)) != 0;) wait_while_equal(remaining_, left, spin_);
+        for (uint32_t left; (left = remaining_.load(std::memory_order_acquire)) != 0;) wait_while_equal(remaining_, left, join_);
         const auto end = std::chrono::steady_clock::now();
         chooser_.record(uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count()));
         if (timeline_.on()) timeline_.add({TimelineEvent::Engine::kCluster, 0, timeline_.at(start), timeline_.at(end), 0,
@@ -125,7 +166,11 @@ public:
             const auto passed = [&] { return barrier_phase_.load(std::memory_order_acquire) != phase; };
             while (!passed()) {
                 if (dma_.help()) continue;
-                if (spin_until([&] { return passed() || dma_.has_work(); }, spin_)) continue;
+                if (spin_until([&] { return passed() || dma_.has_work(); }, join_.now())) {
+                    join_.ended_polling();
+                    continue;
+                }
+                join_.ended_sleeping();
                 barrier_phase_.wait(phase, std::memory_order_acquire); // until the phase changes
             }
         }
@@ -140,7 +185,7 @@ private:
     {
         uint32_t seen = 0;
         for (;;) {
-            wait_while_equal(slots_[id].go, seen, spin_);
+            wait_while_equal(slots_[id].go, seen, go_);
             seen = slots_[id].go.load(std::memory_order_acquire);
             if (stop_.load()) return;
             task_(arg_, id, active_);
@@ -149,7 +194,8 @@ private:
     }
 
     const uint32_t cores_;
-    const Spin spin_;
+    SpinBudget join_; // waits for cores at work: the fork's end, barriers
+    SpinBudget go_;   // workers' waits for the next fork (long ones between runs are normal)
     Timeline &timeline_;
     DmaEngine &dma_;
     CoreCountChooser chooser_; // the controller's alone
