@@ -384,6 +384,15 @@ TEST_F(Untrusted, OutputsGoThroughLinksAndToStandardOutput)
         EXPECT_EQ(r.status, 0) << r.out;
         EXPECT_TRUE(read_text(path("piped.tess")) == read_text(path("images/real.tess"))) << out << " wrote another image";
     }
+    // Without -q the summary then goes to stderr, not into the image; two outputs on
+    // standard output, or generate's trace beside its text, are refused.
+    const std::string loud = tool("tessera-pack") + " " + shell_quoted(ck_) + " --tokenizer " + shell_quoted(tok_) + " -o -";
+    EXPECT_EQ(run_tool("{ " + loud + " > " + shell_quoted(path("loud.tess")) + " 2>/dev/null; }").status, 0);
+    EXPECT_TRUE(read_text(path("loud.tess")) == read_text(path("images/real.tess"))) << "the summary went into the image";
+    refused(loud + " --report -", {"--output and --report both name standard output (-)"});
+    const ToolRun t = run_tool(tool("tessera-generate") + " " + shell_quoted(path("images/real.tess")) + " -n 2 --timeline -");
+    EXPECT_EQ(t.status, 2) << t.out;
+    EXPECT_NE(t.out.find("--timeline: standard output (-) carries the generated text"), std::string::npos) << t.out;
     if (!fs::is_symlink("/dev/stdout")) {
         ADD_FAILURE() << "/dev/stdout was replaced by a file";
         std::error_code ec;

@@ -154,6 +154,11 @@ int main(int argc, char **argv)
     if (const int rc = tessera::parse_command_line(app, "tessera-generate", argc, argv); rc >= 0) return rc;
 
     std::optional<tessera::OutputFile> timeline_out; // checked before any work
+    if (timeline == "-") {
+        std::fprintf(stderr, "tessera-generate: error: --timeline: standard output (-) carries the generated text; "
+                             "name a file (see tessera-generate --help)\n");
+        return tessera::kExitUsage;
+    }
     if (!timeline.empty()) {
         try {
             tessera::check_outputs({{"--timeline", timeline}}, {{"the image", image_path}, {"--board", board_arg}});

@@ -108,7 +108,9 @@ int main(int argc, char **argv)
                                    : tessera::WeightsPlacement::kAuto;
     try {
         const tessera::PackResult result = tessera::pack(o);
-        if (!quiet) std::printf("%s", tessera::pack_summary(result).c_str());
+        // With an output on standard output ("-"), the summary goes to stderr instead.
+        const bool stdout_taken = o.output == "-" || o.report == "-" || o.memory_map == "-";
+        if (!quiet) std::fprintf(stdout_taken ? stderr : stdout, "%s", tessera::pack_summary(result).c_str());
         return 0;
     } catch (const std::exception &e) {
         std::fprintf(stderr, "tessera-pack: error: %s\n", e.what());
