@@ -232,6 +232,16 @@ void check_tensor_ranges(const std::map<std::string, TensorInfo> &infos, const s
                              ") overlap");
 }
 
+// The magic and a version this reader knows; the version.
+uint32_t read_magic_and_version(Cursor &c, const std::vector<uint8_t> &bytes)
+{
+    if (bytes.size() < 4 || std::memcmp(bytes.data(), "GGUF", 4) != 0) c.fail("not a GGUF file (no magic \"GGUF\")");
+    c.take(4, "the magic");
+    const uint32_t version = c.get<uint32_t>("the version");
+    if (version < 1 || version > 3) c.fail("GGUF version " + std::to_string(version) + " is not one of 1, 2, 3");
+    return version;
+}
+
 } // namespace
 
 bool is_gguf(const std::string &path)
@@ -244,25 +254,16 @@ bool is_gguf(const std::string &path)
 GgufModel read_gguf(const std::string &path)
 {
     // The header first, so a file that is no GGUF costs nothing to refuse.
-    const std::vector<uint8_t> head = read_file_head(path, 24);
-    if (head.size() < 4 || std::memcmp(head.data(), "GGUF", 4) != 0)
-        throw InputError(path + ": not a GGUF file (no magic \"GGUF\") (at byte 0)");
-    if (head.size() >= 8) {
-        uint32_t version;
-        std::memcpy(&version, head.data() + 4, 4);
-        if (version < 1 || version > 3)
-            throw InputError(path + ": GGUF version " + std::to_string(version) + " is not one of 1, 2, 3 (at byte 8)");
-    }
+    const std::vector<uint8_t> head = read_file_head(path, 8);
+    Cursor c(head, path);
+    read_magic_and_version(c, head);
     return parse_gguf(read_checkpoint_bytes(path), path);
 }
 
 GgufModel parse_gguf(const std::vector<uint8_t> &bytes, const std::string &name)
 {
     Cursor c(bytes, name);
-    if (bytes.size() < 4 || std::memcmp(bytes.data(), "GGUF", 4) != 0) c.fail("not a GGUF file (no magic \"GGUF\")");
-    c.take(4, "the magic");
-    const uint32_t version = c.get<uint32_t>("the version");
-    if (version < 1 || version > 3) c.fail("GGUF version " + std::to_string(version) + " is not one of 1, 2, 3");
+    const uint32_t version = read_magic_and_version(c, bytes);
     const bool v1 = version == 1; // 32-bit counts and lengths
     const uint64_t n_tensors = c.count(v1, "the tensor count"), n_kv = c.count(v1, "the metadata count");
     if (n_tensors > kMaxTensors || n_kv > kMaxKeys)

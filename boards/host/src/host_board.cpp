@@ -41,6 +41,12 @@ namespace {
 using Spin = std::chrono::microseconds;
 constexpr Spin kSpinOwnCores{100}, kSpinSharedCores{8};
 
+// The longest poll for a cluster of `cores` threads on this machine.
+inline Spin most_spin(uint32_t cores)
+{
+    return cores <= std::max(1u, std::thread::hardware_concurrency()) ? kSpinOwnCores : kSpinSharedCores;
+}
+
 class SpinBudget {
 public:
     explicit SpinBudget(Spin most) : most_(uint32_t(most.count())), us_(most_) {}
@@ -114,8 +120,7 @@ struct RegionBuffer {
 class Cluster {
 public:
     Cluster(uint32_t cores, bool adaptive, DmaEngine &dma, Timeline &timeline)
-        : cores_(cores), join_(cores <= std::max(1u, std::thread::hardware_concurrency()) ? kSpinOwnCores : kSpinSharedCores),
-          go_(cores <= std::max(1u, std::thread::hardware_concurrency()) ? kSpinOwnCores : kSpinSharedCores),
+        : cores_(cores), join_(most_spin(cores)), go_(most_spin(cores)),
           timeline_(timeline), dma_(dma), chooser_(cores, adaptive), slots_(cores)
     {
         for (uint32_t id = 1; id < cores_; ++id) workers_.emplace_back([this, id] { worker(id); });

@@ -103,10 +103,10 @@ void finish_graph(Graph &g, const Vocabulary &vocab)
     g.step_table = g.add(std::move(table));
 }
 
-// Refuses a calibration "text" that is not: larger than 64 MiB, a NUL byte, or a
+// The calibration text, refused when it is not: larger than 64 MiB, a NUL byte, or a
 // byte sequence that is not UTF-8 (overlong forms and surrogates included), naming
 // the line and its byte.
-void check_utf8_text(const std::string &path)
+std::string read_utf8_text(const std::string &path)
 {
     uint64_t size = 0;
     read_file_head(path, 0, &size);
@@ -137,6 +137,7 @@ void check_utf8_text(const std::string &path)
         if (c == '\n') ++line, line_start = i + 1;
         i += n;
     }
+    return std::string(b.begin(), b.end());
 }
 
 // The lines of a calibration text as token ids (BOS first), encoded by the device
@@ -144,9 +145,7 @@ void check_utf8_text(const std::string &path)
 std::vector<std::vector<int32_t>> encode_calibration_text(const std::string &path, Graph &fp32,
                                                           const Vocabulary &vocab)
 {
-    check_utf8_text(path);
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError("cannot read the calibration text " + path);
+    std::istringstream in(read_utf8_text(path));
     const BoardDesc host = load_board_desc("host");
     const MemoryPlan plan = plan_memory(fp32, host, PlanOptions{});
     std::vector<uint8_t> image = build_image(fp32, vocab, plan, host);
