@@ -28,7 +28,13 @@ int main(int argc, char **argv)
                    "architecture; F32, F16, BF16, Q8_0, Q4_0 tensors, dequantized and packed at --precision) or Hugging Face "
                    "Llama directory (config.json, model.safetensors in F32/F16/BF16, tokenizer.model)")
         ->required()->check(CLI::ExistingPath);
-    app.add_option("-o,--output", o.output, "model image to write, whole or not at all (- for standard output; never one of the inputs)")->required();
+    CLI::Option *output = app.add_option("-o,--output", o.output,
+                                         "model image to write, whole or not at all (- for standard output; never one of the inputs)");
+    bool dry_run = false;
+    app.add_flag("--dry-run", dry_run,
+                 "write nothing: print the plan's summary if it fits the board (exit 0); if not, why, the largest "
+                 "--context that fits and each smaller --precision or --weight-type with the context it fits (exit 1)")
+        ->excludes(output);
     app.add_option("--tokenizer", o.tokenizer,
                    "llama2.c tokenizer .bin (default: a GGUF file's or Hugging Face directory's own, else tok<vocab>.bin or tokenizer.bin beside "
                    "the checkpoint)")
@@ -62,10 +68,13 @@ int main(int argc, char **argv)
         ->check(CLI::IsMember({"fp32", "bf16"}))->capture_default_str();
     app.add_option("--weights-in", weights, "where weights live at run time: auto (L2 if it fits), image (in place), l2")
         ->check(CLI::IsMember({"auto", "image", "l2"}))->capture_default_str();
-    app.add_option("--report", o.report,
+    CLI::Option *report = app.add_option("--report", o.report,
                    "write a JSON report: per region arena and lower bound, per operator tile and DMA bytes, "
                    "per schedule DMA bytes per token, buffer lifetimes");
-    app.add_option("--memory-map", o.memory_map, "write an SVG picture of each region's plan (time x address)");
+    CLI::Option *memory_map =
+        app.add_option("--memory-map", o.memory_map, "write an SVG picture of each region's plan (time x address)");
+    report->excludes("--dry-run");
+    memory_map->excludes("--dry-run");
     app.add_option("--l1", o.l1_bytes, "L1 bytes to plan for, overriding the board's (to explore smaller chips)")
         ->check(CLI::Range(uint64_t(64), uint64_t(1) << 31));
     app.add_option("--scenario", o.scenario,
@@ -100,6 +109,9 @@ int main(int argc, char **argv)
             throw CLI::Success();
         },
         "list the boards --board NAME finds (their cores, region bytes, NPU, file) and where they were looked for, and exit");
+    app.callback([&] {
+        if (!dry_run && o.output.empty()) throw CLI::RequiredError("--output (or --dry-run)");
+    });
     if (const int rc = tessera::parse_command_line(app, "tessera-pack", argc, argv); rc >= 0) return rc;
     o.prompt_logits_all = prompt_logits == "all";
     o.progress = !quiet && isatty(fileno(stderr));
@@ -107,11 +119,19 @@ int main(int argc, char **argv)
               : weights == "l2"    ? tessera::WeightsPlacement::kL2
                                    : tessera::WeightsPlacement::kAuto;
     try {
+        if (dry_run) {
+            const tessera::FitReport fit = tessera::what_fits(o);
+            if (!quiet) std::printf("%s", tessera::fit_summary(fit).c_str());
+            return fit.fits ? 0 : 1;
+        }
         const tessera::PackResult result = tessera::pack(o);
         // With an output on standard output ("-"), the summary goes to stderr instead.
         const bool stdout_taken = o.output == "-" || o.report == "-" || o.memory_map == "-";
         if (!quiet) std::fprintf(stdout_taken ? stderr : stdout, "%s", tessera::pack_summary(result).c_str());
         return 0;
+    } catch (const tessera::PlanError &e) {
+        std::fprintf(stderr, "tessera-pack: error: %s (--dry-run names what fits)\n", e.what());
+        return 1;
     } catch (const std::exception &e) {
         std::fprintf(stderr, "tessera-pack: error: %s\n", e.what());
         return 1;

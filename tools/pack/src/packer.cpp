@@ -179,9 +179,10 @@ std::vector<std::vector<int32_t>> encode_calibration_text(const std::string &pat
 
 } // namespace
 
-PackResult pack(const PackOptions &o)
+namespace {
+
+void check_options(const PackOptions &o)
 {
-    const auto t0 = std::chrono::steady_clock::now();
     if (o.precision != "fp32" && o.precision != "bf16" && o.precision != "int8")
         throw InputError("precision '" + o.precision + "' is not one of fp32, bf16, int8");
     if (o.nonlinear != "integer" && o.nonlinear != "float")
@@ -189,8 +190,139 @@ PackResult pack(const PackOptions &o)
     if (o.exp != "accurate" && o.exp != "schraudolph")
         throw InputError("exponential '" + o.exp + "' is not one of accurate, schraudolph");
     if (!o.calibration.empty() && o.precision != "int8") throw InputError("--calibration applies to --precision int8 only");
+    if (o.weight_type != "fp32" && o.weight_type != "bf16")
+        throw InputError("weight type '" + o.weight_type + "' is not one of fp32, bf16");
     if (o.weight_type != "fp32" && o.precision != "fp32")
         throw InputError("--weight-type applies to --precision fp32 (bf16 and int8 images choose their weights)");
+    if (o.npu_weight_bits != 8 && o.npu_weight_bits != 4)
+        throw InputError("--npu-weight-bits " + std::to_string(o.npu_weight_bits) + " is not one of 8, 4");
+    const Scenario scenario = parse_scenario(o.scenario);
+    if (o.npu_weight_bits != 8 && (o.precision != "int8" || (scenario != Scenario::kNpu && scenario != Scenario::kNpuNms)))
+        throw InputError("--npu-weight-bits 4 needs --precision int8 and --scenario npu or npu-nms");
+}
+
+// What every plan of one pack starts from: the board and the checkpoint, read once.
+struct PackInputs {
+    BoardDesc board;
+    LlamaCheckpoint checkpoint;
+    Vocabulary vocabulary;
+    std::string tokenizer;
+};
+
+PackInputs load_inputs(const PackOptions &o)
+{
+    PackInputs in;
+    in.board = load_board_desc(o.board);
+    LoadedModel loaded = load_model(o);
+    in.checkpoint = std::move(loaded.checkpoint);
+    in.vocabulary = std::move(loaded.vocabulary);
+    in.tokenizer = loaded.tokenizer;
+    if (in.vocabulary.max_token_length > TSR_MAX_TOKEN_BYTES)
+        throw InputError(in.tokenizer + ": max_token_length " + std::to_string(in.vocabulary.max_token_length) +
+                         " exceeds the device tokenizer's " + std::to_string(TSR_MAX_TOKEN_BYTES));
+    return in;
+}
+
+LlamaLowering lowering_for(const PackOptions &o, const LlamaConfig &config)
+{
+    LlamaLowering lowering;
+    lowering.context = o.context ? o.context : config.seq_len;
+    if (lowering.context > config.seq_len)
+        throw InputError("--context " + std::to_string(o.context) + " exceeds the model's seq_len " +
+                         std::to_string(config.seq_len));
+    lowering.prompt_chunk = o.prompt_chunk ? o.prompt_chunk : std::min<uint32_t>(16, lowering.context);
+    if (lowering.prompt_chunk > lowering.context)
+        throw InputError("--prompt-chunk " + std::to_string(o.prompt_chunk) + " exceeds the context " +
+                         std::to_string(lowering.context));
+    lowering.prompt_logits_all = o.prompt_logits_all;
+    lowering.matmul_weights = o.weight_type == "bf16" ? TSR_DTYPE_BF16 : TSR_DTYPE_F32;
+    lowering.precision = o.precision == "int8" ? TSR_DTYPE_I8 : o.precision == "bf16" ? TSR_DTYPE_BF16 : TSR_DTYPE_F32;
+    lowering.exp = o.exp == "schraudolph" ? 1u : 0u; // tsr_exp_kind
+    lowering.nonlinear = o.nonlinear == "float" ? TSR_NONLINEAR_FLOAT : TSR_NONLINEAR_INTEGER;
+    lowering.linear_bits = o.npu_weight_bits;
+    return lowering;
+}
+
+// An int8 image's activation scales: the fp32 model run on the calibration text, or on
+// its own continuations. `sizing_only` (a dry run) runs BOS alone: the scales' values
+// change no size, and their names are those of every activation.
+std::map<std::string, double> calibrate_for(const PackOptions &o, const PackInputs &in, PackResult &r, bool sizing_only)
+{
+    const auto c0 = std::chrono::steady_clock::now();
+    LlamaLowering fp32 = lowering_for(o, in.checkpoint.config);
+    fp32.precision = TSR_DTYPE_F32;
+    fp32.matmul_weights = TSR_DTYPE_F32;
+    if (sizing_only) fp32.context = fp32.prompt_chunk = 1;
+    Graph reference = lower_llama(LlamaCheckpoint(in.checkpoint), fp32);
+    CalibrationOptions co;
+    if (sizing_only) {
+        co.sequences = {{1}};
+        r.calibration = "none (--dry-run: the scales change no size)";
+    } else if (!o.calibration.empty()) {
+        finish_graph(reference, in.vocabulary);
+        co.sequences = encode_calibration_text(o.calibration, reference, in.vocabulary);
+        r.calibration = o.calibration + " (" + std::to_string(co.sequences.size()) + " lines)";
+    } else {
+        r.calibration = "the model's own continuations from BOS (1 greedy, " + std::to_string(co.sampled) + " sampled, " +
+                        std::to_string(std::min(fp32.context, 256u)) + " tokens each)";
+    }
+    if (o.progress && !sizing_only)
+        co.progress = [](uint32_t done, uint32_t total) {
+            std::fprintf(stderr, "\rcalibrating: sequence %u of %u", done, total);
+            if (done == total) std::fprintf(stderr, "\n");
+            std::fflush(stderr);
+        };
+    std::map<std::string, double> ranges = calibrate(reference, co);
+    r.calibration_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count();
+    return ranges;
+}
+
+// Lowers, assigns engines and plans `in` under `o`, and builds the image; throws
+// PlanError when it does not fit the board (memory regions or flash).
+std::vector<uint8_t> plan_image(const PackOptions &o, const PackInputs &in, const std::map<std::string, double> *ranges,
+                                PackResult &r)
+{
+    r.board = in.board;
+    r.checkpoint_format = in.checkpoint.format;
+    r.config = in.checkpoint.config;
+    r.tokenizer_path = in.tokenizer;
+    r.context_given = o.context != 0;
+    r.weight_type = o.precision == "fp32" ? o.weight_type : o.precision;
+    r.precision = o.precision;
+    LlamaLowering lowering = lowering_for(o, in.checkpoint.config);
+    lowering.ranges = ranges;
+    try {
+        r.graph = lower_llama(LlamaCheckpoint(in.checkpoint), lowering);
+    } catch (const std::range_error &e) {
+        throw PlanError(std::string("int8 lowering: ") + e.what());
+    }
+    r.engines = assign_engines(r.graph, r.board, parse_scenario(o.scenario), o.npu_weight_bits);
+    finish_graph(r.graph, in.vocabulary);
+    PlanOptions plan_options;
+    plan_options.weights = o.weights;
+    plan_options.l1_bytes = o.l1_bytes;
+    plan_options.cores = r.engines.cores;
+    r.plan = plan_memory(r.graph, r.board, plan_options);
+    std::vector<uint8_t> image = build_image(r.graph, in.vocabulary, r.plan, r.board);
+    r.image_bytes = image.size();
+    if (const uint32_t flash = r.board.region_size[TSR_REGION_IMAGE]; flash && image.size() > flash)
+        throw PlanError("the image is " + std::to_string(image.size()) + " bytes; board '" + r.board.name + "' has " +
+                        std::to_string(flash) + " bytes of flash (regions.flash in its description)");
+    if (r.board.cost.present()) r.estimates = standard_estimates(image.data(), image.size(), r.board);
+    return image;
+}
+
+void release_weights(PackResult &r)
+{
+    for (auto &t : r.graph.tensors) std::vector<uint8_t>().swap(t.data);
+}
+
+} // namespace
+
+PackResult pack(const PackOptions &o)
+{
+    const auto t0 = std::chrono::steady_clock::now();
+    check_options(o);
     // Every output is checked (and opened) before any work; all appear at the end or none.
     // None of them may be an input: the checkpoint (the files of a Hugging Face
     // folder), the tokenizer, a board file, the calibration text.
@@ -203,94 +335,19 @@ PackResult pack(const PackOptions &o)
     if (!o.report.empty()) report_out.emplace(o.report);
     if (!o.memory_map.empty()) map_out.emplace(o.memory_map);
 
-    PackResult r;
-    r.board = load_board_desc(o.board);
-    LoadedModel loaded = load_model(o);
-    LlamaCheckpoint ck = std::move(loaded.checkpoint);
-    const Vocabulary vocab = std::move(loaded.vocabulary);
-    r.checkpoint_format = ck.format;
-    r.config = ck.config;
-    r.tokenizer_path = loaded.tokenizer;
+    const PackInputs in = load_inputs(o);
     // And the files found by name, which nothing has replaced yet: the board's
     // description, a tokenizer beside a llama2.c checkpoint.
-    inputs.push_back({"the board description", r.board.source});
-    if (o.tokenizer.empty()) inputs.push_back({"the tokenizer", loaded.tokenizer});
+    inputs.push_back({"the board description", in.board.source});
+    if (o.tokenizer.empty()) inputs.push_back({"the tokenizer", in.tokenizer});
     check_outputs(outputs, inputs);
-    if (vocab.max_token_length > TSR_MAX_TOKEN_BYTES)
-        throw InputError(r.tokenizer_path + ": max_token_length " + std::to_string(vocab.max_token_length) +
-                         " exceeds the device tokenizer's " + std::to_string(TSR_MAX_TOKEN_BYTES));
 
-    LlamaLowering lowering;
-    lowering.context = o.context ? o.context : ck.config.seq_len;
-    r.context_given = o.context != 0;
-    if (lowering.context > ck.config.seq_len)
-        throw InputError("--context " + std::to_string(o.context) + " exceeds the model's seq_len " +
-                         std::to_string(ck.config.seq_len));
-    lowering.prompt_chunk = o.prompt_chunk ? o.prompt_chunk : std::min<uint32_t>(16, lowering.context);
-    lowering.prompt_logits_all = o.prompt_logits_all;
-    if (o.weight_type != "fp32" && o.weight_type != "bf16")
-        throw InputError("weight type '" + o.weight_type + "' is not one of fp32, bf16");
-    lowering.matmul_weights = o.weight_type == "bf16" ? TSR_DTYPE_BF16 : TSR_DTYPE_F32;
-    r.weight_type = o.precision == "fp32" ? o.weight_type : o.precision;
-    r.precision = o.precision;
-    if (lowering.prompt_chunk > lowering.context)
-        throw InputError("--prompt-chunk " + std::to_string(o.prompt_chunk) + " exceeds the context " +
-                         std::to_string(lowering.context));
-    lowering.precision = o.precision == "int8" ? TSR_DTYPE_I8 : o.precision == "bf16" ? TSR_DTYPE_BF16 : TSR_DTYPE_F32;
-    lowering.exp = o.exp == "schraudolph" ? 1u : 0u; // tsr_exp_kind
-    lowering.nonlinear = o.nonlinear == "float" ? TSR_NONLINEAR_FLOAT : TSR_NONLINEAR_INTEGER;
-    const Scenario scenario = parse_scenario(o.scenario);
-    if (o.npu_weight_bits != 8 && o.npu_weight_bits != 4)
-        throw InputError("--npu-weight-bits " + std::to_string(o.npu_weight_bits) + " is not one of 8, 4");
-    if (o.npu_weight_bits != 8 && (o.precision != "int8" || (scenario != Scenario::kNpu && scenario != Scenario::kNpuNms)))
-        throw InputError("--npu-weight-bits 4 needs --precision int8 and --scenario npu or npu-nms");
-    lowering.linear_bits = o.npu_weight_bits;
+    PackResult r;
     std::map<std::string, double> ranges;
-    if (lowering.precision == TSR_DTYPE_I8) {
-        // Calibration: the fp32 model, run on the calibration sequences, fixes every
-        // activation's scale.
-        const auto c0 = std::chrono::steady_clock::now();
-        LlamaLowering fp32 = lowering;
-        fp32.precision = TSR_DTYPE_F32;
-        fp32.matmul_weights = TSR_DTYPE_F32;
-        Graph reference = lower_llama(LlamaCheckpoint(ck), fp32);
-        CalibrationOptions co;
-        if (!o.calibration.empty()) {
-            finish_graph(reference, vocab);
-            co.sequences = encode_calibration_text(o.calibration, reference, vocab);
-            r.calibration = o.calibration + " (" + std::to_string(co.sequences.size()) + " lines)";
-        } else {
-            r.calibration = "the model's own continuations from BOS (1 greedy, " + std::to_string(co.sampled) + " sampled, " +
-                            std::to_string(std::min(lowering.context, 256u)) + " tokens each)";
-        }
-        if (o.progress)
-            co.progress = [](uint32_t done, uint32_t total) {
-                std::fprintf(stderr, "\rcalibrating: sequence %u of %u", done, total);
-                if (done == total) std::fprintf(stderr, "\n");
-                std::fflush(stderr);
-            };
-        ranges = calibrate(reference, co);
-        lowering.ranges = &ranges;
-        r.calibration_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count();
-    }
-    try {
-        r.graph = lower_llama(std::move(ck), lowering);
-    } catch (const std::range_error &e) {
-        throw PlanError(std::string("int8 lowering: ") + e.what());
-    }
-    r.engines = assign_engines(r.graph, r.board, scenario, o.npu_weight_bits);
-    finish_graph(r.graph, vocab);
-    PlanOptions plan_options;
-    plan_options.weights = o.weights;
-    plan_options.l1_bytes = o.l1_bytes;
-    plan_options.cores = r.engines.cores;
-    r.plan = plan_memory(r.graph, r.board, plan_options);
-    const std::vector<uint8_t> image = build_image(r.graph, vocab, r.plan, r.board);
-    r.image_bytes = image.size();
-    if (const uint32_t flash = r.board.region_size[TSR_REGION_IMAGE]; flash && image.size() > flash)
-        throw PlanError("the image is " + std::to_string(image.size()) + " bytes; board '" + r.board.name + "' has " +
-                        std::to_string(flash) + " bytes of flash (regions.flash in its description)");
-    if (r.board.cost.present()) r.estimates = standard_estimates(image.data(), image.size(), r.board);
+    // Calibration: the fp32 model, run on the calibration sequences, fixes every
+    // activation's scale.
+    if (o.precision == "int8") ranges = calibrate_for(o, in, r, false);
+    const std::vector<uint8_t> image = plan_image(o, in, o.precision == "int8" ? &ranges : nullptr, r);
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     image_out.write(image.data(), image.size());
     if (report_out) report_out->write(pack_report(r).dump(1) + "\n");
@@ -301,8 +358,139 @@ PackResult pack(const PackOptions &o)
     image_out.commit();
     if (report_out) report_out->commit();
     if (map_out) map_out->commit();
-    for (auto &t : r.graph.tensors) std::vector<uint8_t>().swap(t.data);
+    release_weights(r);
     return r;
+}
+
+FitReport what_fits(const PackOptions &requested)
+{
+    const auto t0 = std::chrono::steady_clock::now();
+    check_options(requested);
+    const PackInputs in = load_inputs(requested);
+    const uint32_t seq_len = in.checkpoint.config.seq_len;
+    FitReport f;
+    f.context = requested.context ? requested.context : seq_len;
+    lowering_for(requested, in.checkpoint.config); // the command line's own errors first
+
+    // Sizing scales per (precision, non-linearity): every int8 alternative has the same names.
+    std::map<std::string, std::map<std::string, double>> scales;
+    auto ranges_for = [&](const PackOptions &o) -> const std::map<std::string, double> * {
+        if (o.precision != "int8") return nullptr;
+        auto it = scales.find(o.nonlinear);
+        if (it == scales.end()) {
+            PackResult ignored;
+            it = scales.emplace(o.nonlinear, calibrate_for(o, in, ignored, true)).first;
+        }
+        return &it->second;
+    };
+    // One trial: the plan, or the reason it does not fit.
+    auto trial = [&](const PackOptions &o, PackResult &r, std::string *why) {
+        try {
+            plan_image(o, in, ranges_for(o), r);
+            return true;
+        } catch (const PlanError &e) {
+            if (why) *why = e.what();
+            return false;
+        }
+    };
+    auto at_context = [&](PackOptions o, uint32_t context) {
+        o.context = context;
+        if (o.prompt_chunk > context) o.prompt_chunk = context;
+        return o;
+    };
+    // The largest context in [1, below] that fits (0: none); assumes that a context that
+    // fits fits with fewer positions too (the KV cache and the prompt rows only shrink).
+    auto largest_context = [&](const PackOptions &o, uint32_t below) {
+        uint32_t lo = 0, hi = below; // lo fits (or 0), hi + 1 does not
+        while (lo < hi) {
+            const uint32_t mid = lo + (hi - lo + 1) / 2;
+            PackResult r;
+            if (trial(at_context(o, mid), r, nullptr)) lo = mid;
+            else hi = mid - 1;
+        }
+        return lo;
+    };
+
+    PackOptions o = requested;
+    o.context = f.context;
+    f.fits = trial(o, f.result, &f.reason);
+    if (o.precision == "int8") f.result.calibration = "none (--dry-run: the scales change no size)";
+    if (!f.fits) {
+        f.largest_context = f.context > 1 ? largest_context(o, f.context - 1) : 0;
+        // Smaller types, in the order they give up accuracy; each at the requested
+        // context, or else with the largest context that fits.
+        struct Change {
+            std::string flags;
+            PackOptions options;
+        };
+        std::vector<Change> changes;
+        auto add = [&](const std::string &flags, PackOptions c) {
+            if (c.precision == o.precision && c.weight_type == o.weight_type && c.npu_weight_bits == o.npu_weight_bits &&
+                c.scenario == o.scenario)
+                return;
+            changes.push_back({flags, c});
+        };
+        auto with = [&](const char *precision, const char *weight_type) {
+            PackOptions c = o;
+            c.precision = precision;
+            c.weight_type = weight_type;
+            c.calibration.clear();
+            if (c.precision != "int8") c.npu_weight_bits = 8;
+            return c;
+        };
+        const int rank = o.precision == "fp32" ? (o.weight_type == "fp32" ? 0 : 1) : o.precision == "bf16" ? 2 : 3;
+        if (rank < 1) add("--weight-type bf16", with("fp32", "bf16"));
+        if (rank < 2) add("--precision bf16", with("bf16", "fp32"));
+        if (rank < 3) add("--precision int8", with("int8", "fp32"));
+        if (in.board.has_npu && o.npu_weight_bits == 8) {
+            PackOptions c = with("int8", "fp32");
+            c.scenario = "npu-nms";
+            c.npu_weight_bits = 4;
+            add("--precision int8 --scenario npu-nms --npu-weight-bits 4", c);
+        }
+        for (const Change &c : changes) {
+            FitAlternative a;
+            a.flags = c.flags;
+            PackResult r;
+            if (trial(c.options, r, nullptr)) {
+                a.context = f.context;
+                a.image_bytes = r.image_bytes;
+            } else {
+                a.context = f.context > 1 ? largest_context(c.options, f.context - 1) : 0;
+            }
+            f.alternatives.push_back(a);
+        }
+    }
+    release_weights(f.result);
+    f.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    f.result.seconds = f.seconds;
+    return f;
+}
+
+std::string fit_summary(const FitReport &f)
+{
+    std::ostringstream s;
+    if (f.fits) {
+        s << pack_summary(f.result);
+        s << "dry run   fits; no file written\n";
+        return s.str();
+    }
+    s << "dry run   does not fit at context " << f.context << ": " << f.reason << "\n";
+    if (f.largest_context)
+        s << "context   the largest that fits: " << f.largest_context << " (--context " << f.largest_context << ")\n";
+    else
+        s << "context   none fits, not even 1 position\n";
+    for (const FitAlternative &a : f.alternatives) {
+        s << "type      " << a.flags << ": ";
+        if (a.context == f.context)
+            s << "fits at context " << f.context << " (image " << a.image_bytes << " bytes)\n";
+        else if (a.context)
+            s << "fits up to context " << a.context << " (--context " << a.context << ")\n";
+        else
+            s << "does not fit either\n";
+    }
+    s << "no file written (" << static_cast<int>(f.seconds * 1000) << " ms)\n";
+    return s.str();
 }
 
 std::string pack_summary(const PackResult &r)

@@ -60,6 +60,30 @@ struct PackResult {
 PackResult pack(const PackOptions &options);
 
 std::string pack_summary(const PackResult &result);
+
+// A dry run: whether the plan fits the board, without writing anything; when it does
+// not, the largest context that fits with the same options, and each smaller
+// precision or weight type with the context it fits (int8 sized with BOS-only scales:
+// the scales change no size).
+struct FitAlternative {
+    std::string flags;     // the options that change: "--precision int8"
+    uint32_t context = 0;  // the largest context that fits with them, at most the requested one (0: none)
+    uint64_t image_bytes = 0; // at the requested context, when it fits there
+};
+
+struct FitReport {
+    bool fits = false;
+    uint32_t context = 0;  // the requested context
+    std::string reason;    // why it does not fit
+    PackResult result;     // the plan, when it fits
+    uint32_t largest_context = 0; // when it does not fit: with the same options (0: none)
+    std::vector<FitAlternative> alternatives;
+    double seconds = 0;
+};
+
+// Throws InputError or BoardError (unusable input); a plan that does not fit is not an error here.
+FitReport what_fits(const PackOptions &options);
+std::string fit_summary(const FitReport &report);
 nlohmann::json pack_report(const PackResult &result);
 
 } // namespace tessera
