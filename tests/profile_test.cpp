@@ -3,10 +3,15 @@
 // happen (its timeline, counted on the board's side).
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <regex>
+#include <sstream>
+#include <set>
 #include <vector>
 
 #include "support/packed_image.h"
 #include "support/synthetic_model.h"
+#include "support/tool_run.h"
 
 namespace {
 
@@ -80,5 +85,118 @@ TEST_P(Profile, OneForkPerRunAndTheRuntimesCountsMatchTheBoards)
 }
 
 INSTANTIATE_TEST_SUITE_P(Threads, Profile, ::testing::Values(1u, 2u, 8u));
+
+// ---- waits for the NPU and the DMA engine (stories260K int8 on siracusa) ---------------
+
+tessera::PackOptions stories_int8(const std::string &shared, const std::string &board, const std::string &scenario,
+                                  const std::string &file)
+{
+    tessera::PackOptions o;
+    o.checkpoint = shared + "/models/stories260K.bin";
+    o.tokenizer = shared + "/models/tok512.bin";
+    o.precision = "int8";
+    o.board = board;
+    o.scenario = scenario;
+    o.output = temp_path(file);
+    return o;
+}
+
+// Each step's waits are part of its time; an npu-nms image waits for the NPU, whose
+// steps say they run on it; an image without NPU steps never waits for one. The NPU is
+// one engine: it cannot have been busy longer than the runs took.
+TEST(ProfileWaits, NpuAndDmaWaitsArePartsOfTheStepsTime)
+{
+    const std::string shared = shared_dir();
+    if (shared.empty()) GTEST_SKIP() << "TESSERA_SHARED_DIR not found";
+    for (const char *scenario : {"npu-nms", "cluster"}) {
+        SCOPED_TRACE(scenario);
+        auto m = open_model(stories_int8(shared, "siracusa", scenario, std::string("waits_") + scenario + ".tess"), 2);
+        ASSERT_EQ(m->status, TESSERA_OK) << tessera_last_error(&m->session);
+        std::vector<tessera_step_profile> steps(tessera_profile_size(&m->session));
+        ASSERT_EQ(tessera_profile(&m->session, steps.data(), uint32_t(steps.size())), TESSERA_OK);
+        const auto t0 = std::chrono::steady_clock::now();
+        const uint64_t busy0 = m->board->npu_busy_ns();
+        ASSERT_EQ(generate_greedy(*m, {1}, 40).size(), 40u);
+        const uint64_t wall = uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                           std::chrono::steady_clock::now() - t0).count());
+        const uint64_t busy = m->board->npu_busy_ns() - busy0;
+        uint64_t npu_wait = 0, dma_wait = 0, npu_steps = 0;
+        for (const tessera_step_profile &p : steps) {
+            EXPECT_LE(p.dma_wait_cycles + p.npu_wait_cycles, p.cycles) << "schedule " << p.schedule << " step " << p.step;
+            EXPECT_TRUE(p.engine >= TSR_ENGINE_CLUSTER && p.engine <= TSR_ENGINE_NPU);
+            if (p.engine == TSR_ENGINE_NPU) {
+                ++npu_steps;
+                EXPECT_EQ(p.op, uint32_t(TSR_OP_MATMUL));
+                EXPECT_EQ(p.npu_jobs, p.runs) << "one job per run of an NPU step (stories260K's layers are small)";
+            } else {
+                EXPECT_EQ(p.npu_jobs, 0u);
+            }
+            npu_wait += p.npu_wait_cycles, dma_wait += p.dma_wait_cycles;
+        }
+        tessera_close(&m->session);
+        if (std::string(scenario) == "npu-nms") {
+            EXPECT_EQ(npu_steps, 2u * 5u * 7u) << "q, k, v, o, w1, w2, w3 of 5 layers in each schedule";
+            EXPECT_GT(npu_wait, 0u);
+            EXPECT_GT(busy, 0u);
+            EXPECT_LE(busy, wall);
+        } else {
+            EXPECT_EQ(npu_steps, 0u);
+            EXPECT_EQ(npu_wait, 0u);
+            EXPECT_EQ(busy, 0u);
+        }
+        EXPECT_GT(dma_wait, 0u) << "the KV cache and the classifier's weights reach L1 by DMA";
+    }
+}
+
+// tessera-generate --profile of an npu-nms image: the rows by operator and engine, the
+// wait for the DMA engine and the wait for the NPU add up to 100 % (each printed to
+// 0.1 %) and their ns to the "all" row's; the NPU's busy time is printed apart.
+TEST(ProfileWaits, GenerateProfileRowsAddUpToTheWhole)
+{
+    const std::string shared = shared_dir();
+    if (shared.empty()) GTEST_SKIP() << "TESSERA_SHARED_DIR not found";
+    const std::string image = temp_path("profile_cli.tess");
+    const ToolRun pack = run_tool(std::string(TESSERA_TOOLS_BUILD_DIR) + "/tessera-pack " + shared +
+                                  "/models/stories260K.bin --tokenizer " + shared +
+                                  "/models/tok512.bin --board siracusa --precision int8 --scenario npu-nms -q -o " + image);
+    ASSERT_EQ(pack.status, 0) << pack.out;
+    const ToolRun gen = run_tool("{ " + std::string(TESSERA_TOOLS_BUILD_DIR) + "/tessera-generate " + image +
+                                 " -t 0 -n 60 -i 'Once upon a time' --profile >/dev/null; }");
+    ASSERT_EQ(gen.status, 0) << gen.out;
+    std::vector<std::string> lines;
+    std::istringstream in(gen.out);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    const std::regex row(R"(^  (\S.*\S)\s+([0-9]+)\s+([0-9.]+) %.*$)");
+    const std::regex busy(R"(^  NPU busy [0-9]+ ns per token \([0-9.]+ % of core 0's time\), alongside the cluster.*)");
+    int modes = 0;
+    for (size_t i = 0; i < lines.size(); ++i) {
+        if (lines[i].rfind("profile, ", 0) != 0) continue;
+        ++modes;
+        SCOPED_TRACE(lines[i]);
+        double shares = 0, ns = 0;
+        std::set<std::string> names;
+        size_t k = i + 2; // past the column heads
+        for (; k < lines.size(); ++k) {
+            std::smatch m;
+            ASSERT_TRUE(std::regex_match(lines[k], m, row)) << lines[k];
+            if (m[1] == "all") break;
+            names.insert(m[1]);
+            shares += std::stod(m[3]);
+            ns += std::stod(m[2]);
+        }
+        ASSERT_LT(k, lines.size()) << "no 'all' row";
+        std::smatch all;
+        std::regex_match(lines[k], all, row);
+        EXPECT_NEAR(std::stod(all[3]), 100.0, 0.05);
+        EXPECT_NEAR(ns, std::stod(all[2]), double(names.size())) << "the rows' ns (each rounded) add up to all's";
+        EXPECT_NEAR(shares, 100.0, 0.05 * double(names.size()) + 0.05) << "the rows' shares";
+        for (const char *name : {"matmul", "matmul (NPU)", "attention", "wait for DMA", "wait for NPU"})
+            EXPECT_TRUE(names.count(name)) << name;
+        bool npu_busy = false;
+        for (++k; k < lines.size() && lines[k].rfind("  ", 0) == 0; ++k) npu_busy = npu_busy || std::regex_match(lines[k], busy);
+        EXPECT_TRUE(npu_busy) << "the NPU's busy time";
+    }
+    EXPECT_EQ(modes, 2) << gen.out;
+}
 
 } // namespace

@@ -377,6 +377,7 @@ tessera_status tessera_profile(tessera_session *session, tessera_step_profile *s
             steps[k].step = i;
             steps[k].op = sched.steps[i].op;
             steps[k].layer = sched.steps[i].layer;
+            steps[k].engine = sched.steps[i].engine;
         }
     }
     s->profile = steps;
@@ -394,6 +395,7 @@ uint32_t tessera_profile_sum(const tessera_step_profile *steps, uint32_t count, 
     for (uint32_t i = 0; steps != nullptr && i < count; ++i) {
         const tessera_step_profile &p = steps[i];
         if ((op != TESSERA_PROFILE_ANY && p.op != op) || (layer != TESSERA_PROFILE_ANY && p.layer != layer)) continue;
+        sum->engine = matched == 0u || sum->engine == p.engine ? p.engine : 0u;
         ++matched;
         sum->runs += p.runs;
         sum->cycles += p.cycles;
@@ -401,6 +403,8 @@ uint32_t tessera_profile_sum(const tessera_step_profile *steps, uint32_t count, 
         sum->dma_transfers += p.dma_transfers;
         sum->forks += p.forks;
         sum->npu_jobs += p.npu_jobs;
+        sum->dma_wait_cycles += p.dma_wait_cycles;
+        sum->npu_wait_cycles += p.npu_wait_cycles;
     }
     return matched;
 }

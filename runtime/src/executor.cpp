@@ -20,13 +20,44 @@ void trace(const RunState &run, uint32_t core, const tsr_step &step, bool begin)
     if (b->ops->trace) b->ops->trace(b->ctx, core, tsr_op_name(step.op), step.layer, run.pos, begin);
 }
 
+// Core 0, profiling: what step i's entry gets since the clock last read, from the
+// counters as they were then (`before`). A step ends where the next begins.
+struct Counters {
+    uint32_t bytes, transfers, jobs;
+    uint64_t dma_wait, npu_wait;
+};
+
+Counters counters(const RunState &run)
+{
+    return Counters{run.dma.bytes, run.dma.transfers, run.npu.jobs, run.dma.wait_cycles, run.npu.wait_cycles};
+}
+
+void charge(Task &task, uint32_t i, const Counters &before, bool ran)
+{
+    const RunState &run = task.run;
+    const uint64_t now = run.board->ops->cycles(run.board->ctx);
+    tessera_step_profile &p = task.profile[i];
+    p.runs += ran ? 1u : 0u;
+    p.forks += ran && i == 0u ? 1u : 0u; // the run's one fork, opened for its first step
+    p.cycles += now - task.clock;
+    p.dma_bytes += run.dma.bytes - before.bytes;
+    p.dma_transfers += run.dma.transfers - before.transfers;
+    p.npu_jobs += run.npu.jobs - before.jobs;
+    p.dma_wait_cycles += run.dma.wait_cycles - before.dma_wait;
+    p.npu_wait_cycles += run.npu.wait_cycles - before.npu_wait;
+    task.clock = now;
+}
+
 void run_task(void *arg, uint32_t core, uint32_t cores)
 {
     Task &task = *static_cast<Task *>(arg);
     RunState &run = task.run;
     const tsr_hal_ops *ops = run.board->ops;
+    const bool profiling = core == 0u && task.profile != nullptr; // core 0 drives (and counts) the DMA engine and NPU
+    uint32_t last = 0;
     for (uint32_t i = 0; i < run.schedule.header->step_count; ++i) {
         const tsr_step &step = run.schedule.steps[i];
+        const Counters before = profiling ? counters(run) : Counters{};
         // Data movement and NPU steps are core 0's alone: it drives the DMA engine and
         // the NPU queue; the other cores go on to the next cluster step and wait at its
         // first barrier. Before any step, core 0 waits for the NPU jobs it reads.
@@ -36,30 +67,21 @@ void run_task(void *arg, uint32_t core, uint32_t cores)
             run.settle_npu();
         }
         if (controller_only && (core != 0u || run.status != TESSERA_OK)) continue;
-        uint32_t bytes = 0, transfers = 0, jobs = 0; // core 0's: only it drives (and counts) the DMA engine and NPU
-        if (core == 0u && task.profile) bytes = run.dma.bytes, transfers = run.dma.transfers, jobs = run.npu.jobs;
         StepRun r(run, i, core, cores);
         if (ops->trace) trace(run, core, step, true);
         op_device(step.op)->run(r);
         if (ops->trace) trace(run, core, step, false);
-        if (core == 0u && task.profile) { // one clock read a step: a step ends where the next begins
-            const uint64_t now = ops->cycles(run.board->ctx);
-            tessera_step_profile &p = task.profile[i];
-            p.runs += 1u;
-            p.forks += i == 0u ? 1u : 0u; // the run's one fork, opened for its first step
-            p.cycles += now - task.clock;
-            p.dma_bytes += run.dma.bytes - bytes;
-            p.dma_transfers += run.dma.transfers - transfers;
-            p.npu_jobs += run.npu.jobs - jobs;
-            task.clock = now;
-        }
+        if (profiling) charge(task, i, before, true);
+        last = i;
         if (r.stopped) break; // every core stops at the same step
     }
     if (core == 0u) {
+        const Counters before = profiling ? counters(run) : Counters{};
         run.npu.drain();
         run.settle_npu();
         run.dma.drain();
         run.settle(run.schedule.header->step_count - 1u);
+        if (profiling) charge(task, last, before, false); // the run's final drain: its last step's
     }
 }
 
@@ -71,6 +93,7 @@ tessera_status run_schedule(const ImageView &img, const tsr_hal_board *board, co
 {
     Task task{RunState(img, board, schedule, rows, pos, err), profile,
               profile ? board->ops->cycles(board->ctx) : 0u};
+    task.run.dma.timed = task.run.npu.timed = profile != nullptr;
     if (board->ops->cluster_fork(board->ctx, run_task, &task) != TSR_HAL_OK) {
         err.str("cluster fork failed");
         return TESSERA_ERR_HAL;

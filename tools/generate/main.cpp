@@ -62,34 +62,67 @@ void catch_interrupt()
     sigaction(SIGINT, &sa, nullptr);
 }
 
-void profile_row(const char *name, const tessera_step_profile &sum, uint64_t total_ns, uint64_t tokens)
+// A row of a profile: per token, core 0's time (waits excluded unless `waits`), its
+// share of the schedule's time, DMA bytes and transfers, forks and NPU jobs.
+void profile_row(const std::string &name, const tessera_step_profile &sum, bool waits, uint64_t total, uint64_t tokens)
 {
     const double t = static_cast<double>(tokens);
-    std::fprintf(stderr, "  %-12s %10.0f %6.1f %% %12.0f %9.1f %7.2f\n", name, static_cast<double>(sum.cycles) / t,
-                 total_ns ? 100.0 * static_cast<double>(sum.cycles) / static_cast<double>(total_ns) : 0.0,
+    const uint64_t own = waits ? sum.cycles : sum.cycles - sum.dma_wait_cycles - sum.npu_wait_cycles;
+    std::fprintf(stderr, "  %-16s %10.0f %6.1f %% %12.0f %9.1f %7.2f %8.2f\n", name.c_str(), static_cast<double>(own) / t,
+                 total ? 100.0 * static_cast<double>(own) / static_cast<double>(total) : 0.0,
                  static_cast<double>(sum.dma_bytes) / t, static_cast<double>(sum.dma_transfers) / t,
-                 static_cast<double>(sum.forks) / t);
+                 static_cast<double>(sum.forks) / t, static_cast<double>(sum.npu_jobs) / t);
 }
 
-// The profile of one schedule (the view of Deeploy's Figure 8): by operator kind,
-// then by layer, per token.
-void print_profile(const char *title, const tessera_step_profile *steps, uint32_t count, uint64_t tokens, uint32_t layers)
+void wait_row(const char *name, uint64_t wait, uint64_t total, uint64_t tokens)
+{
+    std::fprintf(stderr, "  %-16s %10.0f %6.1f %%\n", name, static_cast<double>(wait) / static_cast<double>(tokens),
+                 total ? 100.0 * static_cast<double>(wait) / static_cast<double>(total) : 0.0);
+}
+
+// The profile of one schedule (the view of Deeploy's Figure 8), per token, in core 0's
+// time (the host board's ns), which drives the DMA engine and the NPU queue: by
+// operator kind and engine with the waits for the DMA engine and for the NPU as rows
+// of their own (their shares add up to 100 %), then by layer (waits included), then
+// the NPU's own busy time, which runs alongside and is not a share of core 0's.
+void print_profile(const char *title, const tessera_step_profile *steps, uint32_t count, uint64_t tokens, uint32_t layers,
+                   bool npu, uint64_t npu_busy_ns)
 {
     tessera_step_profile all, sum;
     tessera_profile_sum(steps, count, TESSERA_PROFILE_ANY, TESSERA_PROFILE_ANY, &all);
     if (all.runs == 0 || tokens == 0) return;
-    std::fprintf(stderr, "profile, %s: %" PRIu64 " tokens, %" PRIu64 " runs\n", title, tokens, steps[0].runs);
-    std::fprintf(stderr, "  %-12s %10s %8s %12s %9s %7s\n", "per token", "ns", "share", "DMA bytes", "transfers", "forks");
+    std::fprintf(stderr, "profile, %s: %" PRIu64 " tokens, %" PRIu64 " runs; per token, in core 0's ns (it drives the DMA "
+                         "engine and the NPU)\n", title, tokens, steps[0].runs);
+    std::fprintf(stderr, "  %-16s %10s %8s %12s %9s %7s %8s\n", "by operator", "ns", "share", "DMA bytes", "transfers",
+                 "forks", "NPU jobs");
     for (uint32_t op = 1; op < TSR_OP_COUNT_; ++op)
-        if (tessera_profile_sum(steps, count, op, TESSERA_PROFILE_ANY, &sum) && sum.runs)
-            profile_row(tsr_op_name(op), sum, all.cycles, tokens);
-    std::fprintf(stderr, "  by layer\n");
+        for (uint32_t engine : {uint32_t(TSR_ENGINE_CLUSTER), uint32_t(TSR_ENGINE_DMA), uint32_t(TSR_ENGINE_NPU)}) {
+            tessera_step_profile s{};
+            for (uint32_t i = 0; i < count; ++i) {
+                const tessera_step_profile &p = steps[i];
+                if (p.op != op || p.engine != engine) continue;
+                s.runs += p.runs, s.cycles += p.cycles, s.dma_bytes += p.dma_bytes, s.dma_transfers += p.dma_transfers;
+                s.forks += p.forks, s.npu_jobs += p.npu_jobs;
+                s.dma_wait_cycles += p.dma_wait_cycles, s.npu_wait_cycles += p.npu_wait_cycles;
+            }
+            if (s.runs)
+                profile_row(std::string(tsr_op_name(op)) + (engine == TSR_ENGINE_NPU ? " (NPU)" : ""), s, false,
+                            all.cycles, tokens);
+        }
+    wait_row("wait for DMA", all.dma_wait_cycles, all.cycles, tokens);
+    if (npu) wait_row("wait for NPU", all.npu_wait_cycles, all.cycles, tokens);
+    profile_row("all", all, true, all.cycles, tokens);
+    std::fprintf(stderr, "  by layer (waits included)\n");
     for (uint32_t layer = 0; layer < layers; ++layer)
         if (tessera_profile_sum(steps, count, TESSERA_PROFILE_ANY, layer, &sum) && sum.runs)
-            profile_row(("layer " + std::to_string(layer)).c_str(), sum, all.cycles, tokens);
+            profile_row("layer " + std::to_string(layer), sum, true, all.cycles, tokens);
     if (tessera_profile_sum(steps, count, TESSERA_PROFILE_ANY, TSR_NO_LAYER, &sum) && sum.runs)
-        profile_row("no layer", sum, all.cycles, tokens);
-    profile_row("all", all, all.cycles, tokens);
+        profile_row("no layer", sum, true, all.cycles, tokens);
+    if (npu)
+        std::fprintf(stderr, "  NPU busy %.0f ns per token (%.1f %% of core 0's time), alongside the cluster: not a share "
+                             "of the rows above\n",
+                     static_cast<double>(npu_busy_ns) / static_cast<double>(tokens),
+                     100.0 * static_cast<double>(npu_busy_ns) / static_cast<double>(all.cycles));
 }
 
 // "2 threads, runs on 1 (measured fastest)" or "2 threads".
@@ -149,8 +182,9 @@ int main(int argc, char **argv)
                    "cycles the board's cost model estimates; 1 us on the axis = 1 cycle)")
         ->capture_default_str()->check(CLI::IsMember({"wall", "estimated"}));
     app.add_flag("--profile", profile,
-                 "after the run, print per operator kind and per layer: ns, share of the token, DMA bytes and "
-                 "transfers, and cluster forks, per token");
+                 "after the run, print per token for each mode, in core 0's ns: per operator kind and engine, the "
+                 "waits for the DMA engine and the NPU (shares that add up to 100 %), per layer, and the NPU's busy "
+                 "time; with DMA bytes and transfers, cluster forks and NPU jobs");
     if (const int rc = tessera::parse_command_line(app, "tessera-generate", argc, argv); rc >= 0) return rc;
 
     std::optional<tessera::OutputFile> timeline_out; // checked before any work
@@ -233,7 +267,9 @@ int main(int argc, char **argv)
 
     // Prompt mode for the prompt; as run.c, the positions it covers count toward -n.
     const uint32_t prompt_run = n_prompt < total ? n_prompt : total;
+    const uint64_t npu_busy_start = board->npu_busy_ns();
     st = tessera_prompt(&session, ids.data(), prompt_run);
+    const uint64_t npu_busy_prompt = board->npu_busy_ns() - npu_busy_start;
     if (st != TESSERA_OK) return fail(st, tessera_last_error(&session));
     std::vector<tessera::RunSpec> runs; // what ran, for a timeline in estimated cycles: prompt chunks, then steps
     if (estimated_timeline)
@@ -293,10 +329,12 @@ int main(int argc, char **argv)
             std::fprintf(stderr, "achieved tok/s: %f (as run.c counts: positions after the first generated one, "
                                  "sampling and output included)\n",
                          (pos - loop_start_pos) / loop_seconds);
-        std::fprintf(stderr, "per run: %.2f cluster forks, %.1f DMA transfers, %.0f DMA bytes (%" PRIu64 " runs)\n",
+        std::fprintf(stderr, "per run, averaged over %" PRIu64 " runs (prompt chunks and tokens, each at its own position): "
+                             "%.2f cluster forks, %.1f DMA transfers, %.0f DMA bytes\n",
+                     stats.runs,
                      stats.runs ? double(stats.forks) / double(stats.runs) : 0.0,
                      stats.runs ? double(stats.dma_transfers) / double(stats.runs) : 0.0,
-                     stats.runs ? double(stats.dma_bytes) / double(stats.runs) : 0.0, stats.runs);
+                     stats.runs ? double(stats.dma_bytes) / double(stats.runs) : 0.0);
     }
     if (profile) {
         const auto token_steps = std::find_if(steps_profile.begin(), steps_profile.end(),
@@ -304,10 +342,12 @@ int main(int argc, char **argv)
         const uint32_t n_prompt_steps = static_cast<uint32_t>(token_steps - steps_profile.begin());
         tessera_stats stats;
         tessera_get_stats(&session, &stats);
-        print_profile("prompt mode", steps_profile.data(), n_prompt_steps, stats.prompt_tokens, summary.n_layers);
+        const bool npu = board->has_npu();
+        print_profile("prompt mode", steps_profile.data(), n_prompt_steps, stats.prompt_tokens, summary.n_layers, npu,
+                      npu_busy_prompt);
         print_profile("token mode", steps_profile.data() + n_prompt_steps,
-                      static_cast<uint32_t>(steps_profile.size()) - n_prompt_steps, stats.step_tokens, summary.n_layers);
-        std::fprintf(stderr, "per run: %.1f NPU jobs\n", stats.runs ? double(stats.npu_jobs) / double(stats.runs) : 0.0);
+                      static_cast<uint32_t>(steps_profile.size()) - n_prompt_steps, stats.step_tokens, summary.n_layers,
+                      npu, board->npu_busy_ns() - npu_busy_start - npu_busy_prompt);
         if (board->desc().cost.present()) { // the board's cost model, on this image
             std::fprintf(stderr, "estimated on %s (board cost model):\n%s", board->desc().name.c_str(),
                          tessera::estimate_lines(tessera::standard_estimates(image.data(), image_size, board->desc()),

@@ -358,6 +358,7 @@ std::string HostBoard::timeline_trace_json() const
 }
 
 bool HostBoard::has_npu() const { return impl_->npu != nullptr; }
+uint64_t HostBoard::npu_busy_ns() const { return impl_->npu ? impl_->npu->busy_ns() : 0u; }
 
 std::string timeline_trace_json(const std::vector<TimelineEvent> &events, uint32_t cores, bool npu,
                                 const std::string &board, bool cycles)

@@ -5,6 +5,7 @@
 #ifndef TESSERA_HOST_NPU_ENGINE_HPP
 #define TESSERA_HOST_NPU_ENGINE_HPP
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -65,6 +66,9 @@ public:
         return TSR_HAL_OK;
     }
 
+    // Nanoseconds the engine has spent running jobs since it started.
+    uint64_t busy_ns() const { return busy_ns_.load(std::memory_order_relaxed); }
+
     // Tests: a paused engine takes no job off its queue (to fill it on purpose).
     void pause(bool on)
     {
@@ -97,11 +101,13 @@ private:
             if (stop_) return;
             const Queued q = queue_.front(); // stays queued (and counted) while it runs
             lock.unlock();
-            const uint64_t start = timeline_.on() ? timeline_.now() : 0;
+            const uint64_t start = timeline_.now();
             tsr_npu_run_job(&q.job);
-            if (start)
-                timeline_.add({TimelineEvent::Engine::kNpu, 0, start, timeline_.now(),
-                               uint64_t(q.job.m) * q.job.n * q.job.k, "matmul", q.job.tag, 0, 0});
+            const uint64_t end = timeline_.now();
+            if (timeline_.on())
+                timeline_.add({TimelineEvent::Engine::kNpu, 0, start, end, uint64_t(q.job.m) * q.job.n * q.job.k,
+                               "matmul", q.job.tag, 0, 0});
+            busy_ns_.fetch_add(end - start, std::memory_order_relaxed);
             lock.lock();
             queue_.pop_front();
             completed_ = q.sequence;
@@ -117,6 +123,7 @@ private:
     std::deque<Queued> queue_;
     uint64_t issued_ = 0, completed_ = 0;
     bool stop_ = false, paused_ = false;
+    std::atomic<uint64_t> busy_ns_{0};
     std::thread thread_; // last: starts once everything above is ready
 };
 

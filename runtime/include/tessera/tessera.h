@@ -98,11 +98,16 @@ typedef struct tessera_step_profile {
     uint32_t op;            /* tsr_op; tsr_op_name() names it */
     uint32_t layer;         /* model layer, or 0xFFFF for none */
     uint64_t runs;          /* times it ran */
-    uint64_t cycles;        /* board cycles it took (host board: ns), as core 0 saw them */
+    uint64_t cycles;        /* board cycles it took (host board: ns), as core 0 saw them, waits
+                             * included; the run's last step also holds its final drain */
     uint64_t dma_bytes;     /* the DMA transfers it issued */
     uint64_t dma_transfers;
     uint64_t forks;         /* cluster forks it opened: a run's one fork counts on its first step */
     uint64_t npu_jobs;      /* NPU jobs it submitted */
+    uint64_t dma_wait_cycles; /* of `cycles`: core 0 waiting for the DMA engine (tiles' inputs, a full queue) */
+    uint64_t npu_wait_cycles; /* of `cycles`: core 0 waiting for NPU jobs (results a step reads, a full queue) */
+    uint32_t engine;        /* tsr_engine that runs it: 1 cluster, 2 DMA, 3 NPU */
+    uint32_t reserved;
 } tessera_step_profile;
 
 /* Sampler configuration and state; run.c's algorithm and generator. */
@@ -177,7 +182,8 @@ tessera_status tessera_profile(tessera_session *session, tessera_step_profile *s
 #define TESSERA_PROFILE_ANY 0xFFFFFFFFu
 /* The sum of the entries of a profile whose op and layer match (TESSERA_PROFILE_ANY
  * matches every one; TSR_NO_LAYER, 0xFFFF, the steps of no layer): the view by
- * operator kind or by layer. *sum gets op, layer and the sums; schedule and step 0.
+ * operator kind or by layer. *sum gets op, layer and the sums; schedule, step and
+ * engine 0 (the engine of the matched entries when they share one).
  * Returns the number of entries that matched. */
 uint32_t tessera_profile_sum(const tessera_step_profile *steps, uint32_t count, uint32_t op, uint32_t layer,
                              tessera_step_profile *sum);

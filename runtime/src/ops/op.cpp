@@ -110,7 +110,9 @@ void Dma::copy_2d(void *dst, uint32_t dst_stride, const void *src, uint32_t src_
 void Dma::wait(tsr_dma_handle h)
 {
     if (h == 0u || failed()) return;
+    const uint64_t t0 = timed ? board_->ops->cycles(board_->ctx) : 0u;
     const tsr_hal_status st = board_->ops->dma_wait(board_->ctx, h);
+    if (timed) wait_cycles += board_->ops->cycles(board_->ctx) - t0;
     if (st != TSR_HAL_OK) status_ = st;
 }
 
@@ -144,7 +146,9 @@ void Npu::wait(tsr_npu_handle handle)
 {
     for (uint32_t i = 0; i < count_ && !failed(); ++i) {
         if (pending_[(head_ + i) % kPending].handle != handle) continue;
+        const uint64_t t0 = timed ? board_->ops->cycles(board_->ctx) : 0u;
         const tsr_hal_status st = board_->ops->npu_wait(board_->ctx, handle);
+        if (timed) wait_cycles += board_->ops->cycles(board_->ctx) - t0;
         if (st != TSR_HAL_OK) status_ = st;
         pop_through(i + 1u);
         return;

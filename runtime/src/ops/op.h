@@ -86,6 +86,8 @@ public:
     bool failed() const { return status_ != TSR_HAL_OK; }
     tsr_hal_status status() const { return status_; }
     uint32_t bytes = 0, transfers = 0; // moved so far in this run
+    bool timed = false;                // profiling: wait_cycles counts the board cycles spent waiting
+    uint64_t wait_cycles = 0;
 
 private:
     const tsr_hal_board *board_;
@@ -111,7 +113,9 @@ public:
     bool failed() const { return status_ != TSR_HAL_OK; }
     tsr_hal_status status() const { return status_; }
     uint32_t failed_step() const { return failed_step_; }
-    uint32_t jobs = 0; // submitted so far in this run
+    uint32_t jobs = 0;         // submitted so far in this run
+    bool timed = false;        // profiling: wait_cycles counts the board cycles spent waiting
+    uint64_t wait_cycles = 0;
 
 private:
     static constexpr uint32_t kPending = 32;

@@ -201,11 +201,12 @@ std::string estimate_lines(const std::vector<RunEstimate> &runs, const BoardDesc
     char line[400];
     const double mhz = board.cost.clock_hz / 1e6;
     for (const RunEstimate &r : runs) {
-        const std::string what = r.prompt ? "prompt chunk of " + std::to_string(r.rows)
+        const std::string what = r.prompt ? "prompt chunk of " + std::to_string(r.rows) + " from position 0"
                                           : "token at position " + std::to_string(r.pos);
         std::snprintf(line, sizeof line,
-                      "estimate  %s: %.0f cycles/token (decoder layers %.0f), %.0f tok/s at %.0f MHz, %.1f uJ/token; "
-                      "busy: cluster %.0f, DMA %.0f, NPU %.0f; %.0f DMA bytes, %.1f NPU jobs per token\n",
+                      "estimate  %s, per token: %.0f cycles on the critical path (decoder layers %.0f), %.0f tok/s at "
+                      "%.0f MHz, %.1f uJ; engines busy (overlapping): cluster %.0f, DMA %.0f, NPU %.0f cycles; %.0f DMA "
+                      "bytes, %.1f NPU jobs\n",
                       what.c_str(), r.per_token(r.cycles), r.per_token(r.decoder_cycles),
                       r.tokens_per_second(board.cost.clock_hz), mhz, r.per_token(r.energy_uj), r.per_token(r.cluster),
                       r.per_token(r.dma), r.per_token(r.npu), r.per_token(double(r.dma_bytes)), r.per_token(r.npu_jobs));

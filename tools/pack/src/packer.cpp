@@ -493,6 +493,20 @@ std::string fit_summary(const FitReport &f)
     return s.str();
 }
 
+namespace {
+
+// The planner's cycles of one run of a schedule (0 prompt, 1 token): each step's cost
+// alone, added up (a serial sum; the estimates give the critical path).
+double serial_cycles(const PackResult &r, uint32_t schedule)
+{
+    double sum = 0;
+    for (const StepPlan &sp : r.plan.steps)
+        if (sp.schedule == schedule) sum += sp.choice.cost.cycles;
+    return sum;
+}
+
+} // namespace
+
 std::string pack_summary(const PackResult &r)
 {
     const LlamaConfig &c = r.config;
@@ -528,10 +542,13 @@ std::string pack_summary(const PackResult &r)
             s << "; " << (k ? "token" : "prompt") << " " << p.schedule_arena[k] << " / " << p.schedule_lower_bound[k];
         s << "; capacity " << p.capacity << "\n";
     }
-    s << "tiles     " << r.plan.demoted.size() << " activations moved to L2; DMA per token: prompt "
-      << r.plan.dma_bytes_per_token[0] << " bytes, token " << r.plan.dma_bytes_per_token[1] << " bytes\n";
+    s << "tiles     " << r.plan.demoted.size() << " activations moved to L2; planned DMA bytes per token with half the "
+      << "context cached (position " << h.context / 2 << "): prompt " << r.plan.dma_bytes_per_token[0] << " (per row of a "
+      << h.prompt_chunk << "-row chunk), token " << r.plan.dma_bytes_per_token[1] << "\n";
     s << "schedules prompt " << r.graph.prompt.steps.size() << " steps x " << r.graph.prompt.max_rows << " rows, token "
-      << r.graph.token.steps.size() << " steps\n";
+      << r.graph.token.steps.size() << " steps; the planner's cycles, serial sum of the steps at position "
+      << h.context / 2 << ": prompt " << static_cast<uint64_t>(serial_cycles(r, 0)) << " per chunk, token "
+      << static_cast<uint64_t>(serial_cycles(r, 1)) << " per token\n";
     s << "image     " << r.image_bytes << " bytes";
     if (const uint32_t flash = r.board.region_size[TSR_REGION_IMAGE])
         s << " of " << flash << " bytes of flash";
@@ -614,7 +631,11 @@ nlohmann::json pack_report(const PackResult &r)
                              {"tiles", sp.choice.cost.tiles},
                              {"estimated_cycles", sp.choice.cost.cycles}});
         }
-        return json{{"max_rows", s.max_rows}, {"dma_bytes_per_token", r.plan.dma_bytes_per_token[which]}, {"steps", steps}};
+        return json{{"max_rows", s.max_rows},
+                    {"planned_at_position", g.hyper.context / 2},
+                    {"dma_bytes_per_token", r.plan.dma_bytes_per_token[which]},
+                    {"estimated_cycles_serial_sum", serial_cycles(r, which)},
+                    {"steps", steps}};
     };
     j["schedules"] = {{"prompt", schedule(g.prompt, 0)}, {"token", schedule(g.token, 1)}};
     json demoted = json::array();
@@ -626,6 +647,21 @@ nlohmann::json pack_report(const PackResult &r)
                     {"nms_bytes", r.engines.nms_bytes}, {"nms_weights", r.engines.nms_weights},
                     {"streamed_weights", r.engines.streamed_weights}, {"cluster_linear", r.engines.cluster_linear}};
     if (!r.estimates.empty()) j["estimates"] = estimate_json(r.estimates, r.board);
+    // What each figure counts, in the words the summary and tessera-generate use.
+    j["what_figures_count"] = {
+        {"schedules.*.dma_bytes_per_token",
+         "planned DMA bytes per token with half the context cached (position planned_at_position); the prompt's per "
+         "row of a max_rows-row chunk"},
+        {"schedules.*.steps[].dma_bytes", "planned DMA bytes of the step in one run of the schedule (a prompt chunk of "
+                                          "max_rows rows, or one token), at position planned_at_position"},
+        {"schedules.*.steps[].estimated_cycles",
+         "the planner's cycles of the step alone in one run, at position planned_at_position; their sum is "
+         "estimated_cycles_serial_sum, a serial sum and not the critical path (estimates.runs[] give that)"},
+        {"estimates.runs[].cycles_per_token",
+         "the board cost model's critical path of one run at that position, engines overlapping, divided by its rows"},
+        {"estimates.runs[].busy_cycles_per_token",
+         "cycles each engine is busy in that run, per token; they overlap, so their sum exceeds the critical path"},
+        {"estimates.runs[].dma_bytes_per_token", "DMA bytes of one run at that position, divided by its rows"}};
     return j;
 }
 

@@ -66,6 +66,9 @@ public:
     std::string timeline_trace_json() const;
     // Whether the board has an NPU engine (and its timeline an NPU lane).
     bool has_npu() const;
+    // Nanoseconds the NPU engine has spent running jobs since the board was created
+    // (0 without one): it runs alongside the cluster.
+    uint64_t npu_busy_ns() const;
 
     struct Impl;
 

@@ -24,13 +24,13 @@ TileCost cost(const StepShape &s, const Tile &tile, const OperandsInL1 &in_l1)
 {
     const tsr_attention_params &p = s.step.params.attention;
     const uint64_t nh = p.n_heads, hs = p.head_size, ctx = p.context, R = s.rows, heads = R * nh;
-    const uint64_t keys = ctx / 2 + 1, chunks = (keys + tile[0] - 1) / tile[0];
+    const uint64_t keys = ctx / 2 + 1, chunks = (keys + tile[0] - 1) / tile[0], e = tsr_dtype_bytes(s.step.dtype);
     TileCost c;
-    c.dma_bytes = 2 * heads * keys * hs * 4; // keys and values of every (row, head)
+    c.dma_bytes = 2 * heads * keys * hs * e; // keys and values of every (row, head)
     c.dma_transfers = 2 * heads * chunks;
     for (size_t k : {0u, 4u}) // q and y, a head at a time, when not in L1
         if (!in_l1[k]) {
-            c.dma_bytes += heads * hs * 4;
+            c.dma_bytes += heads * hs * e;
             c.dma_transfers += heads;
         }
     c.tiles = (heads + tile[1] - 1) / tile[1] * 2 * chunks; // fewer cores: more rounds

@@ -67,7 +67,7 @@ std::vector<TimelineEvent> estimated_timeline(const uint8_t *image, size_t size,
 // tokens at positions 1, context / 2 and context - 1.
 std::vector<RunEstimate> standard_estimates(const uint8_t *image, size_t size, const BoardDesc &board);
 
-// "estimate   token at 128: 12345 cycles (decoder 10000), 29164 tok/s at 360 MHz, 5.7 uJ/token, ..." lines.
+// "estimate  token at position 128, per token: 12345 cycles on the critical path (decoder layers 10000), ..." lines.
 std::string estimate_lines(const std::vector<RunEstimate> &runs, const BoardDesc &board);
 nlohmann::json estimate_json(const std::vector<RunEstimate> &runs, const BoardDesc &board);
 
