@@ -65,13 +65,16 @@ static void profile_line(const char *name, const tessera_step_profile *sum, uint
 int main(void)
 {
     const tsr_hal_board *board = tsr_qemu_board();
-    tsr_qemu_puts("tessera firmware demo: ");
+    tsr_qemu_puts("tessera firmware demo on board '");
+    tsr_qemu_puts(board->name);
+    tsr_qemu_puts("': ");
     tsr_qemu_put_u64(board->core_count);
     tsr_qemu_puts(" compute harts, DMA ");
     if (tsr_qemu_dma_hart() == TSR_QEMU_NO_DMA_HART) tsr_qemu_puts("by the compute hart");
     else put("hart ", tsr_qemu_dma_hart());
     tsr_qemu_puts(", NPU ");
-    if (tsr_qemu_npu_hart() == TSR_QEMU_NO_NPU_HART) tsr_qemu_puts("by the controller");
+    if (!board->has_npu) tsr_qemu_puts("none");
+    else if (tsr_qemu_npu_hart() == TSR_QEMU_NO_NPU_HART) tsr_qemu_puts("by the controller");
     else put("hart ", tsr_qemu_npu_hart());
     put(", image ", (uint64_t)(tessera_image_end - tessera_image));
     tsr_qemu_puts(" bytes\n");

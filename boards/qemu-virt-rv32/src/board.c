@@ -222,12 +222,13 @@ static void init_tls(uint32_t hart)
 
 static void init_board(void)
 {
-    static const uint32_t sizes[TSR_REGION_COUNT] = {0u, TSR_QEMU_L1_BYTES, TSR_QEMU_L2_BYTES, TSR_QEMU_NMS_BYTES};
+    static const uint32_t sizes[TSR_REGION_COUNT] = {TSR_QEMU_FLASH_BYTES, TSR_QEMU_L1_BYTES, TSR_QEMU_L2_BYTES,
+                                                     TSR_QEMU_NMS_BYTES};
     g_board.abi = TSR_HAL_ABI;
-    g_board.name = "qemu-virt-rv32";
-    g_board.fingerprint = tsr_board_fingerprint(g_board.name, TSR_QEMU_MAX_HARTS, sizes, true);
+    g_board.name = TSR_QEMU_BOARD_NAME; /* the emulated description's */
+    g_board.fingerprint = tsr_board_fingerprint(g_board.name, TSR_QEMU_MAX_HARTS, sizes, TSR_QEMU_HAS_NPU != 0u);
     g_board.core_count = g_cores;
-    g_board.has_npu = true; /* served by a hart of its own, or by the submitting hart */
+    g_board.has_npu = TSR_QEMU_HAS_NPU != 0u; /* served by a hart of its own, or by the submitting hart */
     g_board.regions[TSR_REGION_L1] = (tsr_hal_region){"L1", __l1_start, TSR_QEMU_L1_BYTES};
     g_board.regions[TSR_REGION_L2] = (tsr_hal_region){"L2", __l2_start, TSR_QEMU_L2_BYTES};
     g_board.regions[TSR_REGION_NMS] = (tsr_hal_region){"NMS", __nms_start, TSR_QEMU_NMS_BYTES};
@@ -258,13 +259,14 @@ void tsr_qemu_hart_entry(uint32_t hart)
         __asm__ volatile("csrc mie, %0" : : "r"(MIE_MTIE));
         set_timer(UINT64_MAX);
         *CLINT_MSIP(0) = 0u;
-        /* A contiguous set of harts from 0 (qemu_virt_rv32.h): with all ten, 8 are the
-         * cluster, hart 8 the DMA engine and hart 9 the NPU; with 2 to 9, the last is
-         * the DMA engine and the others the cluster; with one, it does everything. */
+        /* A contiguous set of harts from 0 (qemu_virt_rv32.h): with all of them, the
+         * description's cores are the cluster, the next hart the DMA engine and, with
+         * an NPU, the last the NPU; with fewer (2 or more), the last is the DMA engine
+         * and the others the cluster; with one, it does everything. */
         const uint32_t up = __atomic_load_n(&g_harts_up, __ATOMIC_ACQUIRE);
         uint32_t harts = 1u;
         while (harts < TSR_QEMU_BOOT_HARTS && (up & (1u << harts))) ++harts;
-        if (harts == TSR_QEMU_BOOT_HARTS) g_npu_hart = --harts;
+        if (TSR_QEMU_HAS_NPU && harts == TSR_QEMU_BOOT_HARTS) g_npu_hart = --harts;
         g_cores = harts > 1u ? harts - 1u : 1u;
         g_dma_hart = harts > 1u ? harts - 1u : TSR_QEMU_NO_DMA_HART;
         init_board();

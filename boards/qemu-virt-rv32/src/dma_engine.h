@@ -7,7 +7,9 @@
 
 #include "tessera/hal.h"
 
+#ifndef TSR_QEMU_DMA_DEPTH /* the description's dma.queue_depth (the board's CMake target) */
 #define TSR_QEMU_DMA_DEPTH 16u
+#endif
 
 /* The hart that serves the queue; without one (a single hart), the caller copies. */
 void tsr_dma_set_hart(bool present, uint32_t hart);

@@ -7,7 +7,7 @@ _start:
     la      gp, __global_pointer$
     .option pop
     csrr    a0, mhartid
-    li      t1, 10
+    li      t1, TSR_QEMU_BOOT_HART_COUNT /* TSR_QEMU_BOOT_HARTS, as the assembler reads numbers */
     bgeu    a0, t1, 2f              /* more harts than the cluster and its DMA and NPU engines: park */
     la      sp, __stacks_end        /* stack of hart h: __stacks_end - h * STACK */
     li      t2, 32768

@@ -1,10 +1,12 @@
 /*
  * Tessera on QEMU's `virt` machine, bare metal, RV32 harts (no OS).
  *
- *  - Of the harts that boot (up to 10): with all ten, harts 0-7 are the cluster,
- *    hart 8 the DMA engine and hart 9 the NPU; with 2 to 9, the last is the DMA
- *    engine and the others the cluster; one hart is the whole cluster and does its
- *    own copies. Hart 0 is the controller and core 0; the other cluster harts sleep in
+ *  - The board it emulates is a description's (CMake's TESSERA_QEMU_BOARD, by default
+ *    boards/qemu-virt-rv32/board.json: 8 cores, an NPU): its name, cores, regions and
+ *    queues. Of the harts that boot (up to TSR_QEMU_BOOT_HARTS, 10 by default): with
+ *    all of them, harts 0 to cores - 1 are the cluster, the next the DMA engine and,
+ *    with an NPU, the last the NPU; with fewer, the last is the DMA engine and the
+ *    others the cluster; one hart is the whole cluster and does its own copies. Hart 0 is the controller and core 0; the other cluster harts sleep in
  *    `wfi` between forks and at barriers, woken by CLINT software interrupts.
  *  - DMA: a bounded queue of 2D copies, served in order; the engine sleeps in `wfi`
  *    when it is empty.
@@ -30,8 +32,15 @@
 extern "C" {
 #endif
 
-#define TSR_QEMU_MAX_HARTS 8u  /* cluster cores */
-#define TSR_QEMU_BOOT_HARTS 10u /* the cluster, the DMA engine and the NPU */
+/* The emulated description's cluster cores and NPU (set by the board's CMake target). */
+#ifndef TSR_QEMU_MAX_HARTS
+#define TSR_QEMU_MAX_HARTS 8u
+#endif
+#ifndef TSR_QEMU_HAS_NPU
+#define TSR_QEMU_HAS_NPU 1u
+#endif
+/* The cluster, the DMA engine and the NPU (when there is one). */
+#define TSR_QEMU_BOOT_HARTS (TSR_QEMU_MAX_HARTS + 1u + TSR_QEMU_HAS_NPU)
 
 /* The board, ready once main() runs. */
 const tsr_hal_board *tsr_qemu_board(void);
@@ -44,8 +53,8 @@ void tsr_qemu_put_u64(uint64_t value);
 uint32_t tsr_qemu_dma_hart(void);
 
 #define TSR_QEMU_NO_NPU_HART 0xFFFFFFFFu
-/* The hart serving the NPU queue, or TSR_QEMU_NO_NPU_HART (fewer than ten harts: the
- * submitting hart runs each job). */
+/* The hart serving the NPU queue, or TSR_QEMU_NO_NPU_HART (fewer than
+ * TSR_QEMU_BOOT_HARTS harts: the submitting hart runs each job; no NPU). */
 uint32_t tsr_qemu_npu_hart(void);
 
 /* Marks for the hart-counter plugin: a measured region (a token) begins and ends.
