@@ -17,6 +17,7 @@
 #include <thread>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include "tessera/tools/cli.h"
 
@@ -62,22 +63,28 @@ void catch_interrupt()
     sigaction(SIGINT, &sa, nullptr);
 }
 
-// A row of a profile: per token, core 0's time (waits excluded unless `waits`), its
+using nlohmann::json;
+
+// A row of a profile, per token: core 0's time (waits excluded unless `waits`), its
 // share of the schedule's time, DMA bytes and transfers, forks and NPU jobs.
-void profile_row(const std::string &name, const tessera_step_profile &sum, bool waits, uint64_t total, uint64_t tokens)
+json profile_row(const std::string &name, const tessera_step_profile &sum, bool waits, uint64_t total, uint64_t tokens)
 {
     const double t = static_cast<double>(tokens);
     const uint64_t own = waits ? sum.cycles : sum.cycles - sum.dma_wait_cycles - sum.npu_wait_cycles;
-    std::fprintf(stderr, "  %-16s %10.0f %6.1f %% %12.0f %9.1f %7.2f %8.2f\n", name.c_str(), static_cast<double>(own) / t,
-                 total ? 100.0 * static_cast<double>(own) / static_cast<double>(total) : 0.0,
-                 static_cast<double>(sum.dma_bytes) / t, static_cast<double>(sum.dma_transfers) / t,
-                 static_cast<double>(sum.forks) / t, static_cast<double>(sum.npu_jobs) / t);
+    return {{"name", name},
+            {"ns", static_cast<double>(own) / t},
+            {"share", total ? 100.0 * static_cast<double>(own) / static_cast<double>(total) : 0.0},
+            {"dma_bytes", static_cast<double>(sum.dma_bytes) / t},
+            {"dma_transfers", static_cast<double>(sum.dma_transfers) / t},
+            {"forks", static_cast<double>(sum.forks) / t},
+            {"npu_jobs", static_cast<double>(sum.npu_jobs) / t}};
 }
 
-void wait_row(const char *name, uint64_t wait, uint64_t total, uint64_t tokens)
+json wait_row(const char *name, uint64_t wait, uint64_t total, uint64_t tokens)
 {
-    std::fprintf(stderr, "  %-16s %10.0f %6.1f %%\n", name, static_cast<double>(wait) / static_cast<double>(tokens),
-                 total ? 100.0 * static_cast<double>(wait) / static_cast<double>(total) : 0.0);
+    return {{"name", name},
+            {"ns", static_cast<double>(wait) / static_cast<double>(tokens)},
+            {"share", total ? 100.0 * static_cast<double>(wait) / static_cast<double>(total) : 0.0}};
 }
 
 // The profile of one schedule (the view of Deeploy's Figure 8), per token, in core 0's
@@ -85,16 +92,13 @@ void wait_row(const char *name, uint64_t wait, uint64_t total, uint64_t tokens)
 // operator kind and engine with the waits for the DMA engine and for the NPU as rows
 // of their own (their shares add up to 100 %), then by layer (waits included), then
 // the NPU's own busy time, which runs alongside and is not a share of core 0's.
-void print_profile(const char *title, const tessera_step_profile *steps, uint32_t count, uint64_t tokens, uint32_t layers,
-                   bool npu, uint64_t npu_busy_ns)
+json profile_json(const tessera_step_profile *steps, uint32_t count, uint64_t tokens, uint32_t layers, bool npu,
+                  uint64_t npu_busy_ns)
 {
     tessera_step_profile all, sum;
     tessera_profile_sum(steps, count, TESSERA_PROFILE_ANY, TESSERA_PROFILE_ANY, &all);
-    if (all.runs == 0 || tokens == 0) return;
-    std::fprintf(stderr, "profile, %s: %" PRIu64 " tokens, %" PRIu64 " runs; per token, in core 0's ns (it drives the DMA "
-                         "engine and the NPU)\n", title, tokens, steps[0].runs);
-    std::fprintf(stderr, "  %-16s %10s %8s %12s %9s %7s %8s\n", "by operator", "ns", "share", "DMA bytes", "transfers",
-                 "forks", "NPU jobs");
+    if (all.runs == 0 || tokens == 0) return nullptr;
+    json by_op = json::array(), by_layer = json::array();
     for (uint32_t op = 1; op < TSR_OP_COUNT_; ++op)
         for (uint32_t engine : {uint32_t(TSR_ENGINE_CLUSTER), uint32_t(TSR_ENGINE_DMA), uint32_t(TSR_ENGINE_NPU)}) {
             tessera_step_profile s{};
@@ -106,23 +110,53 @@ void print_profile(const char *title, const tessera_step_profile *steps, uint32_
                 s.dma_wait_cycles += p.dma_wait_cycles, s.npu_wait_cycles += p.npu_wait_cycles;
             }
             if (s.runs)
-                profile_row(std::string(tsr_op_name(op)) + (engine == TSR_ENGINE_NPU ? " (NPU)" : ""), s, false,
-                            all.cycles, tokens);
+                by_op.push_back(profile_row(std::string(tsr_op_name(op)) + (engine == TSR_ENGINE_NPU ? " (NPU)" : ""), s,
+                                            false, all.cycles, tokens));
         }
-    wait_row("wait for DMA", all.dma_wait_cycles, all.cycles, tokens);
-    if (npu) wait_row("wait for NPU", all.npu_wait_cycles, all.cycles, tokens);
-    profile_row("all", all, true, all.cycles, tokens);
-    std::fprintf(stderr, "  by layer (waits included)\n");
+    by_op.push_back(wait_row("wait for DMA", all.dma_wait_cycles, all.cycles, tokens));
+    if (npu) by_op.push_back(wait_row("wait for NPU", all.npu_wait_cycles, all.cycles, tokens));
     for (uint32_t layer = 0; layer < layers; ++layer)
         if (tessera_profile_sum(steps, count, TESSERA_PROFILE_ANY, layer, &sum) && sum.runs)
-            profile_row("layer " + std::to_string(layer), sum, true, all.cycles, tokens);
+            by_layer.push_back(profile_row("layer " + std::to_string(layer), sum, true, all.cycles, tokens));
     if (tessera_profile_sum(steps, count, TESSERA_PROFILE_ANY, TSR_NO_LAYER, &sum) && sum.runs)
-        profile_row("no layer", sum, true, all.cycles, tokens);
+        by_layer.push_back(profile_row("no layer", sum, true, all.cycles, tokens));
+    json p = {{"tokens", tokens},
+              {"runs", steps[0].runs},
+              {"clock", "core 0's ns (it drives the DMA engine and the NPU), per token"},
+              {"by_operator", by_op},
+              {"all", profile_row("all", all, true, all.cycles, tokens)},
+              {"by_layer", by_layer}};
     if (npu)
+        p["npu_busy"] = {{"ns", static_cast<double>(npu_busy_ns) / static_cast<double>(tokens)},
+                         {"percent_of_core0", 100.0 * static_cast<double>(npu_busy_ns) / static_cast<double>(all.cycles)}};
+    return p;
+}
+
+void print_row(const json &r)
+{
+    std::fprintf(stderr, "  %-16s %10.0f %6.1f %%", r["name"].get<std::string>().c_str(), r["ns"].get<double>(),
+                 r["share"].get<double>());
+    if (r.contains("dma_bytes"))
+        std::fprintf(stderr, " %12.0f %9.1f %7.2f %8.2f", r["dma_bytes"].get<double>(), r["dma_transfers"].get<double>(),
+                     r["forks"].get<double>(), r["npu_jobs"].get<double>());
+    std::fprintf(stderr, "\n");
+}
+
+void print_profile(const char *title, const json &p)
+{
+    if (p.is_null()) return;
+    std::fprintf(stderr, "profile, %s: %s tokens, %s runs; per token, in core 0's ns (it drives the DMA engine and the "
+                         "NPU)\n", title, p["tokens"].dump().c_str(), p["runs"].dump().c_str());
+    std::fprintf(stderr, "  %-16s %10s %8s %12s %9s %7s %8s\n", "by operator", "ns", "share", "DMA bytes", "transfers",
+                 "forks", "NPU jobs");
+    for (const json &r : p["by_operator"]) print_row(r);
+    print_row(p["all"]);
+    std::fprintf(stderr, "  by layer (waits included)\n");
+    for (const json &r : p["by_layer"]) print_row(r);
+    if (p.contains("npu_busy"))
         std::fprintf(stderr, "  NPU busy %.0f ns per token (%.1f %% of core 0's time), alongside the cluster: not a share "
                              "of the rows above\n",
-                     static_cast<double>(npu_busy_ns) / static_cast<double>(tokens),
-                     100.0 * static_cast<double>(npu_busy_ns) / static_cast<double>(all.cycles));
+                     p["npu_busy"]["ns"].get<double>(), p["npu_busy"]["percent_of_core0"].get<double>());
 }
 
 // "2 threads, runs on 1 (measured fastest)" or "2 threads".
@@ -142,7 +176,7 @@ int main(int argc, char **argv)
     int steps = 256;
     float temperature = 1.0f, topp = 0.9f;
     uint64_t seed = 0;
-    bool print_ids = false, quiet = false;
+    bool print_ids = false, quiet = false, as_json = false;
     uint32_t threads = 0;
 
     CLI::App app{"tessera-generate: generate text with a Tessera model image on the host emulation board.\n"
@@ -185,6 +219,9 @@ int main(int argc, char **argv)
                  "after the run, print per token for each mode, in core 0's ns: per operator kind and engine, the "
                  "waits for the DMA engine and the NPU (shares that add up to 100 %), per layer, and the NPU's busy "
                  "time; with DMA bytes and transfers, cluster forks and NPU jobs");
+    app.add_flag("--json", as_json,
+                 "print the statistics (and --profile's tables, and the board's estimates) on stderr as one line of "
+                 "JSON instead of text lines");
     if (const int rc = tessera::parse_command_line(app, "tessera-generate", argc, argv); rc >= 0) return rc;
 
     std::optional<tessera::OutputFile> timeline_out; // checked before any work
@@ -310,48 +347,74 @@ int main(int argc, char **argv)
         loop_start ? std::chrono::duration<double>(Clock::now() - *loop_start).count() : 0.0;
     if (g_interrupted) std::fprintf(stderr, "tessera-generate: interrupted at position %u\n", pos);
 
-    if (!quiet) {
+    // The statistics, as one document: printed as text lines, or (--json) as one line of JSON.
+    json report;
+    std::vector<tessera::RunEstimate> estimates;
+    if (!quiet || profile) {
         tessera_stats stats;
         tessera_get_stats(&session, &stats);
-        std::fprintf(stderr,
-                     "prompt: %" PRIu64 " tokens, %.1f tokens/s | generation: %" PRIu64 " tokens, %.1f tokens/s | board %s, "
-                     "%s\n",
-                     stats.prompt_tokens, per_second(stats.prompt_tokens, stats.prompt_cycles), stats.step_tokens,
-                     per_second(stats.step_tokens, stats.step_cycles), board->desc().name.c_str(),
-                     threads_line(*board, threads).c_str());
-        std::fprintf(stderr, "memory: L1 %u, L2 %u, NMS %u bytes planned; image %u bytes, weights %s",
-                     stats.region_bytes[TSR_REGION_L1], stats.region_bytes[TSR_REGION_L2],
-                     stats.region_bytes[TSR_REGION_NMS], stats.region_bytes[TSR_REGION_IMAGE],
-                     stats.weights_in_place ? "in place" : "copied to L2");
-        if (temperature > 0.0f) std::fprintf(stderr, "; seed %" PRIu64, seed);
-        std::fprintf(stderr, "\n");
+        const double runs = stats.runs ? double(stats.runs) : 1.0;
+        report = {{"prompt", {{"tokens", stats.prompt_tokens}, {"tokens_per_second", per_second(stats.prompt_tokens, stats.prompt_cycles)}}},
+                  {"generation", {{"tokens", stats.step_tokens}, {"tokens_per_second", per_second(stats.step_tokens, stats.step_cycles)}}},
+                  {"board", {{"name", board->desc().name}, {"threads", board->threads()}, {"threads_in_use", board->threads_in_use()},
+                             {"threads_chosen", threads == 0 && board->threads() > 1}}},
+                  {"memory", {{"L1", stats.region_bytes[TSR_REGION_L1]}, {"L2", stats.region_bytes[TSR_REGION_L2]},
+                              {"NMS", stats.region_bytes[TSR_REGION_NMS]}, {"image", stats.region_bytes[TSR_REGION_IMAGE]},
+                              {"weights_in_place", bool(stats.weights_in_place)}}},
+                  {"per_run", {{"runs", stats.runs}, {"averaged_over", "prompt chunks and tokens, each at its own position"},
+                               {"forks", double(stats.forks) / runs}, {"dma_transfers", double(stats.dma_transfers) / runs},
+                               {"dma_bytes", double(stats.dma_bytes) / runs}, {"npu_jobs", double(stats.npu_jobs) / runs}}}};
+        if (temperature > 0.0f) report["seed"] = seed;
         if (loop_seconds > 0.0 && pos > loop_start_pos)
-            std::fprintf(stderr, "achieved tok/s: %f (as run.c counts: positions after the first generated one, "
-                                 "sampling and output included)\n",
-                         (pos - loop_start_pos) / loop_seconds);
-        std::fprintf(stderr, "per run, averaged over %" PRIu64 " runs (prompt chunks and tokens, each at its own position): "
-                             "%.2f cluster forks, %.1f DMA transfers, %.0f DMA bytes\n",
-                     stats.runs,
-                     stats.runs ? double(stats.forks) / double(stats.runs) : 0.0,
-                     stats.runs ? double(stats.dma_transfers) / double(stats.runs) : 0.0,
-                     stats.runs ? double(stats.dma_bytes) / double(stats.runs) : 0.0);
+            report["achieved_tokens_per_second"] = (pos - loop_start_pos) / loop_seconds;
+        if (profile) {
+            const auto token_steps = std::find_if(steps_profile.begin(), steps_profile.end(),
+                                                  [](const tessera_step_profile &p) { return p.schedule == 1u; });
+            const uint32_t n_prompt_steps = static_cast<uint32_t>(token_steps - steps_profile.begin());
+            const bool npu = board->has_npu();
+            report["profile"] = {
+                {"prompt", profile_json(steps_profile.data(), n_prompt_steps, stats.prompt_tokens, summary.n_layers, npu,
+                                        npu_busy_prompt)},
+                {"token", profile_json(steps_profile.data() + n_prompt_steps,
+                                       static_cast<uint32_t>(steps_profile.size()) - n_prompt_steps, stats.step_tokens,
+                                       summary.n_layers, npu, board->npu_busy_ns() - npu_busy_start - npu_busy_prompt)}};
+            if (board->desc().cost.present()) { // the board's cost model, on this image
+                estimates = tessera::standard_estimates(image.data(), image_size, board->desc());
+                report["estimates"] = tessera::estimate_json(estimates, board->desc());
+            }
+        }
     }
-    if (profile) {
-        const auto token_steps = std::find_if(steps_profile.begin(), steps_profile.end(),
-                                              [](const tessera_step_profile &p) { return p.schedule == 1u; });
-        const uint32_t n_prompt_steps = static_cast<uint32_t>(token_steps - steps_profile.begin());
-        tessera_stats stats;
-        tessera_get_stats(&session, &stats);
-        const bool npu = board->has_npu();
-        print_profile("prompt mode", steps_profile.data(), n_prompt_steps, stats.prompt_tokens, summary.n_layers, npu,
-                      npu_busy_prompt);
-        print_profile("token mode", steps_profile.data() + n_prompt_steps,
-                      static_cast<uint32_t>(steps_profile.size()) - n_prompt_steps, stats.step_tokens, summary.n_layers,
-                      npu, board->npu_busy_ns() - npu_busy_start - npu_busy_prompt);
-        if (board->desc().cost.present()) { // the board's cost model, on this image
-            std::fprintf(stderr, "estimated on %s (board cost model):\n%s", board->desc().name.c_str(),
-                         tessera::estimate_lines(tessera::standard_estimates(image.data(), image_size, board->desc()),
-                                                 board->desc()).c_str());
+    if (as_json && !report.is_null()) {
+        std::fprintf(stderr, "%s\n", report.dump().c_str());
+    } else if (!report.is_null()) {
+        if (!quiet) {
+            std::fprintf(stderr, "prompt: %s tokens, %.1f tokens/s | generation: %s tokens, %.1f tokens/s | board %s, %s\n",
+                         report["prompt"]["tokens"].dump().c_str(), report["prompt"]["tokens_per_second"].get<double>(),
+                         report["generation"]["tokens"].dump().c_str(),
+                         report["generation"]["tokens_per_second"].get<double>(), board->desc().name.c_str(),
+                         threads_line(*board, threads).c_str());
+            const json &m = report["memory"];
+            std::fprintf(stderr, "memory: L1 %s, L2 %s, NMS %s bytes planned; image %s bytes, weights %s",
+                         m["L1"].dump().c_str(), m["L2"].dump().c_str(), m["NMS"].dump().c_str(),
+                         m["image"].dump().c_str(), m["weights_in_place"].get<bool>() ? "in place" : "copied to L2");
+            if (report.contains("seed")) std::fprintf(stderr, "; seed %s", report["seed"].dump().c_str());
+            std::fprintf(stderr, "\n");
+            if (report.contains("achieved_tokens_per_second"))
+                std::fprintf(stderr, "achieved tok/s: %f (as run.c counts: positions after the first generated one, "
+                                     "sampling and output included)\n",
+                             report["achieved_tokens_per_second"].get<double>());
+            const json &r = report["per_run"];
+            std::fprintf(stderr, "per run, averaged over %s runs (prompt chunks and tokens, each at its own position): "
+                                 "%.2f cluster forks, %.1f DMA transfers, %.0f DMA bytes, %.1f NPU jobs\n",
+                         r["runs"].dump().c_str(), r["forks"].get<double>(), r["dma_transfers"].get<double>(),
+                         r["dma_bytes"].get<double>(), r["npu_jobs"].get<double>());
+        }
+        if (report.contains("profile")) {
+            print_profile("prompt mode", report["profile"]["prompt"]);
+            print_profile("token mode", report["profile"]["token"]);
+            if (!estimates.empty())
+                std::fprintf(stderr, "estimated on %s (board cost model):\n%s", board->desc().name.c_str(),
+                             tessera::estimate_lines(estimates, board->desc()).c_str());
         }
     }
     tessera_close(&session);

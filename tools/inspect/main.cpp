@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include "tessera/tools/cli.h"
 
@@ -52,16 +53,176 @@ const char *tensor_kind(uint32_t kind)
     return kind < 7 ? names[kind] : "?";
 }
 
+// What the image holds, as one document: the text view and --json both print it.
+using nlohmann::json;
+
+json header_json(const std::string &path, size_t size, const tsr_image_header &h)
+{
+    json features = json::array();
+    for (uint32_t bit = 1; bit; bit <<= 1)
+        if (h.required_features & bit) features.push_back(tsr_feature_name(bit) ? tsr_feature_name(bit) : "unknown");
+    json regions = json::object();
+    for (uint32_t r = TSR_REGION_L1; r < TSR_REGION_COUNT; ++r)
+        if (h.region_bytes[r]) regions[tsr_region_name(r)] = h.region_bytes[r];
+    return {{"image", {{"path", path}, {"bytes", size}, {"format_version", h.version}}},
+            {"model",
+             {{"architecture", "llama"},
+              {"precision", h.precision == TSR_DTYPE_I8 ? "int8" : h.precision == TSR_DTYPE_BF16 ? "bf16" : "fp32"},
+              {"dim", h.dim},
+              {"hidden_dim", h.hidden_dim},
+              {"n_layers", h.n_layers},
+              {"n_heads", h.n_heads},
+              {"n_kv_heads", h.n_kv_heads},
+              {"vocab_size", h.vocab_size},
+              {"seq_len", h.seq_len}}},
+            {"features", features},
+            {"plan",
+             {{"board", h.board_name},
+              {"fingerprint", h.board_fingerprint},
+              {"cores", h.planned_cores},
+              {"context", h.context},
+              {"prompt_chunk", h.prompt_chunk},
+              {"region_bytes", regions}}}};
+}
+
+// The sections, tensors and schedules of an image the runtime has validated.
+void contents_json(const uint8_t *data, const tsr_image_header &h, json &doc)
+{
+    const auto *sections = reinterpret_cast<const tsr_section *>(data + h.section_table_offset);
+    const tsr_tensor *tensor = nullptr;
+    const uint8_t *schedule[2] = {};
+    std::vector<std::string> names;
+    json list = json::array();
+    for (uint32_t i = 0; i < h.section_count; ++i) {
+        const tsr_section &sec = sections[i];
+        list.push_back({{"kind", section_name(sec.kind)},
+                        {"used", sec.region == TSR_REGION_IMAGE ? "inplace" : tsr_region_name(sec.region)},
+                        {"offset", sec.file_offset},
+                        {"bytes", sec.size},
+                        {"crc32", sec.crc32}});
+        const uint8_t *at = data + sec.file_offset;
+        if (sec.kind == TSR_SECTION_TENSORS) tensor = reinterpret_cast<const tsr_tensor *>(at);
+        if (sec.kind == TSR_SECTION_SCHEDULE_PROMPT) schedule[0] = at;
+        if (sec.kind == TSR_SECTION_SCHEDULE_TOKEN) schedule[1] = at;
+        if (sec.kind == TSR_SECTION_NAMES) { // NUL-terminated names; an image without them shows ids
+            const char *p = reinterpret_cast<const char *>(at), *end = p + sec.size;
+            while (p < end && names.size() < h.tensor_count) {
+                const char *nul = static_cast<const char *>(std::memchr(p, 0, size_t(end - p)));
+                if (!nul) break;
+                names.emplace_back(p, nul);
+                p = nul + 1;
+            }
+            if (names.size() != h.tensor_count) names.clear();
+        }
+    }
+    doc["sections"] = list;
+    auto name_of = [&](uint32_t id) { return id < names.size() ? names[id] : "t" + std::to_string(id); };
+    json tensors = json::array();
+    for (uint32_t i = 0; i < h.tensor_count; ++i) {
+        const tsr_tensor &t = tensor[i];
+        json dims = json::array();
+        for (uint32_t d = 0; d < t.ndims && d < TSR_MAX_DIMS; ++d) dims.push_back(t.dims[d]);
+        json e = {{"id", i},         {"name", name_of(i)},   {"kind", tensor_kind(t.kind)},
+                  {"region", tsr_region_name(t.region)}, {"dtype", dtype_name(t.dtype)}, {"offset", t.offset},
+                  {"bytes", t.size}, {"dims", dims}};
+        if (t.quant == TSR_QUANT_PER_TENSOR) e["scale"] = t.scale;
+        if (t.quant == TSR_QUANT_PER_CHANNEL) e["per_channel_scales"] = name_of(t.quant_params);
+        tensors.push_back(e);
+    }
+    doc["tensors"] = tensors;
+    for (int k = 0; k < 2; ++k) {
+        const auto &sh = *reinterpret_cast<const tsr_schedule_header *>(schedule[k]);
+        const auto *st = reinterpret_cast<const tsr_step *>(schedule[k] + sizeof sh);
+        json steps = json::array();
+        for (uint32_t i = 0; i < sh.step_count; ++i) {
+            json operands = json::array();
+            for (uint32_t o = 0; o < tsr_op_operand_count(st[i].op); ++o) {
+                json operand = {{"tensor", st[i].operands[o] == TSR_NO_TENSOR ? "scratch" : name_of(st[i].operands[o])}};
+                if (st[i].staging[o] != TSR_NO_TENSOR) operand["via"] = name_of(st[i].staging[o]);
+                operands.push_back(operand);
+            }
+            steps.push_back({{"index", i},
+                             {"op", tsr_op_name(st[i].op)},
+                             {"layer", st[i].layer == TSR_NO_LAYER ? json(nullptr) : json(st[i].layer)},
+                             {"engine", st[i].engine == TSR_ENGINE_DMA ? "dma" : st[i].engine == TSR_ENGINE_NPU ? "npu" : "cluster"},
+                             {"tile", {st[i].tile[0], st[i].tile[1]}},
+                             {"operands", operands}});
+        }
+        doc["schedules"][k ? "token" : "prompt"] = {{"max_rows", sh.max_rows}, {"steps", steps}};
+    }
+}
+
+void print_header(const json &d)
+{
+    const json &m = d["model"], &p = d["plan"];
+    std::printf("image     %s: %s bytes, format version %s\n", d["image"]["path"].get<std::string>().c_str(),
+                d["image"]["bytes"].dump().c_str(), d["image"]["format_version"].dump().c_str());
+    std::printf("model     llama, %s: dim %s, hidden %s, %s layers, %s heads (%s KV), vocab %s, seq_len %s\n",
+                m["precision"].get<std::string>().c_str(), m["dim"].dump().c_str(), m["hidden_dim"].dump().c_str(),
+                m["n_layers"].dump().c_str(), m["n_heads"].dump().c_str(), m["n_kv_heads"].dump().c_str(),
+                m["vocab_size"].dump().c_str(), m["seq_len"].dump().c_str());
+    std::printf("features ");
+    for (const auto &f : d["features"]) std::printf(" %s;", f.get<std::string>().c_str());
+    std::printf("\n");
+    std::printf("plan      board %s (fingerprint 0x%08x, %s cores), context %s, prompt chunk %s\n",
+                p["board"].get<std::string>().c_str(), p["fingerprint"].get<uint32_t>(), p["cores"].dump().c_str(),
+                p["context"].dump().c_str(), p["prompt_chunk"].dump().c_str());
+    for (const auto &[region, bytes] : p["region_bytes"].items())
+        std::printf("region    %-3s %s bytes\n", region.c_str(), bytes.dump().c_str());
+}
+
+void print_contents(const json &d, bool tensors, bool steps)
+{
+    std::printf("sections  %-16s %-6s %10s %10s %10s\n", "kind", "used", "offset", "bytes", "crc32");
+    for (const auto &s : d["sections"])
+        std::printf("          %-16s %-6s %10s %10s 0x%08x\n", s["kind"].get<std::string>().c_str(),
+                    s["used"].get<std::string>().c_str(), s["offset"].dump().c_str(), s["bytes"].dump().c_str(),
+                    s["crc32"].get<uint32_t>());
+    std::printf("tensors   %zu\n", d["tensors"].size());
+    if (tensors)
+        for (const auto &t : d["tensors"]) {
+            std::printf("  %4s %-28s %-10s %-5s %-4s offset %10s  %9s bytes ", t["id"].dump().c_str(),
+                        t["name"].get<std::string>().c_str(), t["kind"].get<std::string>().c_str(),
+                        t["region"].get<std::string>().c_str(), t["dtype"].get<std::string>().c_str(),
+                        t["offset"].dump().c_str(), t["bytes"].dump().c_str());
+            const char *sep = " ";
+            for (const auto &dim : t["dims"]) std::printf("%s%s", sep, dim.dump().c_str()), sep = " x ";
+            if (t.contains("scale")) std::printf("  scale %.6g", t["scale"].get<double>());
+            if (t.contains("per_channel_scales"))
+                std::printf("  per-channel scales %s", t["per_channel_scales"].get<std::string>().c_str());
+            std::printf("\n");
+        }
+    for (const char *which : {"prompt", "token"}) {
+        const json &sc = d["schedules"][which];
+        std::printf("schedule  %s: %zu steps, %s rows\n", which, sc["steps"].size(), sc["max_rows"].dump().c_str());
+        if (!steps) continue;
+        for (const auto &st : sc["steps"]) {
+            const std::string layer = st["layer"].is_null() ? "-" : "layer " + st["layer"].dump();
+            std::printf("  %4s %-10s %-8s %-7s tile %s,%s ", st["index"].dump().c_str(), st["op"].get<std::string>().c_str(),
+                        layer.c_str(), st["engine"].get<std::string>().c_str(), st["tile"][0].dump().c_str(),
+                        st["tile"][1].dump().c_str());
+            for (const auto &o : st["operands"]) {
+                std::printf(" %s", o["tensor"].get<std::string>().c_str());
+                if (o.contains("via")) std::printf("(via %s)", o["via"].get<std::string>().c_str());
+            }
+            std::printf("\n");
+        }
+    }
+}
+
 } // namespace
 
 int main(int argc, char **argv)
 {
     std::string path, board_arg;
-    bool tensors = false, steps = false;
+    bool tensors = false, steps = false, as_json = false;
     CLI::App app{"tessera-inspect: print what a Tessera model image holds and check it against a board."};
     app.add_option("image", path, "model image")->required()->check(CLI::ExistingFile);
     app.add_flag("--tensors", tensors, "list every tensor with its region, offset and size");
     app.add_flag("--steps", steps, "list every step of both schedules");
+    app.add_flag("--json", as_json,
+                 "print one JSON document instead: image, model, features, plan, board, valid (and why not), sections, "
+                 "and every tensor and step (whatever --tensors and --steps say)");
     app.add_option("--board", board_arg, "validate on this board NAME or FILE.json (default: the board the image is planned for, or the description "
                    "the image embeds)");
     if (const int rc = tessera::parse_command_line(app, "tessera-inspect", argc, argv); rc >= 0) return rc;
@@ -80,18 +241,8 @@ int main(int argc, char **argv)
         return 1;
     }
     const auto &h = *reinterpret_cast<const tsr_image_header *>(img.data());
-    std::printf("image     %s: %zu bytes, format version %u\n", path.c_str(), img.size(), h.version);
-    std::printf("model     llama, %s: dim %u, hidden %u, %u layers, %u heads (%u KV), vocab %u, seq_len %u\n", 
-                h.precision == TSR_DTYPE_I8 ? "int8" : h.precision == TSR_DTYPE_BF16 ? "bf16" : "fp32", h.dim,
-                h.hidden_dim, h.n_layers, h.n_heads, h.n_kv_heads, h.vocab_size, h.seq_len);
-    std::printf("features ");
-    for (uint32_t bit = 1; bit; bit <<= 1)
-        if (h.required_features & bit) std::printf(" %s;", tsr_feature_name(bit) ? tsr_feature_name(bit) : "unknown");
-    std::printf("\n");
-    std::printf("plan      board %s (fingerprint 0x%08x, %u cores), context %u, prompt chunk %u\n", h.board_name,
-                h.board_fingerprint, h.planned_cores, h.context, h.prompt_chunk);
-    for (uint32_t r = TSR_REGION_L1; r < TSR_REGION_COUNT; ++r)
-        if (h.region_bytes[r]) std::printf("region    %-3s %u bytes\n", tsr_region_name(r), h.region_bytes[r]);
+    json doc = header_json(path, img.size(), h);
+    if (!as_json) print_header(doc);
 
     // The rest is read only after the runtime has validated the image on a board.
     std::unique_ptr<tessera::HostBoard> board;
@@ -101,75 +252,31 @@ int main(int argc, char **argv)
         std::fprintf(stderr, "tessera-inspect: error: %s\n", e.what());
         return 1;
     }
-    std::printf("board     %s, from %s\n", board->desc().name.c_str(), board->desc().source.c_str());
+    doc["board"] = {{"name", board->desc().name}, {"source", board->desc().source}};
+    if (!as_json) std::printf("board     %s, from %s\n", board->desc().name.c_str(), board->desc().source.c_str());
     tessera_session session;
     const tessera_status open = tessera_open(&session, img.data(), img.size(), board->hal());
     if (open != TESSERA_OK) {
-        std::printf("valid     no, on board %s: %s (status %d): %s\n", board->desc().name.c_str(),
-                    tessera_status_string(open), int(open), tessera_last_error(&session));
+        doc["valid"] = false;
+        doc["invalid"] = {{"status", int(open)}, {"status_name", tessera_status_string(open)},
+                          {"reason", tessera_last_error(&session)}};
+        if (as_json) std::printf("%s\n", doc.dump(1).c_str());
+        else
+            std::printf("valid     no, on board %s: %s (status %d): %s\n", board->desc().name.c_str(),
+                        tessera_status_string(open), int(open), tessera_last_error(&session));
         std::fflush(stdout);
         std::fprintf(stderr, "tessera-inspect: error: %s (status %d): %s: %s\n", tessera_status_string(open), int(open),
                      path.c_str(), tessera_last_error(&session));
         return tessera::kExitError;
     }
-    std::printf("valid     yes, on board %s\n", board->desc().name.c_str());
-
-    const auto *sections = reinterpret_cast<const tsr_section *>(img.data() + h.section_table_offset);
-    std::printf("sections  %-16s %-6s %10s %10s %10s\n", "kind", "used", "offset", "bytes", "crc32");
-    for (uint32_t i = 0; i < h.section_count; ++i) {
-        const tsr_section &sec = sections[i];
-        std::printf("          %-16s %-6s %10u %10u 0x%08x\n", section_name(sec.kind),
-                    sec.region == TSR_REGION_IMAGE ? "inplace" : tsr_region_name(sec.region), sec.file_offset, sec.size,
-                    sec.crc32);
-    }
-    const tsr_tensor *tensor = nullptr;
-    const uint8_t *schedule[2] = {};
-    std::vector<std::string> names;
-    for (uint32_t i = 0; i < h.section_count; ++i) {
-        const uint8_t *at = img.data() + sections[i].file_offset;
-        if (sections[i].kind == TSR_SECTION_TENSORS) tensor = reinterpret_cast<const tsr_tensor *>(at);
-        if (sections[i].kind == TSR_SECTION_SCHEDULE_PROMPT) schedule[0] = at;
-        if (sections[i].kind == TSR_SECTION_SCHEDULE_TOKEN) schedule[1] = at;
-        if (sections[i].kind == TSR_SECTION_NAMES) { // NUL-terminated names; an image without them shows ids
-            const char *p = reinterpret_cast<const char *>(at), *end = p + sections[i].size;
-            while (p < end && names.size() < h.tensor_count) {
-                const char *nul = static_cast<const char *>(std::memchr(p, 0, size_t(end - p)));
-                if (!nul) break;
-                names.emplace_back(p, nul);
-                p = nul + 1;
-            }
-            if (names.size() != h.tensor_count) names.clear();
-        }
-    }
-    auto name_of = [&](uint32_t id) { return id < names.size() ? names[id] : "t" + std::to_string(id); };
-    std::printf("tensors   %u\n", h.tensor_count);
-    if (tensors)
-        for (uint32_t i = 0; i < h.tensor_count; ++i) {
-            const tsr_tensor &t = tensor[i];
-            std::printf("  %4u %-28s %-10s %-5s %-4s offset %10u  %9u bytes ", i, name_of(i).c_str(), tensor_kind(t.kind),
-                        tsr_region_name(t.region), dtype_name(t.dtype), t.offset, t.size);
-            for (uint32_t d = 0; d < t.ndims && d < TSR_MAX_DIMS; ++d) std::printf("%s%u", d ? " x " : " ", t.dims[d]);
-            if (t.quant == TSR_QUANT_PER_TENSOR) std::printf("  scale %.6g", double(t.scale));
-            if (t.quant == TSR_QUANT_PER_CHANNEL) std::printf("  per-channel scales %s", name_of(t.quant_params).c_str());
-            std::printf("\n");
-        }
-    for (int k = 0; k < 2; ++k) {
-        const auto &sh = *reinterpret_cast<const tsr_schedule_header *>(schedule[k]);
-        std::printf("schedule  %s: %u steps, %u rows\n", k ? "token" : "prompt", sh.step_count, sh.max_rows);
-        if (!steps) continue;
-        const auto *st = reinterpret_cast<const tsr_step *>(schedule[k] + sizeof sh);
-        for (uint32_t i = 0; i < sh.step_count; ++i) {
-            const std::string layer = st[i].layer == TSR_NO_LAYER ? "-" : "layer " + std::to_string(st[i].layer);
-            std::printf("  %4u %-10s %-8s %-7s tile %u,%u ", i, tsr_op_name(st[i].op), layer.c_str(),
-                        st[i].engine == TSR_ENGINE_DMA ? "dma" : st[i].engine == TSR_ENGINE_NPU ? "npu" : "cluster",
-                        st[i].tile[0], st[i].tile[1]);
-            for (uint32_t o = 0; o < tsr_op_operand_count(st[i].op); ++o) {
-                if (st[i].operands[o] == TSR_NO_TENSOR) std::printf(" scratch");
-                else std::printf(" %s", name_of(st[i].operands[o]).c_str());
-                if (st[i].staging[o] != TSR_NO_TENSOR) std::printf("(via %s)", name_of(st[i].staging[o]).c_str());
-            }
-            std::printf("\n");
-        }
+    doc["valid"] = true;
+    contents_json(img.data(), h, doc);
+    tessera_close(&session);
+    if (as_json) {
+        std::printf("%s\n", doc.dump(1).c_str());
+    } else {
+        std::printf("valid     yes, on board %s\n", board->desc().name.c_str());
+        print_contents(doc, tensors, steps);
     }
     return tessera::stdout_written("tessera-inspect") ? 0 : tessera::kExitError;
 }
