@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <vector>
 
 #include "core_count_chooser.hpp"
 
@@ -121,6 +122,42 @@ TEST(CoreCountChooser, FollowsTheMachineWhenTheFastestCountChanges)
     busy = false; // 2 sat out some rounds while it was much worse
     run(c, (CoreCountChooser::kLongestSitOut + 2) * CoreCountChooser::kLongestPeriod, cost);
     EXPECT_EQ(c.best(), 2u);
+}
+
+// A count that loses by 40 % (not enough to leave a round early) is tried every round;
+// what those trials cost beyond the current count stays within its share (1/32 of all
+// the forks' time, plus the first round, which is always run).
+TEST(CoreCountChooser, TrialsCostAtMostTheirShare)
+{
+    CoreCountChooser c(2, true);
+    const auto on = run(c, 200000, [](uint32_t n) { return n == 1 ? 1000u : 1400u; });
+    EXPECT_EQ(c.best(), 1u);
+    const uint64_t first_round = (1u + CoreCountChooser::kSamples) * 400u;
+    EXPECT_LE(c.trial_excess_ns(), c.total_ns() / CoreCountChooser::kTrialShare + first_round);
+    EXPECT_EQ(c.trial_excess_ns(), uint64_t(on.at(2)) * 400u) << "every fork on 2 counted its excess";
+}
+
+// Waking the other count's thread costs 5 ms (a busy machine) though its forks, once
+// awake, lose only 10 %: after the first round's trial, the next waits until the forks
+// have taken 32 times what it cost (some 1,600 forks of 100 us), where the rounds alone
+// would have tried again after about 200.
+TEST(CoreCountChooser, ADearWakeUpDefersTheNextRound)
+{
+    CoreCountChooser c(2, true);
+    uint32_t last = 1;
+    std::vector<uint64_t> wakeups;
+    for (uint64_t i = 0; i < 2000; ++i) {
+        const uint32_t n = c.next();
+        const bool woken = n == 2 && last != 2;
+        last = n;
+        if (woken) wakeups.push_back(i);
+        c.record(woken ? 5000000u : n == 1 ? 100000u : 110000u);
+    }
+    EXPECT_EQ(c.best(), 1u);
+    ASSERT_EQ(wakeups.size(), 2u);
+    EXPECT_LT(wakeups[0], 10u) << "the first round";
+    EXPECT_GT(wakeups[1], 1500u) << "deferred by the trials' cost";
+    EXPECT_LE(c.trial_excess_ns(), c.total_ns() / CoreCountChooser::kTrialShare + 5000000u);
 }
 
 } // namespace

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <regex>
 #include <sstream>
+#include <map>
 #include <set>
 #include <vector>
 
@@ -85,6 +86,40 @@ TEST_P(Profile, OneForkPerRunAndTheRuntimesCountsMatchTheBoards)
 }
 
 INSTANTIATE_TEST_SUITE_P(Threads, Profile, ::testing::Values(1u, 2u, 8u));
+
+// Steps sharing fewer bytes than the board's solo_bytes run on core 0 alone: the
+// board's timeline (recorded on its side) shows them on core 0's lane only, the larger
+// matmuls on every core's, and the ids are the same as when every step is shared.
+TEST(SoloSteps, SmallStepsRunOnCoreZeroAlone)
+{
+    std::vector<std::vector<int32_t>> ids;
+    for (uint32_t solo : {0u, 2048u}) {
+        SyntheticConfig c;
+        tessera::PackOptions o;
+        o.checkpoint = temp_path("solo.bin");
+        o.tokenizer = temp_path("solo.tok");
+        o.output = temp_path("solo.tess");
+        write_legacy_checkpoint(o.checkpoint, c, make_weights(c));
+        write_tokenizer(o.tokenizer, c.vocab_size);
+        auto model = open_model(o, 2, "", solo);
+        ASSERT_EQ(model->status, TESSERA_OK) << tessera_last_error(&model->session);
+        model->board->record_timeline(true);
+        ids.push_back(generate_greedy(*model, {1, 5, 9}, 12));
+        model->board->record_timeline(false);
+        std::map<std::string, std::set<uint32_t>> lanes; // operator -> cores that ran it
+        for (const auto &e : model->board->timeline())
+            if (e.engine == tessera::TimelineEvent::Engine::kCluster && std::string(e.name) != "fork" && e.pos >= 3)
+                lanes[e.name].insert(e.core); // the token runs (the prompt's 16-row buffers are larger)
+        SCOPED_TRACE("solo_bytes " + std::to_string(solo));
+        // rmsnorm (dim 32: 256 bytes of operands) and add are small; the matmuls of the
+        // layers (32 x 32 fp32 weights: 4 KiB and more) are not.
+        const std::set<uint32_t> core0 = {0u}, both = {0u, 1u};
+        for (const char *small : {"rmsnorm", "add", "rope", "swiglu"})
+            EXPECT_EQ(lanes[small], solo ? core0 : both) << small;
+        EXPECT_EQ(lanes["matmul"], (std::set<uint32_t>{0u, 1u}));
+    }
+    EXPECT_EQ(ids[0], ids[1]);
+}
 
 // ---- waits for the NPU and the DMA engine (stories260K int8 on siracusa) ---------------
 

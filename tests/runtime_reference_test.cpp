@@ -128,11 +128,16 @@ TEST_P(RuntimeVsReference, LongPromptThenStepsContinuesTheSameSequence)
     }
 }
 
+// Nor on which steps core 0 runs alone (tsr_hal_board.solo_bytes): 2048 bytes makes the
+// small steps solo and the matmuls shared, so shared steps follow solo ones; the
+// board's default makes every step of these small models solo.
 TEST_P(RuntimeVsReference, LogitsDoNotDependOnThreadCount)
 {
     std::vector<std::vector<float>> runs;
-    for (uint32_t threads : {1u, 2u, 8u}) {
-        auto m = open_model(options(), threads);
+    const std::pair<uint32_t, uint32_t> boards[] = {{1u, 0u}, {2u, 0u}, {8u, 0u}, {2u, 2048u}, {8u, 2048u},
+                                                    {2u, tessera::HostBoard::kDefaultSoloBytes}};
+    for (const auto &[threads, solo_bytes] : boards) {
+        auto m = open_model(options(), threads, "", solo_bytes);
         ASSERT_EQ(m->status, TESSERA_OK);
         EXPECT_EQ(m->board->hal()->core_count, threads);
         std::vector<float> all;
@@ -147,6 +152,9 @@ TEST_P(RuntimeVsReference, LogitsDoNotDependOnThreadCount)
     }
     EXPECT_TRUE(runs[0] == runs[1]) << "1 vs 2 threads";
     EXPECT_TRUE(runs[0] == runs[2]) << "1 vs 8 threads";
+    EXPECT_TRUE(runs[0] == runs[3]) << "1 vs 2 threads, small steps solo";
+    EXPECT_TRUE(runs[0] == runs[4]) << "1 vs 8 threads, small steps solo";
+    EXPECT_TRUE(runs[0] == runs[5]) << "1 vs 2 threads, the board's default";
 }
 
 INSTANTIATE_TEST_SUITE_P(

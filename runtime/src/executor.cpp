@@ -59,21 +59,26 @@ void run_task(void *arg, uint32_t core, uint32_t cores)
         const tsr_step &step = run.schedule.steps[i];
         const Counters before = profiling ? counters(run) : Counters{};
         // Data movement and NPU steps are core 0's alone: it drives the DMA engine and
-        // the NPU queue; the other cores go on to the next cluster step and wait at its
-        // first barrier. Before any step, core 0 waits for the NPU jobs it reads.
-        const bool controller_only = run.resolved[i].controller_only; // resolve_steps
+        // the NPU queue; the other cores go on to the next shared step and wait at its
+        // first barrier. So are cluster steps too small to share on this board (solo):
+        // core 0 runs them as a cluster of one, without barriers. Before any step,
+        // core 0 waits for the NPU jobs it reads.
+        const ResolvedStep &resolved = run.resolved[i]; // resolve_steps
+        const bool alone = resolved.controller_only || resolved.solo;
         if (core == 0u && run.npu.pending()) {
             run.npu.join(i);
             run.settle_npu();
         }
-        if (controller_only && (core != 0u || run.status != TESSERA_OK)) continue;
-        StepRun r(run, i, core, cores);
+        if (alone && (core != 0u || run.status != TESSERA_OK)) continue;
+        StepRun r(run, i, core, resolved.solo ? 1u : cores);
         if (ops->trace) trace(run, core, step, true);
         op_device(step.op)->run(r);
         if (ops->trace) trace(run, core, step, false);
         if (profiling) charge(task, i, before, true);
         last = i;
-        if (r.stopped) break; // every core stops at the same step
+        // Every core stops at the same step; core 0, alone in a step, stops the others
+        // at the next shared step's first barrier (or at the run's end).
+        if (r.stopped && !alone) break;
     }
     if (core == 0u) {
         const Counters before = profiling ? counters(run) : Counters{};

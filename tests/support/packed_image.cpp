@@ -27,11 +27,12 @@ AlignedImage pack_image(const PackOptions &options)
     return load_image(o.output);
 }
 
-std::unique_ptr<OpenModel> open_model(const PackOptions &options, uint32_t threads, const std::string &board)
+std::unique_ptr<OpenModel> open_model(const PackOptions &options, uint32_t threads, const std::string &board,
+                                      uint32_t solo_bytes)
 {
     auto m = std::make_unique<OpenModel>();
     m->image = pack_image(options);
-    m->board = HostBoard::create(load_board_desc(board.empty() ? options.board : board), threads);
+    m->board = HostBoard::create(load_board_desc(board.empty() ? options.board : board), threads, solo_bytes);
     m->board->check_l1(true); // every test run also proves kernels only ever see L1
     m->status = tessera_open(&m->session, m->image.data(), m->image.size, m->board->hal());
     return m;

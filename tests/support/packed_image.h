@@ -38,7 +38,10 @@ struct OpenModel {
     tessera_session session;
     tessera_status status = TESSERA_ERR_NOT_OPEN;
 };
-std::unique_ptr<OpenModel> open_model(const PackOptions &options, uint32_t threads = 0, const std::string &board = "");
+// The board shares every step among its threads (solo_bytes 0) unless told otherwise,
+// so that multi-threaded tests run the multi-core paths of every step.
+std::unique_ptr<OpenModel> open_model(const PackOptions &options, uint32_t threads = 0, const std::string &board = "",
+                                      uint32_t solo_bytes = 0);
 
 // Greedy generation as run.c does it: the prompt (BOS first) through prompt mode,
 // then one step per token until `steps` positions. Returns the tokens after BOS.

@@ -16,6 +16,14 @@
 // count's median, or a counted fork over 1.5 times; and it then sits out 1, 2, 4, ...
 // up to 8 rounds, until it is measured again without leaving early.
 //
+// Trials are paid for, and the chooser counts what they cost: every fork a round runs
+// on a count other than the current one costs what it took beyond the current count's
+// median (its wake-up fork included). A round starts only while that excess, summed
+// since the start, is at most 1/32 of all the forks' time; otherwise the current count
+// runs on until it is. So on a machine where trying the other counts is dear (waking a
+// thread beside a busy process can take milliseconds), they are tried rarely, and the
+// default costs at most about 3 % over its best fixed count, beyond the first round.
+//
 // Results never depend on the count: the runtime splits every step by the count of
 // the fork it runs in.
 #ifndef TESSERA_CORE_COUNT_CHOOSER_HPP
@@ -34,6 +42,7 @@ public:
     static constexpr uint64_t kFirstPeriod = 64;  // forks between rounds, at first and after a change
     static constexpr uint64_t kLongestPeriod = 8192;
     static constexpr uint32_t kLongestSitOut = 8; // rounds
+    static constexpr uint64_t kTrialShare = 32;   // trials may cost 1/32 of the forks' time
 
     // adaptive = false: every fork runs on `most` cores.
     CoreCountChooser(uint32_t most, bool adaptive)
@@ -54,16 +63,20 @@ public:
     // The wall time of the fork that ran on next()'s count.
     void record(uint64_t ns)
     {
+        total_ns_ += ns;
         if (warmup_left_) {
             if (--warmup_left_ == 0) start_round();
             return;
         }
         if (!in_round()) {
-            if (exploit_left_ != UINT64_MAX && --exploit_left_ == 0) start_round();
+            if (exploit_left_ == UINT64_MAX) return;
+            if (exploit_left_ > 1u) --exploit_left_;
+            else if (trial_excess_ns_ * kTrialShare <= total_ns_) start_round(); // else: not yet affordable
             return;
         }
         const uint32_t c = order_[at_];
         const uint64_t current = median(samples_[order_[0]]); // measured first, so known after it
+        if (at_ != 0 && ns > current) trial_excess_ns_ += ns - current;
         std::vector<uint64_t> &mine = samples_[c];
         bool much_worse = false;
         if (++forks_of_candidate_ == 1u) { // the threads' wake-up: not a sample
@@ -88,6 +101,9 @@ public:
     uint32_t best() const { return best_; }
     uint32_t most() const { return candidates_.back(); }
     uint64_t rounds() const { return rounds_; }
+    // What trials cost beyond the current count, and all the forks took (ns).
+    uint64_t trial_excess_ns() const { return trial_excess_ns_; }
+    uint64_t total_ns() const { return total_ns_; }
 
 private:
     bool in_round() const { return at_ < order_.size(); }
@@ -129,6 +145,7 @@ private:
     std::vector<uint32_t> sit_out_, left_out_; // per candidate: rounds it sits out after leaving early, and left
     uint32_t best_ = 1;
     uint64_t warmup_left_ = 0, exploit_left_ = 0, period_ = kFirstPeriod / 2u, rounds_ = 0;
+    uint64_t total_ns_ = 0, trial_excess_ns_ = 0;
     std::vector<uint32_t> order_; // the round's candidate indices, the current count first
     uint32_t at_ = 0;             // the one being measured
     uint32_t forks_of_candidate_ = 0;

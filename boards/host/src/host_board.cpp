@@ -303,7 +303,7 @@ const tsr_hal_ops kHostOps = {
 };
 } // namespace
 
-std::unique_ptr<HostBoard> HostBoard::create(const BoardDesc &desc, uint32_t threads)
+std::unique_ptr<HostBoard> HostBoard::create(const BoardDesc &desc, uint32_t threads, uint32_t solo_bytes)
 {
     const uint32_t hardware = std::max(1u, std::thread::hardware_concurrency());
     const bool adaptive = threads == 0;
@@ -328,6 +328,7 @@ std::unique_ptr<HostBoard> HostBoard::create(const BoardDesc &desc, uint32_t thr
     impl->hal.fingerprint = desc.fingerprint();
     impl->hal.core_count = threads;
     impl->hal.has_npu = desc.has_npu;
+    impl->hal.solo_bytes = solo_bytes;
     impl->hal.ops = &impl->ops;
     impl->hal.ctx = impl.get();
     return std::unique_ptr<HostBoard>(new HostBoard(std::move(impl)));

@@ -229,6 +229,7 @@ static void init_board(void)
     g_board.fingerprint = tsr_board_fingerprint(g_board.name, TSR_QEMU_MAX_HARTS, sizes, TSR_QEMU_HAS_NPU != 0u);
     g_board.core_count = g_cores;
     g_board.has_npu = TSR_QEMU_HAS_NPU != 0u; /* served by a hart of its own, or by the submitting hart */
+    g_board.solo_bytes = 0u; /* harts wake each other in a few hundred instructions: share every step */
     g_board.regions[TSR_REGION_L1] = (tsr_hal_region){"L1", __l1_start, TSR_QEMU_L1_BYTES};
     g_board.regions[TSR_REGION_L2] = (tsr_hal_region){"L2", __l2_start, TSR_QEMU_L2_BYTES};
     g_board.regions[TSR_REGION_NMS] = (tsr_hal_region){"NMS", __nms_start, TSR_QEMU_NMS_BYTES};

@@ -113,7 +113,7 @@ typedef struct tsr_hal_ops {
 } tsr_hal_ops;
 
 /* A board as the runtime sees it. */
-#define TSR_HAL_ABI 0x4C414854u /* "THAL": tsr_hal_board.abi of this layout */
+#define TSR_HAL_ABI 0x32414854u /* "THA2": tsr_hal_board.abi of this layout (solo_bytes added) */
 typedef struct tsr_hal_board {
     uint32_t abi;              /* TSR_HAL_ABI, set by the board: the runtime refuses anything else (another
                                   struct passed by mistake, or a board built against another layout) */
@@ -121,6 +121,12 @@ typedef struct tsr_hal_board {
     uint32_t fingerprint;      /* tsr_board_fingerprint() of its description */
     uint32_t core_count;       /* the most cores a cluster task runs on (>= 1) */
     bool has_npu;
+    /* A cluster step whose operands total fewer bytes than this runs on core 0 alone:
+     * on this board two barriers cost more than sharing so little work saves. The other
+     * cores skip it and meet core 0 at the next step they share (a run of such steps
+     * costs one barrier, not two a step). 0: every cluster step is shared. Results
+     * never depend on it. */
+    uint32_t solo_bytes;
     tsr_hal_region regions[TSR_REGION_COUNT]; /* index TSR_REGION_IMAGE is unused */
     const tsr_hal_ops *ops;
     void *ctx;

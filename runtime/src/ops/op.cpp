@@ -188,6 +188,11 @@ void resolve_steps(const ImageView &img, const tsr_hal_board *board)
                 out->slots[k] = (uint8_t)(g.operand[k].slots ? g.operand[k].slots : 1u);
             }
             out->controller_only = tsr_op_tile_kind(step.op) == TSR_TILE_MOVE || step.engine == TSR_ENGINE_NPU;
+            uint64_t bytes = 0; // the tensors its kernels touch (a KV cache whole: its size at the last position)
+            for (uint32_t k = 0; k < TSR_MAX_OPERANDS; ++k)
+                if (g.operand[k].use != OperandUse::kNone && step.operands[k] != TSR_NO_TENSOR)
+                    bytes += img.tensors[step.operands[k]].size;
+            out->solo = !out->controller_only && bytes < board->solo_bytes;
         }
     }
 }

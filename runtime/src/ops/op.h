@@ -140,6 +140,7 @@ struct ResolvedStep {
     uint32_t slot_bytes[TSR_MAX_OPERANDS]; // the geometry's staging layout (as validated:
     uint8_t slots[TSR_MAX_OPERANDS];       // the step's most rows, the plan's cores)
     uint8_t controller_only;               // data movement or an NPU step: core 0 runs it alone
+    uint8_t solo;                          // a cluster step too small to share (tsr_hal_board.solo_bytes): core 0 alone
 };
 static_assert(sizeof(ResolvedStep) <= TSR_STEP_TABLE_ENTRY_BYTES, "a resolved step fits its table entry");
 

@@ -38,8 +38,22 @@ public:
     // threads: 1..desc.cores, every fork runs on all of them; or 0, the default: the
     // board starts min(desc.cores, hardware threads) and runs each fork on the count
     // measured fastest on this machine now (src/core_count_chooser.hpp), so that more
-    // threads never make it slower. Results are the same for any count. Throws BoardError.
-    static std::unique_ptr<HostBoard> create(const BoardDesc &desc, uint32_t threads = 0);
+    // threads never make it slower. Results are the same for any count.
+    // solo_bytes: cluster steps sharing fewer bytes of operands run on core 0 alone
+    // (tsr_hal_board.solo_bytes): on a host, two barriers cost more than sharing a small
+    // step saves. 0 shares every step (tests of the multi-core paths). Throws BoardError.
+    // A barrier pair costs a host 1 to 5 us quiet, and far more beside a busy process
+    // (the thread waited for may have lost its core); a MiB of operands is some 50 us of
+    // work. Measured on 2 vCPUs, 256 tokens, --threads 2, median of 5 (tok/s):
+    //   solo_bytes        stories260K quiet / busy     TinyLLama-v0 shape quiet / busy
+    //   0 (share all)          2952 /  499                    496 / 180
+    //   64 KiB                 3338 / 1574                    515 / 233
+    //   256 KiB                5031 / 4930                    491 / 353
+    //   1 MiB                  4811 / 5876                    845 / 385
+    // (--threads 1 in the same minutes: 5200 to 5700 and 580 to 790.)
+    static constexpr uint32_t kDefaultSoloBytes = 1u << 20;
+    static std::unique_ptr<HostBoard> create(const BoardDesc &desc, uint32_t threads = 0,
+                                             uint32_t solo_bytes = kDefaultSoloBytes);
     ~HostBoard();
     HostBoard(const HostBoard &) = delete;
     HostBoard &operator=(const HostBoard &) = delete;
