@@ -148,6 +148,7 @@ tessera_status tessera_open(tessera_session *session, const void *image, size_t 
     }
     s->board = board;
     tessera_status st = tsr::read_image(static_cast<const uint8_t *>(image), image_size, board, &s->image, err);
+    if (st == TESSERA_OK) st = tsr::validate_steps(s->image, err);
     if (st == TESSERA_OK) st = bind_sections(s, err);
     if (st != TESSERA_OK) return st;
     tsr::resolve_steps(s->image, board); // after the copies: nothing may overwrite the table

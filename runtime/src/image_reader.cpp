@@ -2,8 +2,8 @@
 
 #include <string.h>
 
-#include "ops/op.h"
 #include "tessera/crc32.h"
+#include "tessera/npu.h"
 
 namespace tsr {
 namespace {
@@ -209,64 +209,9 @@ tessera_status check_tensors(const tsr_image_header &h, const tsr_section &sec, 
     return TESSERA_OK;
 }
 
-// Kernels only see L1: every operand a kernel touches is in L1 itself or streams
-// through a staging tensor in L1 big enough for the step's tiles, as the operator's
-// geometry says; operands that share staging name the same tensor.
-tessera_status check_tiles(StepChecker &c, const StepGeometry &g)
-{
-    const tsr_step &s = c.step;
-    if (!g.valid) return c.fail("tile sizes out of range for the operator");
-    for (uint32_t i = 0; i < TSR_MAX_OPERANDS; ++i) {
-        const OperandGeometry &o = g.operand[i];
-        const uint32_t sid = s.staging[i];
-        if (o.use == OperandUse::kNone) {
-            if (sid != TSR_NO_TENSOR) return c.fail("has a staging buffer but is not streamed", i);
-            continue;
-        }
-        if (o.shares != i) {
-            if (sid != s.staging[o.shares]) return c.fail("must share its staging buffer", i);
-            continue;
-        }
-        if (sid == TSR_NO_TENSOR) {
-            if (o.use == OperandUse::kStaged) return c.fail("is streamed through staging only, and has none", i);
-            if (o.use == OperandUse::kScratch) return c.fail("needs a scratch buffer, and has none", i);
-            if (c.tensors[s.operands[i]].region != TSR_REGION_L1)
-                return c.fail("is a kernel operand outside L1 and not staged", i);
-            continue;
-        }
-        if (sid >= c.h.tensor_count) return c.fail("names no staging tensor", i);
-        const tsr_tensor &st = c.tensors[sid];
-        if (st.region != TSR_REGION_L1 || st.kind != TSR_TENSOR_STAGING)
-            return c.fail("staging tensor is not a staging buffer in L1", i);
-        if (st.size < o.bytes()) return c.fail("staging tensor is smaller than its tiles", i);
-    }
-    return TESSERA_OK;
-}
-
-tessera_status check_step(StepChecker &c)
-{
-    const tsr_step &s = c.step;
-    const OpDevice *op = op_device(s.op);
-    if (op == nullptr) return c.fail("unknown operator");
-    if (s.engine == TSR_ENGINE_NPU && !(c.h.required_features & TSR_FEATURE_NPU))
-        return c.fail("an NPU step the header does not declare");
-    if (s.engine == TSR_ENGINE_NPU && !op->npu) return c.fail("the operator has no NPU form");
-    if (s.engine != TSR_ENGINE_CLUSTER && s.engine != TSR_ENGINE_DMA && s.engine != TSR_ENGINE_NPU)
-        return c.fail("unknown engine");
-    if (s.flags & ~TSR_STEP_FLAGS_) return c.fail("unknown flags");
-    if (s.layer != TSR_NO_LAYER && s.layer >= c.h.n_layers) return c.fail("names a layer beyond the header's n_layers");
-    const StepGeometry g = op->geometry(s, c.rows, c.h.planned_cores);
-    for (uint32_t i = 0; i < tsr_op_operand_count(s.op); ++i) {
-        const bool scratch = g.operand[i].use == OperandUse::kScratch;
-        if (scratch ? s.operands[i] != TSR_NO_TENSOR : s.operands[i] >= c.h.tensor_count)
-            return c.fail(scratch ? "is a scratch buffer and names a tensor" : "names no tensor", i);
-    }
-    TSR_TRY(op->validate(c));
-    return check_tiles(c, g);
-}
-
-tessera_status check_schedule(const tsr_image_header &h, const tsr_section &sec, const uint8_t *data,
-                              const ImageView &view, uint32_t expected_rows, uint32_t tokens, const char *name,
+// The schedule's framing: its header and a section holding exactly its steps. The
+// steps themselves are the operators' to check (ops/validate.cpp).
+tessera_status frame_schedule(const tsr_section &sec, const uint8_t *data, uint32_t expected_rows, const char *name,
                               ScheduleView *out, Message &err)
 {
     if (sec.size < sizeof(tsr_schedule_header)) {
@@ -280,20 +225,8 @@ tessera_status check_schedule(const tsr_image_header &h, const tsr_section &sec,
             .str(" rows do not fit its ").num(sec.size).str("-byte section");
         return TESSERA_ERR_IMAGE_BAD_SCHEDULE;
     }
-    const tsr_step *steps = reinterpret_cast<const tsr_step *>(sh + 1);
-    uint32_t layers = 0; // the header's n_layers is what the schedule runs: its last layer is n_layers - 1
-    for (uint32_t i = 0; i < sh->step_count; ++i) {
-        StepChecker c{h, view.tensors, steps[i], step_rows(steps[i], sh->max_rows), err, i, name, tokens, &view,
-                      sh->step_count};
-        TSR_TRY(check_step(c));
-        if (steps[i].layer != TSR_NO_LAYER && steps[i].layer + 1u > layers) layers = steps[i].layer + 1u;
-    }
-    if (layers != h.n_layers) {
-        err.str("image header: n_layers is ").num(h.n_layers).str(", the ").str(name).str(" schedule runs ").num(layers);
-        return TESSERA_ERR_IMAGE_BAD_HEADER;
-    }
     out->header = sh;
-    out->steps = steps;
+    out->steps = reinterpret_cast<const tsr_step *>(sh + 1);
     return TESSERA_OK;
 }
 
@@ -465,10 +398,8 @@ tessera_status read_image(const uint8_t *data, size_t size, const tsr_hal_board 
         out->npu_descs = reinterpret_cast<const tsr_npu_desc *>(data + jobs->file_offset);
         out->npu_desc_count = jobs->size / (uint32_t)sizeof(tsr_npu_desc);
     }
-    TSR_TRY(check_schedule(h, *by_kind[TSR_SECTION_SCHEDULE_PROMPT], data, *out, h.prompt_chunk,
-                           h.tokens_tensor_prompt, "prompt", &out->prompt, err));
-    TSR_TRY(check_schedule(h, *by_kind[TSR_SECTION_SCHEDULE_TOKEN], data, *out, 1u,
-                           h.tokens_tensor_token, "token", &out->token, err));
+    TSR_TRY(frame_schedule(*by_kind[TSR_SECTION_SCHEDULE_PROMPT], data, h.prompt_chunk, "prompt", &out->prompt, err));
+    TSR_TRY(frame_schedule(*by_kind[TSR_SECTION_SCHEDULE_TOKEN], data, 1u, "token", &out->token, err));
     TSR_TRY(check_step_table(h, *out, err));
     const tsr_section &tok = *by_kind[TSR_SECTION_TOKENIZER];
     return read_tokenizer_section(data + tok.file_offset, tok.size, h.vocab_size, &out->tokenizer, err);

@@ -10,6 +10,13 @@
 #include "tessera/image_format.h"
 #include "tessera/tessera.h"
 
+// Returns the status of `expr` when it is not TESSERA_OK.
+#define TSR_TRY(expr)                      \
+    do {                                   \
+        tessera_status st_ = (expr);       \
+        if (st_ != TESSERA_OK) return st_; \
+    } while (0)
+
 namespace tsr {
 
 struct TokenizerView {
@@ -41,9 +48,10 @@ struct ImageView {
 // fields as numbers (not yet as offsets).
 tessera_status check_image_header(const uint8_t *data, size_t size, Message &err);
 
-// Everything: header fields, board match, sections (bounds, checksums), tensor
-// placement, every schedule step's operands, the tokenizer. On success `out` views
-// into `data`; nothing is written anywhere.
+// The container: header fields, board match, sections (bounds, checksums), tensor
+// placement, the schedules' framing and step table, the tokenizer. On success `out`
+// views into `data`; nothing is written anywhere. The steps themselves are checked by
+// their operators next (validate_steps, ops/op.h).
 tessera_status read_image(const uint8_t *data, size_t size, const tsr_hal_board *board,
                           ImageView *out, Message &err);
 

@@ -19,40 +19,6 @@
 
 namespace {
 
-const char *section_name(uint32_t kind)
-{
-    switch (kind) {
-    case TSR_SECTION_TOKENIZER: return "tokenizer";
-    case TSR_SECTION_TENSORS: return "tensors";
-    case TSR_SECTION_SCHEDULE_PROMPT: return "schedule:prompt";
-    case TSR_SECTION_SCHEDULE_TOKEN: return "schedule:token";
-    case TSR_SECTION_WEIGHTS: return "weights";
-    case TSR_SECTION_NPU_JOBS: return "npu-jobs";
-    case TSR_SECTION_BOARD: return "board";
-    case TSR_SECTION_NAMES: return "names";
-    default: return "?";
-    }
-}
-
-const char *dtype_name(uint32_t dtype)
-{
-    switch (dtype) {
-    case TSR_DTYPE_F32: return "f32";
-    case TSR_DTYPE_I32: return "i32";
-    case TSR_DTYPE_BF16: return "bf16";
-    case TSR_DTYPE_I8: return "i8";
-    case TSR_DTYPE_U8: return "u8";
-    case TSR_DTYPE_I16: return "i16";
-    default: return "?";
-    }
-}
-
-const char *tensor_kind(uint32_t kind)
-{
-    static const char *names[] = {"?", "weight", "activation", "kv_cache", "io", "scratch", "staging"};
-    return kind < 7 ? names[kind] : "?";
-}
-
 // What the image holds, as one document: the text view and --json both print it.
 using nlohmann::json;
 
@@ -95,7 +61,7 @@ void contents_json(const uint8_t *data, const tsr_image_header &h, json &doc)
     json list = json::array();
     for (uint32_t i = 0; i < h.section_count; ++i) {
         const tsr_section &sec = sections[i];
-        list.push_back({{"kind", section_name(sec.kind)},
+        list.push_back({{"kind", tsr_section_kind_name(sec.kind)},
                         {"used", sec.region == TSR_REGION_IMAGE ? "inplace" : tsr_region_name(sec.region)},
                         {"offset", sec.file_offset},
                         {"bytes", sec.size},
@@ -122,8 +88,8 @@ void contents_json(const uint8_t *data, const tsr_image_header &h, json &doc)
         const tsr_tensor &t = tensor[i];
         json dims = json::array();
         for (uint32_t d = 0; d < t.ndims && d < TSR_MAX_DIMS; ++d) dims.push_back(t.dims[d]);
-        json e = {{"id", i},         {"name", name_of(i)},   {"kind", tensor_kind(t.kind)},
-                  {"region", tsr_region_name(t.region)}, {"dtype", dtype_name(t.dtype)}, {"offset", t.offset},
+        json e = {{"id", i},         {"name", name_of(i)},   {"kind", tsr_tensor_kind_name(t.kind)},
+                  {"region", tsr_region_name(t.region)}, {"dtype", tsr_dtype_name(t.dtype)}, {"offset", t.offset},
                   {"bytes", t.size}, {"dims", dims}};
         if (t.quant == TSR_QUANT_PER_TENSOR) e["scale"] = t.scale;
         if (t.quant == TSR_QUANT_PER_CHANNEL) e["per_channel_scales"] = name_of(t.quant_params);

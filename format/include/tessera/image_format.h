@@ -62,6 +62,19 @@ static inline uint32_t tsr_dtype_bytes(uint32_t dtype)
     }
 }
 
+static inline const char *tsr_dtype_name(uint32_t dtype)
+{
+    switch (dtype) {
+    case TSR_DTYPE_F32: return "f32";
+    case TSR_DTYPE_I32: return "i32";
+    case TSR_DTYPE_BF16: return "bf16";
+    case TSR_DTYPE_I8: return "i8";
+    case TSR_DTYPE_U8: return "u8";
+    case TSR_DTYPE_I16: return "i16";
+    default: return "?";
+    }
+}
+
 typedef enum tsr_arch { TSR_ARCH_LLAMA = 1 } tsr_arch;
 
 typedef enum tsr_section_kind {
@@ -76,6 +89,14 @@ typedef enum tsr_section_kind {
 } tsr_section_kind;
 #define TSR_SECTION_KIND_LAST_ 8u
 
+/* The names host tools print and reports use, one table each. */
+static inline const char *tsr_section_kind_name(uint32_t kind)
+{
+    static const char *const names[] = {"?", "tokenizer", "tensors", "schedule:prompt", "schedule:token",
+                                        "weights", "npu-jobs", "board", "names"};
+    return kind <= TSR_SECTION_KIND_LAST_ ? names[kind] : "?";
+}
+
 /* What a tensor is; the runtime uses it to refuse writes into weights. */
 typedef enum tsr_tensor_kind {
     TSR_TENSOR_WEIGHT = 1,     /* constant, from the WEIGHTS section */
@@ -86,6 +107,13 @@ typedef enum tsr_tensor_kind {
     TSR_TENSOR_STAGING = 6,    /* L1 tile slots of one step's streamed operand */
     TSR_TENSOR_STEP_TABLE = 7  /* the runtime's resolved steps: written once at open, overlapping nothing */
 } tsr_tensor_kind;
+#define TSR_TENSOR_KIND_LAST_ 7u
+
+static inline const char *tsr_tensor_kind_name(uint32_t kind)
+{
+    static const char *const names[] = {"?", "weight", "activation", "kv_cache", "io", "scratch", "staging", "step_table"};
+    return kind <= TSR_TENSOR_KIND_LAST_ ? names[kind] : "?";
+}
 
 /* tsr_tensor.layout: how the elements lie in memory. */
 typedef enum tsr_layout {

@@ -12,16 +12,17 @@
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
-#include <stdexcept>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "tessera/errors.h"
+
 namespace tessera::json_input {
 
 // The complete one-line message: "SOURCE: KEY.PATH: what".
-struct Error : std::runtime_error {
-    using std::runtime_error::runtime_error;
+struct Error : InputError {
+    using InputError::InputError;
 };
 
 struct Limits {

@@ -23,11 +23,6 @@
 
 namespace tsr {
 
-#define TSR_TRY(expr)                          \
-    do {                                       \
-        tessera_status st_ = (expr);           \
-        if (st_ != TESSERA_OK) return st_;     \
-    } while (0)
 
 
 // ---- validation -------------------------------------------------------------------
@@ -143,6 +138,10 @@ struct ResolvedStep {
     uint8_t solo;                          // a cluster step too small to share (tsr_hal_board.solo_bytes): core 0 alone
 };
 static_assert(sizeof(ResolvedStep) <= TSR_STEP_TABLE_ENTRY_BYTES, "a resolved step fits its table entry");
+
+// Every step of a read image (read_image: its container is sound), checked by its
+// operator (ops/validate.cpp).
+tessera_status validate_steps(const ImageView &view, Message &err);
 
 // Fills the step table of a validated image bound to `board`.
 void resolve_steps(const ImageView &img, const tsr_hal_board *board);

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "tessera/models/llama2c.h"
+#include "tessera/errors.h"
 #include "tessera/npu.h"
 #include "tessera/pack/cost_model.h"
 

@@ -74,20 +74,6 @@ LoadedModel load_model(const PackOptions &o)
     return m;
 }
 
-const char *kind_name(uint32_t kind)
-{
-    switch (kind) {
-    case TSR_TENSOR_WEIGHT: return "weight";
-    case TSR_TENSOR_ACTIVATION: return "activation";
-    case TSR_TENSOR_KV_CACHE: return "kv_cache";
-    case TSR_TENSOR_IO: return "io";
-    case TSR_TENSOR_SCRATCH: return "scratch";
-    case TSR_TENSOR_STAGING: return "staging";
-    case TSR_TENSOR_STEP_TABLE: return "step_table";
-    default: return "?";
-    }
-}
-
 // What every lowered graph gets before planning: the sampler scratch is also the
 // device tokenizer's work area (room for any text whose tokens fit the context), and
 // the runtime resolves every step once, at open, into a table of its own.
@@ -592,7 +578,7 @@ nlohmann::json pack_report(const PackResult &r)
     json tensors = json::array();
     for (size_t i = 0; i < g.tensors.size(); ++i) {
         const GraphTensor &t = g.tensors[i];
-        tensors.push_back({{"id", i}, {"name", t.name}, {"kind", kind_name(t.kind)},
+        tensors.push_back({{"id", i}, {"name", t.name}, {"kind", tsr_tensor_kind_name(t.kind)},
                            {"region", tsr_region_name(r.plan.region[i])},
                            {"offset", r.plan.offset[i]}, {"bytes", t.bytes}, {"rows", t.rows}, {"cols", t.cols},
                            {"first", r.plan.lifetime[i].first}, {"last", r.plan.lifetime[i].last}});

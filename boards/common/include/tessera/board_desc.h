@@ -5,10 +5,10 @@
 
 #include <cstdint>
 #include <map>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "tessera/errors.h"
 #include "tessera/hal.h"
 
 namespace tessera {
@@ -46,9 +46,6 @@ struct BoardDesc {
     uint32_t fingerprint() const { return tsr_board_fingerprint(name.c_str(), cores, region_size, has_npu); }
 };
 
-struct BoardError : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
 
 // Parses a description; `source` names it in error messages.
 BoardDesc parse_board_desc(const std::string &json_text, const std::string &source);

@@ -3,15 +3,12 @@
 #define TESSERA_MODELS_LLAMA2C_H
 
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
-namespace tessera {
+#include "tessera/errors.h"
 
-struct InputError : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
+namespace tessera {
 
 struct LlamaConfig {
     uint32_t dim = 0, hidden_dim = 0, n_layers = 0, n_heads = 0, n_kv_heads = 0, vocab_size = 0, seq_len = 0;

@@ -4,11 +4,11 @@
 #define TESSERA_PACK_MEMORY_PLAN_H
 
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "tessera/board_desc.h"
+#include "tessera/errors.h"
 #include "tessera/models/graph.h"
 #include "tessera/pack/tiler.h"
 
@@ -64,9 +64,6 @@ struct MemoryPlan {
     uint32_t schedule_window[2][2] = {}; // first and last moment of each schedule (sampling included)
 };
 
-struct PlanError : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
 
 // Plans `graph` for `board`: adds staging tensors to it and fills every step's
 // tile and staging. Throws PlanError naming what does not fit and what it needs.

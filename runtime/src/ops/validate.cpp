@@ -1,0 +1,91 @@
+// Every step of both schedules, checked by its operator: the operator and engine
+// exist, its operands name tensors of the types and sizes it needs, its tiles fit
+// the staging it names in L1. The image's container (header, sections, tensors,
+// schedule framing) is image_reader's; this file is the operators' part.
+#include "op.h"
+
+namespace tsr {
+namespace {
+
+// Kernels only see L1: every operand a kernel touches is in L1 itself or streams
+// through a staging tensor in L1 big enough for the step's tiles, as the operator's
+// geometry says; operands that share staging name the same tensor.
+tessera_status check_tiles(StepChecker &c, const StepGeometry &g)
+{
+    const tsr_step &s = c.step;
+    if (!g.valid) return c.fail("tile sizes out of range for the operator");
+    for (uint32_t i = 0; i < TSR_MAX_OPERANDS; ++i) {
+        const OperandGeometry &o = g.operand[i];
+        const uint32_t sid = s.staging[i];
+        if (o.use == OperandUse::kNone) {
+            if (sid != TSR_NO_TENSOR) return c.fail("has a staging buffer but is not streamed", i);
+            continue;
+        }
+        if (o.shares != i) {
+            if (sid != s.staging[o.shares]) return c.fail("must share its staging buffer", i);
+            continue;
+        }
+        if (sid == TSR_NO_TENSOR) {
+            if (o.use == OperandUse::kStaged) return c.fail("is streamed through staging only, and has none", i);
+            if (o.use == OperandUse::kScratch) return c.fail("needs a scratch buffer, and has none", i);
+            if (c.tensors[s.operands[i]].region != TSR_REGION_L1)
+                return c.fail("is a kernel operand outside L1 and not staged", i);
+            continue;
+        }
+        if (sid >= c.h.tensor_count) return c.fail("names no staging tensor", i);
+        const tsr_tensor &st = c.tensors[sid];
+        if (st.region != TSR_REGION_L1 || st.kind != TSR_TENSOR_STAGING)
+            return c.fail("staging tensor is not a staging buffer in L1", i);
+        if (st.size < o.bytes()) return c.fail("staging tensor is smaller than its tiles", i);
+    }
+    return TESSERA_OK;
+}
+
+tessera_status check_step(StepChecker &c)
+{
+    const tsr_step &s = c.step;
+    const OpDevice *op = op_device(s.op);
+    if (op == nullptr) return c.fail("unknown operator");
+    if (s.engine == TSR_ENGINE_NPU && !(c.h.required_features & TSR_FEATURE_NPU))
+        return c.fail("an NPU step the header does not declare");
+    if (s.engine == TSR_ENGINE_NPU && !op->npu) return c.fail("the operator has no NPU form");
+    if (s.engine != TSR_ENGINE_CLUSTER && s.engine != TSR_ENGINE_DMA && s.engine != TSR_ENGINE_NPU)
+        return c.fail("unknown engine");
+    if (s.flags & ~TSR_STEP_FLAGS_) return c.fail("unknown flags");
+    if (s.layer != TSR_NO_LAYER && s.layer >= c.h.n_layers) return c.fail("names a layer beyond the header's n_layers");
+    const StepGeometry g = op->geometry(s, c.rows, c.h.planned_cores);
+    for (uint32_t i = 0; i < tsr_op_operand_count(s.op); ++i) {
+        const bool scratch = g.operand[i].use == OperandUse::kScratch;
+        if (scratch ? s.operands[i] != TSR_NO_TENSOR : s.operands[i] >= c.h.tensor_count)
+            return c.fail(scratch ? "is a scratch buffer and names a tensor" : "names no tensor", i);
+    }
+    TSR_TRY(op->validate(c));
+    return check_tiles(c, g);
+}
+
+tessera_status check_steps(const ImageView &view, const ScheduleView &s, uint32_t tokens, const char *name, Message &err)
+{
+    const tsr_image_header &h = *view.header;
+    uint32_t layers = 0; // the header's n_layers is what the schedule runs: its last layer is n_layers - 1
+    for (uint32_t i = 0; i < s.header->step_count; ++i) {
+        StepChecker c{h, view.tensors, s.steps[i], step_rows(s.steps[i], s.header->max_rows), err, i, name, tokens, &view,
+                      s.header->step_count};
+        TSR_TRY(check_step(c));
+        if (s.steps[i].layer != TSR_NO_LAYER && s.steps[i].layer + 1u > layers) layers = s.steps[i].layer + 1u;
+    }
+    if (layers != h.n_layers) {
+        err.str("image header: n_layers is ").num(h.n_layers).str(", the ").str(name).str(" schedule runs ").num(layers);
+        return TESSERA_ERR_IMAGE_BAD_HEADER;
+    }
+    return TESSERA_OK;
+}
+
+} // namespace
+
+tessera_status validate_steps(const ImageView &view, Message &err)
+{
+    TSR_TRY(check_steps(view, view.prompt, view.header->tokens_tensor_prompt, "prompt", err));
+    return check_steps(view, view.token, view.header->tokens_tensor_token, "token", err);
+}
+
+} // namespace tsr
