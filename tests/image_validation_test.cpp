@@ -209,6 +209,26 @@ TEST_F(ImageValidation, UnknownOperator)
     EXPECT_NE(message().find("token schedule step 4 (op 99)"), std::string::npos) << message();
 }
 
+// Each operator resolves its variant from the step's element type and arithmetic; a
+// combination it has no row for is refused at open, naming both.
+TEST_F(ImageValidation, AStepWithNoVariantIsRefusedNamingItsTypeAndArithmetic)
+{
+    uint32_t i = 0;
+    while (step(TSR_SECTION_SCHEDULE_TOKEN, i).op != TSR_OP_RMSNORM) ++i;
+    step(TSR_SECTION_SCHEDULE_TOKEN, i).params.rmsnorm.nonlinear = TSR_NONLINEAR_FLOAT; // fp32 has one arithmetic
+    resign();
+    EXPECT_EQ(open(), TESSERA_ERR_IMAGE_UNSUPPORTED);
+    EXPECT_NE(message().find("token schedule step " + std::to_string(i) +
+                             " (rmsnorm): no variant for element type f32 with arithmetic 0x01 in this runtime"),
+              std::string::npos)
+        << message();
+    step(TSR_SECTION_SCHEDULE_TOKEN, i).params.rmsnorm.nonlinear = 0;
+    step(TSR_SECTION_SCHEDULE_TOKEN, i).dtype = TSR_DTYPE_I16; // no operator computes in int16
+    resign();
+    EXPECT_EQ(open(), TESSERA_ERR_IMAGE_UNSUPPORTED);
+    EXPECT_NE(message().find("no variant for element type i16 in this runtime"), std::string::npos) << message();
+}
+
 TEST_F(ImageValidation, OperandTooSmallForTheOperator)
 {
     // Find a matmul and claim a larger output than its buffer holds.

@@ -64,13 +64,13 @@ void run_task(void *arg, uint32_t core, uint32_t cores)
         // core 0 runs them as a cluster of one, without barriers. Before any step,
         // core 0 waits for the NPU jobs it reads.
         const ResolvedStep &resolved = run.resolved[i]; // resolve_steps
-        const bool alone = resolved.controller_only || resolved.solo;
+        const bool alone = resolved.alone != 0u, solo = resolved.alone == ResolvedStep::kSolo;
         if (core == 0u && run.npu.pending()) {
             run.npu.join(i);
             run.settle_npu();
         }
         if (alone && (core != 0u || run.status != TESSERA_OK)) continue;
-        StepRun r(run, i, core, resolved.solo ? 1u : cores);
+        StepRun r(run, i, core, solo ? 1u : cores);
         if (ops->trace) trace(run, core, step, true);
         op_device(step.op)->run(r);
         if (ops->trace) trace(run, core, step, false);

@@ -9,12 +9,43 @@ namespace {
 
 const tsr_add_params &P(const tsr_step &s) { return s.params.add; }
 
+tessera_status check_i8(StepChecker &c)
+{
+    TSR_TRY(c.requant(P(c.step).a, "first input's factor out of range"));
+    return c.requant(P(c.step).b, "second input's factor out of range");
+}
+
+using Kernel = tsr_kernel_status (*)(const StepRun &r, uint8_t *a, uint8_t *b, uint8_t *y, uint32_t count);
+
+tsr_kernel_status add_f32(const StepRun &r, uint8_t *a, uint8_t *b, uint8_t *y, uint32_t count)
+{
+    return tsr_add_f32((float *)a, (float *)b, (float *)y, count, r.worker, r.workers);
+}
+
+tsr_kernel_status add_bf16(const StepRun &r, uint8_t *a, uint8_t *b, uint8_t *y, uint32_t count)
+{
+    return tsr_add_bf16((tsr_bf16 *)a, (tsr_bf16 *)b, (tsr_bf16 *)y, count, r.worker, r.workers);
+}
+
+tsr_kernel_status add_i8(const StepRun &r, uint8_t *a, uint8_t *b, uint8_t *y, uint32_t count)
+{
+    const tsr_add_params &p = P(r.step);
+    const tsr_add_i8_args args = {(int8_t *)a, (int8_t *)b, (int8_t *)y, p.a.multiplier, p.a.shift,
+                                  p.b.multiplier, p.b.shift, count};
+    return tsr_add_i8(&args, r.worker, r.workers);
+}
+
+const Variant<Kernel> kVariants[] = {
+    {variant_key(TSR_DTYPE_F32, 0), "add.f32", nullptr, add_f32},
+    {variant_key(TSR_DTYPE_BF16, 0), "add.bf16", nullptr, add_bf16},
+    {variant_key(TSR_DTYPE_I8, 0), "add.i8", check_i8, add_i8},
+};
+
+uint8_t variant(const tsr_step &s) { return find_variant(kVariants, variant_key(s.dtype, 0)); }
+
 tessera_status validate(StepChecker &c)
 {
-    if (c.step.dtype == TSR_DTYPE_I8) {
-        TSR_TRY(c.requant(P(c.step).a, "first input's factor out of range"));
-        TSR_TRY(c.requant(P(c.step).b, "second input's factor out of range"));
-    }
+    TSR_TRY(check_variant(c, kVariants, variant_key(c.step.dtype, 0)));
     return binary_validate(c, P(c.step).n);
 }
 
@@ -22,23 +53,12 @@ StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t) { return binar
 
 void run(StepRun &r)
 {
-    const tsr_add_params &p = P(r.step);
-    binary_run(r, p.n, [&](uint8_t *a, uint8_t *b, uint8_t *y, uint32_t count) {
-        switch (r.step.dtype) {
-        case TSR_DTYPE_F32: return tsr_add_f32((float *)a, (float *)b, (float *)y, count, r.worker, r.workers);
-        case TSR_DTYPE_BF16:
-            return tsr_add_bf16((tsr_bf16 *)a, (tsr_bf16 *)b, (tsr_bf16 *)y, count, r.worker, r.workers);
-        default: {
-            const tsr_add_i8_args args = {(int8_t *)a, (int8_t *)b, (int8_t *)y, p.a.multiplier, p.a.shift,
-                                          p.b.multiplier, p.b.shift, count};
-            return tsr_add_i8(&args, r.worker, r.workers);
-        }
-        }
-    });
+    const Kernel kernel = kVariants[r.resolved.variant].kernel;
+    binary_run(r, P(r.step).n, [&](uint8_t *a, uint8_t *b, uint8_t *y, uint32_t count) { return kernel(r, a, b, y, count); });
 }
 
 } // namespace
 
-extern const OpDevice op_ADD = {validate, geometry, run, false};
+extern const OpDevice op_ADD = {validate, geometry, run, false, variant};
 
 } // namespace tsr

@@ -33,52 +33,198 @@ Shape shape_of(const tsr_step &s)
                  p.n_kv_heads ? p.n_heads / p.n_kv_heads : 0u};
 }
 
-bool integer(const tsr_step &s) { return s.dtype == TSR_DTYPE_I8 && P(s).exp == TSR_NONLINEAR_INTEGER; }
-
 // One attention core's scratch: its scores row (I8 integer: int8 scores, 12-bit
 // probabilities, the exponentials; else fp32 scores, then probabilities in place),
 // and the accumulators of its head (fp32 or int32; F32 sums straight into y).
 struct Scratch {
     uint32_t probs, exps, acc, bytes; // offsets in the core's buffer, and its size
 };
-Scratch scratch_of(const tsr_step &s)
+uint32_t up4(uint32_t v) { return (v + 3u) & ~3u; }
+Scratch scratch_f32(const Shape &a) { return Scratch{0u, 0u, 4u * a.ctx, 4u * a.ctx}; }
+Scratch scratch_float_acc(const Shape &a) { return Scratch{0u, 0u, 4u * a.ctx, 4u * a.ctx + 4u * a.hs}; }
+Scratch scratch_integer(const Shape &a)
 {
-    const Shape a = shape_of(s);
-    auto up4 = [](uint32_t v) { return (v + 3u) & ~3u; };
     Scratch x = {};
-    if (integer(s)) {
-        x.probs = up4(a.ctx);
-        x.exps = x.probs + up4(2u * a.ctx);
-        x.acc = x.exps + 4u * a.ctx;
-    } else {
-        x.acc = 4u * a.ctx;
-    }
-    x.bytes = x.acc + (s.dtype == TSR_DTYPE_F32 ? 0u : 4u * a.hs);
+    x.probs = up4(a.ctx);
+    x.exps = x.probs + up4(2u * a.ctx);
+    x.acc = x.exps + 4u * a.ctx;
+    x.bytes = x.acc + 4u * a.hs;
     return x;
 }
+
+// ---- the variants' own checks and kernels --------------------------------------------
+
+tessera_status check_i8(StepChecker &c)
+{
+    const tsr_attention_params &p = P(c.step);
+    const Shape a = shape_of(c.step);
+    TSR_TRY(c.nonlinear(p.exp));
+    if (a.ctx > 1024u || a.hs > 1024u) return c.fail("context or head size above the integer softmax's 1024");
+    TSR_TRY(c.requant(p.scores, "scores factor out of range"));
+    TSR_TRY(c.requant(p.out, "output factor out of range"));
+    return tsr_iexp_constants_valid(iexp_constants(p.softmax)) ? TESSERA_OK : c.fail("softmax constants out of range");
+}
+
+tessera_status check_i8_float(StepChecker &c)
+{
+    const tsr_attention_params &p = P(c.step);
+    TSR_TRY(c.nonlinear(p.exp));
+    return p.score_scale > 0.0f && p.out_scale > 0.0f ? TESSERA_OK : c.fail("scores or output scale not positive");
+}
+
+// Keys pass, one chunk of one (row, head): its scores; after the row's last chunk, the
+// softmax over all n of them and clean accumulators.
+struct ScoreArgs {
+    const uint8_t *q, *keys;
+    uint8_t *mine; // the core's scratch
+    const Scratch &sx;
+    uint32_t first, count, n; // the chunk's positions, and the row's
+    bool last_chunk;
+    uint8_t *y;
+};
+// Values pass, one chunk: the weighted sum into the accumulators; after the row's last
+// chunk, the head of y from them.
+struct AccumulateArgs {
+    const uint8_t *values;
+    uint8_t *mine;
+    const Scratch &sx;
+    uint32_t first, count;
+    bool last_chunk;
+    uint8_t *y;
+};
+
+void clear(float *acc, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; ++i) acc[i] = 0.0f;
+}
+
+tsr_kernel_status score_f32(const tsr_step &s, const ScoreArgs &x)
+{
+    const uint32_t hs = P(s).head_size;
+    float *scores = (float *)x.mine;
+    const tsr_kernel_status st =
+        tsr_attention_scores_f32((const float *)x.q, (const float *)x.keys, scores + x.first, x.count, hs, 0, 1);
+    if (st == TSR_KERNEL_OK && x.last_chunk) {
+        tsr_softmax_f32(scores, x.n);
+        clear((float *)x.y, hs); // F32 sums straight into y
+    }
+    return st;
+}
+
+tsr_kernel_status score_bf16(const tsr_step &s, const ScoreArgs &x)
+{
+    const tsr_attention_params &p = P(s);
+    float *scores = (float *)x.mine;
+    tsr_kernel_status st = tsr_attention_scores_bf16((const tsr_bf16 *)x.q, (const tsr_bf16 *)x.keys, scores + x.first,
+                                                     x.count, p.head_size);
+    if (st == TSR_KERNEL_OK && x.last_chunk) st = tsr_softmax_f32_exp(scores, x.n, (tsr_exp_kind)p.exp);
+    if (st == TSR_KERNEL_OK && x.last_chunk) clear((float *)(x.mine + x.sx.acc), p.head_size);
+    return st;
+}
+
+tsr_kernel_status score_i8_float(const tsr_step &s, const ScoreArgs &x)
+{
+    const tsr_attention_params &p = P(s);
+    float *scores = (float *)x.mine;
+    const tsr_kernel_status st = tsr_attention_scores_i8_float((const int8_t *)x.q, (const int8_t *)x.keys,
+                                                               scores + x.first, x.count, p.head_size, p.score_scale);
+    if (st == TSR_KERNEL_OK && x.last_chunk) {
+        tsr_softmax_f32(scores, x.n);
+        clear((float *)(x.mine + x.sx.acc), p.head_size);
+    }
+    return st;
+}
+
+tsr_kernel_status score_i8(const tsr_step &s, const ScoreArgs &x)
+{
+    const tsr_attention_params &p = P(s);
+    const tsr_attention_scores_i8_args a = {(const int8_t *)x.q, (const int8_t *)x.keys, (int8_t *)x.mine + x.first, 0, 0,
+                                            p.scores.multiplier, p.scores.shift, x.count, p.head_size};
+    tsr_kernel_status st = tsr_attention_scores_i8(&a, 0, 1);
+    if (st == TSR_KERNEL_OK && x.last_chunk) {
+        const tsr_softmax_i8_args sm = {(const int8_t *)x.mine, (uint16_t *)(x.mine + x.sx.probs), x.n,
+                                        iexp_constants(p.softmax)};
+        st = tsr_softmax_i8(&sm, (uint32_t *)(x.mine + x.sx.exps));
+    }
+    if (st == TSR_KERNEL_OK && x.last_chunk)
+        for (uint32_t i = 0; i < p.head_size; ++i) ((int32_t *)(x.mine + x.sx.acc))[i] = 0;
+    return st;
+}
+
+tsr_kernel_status accumulate_f32(const tsr_step &s, const AccumulateArgs &x)
+{
+    return tsr_attention_accumulate_f32((const float *)x.mine + x.first, (const float *)x.values, (float *)x.y, x.count,
+                                        P(s).head_size, 0, 1);
+}
+
+tsr_kernel_status accumulate_bf16(const tsr_step &s, const AccumulateArgs &x)
+{
+    const uint32_t hs = P(s).head_size;
+    float *acc = (float *)(x.mine + x.sx.acc);
+    const tsr_kernel_status st =
+        tsr_attention_accumulate_bf16((const float *)x.mine + x.first, (const tsr_bf16 *)x.values, acc, x.count, hs);
+    if (st == TSR_KERNEL_OK && x.last_chunk)
+        for (uint32_t i = 0; i < hs; ++i) ((tsr_bf16 *)x.y)[i] = tsr_bf16_from_f32(acc[i]);
+    return st;
+}
+
+tsr_kernel_status accumulate_i8_float(const tsr_step &s, const AccumulateArgs &x)
+{
+    const tsr_attention_params &p = P(s);
+    float *acc = (float *)(x.mine + x.sx.acc);
+    const tsr_kernel_status st = tsr_attention_accumulate_i8_float((const float *)x.mine + x.first,
+                                                                   (const int8_t *)x.values, acc, x.count, p.head_size);
+    if (st == TSR_KERNEL_OK && x.last_chunk) tsr_attention_output_i8_float(acc, (int8_t *)x.y, p.head_size, p.out_scale);
+    return st;
+}
+
+tsr_kernel_status accumulate_i8(const tsr_step &s, const AccumulateArgs &x)
+{
+    const tsr_attention_params &p = P(s);
+    const tsr_attention_accumulate_i8_args a = {(const uint16_t *)(x.mine + x.sx.probs) + x.first, (const int8_t *)x.values,
+                                                (int32_t *)(x.mine + x.sx.acc), 0, x.count, p.head_size};
+    const tsr_kernel_status st = tsr_attention_accumulate_i8(&a, 0, 1);
+    if (st == TSR_KERNEL_OK && x.last_chunk)
+        tsr_attention_output_i8((const int32_t *)(x.mine + x.sx.acc), (int8_t *)x.y, p.head_size, p.out.multiplier,
+                                p.out.shift, 0);
+    return st;
+}
+
+// A variant's row: its checks, its two passes' kernels and its scratch layout.
+struct AttentionVariant {
+    uint64_t key;
+    const char *name;
+    tessera_status (*check)(StepChecker &c);
+    tsr_kernel_status (*score)(const tsr_step &s, const ScoreArgs &x);
+    tsr_kernel_status (*accumulate)(const tsr_step &s, const AccumulateArgs &x);
+    Scratch (*scratch)(const Shape &a);
+};
+
+const AttentionVariant kVariants[] = {
+    {variant_key(TSR_DTYPE_F32, 0), "attention.f32", nullptr, score_f32, accumulate_f32, scratch_f32},
+    {variant_key(TSR_DTYPE_BF16, TSR_EXP_ACCURATE), "attention.bf16.accurate", nullptr, score_bf16, accumulate_bf16,
+     scratch_float_acc},
+    {variant_key(TSR_DTYPE_BF16, TSR_EXP_SCHRAUDOLPH), "attention.bf16.schraudolph", nullptr, score_bf16,
+     accumulate_bf16, scratch_float_acc},
+    {variant_key(TSR_DTYPE_I8, TSR_NONLINEAR_INTEGER), "attention.i8.integer", check_i8, score_i8, accumulate_i8,
+     scratch_integer},
+    {variant_key(TSR_DTYPE_I8, TSR_NONLINEAR_FLOAT), "attention.i8.float", check_i8_float, score_i8_float,
+     accumulate_i8_float, scratch_float_acc},
+};
+
+// `exp` tells the variants apart: int8's arithmetic (tsr_nonlinear), bf16's exponential
+// (tsr_exp_kind); fp32 leaves it 0.
+uint64_t key_of(const tsr_step &s) { return variant_key(s.dtype, P(s).exp); }
+uint8_t variant(const tsr_step &s) { return find_variant(kVariants, key_of(s)); }
 
 tessera_status validate(StepChecker &c)
 {
     const Shape a = shape_of(c.step);
-    const tsr_attention_params &p = P(c.step);
     const uint32_t T = c.step.dtype, e = act_bytes(c.step);
-    TSR_TRY(c.dtype_in(kAllTypes));
+    TSR_TRY(check_variant(c, kVariants, key_of(c.step)));
     if (!a.nh || !a.nkv || a.nh % a.nkv || !a.hs || a.ctx != c.h.context) return c.fail("heads or context do not fit");
     if (a.nh != c.h.n_heads || a.nkv != c.h.n_kv_heads || a.dim != c.h.dim)
         return c.fail("heads or head size differ from the header's");
-    if (T == TSR_DTYPE_BF16 && p.exp != TSR_EXP_ACCURATE && p.exp != TSR_EXP_SCHRAUDOLPH)
-        return c.fail("unknown exponential");
-    if (T == TSR_DTYPE_I8) {
-        TSR_TRY(c.nonlinear(p.exp));
-        if (p.exp == TSR_NONLINEAR_INTEGER) {
-            if (a.ctx > 1024u || a.hs > 1024u) return c.fail("context or head size above the integer softmax's 1024");
-            TSR_TRY(c.requant(p.scores, "scores factor out of range"));
-            TSR_TRY(c.requant(p.out, "output factor out of range"));
-            if (!tsr_iexp_constants_valid(iexp_constants(p.softmax))) return c.fail("softmax constants out of range");
-        } else if (!(p.score_scale > 0.0f) || !(p.out_scale > 0.0f)) {
-            return c.fail("scores or output scale not positive");
-        }
-    }
     const uint64_t R = c.rows, cache = (uint64_t)a.ctx * a.nkv * a.hs * e, io = R * a.nh * a.hs * e;
     TSR_TRY(c.operand(0, T, io, false));
     TSR_TRY(c.operand(1, T, cache, false));
@@ -93,7 +239,8 @@ StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t cores)
     StepGeometry g = StepGeometry::none();
     const Shape a = shape_of(s);
     const uint32_t tc = s.tile[0], ac = s.tile[1], e = act_bytes(s);
-    if (!tc || tc > a.ctx || !ac || ac > cores || !e) return g;
+    const uint8_t v = variant(s);
+    if (!tc || tc > a.ctx || !ac || ac > cores || !e || v == kNoVariant) return g;
     const uint32_t chunks = ceil_div(a.ctx, tc);
     const uint64_t heads = (uint64_t)rows * a.nh;
     g.tiles = (uint32_t)((heads + ac - 1u) / ac) * 2u * chunks;
@@ -105,7 +252,7 @@ StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t cores)
     per_core(1, (uint64_t)tc * a.hs * e, OperandUse::kStaged); // keys, then values in the same buffers
     g.operand[2] = g.operand[1];
     g.operand[2].shares = 1u;
-    g.operand[3] = OperandGeometry{OperandUse::kScratch, 3u, scratch_of(s).bytes, ac, 0u, 0u};
+    g.operand[3] = OperandGeometry{OperandUse::kScratch, 3u, kVariants[v].scratch(a).bytes, ac, 0u, 0u};
     per_core(4, a.hs * e, OperandUse::kStreamed);
     // Traffic with the whole context cached (the most a run moves).
     g.traffic(0, heads * a.hs * e, heads);
@@ -116,92 +263,14 @@ StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t cores)
     return g;
 }
 
-// Keys pass, one chunk of one (row, head): its scores; after the row's last chunk, the
-// softmax over all n of them and clean accumulators.
-tsr_kernel_status score(const tsr_step &s, const uint8_t *q, const uint8_t *keys, uint8_t *mine, const Scratch &sx,
-                        uint32_t first, uint32_t count, uint32_t n, bool last_chunk, uint8_t *y)
-{
-    const tsr_attention_params &p = P(s);
-    const uint32_t hs = p.head_size;
-    float *scores = (float *)mine;
-    tsr_kernel_status st;
-    switch (s.dtype) {
-    case TSR_DTYPE_F32:
-        st = tsr_attention_scores_f32((const float *)q, (const float *)keys, scores + first, count, hs, 0, 1);
-        if (st == TSR_KERNEL_OK && last_chunk) {
-            tsr_softmax_f32(scores, n);
-            for (uint32_t i = 0; i < hs; ++i) ((float *)y)[i] = 0.0f; // F32 sums straight into y
-        }
-        return st;
-    case TSR_DTYPE_BF16:
-        st = tsr_attention_scores_bf16((const tsr_bf16 *)q, (const tsr_bf16 *)keys, scores + first, count, hs);
-        if (st == TSR_KERNEL_OK && last_chunk) st = tsr_softmax_f32_exp(scores, n, (tsr_exp_kind)p.exp);
-        break;
-    default:
-        if (p.exp == TSR_NONLINEAR_FLOAT) {
-            st = tsr_attention_scores_i8_float((const int8_t *)q, (const int8_t *)keys, scores + first, count, hs,
-                                               p.score_scale);
-            if (st == TSR_KERNEL_OK && last_chunk) tsr_softmax_f32(scores, n);
-            break;
-        }
-        {
-            const tsr_attention_scores_i8_args a = {(const int8_t *)q, (const int8_t *)keys, (int8_t *)mine + first, 0, 0,
-                                                    p.scores.multiplier, p.scores.shift, count, hs};
-            st = tsr_attention_scores_i8(&a, 0, 1);
-        }
-        if (st == TSR_KERNEL_OK && last_chunk) {
-            const tsr_softmax_i8_args a = {(const int8_t *)mine, (uint16_t *)(mine + sx.probs), n, iexp_constants(p.softmax)};
-            st = tsr_softmax_i8(&a, (uint32_t *)(mine + sx.exps));
-        }
-        if (st == TSR_KERNEL_OK && last_chunk)
-            for (uint32_t i = 0; i < hs; ++i) ((int32_t *)(mine + sx.acc))[i] = 0;
-        return st;
-    }
-    if (st == TSR_KERNEL_OK && last_chunk)
-        for (uint32_t i = 0; i < hs; ++i) ((float *)(mine + sx.acc))[i] = 0.0f;
-    return st;
-}
-
-// Values pass, one chunk: the weighted sum into the accumulators; after the row's last
-// chunk, the head of y from them.
-tsr_kernel_status accumulate(const tsr_step &s, const uint8_t *values, uint8_t *mine, const Scratch &sx,
-                             uint32_t first, uint32_t count, bool last_chunk, uint8_t *y)
-{
-    const tsr_attention_params &p = P(s);
-    const uint32_t hs = p.head_size;
-    const float *probs = (const float *)mine + first;
-    float *acc = (float *)(mine + sx.acc);
-    tsr_kernel_status st;
-    switch (s.dtype) {
-    case TSR_DTYPE_F32:
-        return tsr_attention_accumulate_f32(probs, (const float *)values, (float *)y, count, hs, 0, 1);
-    case TSR_DTYPE_BF16:
-        st = tsr_attention_accumulate_bf16(probs, (const tsr_bf16 *)values, acc, count, hs);
-        if (st == TSR_KERNEL_OK && last_chunk)
-            for (uint32_t i = 0; i < hs; ++i) ((tsr_bf16 *)y)[i] = tsr_bf16_from_f32(acc[i]);
-        return st;
-    default:
-        if (p.exp == TSR_NONLINEAR_FLOAT) {
-            st = tsr_attention_accumulate_i8_float(probs, (const int8_t *)values, acc, count, hs);
-            if (st == TSR_KERNEL_OK && last_chunk) tsr_attention_output_i8_float(acc, (int8_t *)y, hs, p.out_scale);
-            return st;
-        }
-        const tsr_attention_accumulate_i8_args a = {(const uint16_t *)(mine + sx.probs) + first, (const int8_t *)values,
-                                                    (int32_t *)(mine + sx.acc), 0, count, hs};
-        st = tsr_attention_accumulate_i8(&a, 0, 1);
-        if (st == TSR_KERNEL_OK && last_chunk)
-            tsr_attention_output_i8((const int32_t *)(mine + sx.acc), (int8_t *)y, hs, p.out.multiplier, p.out.shift, 0);
-        return st;
-    }
-}
-
 void run(StepRun &r)
 {
     const Shape a = shape_of(r.step);
     const uint32_t tc = r.step.tile[0], ac = r.step.tile[1] < r.cores ? r.step.tile[1] : r.cores;
     const uint32_t items = r.rows * a.nh, chunks = ceil_div(r.pos + r.rows, tc), rounds = ceil_div(items, ac);
     const uint32_t tiles = rounds * 2u * chunks, e = act_bytes(r.step), head = a.hs * e;
-    const Scratch sx = scratch_of(r.step);
+    const AttentionVariant &v = kVariants[r.resolved.variant];
+    const Scratch sx = v.scratch(a);
     // Tile t: round, pass (0 keys, 1 values) and chunk.
     struct Tile {
         uint32_t round, pass, chunk;
@@ -263,8 +332,8 @@ void run(StepRun &r)
             r.check(kv, (uint64_t)it.count * head, 1 + x.pass);
             r.check(mine, sx.bytes, 3);
             r.check(x.pass ? y : q, head, x.pass ? 4 : 0);
-            r.kernel(x.pass == 0u ? score(r.step, q, kv, mine, sx, it.first, it.count, n, last_chunk, y)
-                                  : accumulate(r.step, kv, mine, sx, it.first, it.count, last_chunk, y));
+            r.kernel(x.pass == 0u ? v.score(r.step, ScoreArgs{q, kv, mine, sx, it.first, it.count, n, last_chunk, y})
+                                  : v.accumulate(r.step, AccumulateArgs{kv, mine, sx, it.first, it.count, last_chunk, y}));
         },
         [&](uint32_t t) {
             const Tile x = tile(t);
@@ -278,6 +347,6 @@ void run(StepRun &r)
 
 } // namespace
 
-extern const OpDevice op_ATTENTION = {validate, geometry, run, false};
+extern const OpDevice op_ATTENTION = {validate, geometry, run, false, variant};
 
 } // namespace tsr

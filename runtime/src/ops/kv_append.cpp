@@ -41,6 +41,6 @@ StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t cores)
 
 } // namespace
 
-extern const OpDevice op_KV_APPEND = {validate, geometry, run, false};
+extern const OpDevice op_KV_APPEND = {validate, geometry, run, false, nullptr}; // one form
 
 } // namespace tsr

@@ -30,6 +30,6 @@ StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t cores)
 
 } // namespace
 
-extern const OpDevice op_LAST_ROW = {validate, geometry, run, false};
+extern const OpDevice op_LAST_ROW = {validate, geometry, run, false, nullptr}; // one form
 
 } // namespace tsr

@@ -24,11 +24,17 @@ const tsr_matmul_params &P(const tsr_step &s) { return s.params.matmul; }
 uint32_t weight_bytes(const tsr_step &s) { return tsr_dtype_bytes(P(s).weight_dtype); }
 uint32_t out_bytes(const tsr_step &s) { return tsr_dtype_bytes(P(s).out_dtype); }
 
+// The arithmetic part of a matmul's key: its weights' and its output's element types
+// (each a tsr_dtype, below 16: validate checks them before any key is used).
+constexpr uint32_t types(uint32_t weights, uint32_t out) { return weights << 4 | out; }
+uint64_t key_of(const tsr_step &s) { return variant_key(s.dtype, types(P(s).weight_dtype, P(s).out_dtype)); }
+
 tessera_status validate_npu(StepChecker &c)
 {
     const tsr_matmul_params &p = P(c.step);
     const tsr_step &s = c.step;
-    if (s.dtype != TSR_DTYPE_I8 || p.weight_dtype != TSR_DTYPE_I8 || p.out_dtype != TSR_DTYPE_I8)
+    if (!tsr_dtype_bytes(p.weight_dtype) || !tsr_dtype_bytes(p.out_dtype) ||
+        key_of(s) != variant_key(TSR_DTYPE_I8, types(TSR_DTYPE_I8, TSR_DTYPE_I8))) // the NPU's one form
         return c.fail("an NPU step is int8 in, int8 weights, int8 out");
     if (!p.k || !p.n || p.k > TSR_NPU_MAX_K) return c.fail("k or n out of the NPU's range");
     TSR_TRY(c.constant(p.requant, TSR_DTYPE_I32, (uint64_t)p.n * 5u, "requantization table does not fit"));
@@ -53,24 +59,104 @@ tessera_status validate_npu(StepChecker &c)
     return TESSERA_OK;
 }
 
+// ---- the cluster's variants ----------------------------------------------------------
+
+tessera_status check_i8(StepChecker &c)
+{
+    const tsr_matmul_params &p = P(c.step);
+    if (p.k > 32768u) return c.fail("k above 32768");
+    // The multipliers and shifts are data: the kernel checks their ranges on every call.
+    return c.constant(p.requant, TSR_DTYPE_I32, (uint64_t)p.n * 5u, "requantization table does not fit");
+}
+
+tessera_status check_i8_f32_out(StepChecker &c)
+{
+    const tsr_matmul_params &p = P(c.step);
+    if (p.k > 32768u) return c.fail("k above 32768");
+    return c.constant(p.requant, TSR_DTYPE_F32, (uint64_t)p.n * 4u, "dequantization table does not fit");
+}
+
+// One tile's product: m rows of x (k each) times n weight rows into y (row stride ldy),
+// output channels c0.. of the whole matrix (the requantization tables' index).
+struct Product {
+    const uint8_t *x, *w;
+    uint8_t *y;
+    uint32_t m, n, ldy, c0;
+};
+using Kernel = tsr_kernel_status (*)(const StepRun &r, const Product &t);
+
+tsr_kernel_status mm_f32(const StepRun &r, const Product &t)
+{
+    return tsr_matmul_f32((const float *)t.x, (const float *)t.w, (float *)t.y, t.m, P(r.step).k, t.n, t.ldy, r.worker,
+                          r.workers);
+}
+
+tsr_kernel_status mm_f32_w16(const StepRun &r, const Product &t)
+{
+    return tsr_matmul_f32_w16((const float *)t.x, (const tsr_bf16 *)t.w, (float *)t.y, t.m, P(r.step).k, t.n, t.ldy,
+                              r.worker, r.workers);
+}
+
+tsr_kernel_status mm_bf16(const StepRun &r, const Product &t)
+{
+    tsr_matmul_bf16_args a = {(const tsr_bf16 *)t.x, (const tsr_bf16 *)t.w, (tsr_bf16 *)t.y, t.m, P(r.step).k, t.n,
+                              t.ldy, nullptr};
+    return tsr_matmul_bf16(&a, r.worker, r.workers);
+}
+
+tsr_kernel_status mm_bf16_f32_out(const StepRun &r, const Product &t)
+{
+    tsr_matmul_bf16_args a = {(const tsr_bf16 *)t.x, (const tsr_bf16 *)t.w, nullptr, t.m, P(r.step).k, t.n, t.ldy,
+                              (float *)t.y};
+    return tsr_matmul_bf16(&a, r.worker, r.workers);
+}
+
+tsr_kernel_status mm_i8(const StepRun &r, const Product &t)
+{
+    const int32_t *mult = (const int32_t *)r.constant(P(r.step).requant);
+    tsr_matmul_i8_args a = {};
+    a.x = (const int8_t *)t.x;
+    a.w = (const int8_t *)t.w;
+    a.multiplier = mult + t.c0;
+    a.shift = (const int8_t *)(mult + P(r.step).n) + t.c0;
+    a.y = (int8_t *)t.y;
+    a.y_min = -128;
+    a.y_max = 127;
+    a.rows = t.m;
+    a.k = P(r.step).k;
+    a.n = t.n;
+    a.ldy = t.ldy;
+    return tsr_matmul_i8(&a, r.worker, r.workers);
+}
+
+tsr_kernel_status mm_i8_f32_out(const StepRun &r, const Product &t)
+{
+    const float *scales = (const float *)r.constant(P(r.step).requant) + t.c0;
+    tsr_matmul_i8_f32_args a = {(const int8_t *)t.x, (const int8_t *)t.w, scales, (float *)t.y, t.m, P(r.step).k, t.n, t.ldy};
+    return tsr_matmul_i8_f32(&a, r.worker, r.workers);
+}
+
+const Variant<Kernel> kVariants[] = {
+    {variant_key(TSR_DTYPE_F32, types(TSR_DTYPE_F32, TSR_DTYPE_F32)), "matmul.f32", nullptr, mm_f32},
+    {variant_key(TSR_DTYPE_F32, types(TSR_DTYPE_BF16, TSR_DTYPE_F32)), "matmul.f32.w16", nullptr, mm_f32_w16},
+    {variant_key(TSR_DTYPE_BF16, types(TSR_DTYPE_BF16, TSR_DTYPE_BF16)), "matmul.bf16", nullptr, mm_bf16},
+    {variant_key(TSR_DTYPE_BF16, types(TSR_DTYPE_BF16, TSR_DTYPE_F32)), "matmul.bf16.f32out", nullptr, mm_bf16_f32_out},
+    {variant_key(TSR_DTYPE_I8, types(TSR_DTYPE_I8, TSR_DTYPE_I8)), "matmul.i8", check_i8, mm_i8},
+    {variant_key(TSR_DTYPE_I8, types(TSR_DTYPE_I8, TSR_DTYPE_F32)), "matmul.i8.f32out", check_i8_f32_out, mm_i8_f32_out},
+};
+
+// An NPU step is one form (validate_npu); a cluster step has its row.
+uint8_t variant(const tsr_step &s) { return s.engine == TSR_ENGINE_NPU ? 0u : find_variant(kVariants, key_of(s)); }
+
 tessera_status validate(StepChecker &c)
 {
     if (c.step.engine == TSR_ENGINE_NPU) return validate_npu(c);
     const tsr_matmul_params &p = P(c.step);
-    const uint64_t R = c.rows;
-    const uint32_t T = c.step.dtype;
-    TSR_TRY(c.dtype_in(kAllTypes));
     if (!p.k || !p.n) return c.fail("k or n is 0");
-    const bool f32_weights_ok = T == TSR_DTYPE_F32 && (p.weight_dtype == TSR_DTYPE_F32 || p.weight_dtype == TSR_DTYPE_BF16);
-    if (!f32_weights_ok && !(T != TSR_DTYPE_F32 && p.weight_dtype == T)) return c.fail("weight element type does not fit");
-    if (p.out_dtype != T && p.out_dtype != TSR_DTYPE_F32) return c.fail("output element type does not fit");
-    if (T == TSR_DTYPE_I8) {
-        if (p.k > 32768u) return c.fail("k above 32768");
-        if (p.out_dtype == TSR_DTYPE_I8) TSR_TRY(c.constant(p.requant, TSR_DTYPE_I32, (uint64_t)p.n * 5u, "requantization table does not fit"));
-        else TSR_TRY(c.constant(p.requant, TSR_DTYPE_F32, (uint64_t)p.n * 4u, "dequantization table does not fit"));
-        // The multipliers and shifts are data: the kernel checks their ranges on every call.
-    }
-    TSR_TRY(c.operand(0, T, R * p.k * act_bytes(c.step), false));
+    if (!tsr_dtype_bytes(p.weight_dtype) || !tsr_dtype_bytes(p.out_dtype)) return c.fail("weight or output element type unknown");
+    TSR_TRY(check_variant(c, kVariants, key_of(c.step)));
+    const uint64_t R = c.rows;
+    TSR_TRY(c.operand(0, c.step.dtype, R * p.k * act_bytes(c.step), false));
     TSR_TRY(c.operand(1, p.weight_dtype, (uint64_t)p.k * p.n * weight_bytes(c.step), false));
     return c.operand(2, p.out_dtype, R * p.n * out_bytes(c.step), true);
 }
@@ -114,48 +200,6 @@ StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t)
     g.traffic(2, (uint64_t)rows * N * yb, g.tiles);
     g.valid = true;
     return g;
-}
-
-// One tile's product: m rows of x (k each) times n weight rows into y (row stride ldy),
-// output channels c0.. of the whole matrix (the requantization tables' index).
-tsr_kernel_status multiply(const StepRun &r, const uint8_t *x, const uint8_t *w, uint8_t *y, uint32_t m, uint32_t n,
-                           uint32_t ldy, uint32_t c0)
-{
-    const tsr_step &s = r.step;
-    const uint32_t K = P(s).k, N = P(s).n;
-    switch (s.dtype) {
-    case TSR_DTYPE_F32:
-        return P(s).weight_dtype == TSR_DTYPE_BF16
-                   ? tsr_matmul_f32_w16((const float *)x, (const tsr_bf16 *)w, (float *)y, m, K, n, ldy, r.worker, r.workers)
-                   : tsr_matmul_f32((const float *)x, (const float *)w, (float *)y, m, K, n, ldy, r.worker, r.workers);
-    case TSR_DTYPE_BF16: {
-        const bool f32_out = P(s).out_dtype == TSR_DTYPE_F32;
-        tsr_matmul_bf16_args a = {(const tsr_bf16 *)x, (const tsr_bf16 *)w, f32_out ? nullptr : (tsr_bf16 *)y, m, K, n,
-                                  ldy, f32_out ? (float *)y : nullptr};
-        return tsr_matmul_bf16(&a, r.worker, r.workers);
-    }
-    default: { // I8
-        const uint8_t *table = r.constant(P(s).requant);
-        if (P(s).out_dtype == TSR_DTYPE_F32) {
-            tsr_matmul_i8_f32_args a = {(const int8_t *)x, (const int8_t *)w, (const float *)table + c0, (float *)y, m, K, n, ldy};
-            return tsr_matmul_i8_f32(&a, r.worker, r.workers);
-        }
-        const int32_t *mult = (const int32_t *)table;
-        tsr_matmul_i8_args a = {};
-        a.x = (const int8_t *)x;
-        a.w = (const int8_t *)w;
-        a.multiplier = mult + c0;
-        a.shift = (const int8_t *)(mult + N) + c0;
-        a.y = (int8_t *)y;
-        a.y_min = -128;
-        a.y_max = 127;
-        a.rows = m;
-        a.k = K;
-        a.n = n;
-        a.ldy = ldy;
-        return tsr_matmul_i8(&a, r.worker, r.workers);
-    }
-    }
 }
 
 // Core 0 alone: one job per tile of output channels. Streamed weights are
@@ -217,6 +261,7 @@ void run(StepRun &r)
     const uint32_t K = P(r.step).k, N = P(r.step).n, wb = weight_bytes(r.step), xb = act_bytes(r.step),
                    yb = out_bytes(r.step);
     const uint32_t tr = r.step.tile[0], tn = r.step.tile[1], ct = ceil_div(N, tn);
+    const Kernel kernel = kVariants[r.resolved.variant].kernel;
     struct Tile {
         uint32_t ri, r0, m, c0, n;
     };
@@ -248,7 +293,7 @@ void run(StepRun &r)
                 r.check(w, (uint64_t)x.n * K * wb, 1);
                 r.check(y, ((uint64_t)(x.m - 1u) * ldy + x.n) * yb, 2);
             }
-            r.kernel(multiply(r, in, w, y, x.m, x.n, ldy, x.c0));
+            r.kernel(kernel(r, Product{in, w, y, x.m, x.n, ldy, x.c0}));
         },
         [&](uint32_t t) {
             const Tile x = tile(t);
@@ -260,6 +305,6 @@ void run(StepRun &r)
 
 } // namespace
 
-extern const OpDevice op_MATMUL = {validate, geometry, run, true};
+extern const OpDevice op_MATMUL = {validate, geometry, run, true, variant};
 
 } // namespace tsr

@@ -55,6 +55,16 @@ tessera_status StepChecker::of_kind(uint32_t i, uint32_t kind, const char *what)
     return tensors[step.operands[i]].kind == kind ? TESSERA_OK : fail(what, i);
 }
 
+tessera_status StepChecker::no_variant(uint32_t dtype, uint32_t arithmetic)
+{
+    err.str(schedule).str(" schedule step ").num(index).str(" (");
+    op_label(err, step.op);
+    err.str("): no variant for element type ").str(tsr_dtype_name(dtype));
+    if (arithmetic) err.str(" with arithmetic ").hex(arithmetic, arithmetic > 0xFFu ? 8u : 2u);
+    err.str(" in this runtime");
+    return TESSERA_ERR_IMAGE_UNSUPPORTED;
+}
+
 tessera_status StepChecker::dtype_in(uint32_t allowed)
 {
     if (step.dtype >= 32u || !(allowed & dtype_bit(step.dtype))) return fail("element type not supported by the operator");
@@ -187,12 +197,16 @@ void resolve_steps(const ImageView &img, const tsr_hal_board *board)
                 out->slot_bytes[k] = g.operand[k].slot_bytes;
                 out->slots[k] = (uint8_t)(g.operand[k].slots ? g.operand[k].slots : 1u);
             }
-            out->controller_only = tsr_op_tile_kind(step.op) == TSR_TILE_MOVE || step.engine == TSR_ENGINE_NPU;
+            const bool controller_only = tsr_op_tile_kind(step.op) == TSR_TILE_MOVE || step.engine == TSR_ENGINE_NPU;
             uint64_t bytes = 0; // the tensors its kernels touch (a KV cache whole: its size at the last position)
             for (uint32_t k = 0; k < TSR_MAX_OPERANDS; ++k)
                 if (g.operand[k].use != OperandUse::kNone && step.operands[k] != TSR_NO_TENSOR)
                     bytes += img.tensors[step.operands[k]].size;
-            out->solo = !out->controller_only && bytes < board->solo_bytes;
+            out->alone = controller_only                  ? ResolvedStep::kControllerOnly
+                       : bytes < board->solo_bytes ? ResolvedStep::kSolo
+                                                   : 0u;
+            const OpDevice *op = op_device(step.op);
+            out->variant = op->variant ? op->variant(step) : 0u;
         }
     }
 }

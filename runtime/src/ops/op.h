@@ -55,6 +55,8 @@ struct StepChecker {
     // A requantization factor (multiplier, shift) in the kernels' ranges.
     tessera_status requant(const tsr_requant_params &r, const char *what);
     tessera_status nonlinear(uint32_t v);
+    // The operator has no variant for this element type and arithmetic (in this runtime).
+    tessera_status no_variant(uint32_t dtype, uint32_t arithmetic);
 };
 
 constexpr uint32_t dtype_bit(uint32_t dtype) { return 1u << dtype; }
@@ -134,8 +136,10 @@ struct ResolvedStep {
     uint8_t *stage[TSR_MAX_OPERANDS];     // their L1 staging, or null when used in place
     uint32_t slot_bytes[TSR_MAX_OPERANDS]; // the geometry's staging layout (as validated:
     uint8_t slots[TSR_MAX_OPERANDS];       // the step's most rows, the plan's cores)
-    uint8_t controller_only;               // data movement or an NPU step: core 0 runs it alone
-    uint8_t solo;                          // a cluster step too small to share (tsr_hal_board.solo_bytes): core 0 alone
+    uint8_t alone;                         // kControllerOnly or kSolo: core 0 runs it alone (or 0: every core)
+    uint8_t variant;                       // the operator's variant row (OpDevice::variant), 0 when it has none
+    static constexpr uint8_t kControllerOnly = 1; // data movement or an NPU step
+    static constexpr uint8_t kSolo = 2;           // a cluster step too small to share (tsr_hal_board.solo_bytes)
 };
 static_assert(sizeof(ResolvedStep) <= TSR_STEP_TABLE_ENTRY_BYTES, "a resolved step fits its table entry");
 
@@ -261,6 +265,42 @@ public:
 
 };
 
+// ---- variants ---------------------------------------------------------------------------
+//
+// An operator's variants, one row each: the element type of its activations and the
+// arithmetic that tells it apart (tsr_nonlinear for int8 RMSNorm and SiLU; 0 where
+// there is one), its name, the checks of its own parameters and its kernel call. A
+// step is resolved to its row once, at open (ResolvedStep::variant); while a schedule
+// runs, the operator calls its row's kernel and nothing looks at an element type. A
+// new precision or arithmetic is a new row and the functions it names.
+
+constexpr uint64_t variant_key(uint32_t dtype, uint32_t arithmetic) { return (uint64_t)dtype << 32 | arithmetic; }
+constexpr uint8_t kNoVariant = 0xFF;
+
+template <typename Kernel> struct Variant {
+    uint64_t key;                            // variant_key(element type, arithmetic)
+    const char *name;                        // "rmsnorm.i8.integer"
+    tessera_status (*check)(StepChecker &c); // the checks of its own parameters (null: none)
+    Kernel kernel;
+};
+
+// The row of `rows` with `key`, or kNoVariant.
+template <typename Row, uint32_t N> uint8_t find_variant(const Row (&rows)[N], uint64_t key)
+{
+    for (uint32_t i = 0; i < N; ++i)
+        if (rows[i].key == key) return (uint8_t)i;
+    return kNoVariant;
+}
+
+// Validation's first step for an operator with variants: the step's row, its own
+// checks, or the refusal naming what is missing.
+template <typename Row, uint32_t N> tessera_status check_variant(StepChecker &c, const Row (&rows)[N], uint64_t key)
+{
+    const uint8_t v = find_variant(rows, key);
+    if (v == kNoVariant) return c.no_variant((uint32_t)(key >> 32), (uint32_t)key);
+    return rows[v].check ? rows[v].check(c) : TESSERA_OK;
+}
+
 // ---- the operators ------------------------------------------------------------------
 
 struct OpDevice {
@@ -268,6 +308,8 @@ struct OpDevice {
     StepGeometry (*geometry)(const tsr_step &s, uint32_t rows, uint32_t cores);
     void (*run)(StepRun &r); // every core; data-movement operators and NPU steps: core 0 alone
     bool npu;                // whether it has an NPU form (engine NPU): run by core 0 without barriers
+    // The variant row of a validated step (null: the operator has one form).
+    uint8_t (*variant)(const tsr_step &s);
 };
 
 // Data-movement operators: no kernel touches an operand, there are no tiles.

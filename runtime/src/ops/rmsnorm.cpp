@@ -19,22 +19,76 @@ void operands(const tsr_step &s, RowOperand out[3])
     out[2] = {2, row, 0, false, false, true};
 }
 
+tessera_status check_eps(StepChecker &c)
+{
+    return P(c.step).eps > 0.0f ? TESSERA_OK : c.fail("eps not positive");
+}
+
+tessera_status check_i8(StepChecker &c)
+{
+    const tsr_rmsnorm_params &p = P(c.step);
+    TSR_TRY(c.nonlinear(p.nonlinear)); // the header declares what it needs
+    if (p.dim > 16384u) return c.fail("dim above 16384");
+    return p.eps_q8 > (1u << 24) || p.gain < (1 << 14) || p.gain >= (1 << 15) || p.gain_shift < 0 || p.gain_shift > 30
+               ? c.fail("normalization constants out of range")
+               : TESSERA_OK;
+}
+
+tessera_status check_i8_float(StepChecker &c)
+{
+    const tsr_rmsnorm_params &p = P(c.step);
+    TSR_TRY(c.nonlinear(p.nonlinear)); // the header declares what it needs
+    if (p.dim > 16384u) return c.fail("dim above 16384");
+    return p.eps > 0.0f && p.out_scale > 0.0f ? TESSERA_OK : c.fail("normalization constants out of range");
+}
+
+using Kernel = tsr_kernel_status (*)(const StepRun &r, uint8_t **p, uint32_t n);
+
+tsr_kernel_status rms_f32(const StepRun &r, uint8_t **p, uint32_t n)
+{
+    const tsr_rmsnorm_params &q = P(r.step);
+    return tsr_rmsnorm_f32((const float *)p[0], (const float *)p[1], (float *)p[2], n, q.dim, q.eps, r.worker, r.workers);
+}
+
+tsr_kernel_status rms_bf16(const StepRun &r, uint8_t **p, uint32_t n)
+{
+    const tsr_rmsnorm_params &q = P(r.step);
+    return tsr_rmsnorm_bf16((const tsr_bf16 *)p[0], (const tsr_bf16 *)p[1], (tsr_bf16 *)p[2], n, q.dim, q.eps, r.worker,
+                            r.workers);
+}
+
+tsr_kernel_status rms_i8(const StepRun &r, uint8_t **p, uint32_t n)
+{
+    const tsr_rmsnorm_params &q = P(r.step);
+    tsr_rmsnorm_i8_args a = {(const int8_t *)p[0], (const int8_t *)p[1], (int8_t *)p[2], 0, 0, q.eps_q8, q.gain,
+                             q.gain_shift, n, q.dim};
+    return tsr_rmsnorm_i8(&a, r.worker, r.workers);
+}
+
+tsr_kernel_status rms_i8_float(const StepRun &r, uint8_t **p, uint32_t n)
+{
+    const tsr_rmsnorm_params &q = P(r.step);
+    return tsr_rmsnorm_i8_float((const int8_t *)p[0], (const int8_t *)p[1], (int8_t *)p[2], n, q.dim, q.eps, q.out_scale,
+                                r.worker, r.workers);
+}
+
+const Variant<Kernel> kVariants[] = {
+    {variant_key(TSR_DTYPE_F32, 0), "rmsnorm.f32", check_eps, rms_f32},
+    {variant_key(TSR_DTYPE_BF16, 0), "rmsnorm.bf16", check_eps, rms_bf16},
+    {variant_key(TSR_DTYPE_I8, TSR_NONLINEAR_INTEGER), "rmsnorm.i8.integer", check_i8, rms_i8},
+    {variant_key(TSR_DTYPE_I8, TSR_NONLINEAR_FLOAT), "rmsnorm.i8.float", check_i8_float, rms_i8_float},
+};
+
+// int8 steps say their arithmetic (tsr_nonlinear); float steps leave it 0.
+uint64_t key_of(const tsr_step &s) { return variant_key(s.dtype, P(s).nonlinear); }
+uint8_t variant(const tsr_step &s) { return find_variant(kVariants, key_of(s)); }
+
 tessera_status validate(StepChecker &c)
 {
     const tsr_rmsnorm_params &p = P(c.step);
-    TSR_TRY(c.dtype_in(kAllTypes));
-    const uint64_t R = c.rows, row = (uint64_t)p.dim * act_bytes(c.step);
     if (!p.dim) return c.fail("dim is 0");
-    if (c.step.dtype == TSR_DTYPE_I8) {
-        TSR_TRY(c.nonlinear(p.nonlinear));
-        if (p.dim > 16384u) return c.fail("dim above 16384");
-        if (p.nonlinear == TSR_NONLINEAR_FLOAT ? !(p.eps > 0.0f) || !(p.out_scale > 0.0f)
-                                               : p.eps_q8 > (1u << 24) || p.gain < (1 << 14) || p.gain >= (1 << 15) ||
-                                                     p.gain_shift < 0 || p.gain_shift > 30)
-            return c.fail("normalization constants out of range");
-    } else if (!(p.eps > 0.0f)) {
-        return c.fail("eps not positive");
-    }
+    TSR_TRY(check_variant(c, kVariants, key_of(c.step)));
+    const uint64_t R = c.rows, row = (uint64_t)p.dim * act_bytes(c.step);
     TSR_TRY(c.operand(0, c.step.dtype, R * row, false));
     TSR_TRY(c.operand(1, c.step.dtype, row, false));
     return c.operand(2, c.step.dtype, R * row, true);
@@ -47,34 +101,16 @@ StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t)
     return row_geometry(s, rows, ops, 3);
 }
 
-tsr_kernel_status normalize(const StepRun &r, uint8_t **p, uint32_t n)
-{
-    const tsr_rmsnorm_params &q = P(r.step);
-    switch (r.step.dtype) {
-    case TSR_DTYPE_F32:
-        return tsr_rmsnorm_f32((const float *)p[0], (const float *)p[1], (float *)p[2], n, q.dim, q.eps, r.worker, r.workers);
-    case TSR_DTYPE_BF16:
-        return tsr_rmsnorm_bf16((const tsr_bf16 *)p[0], (const tsr_bf16 *)p[1], (tsr_bf16 *)p[2], n, q.dim, q.eps,
-                                r.worker, r.workers);
-    default:
-        if (q.nonlinear == TSR_NONLINEAR_FLOAT)
-            return tsr_rmsnorm_i8_float((const int8_t *)p[0], (const int8_t *)p[1], (int8_t *)p[2], n, q.dim, q.eps,
-                                        q.out_scale, r.worker, r.workers);
-        tsr_rmsnorm_i8_args a = {(const int8_t *)p[0], (const int8_t *)p[1], (int8_t *)p[2], 0, 0, q.eps_q8, q.gain,
-                                 q.gain_shift, n, q.dim};
-        return tsr_rmsnorm_i8(&a, r.worker, r.workers);
-    }
-}
-
 void run(StepRun &r)
 {
     RowOperand ops[3];
     operands(r.step, ops);
-    run_rows(r, ops, 3, [&](uint8_t **p, uint32_t n) { return normalize(r, p, n); });
+    const Kernel kernel = kVariants[r.resolved.variant].kernel;
+    run_rows(r, ops, 3, [&](uint8_t **p, uint32_t n) { return kernel(r, p, n); });
 }
 
 } // namespace
 
-extern const OpDevice op_RMSNORM = {validate, geometry, run, false};
+extern const OpDevice op_RMSNORM = {validate, geometry, run, false, variant};
 
 } // namespace tsr

@@ -10,60 +10,90 @@ namespace tsr {
 namespace {
 
 const tsr_rope_params &P(const tsr_step &s) { return s.params.rope; }
-uint32_t table_type(const tsr_step &s) { return s.dtype == TSR_DTYPE_I8 ? TSR_DTYPE_I16 : TSR_DTYPE_F32; }
 
-void operands(const tsr_step &s, uint32_t pos, RowOperand out[3])
+using Kernel = tsr_kernel_status (*)(const StepRun &r, uint8_t **t, uint32_t n);
+
+// The table tile starts at the tile's first position: position 0 relative to it.
+tsr_kernel_status rope_f32(const StepRun &r, uint8_t **t, uint32_t n)
+{
+    const tsr_rope_params &p = P(r.step);
+    return tsr_rope_f32((float *)t[0], (float *)t[1], (const float *)t[2], n, 0, p.dim, p.kv_dim, p.head_size, r.worker,
+                        r.workers);
+}
+
+tsr_kernel_status rope_bf16(const StepRun &r, uint8_t **t, uint32_t n)
+{
+    const tsr_rope_params &p = P(r.step);
+    return tsr_rope_bf16((tsr_bf16 *)t[0], (tsr_bf16 *)t[1], (const float *)t[2], n, 0, p.dim, p.kv_dim, p.head_size,
+                         r.worker, r.workers);
+}
+
+tsr_kernel_status rope_i8(const StepRun &r, uint8_t **t, uint32_t n)
+{
+    const tsr_rope_params &p = P(r.step);
+    return tsr_rope_i8((int8_t *)t[0], (int8_t *)t[1], (const int16_t *)t[2], n, 0, p.dim, p.kv_dim, p.head_size,
+                       r.worker, r.workers);
+}
+
+// A variant's row also says its table's element type: F32, or I16 in Q14 for int8.
+struct RopeVariant {
+    uint64_t key;
+    const char *name;
+    tessera_status (*check)(StepChecker &c);
+    Kernel kernel;
+    uint32_t table_dtype;
+};
+
+const RopeVariant kVariants[] = {
+    {variant_key(TSR_DTYPE_F32, 0), "rope.f32", nullptr, rope_f32, TSR_DTYPE_F32},
+    {variant_key(TSR_DTYPE_BF16, 0), "rope.bf16", nullptr, rope_bf16, TSR_DTYPE_F32},
+    {variant_key(TSR_DTYPE_I8, 0), "rope.i8", nullptr, rope_i8, TSR_DTYPE_I16},
+};
+
+uint8_t variant(const tsr_step &s) { return find_variant(kVariants, variant_key(s.dtype, 0)); }
+
+void operands(const tsr_step &s, const RopeVariant &v, uint32_t pos, RowOperand out[3])
 {
     const tsr_rope_params &p = P(s);
     const uint32_t e = act_bytes(s);
     out[0] = {0, p.dim * e, 0, false, true, true};
     out[1] = {1, p.kv_dim * e, 0, false, true, true};
-    out[2] = {2, p.head_size * tsr_dtype_bytes(table_type(s)), pos, false, true, false}; // rows from the run's position
+    out[2] = {2, p.head_size * tsr_dtype_bytes(v.table_dtype), pos, false, true, false}; // rows from the run's position
 }
 
 tessera_status validate(StepChecker &c)
 {
     const tsr_rope_params &p = P(c.step);
-    TSR_TRY(c.dtype_in(kAllTypes));
+    TSR_TRY(check_variant(c, kVariants, variant_key(c.step.dtype, 0)));
+    const RopeVariant &v = kVariants[variant(c.step)];
     const uint64_t R = c.rows, e = act_bytes(c.step);
     if (!p.head_size || p.head_size % 2u || !p.dim || p.dim % p.head_size || !p.kv_dim || p.kv_dim % p.head_size ||
         p.kv_dim > p.dim || p.context != c.h.context)
         return c.fail("dims or context do not fit the model");
     TSR_TRY(c.operand(0, c.step.dtype, R * p.dim * e, true));
     TSR_TRY(c.operand(1, c.step.dtype, R * p.kv_dim * e, true));
-    return c.operand(2, table_type(c.step), (uint64_t)p.context * p.head_size * tsr_dtype_bytes(table_type(c.step)), false);
+    return c.operand(2, v.table_dtype, (uint64_t)p.context * p.head_size * tsr_dtype_bytes(v.table_dtype), false);
 }
 
 StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t)
 {
+    const uint8_t v = variant(s);
+    if (v == kNoVariant) return StepGeometry::none();
     RowOperand ops[3];
-    operands(s, 0, ops);
+    operands(s, kVariants[v], 0, ops);
     return row_geometry(s, rows, ops, 3);
 }
 
 void run(StepRun &r)
 {
+    const RopeVariant &v = kVariants[r.resolved.variant];
     RowOperand ops[3];
-    operands(r.step, r.pos, ops);
-    const tsr_rope_params &p = P(r.step);
-    // The table tile starts at the tile's first position: position 0 relative to it.
-    run_rows(r, ops, 3, [&](uint8_t **t, uint32_t n) {
-        switch (r.step.dtype) {
-        case TSR_DTYPE_F32:
-            return tsr_rope_f32((float *)t[0], (float *)t[1], (const float *)t[2], n, 0, p.dim, p.kv_dim, p.head_size,
-                                r.worker, r.workers);
-        case TSR_DTYPE_BF16:
-            return tsr_rope_bf16((tsr_bf16 *)t[0], (tsr_bf16 *)t[1], (const float *)t[2], n, 0, p.dim, p.kv_dim,
-                                 p.head_size, r.worker, r.workers);
-        default:
-            return tsr_rope_i8((int8_t *)t[0], (int8_t *)t[1], (const int16_t *)t[2], n, 0, p.dim, p.kv_dim,
-                               p.head_size, r.worker, r.workers);
-        }
-    });
+    operands(r.step, v, r.pos, ops);
+    run_rows(r, ops, 3, [&](uint8_t **t, uint32_t n) { return v.kernel(r, t, n); });
 }
 
 } // namespace
 
-extern const OpDevice op_ROPE = {validate, geometry, run, false};
+extern const OpDevice op_ROPE = {validate, geometry, run, false, variant};
 
 } // namespace tsr

@@ -11,46 +11,79 @@ namespace {
 
 const tsr_swiglu_params &P(const tsr_step &s) { return s.params.swiglu; }
 
-tessera_status validate(StepChecker &c)
+tessera_status check_i8(StepChecker &c)
 {
     const tsr_swiglu_params &p = P(c.step);
-    if (c.step.dtype == TSR_DTYPE_BF16 && p.exp != TSR_EXP_ACCURATE && p.exp != TSR_EXP_SCHRAUDOLPH)
-        return c.fail("unknown exponential");
-    if (c.step.dtype == TSR_DTYPE_I8) {
-        TSR_TRY(c.nonlinear(p.exp));
-        if (p.exp == TSR_NONLINEAR_FLOAT ? !(p.gate_scale > 0.0f) || !(p.out_scale > 0.0f)
-                                         : !tsr_iexp_constants_valid(iexp_constants(p.sigmoid)))
-            return c.fail("activation constants out of range");
-        if (p.exp == TSR_NONLINEAR_INTEGER) TSR_TRY(c.requant(p.out, "output factor out of range"));
-    }
-    if (p.n != c.h.hidden_dim) return c.fail("width differs from the header's hidden_dim");
-    return binary_validate(c, p.n);
+    TSR_TRY(c.nonlinear(p.exp));
+    if (!tsr_iexp_constants_valid(iexp_constants(p.sigmoid))) return c.fail("activation constants out of range");
+    return c.requant(p.out, "output factor out of range");
+}
+
+tessera_status check_i8_float(StepChecker &c)
+{
+    const tsr_swiglu_params &p = P(c.step);
+    TSR_TRY(c.nonlinear(p.exp));
+    return p.gate_scale > 0.0f && p.out_scale > 0.0f ? TESSERA_OK : c.fail("activation constants out of range");
+}
+
+using Kernel = tsr_kernel_status (*)(const StepRun &r, uint8_t *g, uint8_t *u, uint8_t *y, uint32_t count);
+
+tsr_kernel_status swiglu_f32(const StepRun &r, uint8_t *g, uint8_t *u, uint8_t *y, uint32_t count)
+{
+    return tsr_swiglu_f32((float *)g, (float *)u, (float *)y, count, r.worker, r.workers);
+}
+
+tsr_kernel_status swiglu_bf16(const StepRun &r, uint8_t *g, uint8_t *u, uint8_t *y, uint32_t count)
+{
+    return tsr_swiglu_bf16((tsr_bf16 *)g, (tsr_bf16 *)u, (tsr_bf16 *)y, count, (tsr_exp_kind)P(r.step).exp, r.worker,
+                           r.workers);
+}
+
+tsr_kernel_status swiglu_i8(const StepRun &r, uint8_t *g, uint8_t *u, uint8_t *y, uint32_t count)
+{
+    const tsr_swiglu_params &p = P(r.step);
+    tsr_swiglu_i8_args a = {(int8_t *)g, (int8_t *)u, (int8_t *)y, 0, 0, 0, iexp_constants(p.sigmoid),
+                            p.out.multiplier, p.out.shift, count};
+    return tsr_swiglu_i8(&a, r.worker, r.workers);
+}
+
+tsr_kernel_status swiglu_i8_float(const StepRun &r, uint8_t *g, uint8_t *u, uint8_t *y, uint32_t count)
+{
+    const tsr_swiglu_params &p = P(r.step);
+    return tsr_swiglu_i8_float((int8_t *)g, (int8_t *)u, (int8_t *)y, count, p.gate_scale, p.out_scale, r.worker,
+                               r.workers);
+}
+
+const Variant<Kernel> kVariants[] = {
+    {variant_key(TSR_DTYPE_F32, 0), "swiglu.f32", nullptr, swiglu_f32},
+    {variant_key(TSR_DTYPE_BF16, TSR_EXP_ACCURATE), "swiglu.bf16.accurate", nullptr, swiglu_bf16},
+    {variant_key(TSR_DTYPE_BF16, TSR_EXP_SCHRAUDOLPH), "swiglu.bf16.schraudolph", nullptr, swiglu_bf16},
+    {variant_key(TSR_DTYPE_I8, TSR_NONLINEAR_INTEGER), "swiglu.i8.integer", check_i8, swiglu_i8},
+    {variant_key(TSR_DTYPE_I8, TSR_NONLINEAR_FLOAT), "swiglu.i8.float", check_i8_float, swiglu_i8_float},
+};
+
+// `exp` tells the variants apart: int8's arithmetic (tsr_nonlinear), bf16's exponential
+// (tsr_exp_kind, which its kernel takes); fp32 leaves it 0.
+uint64_t key_of(const tsr_step &s) { return variant_key(s.dtype, P(s).exp); }
+uint8_t variant(const tsr_step &s) { return find_variant(kVariants, key_of(s)); }
+
+tessera_status validate(StepChecker &c)
+{
+    TSR_TRY(check_variant(c, kVariants, key_of(c.step)));
+    if (P(c.step).n != c.h.hidden_dim) return c.fail("width differs from the header's hidden_dim");
+    return binary_validate(c, P(c.step).n);
 }
 
 StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t) { return binary_geometry(s, rows, P(s).n); }
 
 void run(StepRun &r)
 {
-    const tsr_swiglu_params &p = P(r.step);
-    binary_run(r, p.n, [&](uint8_t *g, uint8_t *u, uint8_t *y, uint32_t count) {
-        switch (r.step.dtype) {
-        case TSR_DTYPE_F32: return tsr_swiglu_f32((float *)g, (float *)u, (float *)y, count, r.worker, r.workers);
-        case TSR_DTYPE_BF16:
-            return tsr_swiglu_bf16((tsr_bf16 *)g, (tsr_bf16 *)u, (tsr_bf16 *)y, count, (tsr_exp_kind)p.exp, r.worker,
-                                   r.workers);
-        default:
-            if (p.exp == TSR_NONLINEAR_FLOAT)
-                return tsr_swiglu_i8_float((int8_t *)g, (int8_t *)u, (int8_t *)y, count, p.gate_scale, p.out_scale,
-                                           r.worker, r.workers);
-            tsr_swiglu_i8_args a = {(int8_t *)g, (int8_t *)u, (int8_t *)y, 0, 0, 0, iexp_constants(p.sigmoid),
-                                    p.out.multiplier, p.out.shift, count};
-            return tsr_swiglu_i8(&a, r.worker, r.workers);
-        }
-    });
+    const Kernel kernel = kVariants[r.resolved.variant].kernel;
+    binary_run(r, P(r.step).n, [&](uint8_t *g, uint8_t *u, uint8_t *y, uint32_t count) { return kernel(r, g, u, y, count); });
 }
 
 } // namespace
 
-extern const OpDevice op_SWIGLU = {validate, geometry, run, false};
+extern const OpDevice op_SWIGLU = {validate, geometry, run, false, variant};
 
 } // namespace tsr
