@@ -21,8 +21,9 @@
 // median (its wake-up fork included). A round starts only while that excess, summed
 // since the start, is at most 1/32 of all the forks' time; otherwise the current count
 // runs on until it is. So on a machine where trying the other counts is dear (waking a
-// thread beside a busy process can take milliseconds), they are tried rarely, and the
-// default costs at most about 3 % over its best fixed count, beyond the first round.
+// thread beside a busy process can take milliseconds), they are tried rarely: beyond
+// the first round, trials cost at most 1/32 of the time (a wrong choice from noisy
+// samples costs until the next round).
 //
 // Results never depend on the count: the runtime splits every step by the count of
 // the fork it runs in.
