@@ -168,24 +168,81 @@ std::string threads_line(const tessera::HostBoard &board, uint32_t asked)
     return line;
 }
 
-} // namespace
-
-int main(int argc, char **argv)
+// The run's statistics: tokens and rates of both modes, the board and its threads,
+// the memory planned, and per-run averages.
+json statistics_json(const tessera_stats &stats, const tessera::HostBoard &board, uint32_t threads)
 {
+    const double runs = stats.runs ? double(stats.runs) : 1.0;
+    return {{"prompt", {{"tokens", stats.prompt_tokens}, {"tokens_per_second", per_second(stats.prompt_tokens, stats.prompt_cycles)}}},
+            {"generation", {{"tokens", stats.step_tokens}, {"tokens_per_second", per_second(stats.step_tokens, stats.step_cycles)}}},
+            {"board", {{"name", board.desc().name}, {"threads", board.threads()}, {"threads_in_use", board.threads_in_use()},
+                       {"threads_chosen", threads == 0 && board.threads() > 1}}},
+            {"memory", {{"L1", stats.region_bytes[TSR_REGION_L1]}, {"L2", stats.region_bytes[TSR_REGION_L2]},
+                        {"NMS", stats.region_bytes[TSR_REGION_NMS]}, {"image", stats.region_bytes[TSR_REGION_IMAGE]},
+                        {"weights_in_place", bool(stats.weights_in_place)}}},
+            {"per_run", {{"runs", stats.runs}, {"averaged_over", "prompt chunks and tokens, each at its own position"},
+                         {"forks", double(stats.forks) / runs}, {"dma_transfers", double(stats.dma_transfers) / runs},
+                         {"dma_bytes", double(stats.dma_bytes) / runs}, {"npu_jobs", double(stats.npu_jobs) / runs}}}};
+}
+
+// Both modes' profiles: the prompt schedule's steps come first in `steps`.
+json profiles_json(const std::vector<tessera_step_profile> &steps, const tessera_stats &stats, uint32_t layers, bool npu,
+                   uint64_t npu_busy_prompt, uint64_t npu_busy_token)
+{
+    const auto token_steps =
+        std::find_if(steps.begin(), steps.end(), [](const tessera_step_profile &p) { return p.schedule == 1u; });
+    const uint32_t n_prompt = static_cast<uint32_t>(token_steps - steps.begin());
+    return {{"prompt", profile_json(steps.data(), n_prompt, stats.prompt_tokens, layers, npu, npu_busy_prompt)},
+            {"token", profile_json(steps.data() + n_prompt, static_cast<uint32_t>(steps.size()) - n_prompt,
+                                   stats.step_tokens, layers, npu, npu_busy_token)}};
+}
+
+// The statistics as text lines on stderr.
+void print_statistics(const json &report, const tessera::HostBoard &board, uint32_t threads)
+{
+    std::fprintf(stderr, "prompt: %s tokens, %.1f tokens/s | generation: %s tokens, %.1f tokens/s | board %s, %s\n",
+                 report["prompt"]["tokens"].dump().c_str(), report["prompt"]["tokens_per_second"].get<double>(),
+                 report["generation"]["tokens"].dump().c_str(), report["generation"]["tokens_per_second"].get<double>(),
+                 board.desc().name.c_str(), threads_line(board, threads).c_str());
+    const json &m = report["memory"];
+    std::fprintf(stderr, "memory: L1 %s, L2 %s, NMS %s bytes planned; image %s bytes, weights %s", m["L1"].dump().c_str(),
+                 m["L2"].dump().c_str(), m["NMS"].dump().c_str(), m["image"].dump().c_str(),
+                 m["weights_in_place"].get<bool>() ? "in place" : "copied to L2");
+    if (report.contains("seed")) std::fprintf(stderr, "; seed %s", report["seed"].dump().c_str());
+    std::fprintf(stderr, "\n");
+    if (report.contains("achieved_tokens_per_second"))
+        std::fprintf(stderr, "achieved tok/s: %f (as run.c counts: positions after the first generated one, "
+                             "sampling and output included)\n",
+                     report["achieved_tokens_per_second"].get<double>());
+    const json &r = report["per_run"];
+    std::fprintf(stderr, "per run, averaged over %s runs (prompt chunks and tokens, each at its own position): "
+                         "%.2f cluster forks, %.1f DMA transfers, %.0f DMA bytes, %.1f NPU jobs\n",
+                 r["runs"].dump().c_str(), r["forks"].get<double>(), r["dma_transfers"].get<double>(),
+                 r["dma_bytes"].get<double>(), r["npu_jobs"].get<double>());
+}
+
+// The command line, typed once.
+struct Options {
     std::string image_path, prompt, board_arg;
     int steps = 256;
     float temperature = 1.0f, topp = 0.9f;
     uint64_t seed = 0;
     bool print_ids = false, quiet = false, as_json = false;
     uint32_t threads = 0;
+    std::string timeline, timeline_clock = "wall";
+    bool check_l1 = false, profile = false;
+};
 
+// Parses the command line into `o`; -1 to go on, or the status to exit with.
+int parse_options(Options &o, int argc, char **argv)
+{
     CLI::App app{"tessera-generate: generate text with a Tessera model image on the host emulation board.\n"
                  "Flags follow llama2.c's run.c; statistics go to stderr."};
-    app.add_option("image", image_path, "model image written by tessera-pack")->required();
-    app.add_option("-i,--prompt", prompt, "prompt text");
-    app.add_option("-n,--steps", steps, "positions to run, prompt included; 0 or more than the context = the context")
+    app.add_option("image", o.image_path, "model image written by tessera-pack")->required();
+    app.add_option("-i,--prompt", o.prompt, "prompt text");
+    app.add_option("-n,--steps", o.steps, "positions to run, prompt included; 0 or more than the context = the context")
         ->capture_default_str()->check(CLI::Range(0, std::numeric_limits<int>::max()));
-    app.add_option("-t,--temperature", temperature, "0 = greedy; a finite number >= 0")
+    app.add_option("-t,--temperature", o.temperature, "0 = greedy; a finite number >= 0")
         ->capture_default_str()
         ->check(CLI::Validator(
             [](std::string &text) {
@@ -195,34 +252,41 @@ int main(int argc, char **argv)
                                                                                  : "Value " + text + " is not a finite number >= 0";
             },
             "FLOAT>=0"));
-    app.add_option("-p,--topp", topp, "nucleus sampling threshold in [0,1]; 0 or 1 = off")
+    app.add_option("-p,--topp", o.topp, "nucleus sampling threshold in [0,1]; 0 or 1 = off")
         ->capture_default_str()->check(CLI::Range(0.0f, 1.0f));
-    app.add_option("-s,--seed", seed, "random seed; 0 = from the clock (the seed used is reported)");
-    app.add_flag("--ids", print_ids, "print the generated token ids (BOS excluded) on one line instead of text");
-    app.add_option("--board", board_arg, "board NAME (" + tessera::known_boards_text() + ") or description FILE.json (default: the board the image is "
+    app.add_option("-s,--seed", o.seed, "random seed; 0 = from the clock (the seed used is reported)");
+    app.add_flag("--ids", o.print_ids, "print the generated token ids (BOS excluded) on one line instead of text");
+    app.add_option("--board", o.board_arg, "board NAME (" + tessera::known_boards_text() + ") or description FILE.json (default: the board the image is "
                    "planned for, from the boards directory or, for a custom board, the description the image embeds)");
-    app.add_option("--threads", threads,
+    app.add_option("--threads", o.threads,
                    "threads backing the cluster, every run on all of them (default: up to the board's cores and "
                    "the machine's, each run on the count measured fastest)")
         ->check(CLI::Range(1u, 64u));
-    app.add_flag("-q,--quiet", quiet, "no statistics on stderr");
-    std::string timeline;
-    bool check_l1 = false, profile = false;
-    app.add_flag("--check-l1", check_l1, "stop loudly if a kernel is ever handed an operand outside L1 (testing)");
-    app.add_option("--timeline", timeline, "write what each engine of the board did as a Chrome/Perfetto trace (JSON)");
-    std::string timeline_clock = "wall";
-    app.add_option("--timeline-clock", timeline_clock,
+    app.add_flag("-q,--quiet", o.quiet, "no statistics on stderr");
+    app.add_flag("--check-l1", o.check_l1, "stop loudly if a kernel is ever handed an operand outside L1 (testing)");
+    app.add_option("--timeline", o.timeline, "write what each engine of the board did as a Chrome/Perfetto trace (JSON)");
+    app.add_option("--timeline-clock", o.timeline_clock,
                    "the trace's time axis: wall (what the host board took) or estimated (the same runs in the "
                    "cycles the board's cost model estimates; 1 us on the axis = 1 cycle)")
         ->capture_default_str()->check(CLI::IsMember({"wall", "estimated"}));
-    app.add_flag("--profile", profile,
+    app.add_flag("--profile", o.profile,
                  "after the run, print per token for each mode, in core 0's ns: per operator kind and engine, the "
                  "waits for the DMA engine and the NPU (shares that add up to 100 %), per layer, and the NPU's busy "
                  "time; with DMA bytes and transfers, cluster forks and NPU jobs");
-    app.add_flag("--json", as_json,
+    app.add_flag("--json", o.as_json,
                  "print the statistics (and --profile's tables, and the board's estimates) on stderr as one line of "
                  "JSON instead of text lines");
-    if (const int rc = tessera::parse_command_line(app, "tessera-generate", argc, argv); rc >= 0) return rc;
+    return tessera::parse_command_line(app, "tessera-generate", argc, argv);
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    Options o;
+    if (const int rc = parse_options(o, argc, argv); rc >= 0) return rc;
+    auto &[image_path, prompt, board_arg, steps, temperature, topp, seed, print_ids, quiet, as_json, threads, timeline,
+           timeline_clock, check_l1, profile] = o;
 
     std::optional<tessera::OutputFile> timeline_out; // checked before any work
     if (timeline == "-") {
@@ -353,31 +417,13 @@ int main(int argc, char **argv)
     if (!quiet || profile) {
         tessera_stats stats;
         tessera_get_stats(&session, &stats);
-        const double runs = stats.runs ? double(stats.runs) : 1.0;
-        report = {{"prompt", {{"tokens", stats.prompt_tokens}, {"tokens_per_second", per_second(stats.prompt_tokens, stats.prompt_cycles)}}},
-                  {"generation", {{"tokens", stats.step_tokens}, {"tokens_per_second", per_second(stats.step_tokens, stats.step_cycles)}}},
-                  {"board", {{"name", board->desc().name}, {"threads", board->threads()}, {"threads_in_use", board->threads_in_use()},
-                             {"threads_chosen", threads == 0 && board->threads() > 1}}},
-                  {"memory", {{"L1", stats.region_bytes[TSR_REGION_L1]}, {"L2", stats.region_bytes[TSR_REGION_L2]},
-                              {"NMS", stats.region_bytes[TSR_REGION_NMS]}, {"image", stats.region_bytes[TSR_REGION_IMAGE]},
-                              {"weights_in_place", bool(stats.weights_in_place)}}},
-                  {"per_run", {{"runs", stats.runs}, {"averaged_over", "prompt chunks and tokens, each at its own position"},
-                               {"forks", double(stats.forks) / runs}, {"dma_transfers", double(stats.dma_transfers) / runs},
-                               {"dma_bytes", double(stats.dma_bytes) / runs}, {"npu_jobs", double(stats.npu_jobs) / runs}}}};
+        report = statistics_json(stats, *board, threads);
         if (temperature > 0.0f) report["seed"] = seed;
         if (loop_seconds > 0.0 && pos > loop_start_pos)
             report["achieved_tokens_per_second"] = (pos - loop_start_pos) / loop_seconds;
         if (profile) {
-            const auto token_steps = std::find_if(steps_profile.begin(), steps_profile.end(),
-                                                  [](const tessera_step_profile &p) { return p.schedule == 1u; });
-            const uint32_t n_prompt_steps = static_cast<uint32_t>(token_steps - steps_profile.begin());
-            const bool npu = board->has_npu();
-            report["profile"] = {
-                {"prompt", profile_json(steps_profile.data(), n_prompt_steps, stats.prompt_tokens, summary.n_layers, npu,
-                                        npu_busy_prompt)},
-                {"token", profile_json(steps_profile.data() + n_prompt_steps,
-                                       static_cast<uint32_t>(steps_profile.size()) - n_prompt_steps, stats.step_tokens,
-                                       summary.n_layers, npu, board->npu_busy_ns() - npu_busy_start - npu_busy_prompt)}};
+            report["profile"] = profiles_json(steps_profile, stats, summary.n_layers, board->has_npu(), npu_busy_prompt,
+                                              board->npu_busy_ns() - npu_busy_start - npu_busy_prompt);
             if (board->desc().cost.present()) { // the board's cost model, on this image
                 estimates = tessera::standard_estimates(image.data(), image_size, board->desc());
                 report["estimates"] = tessera::estimate_json(estimates, board->desc());
@@ -387,28 +433,7 @@ int main(int argc, char **argv)
     if (as_json && !report.is_null()) {
         std::fprintf(stderr, "%s\n", report.dump().c_str());
     } else if (!report.is_null()) {
-        if (!quiet) {
-            std::fprintf(stderr, "prompt: %s tokens, %.1f tokens/s | generation: %s tokens, %.1f tokens/s | board %s, %s\n",
-                         report["prompt"]["tokens"].dump().c_str(), report["prompt"]["tokens_per_second"].get<double>(),
-                         report["generation"]["tokens"].dump().c_str(),
-                         report["generation"]["tokens_per_second"].get<double>(), board->desc().name.c_str(),
-                         threads_line(*board, threads).c_str());
-            const json &m = report["memory"];
-            std::fprintf(stderr, "memory: L1 %s, L2 %s, NMS %s bytes planned; image %s bytes, weights %s",
-                         m["L1"].dump().c_str(), m["L2"].dump().c_str(), m["NMS"].dump().c_str(),
-                         m["image"].dump().c_str(), m["weights_in_place"].get<bool>() ? "in place" : "copied to L2");
-            if (report.contains("seed")) std::fprintf(stderr, "; seed %s", report["seed"].dump().c_str());
-            std::fprintf(stderr, "\n");
-            if (report.contains("achieved_tokens_per_second"))
-                std::fprintf(stderr, "achieved tok/s: %f (as run.c counts: positions after the first generated one, "
-                                     "sampling and output included)\n",
-                             report["achieved_tokens_per_second"].get<double>());
-            const json &r = report["per_run"];
-            std::fprintf(stderr, "per run, averaged over %s runs (prompt chunks and tokens, each at its own position): "
-                                 "%.2f cluster forks, %.1f DMA transfers, %.0f DMA bytes, %.1f NPU jobs\n",
-                         r["runs"].dump().c_str(), r["forks"].get<double>(), r["dma_transfers"].get<double>(),
-                         r["dma_bytes"].get<double>(), r["npu_jobs"].get<double>());
-        }
+        if (!quiet) print_statistics(report, *board, threads);
         if (report.contains("profile")) {
             print_profile("prompt mode", report["profile"]["prompt"]);
             print_profile("token mode", report["profile"]["token"]);
