@@ -285,8 +285,14 @@ int main(int argc, char **argv)
 {
     Options o;
     if (const int rc = parse_options(o, argc, argv); rc >= 0) return rc;
-    auto &[image_path, prompt, board_arg, steps, temperature, topp, seed, print_ids, quiet, as_json, threads, timeline,
-           timeline_clock, check_l1, profile] = o;
+    // Names for the options (references, which lambdas may capture in C++17).
+    const std::string &image_path = o.image_path, &prompt = o.prompt, &board_arg = o.board_arg;
+    const std::string &timeline = o.timeline, &timeline_clock = o.timeline_clock;
+    const int steps = o.steps;
+    const float temperature = o.temperature, topp = o.topp;
+    uint64_t &seed = o.seed;
+    uint32_t &threads = o.threads;
+    const bool print_ids = o.print_ids, quiet = o.quiet, as_json = o.as_json, check_l1 = o.check_l1, profile = o.profile;
 
     std::optional<tessera::OutputFile> timeline_out; // checked before any work
     if (timeline == "-") {
