@@ -216,14 +216,7 @@ protected:
     }
     tessera::PackOptions options(const std::string &board, const std::string &scenario, const std::string &file)
     {
-        tessera::PackOptions o;
-        o.checkpoint = shared_ + "/models/stories260K.bin";
-        o.tokenizer = shared_ + "/models/tok512.bin";
-        o.precision = "int8";
-        o.board = board;
-        o.scenario = scenario;
-        o.output = tessera::test::temp_path(file);
-        return o;
+        return tessera::test::stories260k_int8(shared_, board, scenario, tessera::test::temp_path(file));
     }
     std::string shared_;
 };

@@ -126,14 +126,7 @@ TEST(SoloSteps, SmallStepsRunOnCoreZeroAlone)
 tessera::PackOptions stories_int8(const std::string &shared, const std::string &board, const std::string &scenario,
                                   const std::string &file)
 {
-    tessera::PackOptions o;
-    o.checkpoint = shared + "/models/stories260K.bin";
-    o.tokenizer = shared + "/models/tok512.bin";
-    o.precision = "int8";
-    o.board = board;
-    o.scenario = scenario;
-    o.output = temp_path(file);
-    return o;
+    return stories260k_int8(shared, board, scenario, temp_path(file));
 }
 
 // Each step's waits are part of its time; an npu-nms image waits for the NPU, whose

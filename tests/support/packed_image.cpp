@@ -27,6 +27,19 @@ AlignedImage pack_image(const PackOptions &options)
     return load_image(o.output);
 }
 
+PackOptions stories260k_int8(const std::string &shared, const std::string &board, const std::string &scenario,
+                             const std::string &output)
+{
+    PackOptions o;
+    o.checkpoint = shared + "/models/stories260K.bin";
+    o.tokenizer = shared + "/models/tok512.bin";
+    o.precision = "int8";
+    o.board = board;
+    o.scenario = scenario;
+    o.output = output;
+    return o;
+}
+
 std::unique_ptr<OpenModel> open_model(const PackOptions &options, uint32_t threads, const std::string &board,
                                       uint32_t solo_bytes)
 {

@@ -31,6 +31,10 @@ struct AlignedImage {
 AlignedImage load_image(const std::string &path);
 AlignedImage pack_image(const PackOptions &options);
 
+// stories260K (shared/models) packed in int8 for `board` in `scenario`, into `output`.
+PackOptions stories260k_int8(const std::string &shared, const std::string &board, const std::string &scenario,
+                             const std::string &output);
+
 // An image plus a host board and an open session on it.
 struct OpenModel {
     AlignedImage image;
