@@ -12,6 +12,7 @@
 #include "support/synthetic_model.h"
 #include "tessera/crc32.h"
 #include "tessera/image_format.h"
+#include "tessera/variants.h"
 
 namespace {
 
@@ -211,22 +212,62 @@ TEST_F(ImageValidation, UnknownOperator)
 
 // Each operator resolves its variant from the step's element type and arithmetic; a
 // combination it has no row for is refused at open, naming both.
-TEST_F(ImageValidation, AStepWithNoVariantIsRefusedNamingItsTypeAndArithmetic)
+TEST_F(ImageValidation, AStepWhoseVariantDoesNotRunItIsRefusedNamingBoth)
 {
     uint32_t i = 0;
     while (step(TSR_SECTION_SCHEDULE_TOKEN, i).op != TSR_OP_RMSNORM) ++i;
+    ASSERT_EQ(step(TSR_SECTION_SCHEDULE_TOKEN, i).variant, TSR_VARIANT_RMSNORM_F32); // what the packer wrote
     step(TSR_SECTION_SCHEDULE_TOKEN, i).params.rmsnorm.nonlinear = TSR_NONLINEAR_FLOAT; // fp32 has one arithmetic
     resign();
-    EXPECT_EQ(open(), TESSERA_ERR_IMAGE_UNSUPPORTED);
+    EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_SCHEDULE);
     EXPECT_NE(message().find("token schedule step " + std::to_string(i) +
-                             " (rmsnorm): no variant for element type f32 with arithmetic 0x01 in this runtime"),
+                             " (rmsnorm): names variant rmsnorm.f32, which does not run a step of element type f32 "
+                             "with arithmetic 0x00000001 on engine 1"),
               std::string::npos)
         << message();
     step(TSR_SECTION_SCHEDULE_TOKEN, i).params.rmsnorm.nonlinear = 0;
+    step(TSR_SECTION_SCHEDULE_TOKEN, i).variant = TSR_VARIANT_RMSNORM_I8_FLOAT; // an int8 row for an fp32 step
+    resign();
+    EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_SCHEDULE);
+    EXPECT_NE(message().find("names variant rmsnorm.i8.float, which does not run a step of element type f32"),
+              std::string::npos)
+        << message();
+    step(TSR_SECTION_SCHEDULE_TOKEN, i).variant = TSR_VARIANT_MATMUL_F32; // another operator's row
+    resign();
+    EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_SCHEDULE);
+    EXPECT_NE(message().find("(rmsnorm): names variant matmul.f32, which does not run"), std::string::npos) << message();
+    step(TSR_SECTION_SCHEDULE_TOKEN, i).variant = TSR_VARIANT_RMSNORM_F32;
     step(TSR_SECTION_SCHEDULE_TOKEN, i).dtype = TSR_DTYPE_I16; // no operator computes in int16
     resign();
-    EXPECT_EQ(open(), TESSERA_ERR_IMAGE_UNSUPPORTED);
-    EXPECT_NE(message().find("no variant for element type i16 in this runtime"), std::string::npos) << message();
+    EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_SCHEDULE);
+    EXPECT_NE(message().find("names variant rmsnorm.f32, which does not run a step of element type i16"),
+              std::string::npos)
+        << message();
+}
+
+TEST_F(ImageValidation, AVariantIdTheFormatDoesNotHaveIsRefused)
+{
+    for (const uint32_t id : {0u, uint32_t(TSR_VARIANT_ID_END), 0xFFFFu}) {
+        step(TSR_SECTION_SCHEDULE_PROMPT, 1).variant = uint16_t(id);
+        resign();
+        EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_SCHEDULE);
+        EXPECT_NE(message().find("prompt schedule step 1 (" + std::string(tsr_op_name(step(TSR_SECTION_SCHEDULE_PROMPT, 1).op)) +
+                                 "): names variant " + std::to_string(id) + ", which image format version " +
+                                 std::to_string(TSR_IMAGE_VERSION) + " does not have"),
+                  std::string::npos)
+            << message();
+    }
+}
+
+TEST_F(ImageValidation, AStepsReservedFieldsMustBeZero)
+{
+    step(TSR_SECTION_SCHEDULE_TOKEN, 2).reserved[3] = 1u; // room a later version may use
+    resign();
+    EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_SCHEDULE);
+    EXPECT_NE(message().find("token schedule step 2 (" + std::string(tsr_op_name(step(TSR_SECTION_SCHEDULE_TOKEN, 2).op)) +
+                             "): reserved fields are not 0"),
+              std::string::npos)
+        << message();
 }
 
 TEST_F(ImageValidation, OperandTooSmallForTheOperator)

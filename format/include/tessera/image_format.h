@@ -25,19 +25,19 @@ extern "C" {
 #endif
 
 #define TSR_IMAGE_MAGIC 0x53534554u /* "TESS" read as a little-endian uint32 */
-#define TSR_IMAGE_VERSION 4u
+#define TSR_IMAGE_VERSION 5u
 #define TSR_IMAGE_ALIGN 64u         /* file alignment of sections; buffer alignment in regions */
 #define TSR_NO_TENSOR 0xFFFFu
 #define TSR_BOARD_NAME_BYTES 32u
 #define TSR_MAX_OPERANDS 6u
-#define TSR_PARAM_BYTES 64u         /* tsr_step.params: the operator's typed parameters */
+#define TSR_PARAM_BYTES 96u         /* tsr_step.params: the operator's typed parameters */
 #define TSR_MAX_DIMS 4u
 #define TSR_MAX_TILES 3u
 #define TSR_MAX_SEQ_LEN (1u << 20) /* most positions a model may say it was trained for */
 #define TSR_MAX_TOKEN_BYTES 64u     /* longest vocabulary piece the device tokenizer accepts */
 #define TSR_SAMPLER_BYTES_PER_TOKEN 12u /* sampler scratch per vocabulary entry: probability, (prob, index) */
 #define TSR_ENCODE_BYTES_PER_SYMBOL 24u /* tokenizer work area per symbol of the text before merging */
-#define TSR_STEP_TABLE_ENTRY_BYTES 128u /* the runtime's resolved form of a step (addresses, staging layout) */
+#define TSR_STEP_TABLE_ENTRY_BYTES 160u /* the runtime's resolved form of a step (addresses, staging layout) */
 
 typedef enum tsr_dtype {
     TSR_DTYPE_F32 = 1,
@@ -164,6 +164,10 @@ typedef enum tsr_nonlinear {
     TSR_NONLINEAR_FLOAT = 1    /* dequantized, computed in float, requantized */
 } tsr_nonlinear;
 
+/* How a bf16 operator computes e^x (attention, SiLU): the kernels' tsr_exp_kind. */
+#define TSR_BF16_EXP_ACCURATE 0u
+#define TSR_BF16_EXP_SCHRAUDOLPH 1u
+
 typedef enum tsr_engine { TSR_ENGINE_CLUSTER = 1, TSR_ENGINE_DMA = 2, TSR_ENGINE_NPU = 3 } tsr_engine;
 
 /* Operators: the table in tessera/ops.def. `rows` is the number of tokens in the
@@ -176,7 +180,7 @@ typedef enum tsr_engine { TSR_ENGINE_CLUSTER = 1, TSR_ENGINE_DMA = 2, TSR_ENGINE
  * double-buffered when it has more than one tile. staging[i] names that tensor for
  * operand i, or is TSR_NO_TENSOR when operand i is in L1 itself. */
 typedef enum tsr_op {
-#define TSR_OP(NAME, id, name, operands, tile_kind) TSR_OP_##NAME = id,
+#define TSR_OP(NAME, id, name, operands, tile_kind, arithmetic) TSR_OP_##NAME = id,
 #include "tessera/ops.def"
 #undef TSR_OP
     TSR_OP_COUNT_
@@ -288,12 +292,15 @@ typedef struct tsr_step {
     uint8_t engine;  /* tsr_engine */
     uint8_t flags;   /* TSR_STEP_* */
     uint16_t operands[TSR_MAX_OPERANDS]; /* tensor ids in the order the op lists them */
+    uint16_t variant;                   /* tsr_variant_id: the row of tessera/variants.def it runs as */
+    uint8_t dtype;                      /* tsr_dtype of its activations: F32, BF16 or I8 (the variant says which) */
+    uint8_t reserved0;
+    uint16_t layer;                     /* the model layer it belongs to (profiles), or TSR_NO_LAYER */
+    uint16_t reserved1;
     tsr_op_params params;               /* the member named after the op (tessera/op_params.h) */
     uint32_t tile[TSR_MAX_TILES];       /* tile sizes, as the op's tile kind says */
-    uint16_t layer;                     /* the model layer it belongs to (profiles), or TSR_NO_LAYER */
-    uint8_t dtype;                      /* tsr_dtype of its activations: F32, BF16 or I8 (the op says which it takes) */
-    uint8_t reserved;
     uint16_t staging[TSR_MAX_OPERANDS]; /* L1 staging tensor per operand, or TSR_NO_TENSOR */
+    uint32_t reserved[4];               /* 0: room for what a later version adds */
 } tsr_step;
 
 /* An NPU step's job as the packer encodes it (section NPU_JOBS): the engine's
@@ -339,7 +346,7 @@ typedef struct tsr_token_entry {
 static inline const char *tsr_op_name(uint32_t op)
 {
     switch (op) {
-#define TSR_OP(NAME, id, name, operands, tile_kind) case id: return name;
+#define TSR_OP(NAME, id, name, operands, tile_kind, arithmetic) case id: return name;
 #include "tessera/ops.def"
 #undef TSR_OP
     default: return "?";
@@ -348,7 +355,7 @@ static inline const char *tsr_op_name(uint32_t op)
 static inline uint32_t tsr_op_operand_count(uint32_t op)
 {
     switch (op) {
-#define TSR_OP(NAME, id, name, operands, tile_kind) case id: return operands;
+#define TSR_OP(NAME, id, name, operands, tile_kind, arithmetic) case id: return operands;
 #include "tessera/ops.def"
 #undef TSR_OP
     default: return 0;
@@ -357,7 +364,7 @@ static inline uint32_t tsr_op_operand_count(uint32_t op)
 static inline tsr_tile_kind tsr_op_tile_kind(uint32_t op)
 {
     switch (op) {
-#define TSR_OP(NAME, id, name, operands, tile_kind) case id: return tile_kind;
+#define TSR_OP(NAME, id, name, operands, tile_kind, arithmetic) case id: return tile_kind;
 #include "tessera/ops.def"
 #undef TSR_OP
     default: return TSR_TILE_MOVE;
@@ -402,7 +409,7 @@ static inline uint64_t tsr_encode_work_bytes(uint32_t context, uint32_t max_toke
 static_assert(sizeof(tsr_image_header) == 208, "image header layout");
 static_assert(sizeof(tsr_section) == 32, "section layout");
 static_assert(sizeof(tsr_tensor) == 40, "tensor layout");
-static_assert(sizeof(tsr_step) == 108, "step layout");
+static_assert(sizeof(tsr_step) == 160, "step layout");
 static_assert(sizeof(tsr_op_params) == TSR_PARAM_BYTES, "params layout");
 static_assert(sizeof(tsr_schedule_header) == 32, "schedule header layout");
 static_assert(sizeof(tsr_npu_desc) == 48, "NPU descriptor layout");

@@ -97,7 +97,7 @@ typedef union tsr_op_params {
     tsr_add_params add;
     tsr_swiglu_params swiglu;
     tsr_last_row_params last_row;
-    uint32_t words[16];
+    uint32_t words[24];                /* TSR_PARAM_BYTES: room for what a later version adds */
 } tsr_op_params;
 
 #ifdef __cplusplus

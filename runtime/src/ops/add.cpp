@@ -36,16 +36,16 @@ tsr_kernel_status add_i8(const StepRun &r, uint8_t *a, uint8_t *b, uint8_t *y, u
 }
 
 const Variant<Kernel> kVariants[] = {
-    {variant_key(TSR_DTYPE_F32, 0), "add.f32", nullptr, add_f32},
-    {variant_key(TSR_DTYPE_BF16, 0), "add.bf16", nullptr, add_bf16},
-    {variant_key(TSR_DTYPE_I8, 0), "add.i8", check_i8, add_i8},
+    {TSR_VARIANT_ADD_F32, "add.f32", nullptr, add_f32},
+    {TSR_VARIANT_ADD_BF16, "add.bf16", nullptr, add_bf16},
+    {TSR_VARIANT_ADD_I8, "add.i8", check_i8, add_i8},
 };
 
-uint8_t variant(const tsr_step &s) { return find_variant(kVariants, variant_key(s.dtype, 0)); }
+uint8_t variant(const tsr_step &s) { return find_variant(kVariants, s.variant); }
 
 tessera_status validate(StepChecker &c)
 {
-    TSR_TRY(check_variant(c, kVariants, variant_key(c.step.dtype, 0)));
+    TSR_TRY(check_variant(c, kVariants));
     return binary_validate(c, P(c.step).n);
 }
 

@@ -192,7 +192,7 @@ tsr_kernel_status accumulate_i8(const tsr_step &s, const AccumulateArgs &x)
 
 // A variant's row: its checks, its two passes' kernels and its scratch layout.
 struct AttentionVariant {
-    uint64_t key;
+    uint16_t id; // tsr_variant_id
     const char *name;
     tessera_status (*check)(StepChecker &c);
     tsr_kernel_status (*score)(const tsr_step &s, const ScoreArgs &x);
@@ -201,27 +201,24 @@ struct AttentionVariant {
 };
 
 const AttentionVariant kVariants[] = {
-    {variant_key(TSR_DTYPE_F32, 0), "attention.f32", nullptr, score_f32, accumulate_f32, scratch_f32},
-    {variant_key(TSR_DTYPE_BF16, TSR_EXP_ACCURATE), "attention.bf16.accurate", nullptr, score_bf16, accumulate_bf16,
+    {TSR_VARIANT_ATTENTION_F32, "attention.f32", nullptr, score_f32, accumulate_f32, scratch_f32},
+    {TSR_VARIANT_ATTENTION_BF16, "attention.bf16.accurate", nullptr, score_bf16, accumulate_bf16,
      scratch_float_acc},
-    {variant_key(TSR_DTYPE_BF16, TSR_EXP_SCHRAUDOLPH), "attention.bf16.schraudolph", nullptr, score_bf16,
+    {TSR_VARIANT_ATTENTION_BF16_SCHRAUDOLPH, "attention.bf16.schraudolph", nullptr, score_bf16,
      accumulate_bf16, scratch_float_acc},
-    {variant_key(TSR_DTYPE_I8, TSR_NONLINEAR_INTEGER), "attention.i8.integer", check_i8, score_i8, accumulate_i8,
+    {TSR_VARIANT_ATTENTION_I8, "attention.i8.integer", check_i8, score_i8, accumulate_i8,
      scratch_integer},
-    {variant_key(TSR_DTYPE_I8, TSR_NONLINEAR_FLOAT), "attention.i8.float", check_i8_float, score_i8_float,
+    {TSR_VARIANT_ATTENTION_I8_FLOAT, "attention.i8.float", check_i8_float, score_i8_float,
      accumulate_i8_float, scratch_float_acc},
 };
 
-// `exp` tells the variants apart: int8's arithmetic (tsr_nonlinear), bf16's exponential
-// (tsr_exp_kind); fp32 leaves it 0.
-uint64_t key_of(const tsr_step &s) { return variant_key(s.dtype, P(s).exp); }
-uint8_t variant(const tsr_step &s) { return find_variant(kVariants, key_of(s)); }
+uint8_t variant(const tsr_step &s) { return find_variant(kVariants, s.variant); }
 
 tessera_status validate(StepChecker &c)
 {
     const Shape a = shape_of(c.step);
     const uint32_t T = c.step.dtype, e = act_bytes(c.step);
-    TSR_TRY(check_variant(c, kVariants, key_of(c.step)));
+    TSR_TRY(check_variant(c, kVariants));
     if (!a.nh || !a.nkv || a.nh % a.nkv || !a.hs || a.ctx != c.h.context) return c.fail("heads or context do not fit");
     if (a.nh != c.h.n_heads || a.nkv != c.h.n_kv_heads || a.dim != c.h.dim)
         return c.fail("heads or head size differ from the header's");

@@ -24,18 +24,12 @@ const tsr_matmul_params &P(const tsr_step &s) { return s.params.matmul; }
 uint32_t weight_bytes(const tsr_step &s) { return tsr_dtype_bytes(P(s).weight_dtype); }
 uint32_t out_bytes(const tsr_step &s) { return tsr_dtype_bytes(P(s).out_dtype); }
 
-// The arithmetic part of a matmul's key: its weights' and its output's element types
-// (each a tsr_dtype, below 16: validate checks them before any key is used).
-constexpr uint32_t types(uint32_t weights, uint32_t out) { return weights << 4 | out; }
-uint64_t key_of(const tsr_step &s) { return variant_key(s.dtype, types(P(s).weight_dtype, P(s).out_dtype)); }
 
 tessera_status validate_npu(StepChecker &c)
 {
     const tsr_matmul_params &p = P(c.step);
     const tsr_step &s = c.step;
-    if (!tsr_dtype_bytes(p.weight_dtype) || !tsr_dtype_bytes(p.out_dtype) ||
-        key_of(s) != variant_key(TSR_DTYPE_I8, types(TSR_DTYPE_I8, TSR_DTYPE_I8))) // the NPU's one form
-        return c.fail("an NPU step is int8 in, int8 weights, int8 out");
+    // Its variant (matmul.i8.npu, checked by validate_steps) is int8 in, int8 weights, int8 out.
     if (!p.k || !p.n || p.k > TSR_NPU_MAX_K) return c.fail("k or n out of the NPU's range");
     TSR_TRY(c.constant(p.requant, TSR_DTYPE_I32, (uint64_t)p.n * 5u, "requantization table does not fit"));
     TSR_TRY(c.operand(0, TSR_DTYPE_I8, (uint64_t)c.rows * p.k, false));
@@ -137,16 +131,16 @@ tsr_kernel_status mm_i8_f32_out(const StepRun &r, const Product &t)
 }
 
 const Variant<Kernel> kVariants[] = {
-    {variant_key(TSR_DTYPE_F32, types(TSR_DTYPE_F32, TSR_DTYPE_F32)), "matmul.f32", nullptr, mm_f32},
-    {variant_key(TSR_DTYPE_F32, types(TSR_DTYPE_BF16, TSR_DTYPE_F32)), "matmul.f32.w16", nullptr, mm_f32_w16},
-    {variant_key(TSR_DTYPE_BF16, types(TSR_DTYPE_BF16, TSR_DTYPE_BF16)), "matmul.bf16", nullptr, mm_bf16},
-    {variant_key(TSR_DTYPE_BF16, types(TSR_DTYPE_BF16, TSR_DTYPE_F32)), "matmul.bf16.f32out", nullptr, mm_bf16_f32_out},
-    {variant_key(TSR_DTYPE_I8, types(TSR_DTYPE_I8, TSR_DTYPE_I8)), "matmul.i8", check_i8, mm_i8},
-    {variant_key(TSR_DTYPE_I8, types(TSR_DTYPE_I8, TSR_DTYPE_F32)), "matmul.i8.f32out", check_i8_f32_out, mm_i8_f32_out},
+    {TSR_VARIANT_MATMUL_F32, "matmul.f32", nullptr, mm_f32},
+    {TSR_VARIANT_MATMUL_F32_W16, "matmul.f32.w16", nullptr, mm_f32_w16},
+    {TSR_VARIANT_MATMUL_BF16, "matmul.bf16", nullptr, mm_bf16},
+    {TSR_VARIANT_MATMUL_BF16_F32_OUT, "matmul.bf16.f32out", nullptr, mm_bf16_f32_out},
+    {TSR_VARIANT_MATMUL_I8, "matmul.i8", check_i8, mm_i8},
+    {TSR_VARIANT_MATMUL_I8_F32_OUT, "matmul.i8.f32out", check_i8_f32_out, mm_i8_f32_out},
 };
 
 // An NPU step is one form (validate_npu); a cluster step has its row.
-uint8_t variant(const tsr_step &s) { return s.engine == TSR_ENGINE_NPU ? 0u : find_variant(kVariants, key_of(s)); }
+uint8_t variant(const tsr_step &s) { return s.engine == TSR_ENGINE_NPU ? 0u : find_variant(kVariants, s.variant); }
 
 tessera_status validate(StepChecker &c)
 {
@@ -154,7 +148,7 @@ tessera_status validate(StepChecker &c)
     const tsr_matmul_params &p = P(c.step);
     if (!p.k || !p.n) return c.fail("k or n is 0");
     if (!tsr_dtype_bytes(p.weight_dtype) || !tsr_dtype_bytes(p.out_dtype)) return c.fail("weight or output element type unknown");
-    TSR_TRY(check_variant(c, kVariants, key_of(c.step)));
+    TSR_TRY(check_variant(c, kVariants));
     const uint64_t R = c.rows;
     TSR_TRY(c.operand(0, c.step.dtype, R * p.k * act_bytes(c.step), false));
     TSR_TRY(c.operand(1, p.weight_dtype, (uint64_t)p.k * p.n * weight_bytes(c.step), false));

@@ -55,13 +55,13 @@ tessera_status StepChecker::of_kind(uint32_t i, uint32_t kind, const char *what)
     return tensors[step.operands[i]].kind == kind ? TESSERA_OK : fail(what, i);
 }
 
-tessera_status StepChecker::no_variant(uint32_t dtype, uint32_t arithmetic)
+tessera_status StepChecker::no_variant()
 {
+    tsr_variant_row row = {};
+    if (!tsr_variant_lookup(step.variant, &row)) row.name = "?";
     err.str(schedule).str(" schedule step ").num(index).str(" (");
     op_label(err, step.op);
-    err.str("): no variant for element type ").str(tsr_dtype_name(dtype));
-    if (arithmetic) err.str(" with arithmetic ").hex(arithmetic, arithmetic > 0xFFu ? 8u : 2u);
-    err.str(" in this runtime");
+    err.str("): variant ").str(row.name).str(" is not in this runtime");
     return TESSERA_ERR_IMAGE_UNSUPPORTED;
 }
 
@@ -273,14 +273,14 @@ void RunState::settle(uint32_t step)
 
 // ---- the table -----------------------------------------------------------------------------
 
-#define TSR_OP(NAME, id, name, operands, tile_kind) extern const OpDevice op_##NAME;
+#define TSR_OP(NAME, id, name, operands, tile_kind, arithmetic) extern const OpDevice op_##NAME;
 #include "tessera/ops.def"
 #undef TSR_OP
 
 const OpDevice *op_device(uint32_t op)
 {
     switch (op) {
-#define TSR_OP(NAME, id, name, operands, tile_kind) case id: return &op_##NAME;
+#define TSR_OP(NAME, id, name, operands, tile_kind, arithmetic) case id: return &op_##NAME;
 #include "tessera/ops.def"
 #undef TSR_OP
     default: return nullptr;

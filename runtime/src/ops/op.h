@@ -17,9 +17,11 @@
 
 #include "../image_reader.h"
 #include "tessera/kernels.h"
+#include "tessera/kernels_bf16.h"
 #include "tessera/kernels_i8.h"
 #include "tessera/npu.h"
 #include "tessera/step_geometry.h"
+#include "tessera/variants.h"
 
 namespace tsr {
 
@@ -55,8 +57,9 @@ struct StepChecker {
     // A requantization factor (multiplier, shift) in the kernels' ranges.
     tessera_status requant(const tsr_requant_params &r, const char *what);
     tessera_status nonlinear(uint32_t v);
-    // The operator has no variant for this element type and arithmetic (in this runtime).
-    tessera_status no_variant(uint32_t dtype, uint32_t arithmetic);
+    // The step's variant is not in this runtime (validate_steps checked that it is a row
+    // of tessera/variants.def that runs the step).
+    tessera_status no_variant();
 };
 
 constexpr uint32_t dtype_bit(uint32_t dtype) { return 1u << dtype; }
@@ -267,37 +270,39 @@ public:
 
 // ---- variants ---------------------------------------------------------------------------
 //
-// An operator's variants, one row each: the element type of its activations and the
-// arithmetic that tells it apart (tsr_nonlinear for int8 RMSNorm and SiLU; 0 where
-// there is one), its name, the checks of its own parameters and its kernel call. A
-// step is resolved to its row once, at open (ResolvedStep::variant); while a schedule
-// runs, the operator calls its row's kernel and nothing looks at an element type. A
-// new precision or arithmetic is a new row and the functions it names.
+// An operator's variants, one row each, keyed by the id of its row in
+// tessera/variants.def (which says the element type and arithmetic it runs): its
+// name, the checks of its own parameters and its kernel call. validate.cpp checks
+// that the row a step names is the step's; a step is resolved to its operator's row
+// once, at open (ResolvedStep::variant); while a schedule runs, the operator calls its
+// row's kernel and nothing looks at an element type. A new precision or arithmetic is
+// a new row here and in variants.def, and the functions it names.
 
-constexpr uint64_t variant_key(uint32_t dtype, uint32_t arithmetic) { return (uint64_t)dtype << 32 | arithmetic; }
 constexpr uint8_t kNoVariant = 0xFF;
+static_assert(TSR_BF16_EXP_ACCURATE == TSR_EXP_ACCURATE && TSR_BF16_EXP_SCHRAUDOLPH == TSR_EXP_SCHRAUDOLPH,
+              "the format's bf16 exponentials are the kernels'");
 
 template <typename Kernel> struct Variant {
-    uint64_t key;                            // variant_key(element type, arithmetic)
+    uint16_t id;                             // tsr_variant_id
     const char *name;                        // "rmsnorm.i8.integer"
     tessera_status (*check)(StepChecker &c); // the checks of its own parameters (null: none)
     Kernel kernel;
 };
 
-// The row of `rows` with `key`, or kNoVariant.
-template <typename Row, uint32_t N> uint8_t find_variant(const Row (&rows)[N], uint64_t key)
+// The row of `rows` for variant `id`, or kNoVariant.
+template <typename Row, uint32_t N> uint8_t find_variant(const Row (&rows)[N], uint32_t id)
 {
     for (uint32_t i = 0; i < N; ++i)
-        if (rows[i].key == key) return (uint8_t)i;
+        if (rows[i].id == id) return (uint8_t)i;
     return kNoVariant;
 }
 
 // Validation's first step for an operator with variants: the step's row, its own
-// checks, or the refusal naming what is missing.
-template <typename Row, uint32_t N> tessera_status check_variant(StepChecker &c, const Row (&rows)[N], uint64_t key)
+// checks, or the refusal naming the variant this runtime was built without.
+template <typename Row, uint32_t N> tessera_status check_variant(StepChecker &c, const Row (&rows)[N])
 {
-    const uint8_t v = find_variant(rows, key);
-    if (v == kNoVariant) return c.no_variant((uint32_t)(key >> 32), (uint32_t)key);
+    const uint8_t v = find_variant(rows, c.step.variant);
+    if (v == kNoVariant) return c.no_variant();
     return rows[v].check ? rows[v].check(c) : TESSERA_OK;
 }
 

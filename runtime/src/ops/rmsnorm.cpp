@@ -73,21 +73,19 @@ tsr_kernel_status rms_i8_float(const StepRun &r, uint8_t **p, uint32_t n)
 }
 
 const Variant<Kernel> kVariants[] = {
-    {variant_key(TSR_DTYPE_F32, 0), "rmsnorm.f32", check_eps, rms_f32},
-    {variant_key(TSR_DTYPE_BF16, 0), "rmsnorm.bf16", check_eps, rms_bf16},
-    {variant_key(TSR_DTYPE_I8, TSR_NONLINEAR_INTEGER), "rmsnorm.i8.integer", check_i8, rms_i8},
-    {variant_key(TSR_DTYPE_I8, TSR_NONLINEAR_FLOAT), "rmsnorm.i8.float", check_i8_float, rms_i8_float},
+    {TSR_VARIANT_RMSNORM_F32, "rmsnorm.f32", check_eps, rms_f32},
+    {TSR_VARIANT_RMSNORM_BF16, "rmsnorm.bf16", check_eps, rms_bf16},
+    {TSR_VARIANT_RMSNORM_I8, "rmsnorm.i8.integer", check_i8, rms_i8},
+    {TSR_VARIANT_RMSNORM_I8_FLOAT, "rmsnorm.i8.float", check_i8_float, rms_i8_float},
 };
 
-// int8 steps say their arithmetic (tsr_nonlinear); float steps leave it 0.
-uint64_t key_of(const tsr_step &s) { return variant_key(s.dtype, P(s).nonlinear); }
-uint8_t variant(const tsr_step &s) { return find_variant(kVariants, key_of(s)); }
+uint8_t variant(const tsr_step &s) { return find_variant(kVariants, s.variant); }
 
 tessera_status validate(StepChecker &c)
 {
     const tsr_rmsnorm_params &p = P(c.step);
     if (!p.dim) return c.fail("dim is 0");
-    TSR_TRY(check_variant(c, kVariants, key_of(c.step)));
+    TSR_TRY(check_variant(c, kVariants));
     const uint64_t R = c.rows, row = (uint64_t)p.dim * act_bytes(c.step);
     TSR_TRY(c.operand(0, c.step.dtype, R * row, false));
     TSR_TRY(c.operand(1, c.step.dtype, row, false));

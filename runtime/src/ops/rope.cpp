@@ -37,7 +37,7 @@ tsr_kernel_status rope_i8(const StepRun &r, uint8_t **t, uint32_t n)
 
 // A variant's row also says its table's element type: F32, or I16 in Q14 for int8.
 struct RopeVariant {
-    uint64_t key;
+    uint16_t id; // tsr_variant_id
     const char *name;
     tessera_status (*check)(StepChecker &c);
     Kernel kernel;
@@ -45,12 +45,12 @@ struct RopeVariant {
 };
 
 const RopeVariant kVariants[] = {
-    {variant_key(TSR_DTYPE_F32, 0), "rope.f32", nullptr, rope_f32, TSR_DTYPE_F32},
-    {variant_key(TSR_DTYPE_BF16, 0), "rope.bf16", nullptr, rope_bf16, TSR_DTYPE_F32},
-    {variant_key(TSR_DTYPE_I8, 0), "rope.i8", nullptr, rope_i8, TSR_DTYPE_I16},
+    {TSR_VARIANT_ROPE_F32, "rope.f32", nullptr, rope_f32, TSR_DTYPE_F32},
+    {TSR_VARIANT_ROPE_BF16, "rope.bf16", nullptr, rope_bf16, TSR_DTYPE_F32},
+    {TSR_VARIANT_ROPE_I8, "rope.i8", nullptr, rope_i8, TSR_DTYPE_I16},
 };
 
-uint8_t variant(const tsr_step &s) { return find_variant(kVariants, variant_key(s.dtype, 0)); }
+uint8_t variant(const tsr_step &s) { return find_variant(kVariants, s.variant); }
 
 void operands(const tsr_step &s, const RopeVariant &v, uint32_t pos, RowOperand out[3])
 {
@@ -64,7 +64,7 @@ void operands(const tsr_step &s, const RopeVariant &v, uint32_t pos, RowOperand 
 tessera_status validate(StepChecker &c)
 {
     const tsr_rope_params &p = P(c.step);
-    TSR_TRY(check_variant(c, kVariants, variant_key(c.step.dtype, 0)));
+    TSR_TRY(check_variant(c, kVariants));
     const RopeVariant &v = kVariants[variant(c.step)];
     const uint64_t R = c.rows, e = act_bytes(c.step);
     if (!p.head_size || p.head_size % 2u || !p.dim || p.dim % p.head_size || !p.kv_dim || p.kv_dim % p.head_size ||

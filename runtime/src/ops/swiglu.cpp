@@ -55,21 +55,18 @@ tsr_kernel_status swiglu_i8_float(const StepRun &r, uint8_t *g, uint8_t *u, uint
 }
 
 const Variant<Kernel> kVariants[] = {
-    {variant_key(TSR_DTYPE_F32, 0), "swiglu.f32", nullptr, swiglu_f32},
-    {variant_key(TSR_DTYPE_BF16, TSR_EXP_ACCURATE), "swiglu.bf16.accurate", nullptr, swiglu_bf16},
-    {variant_key(TSR_DTYPE_BF16, TSR_EXP_SCHRAUDOLPH), "swiglu.bf16.schraudolph", nullptr, swiglu_bf16},
-    {variant_key(TSR_DTYPE_I8, TSR_NONLINEAR_INTEGER), "swiglu.i8.integer", check_i8, swiglu_i8},
-    {variant_key(TSR_DTYPE_I8, TSR_NONLINEAR_FLOAT), "swiglu.i8.float", check_i8_float, swiglu_i8_float},
+    {TSR_VARIANT_SWIGLU_F32, "swiglu.f32", nullptr, swiglu_f32},
+    {TSR_VARIANT_SWIGLU_BF16, "swiglu.bf16.accurate", nullptr, swiglu_bf16},
+    {TSR_VARIANT_SWIGLU_BF16_SCHRAUDOLPH, "swiglu.bf16.schraudolph", nullptr, swiglu_bf16},
+    {TSR_VARIANT_SWIGLU_I8, "swiglu.i8.integer", check_i8, swiglu_i8},
+    {TSR_VARIANT_SWIGLU_I8_FLOAT, "swiglu.i8.float", check_i8_float, swiglu_i8_float},
 };
 
-// `exp` tells the variants apart: int8's arithmetic (tsr_nonlinear), bf16's exponential
-// (tsr_exp_kind, which its kernel takes); fp32 leaves it 0.
-uint64_t key_of(const tsr_step &s) { return variant_key(s.dtype, P(s).exp); }
-uint8_t variant(const tsr_step &s) { return find_variant(kVariants, key_of(s)); }
+uint8_t variant(const tsr_step &s) { return find_variant(kVariants, s.variant); }
 
 tessera_status validate(StepChecker &c)
 {
-    TSR_TRY(check_variant(c, kVariants, key_of(c.step)));
+    TSR_TRY(check_variant(c, kVariants));
     if (P(c.step).n != c.h.hidden_dim) return c.fail("width differs from the header's hidden_dim");
     return binary_validate(c, P(c.step).n);
 }

@@ -41,6 +41,29 @@ tessera_status check_tiles(StepChecker &c, const StepGeometry &g)
     return TESSERA_OK;
 }
 
+// The step names a row of tessera/variants.def, and that row runs it: the operator,
+// engine, element type and arithmetic its params say. Whether this runtime has the
+// row's kernel is the operator's check (check_variant).
+tessera_status check_variant_row(StepChecker &c)
+{
+    const tsr_step &s = c.step;
+    tsr_variant_row row;
+    if (!tsr_variant_lookup(s.variant, &row)) {
+        c.err.str(c.schedule).str(" schedule step ").num(c.index).str(" (").str(tsr_op_name(s.op))
+            .str("): names variant ").num(s.variant).str(", which image format version ").num(TSR_IMAGE_VERSION)
+            .str(" does not have");
+        return TESSERA_ERR_IMAGE_BAD_SCHEDULE;
+    }
+    if (!tsr_variant_matches(&row, &s)) {
+        c.err.str(c.schedule).str(" schedule step ").num(c.index).str(" (").str(tsr_op_name(s.op))
+            .str("): names variant ").str(row.name).str(", which does not run a step of element type ")
+            .str(tsr_dtype_name(s.dtype)).str(" with arithmetic ").hex(tsr_step_arithmetic(&s), 8u)
+            .str(" on engine ").num(s.engine);
+        return TESSERA_ERR_IMAGE_BAD_SCHEDULE;
+    }
+    return TESSERA_OK;
+}
+
 tessera_status check_step(StepChecker &c)
 {
     const tsr_step &s = c.step;
@@ -52,6 +75,9 @@ tessera_status check_step(StepChecker &c)
     if (s.engine != TSR_ENGINE_CLUSTER && s.engine != TSR_ENGINE_DMA && s.engine != TSR_ENGINE_NPU)
         return c.fail("unknown engine");
     if (s.flags & ~TSR_STEP_FLAGS_) return c.fail("unknown flags");
+    if (s.reserved0 || s.reserved1 || s.reserved[0] || s.reserved[1] || s.reserved[2] || s.reserved[3])
+        return c.fail("reserved fields are not 0");
+    TSR_TRY(check_variant_row(c));
     if (s.layer != TSR_NO_LAYER && s.layer >= c.h.n_layers) return c.fail("names a layer beyond the header's n_layers");
     const StepGeometry g = op->geometry(s, c.rows, c.h.planned_cores);
     for (uint32_t i = 0; i < tsr_op_operand_count(s.op); ++i) {

@@ -8,6 +8,8 @@
 
 #include "tessera/crc32.h"
 #include "tessera/npu.h"
+#include "tessera/pack/tiler.h"
+#include "tessera/variants.h"
 
 static_assert(std::endian::native == std::endian::little, "the image is little-endian; so must the packer's host be");
 
@@ -38,15 +40,9 @@ std::vector<uint8_t> build_schedule(const Graph &graph, const GraphSchedule &s, 
     put(out, 0, h);
     for (size_t i = 0; i < s.steps.size(); ++i) {
         const GraphStep &g = s.steps[i];
-        tsr_step st{};
-        st.op = g.op;
-        st.engine = g.engine;
-        st.flags = g.flags;
+        tsr_step st = probe_step(g, g.tile); // op, engine, flags, type, params, tiles and variant
         st.layer = g.layer;
-        st.dtype = g.dtype;
         for (uint32_t k = 0; k < TSR_MAX_OPERANDS; ++k) st.operands[k] = uint16_t(k < g.operand_count ? g.operands[k] : TSR_NO_TENSOR);
-        st.params = g.params;
-        for (uint32_t k = 0; k < TSR_MAX_TILES; ++k) st.tile[k] = g.tile[k];
         if (g.engine == TSR_ENGINE_NPU) {
             const tsr_matmul_params &p = g.params.matmul;
             tsr_npu_desc d{};
@@ -63,6 +59,10 @@ std::vector<uint8_t> build_schedule(const Graph &graph, const GraphSchedule &s, 
             descs.push_back(d);
         }
         for (uint32_t k = 0; k < TSR_MAX_OPERANDS; ++k) st.staging[k] = uint16_t(g.staging[k]);
+        if (st.variant == TSR_VARIANT_NONE)
+            throw PlanError(std::string("step ") + std::to_string(i) + " (" + tsr_op_name(st.op) + ", element type " +
+                            tsr_dtype_name(st.dtype) + ", arithmetic " + std::to_string(tsr_step_arithmetic(&st)) +
+                            "): no row of tessera/variants.def runs it");
         put(out, sizeof(tsr_schedule_header) + i * sizeof(tsr_step), st);
     }
     return out;

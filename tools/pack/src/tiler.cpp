@@ -1,4 +1,5 @@
 #include "tessera/pack/tiler.h"
+#include "tessera/variants.h"
 
 #include <algorithm>
 
@@ -80,6 +81,7 @@ tsr_step probe_step(const GraphStep &g, const Tile &tile)
     s.dtype = g.dtype;
     s.params = g.params;
     for (size_t i = 0; i < TSR_MAX_TILES; ++i) s.tile[i] = tile[i];
+    s.variant = uint16_t(tsr_variant_find(&s)); // TSR_VARIANT_NONE when no row runs it: the writer refuses that
     return s;
 }
 

@@ -4,14 +4,14 @@
 
 namespace tessera {
 
-#define TSR_OP(NAME, id, name, operands, tile_kind) extern const OpHost op_host_##NAME;
+#define TSR_OP(NAME, id, name, operands, tile_kind, arithmetic) extern const OpHost op_host_##NAME;
 #include "tessera/ops.def"
 #undef TSR_OP
 
 const OpHost &op_host(uint32_t op)
 {
     switch (op) {
-#define TSR_OP(NAME, id, name, operands, tile_kind) case id: return op_host_##NAME;
+#define TSR_OP(NAME, id, name, operands, tile_kind, arithmetic) case id: return op_host_##NAME;
 #include "tessera/ops.def"
 #undef TSR_OP
     default: throw PlanError("no host side for operator " + std::to_string(op));

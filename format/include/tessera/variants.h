@@ -1,0 +1,102 @@
+/*
+ * Operator variants (the table in tessera/variants.def) as both halves use them: the
+ * packer finds a step's row (tsr_variant_find) and writes its id into tsr_step.variant;
+ * the runtime checks that the row the step names is the step's (tsr_variant_matches)
+ * and runs the kernel its operator registered for it, or refuses the image naming the
+ * row when it was built without it.
+ */
+#ifndef TESSERA_VARIANTS_H
+#define TESSERA_VARIANTS_H
+
+#include <stdint.h>
+
+#include "tessera/image_format.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A matmul's arithmetic: its weights' and its output's element types (each below 16). */
+#define TSR_MATMUL_TYPES(weights, out) ((uint32_t)(weights) << 4 | (uint32_t)(out))
+
+typedef enum tsr_variant_id {
+    TSR_VARIANT_NONE = 0,
+#define TSR_VARIANT(NAME, id, name, op, engine, dtype, arithmetic, feature) TSR_VARIANT_##NAME = id,
+#include "tessera/variants.def"
+#undef TSR_VARIANT
+    TSR_VARIANT_ID_END
+} tsr_variant_id;
+
+/* What of a step's params, beside its element type, picks its variant (ops.def's
+ * arithmetic column). A matmul's types are masked to 4 bits each: a type of 16 or
+ * more matches no row, and the operator refuses it by its own check. */
+static inline uint32_t tsr_arithmetic_none(const tsr_step *s) { (void)s; return 0u; }
+static inline uint32_t tsr_arithmetic_rmsnorm(const tsr_step *s) { return s->params.rmsnorm.nonlinear; }
+static inline uint32_t tsr_arithmetic_attention(const tsr_step *s) { return s->params.attention.exp; }
+static inline uint32_t tsr_arithmetic_swiglu(const tsr_step *s) { return s->params.swiglu.exp; }
+static inline uint32_t tsr_arithmetic_matmul(const tsr_step *s)
+{
+    const tsr_matmul_params *p = &s->params.matmul;
+    if (p->weight_dtype >= 16u || p->out_dtype >= 16u) return 0xFFFFFFFFu;
+    return TSR_MATMUL_TYPES(p->weight_dtype, p->out_dtype);
+}
+
+static inline uint32_t tsr_step_arithmetic(const tsr_step *s)
+{
+    switch (s->op) {
+#define TSR_OP(NAME, id, name, operands, tile_kind, arithmetic) case id: return arithmetic(s);
+#include "tessera/ops.def"
+#undef TSR_OP
+    default: return 0u;
+    }
+}
+
+/* The row with `id`: its name, operator, engine, element type, arithmetic and feature.
+ * Returns 0 for an id that is no row. */
+typedef struct tsr_variant_row {
+    uint16_t id, op;
+    uint8_t engine, dtype;
+    uint32_t arithmetic;
+    uint32_t feature; /* TSR_FEATURE_* */
+    const char *name;
+} tsr_variant_row;
+
+static inline int tsr_variant_lookup(uint32_t id, tsr_variant_row *out)
+{
+    static const tsr_variant_row rows[] = {
+#define TSR_VARIANT(NAME, id, name, op, engine, dtype, arithmetic, feature) {id, op, engine, dtype, arithmetic, feature, name},
+#include "tessera/variants.def"
+#undef TSR_VARIANT
+    };
+    for (uint32_t i = 0; i < sizeof rows / sizeof rows[0]; ++i)
+        if (rows[i].id == id) {
+            *out = rows[i];
+            return 1;
+        }
+    return 0;
+}
+
+/* Whether row `r` runs step `s`: its operator, its engine (a row of engine 0 moves data
+ * on the cluster or the DMA engine), its element type (0: any) and its arithmetic. */
+static inline int tsr_variant_matches(const tsr_variant_row *r, const tsr_step *s)
+{
+    const int engine = r->engine ? s->engine == r->engine
+                                 : (s->engine == TSR_ENGINE_CLUSTER || s->engine == TSR_ENGINE_DMA);
+    return r->op == s->op && engine && (r->dtype == 0u || r->dtype == s->dtype) &&
+           r->arithmetic == tsr_step_arithmetic(s);
+}
+
+/* The id of the row that runs step `s` (its variant field aside), or TSR_VARIANT_NONE. */
+static inline uint32_t tsr_variant_find(const tsr_step *s)
+{
+    tsr_variant_row r;
+    for (uint32_t id = 1; id < TSR_VARIANT_ID_END; ++id)
+        if (tsr_variant_lookup(id, &r) && tsr_variant_matches(&r, s)) return id;
+    return TSR_VARIANT_NONE;
+}
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* TESSERA_VARIANTS_H */
