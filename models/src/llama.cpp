@@ -139,8 +139,6 @@ Graph lower_llama(LlamaCheckpoint &&ck, const LlamaLowering &opt)
     if (P != TSR_DTYPE_F32 && !i8 && !bf16) throw std::invalid_argument("lower_llama: precision F32, BF16 or I8");
     if (i8 && !opt.ranges) throw std::invalid_argument("lower_llama: int8 needs calibrated ranges");
     h.precision = P;
-    h.required_features = i8 ? (TSR_FEATURE_I8 | (opt.nonlinear == TSR_NONLINEAR_FLOAT ? TSR_FEATURE_I8_FLOAT_NONLINEAR : 0u))
-                             : bf16 ? TSR_FEATURE_BF16 : TSR_FEATURE_F32 | (opt.matmul_weights == TSR_DTYPE_BF16 ? TSR_FEATURE_BF16 : 0u);
     const uint32_t D = c.dim, KV = c.kv_dim(), H = c.hidden_dim, V = c.vocab_size, HS = c.head_size();
     const uint32_t C = opt.context;
     const uint32_t WT = i8 ? TSR_DTYPE_I8 : bf16 ? TSR_DTYPE_BF16 : opt.matmul_weights; // matmul weights

@@ -4,6 +4,7 @@
 
 #include "tessera/crc32.h"
 #include "tessera/npu.h"
+#include "variants/registry.h"
 
 namespace tsr {
 namespace {
@@ -45,14 +46,12 @@ tessera_status check_header_fields(const tsr_image_header &h, Message &err)
     return TESSERA_OK;
 }
 
-// What this runtime provides (TSR_FEATURE_*): every kernel family and NPU jobs (on
-// a board that has an NPU: check_board).
-constexpr uint32_t kRuntimeFeatures =
-    TSR_FEATURE_F32 | TSR_FEATURE_BF16 | TSR_FEATURE_I8 | TSR_FEATURE_I8_FLOAT_NONLINEAR | TSR_FEATURE_NPU;
-
+// What this runtime provides (TSR_FEATURE_*) is what its registered variants do
+// (registered_features; NPU jobs on a board that has an NPU: check_board). A step's
+// variant is checked too (validate_steps): the features are the first, coarse check.
 tessera_status check_features(const tsr_image_header &h, Message &err)
 {
-    const uint32_t missing = h.required_features & ~kRuntimeFeatures;
+    const uint32_t missing = h.required_features & ~registered_features();
     if (missing == 0u) return TESSERA_OK;
     const uint32_t bit = missing & (0u - missing); // the lowest one
     uint32_t index = 0;

@@ -1,6 +1,6 @@
 # Configures, builds and (with PREFIX) installs a CMake project: for bare-metal RV32
 # with TOOLCHAIN, for the host without it.
-# cmake -DSOURCE=... -DBINARY=... [-DTOOLCHAIN=...] [-DFREESTANDING=ON] [-DIMAGES=...] [-DPREFIX=...]
+# cmake -DSOURCE=... -DBINARY=... [-DTOOLCHAIN=...] [-DFREESTANDING=ON] [-DIMAGES=...] [-DVARIANTS=...] [-DPREFIX=...]
 #       [-DPREFIX_PATH=...] [-DEXTRA=-DVAR=value] -P build.cmake    (or include() it with those variables set)
 file(REMOVE_RECURSE ${BINARY})
 set(args -S ${SOURCE} -B ${BINARY} -DCMAKE_BUILD_TYPE=Release)
@@ -13,6 +13,9 @@ if(FREESTANDING OR DEFINED IMAGES)
 endif()
 if(DEFINED IMAGES)
   list(APPEND args "-DTESSERA_FIRMWARE_IMAGES=${IMAGES}")
+endif()
+if(DEFINED VARIANTS)
+  list(APPEND args "-DTESSERA_FIRMWARE_VARIANTS=${VARIANTS}")
 endif()
 if(DEFINED PREFIX)
   list(APPEND args -DCMAKE_INSTALL_PREFIX=${PREFIX})

@@ -6,8 +6,10 @@
 # board generates from the same image (greedy, as many positions). A firmware that
 # measures one position (TESSERA_DEMO_MEASURE_POS) also prints, from the plugin, the
 # busiest compute hart's instructions per decoder layer (required with LAYERS).
+# With EXPECT_EXIT, the firmware must exit with that code instead (a refusal), and
+# print EXPECT.
 # cmake -DQEMU=... -DELF=... -DSMP=N [-DGOLDEN=file] [-DHOST_GENERATE=exe -DIMAGE=tess] [-DEXPECT=regex]
-#       [-DPLUGIN=so [-DLAYERS=ON]] -P run.cmake
+#       [-DEXPECT_EXIT=code] [-DPLUGIN=so [-DLAYERS=ON]] -P run.cmake
 set(plugin_args "")
 if(DEFINED PLUGIN)
   get_filename_component(counts "${ELF}.smp${SMP}.harts.txt" ABSOLUTE)
@@ -67,8 +69,11 @@ if(DEFINED PLUGIN AND EXISTS ${counts})
                    "for ${bytes} bytes = ${per_mille}/1000 instructions per byte${npu}")
   endif()
 endif()
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "QEMU exited with ${rc}:\n${out}\n${err}")
+if(NOT DEFINED EXPECT_EXIT)
+  set(EXPECT_EXIT 0)
+endif()
+if(NOT rc EQUAL EXPECT_EXIT)
+  message(FATAL_ERROR "QEMU exited with ${rc}, not ${EXPECT_EXIT}:\n${out}\n${err}")
 endif()
 if(DEFINED EXPECT AND NOT out MATCHES "${EXPECT}")
   message(FATAL_ERROR "output does not match '${EXPECT}':\n${out}")

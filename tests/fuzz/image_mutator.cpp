@@ -7,6 +7,7 @@
 
 #include "tessera/crc32.h"
 #include "tessera/image_format.h"
+#include "tessera/variants.h"
 
 extern "C" size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
 
@@ -145,7 +146,7 @@ private:
         if (!s) return false;
         tsr_step st = get<tsr_step>(s);
         const uint32_t k = pick(TSR_MAX_OPERANDS);
-        switch (pick(7)) {
+        switch (pick(8)) {
         case 0: st.op = uint16_t(pick(2) ? pick(TSR_OP_COUNT_ + 1) : interesting(st.op)); break;
         case 1: st.engine = uint8_t(pick(4)); break;
         case 2: st.operands[k] = uint16_t(pick(4) ? (l_.tensors ? pick(l_.tensors) : 0u) : interesting(st.operands[k])); break;
@@ -161,10 +162,15 @@ private:
             break;
         }
         case 5: st.layer = uint16_t(pick(3) == 0 ? TSR_NO_LAYER : pick(2) ? pick(16) : interesting(st.layer)); break;
+        case 6: st.variant = uint16_t(pick(2) ? pick(TSR_VARIANT_ID_END + 1) : interesting(st.variant)); break;
         default:
             st.staging[k] = uint16_t(pick(3) == 0 ? TSR_NO_TENSOR : (l_.tensors ? pick(l_.tensors) : 0u));
             break;
         }
+        // Mostly, the step keeps naming the variant that runs it (if any does), so that
+        // the operator's own checks see the change rather than the variant check alone.
+        if (pick(4) != 0u)
+            if (const uint32_t v = tsr_variant_find(&st)) st.variant = uint16_t(v);
         set(s, st);
         return true;
     }

@@ -35,17 +35,11 @@ tsr_kernel_status add_i8(const StepRun &r, uint8_t *a, uint8_t *b, uint8_t *y, u
     return tsr_add_i8(&args, r.worker, r.workers);
 }
 
-const Variant<Kernel> kVariants[] = {
-    {TSR_VARIANT_ADD_F32, "add.f32", nullptr, add_f32},
-    {TSR_VARIANT_ADD_BF16, "add.bf16", nullptr, add_bf16},
-    {TSR_VARIANT_ADD_I8, "add.i8", check_i8, add_i8},
-};
 
-uint8_t variant(const tsr_step &s) { return find_variant(kVariants, s.variant); }
 
 tessera_status validate(StepChecker &c)
 {
-    TSR_TRY(check_variant(c, kVariants));
+    TSR_TRY(check_variant(c));
     return binary_validate(c, P(c.step).n);
 }
 
@@ -53,12 +47,17 @@ StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t) { return binar
 
 void run(StepRun &r)
 {
-    const Kernel kernel = kVariants[r.resolved.variant].kernel;
+    const Kernel kernel = variant_row<Variant<Kernel>>(r.resolved.variant).kernel;
     binary_run(r, P(r.step).n, [&](uint8_t *a, uint8_t *b, uint8_t *y, uint32_t count) { return kernel(r, a, b, y, count); });
 }
 
 } // namespace
 
-extern const OpDevice op_ADD = {validate, geometry, run, false, variant};
+// The variants it registers (tessera/variants.def).
+TSR_REGISTER_VARIANT(ADD_F32, nullptr, Variant<Kernel>{add_f32})
+TSR_REGISTER_VARIANT(ADD_BF16, nullptr, Variant<Kernel>{add_bf16})
+TSR_REGISTER_VARIANT(ADD_I8, check_i8, Variant<Kernel>{add_i8})
+
+extern const OpDevice op_ADD = {validate, geometry, run, false};
 
 } // namespace tsr

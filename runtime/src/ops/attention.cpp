@@ -190,35 +190,20 @@ tsr_kernel_status accumulate_i8(const tsr_step &s, const AccumulateArgs &x)
     return st;
 }
 
-// A variant's row: its checks, its two passes' kernels and its scratch layout.
+// A variant's row: its two passes' kernels and its scratch layout.
 struct AttentionVariant {
-    uint16_t id; // tsr_variant_id
-    const char *name;
-    tessera_status (*check)(StepChecker &c);
     tsr_kernel_status (*score)(const tsr_step &s, const ScoreArgs &x);
     tsr_kernel_status (*accumulate)(const tsr_step &s, const AccumulateArgs &x);
     Scratch (*scratch)(const Shape &a);
 };
 
-const AttentionVariant kVariants[] = {
-    {TSR_VARIANT_ATTENTION_F32, "attention.f32", nullptr, score_f32, accumulate_f32, scratch_f32},
-    {TSR_VARIANT_ATTENTION_BF16, "attention.bf16.accurate", nullptr, score_bf16, accumulate_bf16,
-     scratch_float_acc},
-    {TSR_VARIANT_ATTENTION_BF16_SCHRAUDOLPH, "attention.bf16.schraudolph", nullptr, score_bf16,
-     accumulate_bf16, scratch_float_acc},
-    {TSR_VARIANT_ATTENTION_I8, "attention.i8.integer", check_i8, score_i8, accumulate_i8,
-     scratch_integer},
-    {TSR_VARIANT_ATTENTION_I8_FLOAT, "attention.i8.float", check_i8_float, score_i8_float,
-     accumulate_i8_float, scratch_float_acc},
-};
 
-uint8_t variant(const tsr_step &s) { return find_variant(kVariants, s.variant); }
 
 tessera_status validate(StepChecker &c)
 {
     const Shape a = shape_of(c.step);
     const uint32_t T = c.step.dtype, e = act_bytes(c.step);
-    TSR_TRY(check_variant(c, kVariants));
+    TSR_TRY(check_variant(c));
     if (!a.nh || !a.nkv || a.nh % a.nkv || !a.hs || a.ctx != c.h.context) return c.fail("heads or context do not fit");
     if (a.nh != c.h.n_heads || a.nkv != c.h.n_kv_heads || a.dim != c.h.dim)
         return c.fail("heads or head size differ from the header's");
@@ -236,7 +221,7 @@ StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t cores)
     StepGeometry g = StepGeometry::none();
     const Shape a = shape_of(s);
     const uint32_t tc = s.tile[0], ac = s.tile[1], e = act_bytes(s);
-    const uint8_t v = variant(s);
+    const uint8_t v = registered_variant(s.variant);
     if (!tc || tc > a.ctx || !ac || ac > cores || !e || v == kNoVariant) return g;
     const uint32_t chunks = ceil_div(a.ctx, tc);
     const uint64_t heads = (uint64_t)rows * a.nh;
@@ -249,7 +234,7 @@ StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t cores)
     per_core(1, (uint64_t)tc * a.hs * e, OperandUse::kStaged); // keys, then values in the same buffers
     g.operand[2] = g.operand[1];
     g.operand[2].shares = 1u;
-    g.operand[3] = OperandGeometry{OperandUse::kScratch, 3u, kVariants[v].scratch(a).bytes, ac, 0u, 0u};
+    g.operand[3] = OperandGeometry{OperandUse::kScratch, 3u, variant_row<AttentionVariant>(v).scratch(a).bytes, ac, 0u, 0u};
     per_core(4, a.hs * e, OperandUse::kStreamed);
     // Traffic with the whole context cached (the most a run moves).
     g.traffic(0, heads * a.hs * e, heads);
@@ -266,7 +251,7 @@ void run(StepRun &r)
     const uint32_t tc = r.step.tile[0], ac = r.step.tile[1] < r.cores ? r.step.tile[1] : r.cores;
     const uint32_t items = r.rows * a.nh, chunks = ceil_div(r.pos + r.rows, tc), rounds = ceil_div(items, ac);
     const uint32_t tiles = rounds * 2u * chunks, e = act_bytes(r.step), head = a.hs * e;
-    const AttentionVariant &v = kVariants[r.resolved.variant];
+    const AttentionVariant &v = variant_row<AttentionVariant>(r.resolved.variant);
     const Scratch sx = v.scratch(a);
     // Tile t: round, pass (0 keys, 1 values) and chunk.
     struct Tile {
@@ -344,6 +329,13 @@ void run(StepRun &r)
 
 } // namespace
 
-extern const OpDevice op_ATTENTION = {validate, geometry, run, false, variant};
+// The variants it registers (tessera/variants.def).
+TSR_REGISTER_VARIANT(ATTENTION_F32, nullptr, AttentionVariant{score_f32, accumulate_f32, scratch_f32})
+TSR_REGISTER_VARIANT(ATTENTION_BF16, nullptr, AttentionVariant{score_bf16, accumulate_bf16, scratch_float_acc})
+TSR_REGISTER_VARIANT(ATTENTION_BF16_SCHRAUDOLPH, nullptr, AttentionVariant{score_bf16, accumulate_bf16, scratch_float_acc})
+TSR_REGISTER_VARIANT(ATTENTION_I8, check_i8, AttentionVariant{score_i8, accumulate_i8, scratch_integer})
+TSR_REGISTER_VARIANT(ATTENTION_I8_FLOAT, check_i8_float, AttentionVariant{score_i8_float, accumulate_i8_float, scratch_float_acc})
+
+extern const OpDevice op_ATTENTION = {validate, geometry, run, false};
 
 } // namespace tsr

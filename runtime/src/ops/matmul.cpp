@@ -130,17 +130,7 @@ tsr_kernel_status mm_i8_f32_out(const StepRun &r, const Product &t)
     return tsr_matmul_i8_f32(&a, r.worker, r.workers);
 }
 
-const Variant<Kernel> kVariants[] = {
-    {TSR_VARIANT_MATMUL_F32, "matmul.f32", nullptr, mm_f32},
-    {TSR_VARIANT_MATMUL_F32_W16, "matmul.f32.w16", nullptr, mm_f32_w16},
-    {TSR_VARIANT_MATMUL_BF16, "matmul.bf16", nullptr, mm_bf16},
-    {TSR_VARIANT_MATMUL_BF16_F32_OUT, "matmul.bf16.f32out", nullptr, mm_bf16_f32_out},
-    {TSR_VARIANT_MATMUL_I8, "matmul.i8", check_i8, mm_i8},
-    {TSR_VARIANT_MATMUL_I8_F32_OUT, "matmul.i8.f32out", check_i8_f32_out, mm_i8_f32_out},
-};
 
-// An NPU step is one form (validate_npu); a cluster step has its row.
-uint8_t variant(const tsr_step &s) { return s.engine == TSR_ENGINE_NPU ? 0u : find_variant(kVariants, s.variant); }
 
 tessera_status validate(StepChecker &c)
 {
@@ -148,7 +138,7 @@ tessera_status validate(StepChecker &c)
     const tsr_matmul_params &p = P(c.step);
     if (!p.k || !p.n) return c.fail("k or n is 0");
     if (!tsr_dtype_bytes(p.weight_dtype) || !tsr_dtype_bytes(p.out_dtype)) return c.fail("weight or output element type unknown");
-    TSR_TRY(check_variant(c, kVariants));
+    TSR_TRY(check_variant(c));
     const uint64_t R = c.rows;
     TSR_TRY(c.operand(0, c.step.dtype, R * p.k * act_bytes(c.step), false));
     TSR_TRY(c.operand(1, p.weight_dtype, (uint64_t)p.k * p.n * weight_bytes(c.step), false));
@@ -255,7 +245,7 @@ void run(StepRun &r)
     const uint32_t K = P(r.step).k, N = P(r.step).n, wb = weight_bytes(r.step), xb = act_bytes(r.step),
                    yb = out_bytes(r.step);
     const uint32_t tr = r.step.tile[0], tn = r.step.tile[1], ct = ceil_div(N, tn);
-    const Kernel kernel = kVariants[r.resolved.variant].kernel;
+    const Kernel kernel = variant_row<Variant<Kernel>>(r.resolved.variant).kernel;
     struct Tile {
         uint32_t ri, r0, m, c0, n;
     };
@@ -299,6 +289,16 @@ void run(StepRun &r)
 
 } // namespace
 
-extern const OpDevice op_MATMUL = {validate, geometry, run, true, variant};
+// The variants it registers (tessera/variants.def).
+TSR_REGISTER_VARIANT(MATMUL_F32, nullptr, Variant<Kernel>{mm_f32})
+TSR_REGISTER_VARIANT(MATMUL_F32_W16, nullptr, Variant<Kernel>{mm_f32_w16})
+TSR_REGISTER_VARIANT(MATMUL_BF16, nullptr, Variant<Kernel>{mm_bf16})
+TSR_REGISTER_VARIANT(MATMUL_BF16_F32_OUT, nullptr, Variant<Kernel>{mm_bf16_f32_out})
+TSR_REGISTER_VARIANT(MATMUL_I8, check_i8, Variant<Kernel>{mm_i8})
+TSR_REGISTER_VARIANT(MATMUL_I8_F32_OUT, check_i8_f32_out, Variant<Kernel>{mm_i8_f32_out})
+// The NPU's form: its checks and its jobs are validate_npu and run_npu (the engine's).
+extern "C" const tsr_variant_impl TSR_VARIANT_IMPL(MATMUL_I8_NPU) = {TSR_VARIANT_MATMUL_I8_NPU, nullptr, nullptr};
+
+extern const OpDevice op_MATMUL = {validate, geometry, run, true};
 
 } // namespace tsr

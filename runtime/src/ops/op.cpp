@@ -65,6 +65,15 @@ tessera_status StepChecker::no_variant()
     return TESSERA_ERR_IMAGE_UNSUPPORTED;
 }
 
+// ---- variants -------------------------------------------------------------------------
+
+tessera_status check_variant(StepChecker &c)
+{
+    const uint8_t v = registered_variant(c.step.variant);
+    if (v == kNoVariant) return c.no_variant();
+    return tsr_variants[v]->check ? tsr_variants[v]->check(c) : TESSERA_OK;
+}
+
 tessera_status StepChecker::dtype_in(uint32_t allowed)
 {
     if (step.dtype >= 32u || !(allowed & dtype_bit(step.dtype))) return fail("element type not supported by the operator");
@@ -205,8 +214,7 @@ void resolve_steps(const ImageView &img, const tsr_hal_board *board)
             out->alone = controller_only                  ? ResolvedStep::kControllerOnly
                        : bytes < board->solo_bytes ? ResolvedStep::kSolo
                                                    : 0u;
-            const OpDevice *op = op_device(step.op);
-            out->variant = op->variant ? op->variant(step) : 0u;
+            out->variant = registered_variant(step.variant);
         }
     }
 }

@@ -21,7 +21,7 @@
 #include "tessera/kernels_i8.h"
 #include "tessera/npu.h"
 #include "tessera/step_geometry.h"
-#include "tessera/variants.h"
+#include "../variants/registry.h"
 
 namespace tsr {
 
@@ -140,7 +140,7 @@ struct ResolvedStep {
     uint32_t slot_bytes[TSR_MAX_OPERANDS]; // the geometry's staging layout (as validated:
     uint8_t slots[TSR_MAX_OPERANDS];       // the step's most rows, the plan's cores)
     uint8_t alone;                         // kControllerOnly or kSolo: core 0 runs it alone (or 0: every core)
-    uint8_t variant;                       // the operator's variant row (OpDevice::variant), 0 when it has none
+    uint8_t variant;                       // its variant's index in tsr_variants (registered_variant)
     static constexpr uint8_t kControllerOnly = 1; // data movement or an NPU step
     static constexpr uint8_t kSolo = 2;           // a cluster step too small to share (tsr_hal_board.solo_bytes)
 };
@@ -270,41 +270,39 @@ public:
 
 // ---- variants ---------------------------------------------------------------------------
 //
-// An operator's variants, one row each, keyed by the id of its row in
-// tessera/variants.def (which says the element type and arithmetic it runs): its
-// name, the checks of its own parameters and its kernel call. validate.cpp checks
-// that the row a step names is the step's; a step is resolved to its operator's row
-// once, at open (ResolvedStep::variant); while a schedule runs, the operator calls its
-// row's kernel and nothing looks at an element type. A new precision or arithmetic is
-// a new row here and in variants.def, and the functions it names.
+// An operator's variants are rows of tessera/variants.def (the element type and
+// arithmetic each runs). Its device file registers an implementation for each
+// (TSR_REGISTER_VARIANT): the checks of the variant's own parameters and a row of the
+// operator's own type with its kernels. A runtime runs the variants a list registers
+// (tsr_variants, tessera/variant_registry.h): every one by default, or those an image
+// needs. validate.cpp checks that the variant a step names runs it and is registered;
+// a step is resolved to its registration once, at open (ResolvedStep::variant); while a
+// schedule runs, the operator calls its row's kernel and nothing looks at an element
+// type. A new precision or arithmetic is a new row of variants.def, a registration and
+// the functions it names.
 
-constexpr uint8_t kNoVariant = 0xFF;
 static_assert(TSR_BF16_EXP_ACCURATE == TSR_EXP_ACCURATE && TSR_BF16_EXP_SCHRAUDOLPH == TSR_EXP_SCHRAUDOLPH,
               "the format's bf16 exponentials are the kernels'");
 
+// Validation's first step for an operator with checks of its variants' own: the
+// registered variant's (validate.cpp has found it registered).
+tessera_status check_variant(StepChecker &c);
+
+// The row of registered variant `index` (a resolved step's, or registered_variant's).
+template <typename Row> const Row &variant_row(uint8_t index) { return *static_cast<const Row *>(tsr_variants[index]->row); }
+
+// A row for an operator with one kernel a variant.
 template <typename Kernel> struct Variant {
-    uint16_t id;                             // tsr_variant_id
-    const char *name;                        // "rmsnorm.i8.integer"
-    tessera_status (*check)(StepChecker &c); // the checks of its own parameters (null: none)
     Kernel kernel;
 };
 
-// The row of `rows` for variant `id`, or kNoVariant.
-template <typename Row, uint32_t N> uint8_t find_variant(const Row (&rows)[N], uint32_t id)
-{
-    for (uint32_t i = 0; i < N; ++i)
-        if (rows[i].id == id) return (uint8_t)i;
-    return kNoVariant;
-}
-
-// Validation's first step for an operator with variants: the step's row, its own
-// checks, or the refusal naming the variant this runtime was built without.
-template <typename Row, uint32_t N> tessera_status check_variant(StepChecker &c, const Row (&rows)[N])
-{
-    const uint8_t v = find_variant(rows, c.step.variant);
-    if (v == kNoVariant) return c.no_variant();
-    return rows[v].check ? rows[v].check(c) : TESSERA_OK;
-}
+// Registers variant NAME of tessera/variants.def: `check` (or nullptr) and its row, an
+// expression of the operator's row type. In namespace tsr, outside any unnamed one.
+#define TSR_REGISTER_VARIANT(NAME, check, ...)                                                                     \
+    namespace {                                                                                                    \
+    const auto kVariantRow_##NAME = __VA_ARGS__;                                                                   \
+    }                                                                                                              \
+    extern "C" const tsr_variant_impl TSR_VARIANT_IMPL(NAME) = {TSR_VARIANT_##NAME, check, &kVariantRow_##NAME};
 
 // ---- the operators ------------------------------------------------------------------
 
@@ -313,8 +311,6 @@ struct OpDevice {
     StepGeometry (*geometry)(const tsr_step &s, uint32_t rows, uint32_t cores);
     void (*run)(StepRun &r); // every core; data-movement operators and NPU steps: core 0 alone
     bool npu;                // whether it has an NPU form (engine NPU): run by core 0 without barriers
-    // The variant row of a validated step (null: the operator has one form).
-    uint8_t (*variant)(const tsr_step &s);
 };
 
 // Data-movement operators: no kernel touches an operand, there are no tiles.

@@ -72,20 +72,13 @@ tsr_kernel_status rms_i8_float(const StepRun &r, uint8_t **p, uint32_t n)
                                 r.worker, r.workers);
 }
 
-const Variant<Kernel> kVariants[] = {
-    {TSR_VARIANT_RMSNORM_F32, "rmsnorm.f32", check_eps, rms_f32},
-    {TSR_VARIANT_RMSNORM_BF16, "rmsnorm.bf16", check_eps, rms_bf16},
-    {TSR_VARIANT_RMSNORM_I8, "rmsnorm.i8.integer", check_i8, rms_i8},
-    {TSR_VARIANT_RMSNORM_I8_FLOAT, "rmsnorm.i8.float", check_i8_float, rms_i8_float},
-};
 
-uint8_t variant(const tsr_step &s) { return find_variant(kVariants, s.variant); }
 
 tessera_status validate(StepChecker &c)
 {
     const tsr_rmsnorm_params &p = P(c.step);
     if (!p.dim) return c.fail("dim is 0");
-    TSR_TRY(check_variant(c, kVariants));
+    TSR_TRY(check_variant(c));
     const uint64_t R = c.rows, row = (uint64_t)p.dim * act_bytes(c.step);
     TSR_TRY(c.operand(0, c.step.dtype, R * row, false));
     TSR_TRY(c.operand(1, c.step.dtype, row, false));
@@ -103,12 +96,18 @@ void run(StepRun &r)
 {
     RowOperand ops[3];
     operands(r.step, ops);
-    const Kernel kernel = kVariants[r.resolved.variant].kernel;
+    const Kernel kernel = variant_row<Variant<Kernel>>(r.resolved.variant).kernel;
     run_rows(r, ops, 3, [&](uint8_t **p, uint32_t n) { return kernel(r, p, n); });
 }
 
 } // namespace
 
-extern const OpDevice op_RMSNORM = {validate, geometry, run, false, variant};
+// The variants it registers (tessera/variants.def).
+TSR_REGISTER_VARIANT(RMSNORM_F32, check_eps, Variant<Kernel>{rms_f32})
+TSR_REGISTER_VARIANT(RMSNORM_BF16, check_eps, Variant<Kernel>{rms_bf16})
+TSR_REGISTER_VARIANT(RMSNORM_I8, check_i8, Variant<Kernel>{rms_i8})
+TSR_REGISTER_VARIANT(RMSNORM_I8_FLOAT, check_i8_float, Variant<Kernel>{rms_i8_float})
+
+extern const OpDevice op_RMSNORM = {validate, geometry, run, false};
 
 } // namespace tsr

@@ -37,20 +37,11 @@ tsr_kernel_status rope_i8(const StepRun &r, uint8_t **t, uint32_t n)
 
 // A variant's row also says its table's element type: F32, or I16 in Q14 for int8.
 struct RopeVariant {
-    uint16_t id; // tsr_variant_id
-    const char *name;
-    tessera_status (*check)(StepChecker &c);
     Kernel kernel;
     uint32_t table_dtype;
 };
 
-const RopeVariant kVariants[] = {
-    {TSR_VARIANT_ROPE_F32, "rope.f32", nullptr, rope_f32, TSR_DTYPE_F32},
-    {TSR_VARIANT_ROPE_BF16, "rope.bf16", nullptr, rope_bf16, TSR_DTYPE_F32},
-    {TSR_VARIANT_ROPE_I8, "rope.i8", nullptr, rope_i8, TSR_DTYPE_I16},
-};
 
-uint8_t variant(const tsr_step &s) { return find_variant(kVariants, s.variant); }
 
 void operands(const tsr_step &s, const RopeVariant &v, uint32_t pos, RowOperand out[3])
 {
@@ -64,8 +55,8 @@ void operands(const tsr_step &s, const RopeVariant &v, uint32_t pos, RowOperand 
 tessera_status validate(StepChecker &c)
 {
     const tsr_rope_params &p = P(c.step);
-    TSR_TRY(check_variant(c, kVariants));
-    const RopeVariant &v = kVariants[variant(c.step)];
+    TSR_TRY(check_variant(c));
+    const RopeVariant &v = variant_row<RopeVariant>(registered_variant(c.step.variant));
     const uint64_t R = c.rows, e = act_bytes(c.step);
     if (!p.head_size || p.head_size % 2u || !p.dim || p.dim % p.head_size || !p.kv_dim || p.kv_dim % p.head_size ||
         p.kv_dim > p.dim || p.context != c.h.context)
@@ -77,16 +68,16 @@ tessera_status validate(StepChecker &c)
 
 StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t)
 {
-    const uint8_t v = variant(s);
+    const uint8_t v = registered_variant(s.variant);
     if (v == kNoVariant) return StepGeometry::none();
     RowOperand ops[3];
-    operands(s, kVariants[v], 0, ops);
+    operands(s, variant_row<RopeVariant>(v), 0, ops);
     return row_geometry(s, rows, ops, 3);
 }
 
 void run(StepRun &r)
 {
-    const RopeVariant &v = kVariants[r.resolved.variant];
+    const RopeVariant &v = variant_row<RopeVariant>(r.resolved.variant);
     RowOperand ops[3];
     operands(r.step, v, r.pos, ops);
     run_rows(r, ops, 3, [&](uint8_t **t, uint32_t n) { return v.kernel(r, t, n); });
@@ -94,6 +85,11 @@ void run(StepRun &r)
 
 } // namespace
 
-extern const OpDevice op_ROPE = {validate, geometry, run, false, variant};
+// The variants it registers (tessera/variants.def).
+TSR_REGISTER_VARIANT(ROPE_F32, nullptr, RopeVariant{rope_f32, TSR_DTYPE_F32})
+TSR_REGISTER_VARIANT(ROPE_BF16, nullptr, RopeVariant{rope_bf16, TSR_DTYPE_F32})
+TSR_REGISTER_VARIANT(ROPE_I8, nullptr, RopeVariant{rope_i8, TSR_DTYPE_I16})
+
+extern const OpDevice op_ROPE = {validate, geometry, run, false};
 
 } // namespace tsr

@@ -54,19 +54,11 @@ tsr_kernel_status swiglu_i8_float(const StepRun &r, uint8_t *g, uint8_t *u, uint
                                r.workers);
 }
 
-const Variant<Kernel> kVariants[] = {
-    {TSR_VARIANT_SWIGLU_F32, "swiglu.f32", nullptr, swiglu_f32},
-    {TSR_VARIANT_SWIGLU_BF16, "swiglu.bf16.accurate", nullptr, swiglu_bf16},
-    {TSR_VARIANT_SWIGLU_BF16_SCHRAUDOLPH, "swiglu.bf16.schraudolph", nullptr, swiglu_bf16},
-    {TSR_VARIANT_SWIGLU_I8, "swiglu.i8.integer", check_i8, swiglu_i8},
-    {TSR_VARIANT_SWIGLU_I8_FLOAT, "swiglu.i8.float", check_i8_float, swiglu_i8_float},
-};
 
-uint8_t variant(const tsr_step &s) { return find_variant(kVariants, s.variant); }
 
 tessera_status validate(StepChecker &c)
 {
-    TSR_TRY(check_variant(c, kVariants));
+    TSR_TRY(check_variant(c));
     if (P(c.step).n != c.h.hidden_dim) return c.fail("width differs from the header's hidden_dim");
     return binary_validate(c, P(c.step).n);
 }
@@ -75,12 +67,19 @@ StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t) { return binar
 
 void run(StepRun &r)
 {
-    const Kernel kernel = kVariants[r.resolved.variant].kernel;
+    const Kernel kernel = variant_row<Variant<Kernel>>(r.resolved.variant).kernel;
     binary_run(r, P(r.step).n, [&](uint8_t *g, uint8_t *u, uint8_t *y, uint32_t count) { return kernel(r, g, u, y, count); });
 }
 
 } // namespace
 
-extern const OpDevice op_SWIGLU = {validate, geometry, run, false, variant};
+// The variants it registers (tessera/variants.def).
+TSR_REGISTER_VARIANT(SWIGLU_F32, nullptr, Variant<Kernel>{swiglu_f32})
+TSR_REGISTER_VARIANT(SWIGLU_BF16, nullptr, Variant<Kernel>{swiglu_bf16})
+TSR_REGISTER_VARIANT(SWIGLU_BF16_SCHRAUDOLPH, nullptr, Variant<Kernel>{swiglu_bf16})
+TSR_REGISTER_VARIANT(SWIGLU_I8, check_i8, Variant<Kernel>{swiglu_i8})
+TSR_REGISTER_VARIANT(SWIGLU_I8_FLOAT, check_i8_float, Variant<Kernel>{swiglu_i8_float})
+
+extern const OpDevice op_SWIGLU = {validate, geometry, run, false};
 
 } // namespace tsr

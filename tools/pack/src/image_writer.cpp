@@ -70,6 +70,32 @@ std::vector<uint8_t> build_schedule(const Graph &graph, const GraphSchedule &s, 
 
 } // namespace
 
+std::vector<uint16_t> image_variants(const Graph &graph)
+{
+    std::vector<uint16_t> ids;
+    for (const GraphSchedule *s : {&graph.prompt, &graph.token})
+        for (const GraphStep &g : s->steps) {
+            const tsr_step st = probe_step(g, g.tile);
+            if (st.variant == TSR_VARIANT_NONE)
+                throw PlanError(std::string(tsr_op_name(st.op)) + " step of element type " + tsr_dtype_name(st.dtype) +
+                                ", arithmetic " + std::to_string(tsr_step_arithmetic(&st)) +
+                                ": no row of tessera/variants.def runs it");
+            ids.push_back(st.variant);
+        }
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    return ids;
+}
+
+uint32_t variant_features(const std::vector<uint16_t> &variants)
+{
+    uint32_t features = 0;
+    tsr_variant_row row;
+    for (uint16_t id : variants)
+        if (tsr_variant_lookup(id, &row)) features |= row.feature;
+    return features;
+}
+
 std::vector<uint8_t> build_tokenizer_section(const Vocabulary &vocab)
 {
     const uint32_t n = uint32_t(vocab.pieces.size());
@@ -196,7 +222,7 @@ std::vector<uint8_t> build_image(const Graph &g, const Vocabulary &vocab, const 
     h.flags = m.prompt_logits_all ? TSR_IMAGE_PROMPT_LOGITS_ALL : 0u;
     h.arch = m.arch;
     h.precision = m.precision;
-    h.required_features = m.required_features | (descs.empty() ? 0u : TSR_FEATURE_NPU);
+    h.required_features = variant_features(image_variants(g));
     h.dim = m.dim;
     h.hidden_dim = m.hidden_dim;
     h.n_layers = m.n_layers;

@@ -73,8 +73,13 @@ int main(int argc, char **argv)
                    "per schedule DMA bytes per token, buffer lifetimes");
     CLI::Option *memory_map =
         app.add_option("--memory-map", o.memory_map, "write an SVG picture of each region's plan (time x address)");
+    CLI::Option *variants = app.add_option(
+        "--emit-variants", o.variant_list,
+        "write a C source registering the operator variants the image runs (tessera/variant_registry.h): a "
+        "firmware linked with it carries only their kernels");
     report->excludes("--dry-run");
     memory_map->excludes("--dry-run");
+    variants->excludes("--dry-run");
     app.add_option("--l1", o.l1_bytes, "L1 bytes to plan for, overriding the board's (to explore smaller chips)")
         ->check(CLI::Range(uint64_t(64), uint64_t(1) << 31));
     app.add_option("--scenario", o.scenario,
@@ -126,7 +131,7 @@ int main(int argc, char **argv)
         }
         const tessera::PackResult result = tessera::pack(o);
         // With an output on standard output ("-"), the summary goes to stderr instead.
-        const bool stdout_taken = o.output == "-" || o.report == "-" || o.memory_map == "-";
+        const bool stdout_taken = o.output == "-" || o.report == "-" || o.memory_map == "-" || o.variant_list == "-";
         if (!quiet) std::fprintf(stdout_taken ? stderr : stdout, "%s", tessera::pack_summary(result).c_str());
         return 0;
     } catch (const tessera::PlanError &e) {

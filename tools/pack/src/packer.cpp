@@ -17,6 +17,7 @@
 #include "tessera/tessera.h"
 #include "tessera/pack/image_writer.h"
 #include "tessera/pack/memory_map_svg.h"
+#include "tessera/pack/variant_list.h"
 #include "tessera/tools/output_file.h"
 
 namespace fs = std::filesystem;
@@ -312,14 +313,18 @@ PackResult pack(const PackOptions &o)
     // Every output is checked (and opened) before any work; all appear at the end or none.
     // None of them may be an input: the checkpoint (the files of a Hugging Face
     // folder), the tokenizer, a board file, the calibration text.
-    const std::vector<NamedPath> outputs = {{"--output", o.output}, {"--report", o.report}, {"--memory-map", o.memory_map}};
+    const std::vector<NamedPath> outputs = {{"--output", o.output},
+                                            {"--report", o.report},
+                                            {"--memory-map", o.memory_map},
+                                            {"--emit-variants", o.variant_list}};
     std::vector<NamedPath> inputs = {{"the checkpoint", o.checkpoint}, {"the tokenizer", o.tokenizer},
                                      {"the calibration text", o.calibration}};
     check_outputs(outputs, inputs);
     OutputFile image_out(o.output);
-    std::optional<OutputFile> report_out, map_out;
+    std::optional<OutputFile> report_out, map_out, variants_out;
     if (!o.report.empty()) report_out.emplace(o.report);
     if (!o.memory_map.empty()) map_out.emplace(o.memory_map);
+    if (!o.variant_list.empty()) variants_out.emplace(o.variant_list);
 
     const PackInputs in = load_inputs(o);
     // And the files found by name, which nothing has replaced yet: the board's
@@ -341,9 +346,15 @@ PackResult pack(const PackOptions &o)
         map_out->write(memory_map_svg(r.graph, r.plan, "Tessera memory plan: " + r.board.name + ", " +
                                                            std::to_string(r.plan.regions[TSR_REGION_L1].capacity) +
                                                            "-byte L1"));
+    if (variants_out)
+        variants_out->write(variant_list_source(image_variants(r.graph),
+                                                "the image " + (o.output == "-" ? std::string("on standard output")
+                                                                                : std::filesystem::path(o.output).filename().string()) +
+                                                    " (board " + r.board.name + ")"));
     image_out.commit();
     if (report_out) report_out->commit();
     if (map_out) map_out->commit();
+    if (variants_out) variants_out->commit();
     release_weights(r);
     return r;
 }

@@ -69,7 +69,6 @@ struct ModelHyper {
     bool shared_classifier = true;
     bool prompt_logits_all = false; // the prompt schedule keeps logits for every row
     uint32_t precision = TSR_DTYPE_F32;           // of the activations
-    uint32_t required_features = TSR_FEATURE_F32; // TSR_FEATURE_*
 };
 
 struct Graph {

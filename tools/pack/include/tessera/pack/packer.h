@@ -35,6 +35,7 @@ struct PackOptions {
     uint32_t npu_weight_bits = 8;  // int8 on the NPU: 8, or 4 (the decoder layers' linear weights)
     std::string report;        // JSON report path (optional)
     std::string memory_map;    // SVG memory map path (optional)
+    std::string variant_list;  // C source registering the variants the image runs (optional; variant_list.h)
 };
 
 struct PackResult {

@@ -1,0 +1,36 @@
+// The variants this runtime registers (tsr_variants, tessera/variant_registry.h), as
+// the image checks and the operators ask about them.
+#ifndef TESSERA_VARIANTS_REGISTRY_H
+#define TESSERA_VARIANTS_REGISTRY_H
+
+#include <stdint.h>
+
+#include "tessera/variant_registry.h"
+
+#include "tessera/tessera.h"
+
+namespace tsr {
+struct StepChecker;
+}
+
+// A variant's implementation, as its operator's device file registers it
+// (TSR_REGISTER_VARIANT, ops/op.h).
+struct tsr_variant_impl {
+    uint16_t id;                                  // tsr_variant_id
+    tessera_status (*check)(tsr::StepChecker &c); // the checks of its own parameters (null: none)
+    const void *row;                              // its kernels: the operator's own row type (null: none)
+};
+
+namespace tsr {
+
+constexpr uint8_t kNoVariant = 0xFF;
+
+// The index in tsr_variants of variant `id`, or kNoVariant when this runtime does not
+// register it.
+uint8_t registered_variant(uint32_t id);
+// The features (TSR_FEATURE_*) of the registered variants.
+uint32_t registered_features();
+
+} // namespace tsr
+
+#endif
