@@ -98,264 +98,116 @@ private:
     Graph &g_;
 };
 
-// A matmul's weights as the precision stores them: the tensor, its element type and,
-// for int8, the per-channel scales.
+// A matmul's weights as the precision stores them: the tensor and its element type
+// (int8: its per-channel scales are the tensor's quant_params).
 struct Linear {
     uint32_t w = 0, dtype = TSR_DTYPE_F32;
-    std::vector<float> scales; // I8: per output channel
 };
 
 struct LayerWeights {
-    uint32_t rms_att, rms_ffn;
-    double rms_att_scale = 1, rms_ffn_scale = 1; // I8 gains
+    uint32_t rms_att, rms_ffn, k_cache, v_cache;
     Linear wq, wk, wv, wo, w1, w2, w3;
 };
 
 tsr_op_params params() { return tsr_op_params{}; }
 
-} // namespace
-
-Graph lower_llama(LlamaCheckpoint &&ck, const LlamaLowering &opt)
-{
-    const LlamaConfig &c = ck.config;
-    LlamaWeights &w = ck.weights;
-    Graph g;
-    ModelHyper &h = g.hyper;
-    h.dim = c.dim;
-    h.hidden_dim = c.hidden_dim;
-    h.n_layers = c.n_layers;
-    h.n_heads = c.n_heads;
-    h.n_kv_heads = c.n_kv_heads;
-    h.vocab_size = c.vocab_size;
-    h.seq_len = c.seq_len;
-    h.context = opt.context;
-    h.prompt_chunk = opt.prompt_chunk;
-    h.shared_classifier = c.shared_classifier;
-    h.rope_theta = c.rope_theta;
-    h.norm_eps = c.norm_eps;
-    h.prompt_logits_all = opt.prompt_logits_all;
-    const uint32_t P = opt.precision;
-    const bool i8 = P == TSR_DTYPE_I8, bf16 = P == TSR_DTYPE_BF16;
-    if (P != TSR_DTYPE_F32 && !i8 && !bf16) throw std::invalid_argument("lower_llama: precision F32, BF16 or I8");
-    if (i8 && !opt.ranges) throw std::invalid_argument("lower_llama: int8 needs calibrated ranges");
-    h.precision = P;
-    const uint32_t D = c.dim, KV = c.kv_dim(), H = c.hidden_dim, V = c.vocab_size, HS = c.head_size();
-    const uint32_t C = opt.context;
-    const uint32_t WT = i8 ? TSR_DTYPE_I8 : bf16 ? TSR_DTYPE_BF16 : opt.matmul_weights; // matmul weights
-    const uint32_t AT = P;                                                          // other weights and activations
-
-    // Activation scales (I8), by name without the schedule suffix.
-    auto range = [&](const std::string &name) {
-        const auto it = opt.ranges->find(name);
-        if (it == opt.ranges->end()) throw std::invalid_argument("calibration has no range for " + name);
-        return it->second;
-    };
-    auto act_scale = [&](const std::string &name) { return int8_scale(range(name)); };
-
-    Builder b(g);
-    auto linear = [&](const std::string &name, const std::vector<float> &all, uint32_t l, uint32_t rows, uint32_t cols,
-                      uint32_t bits) {
-        Linear out;
-        const float *v = all.data() + size_t(l) * rows * cols;
-        out.dtype = WT;
-        if (!i8) {
-            out.w = b.weight(name, v, rows, cols, WT);
-            return out;
-        }
-        QuantizedRows q = quantize_rows(v, rows, cols, bits);
-        out.w = b.raw(name, TSR_DTYPE_I8, rows, cols, raw_bytes(q.q));
-        const uint32_t scales = b.raw(name + ".scales", TSR_DTYPE_F32, 1, rows, raw_bytes(q.scales));
-        GraphTensor &t = b.at(out.w);
-        t.quant = TSR_QUANT_PER_CHANNEL;
-        t.quant_params = scales;
-        out.scales = std::move(q.scales);
-        return out;
-    };
-    // A per-tensor int8 weight (gains, the embedding table).
-    auto int8_weight = [&](const std::string &name, const float *v, uint32_t rows, uint32_t cols, double &scale) {
-        scale = int8_scale(absmax(v, size_t(rows) * cols));
-        std::vector<int8_t> q(size_t(rows) * cols);
-        for (size_t j = 0; j < q.size(); ++j) q[j] = quantize_value(v[j], scale);
-        const uint32_t id = b.raw(name, TSR_DTYPE_I8, rows, cols, raw_bytes(q));
-        b.at(id).quant = TSR_QUANT_PER_TENSOR;
-        b.at(id).scale = scale;
-        return id;
-    };
-
-    // Weights and the KV cache are shared by both schedules.
-    double emb_scale = 1;
-    const uint32_t emb = i8 ? int8_weight("token_embedding", w.token_embedding.data(), V, D, emb_scale)
-                            : b.weight("token_embedding", w.token_embedding.data(), V, D, AT);
-    std::vector<LayerWeights> layers(c.n_layers);
-    std::vector<uint32_t> k_cache(c.n_layers), v_cache(c.n_layers);
-    for (uint32_t l = 0; l < c.n_layers; ++l) {
-        const std::string p = "layer" + std::to_string(l) + ".";
-        LayerWeights &lw = layers[l];
-        const float *ra = w.rms_att.data() + size_t(l) * D, *rf = w.rms_ffn.data() + size_t(l) * D;
-        lw.rms_att = i8 ? int8_weight(p + "rms_att", ra, 1, D, lw.rms_att_scale) : b.weight(p + "rms_att", ra, 1, D, AT);
-        lw.wq = linear(p + "wq", w.wq, l, D, D, opt.linear_bits);
-        lw.wk = linear(p + "wk", w.wk, l, KV, D, opt.linear_bits);
-        lw.wv = linear(p + "wv", w.wv, l, KV, D, opt.linear_bits);
-        lw.wo = linear(p + "wo", w.wo, l, D, D, opt.linear_bits);
-        lw.rms_ffn = i8 ? int8_weight(p + "rms_ffn", rf, 1, D, lw.rms_ffn_scale) : b.weight(p + "rms_ffn", rf, 1, D, AT);
-        lw.w1 = linear(p + "w1", w.w1, l, H, D, opt.linear_bits);
-        lw.w2 = linear(p + "w2", w.w2, l, D, H, opt.linear_bits);
-        lw.w3 = linear(p + "w3", w.w3, l, H, D, opt.linear_bits);
-        k_cache[l] = b.tensor(p + "k_cache", TSR_TENSOR_KV_CACHE, C, KV, AT);
-        v_cache[l] = b.tensor(p + "v_cache", TSR_TENSOR_KV_CACHE, C, KV, AT);
-        if (i8) {
-            b.at(k_cache[l]).quant = b.at(v_cache[l]).quant = TSR_QUANT_PER_TENSOR;
-            b.at(k_cache[l]).scale = act_scale(p + "k");
-            b.at(v_cache[l]).scale = act_scale(p + "v");
-        }
+// Llama's architecture as a graph: its weights in the precision's element types, its
+// two schedules. The steps carry the architecture's parameters; an int8 step's
+// factors follow from its operands' scales (the packer's derive_params).
+class LlamaLowerer {
+public:
+    LlamaLowerer(const LlamaConfig &c, const LlamaLowering &opt, Graph &g)
+        : c_(c), opt_(opt), g_(g), b_(g), i8_(opt.precision == TSR_DTYPE_I8), bf16_(opt.precision == TSR_DTYPE_BF16),
+          AT_(opt.precision), WT_(i8_ ? TSR_DTYPE_I8 : bf16_ ? TSR_DTYPE_BF16 : opt.matmul_weights)
+    {
+        if (opt.precision != TSR_DTYPE_F32 && !i8_ && !bf16_)
+            throw std::invalid_argument("lower_llama: precision F32, BF16 or I8");
+        if (i8_ && !opt.ranges) throw std::invalid_argument("lower_llama: int8 needs calibrated ranges");
     }
-    double rms_final_scale = 1;
-    const uint32_t rms_final = i8 ? int8_weight("rms_final", w.rms_final.data(), 1, D, rms_final_scale)
-                                  : b.weight("rms_final", w.rms_final.data(), 1, D, AT);
-    // The classifier: an embedding shared with it is read as the embedding's type (F32
-    // images), or stored again as the classifier wants it (BF16: the same; I8: per channel).
-    Linear wcls;
-    if (c.shared_classifier && !i8) {
-        wcls.w = emb;
-        wcls.dtype = AT;
-    } else {
-        wcls = linear("wcls", c.shared_classifier ? w.token_embedding : w.wcls, 0, V, D, 8); // the logits keep 8 bits
-    }
-    const std::vector<float> rope = llama_rope_table(C, HS, h.rope_theta);
-    uint32_t rope_table;
-    if (i8) { // Q14
-        std::vector<int16_t> q(rope.size());
-        for (size_t j = 0; j < q.size(); ++j) q[j] = int16_t(std::lround(double(rope[j]) * 16384.0));
-        rope_table = b.raw("rope_table", TSR_DTYPE_I16, C, HS, raw_bytes(q));
-    } else {
-        rope_table = b.weight("rope_table", rope.data(), C, HS, TSR_DTYPE_F32);
-    }
-    w = LlamaWeights{}; // copied into the graph; free the checkpoint's arrays early
-    g.sampler_scratch = b.tensor("sampler_scratch", TSR_TENSOR_SCRATCH, TSR_SAMPLER_BYTES_PER_TOKEN / 4u, V, TSR_DTYPE_F32);
 
-    // ---- the steps' parameters per precision ----
-    auto rmsnorm = [&](const std::string &x, double gain_scale, const std::string &y) {
-        tsr_op_params p = params();
-        p.rmsnorm.dim = D;
-        p.rmsnorm.eps = h.norm_eps;
-        if (!i8) return p;
-        const double sx = act_scale(x), sy = act_scale(y);
-        p.rmsnorm.nonlinear = opt.nonlinear;
-        if (opt.nonlinear == TSR_NONLINEAR_FLOAT) {
-            p.rmsnorm.eps = float(h.norm_eps / (sx * sx));
-            p.rmsnorm.out_scale = float(gain_scale / sy);
-            return p;
-        }
-        p.rmsnorm.eps_q8 = uint32_t(std::min<double>(std::llround(256.0 * h.norm_eps / (sx * sx)), 1 << 24));
-        const double gain = 16.0 * gain_scale / sy;
-        int shift = 0;
-        while (shift < 30 && std::llround(std::ldexp(gain, shift)) < (1 << 14)) ++shift;
-        const long long gq = std::llround(std::ldexp(gain, shift));
-        if (gq < (1 << 14) || gq >= (1 << 15))
-            throw std::range_error(y + ": RMSNorm gain " + std::to_string(gain) + " has no int8 form");
-        p.rmsnorm.gain = int32_t(gq);
-        p.rmsnorm.gain_shift = shift;
-        return p;
-    };
-    // The requantization table of an int8 matmul: n multipliers (int32), n shifts (int8).
-    auto requant_table = [&](const std::string &name, const Linear &lin, double sx, double sy) {
-        const uint32_t n = uint32_t(lin.scales.size());
-        std::vector<uint8_t> bytes(size_t(n) * 5);
-        for (uint32_t i = 0; i < n; ++i) {
-            const tsr_requant_params r = requant_factor(sx * lin.scales[i] / sy, name);
-            std::memcpy(bytes.data() + 4 * size_t(i), &r.multiplier, 4);
-            bytes[4 * size_t(n) + i] = uint8_t(int8_t(r.shift));
-        }
-        return b.raw(name + ".requant", TSR_DTYPE_I32, 1, (n * 5 + 3) / 4, std::move(bytes));
-    };
-    auto matmul = [&](const Linear &lin, uint32_t k, uint32_t n, const std::string &x, const std::string &y,
-                      bool f32_out = false) {
-        tsr_op_params p = params();
-        p.matmul.k = k;
-        p.matmul.n = n;
-        p.matmul.weight_dtype = lin.dtype;
-        p.matmul.out_dtype = f32_out ? uint32_t(TSR_DTYPE_F32) : AT;
-        if (!i8) return p;
-        const double sx = act_scale(x);
-        if (f32_out) {
-            std::vector<float> f(n);
-            for (uint32_t i = 0; i < n; ++i) f[i] = float(sx * lin.scales[i]);
-            p.matmul.requant = b.raw(y + ".dequant", TSR_DTYPE_F32, 1, n, raw_bytes(f));
-        } else {
-            p.matmul.requant = requant_table(y, lin, sx, act_scale(y));
-        }
-        return p;
-    };
-    auto iexp = [&](double scale, const std::string &what) {
-        tsr_iexp_constants k;
-        if (!tsr_iexp_constants_for(scale, &k))
-            throw std::range_error(what + ": scale " + std::to_string(scale) + " outside the integer exponential's [2^-11, 16)");
-        return tsr_iexp_params{k.shift, k.ln2, k.b, k.c};
-    };
-    auto attention = [&](const std::string &pfx) {
-        tsr_op_params p = params();
-        p.attention = {c.n_heads, c.n_kv_heads, HS, C, bf16 ? opt.exp : i8 ? opt.nonlinear : 0u, {}, {}, {}, 0, 0};
-        if (!i8) return p;
-        const double sq = act_scale(pfx + "q"), sk = act_scale(pfx + "k"), sv = act_scale(pfx + "v"),
-                     so = act_scale(pfx + "attn"), real = sq * sk / std::sqrt(double(HS));
-        if (opt.nonlinear == TSR_NONLINEAR_FLOAT) {
-            p.attention.score_scale = float(real);
-            p.attention.out_scale = float(sv / so);
-            return p;
-        }
-        const double ss = act_scale(pfx + "attention.scores");
-        p.attention.scores = requant_factor(real / ss, pfx + "attention scores");
-        p.attention.softmax = iexp(ss, pfx + "attention scores");
-        p.attention.out = requant_factor(sv / (4096.0 * so), pfx + "attention output");
-        return p;
-    };
-    auto add = [&](const std::string &a, const std::string &bb, const std::string &y) {
-        tsr_op_params p = params();
-        p.add.n = D;
-        if (!i8) return p;
-        p.add.a = requant_factor(act_scale(a) / act_scale(y), y);
-        p.add.b = requant_factor(act_scale(bb) / act_scale(y), y);
-        return p;
-    };
-    auto swiglu = [&](const std::string &pfx) {
-        tsr_op_params p = params();
-        p.swiglu.n = H;
-        p.swiglu.exp = bf16 ? opt.exp : i8 ? opt.nonlinear : 0u;
-        if (!i8) return p;
-        const double sg = act_scale(pfx + "ffn_gate"), su = act_scale(pfx + "ffn_up"), sy = act_scale(pfx + "ffn_act");
-        if (opt.nonlinear == TSR_NONLINEAR_FLOAT) {
-            p.swiglu.gate_scale = float(sg);
-            p.swiglu.out_scale = float(sg * su / sy);
-            return p;
-        }
-        p.swiglu.sigmoid = iexp(sg, pfx + "ffn_gate");
-        p.swiglu.out = requant_factor(sg * su / (16.0 * sy), pfx + "swiglu");
-        return p;
-    };
+    void hyper()
+    {
+        ModelHyper &h = g_.hyper;
+        h.dim = c_.dim;
+        h.hidden_dim = c_.hidden_dim;
+        h.n_layers = c_.n_layers;
+        h.n_heads = c_.n_heads;
+        h.n_kv_heads = c_.n_kv_heads;
+        h.vocab_size = c_.vocab_size;
+        h.seq_len = c_.seq_len;
+        h.context = opt_.context;
+        h.prompt_chunk = opt_.prompt_chunk;
+        h.shared_classifier = c_.shared_classifier;
+        h.rope_theta = c_.rope_theta;
+        h.norm_eps = c_.norm_eps;
+        h.prompt_logits_all = opt_.prompt_logits_all;
+        h.precision = opt_.precision;
+    }
 
-    auto lower = [&](GraphSchedule &s, uint32_t R, const char *suffix, uint32_t &tokens, uint32_t &logits) {
-        s.max_rows = R;
-        // An activation named `name` (plus the schedule's suffix), with its calibrated scale.
-        auto act = [&](const std::string &name, uint32_t cols, const std::string &scale_of = "", uint32_t rows = 0) {
-            const uint32_t id = b.tensor(name + suffix, TSR_TENSOR_ACTIVATION, rows ? rows : R, cols, AT);
-            if (i8) {
-                b.at(id).quant = TSR_QUANT_PER_TENSOR;
-                b.at(id).scale = scale_of == "=embedding" ? emb_scale : act_scale(scale_of.empty() ? name : scale_of);
+    // Weights and the KV caches, shared by both schedules; the checkpoint's arrays are freed.
+    void weights(LlamaWeights &w)
+    {
+        const uint32_t D = c_.dim, KV = c_.kv_dim(), H = c_.hidden_dim, V = c_.vocab_size, C = opt_.context;
+        emb_ = i8_ ? int8_weight("token_embedding", w.token_embedding.data(), V, D)
+                   : b_.weight("token_embedding", w.token_embedding.data(), V, D, AT_);
+        layers_.resize(c_.n_layers);
+        for (uint32_t l = 0; l < c_.n_layers; ++l) {
+            const std::string p = "layer" + std::to_string(l) + ".";
+            LayerWeights &lw = layers_[l];
+            lw.rms_att = gain(p + "rms_att", w.rms_att.data() + size_t(l) * D);
+            lw.wq = linear(p + "wq", w.wq, l, D, D, opt_.linear_bits);
+            lw.wk = linear(p + "wk", w.wk, l, KV, D, opt_.linear_bits);
+            lw.wv = linear(p + "wv", w.wv, l, KV, D, opt_.linear_bits);
+            lw.wo = linear(p + "wo", w.wo, l, D, D, opt_.linear_bits);
+            lw.rms_ffn = gain(p + "rms_ffn", w.rms_ffn.data() + size_t(l) * D);
+            lw.w1 = linear(p + "w1", w.w1, l, H, D, opt_.linear_bits);
+            lw.w2 = linear(p + "w2", w.w2, l, D, H, opt_.linear_bits);
+            lw.w3 = linear(p + "w3", w.w3, l, H, D, opt_.linear_bits);
+            lw.k_cache = b_.tensor(p + "k_cache", TSR_TENSOR_KV_CACHE, C, KV, AT_);
+            lw.v_cache = b_.tensor(p + "v_cache", TSR_TENSOR_KV_CACHE, C, KV, AT_);
+            if (i8_) {
+                set_scale(lw.k_cache, act_scale(p + "k"));
+                set_scale(lw.v_cache, act_scale(p + "v"));
             }
-            return id;
+        }
+        rms_final_ = gain("rms_final", w.rms_final.data());
+        // The classifier: an embedding shared with it is read as the embedding's type (F32
+        // images), or stored again as the classifier wants it (BF16: the same; I8: per channel).
+        if (c_.shared_classifier && !i8_) wcls_ = Linear{emb_, AT_};
+        else wcls_ = linear("wcls", c_.shared_classifier ? w.token_embedding : w.wcls, 0, V, D, 8); // 8-bit logits
+        const std::vector<float> rope = llama_rope_table(C, c_.head_size(), c_.rope_theta);
+        if (i8_) { // Q14
+            std::vector<int16_t> q(rope.size());
+            for (size_t j = 0; j < q.size(); ++j) q[j] = int16_t(std::lround(double(rope[j]) * 16384.0));
+            rope_table_ = b_.raw("rope_table", TSR_DTYPE_I16, C, c_.head_size(), raw_bytes(q));
+        } else {
+            rope_table_ = b_.weight("rope_table", rope.data(), C, c_.head_size(), TSR_DTYPE_F32);
+        }
+        w = LlamaWeights{};
+        g_.sampler_scratch = b_.tensor("sampler_scratch", TSR_TENSOR_SCRATCH, TSR_SAMPLER_BYTES_PER_TOKEN / 4u, V,
+                                       TSR_DTYPE_F32);
+    }
+
+    // One schedule of R rows: embedding, the decoder layers, the classifier.
+    void schedule(GraphSchedule &s, uint32_t R, const char *suffix, uint32_t &tokens, uint32_t &logits)
+    {
+        const uint32_t D = c_.dim, KV = c_.kv_dim(), H = c_.hidden_dim, V = c_.vocab_size;
+        s.max_rows = R;
+        auto act = [&](const std::string &name, uint32_t cols, uint32_t rows = 0) {
+            return activation(name + suffix, rows ? rows : R, cols, name);
         };
         auto op = [&](uint16_t o, std::initializer_list<uint32_t> operands, const tsr_op_params &p, std::string label,
                       uint16_t layer = TSR_NO_LAYER, uint8_t flags = 0) {
-            b.step(s, o, uint8_t(AT), operands, p, std::move(label), layer, flags);
+            b_.step(s, o, uint8_t(AT_), operands, p, std::move(label), layer, flags);
         };
-        tokens = b.tensor(std::string("tokens") + suffix, TSR_TENSOR_IO, R, 1, TSR_DTYPE_I32);
-        uint32_t x = act("x_embed", D, "=embedding");
-        std::string x_name = "x_embed"; // the residual stream's current tensor (scales by name)
+        tokens = b_.tensor(std::string("tokens") + suffix, TSR_TENSOR_IO, R, 1, TSR_DTYPE_I32);
+        uint32_t x = act("x_embed", D); // its rows are the table's: the table's scale
+        if (i8_) b_.at(x).scale = b_.at(emb_).scale;
         tsr_op_params pe = params();
         pe.embed = {V, D};
-        op(TSR_OP_EMBED, {tokens, emb, x}, pe, "embed");
-        for (uint32_t l = 0; l < c.n_layers; ++l) {
-            const LayerWeights &lw = layers[l];
+        op(TSR_OP_EMBED, {tokens, emb_, x}, pe, "embed");
+        for (uint32_t l = 0; l < c_.n_layers; ++l) {
+            const LayerWeights &lw = layers_[l];
             const std::string p = "layer" + std::to_string(l) + ".";
             const uint16_t L = uint16_t(l);
             const uint32_t xb = act(p + "attn_norm", D), q = act(p + "q", D), k = act(p + "k", KV),
@@ -363,50 +215,163 @@ Graph lower_llama(LlamaCheckpoint &&ck, const LlamaLowering &opt)
                            x_att = act(p + "x_attn", D), xb2 = act(p + "ffn_norm", D), h1 = act(p + "ffn_gate", H),
                            h3 = act(p + "ffn_up", H), gl = act(p + "ffn_act", H), f = act(p + "ffn_out", D),
                            x_out = act(p + "x_out", D);
-            tsr_op_params pr = params(), pk = params();
-            pr.rope = {D, KV, HS, C};
-            pk.kv_append = {KV, C};
-            op(TSR_OP_RMSNORM, {x, lw.rms_att, xb}, rmsnorm(x_name, lw.rms_att_scale, p + "attn_norm"), p + "attn_norm", L);
-            op(TSR_OP_MATMUL, {xb, lw.wq.w, q}, matmul(lw.wq, D, D, p + "attn_norm", p + "q"), p + "wq", L);
-            op(TSR_OP_MATMUL, {xb, lw.wk.w, k}, matmul(lw.wk, D, KV, p + "attn_norm", p + "k"), p + "wk", L);
-            op(TSR_OP_MATMUL, {xb, lw.wv.w, v}, matmul(lw.wv, D, KV, p + "attn_norm", p + "v"), p + "wv", L);
-            op(TSR_OP_ROPE, {q, k, rope_table}, pr, p + "rope", L);
-            op(TSR_OP_KV_APPEND, {k, v, k_cache[l], v_cache[l]}, pk, p + "kv_append", L);
+            op(TSR_OP_RMSNORM, {x, lw.rms_att, xb}, rmsnorm(), p + "attn_norm", L);
+            op(TSR_OP_MATMUL, {xb, lw.wq.w, q}, matmul(lw.wq, D, D), p + "wq", L);
+            op(TSR_OP_MATMUL, {xb, lw.wk.w, k}, matmul(lw.wk, D, KV), p + "wk", L);
+            op(TSR_OP_MATMUL, {xb, lw.wv.w, v}, matmul(lw.wv, D, KV), p + "wv", L);
+            op(TSR_OP_ROPE, {q, k, rope_table_}, rope(), p + "rope", L);
+            op(TSR_OP_KV_APPEND, {k, v, lw.k_cache, lw.v_cache}, kv_append(), p + "kv_append", L);
             // Operand 3 is the scores scratch the plan sizes for the cores it gives attention.
-            op(TSR_OP_ATTENTION, {q, k_cache[l], v_cache[l], TSR_NO_TENSOR, att}, attention(p), p + "attention", L);
-            op(TSR_OP_MATMUL, {att, lw.wo.w, o}, matmul(lw.wo, D, D, p + "attn", p + "attn_out"), p + "wo", L);
-            op(TSR_OP_ADD, {x, o, x_att}, add(x_name, p + "attn_out", p + "x_attn"), p + "residual_attn", L);
-            op(TSR_OP_RMSNORM, {x_att, lw.rms_ffn, xb2}, rmsnorm(p + "x_attn", lw.rms_ffn_scale, p + "ffn_norm"),
-               p + "ffn_norm", L);
-            op(TSR_OP_MATMUL, {xb2, lw.w1.w, h1}, matmul(lw.w1, D, H, p + "ffn_norm", p + "ffn_gate"), p + "w1", L);
-            op(TSR_OP_MATMUL, {xb2, lw.w3.w, h3}, matmul(lw.w3, D, H, p + "ffn_norm", p + "ffn_up"), p + "w3", L);
-            op(TSR_OP_SWIGLU, {h1, h3, gl}, swiglu(p), p + "swiglu", L);
-            op(TSR_OP_MATMUL, {gl, lw.w2.w, f}, matmul(lw.w2, H, D, p + "ffn_act", p + "ffn_out"), p + "w2", L);
-            op(TSR_OP_ADD, {x_att, f, x_out}, add(p + "x_attn", p + "ffn_out", p + "x_out"), p + "residual_ffn", L);
+            op(TSR_OP_ATTENTION, {q, lw.k_cache, lw.v_cache, TSR_NO_TENSOR, att}, attention(), p + "attention", L);
+            if (i8_ && opt_.nonlinear == TSR_NONLINEAR_INTEGER) // its scores are requantized to their own scale
+                s.steps.back().inner_scale = act_scale(p + "attention.scores");
+            op(TSR_OP_MATMUL, {att, lw.wo.w, o}, matmul(lw.wo, D, D), p + "wo", L);
+            op(TSR_OP_ADD, {x, o, x_att}, add(), p + "residual_attn", L);
+            op(TSR_OP_RMSNORM, {x_att, lw.rms_ffn, xb2}, rmsnorm(), p + "ffn_norm", L);
+            op(TSR_OP_MATMUL, {xb2, lw.w1.w, h1}, matmul(lw.w1, D, H), p + "w1", L);
+            op(TSR_OP_MATMUL, {xb2, lw.w3.w, h3}, matmul(lw.w3, D, H), p + "w3", L);
+            op(TSR_OP_SWIGLU, {h1, h3, gl}, swiglu(), p + "swiglu", L);
+            op(TSR_OP_MATMUL, {gl, lw.w2.w, f}, matmul(lw.w2, H, D), p + "w2", L);
+            op(TSR_OP_ADD, {x_att, f, x_out}, add(), p + "residual_ffn", L);
             x = x_out;
-            x_name = p + "x_out";
         }
         // The classifier (vocab x dim per row) only where logits are read: a prompt
         // chunk's last row, unless every row's were asked for.
-        const bool one_row = R > 1u && !opt.prompt_logits_all;
+        const bool one_row = R > 1u && !opt_.prompt_logits_all;
         const uint32_t out_rows = one_row ? 1u : R;
         if (one_row) {
-            const uint32_t x_last = act("x_last", D, x_name, 1);
+            const uint32_t x_last = activation(std::string("x_last") + suffix, 1, D, "");
+            if (i8_) b_.at(x_last).scale = b_.at(x).scale; // the same values
             tsr_op_params pl = params();
             pl.last_row.n = D;
             op(TSR_OP_LAST_ROW, {x, x_last}, pl, "last_row");
             x = x_last;
         }
         const uint8_t flags = one_row ? TSR_STEP_ONE_ROW : 0u;
-        const uint32_t xf = act("final_norm", D, "", out_rows);
-        logits = b.tensor(std::string("logits") + suffix, TSR_TENSOR_IO, out_rows, V, TSR_DTYPE_F32);
-        op(TSR_OP_RMSNORM, {x, rms_final, xf}, rmsnorm(x_name, rms_final_scale, "final_norm"), "final_norm",
-           TSR_NO_LAYER, flags);
-        op(TSR_OP_MATMUL, {xf, wcls.w, logits}, matmul(wcls, D, V, "final_norm", "logits", true), "classifier",
-           TSR_NO_LAYER, flags);
-    };
-    lower(g.prompt, opt.prompt_chunk, ".prompt", g.tokens_prompt, g.logits_prompt);
-    lower(g.token, 1, ".token", g.tokens_token, g.logits_token);
+        const uint32_t xf = act("final_norm", D, out_rows);
+        logits = b_.tensor(std::string("logits") + suffix, TSR_TENSOR_IO, out_rows, V, TSR_DTYPE_F32);
+        op(TSR_OP_RMSNORM, {x, rms_final_, xf}, rmsnorm(), "final_norm", TSR_NO_LAYER, flags);
+        op(TSR_OP_MATMUL, {xf, wcls_.w, logits}, matmul(wcls_, D, V, true), "classifier", TSR_NO_LAYER, flags);
+    }
+
+private:
+    // An int8 activation's scale: its calibrated range (names without the schedule suffix).
+    double act_scale(const std::string &name) const
+    {
+        const auto it = opt_.ranges->find(name);
+        if (it == opt_.ranges->end()) throw std::invalid_argument("calibration has no range for " + name);
+        return int8_scale(it->second);
+    }
+    void set_scale(uint32_t id, double scale)
+    {
+        b_.at(id).quant = TSR_QUANT_PER_TENSOR;
+        b_.at(id).scale = scale;
+    }
+    // An activation; int8: with the calibrated scale of `scale_name` (none: set by the caller).
+    uint32_t activation(const std::string &name, uint32_t rows, uint32_t cols, const std::string &scale_name)
+    {
+        const uint32_t id = b_.tensor(name, TSR_TENSOR_ACTIVATION, rows, cols, AT_);
+        if (i8_) set_scale(id, scale_name.empty() ? 1.0 : act_scale(scale_name));
+        return id;
+    }
+    Linear linear(const std::string &name, const std::vector<float> &all, uint32_t l, uint32_t rows, uint32_t cols,
+                  uint32_t bits)
+    {
+        const float *v = all.data() + size_t(l) * rows * cols;
+        if (!i8_) return Linear{b_.weight(name, v, rows, cols, WT_), WT_};
+        QuantizedRows q = quantize_rows(v, rows, cols, bits);
+        const Linear out{b_.raw(name, TSR_DTYPE_I8, rows, cols, raw_bytes(q.q)), TSR_DTYPE_I8};
+        const uint32_t scales = b_.raw(name + ".scales", TSR_DTYPE_F32, 1, rows, raw_bytes(q.scales));
+        b_.at(out.w).quant = TSR_QUANT_PER_CHANNEL; // (after adding the scales: that may move the tensors)
+        b_.at(out.w).quant_params = scales;
+        return out;
+    }
+    // A per-tensor int8 weight (gains, the embedding table).
+    uint32_t int8_weight(const std::string &name, const float *v, uint32_t rows, uint32_t cols)
+    {
+        const double scale = int8_scale(absmax(v, size_t(rows) * cols));
+        std::vector<int8_t> q(size_t(rows) * cols);
+        for (size_t j = 0; j < q.size(); ++j) q[j] = quantize_value(v[j], scale);
+        const uint32_t id = b_.raw(name, TSR_DTYPE_I8, rows, cols, raw_bytes(q));
+        set_scale(id, scale);
+        return id;
+    }
+    // An RMSNorm gain vector (dim).
+    uint32_t gain(const std::string &name, const float *v)
+    {
+        return i8_ ? int8_weight(name, v, 1, c_.dim) : b_.weight(name, v, 1, c_.dim, AT_);
+    }
+
+    // The steps' architectural parameters; which non-linearities (bf16's exponential,
+    // int8's arithmetic) is the variant's.
+    uint32_t arithmetic() const { return bf16_ ? opt_.exp : i8_ ? opt_.nonlinear : 0u; }
+    tsr_op_params rmsnorm() const
+    {
+        tsr_op_params p = params();
+        p.rmsnorm.dim = c_.dim;
+        p.rmsnorm.eps = c_.norm_eps;
+        p.rmsnorm.nonlinear = i8_ ? opt_.nonlinear : 0u;
+        return p;
+    }
+    tsr_op_params matmul(const Linear &lin, uint32_t k, uint32_t n, bool f32_out = false) const
+    {
+        tsr_op_params p = params();
+        p.matmul = {k, n, lin.dtype, f32_out ? uint32_t(TSR_DTYPE_F32) : AT_, 0, 0, 0};
+        return p;
+    }
+    tsr_op_params rope() const
+    {
+        tsr_op_params p = params();
+        p.rope = {c_.dim, c_.kv_dim(), c_.head_size(), opt_.context};
+        return p;
+    }
+    tsr_op_params kv_append() const
+    {
+        tsr_op_params p = params();
+        p.kv_append = {c_.kv_dim(), opt_.context};
+        return p;
+    }
+    tsr_op_params attention() const
+    {
+        tsr_op_params p = params();
+        p.attention = {c_.n_heads, c_.n_kv_heads, c_.head_size(), opt_.context, arithmetic(), {}, {}, {}, 0, 0};
+        return p;
+    }
+    tsr_op_params add() const
+    {
+        tsr_op_params p = params();
+        p.add.n = c_.dim;
+        return p;
+    }
+    tsr_op_params swiglu() const
+    {
+        tsr_op_params p = params();
+        p.swiglu.n = c_.hidden_dim;
+        p.swiglu.exp = arithmetic();
+        return p;
+    }
+
+    const LlamaConfig &c_;
+    const LlamaLowering &opt_;
+    Graph &g_;
+    Builder b_;
+    const bool i8_, bf16_;
+    const uint32_t AT_, WT_; // the activations' (and other weights') element type; the matmul weights'
+    uint32_t emb_ = 0, rms_final_ = 0, rope_table_ = 0;
+    Linear wcls_;
+    std::vector<LayerWeights> layers_;
+};
+
+} // namespace
+
+Graph lower_llama(LlamaCheckpoint &&ck, const LlamaLowering &opt)
+{
+    Graph g;
+    LlamaLowerer lower(ck.config, opt, g);
+    lower.hyper();
+    lower.weights(ck.weights);
+    lower.schedule(g.prompt, opt.prompt_chunk, ".prompt", g.tokens_prompt, g.logits_prompt);
+    lower.schedule(g.token, 1, ".token", g.tokens_token, g.logits_token);
     return g;
 }
 

@@ -17,6 +17,7 @@
 #include "tessera/tessera.h"
 #include "tessera/pack/image_writer.h"
 #include "tessera/pack/memory_map_svg.h"
+#include "tessera/pack/tiler.h"
 #include "tessera/pack/variant_list.h"
 #include "tessera/tools/output_file.h"
 
@@ -280,6 +281,7 @@ std::vector<uint8_t> plan_image(const PackOptions &o, const PackInputs &in, cons
     lowering.ranges = ranges;
     try {
         r.graph = lower_llama(LlamaCheckpoint(in.checkpoint), lowering);
+        derive_params(r.graph); // each step's variant derives its int8 factors from its operands' scales
     } catch (const std::range_error &e) {
         throw PlanError(std::string("int8 lowering: ") + e.what());
     }

@@ -48,6 +48,10 @@ struct GraphStep {
     tsr_op_params params{}; // the member named after op
     std::string label;             // for reports: "layer3.wq"
     uint16_t layer = TSR_NO_LAYER; // for profiles
+    // int8: the scale of an intermediate the operator computes, which no tensor holds
+    // (integer attention: its scores); 0 where there is none. The other int8
+    // parameters follow from the operands' scales (the packer's derive_params).
+    double inner_scale = 0;
     // Filled by the packer's planner: tile sizes and the L1 staging tensor of each
     // operand streamed from L2 (TSR_NO_TENSOR: the operand is in L1 or not a kernel operand).
     std::array<uint32_t, TSR_MAX_TILES> tile{};

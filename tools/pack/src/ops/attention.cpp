@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "shapes.h"
+#include "tessera/variants.h"
+#include "int8_params.h"
 #include "tessera/kernels.h"
 #include "tessera/pack/calibration.h"
 
@@ -69,8 +71,37 @@ Work work(const tsr_step &s, uint32_t rows, uint32_t kv)
     return Work{2.0 * heads * kv * p.head_size, heads * kv, 2.0 * heads * kv * p.head_size * e + 2.0 * heads * p.head_size * e};
 }
 
+
+// int8: the scores' real factor scale_q scale_k / sqrt(head_size); operands q, the K
+// and V caches, the output (4).
+double score_factor(const GraphStep &s, const Graph &g)
+{
+    return operand_scale(g, s, 0) * operand_scale(g, s, 1) / std::sqrt(double(s.params.attention.head_size));
+}
+
+// int8, integer arithmetic: the scores requantized to their own scale (inner_scale),
+// the integer exponential for it, the output factor (probabilities in Q12).
+void derive_i8(GraphStep &s, Graph &g)
+{
+    tsr_attention_params &p = s.params.attention;
+    const double ss = s.inner_scale;
+    if (!(ss > 0)) throw std::logic_error(s.label + ": integer attention needs its scores' scale");
+    p.scores = requant_factor(score_factor(s, g) / ss, s.label + " scores");
+    p.softmax = iexp_params(ss, s.label + " scores");
+    p.out = requant_factor(operand_scale(g, s, 2) / (4096.0 * operand_scale(g, s, 4)), s.label + " output");
+}
+
+// int8, float arithmetic: the scores' real factor and the output factor.
+void derive_i8_float(GraphStep &s, Graph &g)
+{
+    s.params.attention.score_scale = float(score_factor(s, g));
+    s.params.attention.out_scale = float(operand_scale(g, s, 2) / operand_scale(g, s, 4));
+}
+
+const HostVariant kVariants[] = {{TSR_VARIANT_ATTENTION_I8, derive_i8}, {TSR_VARIANT_ATTENTION_I8_FLOAT, derive_i8_float}};
+
 } // namespace
 
-extern const OpHost op_host_ATTENTION = {candidates, cost, evaluate, work};
+extern const OpHost op_host_ATTENTION = {candidates, cost, evaluate, work, kVariants, sizeof kVariants / sizeof kVariants[0]};
 
 } // namespace tessera

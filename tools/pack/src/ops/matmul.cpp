@@ -1,6 +1,9 @@
 // matmul on the host: tiles of rows x output columns, every halving of each; its
 // traffic is its geometry's (x once per row tile, the weights again for every row tile).
 #include "shapes.h"
+#include "tessera/variants.h"
+#include "int8_params.h"
+#include <cstring>
 #include "tessera/kernels.h"
 #include "tessera/npu.h"
 #include "tessera/pack/calibration.h"
@@ -35,8 +38,53 @@ void evaluate(const GraphStep &s, Evaluation &e)
 
 Work work(const tsr_step &s, uint32_t rows, uint32_t) { return Work{double(rows) * s.params.matmul.k * s.params.matmul.n, 0, -1}; }
 
+
+// int8 output: per output channel, scale_x scale_w[i] / scale_y as a multiplier and a
+// shift, in a table of its own (n multipliers (int32), then n shifts (int8)).
+void derive_i8(GraphStep &s, Graph &g)
+{
+    const double sx = operand_scale(g, s, 0), sy = operand_scale(g, s, 2);
+    const std::vector<float> scales = channel_scales(g, s.operands[1]);
+    const uint32_t n = uint32_t(scales.size());
+    std::vector<uint8_t> bytes(size_t(n) * 5);
+    for (uint32_t i = 0; i < n; ++i) {
+        const tsr_requant_params r = requant_factor(sx * scales[i] / sy, s.label);
+        std::memcpy(bytes.data() + 4 * size_t(i), &r.multiplier, 4);
+        bytes[4 * size_t(n) + i] = uint8_t(int8_t(r.shift));
+    }
+    GraphTensor t;
+    t.name = s.label + ".requant";
+    t.dtype = TSR_DTYPE_I32;
+    t.kind = TSR_TENSOR_WEIGHT;
+    t.rows = 1;
+    t.cols = (n * 5 + 3) / 4;
+    t.bytes = std::max<uint64_t>(bytes.size(), uint64_t(t.cols) * 4u);
+    t.data = std::move(bytes);
+    s.params.matmul.requant = g.add(std::move(t));
+}
+
+// fp32 output (the logits): per output channel, scale_x scale_w[i].
+void derive_i8_f32_out(GraphStep &s, Graph &g)
+{
+    const double sx = operand_scale(g, s, 0);
+    std::vector<float> f = channel_scales(g, s.operands[1]);
+    for (float &v : f) v = float(sx * v);
+    GraphTensor t;
+    t.name = s.label + ".dequant";
+    t.dtype = TSR_DTYPE_F32;
+    t.kind = TSR_TENSOR_WEIGHT;
+    t.rows = 1;
+    t.cols = uint32_t(f.size());
+    t.data = raw_bytes(f);
+    s.params.matmul.requant = g.add(std::move(t));
+}
+
+const HostVariant kVariants[] = {{TSR_VARIANT_MATMUL_I8, derive_i8},
+                                 {TSR_VARIANT_MATMUL_I8_NPU, derive_i8},
+                                 {TSR_VARIANT_MATMUL_I8_F32_OUT, derive_i8_f32_out}};
+
 } // namespace
 
-extern const OpHost op_host_MATMUL = {candidates, nullptr, evaluate, work};
+extern const OpHost op_host_MATMUL = {candidates, nullptr, evaluate, work, kVariants, sizeof kVariants / sizeof kVariants[0]};
 
 } // namespace tessera

@@ -18,6 +18,17 @@ const OpHost &op_host(uint32_t op)
     }
 }
 
+void derive_params(Graph &g)
+{
+    for (GraphSchedule *schedule : {&g.prompt, &g.token})
+        for (GraphStep &s : schedule->steps) {
+            const uint32_t variant = probe_step(s, s.tile).variant;
+            const OpHost &host = op_host(s.op);
+            for (uint32_t i = 0; i < host.variant_count; ++i)
+                if (host.variants[i].id == variant && host.variants[i].derive) host.variants[i].derive(s, g);
+        }
+}
+
 std::vector<Tile> no_tiles(const StepShape &) { return {Tile{}}; }
 
 std::vector<Tile> row_tiles(const StepShape &s)

@@ -67,6 +67,14 @@ struct Work {
     double macs = 0, elements = 0, dma_bytes = -1;
 };
 
+// A variant's host side (tessera/variants.def): how the packer derives the step's
+// parameters from its operands' scales and the graph's constants (int8: the
+// requantization factors and tables, the integer exponential's constants).
+struct HostVariant {
+    uint16_t id; // tsr_variant_id
+    void (*derive)(GraphStep &s, Graph &g);
+};
+
 struct OpHost {
     // The tile shapes worth trying.
     std::vector<Tile> (*candidates)(const StepShape &s);
@@ -78,8 +86,16 @@ struct OpHost {
     void (*evaluate)(const GraphStep &s, Evaluation &e);
     // Null: no arithmetic (data movement). `rows` of the run, `kv` positions cached.
     Work (*work)(const tsr_step &s, uint32_t rows, uint32_t kv);
+    // Its variants whose parameters are derived (none: the lowering's are final).
+    const HostVariant *variants = nullptr;
+    uint32_t variant_count = 0;
 };
 const OpHost &op_host(uint32_t op);
+
+// Each step's parameters as its variant derives them (OpHost::variants), in place:
+// after lowering, before planning. Throws std::range_error for a factor with no
+// integer form, naming the step.
+void derive_params(Graph &g);
 
 // Shared by the host files: n, ceil(n/2), ceil(n/4), ..., 1.
 std::vector<uint32_t> halvings(uint32_t n);

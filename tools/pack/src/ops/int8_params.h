@@ -1,0 +1,24 @@
+// What the int8 variants' derivations share (OpHost::variants): the scales of a step's
+// operands, a weight's per-channel scales, the integer exponential's constants.
+#ifndef TESSERA_PACK_OPS_INT8_PARAMS_H
+#define TESSERA_PACK_OPS_INT8_PARAMS_H
+
+#include <string>
+#include <vector>
+
+#include "tessera/models/graph.h"
+#include "tessera/models/quantize.h"
+
+namespace tessera {
+
+// The per-tensor scale of step s's operand k: real = scale * q.
+double operand_scale(const Graph &g, const GraphStep &s, uint32_t k);
+// The per-channel scales of a weight (its quant_params tensor's floats).
+std::vector<float> channel_scales(const Graph &g, uint32_t weight);
+// The integer exponential's constants for inputs of `scale`; throws std::range_error
+// naming `what` outside [2^-11, 16).
+tsr_iexp_params iexp_params(double scale, const std::string &what);
+
+} // namespace tessera
+
+#endif
