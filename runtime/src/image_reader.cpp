@@ -195,6 +195,11 @@ tessera_status check_tensors(const tsr_image_header &h, const tsr_section &sec, 
         } else if (t.quant_params != TSR_NO_TENSOR) {
             return bad("names per-channel scales without per-channel quantization");
         }
+        // real = scale * (q - zero_point): a per-tensor int8 tensor's zero point is an int8;
+        // any other tensor has none.
+        const bool zero_allowed = t.dtype == TSR_DTYPE_I8 && t.quant == TSR_QUANT_PER_TENSOR;
+        if (zero_allowed ? (t.zero_point < -128 || t.zero_point > 127) : t.zero_point != 0)
+            return bad("zero point outside the int8 range, or on a tensor that is not per-tensor int8");
         if (t.offset % esize != 0u) return bad("misaligned for its element type");
         if (t.region == TSR_REGION_IMAGE) {
             if (t.kind != TSR_TENSOR_WEIGHT) return bad("only weights may live in the image");

@@ -6,6 +6,7 @@
 #include <iterator>
 
 #include "synthetic_model.h"
+#include "tessera/crc32.h"
 
 namespace tessera::test {
 
@@ -43,12 +44,29 @@ PackOptions stories260k_int8(const std::string &shared, const std::string &board
 std::unique_ptr<OpenModel> open_model(const PackOptions &options, uint32_t threads, const std::string &board,
                                       uint32_t solo_bytes)
 {
+    return open_image(pack_image(options), board.empty() ? options.board : board, threads, solo_bytes);
+}
+
+std::unique_ptr<OpenModel> open_image(AlignedImage image, const std::string &board, uint32_t threads, uint32_t solo_bytes)
+{
     auto m = std::make_unique<OpenModel>();
-    m->image = pack_image(options);
-    m->board = HostBoard::create(load_board_desc(board.empty() ? options.board : board), threads, solo_bytes);
+    m->image = std::move(image);
+    m->board = HostBoard::create(load_board_desc(board), threads, solo_bytes);
     m->board->check_l1(true); // every test run also proves kernels only ever see L1
     m->status = tessera_open(&m->session, m->image.data(), m->image.size, m->board->hal());
     return m;
+}
+
+void resign(AlignedImage &img)
+{
+    auto &h = *reinterpret_cast<tsr_image_header *>(img.data());
+    auto *s = reinterpret_cast<tsr_section *>(img.data() + h.section_table_offset);
+    for (uint32_t i = 0; i < h.section_count; ++i)
+        if (uint64_t(s[i].file_offset) + s[i].size <= img.size) // a section made to overrun keeps its old CRC
+            s[i].crc32 = tsr_crc32(0, img.data() + s[i].file_offset, s[i].size);
+    h.section_table_crc = tsr_crc32(0, s, h.section_count * sizeof(tsr_section));
+    h.header_crc = 0;
+    h.header_crc = tsr_crc32(0, &h, sizeof h);
 }
 
 std::vector<int32_t> generate_greedy(OpenModel &m, const std::vector<int32_t> &prompt, uint32_t steps)

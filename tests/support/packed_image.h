@@ -47,6 +47,14 @@ struct OpenModel {
 std::unique_ptr<OpenModel> open_model(const PackOptions &options, uint32_t threads = 0, const std::string &board = "",
                                       uint32_t solo_bytes = 0);
 
+// An image opened on a host board named `board` (as open_model).
+std::unique_ptr<OpenModel> open_image(AlignedImage image, const std::string &board, uint32_t threads = 0,
+                                      uint32_t solo_bytes = 0);
+
+// Makes every checksum of an edited image consistent again: the image is then hostile,
+// not corrupt.
+void resign(AlignedImage &img);
+
 // Greedy generation as run.c does it: the prompt (BOS first) through prompt mode,
 // then one step per token until `steps` positions. Returns the tokens after BOS.
 std::vector<int32_t> generate_greedy(OpenModel &m, const std::vector<int32_t> &prompt, uint32_t steps);

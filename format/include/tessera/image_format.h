@@ -275,7 +275,7 @@ typedef struct tsr_tensor {
     uint16_t quant_params; /* PER_CHANNEL: the F32 weight tensor of its scales; else TSR_NO_TENSOR */
     uint32_t dims[TSR_MAX_DIMS]; /* outermost first; the elements fill at most `size` bytes; unused dims 1 */
     float scale;        /* PER_TENSOR: real = scale * (q - zero_point); else 1 */
-    int32_t zero_point; /* PER_TENSOR int8 activations are symmetric: 0 */
+    int32_t zero_point; /* PER_TENSOR I8: [-128, 127], honoured by every int8 variant or refused by it; else 0 */
 } tsr_tensor;
 
 /* The matrix view kernels take: cols the innermost dimension, rows all the others. */

@@ -11,6 +11,7 @@ const tsr_add_params &P(const tsr_step &s) { return s.params.add; }
 
 tessera_status check_i8(StepChecker &c)
 {
+    for (uint32_t i = 0; i < 3u; ++i) TSR_TRY(c.symmetric(i)); // the residual stream is symmetric
     TSR_TRY(c.requant(P(c.step).a, "first input's factor out of range"));
     return c.requant(P(c.step).b, "second input's factor out of range");
 }

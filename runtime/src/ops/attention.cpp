@@ -69,6 +69,10 @@ tessera_status check_i8_float(StepChecker &c)
 {
     const tsr_attention_params &p = P(c.step);
     TSR_TRY(c.nonlinear(p.exp));
+    TSR_TRY(c.symmetric(0)); // q, the caches, the output
+    TSR_TRY(c.symmetric(1));
+    TSR_TRY(c.symmetric(2));
+    TSR_TRY(c.symmetric(4));
     return p.score_scale > 0.0f && p.out_scale > 0.0f ? TESSERA_OK : c.fail("scores or output scale not positive");
 }
 
@@ -81,6 +85,7 @@ struct ScoreArgs {
     uint32_t first, count, n; // the chunk's positions, and the row's
     bool last_chunk;
     uint8_t *y;
+    const int8_t *zero; // the operands' zero points (ResolvedStep::zero)
 };
 // Values pass, one chunk: the weighted sum into the accumulators; after the row's last
 // chunk, the head of y from them.
@@ -91,6 +96,7 @@ struct AccumulateArgs {
     uint32_t first, count;
     bool last_chunk;
     uint8_t *y;
+    const int8_t *zero; // the operands' zero points (ResolvedStep::zero)
 };
 
 void clear(float *acc, uint32_t n)
@@ -138,7 +144,7 @@ tsr_kernel_status score_i8_float(const tsr_step &s, const ScoreArgs &x)
 tsr_kernel_status score_i8(const tsr_step &s, const ScoreArgs &x)
 {
     const tsr_attention_params &p = P(s);
-    const tsr_attention_scores_i8_args a = {(const int8_t *)x.q, (const int8_t *)x.keys, (int8_t *)x.mine + x.first, 0, 0,
+    const tsr_attention_scores_i8_args a = {(const int8_t *)x.q, (const int8_t *)x.keys, (int8_t *)x.mine + x.first, x.zero[0], x.zero[1],
                                             p.scores.multiplier, p.scores.shift, x.count, p.head_size};
     tsr_kernel_status st = tsr_attention_scores_i8(&a, 0, 1);
     if (st == TSR_KERNEL_OK && x.last_chunk) {
@@ -182,11 +188,11 @@ tsr_kernel_status accumulate_i8(const tsr_step &s, const AccumulateArgs &x)
 {
     const tsr_attention_params &p = P(s);
     const tsr_attention_accumulate_i8_args a = {(const uint16_t *)(x.mine + x.sx.probs) + x.first, (const int8_t *)x.values,
-                                                (int32_t *)(x.mine + x.sx.acc), 0, x.count, p.head_size};
+                                                (int32_t *)(x.mine + x.sx.acc), x.zero[2], x.count, p.head_size};
     const tsr_kernel_status st = tsr_attention_accumulate_i8(&a, 0, 1);
     if (st == TSR_KERNEL_OK && x.last_chunk)
         tsr_attention_output_i8((const int32_t *)(x.mine + x.sx.acc), (int8_t *)x.y, p.head_size, p.out.multiplier,
-                                p.out.shift, 0);
+                                p.out.shift, x.zero[4]);
     return st;
 }
 
@@ -314,8 +320,8 @@ void run(StepRun &r)
             r.check(kv, (uint64_t)it.count * head, 1 + x.pass);
             r.check(mine, sx.bytes, 3);
             r.check(x.pass ? y : q, head, x.pass ? 4 : 0);
-            r.kernel(x.pass == 0u ? v.score(r.step, ScoreArgs{q, kv, mine, sx, it.first, it.count, n, last_chunk, y})
-                                  : v.accumulate(r.step, AccumulateArgs{kv, mine, sx, it.first, it.count, last_chunk, y}));
+            r.kernel(x.pass == 0u ? v.score(r.step, ScoreArgs{q, kv, mine, sx, it.first, it.count, n, last_chunk, y, r.resolved.zero})
+                                  : v.accumulate(r.step, AccumulateArgs{kv, mine, sx, it.first, it.count, last_chunk, y, r.resolved.zero}));
         },
         [&](uint32_t t) {
             const Tile x = tile(t);

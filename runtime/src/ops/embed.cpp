@@ -18,6 +18,7 @@ tessera_status validate(StepChecker &c)
     TSR_TRY(c.operand(0, TSR_DTYPE_I32, R * 4u, false));
     TSR_TRY(c.operand(1, c.step.dtype, (uint64_t)p.vocab * p.dim * e, false));
     TSR_TRY(c.of_kind(1, TSR_TENSOR_WEIGHT, "the embedding table is not a weight"));
+    TSR_TRY(c.same_zero(1, 2)); // rows copied as they are
     return c.operand(2, c.step.dtype, R * p.dim * e, true);
 }
 

@@ -19,7 +19,9 @@ tessera_status validate(StepChecker &c)
     TSR_TRY(c.operand(2, T, cache, true));
     TSR_TRY(c.operand(3, T, cache, true));
     TSR_TRY(c.of_kind(2, TSR_TENSOR_KV_CACHE, "is not a KV cache"));
-    return c.of_kind(3, TSR_TENSOR_KV_CACHE, "is not a KV cache");
+    TSR_TRY(c.of_kind(3, TSR_TENSOR_KV_CACHE, "is not a KV cache"));
+    TSR_TRY(c.same_zero(0, 2)); // rows copied as they are
+    return c.same_zero(1, 3);
 }
 
 void run(StepRun &r)

@@ -12,7 +12,8 @@ tessera_status validate(StepChecker &c)
     TSR_TRY(c.dtype_in(kAllTypes));
     if (!row) return c.fail("n is 0");
     TSR_TRY(c.operand(0, c.step.dtype, c.rows * row, false));
-    return c.operand(1, c.step.dtype, row, true);
+    TSR_TRY(c.operand(1, c.step.dtype, row, true));
+    return c.same_zero(0, 1); // a row copied as it is
 }
 
 void run(StepRun &r)

@@ -29,7 +29,10 @@ tessera_status validate_npu(StepChecker &c)
 {
     const tsr_matmul_params &p = P(c.step);
     const tsr_step &s = c.step;
-    // Its variant (matmul.i8.npu, checked by validate_steps) is int8 in, int8 weights, int8 out.
+    // Its variant (matmul.i8.npu, checked by validate_steps) is int8 in, int8 weights, int8 out,
+    // all symmetric.
+    TSR_TRY(c.symmetric(0));
+    TSR_TRY(c.symmetric(2));
     if (!p.k || !p.n || p.k > TSR_NPU_MAX_K) return c.fail("k or n out of the NPU's range");
     TSR_TRY(c.constant(p.requant, TSR_DTYPE_I32, (uint64_t)p.n * 5u, "requantization table does not fit"));
     TSR_TRY(c.operand(0, TSR_DTYPE_I8, (uint64_t)c.rows * p.k, false));
@@ -67,6 +70,7 @@ tessera_status check_i8_f32_out(StepChecker &c)
 {
     const tsr_matmul_params &p = P(c.step);
     if (p.k > 32768u) return c.fail("k above 32768");
+    TSR_TRY(c.symmetric(0)); // the dequantizing kernel takes symmetric inputs
     return c.constant(p.requant, TSR_DTYPE_F32, (uint64_t)p.n * 4u, "dequantization table does not fit");
 }
 
@@ -114,6 +118,8 @@ tsr_kernel_status mm_i8(const StepRun &r, const Product &t)
     a.multiplier = mult + t.c0;
     a.shift = (const int8_t *)(mult + P(r.step).n) + t.c0;
     a.y = (int8_t *)t.y;
+    a.x_zero = r.resolved.zero[0];
+    a.y_zero = r.resolved.zero[2];
     a.y_min = -128;
     a.y_max = 127;
     a.rows = t.m;

@@ -74,6 +74,30 @@ tessera_status check_variant(StepChecker &c)
     return tsr_variants[v]->check ? tsr_variants[v]->check(c) : TESSERA_OK;
 }
 
+tessera_status StepChecker::symmetric(uint32_t i)
+{
+    const uint32_t id = step.operands[i];
+    if (id < h.tensor_count && tensors[id].zero_point != 0) {
+        tsr_variant_row row = {};
+        if (!tsr_variant_lookup(step.variant, &row)) row.name = "?";
+        err.str(schedule).str(" schedule step ").num(index).str(" (");
+        op_label(err, step.op);
+        err.str(") operand ").num(i).str(": zero point ").str(tensors[id].zero_point < 0 ? "-" : "")
+            .num((uint32_t)(tensors[id].zero_point < 0 ? -tensors[id].zero_point : tensors[id].zero_point))
+            .str("; variant ").str(row.name).str(" takes symmetric int8 (zero point 0)");
+        return TESSERA_ERR_IMAGE_UNSUPPORTED;
+    }
+    return TESSERA_OK;
+}
+
+tessera_status StepChecker::same_zero(uint32_t i, uint32_t j)
+{
+    const uint32_t a = step.operands[i], b = step.operands[j];
+    if (a < h.tensor_count && b < h.tensor_count && tensors[a].zero_point != tensors[b].zero_point)
+        return fail("copies between tensors of different zero points", j);
+    return TESSERA_OK;
+}
+
 tessera_status StepChecker::dtype_in(uint32_t allowed)
 {
     if (step.dtype >= 32u || !(allowed & dtype_bit(step.dtype))) return fail("element type not supported by the operator");
@@ -205,6 +229,9 @@ void resolve_steps(const ImageView &img, const tsr_hal_board *board)
                 out->stage[k] = step.staging[k] == TSR_NO_TENSOR ? nullptr : address(img, board, step.staging[k]);
                 out->slot_bytes[k] = g.operand[k].slot_bytes;
                 out->slots[k] = (uint8_t)(g.operand[k].slots ? g.operand[k].slots : 1u);
+                out->zero[k] = step.operands[k] < img.header->tensor_count
+                                   ? (int8_t)img.tensors[step.operands[k]].zero_point // validated: [-128, 127]
+                                   : (int8_t)0;
             }
             const bool controller_only = tsr_op_tile_kind(step.op) == TSR_TILE_MOVE || step.engine == TSR_ENGINE_NPU;
             uint64_t bytes = 0; // the tensors its kernels touch (a KV cache whole: its size at the last position)

@@ -57,6 +57,10 @@ struct StepChecker {
     // A requantization factor (multiplier, shift) in the kernels' ranges.
     tessera_status requant(const tsr_requant_params &r, const char *what);
     tessera_status nonlinear(uint32_t v);
+    // Zero points: operand i's is 0 (the variant computes with symmetric int8 only), or
+    // operands i and j share theirs (a copy).
+    tessera_status symmetric(uint32_t i);
+    tessera_status same_zero(uint32_t i, uint32_t j);
     // The step's variant is not in this runtime (validate_steps checked that it is a row
     // of tessera/variants.def that runs the step).
     tessera_status no_variant();
@@ -141,6 +145,7 @@ struct ResolvedStep {
     uint8_t slots[TSR_MAX_OPERANDS];       // the step's most rows, the plan's cores)
     uint8_t alone;                         // kControllerOnly or kSolo: core 0 runs it alone (or 0: every core)
     uint8_t variant;                       // its variant's index in tsr_variants (registered_variant)
+    int8_t zero[TSR_MAX_OPERANDS];         // each operand's zero point (int8 tensors; else 0)
     static constexpr uint8_t kControllerOnly = 1; // data movement or an NPU step
     static constexpr uint8_t kSolo = 2;           // a cluster step too small to share (tsr_hal_board.solo_bytes)
 };

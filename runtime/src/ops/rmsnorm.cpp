@@ -28,6 +28,7 @@ tessera_status check_i8(StepChecker &c)
 {
     const tsr_rmsnorm_params &p = P(c.step);
     TSR_TRY(c.nonlinear(p.nonlinear)); // the header declares what it needs
+    TSR_TRY(c.symmetric(1));            // the gain; x's and y's zero points are the kernel's
     if (p.dim > 16384u) return c.fail("dim above 16384");
     return p.eps_q8 > (1u << 24) || p.gain < (1 << 14) || p.gain >= (1 << 15) || p.gain_shift < 0 || p.gain_shift > 30
                ? c.fail("normalization constants out of range")
@@ -38,6 +39,9 @@ tessera_status check_i8_float(StepChecker &c)
 {
     const tsr_rmsnorm_params &p = P(c.step);
     TSR_TRY(c.nonlinear(p.nonlinear)); // the header declares what it needs
+    TSR_TRY(c.symmetric(0));
+    TSR_TRY(c.symmetric(1));
+    TSR_TRY(c.symmetric(2));
     if (p.dim > 16384u) return c.fail("dim above 16384");
     return p.eps > 0.0f && p.out_scale > 0.0f ? TESSERA_OK : c.fail("normalization constants out of range");
 }
@@ -60,7 +64,7 @@ tsr_kernel_status rms_bf16(const StepRun &r, uint8_t **p, uint32_t n)
 tsr_kernel_status rms_i8(const StepRun &r, uint8_t **p, uint32_t n)
 {
     const tsr_rmsnorm_params &q = P(r.step);
-    tsr_rmsnorm_i8_args a = {(const int8_t *)p[0], (const int8_t *)p[1], (int8_t *)p[2], 0, 0, q.eps_q8, q.gain,
+    tsr_rmsnorm_i8_args a = {(const int8_t *)p[0], (const int8_t *)p[1], (int8_t *)p[2], r.resolved.zero[0], r.resolved.zero[2], q.eps_q8, q.gain,
                              q.gain_shift, n, q.dim};
     return tsr_rmsnorm_i8(&a, r.worker, r.workers);
 }

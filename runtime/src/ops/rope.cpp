@@ -35,6 +35,13 @@ tsr_kernel_status rope_i8(const StepRun &r, uint8_t **t, uint32_t n)
                        r.worker, r.workers);
 }
 
+// A rotation of symmetric int8 values (a zero point would rotate too).
+tessera_status check_i8(StepChecker &c)
+{
+    TSR_TRY(c.symmetric(0));
+    return c.symmetric(1);
+}
+
 // A variant's row also says its table's element type: F32, or I16 in Q14 for int8.
 struct RopeVariant {
     Kernel kernel;
@@ -88,7 +95,7 @@ void run(StepRun &r)
 // The variants it registers (tessera/variants.def).
 TSR_REGISTER_VARIANT(ROPE_F32, nullptr, RopeVariant{rope_f32, TSR_DTYPE_F32})
 TSR_REGISTER_VARIANT(ROPE_BF16, nullptr, RopeVariant{rope_bf16, TSR_DTYPE_F32})
-TSR_REGISTER_VARIANT(ROPE_I8, nullptr, RopeVariant{rope_i8, TSR_DTYPE_I16})
+TSR_REGISTER_VARIANT(ROPE_I8, check_i8, RopeVariant{rope_i8, TSR_DTYPE_I16})
 
 extern const OpDevice op_ROPE = {validate, geometry, run, false};
 

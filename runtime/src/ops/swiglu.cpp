@@ -23,6 +23,7 @@ tessera_status check_i8_float(StepChecker &c)
 {
     const tsr_swiglu_params &p = P(c.step);
     TSR_TRY(c.nonlinear(p.exp));
+    for (uint32_t i = 0; i < 3u; ++i) TSR_TRY(c.symmetric(i));
     return p.gate_scale > 0.0f && p.out_scale > 0.0f ? TESSERA_OK : c.fail("activation constants out of range");
 }
 
@@ -42,7 +43,7 @@ tsr_kernel_status swiglu_bf16(const StepRun &r, uint8_t *g, uint8_t *u, uint8_t 
 tsr_kernel_status swiglu_i8(const StepRun &r, uint8_t *g, uint8_t *u, uint8_t *y, uint32_t count)
 {
     const tsr_swiglu_params &p = P(r.step);
-    tsr_swiglu_i8_args a = {(int8_t *)g, (int8_t *)u, (int8_t *)y, 0, 0, 0, iexp_constants(p.sigmoid),
+    tsr_swiglu_i8_args a = {(int8_t *)g, (int8_t *)u, (int8_t *)y, r.resolved.zero[0], r.resolved.zero[1], r.resolved.zero[2], iexp_constants(p.sigmoid),
                             p.out.multiplier, p.out.shift, count};
     return tsr_swiglu_i8(&a, r.worker, r.workers);
 }
