@@ -47,7 +47,9 @@ Scratch scratch_integer(const Shape &a)
     Scratch x = {};
     x.probs = up4(a.ctx);
     x.exps = x.probs + up4(2u * a.ctx);
-    x.acc = x.exps + 4u * a.ctx;
+    tsr_softmax_i8_args softmax = {};
+    softmax.n = a.ctx;
+    x.acc = x.exps + up4(tsr_softmax_i8_scratch_bytes(&softmax)); // the softmax kernel's own scratch
     x.bytes = x.acc + 4u * a.hs;
     return x;
 }
