@@ -151,57 +151,70 @@ AllocResult place_by_schedule(const std::vector<AllocRequest> &req, const Memory
     return out;
 }
 
-} // namespace
+// The L1 budget of a plan: its bytes, where they come from (for messages), the cores.
+struct L1Budget {
+    uint64_t bytes;
+    std::string source;
+    uint32_t cores;
+};
 
-MemoryPlan plan_memory(Graph &g, const BoardDesc &board, const PlanOptions &opt)
-{
-    MemoryPlan plan;
-    plan.lifetime = compute_lifetimes(g, plan);
-    const size_t n = g.tensors.size();
-    for (uint32_t r = 0; r < TSR_REGION_COUNT; ++r) plan.regions[r].capacity = board.region_size[r];
-    const uint64_t l1 = opt.l1_bytes ? opt.l1_bytes : board.region_size[TSR_REGION_L1];
-    const uint32_t cores = opt.cores ? opt.cores : board.cores;
-    plan.cores = cores;
-    plan.regions[TSR_REGION_L1].capacity = l1;
-    const std::string l1_source = opt.l1_bytes ? "--l1 " + std::to_string(l1) : "board '" + board.name + "' L1";
-
-    // Memory levels: attention scores and the NPU's inputs and outputs must be in L1;
-    // activations are in L1 when they fit; weights, the KV cache and what the runtime
-    // reads (tokens, logits, sampler scratch) are in L2.
-    std::vector<bool> npu_operand(n, false);
-    for (const GraphSchedule *sch : {&g.prompt, &g.token})
-        for (const GraphStep &st : sch->steps)
-            if (st.engine == TSR_ENGINE_NPU) npu_operand[st.operands[0]] = npu_operand[st.operands[2]] = true;
-    auto must_l1 = [&](size_t i) {
-        return (g.tensors[i].kind == TSR_TENSOR_SCRATCH && i != g.sampler_scratch) || npu_operand[i];
-    };
-    std::vector<bool> in_l1(n, false);
-    for (size_t i = 0; i < n; ++i) in_l1[i] = must_l1(i) || g.tensors[i].kind == TSR_TENSOR_ACTIVATION;
-
-    // The smallest L1 any plan can run in: each step alone, everything streamed.
+// Which tensors live in L1: attention scores and the NPU's inputs and outputs must;
+// activations do while they fit (demoted to L2 otherwise); weights, the KV cache and
+// what the runtime reads (tokens, logits, sampler scratch) are in L2.
+struct L1Residents {
+    std::vector<bool> must, in;
+    L1Residents(const Graph &g)
     {
-        uint64_t need = 0;
-        const StepPlan *worst = nullptr;
-        for (const StepPlan &sp : plan.steps) {
-            const GraphStep &st = step_of(g, sp);
-            if (!is_tiled(st)) continue;
-            const uint64_t least = smallest_l1_bytes(StepShape{st, rows_of(g, sp), cores});
-            if (least > need) {
-                need = least;
-                worst = &sp;
-            }
-        }
-        if (worst && need > l1)
-            throw PlanError("operator '" + step_of(g, *worst).label + "' (" + tsr_op_name(step_of(g, *worst).op) + ", " +
-                            (worst->schedule == 0 ? "prompt" : "token") + " schedule) needs at least " + kib(need) +
-                            " of L1 for its smallest tile; " + l1_source + " is " + kib(l1));
+        const size_t n = g.tensors.size();
+        must.assign(n, false);
+        for (const GraphSchedule *sch : {&g.prompt, &g.token})
+            for (const GraphStep &st : sch->steps)
+                if (st.engine == TSR_ENGINE_NPU) must[st.operands[0]] = must[st.operands[2]] = true;
+        for (size_t i = 0; i < n; ++i)
+            if (g.tensors[i].kind == TSR_TENSOR_SCRATCH && i != g.sampler_scratch) must[i] = true;
+        in.assign(n, false);
+        for (size_t i = 0; i < n; ++i) in[i] = must[i] || g.tensors[i].kind == TSR_TENSOR_ACTIVATION;
     }
+};
 
-    // Choose tiles in the L1 the residents leave free at each step; when a step
-    // cannot run, or the allocation cannot pack L1, move the largest activation
-    // live there to L2 and plan again.
-    std::vector<AllocRequest> l1_req;
-    AllocResult l1_alloc;
+// The smallest L1 any plan can run in: each step alone, everything streamed.
+void check_smallest_l1(const Graph &g, const MemoryPlan &plan, const L1Budget &l1)
+{
+    uint64_t need = 0;
+    const StepPlan *worst = nullptr;
+    for (const StepPlan &sp : plan.steps) {
+        const GraphStep &st = step_of(g, sp);
+        if (!is_tiled(st)) continue;
+        const uint64_t least = smallest_l1_bytes(StepShape{st, rows_of(g, sp), l1.cores});
+        if (least > need) {
+            need = least;
+            worst = &sp;
+        }
+    }
+    if (worst && need > l1.bytes)
+        throw PlanError("operator '" + step_of(g, *worst).label + "' (" + tsr_op_name(step_of(g, *worst).op) + ", " +
+                        (worst->schedule == 0 ? "prompt" : "token") + " schedule) needs at least " + kib(need) +
+                        " of L1 for its smallest tile; " + l1.source + " is " + kib(l1.bytes));
+}
+
+// L1's requests (the residents', then the steps' staging) and their placement.
+struct L1Placement {
+    std::vector<AllocRequest> requests;
+    AllocResult alloc;
+};
+
+// Chooses tiles in the L1 the residents leave free at each step; when a step cannot
+// run, or the allocation cannot pack L1, moves the largest activation live there to
+// L2 and plans again.
+L1Placement plan_l1(const Graph &g, MemoryPlan &plan, L1Residents &res, const L1Budget &budget, double search_ms)
+{
+    const size_t n = g.tensors.size();
+    const uint64_t l1 = budget.bytes;
+    const uint32_t cores = budget.cores;
+    std::vector<bool> &in_l1 = res.in;
+    L1Placement out;
+    std::vector<AllocRequest> &l1_req = out.requests;
+    AllocResult &l1_alloc = out.alloc;
     std::vector<uint64_t> step_cap(plan.steps.size(), UINT64_MAX); // lowered where packing L1 failed
     for (;;) {
         std::vector<uint64_t> live(plan.timeline_length, 0);
@@ -212,7 +225,7 @@ MemoryPlan plan_memory(Graph &g, const BoardDesc &board, const PlanOptions &opt)
         auto demote_largest_live_at = [&](uint32_t t) {
             size_t victim = SIZE_MAX;
             for (size_t i = 0; i < n; ++i)
-                if (in_l1[i] && !must_l1(i) && live_at(plan.lifetime[i], t) &&
+                if (in_l1[i] && !res.must[i] && live_at(plan.lifetime[i], t) &&
                     (victim == SIZE_MAX || g.tensors[i].bytes > g.tensors[victim].bytes))
                     victim = i;
             if (victim == SIZE_MAX) return false;
@@ -239,7 +252,7 @@ MemoryPlan plan_memory(Graph &g, const BoardDesc &board, const PlanOptions &opt)
                            : std::nullopt;
             if (!choice) {
                 if (!demote_largest_live_at(sp.moment))
-                    throw PlanError("operator '" + st.label + "' does not fit in " + l1_source + " (" + kib(l1) + ")");
+                    throw PlanError("operator '" + st.label + "' does not fit in " + budget.source + " (" + kib(l1) + ")");
                 replan = true;
                 break;
             }
@@ -276,11 +289,20 @@ MemoryPlan plan_memory(Graph &g, const BoardDesc &board, const PlanOptions &opt)
     }
 
     { // the plan is settled: search once where a schedule's packing misses its bound
-        const AllocResult searched = place_by_schedule(l1_req, plan, opt.search_ms);
+        const AllocResult searched = place_by_schedule(l1_req, plan, search_ms);
         if (searched.arena_bytes <= l1_alloc.arena_bytes) l1_alloc = searched;
     }
 
-    // Staging tensors join the graph; steps get their tiles.
+    return out;
+}
+
+// Staging tensors join the graph, at their L1 offsets; steps get their tiles.
+void place_l1(Graph &g, MemoryPlan &plan, const L1Residents &res, L1Placement &l1, uint32_t cores)
+{
+    const size_t n = g.tensors.size();
+    const std::vector<bool> &in_l1 = res.in;
+    const std::vector<AllocRequest> &l1_req = l1.requests;
+    const AllocResult &l1_alloc = l1.alloc;
     plan.region.assign(n, TSR_REGION_L2);
     for (size_t i = 0; i < n; ++i)
         if (in_l1[i]) plan.region[i] = TSR_REGION_L1;
@@ -318,8 +340,12 @@ MemoryPlan plan_memory(Graph &g, const BoardDesc &board, const PlanOptions &opt)
     l1plan.method = l1_alloc.method;
     measure(l1plan, l1_req, l1_alloc.offsets, 0, plan);
 
-    // Weights: one block, each tensor aligned, in tensor order; the NPU's weights for
-    // NMS in a block of their own, copied to NMS offset 0 at open.
+}
+
+// Weights: one block, each tensor aligned, in tensor order; the NPU's weights for
+// NMS in a block of their own, copied to NMS offset 0 at open.
+void place_weights(Graph &g, MemoryPlan &plan, const BoardDesc &board)
+{
     for (size_t i = 0; i < g.tensors.size(); ++i) {
         if (g.tensors[i].kind != TSR_TENSOR_WEIGHT) continue;
         uint64_t &block = g.tensors[i].in_nms ? plan.nms_weights_bytes : plan.weights_bytes;
@@ -339,7 +365,12 @@ MemoryPlan plan_memory(Graph &g, const BoardDesc &board, const PlanOptions &opt)
                             "' has " + kib(board.region_size[TSR_REGION_NMS]));
     }
 
-    // L2: the KV cache, what the runtime reads and writes, demoted activations.
+}
+
+// L2: the KV cache, what the runtime reads and writes, demoted activations; the
+// weights first when they are copied there.
+void place_l2(Graph &g, MemoryPlan &plan, const BoardDesc &board, const PlanOptions &opt)
+{
     std::vector<AllocRequest> l2_req;
     std::vector<size_t> l2_ids;
     uint64_t kv_bytes = 0;
@@ -401,6 +432,26 @@ MemoryPlan plan_memory(Graph &g, const BoardDesc &board, const PlanOptions &opt)
                         (copy && opt.weights == WeightsPlacement::kL2 ? ". Try --weights-in image or a smaller --context"
                                                                        : ". Try a smaller --context or --prompt-chunk"));
     }
+}
+
+} // namespace
+
+MemoryPlan plan_memory(Graph &g, const BoardDesc &board, const PlanOptions &opt)
+{
+    MemoryPlan plan;
+    plan.lifetime = compute_lifetimes(g, plan);
+    for (uint32_t r = 0; r < TSR_REGION_COUNT; ++r) plan.regions[r].capacity = board.region_size[r];
+    L1Budget l1{opt.l1_bytes ? opt.l1_bytes : board.region_size[TSR_REGION_L1], "", opt.cores ? opt.cores : board.cores};
+    l1.source = opt.l1_bytes ? "--l1 " + std::to_string(l1.bytes) : "board '" + board.name + "' L1";
+    plan.cores = l1.cores;
+    plan.regions[TSR_REGION_L1].capacity = l1.bytes;
+
+    L1Residents residents(g);
+    check_smallest_l1(g, plan, l1);
+    L1Placement placement = plan_l1(g, plan, residents, l1, opt.search_ms);
+    place_l1(g, plan, residents, placement, l1.cores);
+    place_weights(g, plan, board);
+    place_l2(g, plan, board, opt);
     return plan;
 }
 
