@@ -147,6 +147,64 @@ TEST(MatmulI8, ByHand)
     EXPECT_EQ(tsr_matmul_i8_scratch_bytes(&a), 0u);
 }
 
+// ---- W4A8 ----------------------------------------------------------------------------
+
+// k = 3, one channel: weights {1, -2, 7} (bytes 0xE1, 0x07), group scale 2, x {1, 2, 3}:
+// 2 x (1 - 4 + 21) = 36, times 0.5 (multiplier 2^30, shift 0) = 18.
+TEST(MatmulW4A8, ByHand)
+{
+    const int8_t x[3] = {1, 2, 3};
+    const uint8_t w[3] = {0xE1, 0x07, 2};
+    const int32_t m = 1 << 30;
+    const int8_t shift = 0;
+    int8_t y = 0;
+    ASSERT_EQ(tsr_w4_row_bytes(3), 3u);
+    tsr_matmul_w4a8_args a = {x, w, &m, &shift, &y, 0, 0, 1, 3, 1, 1};
+    ASSERT_EQ(tsr_matmul_w4a8_ref(&a, 0, 1), TSR_KERNEL_OK);
+    EXPECT_EQ(y, 18);
+    y = 0;
+    ASSERT_EQ(tsr_matmul_w4a8(&a, 0, 1), TSR_KERNEL_OK);
+    EXPECT_EQ(y, 18);
+    // A zero point of 1: (0, 1, 2) . (1, -2, 7) = 12, times 2 and 0.5: 12; plus y_zero 5.
+    a.x_zero = 1;
+    a.y_zero = 5;
+    ASSERT_EQ(tsr_matmul_w4a8_ref(&a, 0, 1), TSR_KERNEL_OK);
+    EXPECT_EQ(y, 17);
+    a.k = 2049; // beyond the accumulator's range
+    EXPECT_EQ(tsr_matmul_w4a8(&a, 0, 1), TSR_KERNEL_BAD_ARGUMENT);
+}
+
+// The optimized kernel gives the reference's bits for every k (whole and partial
+// groups, odd k), zero point, row count and split over cores.
+TEST(MatmulW4A8, OptimizedIsTheReferenceBitForBit)
+{
+    std::mt19937 rng(20);
+    std::uniform_int_distribution<int> byte(0, 255), i8(-128, 127), gsd(1, 255);
+    for (uint32_t k : {1u, 2u, 31u, 32u, 33u, 64u, 172u, 256u, 2048u})
+        for (uint32_t rows : {1u, 3u}) {
+            const uint32_t n = 7, stride = tsr_w4_row_bytes(k);
+            std::vector<int8_t> x(size_t(rows) * k);
+            for (auto &v : x) v = int8_t(i8(rng));
+            std::vector<uint8_t> w(size_t(n) * stride);
+            for (uint32_t i = 0; i < n; ++i)
+                for (uint32_t b = 0; b < stride; ++b)
+                    w[size_t(i) * stride + b] = uint8_t(b < (k + 1) / 2 ? byte(rng) : gsd(rng));
+            std::vector<int32_t> m(n);
+            std::vector<int8_t> sh(n);
+            for (uint32_t i = 0; i < n; ++i) {
+                m[i] = (1 << 30) + int32_t(rng() % (1u << 30));
+                sh[i] = int8_t(-int(rng() % 20) - 8);
+            }
+            const int32_t xz = i8(rng), yz = i8(rng);
+            std::vector<int8_t> want(size_t(rows) * n), got(size_t(rows) * n);
+            tsr_matmul_w4a8_args a = {x.data(), w.data(), m.data(), sh.data(), want.data(), xz, yz, rows, k, n, n};
+            ASSERT_EQ(tsr_matmul_w4a8_ref(&a, 0, 1), TSR_KERNEL_OK);
+            a.y = got.data();
+            for (uint32_t core = 0; core < 3; ++core) ASSERT_EQ(tsr_matmul_w4a8(&a, core, 3), TSR_KERNEL_OK);
+            EXPECT_EQ(got, want) << "k " << k << ", rows " << rows;
+        }
+}
+
 TEST(MatmulI8, ReferenceAgainstDoublePrecision)
 {
     const Problem p = random_problem(3, 172, 64, 11);

@@ -21,6 +21,7 @@ using namespace tessera::test;
 
 struct Variant {
     const char *name, *precision, *nonlinear, *exp;
+    const char *weight_type = "fp32";
 };
 
 class Precision : public ::testing::Test {
@@ -40,6 +41,7 @@ protected:
         o.precision = v.precision;
         o.nonlinear = v.nonlinear;
         o.exp = v.exp;
+        o.weight_type = v.weight_type;
         return o;
     }
     nlohmann::json eval(const std::string &image, const std::string &reference) const
@@ -54,14 +56,16 @@ TEST_F(Precision, AccuracyAgainstFp32OnTheGoldenSequence)
     tessera::PackOptions ref = options({"fp32", "fp32", "integer", "accurate"}, "precision_fp32.tess");
     ref.prompt_logits_all = true;
     tessera::pack(ref);
-    // bf16: >= 99 % top-1 agreement, perplexity within 1 %; int8: >= 95 %, within 5 %.
+    // bf16: >= 99 % top-1 agreement, perplexity within 1 %; int8: >= 95 %, within 5 %;
+    // W4A8 (4-bit decoder weights in groups of 32): >= 90 %, within 12 %.
     const struct {
         Variant v;
         double agreement, perplexity;
     } cases[] = {{{"bf16", "bf16", "integer", "accurate"}, 0.99, 0.01},
                  {{"bf16_schraudolph", "bf16", "integer", "schraudolph"}, 0.99, 0.01},
                  {{"int8_integer", "int8", "integer", "accurate"}, 0.95, 0.05},
-                 {{"int8_float", "int8", "float", "accurate"}, 0.95, 0.05}};
+                 {{"int8_float", "int8", "float", "accurate"}, 0.95, 0.05},
+                 {{"int8_w4", "int8", "integer", "accurate", "int4"}, 0.90, 0.12}};
     for (const auto &c : cases) {
         tessera::PackOptions o = options(c.v, std::string("precision_") + c.v.name + ".tess");
         o.prompt_logits_all = true;
@@ -94,7 +98,8 @@ uint64_t smallest_l1(tessera::PackOptions o)
 TEST_F(Precision, SameIdsAcrossThreadsAndL1Sizes)
 {
     for (const Variant &v : {Variant{"bf16", "bf16", "integer", "accurate"}, Variant{"int8", "int8", "integer", "accurate"},
-                             Variant{"int8_float", "int8", "float", "accurate"}}) {
+                             Variant{"int8_float", "int8", "float", "accurate"},
+                             Variant{"int8_w4", "int8", "integer", "accurate", "int4"}}) {
         tessera::PackOptions o = options(v, std::string("precision_l1_") + v.name + ".tess");
         const uint64_t least = smallest_l1(o);
         std::vector<int32_t> first;

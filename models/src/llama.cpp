@@ -102,6 +102,7 @@ private:
 // (int8: its per-channel scales are the tensor's quant_params).
 struct Linear {
     uint32_t w = 0, dtype = TSR_DTYPE_F32;
+    uint32_t bits = 0; // 4: W4A8's grouped 4-bit weights
 };
 
 struct LayerWeights {
@@ -174,7 +175,7 @@ public:
         // The classifier: an embedding shared with it is read as the embedding's type (F32
         // images), or stored again as the classifier wants it (BF16: the same; I8: per channel).
         if (c_.shared_classifier && !i8_) wcls_ = Linear{emb_, AT_};
-        else wcls_ = linear("wcls", c_.shared_classifier ? w.token_embedding : w.wcls, 0, V, D, 8); // 8-bit logits
+        else wcls_ = linear("wcls", c_.shared_classifier ? w.token_embedding : w.wcls, 0, V, D, 8, false); // 8-bit logits
         const std::vector<float> rope = llama_rope_table(C, c_.head_size(), c_.rope_theta);
         if (i8_) { // Q14
             std::vector<int16_t> q(rope.size());
@@ -274,16 +275,32 @@ private:
         if (i8_) set_scale(id, scale_name.empty() ? 1.0 : act_scale(scale_name));
         return id;
     }
+    // A matmul's weights; int8: per channel in `bits`, or W4A8's groups where asked and `w4`.
     Linear linear(const std::string &name, const std::vector<float> &all, uint32_t l, uint32_t rows, uint32_t cols,
-                  uint32_t bits)
+                  uint32_t bits, bool w4 = true)
     {
         const float *v = all.data() + size_t(l) * rows * cols;
         if (!i8_) return Linear{b_.weight(name, v, rows, cols, WT_), WT_};
+        if (opt_.w4_groups && w4) return w4_linear(name, v, rows, cols);
         QuantizedRows q = quantize_rows(v, rows, cols, bits);
         const Linear out{b_.raw(name, TSR_DTYPE_I8, rows, cols, raw_bytes(q.q)), TSR_DTYPE_I8};
         const uint32_t scales = b_.raw(name + ".scales", TSR_DTYPE_F32, 1, rows, raw_bytes(q.scales));
         b_.at(out.w).quant = TSR_QUANT_PER_CHANNEL; // (after adding the scales: that may move the tensors)
         b_.at(out.w).quant_params = scales;
+        return out;
+    }
+    // W4A8's weights: 4-bit in groups of 32, in the kernel's rows (layout W4_G32).
+    Linear w4_linear(const std::string &name, const float *v, uint32_t rows, uint32_t cols)
+    {
+        W4Rows q = quantize_w4_groups(v, rows, cols);
+        const uint64_t bytes = q.bytes.size();
+        const Linear out{b_.raw(name, TSR_DTYPE_I8, rows, cols, std::move(q.bytes)), TSR_DTYPE_I8, 4u};
+        const uint32_t scales = b_.raw(name + ".scales", TSR_DTYPE_F32, 1, rows, raw_bytes(q.scales));
+        GraphTensor &t = b_.at(out.w); // (after adding the scales: that may move the tensors)
+        t.bytes = bytes;               // n rows of tsr_w4_row_bytes(k), not n x k
+        t.layout = TSR_LAYOUT_W4_G32;
+        t.quant = TSR_QUANT_PER_CHANNEL;
+        t.quant_params = scales;
         return out;
     }
     // A per-tensor int8 weight (gains, the embedding table).
@@ -316,7 +333,7 @@ private:
     tsr_op_params matmul(const Linear &lin, uint32_t k, uint32_t n, bool f32_out = false) const
     {
         tsr_op_params p = params();
-        p.matmul = {k, n, lin.dtype, f32_out ? uint32_t(TSR_DTYPE_F32) : AT_, 0, 0, 0};
+        p.matmul = {k, n, lin.dtype, f32_out ? uint32_t(TSR_DTYPE_F32) : AT_, 0, 0, 0, lin.bits};
         return p;
     }
     tsr_op_params rope() const

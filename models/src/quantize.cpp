@@ -1,5 +1,6 @@
 #include "tessera/models/quantize.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -47,6 +48,39 @@ QuantizedRows quantize_rows(const float *w, uint32_t rows, uint32_t cols, uint32
         for (uint32_t j = 0; j < cols; ++j) {
             const double q = std::round(row[j] / s);
             out.q[size_t(i) * cols + j] = int8_t(q < -qmax ? -qmax : q > qmax ? qmax : q);
+        }
+    }
+    return out;
+}
+
+W4Rows quantize_w4_groups(const float *w, uint32_t rows, uint32_t cols)
+{
+    const uint32_t half = (cols + 1) / 2, groups = (cols + 31) / 32, stride = half + groups;
+    W4Rows out;
+    out.bytes.assign(size_t(rows) * stride, 0);
+    out.scales.resize(rows);
+    for (uint32_t i = 0; i < rows; ++i) {
+        const float *row = w + size_t(i) * cols;
+        uint8_t *dst = out.bytes.data() + size_t(i) * stride;
+        std::vector<double> group_scale(groups);
+        double top = 0;
+        for (uint32_t g = 0; g < groups; ++g) {
+            const uint32_t n = std::min(32u, cols - 32 * g);
+            group_scale[g] = absmax(row + 32 * g, n) / 7.0;
+            top = std::max(top, group_scale[g]);
+        }
+        const double s = top > 0 ? top / 255.0 : 1.0 / (7.0 * 255.0);
+        out.scales[i] = float(s);
+        for (uint32_t g = 0; g < groups; ++g) {
+            const double m = std::round(group_scale[g] / s);
+            const uint8_t gs = uint8_t(m < 1 ? 1 : m > 255 ? 255 : m);
+            dst[half + g] = gs;
+            const double step = double(gs) * double(out.scales[i]); // as the kernel will see it
+            for (uint32_t j = 32 * g; j < cols && j < 32 * g + 32; ++j) {
+                const double q = std::round(row[j] / step);
+                const int v = int(q < -8 ? -8 : q > 7 ? 7 : q);
+                dst[j / 2] |= uint8_t((v & 15) << ((j & 1) * 4));
+            }
         }
     }
     return out;

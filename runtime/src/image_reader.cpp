@@ -4,6 +4,7 @@
 
 #include "tessera/crc32.h"
 #include "tessera/npu.h"
+#include "tessera/kernels_i8.h" // tsr_w4_row_bytes: the W4A8 layout
 #include "variants/registry.h"
 
 namespace tsr {
@@ -170,7 +171,13 @@ tessera_status check_tensors(const tsr_image_header &h, const tsr_section &sec, 
         if (t.kind < TSR_TENSOR_WEIGHT || t.kind > TSR_TENSOR_STEP_TABLE) return bad("unknown tensor kind");
         if (t.region >= TSR_REGION_COUNT) return bad("unknown region");
         if (t.layout > TSR_LAYOUT_LAST_) return bad("unknown layout");
-        if (t.layout != TSR_LAYOUT_ROW_MAJOR) { // the NPU's: I8 weights {n, k}, sized by tessera/npu.h
+        if (t.layout == TSR_LAYOUT_W4_G32) { // the W4A8 matmul's: I8 weights {n, k} in rows of tsr_w4_row_bytes(k)
+            if (t.kind != TSR_TENSOR_WEIGHT || t.dtype != TSR_DTYPE_I8 || t.ndims != 2u || t.quant != TSR_QUANT_PER_CHANNEL)
+                return bad("a 4-bit layout on a tensor that is not per-channel int8 weights {n, k}");
+            if (!t.dims[0] || !t.dims[1] || t.dims[1] > 2048u ||
+                t.size < (uint64_t)t.dims[0] * tsr_w4_row_bytes(t.dims[1]))
+                return bad("4-bit weights smaller than their layout");
+        } else if (t.layout != TSR_LAYOUT_ROW_MAJOR) { // the NPU's: I8 weights {n, k}, sized by tessera/npu.h
             if (t.kind != TSR_TENSOR_WEIGHT || t.dtype != TSR_DTYPE_I8 || t.ndims != 2u || t.quant != TSR_QUANT_PER_CHANNEL)
                 return bad("an NPU layout on a tensor that is not per-channel int8 weights {n, k}");
             if (!t.dims[0] || !t.dims[1] || t.dims[1] > TSR_NPU_MAX_K ||

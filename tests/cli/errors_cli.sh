@@ -37,8 +37,12 @@ expect "tokenizer of another model" 1 "has 32000 tokens, the model's vocabulary 
   "$pack" "$ckpt" --tokenizer "$shared/models/tokenizer.bin" -o t.tess
 expect "context above seq_len" 1 "exceeds the model's seq_len" "$pack" "$ckpt" --tokenizer "$tok" --context 4096 -o c.tess
 expect "unknown precision" 2 "tessera-pack: error: --precision: int4 not in {fp32,bf16,int8}" "$pack" "$ckpt" --tokenizer "$tok" --precision int4 -o p.tess
-expect "weight type with int8" 1 "--weight-type applies to --precision fp32" "$pack" "$ckpt" --tokenizer "$tok" \
+expect "weight type with int8" 1 "--weight-type bf16 applies to --precision fp32" "$pack" "$ckpt" --tokenizer "$tok" \
   --precision int8 --weight-type bf16 -o p.tess
+expect "int4 weights with fp32" 1 "--weight-type int4 (W4A8) applies to --precision int8" "$pack" "$ckpt" \
+  --tokenizer "$tok" --weight-type int4 -o p.tess
+expect "int4 weights on the NPU" 1 "the NPU's 4-bit weights are --npu-weight-bits 4" "$pack" "$ckpt" --tokenizer "$tok" \
+  --board siracusa --precision int8 --weight-type int4 --scenario npu -o p.tess
 expect "calibration text missing" 2 "does not exist" "$pack" "$ckpt" --tokenizer "$tok" --precision int8 \
   --calibration nothing.txt -o p.tess
 expect "missing checkpoint" 2 "tessera-pack: error: checkpoint: Path does not exist: nothing.bin" "$pack" nothing.bin -o n.tess

@@ -119,9 +119,11 @@ static inline const char *tsr_tensor_kind_name(uint32_t kind)
 typedef enum tsr_layout {
     TSR_LAYOUT_ROW_MAJOR = 0, /* dims[ndims - 1] varies fastest; engine-specific layouts take later values */
     TSR_LAYOUT_NPU_W8 = 1,    /* I8 weights {n, k} in the NPU's bit-plane layout (tessera/npu.h), 8 bits */
-    TSR_LAYOUT_NPU_W4 = 2     /* the same with 4-bit weights (values in [-8, 7]) */
+    TSR_LAYOUT_NPU_W4 = 2,    /* the same with 4-bit weights (values in [-8, 7]) */
+    TSR_LAYOUT_W4_G32 = 3     /* I8 weights {n, k} for the cluster's W4A8 matmul: n rows of ceil(k/2) bytes of
+                                 4-bit weights and ceil(k/32) group scales (tessera/kernels_i8.h) */
 } tsr_layout;
-#define TSR_LAYOUT_LAST_ 2u
+#define TSR_LAYOUT_LAST_ 3u
 
 /* Weight bits of an NPU layout; 0 for any other layout. */
 static inline uint32_t tsr_layout_npu_bits(uint32_t layout)

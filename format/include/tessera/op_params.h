@@ -49,6 +49,7 @@ typedef struct tsr_matmul_params {
     uint32_t npu_desc;     /* NPU steps: the step's descriptor in the NPU_JOBS section */
     uint32_t join;         /* NPU steps with weights in NMS: the index of the step (of the same schedule) before
                               which the job must be done, the first that uses its output; others: unused */
+    uint32_t weight_bits;  /* I8 cluster steps: 4 for W4A8 (weights in layout W4_G32), else 0 */
 } tsr_matmul_params;
 
 typedef struct tsr_rope_params {

@@ -18,6 +18,8 @@ extern "C" {
 
 /* A matmul's arithmetic: its weights' and its output's element types (each below 16). */
 #define TSR_MATMUL_TYPES(weights, out) ((uint32_t)(weights) << 4 | (uint32_t)(out))
+/* ... with 4-bit weights in groups (tsr_matmul_params.weight_bits 4). */
+#define TSR_MATMUL_W4 0x100u
 
 typedef enum tsr_variant_id {
     TSR_VARIANT_NONE = 0,
@@ -37,8 +39,9 @@ static inline uint32_t tsr_arithmetic_swiglu(const tsr_step *s) { return s->para
 static inline uint32_t tsr_arithmetic_matmul(const tsr_step *s)
 {
     const tsr_matmul_params *p = &s->params.matmul;
-    if (p->weight_dtype >= 16u || p->out_dtype >= 16u) return 0xFFFFFFFFu;
-    return TSR_MATMUL_TYPES(p->weight_dtype, p->out_dtype);
+    if (p->weight_dtype >= 16u || p->out_dtype >= 16u || (p->weight_bits != 0u && p->weight_bits != 4u))
+        return 0xFFFFFFFFu;
+    return TSR_MATMUL_TYPES(p->weight_dtype, p->out_dtype) | (p->weight_bits == 4u ? TSR_MATMUL_W4 : 0u);
 }
 
 static inline uint32_t tsr_step_arithmetic(const tsr_step *s)

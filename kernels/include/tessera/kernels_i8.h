@@ -69,6 +69,34 @@ tsr_kernel_status tsr_matmul_i8_ref(const tsr_matmul_i8_args *args, uint32_t cor
  * output channels per pass over a row of x, pointer increments. */
 tsr_kernel_status tsr_matmul_i8(const tsr_matmul_i8_args *args, uint32_t core_id, uint32_t core_count);
 
+/* W4A8: int8 activations and 4-bit weights in groups of 32 along k, an 8-bit scale a
+ * group (the weights at half the bytes of int8, plus one byte a group):
+ *   y[r * ldy + i] = clamp(y_zero + requantize(sum_g gs[i][g] sum_{j in g} (x[r][j] - x_zero) w[i][j],
+ *                                              multiplier[i], shift[i]), -128, 127)
+ * Row i of w is tsr_w4_row_bytes(k) bytes: ceil(k/2) bytes of weights, element j in byte
+ * j/2 (the low nibble for even j), a two's-complement 4-bit value in [-8, 7]; then the
+ * ceil(k/32) group scales gs[i][g] (uint8), group g covering j in [32g, min(32g + 32, k)).
+ * The real weight is scale_w[i] gs[i][g] w[i][j]: (multiplier, shift) stands for
+ * scale_x scale_w[i] / scale_y. Work is split over output channels i. */
+static inline uint32_t tsr_w4_row_bytes(uint32_t k) { return (k + 1u) / 2u + (k + 31u) / 32u; }
+typedef struct tsr_matmul_w4a8_args {
+    const int8_t *x;           /* rows x k activations, zero point x_zero */
+    const uint8_t *w;          /* n rows of tsr_w4_row_bytes(k) bytes */
+    const int32_t *multiplier; /* n, each 0 or in [2^30, 2^31) */
+    const int8_t *shift;       /* n, each in [-31, 30] */
+    int8_t *y;                 /* rows x ldy */
+    int32_t x_zero, y_zero;    /* [-128, 127] */
+    uint32_t rows;             /* >= 1 */
+    uint32_t k;                /* 1..2048: |accumulator| <= 64 groups x 255 x 32 x 255 x 8 < 2^31 */
+    uint32_t n;                /* >= 1 */
+    uint32_t ldy;              /* >= n */
+} tsr_matmul_w4a8_args;
+/* The definition, one weight at a time. */
+tsr_kernel_status tsr_matmul_w4a8_ref(const tsr_matmul_w4a8_args *args, uint32_t core_id, uint32_t core_count);
+/* The same results, bit for bit: a byte (two weights) at a time, the zero point folded
+ * out of the inner loop into one offset per output channel. */
+tsr_kernel_status tsr_matmul_w4a8(const tsr_matmul_w4a8_args *args, uint32_t core_id, uint32_t core_count);
+
 /* Softmax in integers, after I-BERT (Kim et al., 2021): exp(x) = 2^-z exp(p) with
  * p = x + z ln2 in (-ln2, 0], and exp(p) ~ a (p + b)^2 + c (a = 0.3585, b = 1.353,
  * c = 0.344), every quantity an integer. I-BERT rounds ln 2, b and c to the input's

@@ -21,7 +21,13 @@ namespace tsr {
 namespace {
 
 const tsr_matmul_params &P(const tsr_step &s) { return s.params.matmul; }
-uint32_t weight_bytes(const tsr_step &s) { return tsr_dtype_bytes(P(s).weight_dtype); }
+// Bytes of one output channel's weights: k elements of the weights' type, or a W4A8 row
+// (4-bit weights and their group scales, tessera/kernels_i8.h); 64-bit, since the
+// geometry is asked before validate has bounded k.
+uint64_t weight_row_bytes(const tsr_step &s)
+{
+    return P(s).weight_bits == 4u ? (uint64_t)tsr_w4_row_bytes(P(s).k) : (uint64_t)P(s).k * tsr_dtype_bytes(P(s).weight_dtype);
+}
 uint32_t out_bytes(const tsr_step &s) { return tsr_dtype_bytes(P(s).out_dtype); }
 
 
@@ -63,6 +69,19 @@ tessera_status check_i8(StepChecker &c)
     const tsr_matmul_params &p = P(c.step);
     if (p.k > 32768u) return c.fail("k above 32768");
     // The multipliers and shifts are data: the kernel checks their ranges on every call.
+    return c.constant(p.requant, TSR_DTYPE_I32, (uint64_t)p.n * 5u, "requantization table does not fit");
+}
+
+// W4A8: k within the accumulator's range, the weights in their layout, the same
+// requantization table as int8 weights.
+tessera_status check_i8_w4(StepChecker &c)
+{
+    const tsr_matmul_params &p = P(c.step);
+    if (p.k > 2048u) return c.fail("k above 2048 (W4A8)");
+    const uint32_t w = c.step.operands[1];
+    if (w < c.h.tensor_count && (c.tensors[w].layout != TSR_LAYOUT_W4_G32 || c.tensors[w].dims[0] != p.n ||
+                                 c.tensors[w].dims[1] != p.k))
+        return c.fail("4-bit weights are not n x k in layout W4_G32", 1);
     return c.constant(p.requant, TSR_DTYPE_I32, (uint64_t)p.n * 5u, "requantization table does not fit");
 }
 
@@ -129,6 +148,14 @@ tsr_kernel_status mm_i8(const StepRun &r, const Product &t)
     return tsr_matmul_i8(&a, r.worker, r.workers);
 }
 
+tsr_kernel_status mm_i8_w4(const StepRun &r, const Product &t)
+{
+    const int32_t *mult = (const int32_t *)r.constant(P(r.step).requant);
+    const tsr_matmul_w4a8_args a = {(const int8_t *)t.x, t.w, mult + t.c0, (const int8_t *)(mult + P(r.step).n) + t.c0,
+                                    (int8_t *)t.y, r.resolved.zero[0], r.resolved.zero[2], t.m, P(r.step).k, t.n, t.ldy};
+    return tsr_matmul_w4a8(&a, r.worker, r.workers);
+}
+
 tsr_kernel_status mm_i8_f32_out(const StepRun &r, const Product &t)
 {
     const float *scales = (const float *)r.constant(P(r.step).requant) + t.c0;
@@ -147,7 +174,7 @@ tessera_status validate(StepChecker &c)
     TSR_TRY(check_variant(c));
     const uint64_t R = c.rows;
     TSR_TRY(c.operand(0, c.step.dtype, R * p.k * act_bytes(c.step), false));
-    TSR_TRY(c.operand(1, p.weight_dtype, (uint64_t)p.k * p.n * weight_bytes(c.step), false));
+    TSR_TRY(c.operand(1, p.weight_dtype, (uint64_t)p.n * weight_row_bytes(c.step), false));
     return c.operand(2, p.out_dtype, R * p.n * out_bytes(c.step), true);
 }
 
@@ -177,16 +204,16 @@ StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t)
 {
     if (s.engine == TSR_ENGINE_NPU) return geometry_npu(s, rows);
     StepGeometry g = StepGeometry::none();
-    const uint32_t tr = s.tile[0], tn = s.tile[1], K = P(s).k, N = P(s).n, wb = weight_bytes(s), xb = act_bytes(s),
-                   yb = out_bytes(s);
-    if (!tr || tr > rows || !tn || tn > N || !wb || !xb || !yb) return g;
+    const uint32_t tr = s.tile[0], tn = s.tile[1], K = P(s).k, N = P(s).n, xb = act_bytes(s), yb = out_bytes(s);
+    const uint64_t wrow = weight_row_bytes(s);
+    if (!tr || tr > rows || !tn || tn > N || !wrow || !xb || !yb) return g;
     const uint32_t rt = ceil_div(rows, tr), ct = ceil_div(N, tn);
     g.tiles = rt * ct;
     g.stream(0, (uint64_t)tr * K * xb, rt);
-    g.stream(1, (uint64_t)tn * K * wb, g.tiles);
+    g.stream(1, (uint64_t)tn * wrow, g.tiles);
     g.stream(2, (uint64_t)tr * tn * yb, g.tiles);
     g.traffic(0, (uint64_t)rows * K * xb, rt);               // x: once per row tile
-    g.traffic(1, (uint64_t)rt * N * K * wb, g.tiles);        // w: every row tile again
+    g.traffic(1, (uint64_t)rt * N * wrow, g.tiles);        // w: every row tile again
     g.traffic(2, (uint64_t)rows * N * yb, g.tiles);
     g.valid = true;
     return g;
@@ -248,8 +275,8 @@ void run_npu(StepRun &r)
 void run(StepRun &r)
 {
     if (r.step.engine == TSR_ENGINE_NPU) return run_npu(r);
-    const uint32_t K = P(r.step).k, N = P(r.step).n, wb = weight_bytes(r.step), xb = act_bytes(r.step),
-                   yb = out_bytes(r.step);
+    const uint32_t K = P(r.step).k, N = P(r.step).n, xb = act_bytes(r.step), yb = out_bytes(r.step);
+    const size_t wrow = (size_t)weight_row_bytes(r.step); // validated: the tensor holds n of them
     const uint32_t tr = r.step.tile[0], tn = r.step.tile[1], ct = ceil_div(N, tn);
     const Kernel kernel = variant_row<Variant<Kernel>>(r.resolved.variant).kernel;
     struct Tile {
@@ -269,18 +296,18 @@ void run(StepRun &r)
         [&](uint32_t t) {
             const Tile x = tile(t);
             if (r.stage[0] && t % ct == 0u) r.run.dma.copy(r.slot(0, x.ri), r.addr[0] + (size_t)x.r0 * K * xb, x.m * K * xb);
-            if (r.stage[1]) r.run.dma.copy(r.slot(1, t), r.addr[1] + (size_t)x.c0 * K * wb, x.n * K * wb);
+            if (r.stage[1]) r.run.dma.copy(r.slot(1, t), r.addr[1] + (size_t)x.c0 * wrow, (uint32_t)(x.n * wrow));
         },
         [&](uint32_t t) {
             if (!r.fine) return;
             const Tile x = tile(t);
             const uint8_t *in = r.at(0, x.ri, (size_t)x.r0 * K * xb);
-            const uint8_t *w = r.at(1, t, (size_t)x.c0 * K * wb);
+            const uint8_t *w = r.at(1, t, (size_t)x.c0 * wrow);
             uint8_t *y = r.at(2, t, ((size_t)x.r0 * N + x.c0) * yb);
             const uint32_t ldy = r.stage[2] ? tn : N;
             if (r.worker == 0u) {
                 r.check(in, (uint64_t)x.m * K * xb, 0);
-                r.check(w, (uint64_t)x.n * K * wb, 1);
+                r.check(w, (uint64_t)x.n * wrow, 1);
                 r.check(y, ((uint64_t)(x.m - 1u) * ldy + x.n) * yb, 2);
             }
             r.kernel(kernel(r, Product{in, w, y, x.m, x.n, ldy, x.c0}));
@@ -302,6 +329,7 @@ TSR_REGISTER_VARIANT(MATMUL_BF16, nullptr, Variant<Kernel>{mm_bf16})
 TSR_REGISTER_VARIANT(MATMUL_BF16_F32_OUT, nullptr, Variant<Kernel>{mm_bf16_f32_out})
 TSR_REGISTER_VARIANT(MATMUL_I8, check_i8, Variant<Kernel>{mm_i8})
 TSR_REGISTER_VARIANT(MATMUL_I8_F32_OUT, check_i8_f32_out, Variant<Kernel>{mm_i8_f32_out})
+TSR_REGISTER_VARIANT(MATMUL_I8_W4, check_i8_w4, Variant<Kernel>{mm_i8_w4})
 // The NPU's form: its checks and its jobs are validate_npu and run_npu (the engine's).
 extern "C" const tsr_variant_impl TSR_VARIANT_IMPL(MATMUL_I8_NPU) = {TSR_VARIANT_MATMUL_I8_NPU, nullptr, nullptr};
 

@@ -58,8 +58,8 @@ bool eligible(const Graph &g, const GraphStep &s)
     if (s.op != TSR_OP_MATMUL || s.dtype != TSR_DTYPE_I8) return false;
     const tsr_matmul_params &p = s.params.matmul;
     const GraphTensor &w = g.tensors[s.operands[1]];
-    return p.weight_dtype == TSR_DTYPE_I8 && p.out_dtype == TSR_DTYPE_I8 && w.kind == TSR_TENSOR_WEIGHT &&
-           w.quant == TSR_QUANT_PER_CHANNEL && p.k <= TSR_NPU_MAX_K;
+    return p.weight_dtype == TSR_DTYPE_I8 && p.out_dtype == TSR_DTYPE_I8 && p.weight_bits == 0u &&
+           w.kind == TSR_TENSOR_WEIGHT && w.quant == TSR_QUANT_PER_CHANNEL && p.k <= TSR_NPU_MAX_K;
 }
 
 // The first step after `i` that reads step i's output, or the schedule's end.
@@ -96,7 +96,10 @@ EngineAssignment assign_engines(Graph &g, const BoardDesc &board, Scenario scena
         if (decided[wid] >= 0) return;
         if (!eligible(g, s)) {
             decided[wid] = 0;
-            if (s.op == TSR_OP_MATMUL) a.cluster_linear.push_back(s.label + " (its output is not int8: the logits)");
+            if (s.op == TSR_OP_MATMUL)
+                a.cluster_linear.push_back(s.label + (s.params.matmul.weight_bits == 4u
+                                                          ? " (W4A8: its 4-bit groups are the cluster's)"
+                                                          : " (its output is not int8: the logits)"));
             return;
         }
         decided[wid] = 1;

@@ -64,8 +64,10 @@ int main(int argc, char **argv)
         ->check(CLI::IsMember({"last", "all"}))->capture_default_str();
     app.add_option("--weight-type", o.weight_type,
                    "element type of the matmul weights: fp32, or bf16 (half the bytes and DMA traffic, rounded to "
-                   "nearest even; activations, the KV cache and an embedding shared with the classifier stay fp32)")
-        ->check(CLI::IsMember({"fp32", "bf16"}))->capture_default_str();
+                   "nearest even; activations, the KV cache and an embedding shared with the classifier stay fp32); "
+                   "with --precision int8, int4: W4A8, the decoder layers' weights in 4 bits, groups of 32 with an "
+                   "8-bit scale each (the classifier keeps 8 bits)")
+        ->check(CLI::IsMember({"fp32", "bf16", "int4"}))->capture_default_str();
     app.add_option("--weights-in", weights, "where weights live at run time: auto (L2 if it fits), image (in place), l2")
         ->check(CLI::IsMember({"auto", "image", "l2"}))->capture_default_str();
     CLI::Option *report = app.add_option("--report", o.report,

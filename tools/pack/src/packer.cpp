@@ -178,15 +178,19 @@ void check_options(const PackOptions &o)
     if (o.exp != "accurate" && o.exp != "schraudolph")
         throw InputError("exponential '" + o.exp + "' is not one of accurate, schraudolph");
     if (!o.calibration.empty() && o.precision != "int8") throw InputError("--calibration applies to --precision int8 only");
-    if (o.weight_type != "fp32" && o.weight_type != "bf16")
-        throw InputError("weight type '" + o.weight_type + "' is not one of fp32, bf16");
-    if (o.weight_type != "fp32" && o.precision != "fp32")
-        throw InputError("--weight-type applies to --precision fp32 (bf16 and int8 images choose their weights)");
+    if (o.weight_type != "fp32" && o.weight_type != "bf16" && o.weight_type != "int4")
+        throw InputError("weight type '" + o.weight_type + "' is not one of fp32, bf16, int4");
+    if (o.weight_type == "bf16" && o.precision != "fp32")
+        throw InputError("--weight-type bf16 applies to --precision fp32 (bf16 and int8 images choose their weights)");
+    if (o.weight_type == "int4" && o.precision != "int8")
+        throw InputError("--weight-type int4 (W4A8) applies to --precision int8");
     if (o.npu_weight_bits != 8 && o.npu_weight_bits != 4)
         throw InputError("--npu-weight-bits " + std::to_string(o.npu_weight_bits) + " is not one of 8, 4");
     const Scenario scenario = parse_scenario(o.scenario);
     if (o.npu_weight_bits != 8 && (o.precision != "int8" || (scenario != Scenario::kNpu && scenario != Scenario::kNpuNms)))
         throw InputError("--npu-weight-bits 4 needs --precision int8 and --scenario npu or npu-nms");
+    if (o.weight_type == "int4" && (scenario == Scenario::kNpu || scenario == Scenario::kNpuNms))
+        throw InputError("--weight-type int4 is the cluster's W4A8; the NPU's 4-bit weights are --npu-weight-bits 4");
 }
 
 // What every plan of one pack starts from: the board and the checkpoint, read once.
@@ -224,6 +228,7 @@ LlamaLowering lowering_for(const PackOptions &o, const LlamaConfig &config)
                          std::to_string(lowering.context));
     lowering.prompt_logits_all = o.prompt_logits_all;
     lowering.matmul_weights = o.weight_type == "bf16" ? TSR_DTYPE_BF16 : TSR_DTYPE_F32;
+    lowering.w4_groups = o.weight_type == "int4";
     lowering.precision = o.precision == "int8" ? TSR_DTYPE_I8 : o.precision == "bf16" ? TSR_DTYPE_BF16 : TSR_DTYPE_F32;
     lowering.exp = o.exp == "schraudolph" ? 1u : 0u; // tsr_exp_kind
     lowering.nonlinear = o.nonlinear == "float" ? TSR_NONLINEAR_FLOAT : TSR_NONLINEAR_INTEGER;
@@ -275,7 +280,7 @@ std::vector<uint8_t> plan_image(const PackOptions &o, const PackInputs &in, cons
     r.config = in.checkpoint.config;
     r.tokenizer_path = in.tokenizer;
     r.context_given = o.context != 0;
-    r.weight_type = o.precision == "fp32" ? o.weight_type : o.precision;
+    r.weight_type = o.precision == "fp32" || o.weight_type == "int4" ? o.weight_type : o.precision;
     r.precision = o.precision;
     LlamaLowering lowering = lowering_for(o, in.checkpoint.config);
     lowering.ranges = ranges;
@@ -515,7 +520,10 @@ std::string pack_summary(const PackResult &r)
       << " layers, " << c.n_heads << " heads (" << c.n_kv_heads << " KV), vocab " << c.vocab_size << ", seq_len "
       << c.seq_len << (c.shared_classifier ? ", shared classifier" : ", separate classifier") << "\n";
     s << "tokenizer " << r.tokenizer_path << "\n";
-    s << "precision " << r.precision << (r.precision == "fp32" ? ", " + r.weight_type + " matmul weights" : "") << "\n";
+    s << "precision " << r.precision
+      << (r.precision == "fp32" ? ", " + r.weight_type + " matmul weights"
+          : r.weight_type == "int4" ? ", W4A8: the decoder layers' weights in 4 bits, groups of 32" : "")
+      << "\n";
     if (!r.calibration.empty())
         s << "calibrate " << r.calibration << " in " << static_cast<int>(r.calibration_seconds * 1000) << " ms\n";
     s << "board     " << r.board.name << " (" << r.board.cores << " cores), context " << h.context

@@ -24,6 +24,7 @@ struct LlamaLowering {
     uint32_t exp = 0;                           // BF16: tsr_exp_kind of softmax and SiLU
     uint32_t nonlinear = TSR_NONLINEAR_INTEGER; // I8: how softmax, RMSNorm and SiLU compute
     uint32_t linear_bits = 8;                   // I8: bits of the decoder layers' linear weights (8 or 4; held as int8)
+    bool w4_groups = false; // I8: the decoder layers' linear weights W4A8 (4-bit, groups of 32: tessera/kernels_i8.h)
     // I8: the largest magnitude of each activation (names without the schedule suffix:
     // "layer0.q", "layer0.attention.scores"), from calibration.
     const std::map<std::string, double> *ranges = nullptr;

@@ -35,6 +35,18 @@ struct QuantizedRows {
 };
 QuantizedRows quantize_rows(const float *w, uint32_t rows, uint32_t cols, uint32_t bits = 8);
 
+// W4A8's weights (tsr_matmul_w4a8_args, tessera/kernels_i8.h): per row i, groups of 32
+// along the columns, each with its scale s_g = absmax / 7 held as an 8-bit multiple
+// gs[i][g] = round(s_g / scale[i]) in 1..255 of the row's scale[i] = max_g s_g / 255,
+// and each weight round(w / (gs scale[i])) in [-8, 7]. `bytes`: rows of
+// tsr_w4_row_bytes(cols), the weights two to a byte (the low nibble first), then the
+// group multipliers.
+struct W4Rows {
+    std::vector<uint8_t> bytes;
+    std::vector<float> scales;
+};
+W4Rows quantize_w4_groups(const float *w, uint32_t rows, uint32_t cols);
+
 } // namespace tessera
 
 #endif

@@ -81,6 +81,7 @@ void derive_i8_f32_out(GraphStep &s, Graph &g)
 
 const HostVariant kVariants[] = {{TSR_VARIANT_MATMUL_I8, derive_i8},
                                  {TSR_VARIANT_MATMUL_I8_NPU, derive_i8},
+                                 {TSR_VARIANT_MATMUL_I8_W4, derive_i8}, // the same table: scale_x scale_w[i] / scale_y
                                  {TSR_VARIANT_MATMUL_I8_F32_OUT, derive_i8_f32_out}};
 
 } // namespace

@@ -28,7 +28,7 @@ struct PackOptions {
     uint32_t context = 0;      // 0: the model's seq_len
     uint32_t prompt_chunk = 0; // 0: min(16, context)
     bool prompt_logits_all = false; // logits for every row of a prompt chunk (teacher forcing)
-    std::string weight_type = "fp32"; // matmul weights: fp32 or bf16
+    std::string weight_type = "fp32"; // matmul weights: fp32 or bf16 (--precision fp32), int4 (--precision int8: W4A8)
     WeightsPlacement weights = WeightsPlacement::kAuto;
     uint64_t l1_bytes = 0;     // 0: the board's L1
     std::string scenario = "auto"; // engines: auto, single-core, cluster, npu, npu-nms (engines.h)
