@@ -205,13 +205,10 @@ struct AttentionVariant {
     Scratch (*scratch)(const Shape &a);
 };
 
-
-
 tessera_status validate(StepChecker &c)
 {
     const Shape a = shape_of(c.step);
     const uint32_t T = c.step.dtype, e = act_bytes(c.step);
-    TSR_TRY(check_variant(c));
     if (!a.nh || !a.nkv || a.nh % a.nkv || !a.hs || a.ctx != c.h.context) return c.fail("heads or context do not fit");
     if (a.nh != c.h.n_heads || a.nkv != c.h.n_kv_heads || a.dim != c.h.dim)
         return c.fail("heads or head size differ from the header's");

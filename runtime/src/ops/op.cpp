@@ -11,6 +11,12 @@ void op_label(Message &err, uint32_t op)
     if (op_device(op)) err.str(tsr_op_name(op));
     else err.str("op ").num(op);
 }
+// "matmul.i8", or "?" for an id the variant table does not know.
+const char *variant_name(uint32_t id)
+{
+    tsr_variant_row row;
+    return tsr_variant_lookup(id, &row) ? row.name : "?";
+}
 } // namespace
 
 tessera_status StepChecker::fail(const char *what, uint32_t operand)
@@ -57,34 +63,21 @@ tessera_status StepChecker::of_kind(uint32_t i, uint32_t kind, const char *what)
 
 tessera_status StepChecker::no_variant()
 {
-    tsr_variant_row row = {};
-    if (!tsr_variant_lookup(step.variant, &row)) row.name = "?";
     err.str(schedule).str(" schedule step ").num(index).str(" (");
     op_label(err, step.op);
-    err.str("): variant ").str(row.name).str(" is not in this runtime");
+    err.str("): variant ").str(variant_name(step.variant)).str(" is not in this runtime");
     return TESSERA_ERR_IMAGE_UNSUPPORTED;
-}
-
-// ---- variants -------------------------------------------------------------------------
-
-tessera_status check_variant(StepChecker &c)
-{
-    const uint8_t v = registered_variant(c.step.variant);
-    if (v == kNoVariant) return c.no_variant();
-    return tsr_variants[v]->check ? tsr_variants[v]->check(c) : TESSERA_OK;
 }
 
 tessera_status StepChecker::symmetric(uint32_t i)
 {
     const uint32_t id = step.operands[i];
     if (id < h.tensor_count && tensors[id].zero_point != 0) {
-        tsr_variant_row row = {};
-        if (!tsr_variant_lookup(step.variant, &row)) row.name = "?";
         err.str(schedule).str(" schedule step ").num(index).str(" (");
         op_label(err, step.op);
         err.str(") operand ").num(i).str(": zero point ").str(tensors[id].zero_point < 0 ? "-" : "")
             .num((uint32_t)(tensors[id].zero_point < 0 ? -tensors[id].zero_point : tensors[id].zero_point))
-            .str("; variant ").str(row.name).str(" takes symmetric int8 (zero point 0)");
+            .str("; variant ").str(variant_name(step.variant)).str(" takes symmetric int8 (zero point 0)");
         return TESSERA_ERR_IMAGE_UNSUPPORTED;
     }
     return TESSERA_OK;

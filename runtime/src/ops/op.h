@@ -25,8 +25,6 @@
 
 namespace tsr {
 
-
-
 // ---- validation -------------------------------------------------------------------
 
 // Operand requirements of one step, checked against the tensors it names.
@@ -288,10 +286,6 @@ public:
 
 static_assert(TSR_BF16_EXP_ACCURATE == TSR_EXP_ACCURATE && TSR_BF16_EXP_SCHRAUDOLPH == TSR_EXP_SCHRAUDOLPH,
               "the format's bf16 exponentials are the kernels'");
-
-// Validation's first step for an operator with checks of its variants' own: the
-// registered variant's (validate.cpp has found it registered).
-tessera_status check_variant(StepChecker &c);
 
 // The row of registered variant `index` (a resolved step's, or registered_variant's).
 template <typename Row> const Row &variant_row(uint8_t index) { return *static_cast<const Row *>(tsr_variants[index]->row); }

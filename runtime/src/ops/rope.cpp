@@ -48,8 +48,6 @@ struct RopeVariant {
     uint32_t table_dtype;
 };
 
-
-
 void operands(const tsr_step &s, const RopeVariant &v, uint32_t pos, RowOperand out[3])
 {
     const tsr_rope_params &p = P(s);
@@ -62,7 +60,6 @@ void operands(const tsr_step &s, const RopeVariant &v, uint32_t pos, RowOperand 
 tessera_status validate(StepChecker &c)
 {
     const tsr_rope_params &p = P(c.step);
-    TSR_TRY(check_variant(c));
     const RopeVariant &v = variant_row<RopeVariant>(registered_variant(c.step.variant));
     const uint64_t R = c.rows, e = act_bytes(c.step);
     if (!p.head_size || p.head_size % 2u || !p.dim || p.dim % p.head_size || !p.kv_dim || p.kv_dim % p.head_size ||

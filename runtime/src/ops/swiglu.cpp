@@ -55,11 +55,8 @@ tsr_kernel_status swiglu_i8_float(const StepRun &r, uint8_t *g, uint8_t *u, uint
                                r.workers);
 }
 
-
-
 tessera_status validate(StepChecker &c)
 {
-    TSR_TRY(check_variant(c));
     if (P(c.step).n != c.h.hidden_dim) return c.fail("width differs from the header's hidden_dim");
     return binary_validate(c, P(c.step).n);
 }

@@ -43,7 +43,7 @@ tessera_status check_tiles(StepChecker &c, const StepGeometry &g)
 
 // The step names a row of tessera/variants.def, and that row runs it: the operator,
 // engine, element type and arithmetic its params say. Whether this runtime has the
-// row's kernel is the operator's check (check_variant).
+// row's kernel is check_step's next question.
 tessera_status check_variant_row(StepChecker &c)
 {
     const tsr_step &s = c.step;
@@ -78,7 +78,8 @@ tessera_status check_step(StepChecker &c)
     if (s.reserved0 || s.reserved1 || s.reserved[0] || s.reserved[1] || s.reserved[2] || s.reserved[3])
         return c.fail("reserved fields are not 0");
     TSR_TRY(check_variant_row(c));
-    if (registered_variant(s.variant) == kNoVariant) return c.no_variant();
+    const uint8_t variant = registered_variant(s.variant);
+    if (variant == kNoVariant) return c.no_variant();
     if (s.layer != TSR_NO_LAYER && s.layer >= c.h.n_layers) return c.fail("names a layer beyond the header's n_layers");
     const StepGeometry g = op->geometry(s, c.rows, c.h.planned_cores);
     for (uint32_t i = 0; i < tsr_op_operand_count(s.op); ++i) {
@@ -86,6 +87,8 @@ tessera_status check_step(StepChecker &c)
         if (scratch ? s.operands[i] != TSR_NO_TENSOR : s.operands[i] >= c.h.tensor_count)
             return c.fail(scratch ? "is a scratch buffer and names a tensor" : "names no tensor", i);
     }
+    // The checks of the variant's own parameters (its registration), then the operator's.
+    if (tsr_variants[variant]->check) TSR_TRY(tsr_variants[variant]->check(c));
     TSR_TRY(op->validate(c));
     return check_tiles(c, g);
 }

@@ -17,7 +17,6 @@ void evaluate(const GraphStep &s, Evaluation &e)
 
 Work work(const tsr_step &s, uint32_t rows, uint32_t) { return Work{0, double(rows) * s.params.add.n, -1}; }
 
-
 // int8: each input's factor to the output's scale.
 void derive_i8(GraphStep &s, Graph &g)
 {

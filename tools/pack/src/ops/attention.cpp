@@ -71,7 +71,6 @@ Work work(const tsr_step &s, uint32_t rows, uint32_t kv)
     return Work{2.0 * heads * kv * p.head_size, heads * kv, 2.0 * heads * kv * p.head_size * e + 2.0 * heads * p.head_size * e};
 }
 
-
 // int8: the scores' real factor scale_q scale_k / sqrt(head_size); operands q, the K
 // and V caches, the output (4).
 double score_factor(const GraphStep &s, const Graph &g)

@@ -38,7 +38,6 @@ void evaluate(const GraphStep &s, Evaluation &e)
 
 Work work(const tsr_step &s, uint32_t rows, uint32_t) { return Work{double(rows) * s.params.matmul.k * s.params.matmul.n, 0, -1}; }
 
-
 // int8 output: per output channel, scale_x scale_w[i] / scale_y as a multiplier and a
 // shift, in a table of its own (n multipliers (int32), then n shifts (int8)).
 void derive_i8(GraphStep &s, Graph &g)

@@ -17,7 +17,6 @@ void evaluate(const GraphStep &s, Evaluation &e)
 
 Work work(const tsr_step &s, uint32_t rows, uint32_t) { return Work{0, double(rows) * s.params.swiglu.n, -1}; }
 
-
 // int8, integer arithmetic: the integer sigmoid for the gate's scale, the output factor
 // (the sigmoid in Q4 of the product's scale).
 void derive_i8(GraphStep &s, Graph &g)
