@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Decode speed beside llama2.c: builds the unmodified reference run.c from the shared
-# folder, then alternates runs of run.c and tessera-generate (default threads, and
-# --threads 1 and 2) on the same machine, greedy, the same positions, and prints the
+# folder, then alternates runs of run.c and tessera-generate on an fp32 and an int8
+# image of the same checkpoint (default threads, --threads 1 and 2; int8 also with
+# --kernels portable) on the same machine, greedy, the same positions, and prints the
 # medians of what each reports as "achieved tok/s" (the same measure: every position
-# after the first, sampling and output included) and the ratio to run.c.
+# after the first, sampling and output included), the ratio to run.c, int8 against
+# fp32, and whether the int8 ids of the board's tuned kernels (x86-avx2 on the host
+# board, where the machine has it) equal the portable kernels' (exit 1 if not).
 #   stories260K, and a TinyLlama-v0-shaped model with random weights (dim 64,
 #   hidden 256, 8 layers, 16 heads, vocab 32000, seq_len 256, its own classifier) made here.
 # With --busy, each model is measured a second time beside one busy-loop process,
@@ -25,6 +28,7 @@ EOF
 }
 
 root=$(cd "$(dirname "$0")/.." && pwd)
+status=0
 runs=7 steps=256 busy=0 model=all build=$root/build shared=$root/../shared cc=cc
 while [[ $# -gt 0 ]]; do
     case $1 in
@@ -65,33 +69,53 @@ echo "run.c: $("$cc" --version | head -1), -O3 -march=native; tessera: $build; $
 rate() { "$@" 2>&1 >/dev/null | sed -n 's/^achieved tok\/s: \([0-9.]*\).*/\1/p'; }
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-# measure NAME CHECKPOINT TOKENIZER IMAGE: alternating runs, then a table.
+# measure NAME CHECKPOINT TOKENIZER FP32_IMAGE INT8_IMAGE LABEL: alternating runs of run.c
+# and of tessera on both images, then a table (ratios to run.c, and int8 to fp32).
 measure() {
-    local name=$1 checkpoint=$2 tokenizer=$3 image=$4 label=$5
-    local -a programs=("run.c" "tessera (default threads)" "tessera --threads 1" "tessera --threads 2")
-    local -a files=("$work/r0" "$work/r1" "$work/r2" "$work/r3")
-    : >"${files[0]}"; : >"${files[1]}"; : >"${files[2]}"; : >"${files[3]}"
+    local name=$1 checkpoint=$2 tokenizer=$3 f32=$4 i8=$5 label=$6
+    local -a programs=("run.c" "tessera fp32 (default threads)" "tessera fp32 --threads 1" "tessera fp32 --threads 2"
+                       "tessera int8 (default threads)" "tessera int8 --threads 1" "tessera int8 --threads 2"
+                       "tessera int8 --threads 1, portable")
+    local -a commands=("$work/run $checkpoint -z $tokenizer"
+                       "$generate $f32" "$generate $f32 --threads 1" "$generate $f32 --threads 2"
+                       "$generate $i8" "$generate $i8 --threads 1" "$generate $i8 --threads 2"
+                       "$generate $i8 --threads 1 --kernels portable")
+    local count=${#programs[@]}
+    for ((k = 0; k < count; ++k)); do : >"$work/r$k"; done
     for ((i = 0; i < runs; ++i)); do
-        rate "$work/run" "$checkpoint" -z "$tokenizer" -t 0 -n "$steps" >>"${files[0]}"
-        rate "$generate" "$image" -t 0 -n "$steps" >>"${files[1]}"
-        rate "$generate" "$image" -t 0 -n "$steps" --threads 1 >>"${files[2]}"
-        rate "$generate" "$image" -t 0 -n "$steps" --threads 2 >>"${files[3]}"
+        for ((k = 0; k < count; ++k)); do
+            # shellcheck disable=SC2086 # the commands are words
+            rate ${commands[$k]} -t 0 -n "$steps" >>"$work/r$k"
+        done
     done
-    local default_threads
-    default_threads=$("$generate" "$image" -t 0 -n 2 2>&1 >/dev/null | sed -n 's/.*board [^,]*, \([0-9]*\) threads.*/\1/p')
+    local default_threads kernels
+    default_threads=$("$generate" "$f32" -t 0 -n 2 2>&1 >/dev/null | sed -n 's/.*board [^,]*, \([0-9]*\) threads.*/\1/p')
+    kernels=$("$generate" "$i8" -t 0 -n 2 2>&1 >/dev/null | sed -n 's/.*kernels \([^ ,]*\).*/\1/p')
     local base
-    base=$(median <"${files[0]}")
-    echo "$name, -t 0 -n $steps, $runs runs each$label: median achieved tok/s (min..max), ratio to run.c"
-    for k in 0 1 2 3; do
+    base=$(median <"$work/r0")
+    echo "$name, -t 0 -n $steps, $runs runs each$label: median achieved tok/s (min..max), ratio to run.c; int8 kernels: $kernels"
+    for ((k = 0; k < count; ++k)); do
         local med lo hi
-        med=$(median <"${files[$k]}")
-        lo=$(sort -g "${files[$k]}" | head -1)
-        hi=$(sort -g "${files[$k]}" | tail -1)
+        med=$(median <"$work/r$k")
+        lo=$(sort -g "$work/r$k" | head -1)
+        hi=$(sort -g "$work/r$k" | tail -1)
         local what=${programs[$k]}
-        [[ $k == 1 ]] && what="tessera (default: $default_threads threads)"
-        printf '  %-32s %10.1f  (%.1f..%.1f)  %5.2fx\n' "$what" "$med" "$lo" "$hi" "$(echo "$med / $base" | bc -l)"
-        echo "$med" >"${files[$k]}.median"
+        [[ $k == 1 || $k == 4 ]] && what="${what/default threads/default: $default_threads threads}"
+        printf '  %-40s %10.1f  (%.1f..%.1f)  %5.2fx\n' "$what" "$med" "$lo" "$hi" "$(echo "$med / $base" | bc -l)"
+        echo "$med" >"$work/r$k.median"
     done
+    printf '  int8 / fp32: default threads %.2fx, --threads 1 %.2fx, --threads 2 %.2fx; int8 %s / portable (--threads 1) %.2fx\n' \
+        "$(echo "$(cat "$work/r4.median") / $(cat "$work/r1.median")" | bc -l)" \
+        "$(echo "$(cat "$work/r5.median") / $(cat "$work/r2.median")" | bc -l)" \
+        "$(echo "$(cat "$work/r6.median") / $(cat "$work/r3.median")" | bc -l)" "$kernels" \
+        "$(echo "$(cat "$work/r5.median") / $(cat "$work/r7.median")" | bc -l)"
+    # The tuned kernels' ids against the portable ones', greedy, the whole run.
+    if cmp -s <("$generate" "$i8" -t 0 -n "$steps" --ids -q) <("$generate" "$i8" -t 0 -n "$steps" --ids -q --kernels portable); then
+        echo "  int8 ids, $kernels kernels against portable: identical ($steps positions)"
+    else
+        echo "  int8 ids, $kernels kernels against portable: DIFFERENT" >&2
+        status=1
+    fi
 }
 
 models=()
@@ -108,18 +132,20 @@ for m in "${models[@]}"; do
         name="TinyLlama-v0 shape (random weights)"
     fi
     "$pack" "$checkpoint" --tokenizer "$tokenizer" -o "$work/$m.tess" -q
-    measure "$name" "$checkpoint" "$tokenizer" "$work/$m.tess" ""
+    "$pack" "$checkpoint" --tokenizer "$tokenizer" --precision int8 -o "$work/$m-int8.tess" -q
+    measure "$name" "$checkpoint" "$tokenizer" "$work/$m.tess" "$work/$m-int8.tess" ""
     if [[ $busy == 1 ]]; then
-        for k in 0 1 2 3; do mv "$work/r$k.median" "$work/quiet$k"; done
+        for ((k = 0; k < 8; ++k)); do mv "$work/r$k.median" "$work/quiet$k"; done
         bash -c 'while :; do :; done' &
         busy_pid=$!
-        measure "$name" "$checkpoint" "$tokenizer" "$work/$m.tess" ", beside one busy-loop process"
+        measure "$name" "$checkpoint" "$tokenizer" "$work/$m.tess" "$work/$m-int8.tess" ", beside one busy-loop process"
         kill "$busy_pid"; wait "$busy_pid" 2>/dev/null || true
         busy_pid=
-        printf '  fall beside the busy loop: run.c %.2fx, tessera default %.2fx, --threads 1 %.2fx, --threads 2 %.2fx\n' \
+        printf '  fall beside the busy loop: run.c %.2fx, fp32 default %.2fx, --threads 1 %.2fx, --threads 2 %.2fx\n' \
             "$(echo "$(cat "$work/quiet0") / $(cat "$work/r0.median")" | bc -l)" \
             "$(echo "$(cat "$work/quiet1") / $(cat "$work/r1.median")" | bc -l)" \
             "$(echo "$(cat "$work/quiet2") / $(cat "$work/r2.median")" | bc -l)" \
             "$(echo "$(cat "$work/quiet3") / $(cat "$work/r3.median")" | bc -l)"
     fi
 done
+exit "$status"

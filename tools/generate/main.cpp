@@ -165,7 +165,7 @@ std::string threads_line(const tessera::HostBoard &board, uint32_t asked)
     std::string line = std::to_string(board.threads()) + (board.threads() == 1 ? " thread" : " threads");
     if (asked == 0 && board.threads() > 1)
         line += ", runs on " + std::to_string(board.threads_in_use()) + " (measured fastest)";
-    return line;
+    return line + ", kernels " + tessera::kernel_set_name(board.isa());
 }
 
 // The run's statistics: tokens and rates of both modes, the board and its threads,
@@ -176,7 +176,8 @@ json statistics_json(const tessera_stats &stats, const tessera::HostBoard &board
     return {{"prompt", {{"tokens", stats.prompt_tokens}, {"tokens_per_second", per_second(stats.prompt_tokens, stats.prompt_cycles)}}},
             {"generation", {{"tokens", stats.step_tokens}, {"tokens_per_second", per_second(stats.step_tokens, stats.step_cycles)}}},
             {"board", {{"name", board.desc().name}, {"threads", board.threads()}, {"threads_in_use", board.threads_in_use()},
-                       {"threads_chosen", threads == 0 && board.threads() > 1}}},
+                       {"threads_chosen", threads == 0 && board.threads() > 1},
+                       {"kernels", tessera::kernel_set_name(board.isa())}}},
             {"memory", {{"L1", stats.region_bytes[TSR_REGION_L1]}, {"L2", stats.region_bytes[TSR_REGION_L2]},
                         {"NMS", stats.region_bytes[TSR_REGION_NMS]}, {"image", stats.region_bytes[TSR_REGION_IMAGE]},
                         {"weights_in_place", bool(stats.weights_in_place)}}},
@@ -231,6 +232,7 @@ struct Options {
     uint32_t threads = 0;
     std::string timeline, timeline_clock = "wall";
     bool check_l1 = false, profile = false;
+    bool portable_kernels = false; // --kernels portable
 };
 
 // Parses the command line into `o`; -1 to go on, or the status to exit with.
@@ -262,6 +264,11 @@ int parse_options(Options &o, int argc, char **argv)
                    "threads backing the cluster, every run on all of them (default: up to the board's cores and "
                    "the machine's, each run on the count measured fastest)")
         ->check(CLI::Range(1u, 64u));
+    app.add_option_function<std::string>(
+           "--kernels", [&o](const std::string &v) { o.portable_kernels = v == "portable"; },
+           "board: the tuned kernel set the board's description names (cluster.kernels), where this machine "
+           "runs it; portable: the portable kernels (the same ids, bit for bit)")
+        ->default_str("board")->check(CLI::IsMember({"board", "portable"}));
     app.add_flag("-q,--quiet", o.quiet, "no statistics on stderr");
     app.add_flag("--check-l1", o.check_l1, "stop loudly if a kernel is ever handed an operand outside L1 (testing)");
     app.add_option("--timeline", o.timeline, "write what each engine of the board did as a Chrome/Perfetto trace (JSON)");
@@ -334,6 +341,7 @@ int main(int argc, char **argv)
                                                    "' has no cost model (\"cost\" in its description)").c_str());
     board->record_timeline(!timeline.empty() && !estimated_timeline);
     board->check_l1(check_l1);
+    if (o.portable_kernels) board->use_portable_kernels();
     tessera_session session;
     st = tessera_open(&session, image.data(), image_size, board->hal());
     if (st != TESSERA_OK) return fail(st, (image_path + ": " + tessera_last_error(&session)).c_str());

@@ -27,6 +27,18 @@ constexpr json_input::Limits kBoardJsonLimits{1u << 20, 8};
 double positive(const Value &parent, const char *key) { return parent[key].as_positive(1e12); }
 
 // The "cost" object: every figure required, each with its source.
+// The kernel set a board's cores run (cluster.kernels) as TSR_ISA_* bits.
+uint32_t kernel_set_bits(const Value &v)
+{
+    const std::string name = v.as_string();
+    for (const KernelSetName &k : kKernelSets)
+        if (name == k.name) return k.isa;
+    std::string known;
+    for (const KernelSetName &k : kKernelSets) known += std::string(known.empty() ? "" : ", ") + k.name;
+    v.fail("names kernel set '" + name + "'; there are " + known);
+    return 0;
+}
+
 BoardCost parse_cost(const Value &j, bool has_npu, double board_clock_hz)
 {
     j.only_keys({"clock_mhz", "cluster_macs_per_cycle_per_core", "cluster_cycles_per_element", "npu_macs_per_cycle",
@@ -79,8 +91,9 @@ BoardDesc parse_checked(const nlohmann::json &parsed, const std::string &source)
         if (c <= ' ' || c >= 0x7F) j["name"].fail("must be printable characters without spaces");
     if (const auto description = j.find("description")) d.description = description->as_string();
     const Value cluster = j["cluster"];
-    cluster.only_keys({"cores"});
+    cluster.only_keys({"cores", "kernels"});
     d.cores = uint32_t(cluster["cores"].as_uint(1, 64));
+    if (const auto kernels = cluster.find("kernels")) d.isa = kernel_set_bits(*kernels);
     const Value regions = j["regions"];
     regions.only_keys({"flash", "L1", "L2", "NMS"});
     for (auto it = regions.json().begin(); it != regions.json().end(); ++it) {

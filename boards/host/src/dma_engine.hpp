@@ -132,6 +132,17 @@ private:
             ++completed_;
     }
 
+    // Rows of a multiple of Step bytes, at most 64, source and destination apart: fixed-size
+    // copies the compiler inlines.
+    template <uint32_t Step> static void copy_short_rows(const Job &job)
+    {
+        const uint32_t rows = job.rows, row_bytes = job.row_bytes, ds = job.dst_stride, ss = job.src_stride;
+        uint8_t *d = job.dst;
+        const uint8_t *src = job.src;
+        for (uint32_t r = 0; r < rows; ++r, d += ds, src += ss)
+            for (uint32_t b = 0; b < row_bytes; b += Step) std::memcpy(d + b, src + b, Step);
+    }
+
     void run(const Job &job)
     {
         if (job.rows == 0u) return;
@@ -143,11 +154,9 @@ private:
         } else if (apart && job.row_bytes <= 64u && job.row_bytes % 16u == 0u) {
             // Short rows (a head's columns of K or V): a library call each would cost
             // more than the copy.
-            const uint32_t rows = job.rows, row_bytes = job.row_bytes, ds = job.dst_stride, ss = job.src_stride;
-            uint8_t *d = job.dst;
-            const uint8_t *src = job.src;
-            for (uint32_t r = 0; r < rows; ++r, d += ds, src += ss)
-                for (uint32_t b = 0; b < row_bytes; b += 16u) std::memcpy(d + b, src + b, 16);
+            copy_short_rows<16>(job);
+        } else if (apart && job.row_bytes <= 64u && job.row_bytes % 8u == 0u) {
+            copy_short_rows<8>(job); // an int8 head of 8 or 24 columns
         } else {
             for (uint32_t r = 0; r < job.rows; ++r)
                 std::memmove(job.dst + size_t(r) * job.dst_stride, job.src + size_t(r) * job.src_stride, job.row_bytes);

@@ -19,6 +19,7 @@
 #include "npu_engine.hpp"
 #include "timeline.hpp"
 #include "tessera/host_board.h"
+#include "tessera/kernels_x86.h"
 
 namespace tessera {
 
@@ -303,6 +304,17 @@ const tsr_hal_ops kHostOps = {
 };
 } // namespace
 
+// The TSR_ISA_* bits of the kernel sets this build has (CMake's TESSERA_KERNEL_SETS)
+// that this machine runs.
+uint32_t machine_isa()
+{
+    uint32_t isa = 0;
+#ifdef TSR_KERNEL_SET_X86_AVX2
+    if (tsr_x86_avx2_available()) isa |= TSR_ISA_X86_AVX2;
+#endif
+    return isa;
+}
+
 std::unique_ptr<HostBoard> HostBoard::create(const BoardDesc &desc, uint32_t threads, uint32_t solo_bytes)
 {
     const uint32_t hardware = std::max(1u, std::thread::hardware_concurrency());
@@ -329,6 +341,7 @@ std::unique_ptr<HostBoard> HostBoard::create(const BoardDesc &desc, uint32_t thr
     impl->hal.core_count = threads;
     impl->hal.has_npu = desc.has_npu;
     impl->hal.solo_bytes = solo_bytes;
+    impl->hal.isa = desc.isa & machine_isa(); // the description's kernel set, where this machine runs it
     impl->hal.ops = &impl->ops;
     impl->hal.ctx = impl.get();
     return std::unique_ptr<HostBoard>(new HostBoard(std::move(impl)));
@@ -338,6 +351,8 @@ HostBoard::HostBoard(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 HostBoard::~HostBoard() = default;
 const tsr_hal_board *HostBoard::hal() const { return &impl_->hal; }
 const BoardDesc &HostBoard::desc() const { return impl_->desc; }
+void HostBoard::use_portable_kernels() { impl_->hal.isa = 0u; }
+uint32_t HostBoard::isa() const { return impl_->hal.isa; }
 uint32_t HostBoard::threads() const { return impl_->cluster->cores(); }
 uint32_t HostBoard::threads_in_use() const { return impl_->cluster->chooser().best(); }
 void HostBoard::record_timeline(bool on)

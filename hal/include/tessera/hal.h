@@ -113,7 +113,14 @@ typedef struct tsr_hal_ops {
 } tsr_hal_ops;
 
 /* A board as the runtime sees it. */
-#define TSR_HAL_ABI 0x32414854u /* "THA2": tsr_hal_board.abi of this layout (solo_bytes added) */
+#define TSR_HAL_ABI 0x33414854u /* "THA3": tsr_hal_board.abi of this layout (isa added) */
+
+/* Instruction-set extensions a board's cores run beyond the base ISA its firmware is
+ * built for (tsr_hal_board.isa). The runtime runs a variant's tuned kernels (kernels/<isa>/)
+ * only where the board has every bit they need; otherwise the portable ones. */
+typedef enum tsr_isa_bit {
+    TSR_ISA_X86_AVX2 = 1u << 0 /* x86-64 with AVX2 (kernels/x86) */
+} tsr_isa_bit;
 typedef struct tsr_hal_board {
     uint32_t abi;              /* TSR_HAL_ABI, set by the board: the runtime refuses anything else (another
                                   struct passed by mistake, or a board built against another layout) */
@@ -127,6 +134,9 @@ typedef struct tsr_hal_board {
      * costs one barrier, not two a step). 0: every cluster step is shared. Results
      * never depend on it. */
     uint32_t solo_bytes;
+    /* TSR_ISA_* bits: the tuned kernel sets the cores run (checked by the board, at run
+     * time where the machine varies: the host board asks the CPU). 0: portable kernels only. */
+    uint32_t isa;
     tsr_hal_region regions[TSR_REGION_COUNT]; /* index TSR_REGION_IMAGE is unused */
     const tsr_hal_ops *ops;
     void *ctx;

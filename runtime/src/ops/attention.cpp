@@ -17,6 +17,7 @@
 #include "tessera/kernels_bf16.h"
 #include "tessera/kernels_i8.h"
 #include "tessera/kernels_i8_float.h"
+#include "tessera/kernels_x86.h"
 
 namespace tsr {
 namespace {
@@ -143,16 +144,22 @@ tsr_kernel_status score_i8_float(const tsr_step &s, const ScoreArgs &x)
     return st;
 }
 
-tsr_kernel_status score_i8(const tsr_step &s, const ScoreArgs &x)
+// The integer variant's passes, over the kernels of a set (the portable ones, or an
+// instruction set's: TSR_REGISTER_TUNED_VARIANT).
+using ScoresI8 = tsr_kernel_status (*)(const tsr_attention_scores_i8_args *, uint32_t, uint32_t);
+using SoftmaxI8 = tsr_kernel_status (*)(const tsr_softmax_i8_args *, uint32_t *);
+using AccumulateI8 = tsr_kernel_status (*)(const tsr_attention_accumulate_i8_args *, uint32_t, uint32_t);
+
+template <ScoresI8 Scores, SoftmaxI8 Softmax> tsr_kernel_status score_i8(const tsr_step &s, const ScoreArgs &x)
 {
     const tsr_attention_params &p = P(s);
     const tsr_attention_scores_i8_args a = {(const int8_t *)x.q, (const int8_t *)x.keys, (int8_t *)x.mine + x.first, x.zero[0], x.zero[1],
                                             p.scores.multiplier, p.scores.shift, x.count, p.head_size};
-    tsr_kernel_status st = tsr_attention_scores_i8(&a, 0, 1);
+    tsr_kernel_status st = Scores(&a, 0, 1);
     if (st == TSR_KERNEL_OK && x.last_chunk) {
         const tsr_softmax_i8_args sm = {(const int8_t *)x.mine, (uint16_t *)(x.mine + x.sx.probs), x.n,
                                         iexp_constants(p.softmax)};
-        st = tsr_softmax_i8(&sm, (uint32_t *)(x.mine + x.sx.exps));
+        st = Softmax(&sm, (uint32_t *)(x.mine + x.sx.exps));
     }
     if (st == TSR_KERNEL_OK && x.last_chunk)
         for (uint32_t i = 0; i < p.head_size; ++i) ((int32_t *)(x.mine + x.sx.acc))[i] = 0;
@@ -186,12 +193,12 @@ tsr_kernel_status accumulate_i8_float(const tsr_step &s, const AccumulateArgs &x
     return st;
 }
 
-tsr_kernel_status accumulate_i8(const tsr_step &s, const AccumulateArgs &x)
+template <AccumulateI8 Accumulate> tsr_kernel_status accumulate_i8(const tsr_step &s, const AccumulateArgs &x)
 {
     const tsr_attention_params &p = P(s);
     const tsr_attention_accumulate_i8_args a = {(const uint16_t *)(x.mine + x.sx.probs) + x.first, (const int8_t *)x.values,
                                                 (int32_t *)(x.mine + x.sx.acc), x.zero[2], x.count, p.head_size};
-    const tsr_kernel_status st = tsr_attention_accumulate_i8(&a, 0, 1);
+    const tsr_kernel_status st = Accumulate(&a, 0, 1);
     if (st == TSR_KERNEL_OK && x.last_chunk)
         tsr_attention_output_i8((const int32_t *)(x.mine + x.sx.acc), (int8_t *)x.y, p.head_size, p.out.multiplier,
                                 p.out.shift, x.zero[4]);
@@ -338,7 +345,12 @@ void run(StepRun &r)
 TSR_REGISTER_VARIANT(ATTENTION_F32, nullptr, AttentionVariant{score_f32, accumulate_f32, scratch_f32})
 TSR_REGISTER_VARIANT(ATTENTION_BF16, nullptr, AttentionVariant{score_bf16, accumulate_bf16, scratch_float_acc})
 TSR_REGISTER_VARIANT(ATTENTION_BF16_SCHRAUDOLPH, nullptr, AttentionVariant{score_bf16, accumulate_bf16, scratch_float_acc})
-TSR_REGISTER_VARIANT(ATTENTION_I8, check_i8, AttentionVariant{score_i8, accumulate_i8, scratch_integer})
+TSR_REGISTER_VARIANT(ATTENTION_I8, check_i8,
+                     AttentionVariant{score_i8<tsr_attention_scores_i8, tsr_softmax_i8>,
+                                      accumulate_i8<tsr_attention_accumulate_i8>, scratch_integer})
+TSR_REGISTER_TUNED_VARIANT(X86_AVX2, ATTENTION_I8, check_i8,
+                           AttentionVariant{score_i8<tsr_attention_scores_i8_avx2, tsr_softmax_i8_avx2>,
+                                            accumulate_i8<tsr_attention_accumulate_i8_avx2>, scratch_integer})
 TSR_REGISTER_VARIANT(ATTENTION_I8_FLOAT, check_i8_float, AttentionVariant{score_i8_float, accumulate_i8_float, scratch_float_acc})
 
 extern const OpDevice op_ATTENTION = {validate, geometry, run, false};

@@ -49,7 +49,7 @@ StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t cores)
 } // namespace
 
 // Its one variant: a move of bytes, for every element type.
-extern "C" const tsr_variant_impl TSR_VARIANT_IMPL(EMBED) = {TSR_VARIANT_EMBED, nullptr, nullptr};
+extern "C" const tsr_variant_impl TSR_VARIANT_IMPL(EMBED) = {TSR_VARIANT_EMBED, 0u, nullptr, nullptr};
 
 extern const OpDevice op_EMBED = {validate, geometry, run, false};
 

@@ -16,6 +16,7 @@
 #include "tessera/kernels_bf16.h"
 #include "tessera/kernels_i8.h"
 #include "tessera/kernels_i8_float.h"
+#include "tessera/kernels_x86.h"
 
 namespace tsr {
 namespace {
@@ -127,7 +128,12 @@ tsr_kernel_status mm_bf16_f32_out(const StepRun &r, const Product &t)
     return tsr_matmul_bf16(&a, r.worker, r.workers);
 }
 
-tsr_kernel_status mm_i8(const StepRun &r, const Product &t)
+// The int8 variants over the kernels of a set (the portable ones, or an instruction
+// set's: TSR_REGISTER_TUNED_VARIANT).
+using MatmulI8 = tsr_kernel_status (*)(const tsr_matmul_i8_args *, uint32_t, uint32_t);
+using MatmulI8F32 = tsr_kernel_status (*)(const tsr_matmul_i8_f32_args *, uint32_t, uint32_t);
+
+template <MatmulI8 Matmul> tsr_kernel_status mm_i8(const StepRun &r, const Product &t)
 {
     const int32_t *mult = (const int32_t *)r.constant(P(r.step).requant);
     tsr_matmul_i8_args a = {};
@@ -144,7 +150,7 @@ tsr_kernel_status mm_i8(const StepRun &r, const Product &t)
     a.k = P(r.step).k;
     a.n = t.n;
     a.ldy = t.ldy;
-    return tsr_matmul_i8(&a, r.worker, r.workers);
+    return Matmul(&a, r.worker, r.workers);
 }
 
 tsr_kernel_status mm_i8_w4(const StepRun &r, const Product &t)
@@ -155,11 +161,11 @@ tsr_kernel_status mm_i8_w4(const StepRun &r, const Product &t)
     return tsr_matmul_w4a8(&a, r.worker, r.workers);
 }
 
-tsr_kernel_status mm_i8_f32_out(const StepRun &r, const Product &t)
+template <MatmulI8F32 Matmul> tsr_kernel_status mm_i8_f32_out(const StepRun &r, const Product &t)
 {
     const float *scales = (const float *)r.constant(P(r.step).requant) + t.c0;
     tsr_matmul_i8_f32_args a = {(const int8_t *)t.x, (const int8_t *)t.w, scales, (float *)t.y, t.m, P(r.step).k, t.n, t.ldy};
-    return tsr_matmul_i8_f32(&a, r.worker, r.workers);
+    return Matmul(&a, r.worker, r.workers);
 }
 
 tessera_status validate(StepChecker &c)
@@ -323,11 +329,14 @@ TSR_REGISTER_VARIANT(MATMUL_F32, nullptr, Variant<Kernel>{mm_f32})
 TSR_REGISTER_VARIANT(MATMUL_F32_W16, nullptr, Variant<Kernel>{mm_f32_w16})
 TSR_REGISTER_VARIANT(MATMUL_BF16, nullptr, Variant<Kernel>{mm_bf16})
 TSR_REGISTER_VARIANT(MATMUL_BF16_F32_OUT, nullptr, Variant<Kernel>{mm_bf16_f32_out})
-TSR_REGISTER_VARIANT(MATMUL_I8, check_i8, Variant<Kernel>{mm_i8})
-TSR_REGISTER_VARIANT(MATMUL_I8_F32_OUT, check_i8_f32_out, Variant<Kernel>{mm_i8_f32_out})
+TSR_REGISTER_VARIANT(MATMUL_I8, check_i8, Variant<Kernel>{mm_i8<tsr_matmul_i8>})
+TSR_REGISTER_VARIANT(MATMUL_I8_F32_OUT, check_i8_f32_out, Variant<Kernel>{mm_i8_f32_out<tsr_matmul_i8_f32>})
 TSR_REGISTER_VARIANT(MATMUL_I8_W4, check_i8_w4, Variant<Kernel>{mm_i8_w4})
+TSR_REGISTER_TUNED_VARIANT(X86_AVX2, MATMUL_I8, check_i8, Variant<Kernel>{mm_i8<tsr_matmul_i8_avx2>})
+TSR_REGISTER_TUNED_VARIANT(X86_AVX2, MATMUL_I8_F32_OUT, check_i8_f32_out,
+                           Variant<Kernel>{mm_i8_f32_out<tsr_matmul_i8_f32_avx2>})
 // The NPU's form: its checks and its jobs are validate_npu and run_npu (the engine's).
-extern "C" const tsr_variant_impl TSR_VARIANT_IMPL(MATMUL_I8_NPU) = {TSR_VARIANT_MATMUL_I8_NPU, nullptr, nullptr};
+extern "C" const tsr_variant_impl TSR_VARIANT_IMPL(MATMUL_I8_NPU) = {TSR_VARIANT_MATMUL_I8_NPU, 0u, nullptr, nullptr};
 
 extern const OpDevice op_MATMUL = {validate, geometry, run, true};
 

@@ -301,7 +301,19 @@ template <typename Kernel> struct Variant {
     namespace {                                                                                                    \
     const auto kVariantRow_##NAME = __VA_ARGS__;                                                                   \
     }                                                                                                              \
-    extern "C" const tsr_variant_impl TSR_VARIANT_IMPL(NAME) = {TSR_VARIANT_##NAME, check, &kVariantRow_##NAME};
+    extern "C" const tsr_variant_impl TSR_VARIANT_IMPL(NAME) = {TSR_VARIANT_##NAME, 0u, check, &kVariantRow_##NAME};
+
+// Registers variant NAME's kernels from instruction set SET (kernels/<isa>/, TSR_ISA_SET):
+// the same check and the same row type as its portable registration, which a list
+// holding this one holds too. Nothing when the runtime is built without that set
+// (CMake's TESSERA_KERNEL_SETS defines TSR_KERNEL_SET_<SET> for the sets it builds).
+#define TSR_REGISTER_TUNED_VARIANT(SET, NAME, check, ...) TSR_IF_KERNEL_SET_##SET(TSR_REGISTER_TUNED_(SET, NAME, check, __VA_ARGS__))
+#define TSR_REGISTER_TUNED_(SET, NAME, check, ...)                                                                 \
+    namespace {                                                                                                    \
+    const auto kVariantRow_##NAME##_##SET = __VA_ARGS__;                                                           \
+    }                                                                                                              \
+    extern "C" const tsr_variant_impl TSR_VARIANT_IMPL_TUNED(NAME, SET) = {TSR_VARIANT_##NAME, TSR_ISA_##SET, check,  \
+                                                                           &kVariantRow_##NAME##_##SET};
 
 // ---- the operators ------------------------------------------------------------------
 

@@ -5,6 +5,7 @@
 #include "tessera/kernels_bf16.h"
 #include "tessera/kernels_i8.h"
 #include "tessera/kernels_i8_float.h"
+#include "tessera/kernels_x86.h"
 
 namespace tsr {
 namespace {
@@ -61,12 +62,14 @@ tsr_kernel_status rms_bf16(const StepRun &r, uint8_t **p, uint32_t n)
                             r.workers);
 }
 
+// The integer variant over the kernel of a set (portable, or TSR_REGISTER_TUNED_VARIANT's).
+template <tsr_kernel_status (*Rmsnorm)(const tsr_rmsnorm_i8_args *, uint32_t, uint32_t)>
 tsr_kernel_status rms_i8(const StepRun &r, uint8_t **p, uint32_t n)
 {
     const tsr_rmsnorm_params &q = P(r.step);
     tsr_rmsnorm_i8_args a = {(const int8_t *)p[0], (const int8_t *)p[1], (int8_t *)p[2], r.resolved.zero[0], r.resolved.zero[2], q.eps_q8, q.gain,
                              q.gain_shift, n, q.dim};
-    return tsr_rmsnorm_i8(&a, r.worker, r.workers);
+    return Rmsnorm(&a, r.worker, r.workers);
 }
 
 tsr_kernel_status rms_i8_float(const StepRun &r, uint8_t **p, uint32_t n)
@@ -106,7 +109,8 @@ void run(StepRun &r)
 // The variants it registers (tessera/variants.def).
 TSR_REGISTER_VARIANT(RMSNORM_F32, check_eps, Variant<Kernel>{rms_f32})
 TSR_REGISTER_VARIANT(RMSNORM_BF16, check_eps, Variant<Kernel>{rms_bf16})
-TSR_REGISTER_VARIANT(RMSNORM_I8, check_i8, Variant<Kernel>{rms_i8})
+TSR_REGISTER_VARIANT(RMSNORM_I8, check_i8, Variant<Kernel>{rms_i8<tsr_rmsnorm_i8>})
+TSR_REGISTER_TUNED_VARIANT(X86_AVX2, RMSNORM_I8, check_i8, Variant<Kernel>{rms_i8<tsr_rmsnorm_i8_avx2>})
 TSR_REGISTER_VARIANT(RMSNORM_I8_FLOAT, check_i8_float, Variant<Kernel>{rms_i8_float})
 
 extern const OpDevice op_RMSNORM = {validate, geometry, run, false};

@@ -5,6 +5,7 @@
 #include "tessera/kernels_bf16.h"
 #include "tessera/kernels_i8.h"
 #include "tessera/kernels_i8_float.h"
+#include "tessera/kernels_x86.h"
 
 namespace tsr {
 namespace {
@@ -40,12 +41,14 @@ tsr_kernel_status swiglu_bf16(const StepRun &r, uint8_t *g, uint8_t *u, uint8_t 
                            r.workers);
 }
 
+// The integer variant over the kernel of a set (portable, or TSR_REGISTER_TUNED_VARIANT's).
+template <tsr_kernel_status (*Swiglu)(const tsr_swiglu_i8_args *, uint32_t, uint32_t)>
 tsr_kernel_status swiglu_i8(const StepRun &r, uint8_t *g, uint8_t *u, uint8_t *y, uint32_t count)
 {
     const tsr_swiglu_params &p = P(r.step);
     tsr_swiglu_i8_args a = {(int8_t *)g, (int8_t *)u, (int8_t *)y, r.resolved.zero[0], r.resolved.zero[1], r.resolved.zero[2], iexp_constants(p.sigmoid),
                             p.out.multiplier, p.out.shift, count};
-    return tsr_swiglu_i8(&a, r.worker, r.workers);
+    return Swiglu(&a, r.worker, r.workers);
 }
 
 tsr_kernel_status swiglu_i8_float(const StepRun &r, uint8_t *g, uint8_t *u, uint8_t *y, uint32_t count)
@@ -75,7 +78,8 @@ void run(StepRun &r)
 TSR_REGISTER_VARIANT(SWIGLU_F32, nullptr, Variant<Kernel>{swiglu_f32})
 TSR_REGISTER_VARIANT(SWIGLU_BF16, nullptr, Variant<Kernel>{swiglu_bf16})
 TSR_REGISTER_VARIANT(SWIGLU_BF16_SCHRAUDOLPH, nullptr, Variant<Kernel>{swiglu_bf16})
-TSR_REGISTER_VARIANT(SWIGLU_I8, check_i8, Variant<Kernel>{swiglu_i8})
+TSR_REGISTER_VARIANT(SWIGLU_I8, check_i8, Variant<Kernel>{swiglu_i8<tsr_swiglu_i8>})
+TSR_REGISTER_TUNED_VARIANT(X86_AVX2, SWIGLU_I8, check_i8, Variant<Kernel>{swiglu_i8<tsr_swiglu_i8_avx2>})
 TSR_REGISTER_VARIANT(SWIGLU_I8_FLOAT, check_i8_float, Variant<Kernel>{swiglu_i8_float})
 
 extern const OpDevice op_SWIGLU = {validate, geometry, run, false};

@@ -2,12 +2,14 @@
 
 namespace tsr {
 
-uint8_t registered_variant(uint32_t id)
+uint8_t registered_variant_for(uint32_t id, uint32_t isa)
 {
     for (uint32_t i = 0; i < tsr_variant_count && i < kNoVariant; ++i)
-        if (tsr_variants[i] && tsr_variants[i]->id == id) return (uint8_t)i;
+        if (tsr_variants[i] && tsr_variants[i]->id == id && (tsr_variants[i]->isa & ~isa) == 0u) return (uint8_t)i;
     return kNoVariant;
 }
+
+uint8_t registered_variant(uint32_t id) { return registered_variant_for(id, 0u); }
 
 uint32_t registered_features()
 {

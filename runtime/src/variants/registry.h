@@ -17,6 +17,7 @@ struct StepChecker;
 // (TSR_REGISTER_VARIANT, ops/op.h).
 struct tsr_variant_impl {
     uint16_t id;                                  // tsr_variant_id
+    uint32_t isa;                                 // the TSR_ISA_* bits its kernels need (0: portable)
     tessera_status (*check)(tsr::StepChecker &c); // the checks of its own parameters (null: none)
     const void *row;                              // its kernels: the operator's own row type (null: none)
 };
@@ -25,9 +26,14 @@ namespace tsr {
 
 constexpr uint8_t kNoVariant = 0xFF;
 
-// The index in tsr_variants of variant `id`, or kNoVariant when this runtime does not
-// register it.
+// The index in tsr_variants of variant `id`'s portable registration (what validation and
+// the geometry consult: a tuned one checks and lays out as it does), or kNoVariant when
+// this runtime does not register it.
 uint8_t registered_variant(uint32_t id);
+// The registration of variant `id` that runs on a board with TSR_ISA_* bits `isa`: the
+// first in tsr_variants whose bits the board has (tuned ones are listed before the
+// portable one, which any board runs), or kNoVariant.
+uint8_t registered_variant_for(uint32_t id, uint32_t isa);
 // The features (TSR_FEATURE_*) of the registered variants.
 uint32_t registered_features();
 

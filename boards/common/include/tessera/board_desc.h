@@ -41,11 +41,26 @@ struct BoardDesc {
     uint32_t dma_queue_depth = 16;
     uint32_t npu_queue_depth = 2;
     double clock_hz = 0; // "clock_mhz" (or the cost model's); 0: not given
+    uint32_t isa = 0;    // cluster.kernels: the tuned kernel set its cores run (TSR_ISA_* bits; 0: portable)
     BoardCost cost;
 
     uint32_t fingerprint() const { return tsr_board_fingerprint(name.c_str(), cores, region_size, has_npu); }
 };
 
+
+// The kernel sets a description can name (cluster.kernels), and their TSR_ISA_* bits.
+struct KernelSetName {
+    const char *name;
+    uint32_t isa;
+};
+inline constexpr KernelSetName kKernelSets[] = {{"portable", 0u}, {"x86-avx2", TSR_ISA_X86_AVX2}};
+// The name of the set with bits `isa` ("portable" for 0).
+inline const char *kernel_set_name(uint32_t isa)
+{
+    for (const KernelSetName &k : kKernelSets)
+        if (k.isa == isa) return k.name;
+    return "several";
+}
 
 // Parses a description; `source` names it in error messages.
 BoardDesc parse_board_desc(const std::string &json_text, const std::string &source);

@@ -60,6 +60,12 @@ public:
 
     const tsr_hal_board *hal() const;
     const BoardDesc &desc() const;
+    // The tuned kernel sets the runtime may use (tsr_hal_board.isa): those the
+    // description names (cluster.kernels) that this build has and this machine runs,
+    // checked once, at create. use_portable_kernels (before tessera_open) turns them
+    // off: the portable kernels give the same results, bit for bit.
+    uint32_t isa() const;
+    void use_portable_kernels();
     // The threads backing the cluster, and how many of them forks run on now (with
     // threads = 0 at create: the count measured fastest so far).
     uint32_t threads() const;

@@ -1,4 +1,4 @@
-// The ranges the int8 attention arguments document, checked once per call (both versions).
+// The ranges the int8 attention arguments document, checked once per call (every version).
 #ifndef TESSERA_ATTENTION_I8_CHECKS_H
 #define TESSERA_ATTENTION_I8_CHECKS_H
 

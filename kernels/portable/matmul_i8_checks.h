@@ -1,8 +1,9 @@
-// The ranges tsr_matmul_i8_args documents, checked once per call (both versions).
+// The ranges tsr_matmul_i8_args documents, checked once per call (every version).
 #ifndef TESSERA_MATMUL_I8_CHECKS_H
 #define TESSERA_MATMUL_I8_CHECKS_H
 
 #include "tessera/kernels_i8.h"
+#include "tessera/kernels_i8_float.h"
 
 static inline bool tsr_matmul_i8_args_ok(const tsr_matmul_i8_args *a)
 {
@@ -16,6 +17,11 @@ static inline bool tsr_matmul_i8_args_ok(const tsr_matmul_i8_args *a)
         if (a->bias && (a->bias[i] > (1 << 26) || a->bias[i] < -(1 << 26))) return false;
     }
     return true;
+}
+
+static inline bool tsr_matmul_i8_f32_args_ok(const tsr_matmul_i8_f32_args *a)
+{
+    return a && a->x && a->w && a->scale && a->y && a->rows && a->k && a->k <= 32768u && a->n && a->ldy >= a->n;
 }
 
 #endif

@@ -1,21 +1,14 @@
 // The dequantizing int8 matmul (the classifier of an int8 image): integer dot
 // products, one float multiply per output.
 #include "kernel_checks.h"
+#include "matmul_i8_checks.h"
 #include "matmul_i8_dot.h"
-#include "tessera/kernels_i8_float.h"
-
-namespace {
-bool args_ok(const tsr_matmul_i8_f32_args *a)
-{
-    return a && a->x && a->w && a->scale && a->y && a->rows && a->k && a->k <= 32768u && a->n && a->ldy >= a->n;
-}
-} // namespace
 
 uint32_t tsr_matmul_i8_f32_scratch_bytes(const tsr_matmul_i8_f32_args *) { return 0u; }
 
 tsr_kernel_status tsr_matmul_i8_f32_ref(const tsr_matmul_i8_f32_args *a, uint32_t core_id, uint32_t core_count)
 {
-    TSR_KERNEL_REQUIRE(args_ok(a));
+    TSR_KERNEL_REQUIRE(tsr_matmul_i8_f32_args_ok(a));
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
     uint32_t begin, end;
     tsr_core_range(a->n, core_id, core_count, &begin, &end);
@@ -30,7 +23,7 @@ tsr_kernel_status tsr_matmul_i8_f32_ref(const tsr_matmul_i8_f32_args *a, uint32_
 
 tsr_kernel_status tsr_matmul_i8_f32(const tsr_matmul_i8_f32_args *a, uint32_t core_id, uint32_t core_count)
 {
-    TSR_KERNEL_REQUIRE(args_ok(a));
+    TSR_KERNEL_REQUIRE(tsr_matmul_i8_f32_args_ok(a));
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
     uint32_t begin, end;
     tsr_core_range(a->n, core_id, core_count, &begin, &end);

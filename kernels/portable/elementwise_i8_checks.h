@@ -1,0 +1,43 @@
+// The ranges the int8 RMSNorm and SwiGLU arguments document, and the integer
+// arithmetic every version of them shares.
+#ifndef TESSERA_ELEMENTWISE_I8_CHECKS_H
+#define TESSERA_ELEMENTWISE_I8_CHECKS_H
+
+#include "softmax_i8_checks.h"
+
+// floor(sqrt(v)) by bits, integers only.
+static inline uint32_t tsr_isqrt(uint32_t v)
+{
+    uint32_t root = 0, bit = 1u << 30;
+    while (bit > v) bit >>= 2;
+    for (; bit; bit >>= 2) {
+        if (v >= root + bit) v -= root + bit, root = (root >> 1) + bit;
+        else root >>= 1;
+    }
+    return root;
+}
+
+// round(n / d) for d > 0, halves away from zero.
+static inline int32_t tsr_round_div(int32_t n, int32_t d) { return n >= 0 ? (n + d / 2) / d : -((-n + d / 2) / d); }
+
+static inline int32_t tsr_rounding_shift(int32_t v, int32_t s) { return s ? (v + (1 << (s - 1))) >> s : v; }
+
+static inline int8_t tsr_clamp_i8(int32_t v) { return int8_t(v < -128 ? -128 : v > 127 ? 127 : v); }
+
+static inline bool tsr_zero_point_ok(int32_t z) { return z >= -128 && z <= 127; }
+
+static inline bool tsr_rmsnorm_i8_args_ok(const tsr_rmsnorm_i8_args *a)
+{
+    return a && a->x && a->weight && a->y && a->rows && a->dim && a->dim <= 16384u && tsr_zero_point_ok(a->x_zero) &&
+           tsr_zero_point_ok(a->y_zero) && a->eps_q8 <= (1u << 24) && a->gain >= (1 << 14) && a->gain < (1 << 15) &&
+           a->gain_shift >= 0 && a->gain_shift <= 30;
+}
+
+static inline bool tsr_swiglu_i8_args_ok(const tsr_swiglu_i8_args *a)
+{
+    return a && a->gate && a->up && a->y && a->count && tsr_zero_point_ok(a->gate_zero) &&
+           tsr_zero_point_ok(a->up_zero) && tsr_zero_point_ok(a->y_zero) && tsr_iexp_constants_ok(a->constants) &&
+           a->multiplier >= 0 && (a->multiplier == 0 || a->multiplier >= (1 << 30)) && a->shift >= -31 && a->shift <= 30;
+}
+
+#endif
