@@ -77,6 +77,24 @@ TEST(BoardDesc, ErrorsSayWhatIsWrong)
               std::string::npos);
     EXPECT_EQ(error_of([] { tessera::parse_board_desc(R"({"name":"my board","cluster":{"cores":1},"regions":{"L2":64}})", "x"); }),
               "x: name: must be printable characters without spaces");
+    EXPECT_NE(error_of([] {
+                  tessera::parse_board_desc(R"({"name":"b","cluster":{"cores":2,"kernels":"neon"},"regions":{"L2":64}})", "x");
+              }).find("x: cluster.kernels: names kernel set 'neon'; there are portable, x86-avx2"),
+              std::string::npos);
+}
+
+// The kernel set a description names (cluster.kernels) is what the board runs where
+// the machine has it, and nothing where it names none.
+TEST(HostBoard, RunsTheKernelSetItsDescriptionNamesWhereTheMachineHasIt)
+{
+    EXPECT_EQ(tessera::parse_board_desc(R"({"name":"b","cluster":{"cores":1,"kernels":"x86-avx2"},"regions":{"L2":64}})", "x").isa,
+              uint32_t(TSR_ISA_X86_AVX2));
+    EXPECT_EQ(HostBoard::create(tessera::load_board_desc("siracusa"), 1)->hal()->isa, 0u); // it names none
+    auto host = HostBoard::create(tessera::load_board_desc("host"), 1);
+    EXPECT_EQ(tessera::load_board_desc("host").isa, uint32_t(TSR_ISA_X86_AVX2));
+    EXPECT_EQ(host->hal()->isa & ~uint32_t(TSR_ISA_X86_AVX2), 0u);
+    host->use_portable_kernels();
+    EXPECT_EQ(host->hal()->isa, 0u);
 }
 
 TEST(HostBoard, RegionsAreRealAlignedBuffersOfTheDescribedSize)

@@ -26,7 +26,6 @@ constexpr json_input::Limits kBoardJsonLimits{1u << 20, 8};
 
 double positive(const Value &parent, const char *key) { return parent[key].as_positive(1e12); }
 
-// The "cost" object: every figure required, each with its source.
 // The kernel set a board's cores run (cluster.kernels) as TSR_ISA_* bits.
 uint32_t kernel_set_bits(const Value &v)
 {
@@ -39,6 +38,7 @@ uint32_t kernel_set_bits(const Value &v)
     return 0;
 }
 
+// The "cost" object: every figure required, each with its source.
 BoardCost parse_cost(const Value &j, bool has_npu, double board_clock_hz)
 {
     j.only_keys({"clock_mhz", "cluster_macs_per_cycle_per_core", "cluster_cycles_per_element", "npu_macs_per_cycle",

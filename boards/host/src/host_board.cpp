@@ -306,7 +306,7 @@ const tsr_hal_ops kHostOps = {
 
 // The TSR_ISA_* bits of the kernel sets this build has (CMake's TESSERA_KERNEL_SETS)
 // that this machine runs.
-uint32_t machine_isa()
+static uint32_t machine_isa()
 {
     uint32_t isa = 0;
 #ifdef TSR_KERNEL_SET_X86_AVX2
