@@ -13,15 +13,22 @@ Message &Message::str(const char *s)
     return *this;
 }
 
+// Each digit by subtracting its power of ten: no 64-bit division, which RV32 has only
+// as a library call (some 1.7 KB of libgcc in a firmware).
 Message &Message::num(uint64_t v)
 {
-    char digits[20];
-    int n = 0;
-    do {
-        digits[n++] = (char)('0' + v % 10u);
-        v /= 10u;
-    } while (v);
-    while (n) put(digits[--n]);
+    static const uint64_t kTens[20] = {1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+                                       100000000ull, 1000000000ull, 10000000000ull, 100000000000ull,
+                                       1000000000000ull, 10000000000000ull, 100000000000000ull,
+                                       1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
+                                       1000000000000000000ull, 10000000000000000000ull};
+    int i = 19;
+    while (i > 0 && kTens[i] > v) --i;
+    for (; i >= 0; --i) {
+        char digit = '0';
+        while (v >= kTens[i]) v -= kTens[i], ++digit;
+        put(digit);
+    }
     return *this;
 }
 

@@ -1,9 +1,12 @@
 # Configures, builds and (with PREFIX) installs a CMake project: for bare-metal RV32
 # with TOOLCHAIN, for the host without it.
-# cmake -DSOURCE=... -DBINARY=... [-DTOOLCHAIN=...] [-DFREESTANDING=ON] [-DIMAGES=...] [-DVARIANTS=...] [-DPREFIX=...]
+# cmake -DSOURCE=... -DBINARY=... [-DTOOLCHAIN=...] [-DBUILD_TYPE=Release] [-DFREESTANDING=ON] [-DIMAGES=...] [-DVARIANTS=...] [-DPREFIX=...]
 #       [-DPREFIX_PATH=...] [-DEXTRA=-DVAR=value] -P build.cmake    (or include() it with those variables set)
 file(REMOVE_RECURSE ${BINARY})
-set(args -S ${SOURCE} -B ${BINARY} -DCMAKE_BUILD_TYPE=Release)
+if(NOT DEFINED BUILD_TYPE)
+  set(BUILD_TYPE Release)
+endif()
+set(args -S ${SOURCE} -B ${BINARY} -DCMAKE_BUILD_TYPE=${BUILD_TYPE})
 if(DEFINED TOOLCHAIN)
   find_program(RISCV_GCC riscv64-unknown-elf-gcc REQUIRED)
   list(APPEND args -DCMAKE_TOOLCHAIN_FILE=${TOOLCHAIN})

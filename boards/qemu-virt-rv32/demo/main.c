@@ -48,17 +48,20 @@ static void put(const char *label, uint64_t value)
     tsr_qemu_put_u64(value);
 }
 
+/* n / d (0 for d = 0), without 64-bit division (tessera/qemu_virt_rv32.h). */
+static uint64_t per(uint64_t n, uint64_t d) { return tsr_qemu_div_u64(n, d); }
+
 /* One line of the profile: the steps `sum` adds up, per token. */
 static void profile_line(const char *name, const tessera_step_profile *sum, uint64_t total, uint64_t tokens)
 {
     tsr_qemu_puts("  ");
     tsr_qemu_puts(name);
-    put(": cycles/token ", sum->cycles / tokens);
-    put(", share ", total ? sum->cycles * 1000u / total : 0u);
-    put("/1000, DMA bytes/token ", sum->dma_bytes / tokens);
-    put(", transfers/token ", sum->dma_transfers / tokens);
-    put(", NPU jobs/token ", sum->npu_jobs / tokens);
-    put(", forks/token ", sum->forks / tokens);
+    put(": cycles/token ", per(sum->cycles, tokens));
+    put(", share ", per(sum->cycles * 1000u, total));
+    put("/1000, DMA bytes/token ", per(sum->dma_bytes, tokens));
+    put(", transfers/token ", per(sum->dma_transfers, tokens));
+    put(", NPU jobs/token ", per(sum->npu_jobs, tokens));
+    put(", forks/token ", per(sum->forks, tokens));
     tsr_qemu_puts("\n");
 }
 
@@ -132,10 +135,10 @@ int main(void)
     tessera_stats stats;
     tessera_get_stats(&session, &stats);
     const uint64_t tokens = stats.runs ? stats.runs : 1u;
-    put("per token: forks ", stats.forks / tokens);
-    put(", DMA transfers ", stats.dma_transfers / tokens);
-    put(", DMA bytes ", stats.dma_bytes / tokens);
-    put(", NPU jobs ", stats.npu_jobs / tokens);
+    put("per token: forks ", per(stats.forks, tokens));
+    put(", DMA transfers ", per(stats.dma_transfers, tokens));
+    put(", DMA bytes ", per(stats.dma_bytes, tokens));
+    put(", NPU jobs ", per(stats.npu_jobs, tokens));
     put(" (over ", stats.runs);
     tsr_qemu_puts(" tokens)\n");
     if (profiled) {

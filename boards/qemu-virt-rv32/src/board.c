@@ -41,15 +41,29 @@ void tsr_qemu_puts(const char *text)
     while (*text) uart_putc(*text++);
 }
 
+uint64_t tsr_qemu_div_u64(uint64_t n, uint64_t d)
+{
+    if (d == 0u) return 0u;
+    uint64_t q = 0, r = 0;
+    for (int bit = 63; bit >= 0; --bit) {
+        r = (r << 1) | ((n >> bit) & 1u);
+        if (r >= d) r -= d, q |= (uint64_t)1 << bit;
+    }
+    return q;
+}
+
+/* Each digit by subtracting its power of ten (no 64-bit division). */
 void tsr_qemu_put_u64(uint64_t v)
 {
-    char digits[21];
-    int n = 0;
-    do {
-        digits[n++] = (char)('0' + v % 10u);
-        v /= 10u;
-    } while (v);
-    while (n) uart_putc(digits[--n]);
+    uint64_t power = 1;
+    int digits = 1;
+    while (digits < 20 && v >= power && v - power >= 9u * power) power *= 10u, ++digits; /* v >= 10 power */
+    for (; digits; --digits) {
+        char digit = '0';
+        while (v >= power) v -= power, ++digit;
+        uart_putc(digit);
+        power = tsr_qemu_div_u64(power, 10u);
+    }
 }
 
 void tsr_qemu_exit(int status)

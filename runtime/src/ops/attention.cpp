@@ -237,7 +237,9 @@ StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t cores)
     if (!tc || tc > a.ctx || !ac || ac > cores || !e || v == kNoVariant) return g;
     const uint32_t chunks = ceil_div(a.ctx, tc);
     const uint64_t heads = (uint64_t)rows * a.nh;
-    g.tiles = (uint32_t)((heads + ac - 1u) / ac) * 2u * chunks;
+    if (heads > 0xFFFFFFFFu) return g; // none such validates; 32-bit division below (64-bit is a library call on RV32)
+    const uint32_t h = (uint32_t)heads;
+    g.tiles = (h / ac + (h % ac != 0u)) * 2u * chunks;
     auto per_core = [&](uint32_t k, uint64_t bytes, OperandUse use) { // two buffers a core
         g.stream(k, bytes, 2u, use);
         g.operand[k].slots = 2u * ac;

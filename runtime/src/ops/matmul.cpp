@@ -168,9 +168,23 @@ template <MatmulI8F32 Matmul> tsr_kernel_status mm_i8_f32_out(const StepRun &r, 
     return Matmul(&a, r.worker, r.workers);
 }
 
+// The NPU's form is its variant's row (matmul.i8.npu): a runtime that does not register
+// that variant carries none of its code. The engine's steps reach it through the
+// registration (validate and geometry are asked only once it is found: check_step).
+struct NpuForm {
+    tessera_status (*validate)(StepChecker &c);
+    StepGeometry (*geometry)(const tsr_step &s, uint32_t rows);
+    void (*run)(StepRun &r);
+};
+const NpuForm *npu_form(const tsr_step &s)
+{
+    const uint8_t v = registered_variant(s.variant);
+    return v == kNoVariant ? nullptr : &variant_row<NpuForm>(v);
+}
+
 tessera_status validate(StepChecker &c)
 {
-    if (c.step.engine == TSR_ENGINE_NPU) return validate_npu(c);
+    if (c.step.engine == TSR_ENGINE_NPU) return npu_form(c.step)->validate(c); // registered: check_step
     const tsr_matmul_params &p = P(c.step);
     if (!p.k || !p.n) return c.fail("k or n is 0");
     if (!tsr_dtype_bytes(p.weight_dtype) || !tsr_dtype_bytes(p.out_dtype)) return c.fail("weight or output element type unknown");
@@ -204,7 +218,10 @@ StepGeometry geometry_npu(const tsr_step &s, uint32_t rows)
 
 StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t)
 {
-    if (s.engine == TSR_ENGINE_NPU) return geometry_npu(s, rows);
+    if (s.engine == TSR_ENGINE_NPU) {
+        const NpuForm *npu = npu_form(s);
+        return npu ? npu->geometry(s, rows) : StepGeometry::none();
+    }
     StepGeometry g = StepGeometry::none();
     const uint32_t tr = s.tile[0], tn = s.tile[1], K = P(s).k, N = P(s).n, xb = act_bytes(s), yb = out_bytes(s);
     const uint64_t wrow = weight_row_bytes(s);
@@ -276,7 +293,7 @@ void run_npu(StepRun &r)
 
 void run(StepRun &r)
 {
-    if (r.step.engine == TSR_ENGINE_NPU) return run_npu(r);
+    if (r.step.engine == TSR_ENGINE_NPU) return variant_row<NpuForm>(r.resolved.variant).run(r);
     const uint32_t K = P(r.step).k, N = P(r.step).n, xb = act_bytes(r.step), yb = out_bytes(r.step);
     const size_t wrow = (size_t)weight_row_bytes(r.step); // validated: the tensor holds n of them
     const uint32_t tr = r.step.tile[0], tn = r.step.tile[1], ct = ceil_div(N, tn);
@@ -335,8 +352,8 @@ TSR_REGISTER_VARIANT(MATMUL_I8_W4, check_i8_w4, Variant<Kernel>{mm_i8_w4})
 TSR_REGISTER_TUNED_VARIANT(X86_AVX2, MATMUL_I8, check_i8, Variant<Kernel>{mm_i8<tsr_matmul_i8_avx2>})
 TSR_REGISTER_TUNED_VARIANT(X86_AVX2, MATMUL_I8_F32_OUT, check_i8_f32_out,
                            Variant<Kernel>{mm_i8_f32_out<tsr_matmul_i8_f32_avx2>})
-// The NPU's form: its checks and its jobs are validate_npu and run_npu (the engine's).
-extern "C" const tsr_variant_impl TSR_VARIANT_IMPL(MATMUL_I8_NPU) = {TSR_VARIANT_MATMUL_I8_NPU, 0u, nullptr, nullptr};
+// The NPU's form: its checks, geometry and jobs.
+TSR_REGISTER_VARIANT(MATMUL_I8_NPU, nullptr, NpuForm{validate_npu, geometry_npu, run_npu})
 
 extern const OpDevice op_MATMUL = {validate, geometry, run, true};
 

@@ -47,6 +47,9 @@ const tsr_hal_board *tsr_qemu_board(void);
 
 void tsr_qemu_puts(const char *text);
 void tsr_qemu_put_u64(uint64_t value);
+/* n / d (d > 0; 0 for d = 0) by shifts and subtractions: RV32 has 64-bit division only as
+ * a library call, some 1.7 KB of libgcc this board and its demo need not carry. */
+uint64_t tsr_qemu_div_u64(uint64_t n, uint64_t d);
 
 #define TSR_QEMU_NO_DMA_HART 0xFFFFFFFFu
 /* The hart serving the DMA queue, or TSR_QEMU_NO_DMA_HART (one hart: it copies itself). */
