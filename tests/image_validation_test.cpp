@@ -2,6 +2,8 @@
 // says where, never followed. Each malformed class is built from a valid image.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cstring>
 #include <random>
 #include <set>
@@ -107,6 +109,31 @@ TEST_F(ImageValidation, AnImageOfTheFormerVersionIsRefusedNamingBothVersions)
                              " (header " + std::to_string(sizeof(tsr_image_header)) + " bytes); this runtime reads version " + std::to_string(TSR_IMAGE_VERSION) +
                              ": pack the model again with this release's tessera-pack";
     EXPECT_EQ(message(), want);
+}
+
+// The runtime checks operators, variants, features and tensors, not which front end made
+// the graph: an image whose arch field names no front end it knows runs the same.
+TEST_F(ImageValidation, TheArchitectureFieldIsNotChecked)
+{
+    ASSERT_EQ(open(), TESSERA_OK) << message();
+    int32_t want[8], got[8];
+    tessera_sampler greedy;
+    tessera_sampler_init(&greedy, 0.0f, 0.0f, 1);
+    auto run = [&](int32_t *ids) {
+        int32_t token = 1;
+        for (int i = 0; i < 8; ++i) {
+            ASSERT_EQ(i == 0 ? tessera_prompt(&session_, &token, 1) : tessera_step(&session_, token), TESSERA_OK) << message();
+            ASSERT_EQ(tessera_sample(&session_, &greedy, &ids[i]), TESSERA_OK);
+            token = ids[i];
+        }
+    };
+    run(want);
+    tessera_close(&session_);
+    header().arch = 77;
+    resign();
+    ASSERT_EQ(open(), TESSERA_OK) << message();
+    run(got);
+    EXPECT_TRUE(std::equal(got, got + 8, want));
 }
 
 TEST_F(ImageValidation, NpuStepsNeedAnOperatorWithAnNpuForm)

@@ -23,7 +23,6 @@ tessera_status check_header_fields(const tsr_image_header &h, Message &err)
         err.str("image header: ").str(what);
         return TESSERA_ERR_IMAGE_BAD_HEADER;
     };
-    if (h.arch != TSR_ARCH_LLAMA) return bad("unknown model architecture");
     if (h.precision != TSR_DTYPE_F32 && h.precision != TSR_DTYPE_BF16 && h.precision != TSR_DTYPE_I8)
         return bad("precision is not fp32, bf16 or int8");
     if (!h.dim || !h.hidden_dim || !h.n_layers || !h.n_heads || !h.n_kv_heads || !h.vocab_size ||

@@ -286,84 +286,78 @@ int parse_options(Options &o, int argc, char **argv)
     return tessera::parse_command_line(app, "tessera-generate", argc, argv);
 }
 
-} // namespace
-
-int main(int argc, char **argv)
-{
-    Options o;
-    if (const int rc = parse_options(o, argc, argv); rc >= 0) return rc;
-    // Names for the options (references, which lambdas may capture in C++17).
-    const std::string &image_path = o.image_path, &prompt = o.prompt, &board_arg = o.board_arg;
-    const std::string &timeline = o.timeline, &timeline_clock = o.timeline_clock;
-    const int steps = o.steps;
-    const float temperature = o.temperature, topp = o.topp;
-    uint64_t &seed = o.seed;
-    uint32_t &threads = o.threads;
-    const bool print_ids = o.print_ids, quiet = o.quiet, as_json = o.as_json, check_l1 = o.check_l1, profile = o.profile;
-
-    std::optional<tessera::OutputFile> timeline_out; // checked before any work
-    if (timeline == "-") {
-        std::fprintf(stderr, "tessera-generate: error: --timeline: standard output (-) carries the generated text; "
-                             "name a file (see tessera-generate --help)\n");
-        return tessera::kExitUsage;
-    }
-    if (!timeline.empty()) {
-        try {
-            tessera::check_outputs({{"--timeline", timeline}}, {{"the image", image_path}, {"--board", board_arg}});
-            timeline_out.emplace(timeline);
-        } catch (const std::exception &e) {
-            return fail(TESSERA_ERR_INVALID_ARGUMENT, e.what());
-        }
-    }
-
-    const tessera::ImageFile image(image_path);
-    if (!image.ok()) return fail(TESSERA_ERR_INVALID_ARGUMENT, image.error().c_str());
-    const size_t image_size = image.size();
-    tessera_image_summary summary;
-    char detail[192];
-    tessera_status st = tessera_image_peek(image.data(), image_size, &summary, detail, sizeof detail);
-    if (st != TESSERA_OK) return fail(st, (image_path + ": " + detail).c_str());
-
+// The image, its board and an open session on it (with the profile's buffer).
+struct Model {
+    std::unique_ptr<tessera::ImageFile> image;
+    size_t image_size = 0;
+    tessera_image_summary summary{};
     std::unique_ptr<tessera::HostBoard> board;
+    tessera_session session{};
+    bool open = false;
+    std::vector<tessera_step_profile> steps_profile;
+    ~Model()
+    {
+        if (open) tessera_close(&session);
+    }
+};
+
+// Opens the image on its board as the options say: -1 to go on, or the status to exit with.
+int open_model(Options &o, bool estimated_timeline, Model &m)
+{
+    m.image = std::make_unique<tessera::ImageFile>(o.image_path);
+    if (!m.image->ok()) return fail(TESSERA_ERR_INVALID_ARGUMENT, m.image->error().c_str());
+    m.image_size = m.image->size();
+    char detail[192];
+    tessera_status st = tessera_image_peek(m.image->data(), m.image_size, &m.summary, detail, sizeof detail);
+    if (st != TESSERA_OK) return fail(st, (o.image_path + ": " + detail).c_str());
     try {
-        const tessera::BoardDesc desc = tessera::board_for_image(board_arg, image.data(), image_size);
+        const tessera::BoardDesc desc = tessera::board_for_image(o.board_arg, m.image->data(), m.image_size);
         // An image planned for fewer cores than the board has (--scenario single-core)
         // runs on as many threads as it is planned for.
-        if (threads == 0 && summary.planned_cores < std::min(desc.cores, std::max(1u, std::thread::hardware_concurrency())))
-            threads = summary.planned_cores;
-        board = tessera::HostBoard::create(desc, threads);
+        if (o.threads == 0 &&
+            m.summary.planned_cores < std::min(desc.cores, std::max(1u, std::thread::hardware_concurrency())))
+            o.threads = m.summary.planned_cores;
+        m.board = tessera::HostBoard::create(desc, o.threads);
     } catch (const std::exception &e) {
         return fail(TESSERA_ERR_INVALID_ARGUMENT, e.what());
     }
-    const bool estimated_timeline = !timeline.empty() && timeline_clock == "estimated";
-    if (estimated_timeline && !board->desc().cost.present())
-        return fail(TESSERA_ERR_INVALID_ARGUMENT, ("--timeline-clock estimated: board '" + board->desc().name +
+    if (estimated_timeline && !m.board->desc().cost.present())
+        return fail(TESSERA_ERR_INVALID_ARGUMENT, ("--timeline-clock estimated: board '" + m.board->desc().name +
                                                    "' has no cost model (\"cost\" in its description)").c_str());
-    board->record_timeline(!timeline.empty() && !estimated_timeline);
-    board->check_l1(check_l1);
-    if (o.portable_kernels) board->use_portable_kernels();
-    tessera_session session;
-    st = tessera_open(&session, image.data(), image_size, board->hal());
-    if (st != TESSERA_OK) return fail(st, (image_path + ": " + tessera_last_error(&session)).c_str());
-    std::vector<tessera_step_profile> steps_profile(profile ? tessera_profile_size(&session) : 0u);
-    if (profile) {
-        st = tessera_profile(&session, steps_profile.data(), static_cast<uint32_t>(steps_profile.size()));
-        if (st != TESSERA_OK) return fail(st, tessera_last_error(&session));
+    m.board->record_timeline(!o.timeline.empty() && !estimated_timeline);
+    m.board->check_l1(o.check_l1);
+    if (o.portable_kernels) m.board->use_portable_kernels();
+    st = tessera_open(&m.session, m.image->data(), m.image_size, m.board->hal());
+    if (st != TESSERA_OK) return fail(st, (o.image_path + ": " + tessera_last_error(&m.session)).c_str());
+    m.open = true;
+    if (o.profile) {
+        m.steps_profile.resize(tessera_profile_size(&m.session));
+        st = tessera_profile(&m.session, m.steps_profile.data(), static_cast<uint32_t>(m.steps_profile.size()));
+        if (st != TESSERA_OK) return fail(st, tessera_last_error(&m.session));
     }
+    return -1;
+}
 
-    if (seed == 0) seed = static_cast<uint64_t>(std::time(nullptr));
-    tessera_sampler sampler;
-    st = tessera_sampler_init(&sampler, temperature, topp, seed);
-    if (st != TESSERA_OK)
-        return fail(st, ("-t " + std::to_string(temperature) + ", -p " + std::to_string(topp) +
-                         ": the temperature must be a finite number >= 0 and top-p a finite number")
-                            .c_str());
+// What a generation did: its last position, the rate's clock, the NPU's busy time and,
+// for an estimated timeline, the runs in order.
+struct Generation {
+    uint32_t pos = 0, loop_start_pos = 0;
+    double loop_seconds = 0.0;
+    uint64_t npu_busy_start = 0, npu_busy_prompt = 0;
+    std::vector<tessera::RunSpec> runs; // prompt chunks, then steps
+};
 
-    const uint32_t context = summary.context; // the runtime refuses a prompt that needs more tokens
+// Encodes the prompt, runs it in prompt mode, then samples and steps as run.c does,
+// printing text (or ids) on stdout: -1 to go on, or the status to exit with.
+int generate(const Options &o, bool estimated_timeline, Model &m, tessera_sampler &sampler, Generation &g)
+{
+    tessera_session &session = m.session;
+    const uint32_t context = m.summary.context; // the runtime refuses a prompt that needs more tokens
     std::vector<int32_t> ids(context);
     uint32_t n_prompt = 0;
-    st = tessera_encode(&session, prompt.c_str(), true, false, ids.data(), context, &n_prompt);
+    tessera_status st = tessera_encode(&session, o.prompt.c_str(), true, false, ids.data(), context, &n_prompt);
     if (st != TESSERA_OK) return fail(st, ("prompt: " + std::string(tessera_last_error(&session))).c_str());
+    const int steps = o.steps;
     const uint32_t total = (steps <= 0 || static_cast<uint32_t>(steps) > context) ? context : static_cast<uint32_t>(steps);
     if (steps > 0 && static_cast<uint32_t>(steps) > context)
         std::fprintf(stderr, "tessera-generate: note: -n %d is more than the image's context; running %u positions\n", steps,
@@ -371,7 +365,7 @@ int main(int argc, char **argv)
 
     std::vector<int32_t> out_ids;
     auto emit = [&](int32_t prev, int32_t next) {
-        if (print_ids) {
+        if (o.print_ids) {
             out_ids.push_back(next);
             return;
         }
@@ -382,21 +376,21 @@ int main(int argc, char **argv)
 
     // Prompt mode for the prompt; as run.c, the positions it covers count toward -n.
     const uint32_t prompt_run = n_prompt < total ? n_prompt : total;
-    const uint64_t npu_busy_start = board->npu_busy_ns();
+    g.npu_busy_start = m.board->npu_busy_ns();
     st = tessera_prompt(&session, ids.data(), prompt_run);
-    const uint64_t npu_busy_prompt = board->npu_busy_ns() - npu_busy_start;
+    g.npu_busy_prompt = m.board->npu_busy_ns() - g.npu_busy_start;
     if (st != TESSERA_OK) return fail(st, tessera_last_error(&session));
-    std::vector<tessera::RunSpec> runs; // what ran, for a timeline in estimated cycles: prompt chunks, then steps
     if (estimated_timeline)
-        for (uint32_t done = 0; done < prompt_run; done += summary.prompt_chunk)
-            runs.push_back({true, std::min(summary.prompt_chunk, prompt_run - done), done});
+        for (uint32_t done = 0; done < prompt_run; done += m.summary.prompt_chunk)
+            g.runs.push_back({true, std::min(m.summary.prompt_chunk, prompt_run - done), done});
     for (uint32_t i = 0; i + 1 < prompt_run; ++i) emit(ids[i], ids[i + 1]);
     int32_t token = ids[prompt_run - 1];
     // Rate as run.c measures it: the clock starts once the first position is done and
     // its token out, and counts every later position, sampling and output included.
     using Clock = std::chrono::steady_clock;
     std::optional<Clock::time_point> loop_start;
-    uint32_t pos = prompt_run - 1, loop_start_pos = 0;
+    uint32_t &pos = g.pos;
+    pos = prompt_run - 1;
     catch_interrupt();
     while (pos < total && !g_interrupted) {
         int32_t next;
@@ -410,60 +404,99 @@ int main(int argc, char **argv)
         if (next == 1 || next == 2) break; // BOS or EOS ends the sequence
         emit(token, next);
         token = next;
-        if (!loop_start) loop_start = Clock::now(), loop_start_pos = pos;
+        if (!loop_start) loop_start = Clock::now(), g.loop_start_pos = pos;
         if (pos >= total || g_interrupted) break;
         st = tessera_step(&session, token);
         if (st != TESSERA_OK) return fail(st, tessera_last_error(&session));
-        if (estimated_timeline) runs.push_back({false, 1u, pos});
+        if (estimated_timeline) g.runs.push_back({false, 1u, pos});
     }
-    if (print_ids) {
+    if (o.print_ids) {
         for (size_t i = 0; i < out_ids.size(); ++i) std::printf(i ? " %d" : "%d", out_ids[i]);
     }
     std::printf("\n");
     if (!tessera::stdout_written("tessera-generate")) return tessera::kExitError;
-    const double loop_seconds =
-        loop_start ? std::chrono::duration<double>(Clock::now() - *loop_start).count() : 0.0;
+    g.loop_seconds = loop_start ? std::chrono::duration<double>(Clock::now() - *loop_start).count() : 0.0;
     if (g_interrupted) std::fprintf(stderr, "tessera-generate: interrupted at position %u\n", pos);
+    return -1;
+}
 
-    // The statistics, as one document: printed as text lines, or (--json) as one line of JSON.
-    json report;
+// The statistics, as one document: printed as text lines, or (--json) as one line of JSON.
+void report(const Options &o, uint64_t seed, Model &m, const Generation &g)
+{
+    if (o.quiet && !o.profile) return;
+    tessera_stats stats;
+    tessera_get_stats(&m.session, &stats);
+    const tessera::HostBoard &board = *m.board;
+    json doc = statistics_json(stats, board, o.threads);
+    if (o.temperature > 0.0f) doc["seed"] = seed;
+    if (g.loop_seconds > 0.0 && g.pos > g.loop_start_pos)
+        doc["achieved_tokens_per_second"] = (g.pos - g.loop_start_pos) / g.loop_seconds;
     std::vector<tessera::RunEstimate> estimates;
-    if (!quiet || profile) {
-        tessera_stats stats;
-        tessera_get_stats(&session, &stats);
-        report = statistics_json(stats, *board, threads);
-        if (temperature > 0.0f) report["seed"] = seed;
-        if (loop_seconds > 0.0 && pos > loop_start_pos)
-            report["achieved_tokens_per_second"] = (pos - loop_start_pos) / loop_seconds;
-        if (profile) {
-            report["profile"] = profiles_json(steps_profile, stats, summary.n_layers, board->has_npu(), npu_busy_prompt,
-                                              board->npu_busy_ns() - npu_busy_start - npu_busy_prompt);
-            if (board->desc().cost.present()) { // the board's cost model, on this image
-                estimates = tessera::standard_estimates(image.data(), image_size, board->desc());
-                report["estimates"] = tessera::estimate_json(estimates, board->desc());
-            }
+    if (o.profile) {
+        doc["profile"] = profiles_json(m.steps_profile, stats, m.summary.n_layers, board.has_npu(), g.npu_busy_prompt,
+                                       board.npu_busy_ns() - g.npu_busy_start - g.npu_busy_prompt);
+        if (board.desc().cost.present()) { // the board's cost model, on this image
+            estimates = tessera::standard_estimates(m.image->data(), m.image_size, board.desc());
+            doc["estimates"] = tessera::estimate_json(estimates, board.desc());
         }
     }
-    if (as_json && !report.is_null()) {
-        std::fprintf(stderr, "%s\n", report.dump().c_str());
-    } else if (!report.is_null()) {
-        if (!quiet) print_statistics(report, *board, threads);
-        if (report.contains("profile")) {
-            print_profile("prompt mode", report["profile"]["prompt"]);
-            print_profile("token mode", report["profile"]["token"]);
-            if (!estimates.empty())
-                std::fprintf(stderr, "estimated on %s (board cost model):\n%s", board->desc().name.c_str(),
-                             tessera::estimate_lines(estimates, board->desc()).c_str());
+    if (o.as_json) {
+        std::fprintf(stderr, "%s\n", doc.dump().c_str());
+        return;
+    }
+    if (!o.quiet) print_statistics(doc, board, o.threads);
+    if (doc.contains("profile")) {
+        print_profile("prompt mode", doc["profile"]["prompt"]);
+        print_profile("token mode", doc["profile"]["token"]);
+        if (!estimates.empty())
+            std::fprintf(stderr, "estimated on %s (board cost model):\n%s", board.desc().name.c_str(),
+                         tessera::estimate_lines(estimates, board.desc()).c_str());
+    }
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    Options o;
+    if (const int rc = parse_options(o, argc, argv); rc >= 0) return rc;
+    std::optional<tessera::OutputFile> timeline_out; // checked before any work
+    if (o.timeline == "-") {
+        std::fprintf(stderr, "tessera-generate: error: --timeline: standard output (-) carries the generated text; "
+                             "name a file (see tessera-generate --help)\n");
+        return tessera::kExitUsage;
+    }
+    if (!o.timeline.empty()) {
+        try {
+            tessera::check_outputs({{"--timeline", o.timeline}}, {{"the image", o.image_path}, {"--board", o.board_arg}});
+            timeline_out.emplace(o.timeline);
+        } catch (const std::exception &e) {
+            return fail(TESSERA_ERR_INVALID_ARGUMENT, e.what());
         }
     }
-    tessera_close(&session);
+    const bool estimated_timeline = !o.timeline.empty() && o.timeline_clock == "estimated";
+    Model m;
+    if (const int rc = open_model(o, estimated_timeline, m); rc >= 0) return rc;
+
+    uint64_t seed = o.seed ? o.seed : static_cast<uint64_t>(std::time(nullptr));
+    tessera_sampler sampler;
+    const tessera_status st = tessera_sampler_init(&sampler, o.temperature, o.topp, seed);
+    if (st != TESSERA_OK)
+        return fail(st, ("-t " + std::to_string(o.temperature) + ", -p " + std::to_string(o.topp) +
+                         ": the temperature must be a finite number >= 0 and top-p a finite number")
+                            .c_str());
+    Generation g;
+    if (const int rc = generate(o, estimated_timeline, m, sampler, g); rc >= 0) return rc;
+    report(o, seed, m, g);
+    tessera_close(&m.session);
+    m.open = false;
     if (timeline_out) {
         try {
             timeline_out->write(estimated_timeline
                                     ? tessera::timeline_trace_json(
-                                          tessera::estimated_timeline(image.data(), image_size, board->desc(), runs),
-                                          summary.planned_cores, board->desc().has_npu, board->desc().name, true)
-                                    : board->timeline_trace_json());
+                                          tessera::estimated_timeline(m.image->data(), m.image_size, m.board->desc(), g.runs),
+                                          m.summary.planned_cores, m.board->desc().has_npu, m.board->desc().name, true)
+                                    : m.board->timeline_trace_json());
             timeline_out->commit();
         } catch (const std::exception &e) {
             return fail(TESSERA_ERR_INVALID_ARGUMENT, e.what());

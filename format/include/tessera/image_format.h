@@ -75,6 +75,9 @@ static inline const char *tsr_dtype_name(uint32_t dtype)
     }
 }
 
+/* The front end that lowered the model (tsr_image_header.arch): for tools and people.
+ * The runtime does not check it: it checks the image's operators, variants, features
+ * and the tensors the generation loop uses, whatever graph they make. */
 typedef enum tsr_arch { TSR_ARCH_LLAMA = 1 } tsr_arch;
 
 typedef enum tsr_section_kind {
@@ -214,7 +217,7 @@ typedef struct tsr_image_header {
     uint32_t flags;        /* TSR_IMAGE_* */
 
     /* model */
-    uint32_t arch;         /* tsr_arch */
+    uint32_t arch;         /* tsr_arch: informational, not checked by the runtime */
     uint32_t precision;    /* tsr_dtype of the activations (F32, BF16 or I8) */
     uint32_t dim;
     uint32_t hidden_dim;
