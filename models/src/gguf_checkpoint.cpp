@@ -260,107 +260,120 @@ GgufModel read_gguf(const std::string &path)
     return parse_gguf(read_checkpoint_bytes(path), path);
 }
 
-GgufModel parse_gguf(const std::vector<uint8_t> &bytes, const std::string &name)
-{
-    Cursor c(bytes, name);
-    const uint32_t version = read_magic_and_version(c, bytes);
-    const bool v1 = version == 1; // 32-bit counts and lengths
-    const uint64_t n_tensors = c.count(v1, "the tensor count"), n_kv = c.count(v1, "the metadata count");
-    if (n_tensors > kMaxTensors || n_kv > kMaxKeys)
-        c.fail(std::to_string(n_tensors) + " tensors and " + std::to_string(n_kv) + " metadata keys; at most " +
-               std::to_string(kMaxTensors) + " and " + std::to_string(kMaxKeys) + " are read");
+namespace {
 
-    std::map<std::string, Value> kv;
-    std::unordered_set<std::string_view> keys;
-    for (uint64_t i = 0; i < n_kv; ++i) {
-        const uint64_t at = c.at();
-        const std::string_view key = c.string(v1, "a metadata key", kMaxKeyBytes);
-        if (!keys.insert(key).second)
-            throw InputError(name + ": metadata key " + shown_in_message(std::string(key)) + " appears twice (again at byte " +
-                             std::to_string(at) + ")");
-        const uint32_t type = c.get<uint32_t>("a metadata type");
-        const bool keep = wanted_key(key);
-        Value v = read_value(c, type, v1, key, keep);
-        if (keep) kv[std::string(key)] = std::move(v);
+// The metadata the reader keeps, and typed reads whose errors name the key.
+class Metadata {
+public:
+    Metadata(Cursor &c, bool v1, uint64_t n_kv, const std::string &name) : name_(name)
+    {
+        std::unordered_set<std::string_view> keys;
+        for (uint64_t i = 0; i < n_kv; ++i) {
+            const uint64_t at = c.at();
+            const std::string_view key = c.string(v1, "a metadata key", kMaxKeyBytes);
+            if (!keys.insert(key).second)
+                throw InputError(name + ": metadata key " + shown_in_message(std::string(key)) + " appears twice (again at byte " +
+                                 std::to_string(at) + ")");
+            const uint32_t type = c.get<uint32_t>("a metadata type");
+            const bool keep = wanted_key(key);
+            Value v = read_value(c, type, v1, key, keep);
+            if (keep) kv_[std::string(key)] = std::move(v);
+        }
     }
-    auto need = [&](const std::string &key) -> const Value & {
-        const auto it = kv.find(key);
-        if (it == kv.end()) throw InputError(name + ": metadata key " + key + " is missing");
+    bool has(const std::string &key) const { return kv_.count(key) != 0; }
+    const Value &need(const std::string &key) const
+    {
+        const auto it = kv_.find(key);
+        if (it == kv_.end()) throw InputError(name_ + ": metadata key " + key + " is missing");
         return it->second;
-    };
-    auto need_uint = [&](const std::string &key, uint64_t lo, uint64_t hi) {
+    }
+    uint32_t need_uint(const std::string &key, uint64_t lo, uint64_t hi) const
+    {
         const Value &v = need(key);
         if (v.type == kValueString || v.type == kValueArray || v.type == kValueF32 || v.type == kValueF64 ||
             v.number < double(lo) || v.number > double(hi))
-            throw InputError(name + ": metadata " + key + " must be an integer in " + std::to_string(lo) + ".." +
+            throw InputError(name_ + ": metadata " + key + " must be an integer in " + std::to_string(lo) + ".." +
                              std::to_string(hi));
         return uint32_t(v.integer);
-    };
-    auto number_or = [&](const std::string &key, double fallback) {
-        const auto it = kv.find(key);
-        if (it == kv.end()) return fallback;
+    }
+    double number_or(const std::string &key, double fallback) const
+    {
+        const auto it = kv_.find(key);
+        if (it == kv_.end()) return fallback;
         if (it->second.type == kValueString || it->second.type == kValueArray || !std::isfinite(it->second.number))
-            throw InputError(name + ": metadata " + key + " must be a finite number");
+            throw InputError(name_ + ": metadata " + key + " must be a finite number");
         return it->second.number;
-    };
-    const Value &arch = need("general.architecture");
-    if (arch.type != kValueString || arch.text != "llama")
-        throw InputError(name + ": general.architecture '" + shown_in_message(std::string(arch.text)) +
-                         "' is not 'llama' (the only one read)");
-
-    GgufModel m;
-    LlamaCheckpoint &ck = m.checkpoint;
-    ck.format = "GGUF v" + std::to_string(version);
-    LlamaConfig &cfg = ck.config;
-    cfg.dim = need_uint("llama.embedding_length", 2, 65536);
-    cfg.hidden_dim = need_uint("llama.feed_forward_length", 1, 1u << 20);
-    cfg.n_layers = need_uint("llama.block_count", 1, 1024);
-    cfg.n_heads = need_uint("llama.attention.head_count", 1, cfg.dim);
-    cfg.n_kv_heads = kv.count("llama.attention.head_count_kv") ? need_uint("llama.attention.head_count_kv", 1, cfg.n_heads)
-                                                               : cfg.n_heads;
-    cfg.seq_len = need_uint("llama.context_length", 1, 1u << 20);
+    }
     // As fp32, what the image holds: a double such as 1e300 would become infinity.
-    auto positive_f32 = [&](const std::string &key, double fallback) {
+    float positive_f32(const std::string &key, double fallback) const
+    {
         const double given = number_or(key, fallback);
         const float v = float(given);
         if (!(v > 0) || !std::isfinite(v)) {
             char shown[32];
             std::snprintf(shown, sizeof shown, "%.9g", given);
-            throw InputError(name + ": metadata " + key + " must be a positive number that fp32 holds, not " + shown);
+            throw InputError(name_ + ": metadata " + key + " must be a positive number that fp32 holds, not " + shown);
         }
         return v;
-    };
-    cfg.rope_theta = positive_f32("llama.rope.freq_base", 10000.0);
-    cfg.norm_eps = positive_f32("llama.attention.layer_norm_rms_epsilon", 1e-5);
+    }
 
-    // The vocabulary (SentencePiece, as llama.cpp's "llama" tokenizer model).
-    const Value &tok_model = need("tokenizer.ggml.model");
+private:
+    std::map<std::string, Value> kv_;
+    const std::string &name_;
+};
+
+LlamaConfig read_hyper(const Metadata &md, const std::string &name)
+{
+    const Value &arch = md.need("general.architecture");
+    if (arch.type != kValueString || arch.text != "llama")
+        throw InputError(name + ": general.architecture '" + shown_in_message(std::string(arch.text)) +
+                         "' is not 'llama' (the only one read)");
+    LlamaConfig cfg;
+    cfg.dim = md.need_uint("llama.embedding_length", 2, 65536);
+    cfg.hidden_dim = md.need_uint("llama.feed_forward_length", 1, 1u << 20);
+    cfg.n_layers = md.need_uint("llama.block_count", 1, 1024);
+    cfg.n_heads = md.need_uint("llama.attention.head_count", 1, cfg.dim);
+    cfg.n_kv_heads = md.has("llama.attention.head_count_kv") ? md.need_uint("llama.attention.head_count_kv", 1, cfg.n_heads)
+                                                             : cfg.n_heads;
+    cfg.seq_len = md.need_uint("llama.context_length", 1, 1u << 20);
+    cfg.rope_theta = md.positive_f32("llama.rope.freq_base", 10000.0);
+    cfg.norm_eps = md.positive_f32("llama.attention.layer_norm_rms_epsilon", 1e-5);
+    return cfg;
+}
+
+// The vocabulary (SentencePiece, as llama.cpp's "llama" tokenizer model); sets the
+// vocabulary size and checks the whole configuration.
+void read_vocabulary(const Metadata &md, const std::string &name, LlamaConfig &cfg, Vocabulary &voc)
+{
+    const Value &tok_model = md.need("tokenizer.ggml.model");
     if (tok_model.text != "llama")
         throw InputError(name + ": tokenizer.ggml.model '" + shown_in_message(std::string(tok_model.text)) +
                          "' is not 'llama' (SentencePiece, the only tokenizer the device runs)");
-    const Value &tokens = need("tokenizer.ggml.tokens");
+    const Value &tokens = md.need("tokenizer.ggml.tokens");
     if (tokens.type != kValueArray || tokens.item_type != kValueString || tokens.texts.size() < 3)
         throw InputError(name + ": tokenizer.ggml.tokens must be an array of at least 3 strings");
-    const Value &scores = need("tokenizer.ggml.scores");
+    const Value &scores = md.need("tokenizer.ggml.scores");
     if (scores.type != kValueArray || scores.numbers.size() != tokens.texts.size())
         throw InputError(name + ": tokenizer.ggml.scores must hold one number per token (" +
                          std::to_string(tokens.texts.size()) + ")");
     for (const auto &[key, want] : {std::pair<const char *, uint32_t>{"tokenizer.ggml.bos_token_id", 1u},
                                     {"tokenizer.ggml.eos_token_id", 2u}})
-        if (kv.count(key) && need_uint(key, 0, UINT32_MAX) != want)
-            throw InputError(name + ": " + key + " is " + std::to_string(kv[key].integer) + "; the device tokenizer uses " +
-                             std::to_string(want));
+        if (md.has(key) && md.need_uint(key, 0, UINT32_MAX) != want)
+            throw InputError(name + ": " + key + " is " + std::to_string(md.need(key).integer) +
+                             "; the device tokenizer uses " + std::to_string(want));
     cfg.vocab_size = uint32_t(tokens.texts.size());
-    Vocabulary &voc = m.vocabulary;
     for (uint32_t i = 0; i < cfg.vocab_size; ++i)
         add_sentencepiece_piece(voc, name, i, std::string(tokens.texts[i]), float(scores.numbers[i]));
     check_llama_config(name, cfg);
-    if (kv.count("llama.rope.dimension_count") &&
-        need_uint("llama.rope.dimension_count", 0, UINT32_MAX) != cfg.head_size())
-        throw InputError(name + ": llama.rope.dimension_count " + std::to_string(kv["llama.rope.dimension_count"].integer) +
+    if (md.has("llama.rope.dimension_count") && md.need_uint("llama.rope.dimension_count", 0, UINT32_MAX) != cfg.head_size())
+        throw InputError(name + ": llama.rope.dimension_count " + std::to_string(md.need("llama.rope.dimension_count").integer) +
                          " is not the head size " + std::to_string(cfg.head_size()) + " (partial RoPE is not supported)");
+}
 
-    // Tensor infos, then the data section at the next multiple of general.alignment.
+// The tensor infos, each name once, no block beyond the hyper-parameters'.
+std::map<std::string, TensorInfo> read_tensor_infos(Cursor &c, bool v1, uint64_t n_tensors, uint32_t n_layers,
+                                                    const std::string &name)
+{
     std::map<std::string, TensorInfo> infos;
     for (uint64_t i = 0; i < n_tensors; ++i) {
         const uint64_t at = c.at();
@@ -379,51 +392,71 @@ GgufModel parse_gguf(const std::vector<uint8_t> &bytes, const std::string &name)
             const size_t dot = tname.find('.', 4);
             const std::string digits = tname.substr(4, dot == std::string::npos ? std::string::npos : dot - 4);
             if (!digits.empty() && digits.size() < 8 && digits.find_first_not_of("0123456789") == std::string::npos &&
-                std::stoul(digits) >= cfg.n_layers)
+                std::stoul(digits) >= n_layers)
                 throw InputError(name + ": tensor " + shown_in_message(tname) + " is in block " + digits +
-                                 ", but llama.block_count is " + std::to_string(cfg.n_layers));
+                                 ", but llama.block_count is " + std::to_string(n_layers));
         }
     }
-    const uint64_t alignment = kv.count("general.alignment") ? need_uint("general.alignment", 1, 1u << 16) : 32u;
-    if (alignment & (alignment - 1)) throw InputError(name + ": general.alignment " + std::to_string(alignment) + " is not a power of two");
-    const uint64_t data = (c.at() + alignment - 1) / alignment * alignment;
-    check_tensor_ranges(infos, name);
+    return infos;
+}
 
-    // Reads tensor `tname` of shape rows x cols (cols innermost) as fp32.
-    auto tensor = [&](const std::string &tname, uint64_t rows, uint64_t cols, std::vector<float> &out) {
-        const auto it = infos.find(tname);
-        if (it == infos.end()) throw InputError(name + ": tensor " + tname + " is missing");
+// Reads a tensor of the data section, by name and shape, as fp32; names the types it
+// met in the checkpoint's format line.
+class TensorReader {
+public:
+    TensorReader(const std::vector<uint8_t> &bytes, const std::map<std::string, TensorInfo> &infos, uint64_t data,
+                 uint64_t alignment, const std::string &name, std::string &format)
+        : bytes_(bytes), infos_(infos), data_(data), alignment_(alignment), name_(name), format_(format)
+    {
+    }
+    bool has(const std::string &tname) const { return infos_.count(tname) != 0; }
+    // Tensor `tname` of shape rows x cols (cols innermost), appended to `out`.
+    void operator()(const std::string &tname, uint64_t rows, uint64_t cols, std::vector<float> &out) const
+    {
+        const auto it = infos_.find(tname);
+        if (it == infos_.end()) throw InputError(name_ + ": tensor " + tname + " is missing");
         const TensorInfo &t = it->second;
         uint64_t elements = 1;
         for (uint64_t d : t.dims) elements = d && elements > UINT64_MAX / d ? UINT64_MAX : elements * d;
-        const bool shape_ok = t.dims[0] == cols && elements == rows * cols;
-        if (!shape_ok) {
+        if (t.dims[0] != cols || elements != rows * cols) {
             std::string dims;
             for (uint64_t d : t.dims) dims += (dims.empty() ? "" : " x ") + std::to_string(d);
-            throw InputError(name + ": tensor " + tname + " is " + dims + " (innermost first); the model needs " +
+            throw InputError(name_ + ": tensor " + tname + " is " + dims + " (innermost first); the model needs " +
                              std::to_string(cols) + " x " + std::to_string(rows));
         }
         bool ok;
         const uint64_t nbytes = block_bytes(t.type, elements, &ok);
         if (!ok)
-            throw InputError(name + ": tensor " + tname + " has type " + std::to_string(t.type) + " (" + type_name(t.type) +
+            throw InputError(name_ + ": tensor " + tname + " has type " + std::to_string(t.type) + " (" + type_name(t.type) +
                              "); read are F32, F16, BF16, Q8_0 and Q4_0 (blocks of 32)");
-        if (t.offset % alignment || t.offset > bytes.size() || data > bytes.size() - t.offset ||
-            nbytes > bytes.size() - data - t.offset)
-            throw InputError(name + ": tensor " + tname + " (" + std::to_string(nbytes) + " bytes at data offset " +
-                             std::to_string(t.offset) + ") lies outside the file's " + std::to_string(bytes.size()) +
+        const uint64_t size = bytes_.size();
+        if (t.offset % alignment_ || t.offset > size || data_ > size - t.offset || nbytes > size - data_ - t.offset)
+            throw InputError(name_ + ": tensor " + tname + " (" + std::to_string(nbytes) + " bytes at data offset " +
+                             std::to_string(t.offset) + ") lies outside the file's " + std::to_string(size) +
                              " bytes or off its alignment");
         const size_t base = out.size();
         out.resize(base + elements);
-        to_float(bytes.data() + data + t.offset, t.type, elements, out.data() + base);
+        to_float(bytes_.data() + data_ + t.offset, t.type, elements, out.data() + base);
         for (uint64_t i = 0; i < elements; ++i)
             if (!std::isfinite(out[base + i]))
-                throw InputError(name + ": tensor " + tname + " has a non-finite value at element " + std::to_string(i));
-        if (t.type != kTypeF32 && ck.format.find(type_name(t.type)) == std::string::npos)
-            ck.format += std::string(", ") + type_name(t.type);
-    };
+                throw InputError(name_ + ": tensor " + tname + " has a non-finite value at element " + std::to_string(i));
+        if (t.type != kTypeF32 && format_.find(type_name(t.type)) == std::string::npos)
+            format_ += std::string(", ") + type_name(t.type);
+    }
+
+private:
+    const std::vector<uint8_t> &bytes_;
+    const std::map<std::string, TensorInfo> &infos_;
+    uint64_t data_, alignment_;
+    const std::string &name_;
+    std::string &format_;
+};
+
+// The Llama weights by llama.cpp's tensor names; a classifier equal to the embedding
+// table is shared.
+void read_weights(const TensorReader &tensor, LlamaConfig &cfg, LlamaWeights &w)
+{
     const uint64_t D = cfg.dim, KV = cfg.kv_dim(), H = cfg.hidden_dim, V = cfg.vocab_size;
-    LlamaWeights &w = ck.weights;
     tensor("token_embd.weight", V, D, w.token_embedding);
     for (uint32_t l = 0; l < cfg.n_layers; ++l) {
         const std::string b = "blk." + std::to_string(l) + ".";
@@ -439,7 +472,7 @@ GgufModel parse_gguf(const std::vector<uint8_t> &bytes, const std::string &name)
     }
     tensor("output_norm.weight", 1, D, w.rms_final);
     cfg.shared_classifier = true;
-    if (infos.count("output.weight")) {
+    if (tensor.has("output.weight")) {
         std::vector<float> cls;
         tensor("output.weight", V, D, cls);
         if (cls != w.token_embedding) {
@@ -447,6 +480,32 @@ GgufModel parse_gguf(const std::vector<uint8_t> &bytes, const std::string &name)
             cfg.shared_classifier = false;
         }
     }
+}
+
+} // namespace
+
+GgufModel parse_gguf(const std::vector<uint8_t> &bytes, const std::string &name)
+{
+    Cursor c(bytes, name);
+    const uint32_t version = read_magic_and_version(c, bytes);
+    const bool v1 = version == 1; // 32-bit counts and lengths
+    const uint64_t n_tensors = c.count(v1, "the tensor count"), n_kv = c.count(v1, "the metadata count");
+    if (n_tensors > kMaxTensors || n_kv > kMaxKeys)
+        c.fail(std::to_string(n_tensors) + " tensors and " + std::to_string(n_kv) + " metadata keys; at most " +
+               std::to_string(kMaxTensors) + " and " + std::to_string(kMaxKeys) + " are read");
+    const Metadata md(c, v1, n_kv, name);
+    GgufModel m;
+    LlamaCheckpoint &ck = m.checkpoint;
+    ck.format = "GGUF v" + std::to_string(version);
+    ck.config = read_hyper(md, name);
+    read_vocabulary(md, name, ck.config, m.vocabulary);
+    // Tensor infos, then the data section at the next multiple of general.alignment.
+    const std::map<std::string, TensorInfo> infos = read_tensor_infos(c, v1, n_tensors, ck.config.n_layers, name);
+    const uint64_t alignment = md.has("general.alignment") ? md.need_uint("general.alignment", 1, 1u << 16) : 32u;
+    if (alignment & (alignment - 1)) throw InputError(name + ": general.alignment " + std::to_string(alignment) + " is not a power of two");
+    const uint64_t data = (c.at() + alignment - 1) / alignment * alignment;
+    check_tensor_ranges(infos, name);
+    read_weights(TensorReader(bytes, infos, data, alignment, name, ck.format), ck.config, ck.weights);
     return m;
 }
 
