@@ -127,11 +127,22 @@ std::vector<uint8_t> build_tokenizer_section(const Vocabulary &vocab)
     return out;
 }
 
-std::vector<uint8_t> build_image(const Graph &g, const Vocabulary &vocab, const MemoryPlan &plan, const BoardDesc &board)
-{
-    const ModelHyper &m = g.hyper;
-    if (g.tensors.size() >= TSR_NO_TENSOR) throw PlanError("more tensors than the image format holds (65535)");
+namespace {
 
+// A section before the file is laid out: its bytes and, for weights copied at open, the
+// region they go to.
+struct PendingSection {
+    uint32_t kind;
+    std::vector<uint8_t> bytes;
+    uint32_t region = TSR_REGION_IMAGE;
+};
+constexpr size_t kTensorsSection = 1, kWeightsSection = 4; // their places in gather_sections' list
+
+// Every section of the image in file order; the tensor table is left to fill once the
+// weights' file offset is known.
+std::vector<PendingSection> gather_sections(const Graph &g, const Vocabulary &vocab, const MemoryPlan &plan,
+                                            const BoardDesc &board)
+{
     std::vector<uint8_t> weights(plan.weights_bytes, 0), nms_weights(plan.nms_weights_bytes, 0);
     for (size_t i = 0; i < g.tensors.size(); ++i) {
         const GraphTensor &t = g.tensors[i];
@@ -141,19 +152,12 @@ std::vector<uint8_t> build_image(const Graph &g, const Vocabulary &vocab, const 
     }
     std::vector<tsr_npu_desc> descs;
     std::vector<uint8_t> prompt = build_schedule(g, g.prompt, descs), token = build_schedule(g, g.token, descs);
-
-    struct Pending {
-        uint32_t kind;
-        std::vector<uint8_t> bytes;
-        uint32_t region = TSR_REGION_IMAGE; // weights copied to a region at open
-    };
-    std::vector<Pending> sections;
+    std::vector<PendingSection> sections;
     sections.push_back({TSR_SECTION_TOKENIZER, build_tokenizer_section(vocab)});
     sections.push_back({TSR_SECTION_TENSORS, std::vector<uint8_t>(g.tensors.size() * sizeof(tsr_tensor))});
     sections.push_back({TSR_SECTION_SCHEDULE_PROMPT, std::move(prompt)});
     sections.push_back({TSR_SECTION_SCHEDULE_TOKEN, std::move(token)});
     sections.push_back({TSR_SECTION_WEIGHTS, std::move(weights), plan.weights_in_place ? uint32_t(TSR_REGION_IMAGE) : plan.weights_region});
-    constexpr size_t kWeightsSection = 4;
     if (!nms_weights.empty()) sections.push_back({TSR_SECTION_WEIGHTS, std::move(nms_weights), TSR_REGION_NMS});
     if (!descs.empty()) {
         std::vector<uint8_t> bytes(descs.size() * sizeof(tsr_npu_desc));
@@ -170,50 +174,43 @@ std::vector<uint8_t> build_image(const Graph &g, const Vocabulary &vocab, const 
     }
     if (!board.json.empty()) // the description planned for: tools run a custom board from the image alone
         sections.push_back({TSR_SECTION_BOARD, std::vector<uint8_t>(board.json.begin(), board.json.end())});
+    return sections;
+}
 
-    // File layout: header, section table, then each section aligned.
-    const uint64_t table_offset = align_up(sizeof(tsr_image_header), TSR_IMAGE_ALIGN);
-    uint64_t cursor = table_offset + sections.size() * sizeof(tsr_section);
-    std::vector<uint64_t> file_offset(sections.size());
-    for (size_t i = 0; i < sections.size(); ++i) {
-        cursor = align_up(cursor, TSR_IMAGE_ALIGN);
-        file_offset[i] = cursor;
-        cursor += sections[i].bytes.size();
+// Tensor i's table entry (in-place weights need the weights section's file offset).
+tsr_tensor tensor_entry(const GraphTensor &t, size_t i, const MemoryPlan &plan, uint64_t weights_file_offset)
+{
+    tsr_tensor d{};
+    d.dtype = uint8_t(t.dtype);
+    d.kind = uint8_t(t.kind);
+    d.layout = uint8_t(t.layout);
+    d.ndims = 2;
+    d.dims[0] = t.rows;
+    d.dims[1] = t.cols;
+    d.dims[2] = d.dims[3] = 1;
+    d.size = checked_u32(t.bytes, "a tensor");
+    d.quant = uint8_t(t.quant);
+    d.quant_params = uint16_t(t.quant == TSR_QUANT_PER_CHANNEL ? t.quant_params : TSR_NO_TENSOR);
+    d.scale = t.quant == TSR_QUANT_PER_TENSOR ? float(t.scale) : 1.0f;
+    if (t.kind == TSR_TENSOR_WEIGHT && t.in_nms) {
+        d.region = TSR_REGION_NMS;
+        d.offset = checked_u32(plan.offset[i], "an NMS weight offset");
+    } else if (t.kind == TSR_TENSOR_WEIGHT) {
+        d.region = uint8_t(plan.weights_region);
+        d.offset = checked_u32(plan.offset[i] + (plan.weights_in_place ? weights_file_offset : plan.weights_region_offset),
+                               "a weight offset");
+    } else {
+        d.region = uint8_t(plan.region[i]);
+        d.offset = checked_u32(plan.offset[i], "a buffer offset");
     }
-    const uint32_t file_size = checked_u32(cursor, "the image");
-    const uint64_t weights_file_offset = file_offset[kWeightsSection];
+    return d;
+}
 
-    // Tensor table (needs the weights section's file offset for in-place weights).
-    std::vector<uint8_t> &table = sections[1].bytes;
-    for (size_t i = 0; i < g.tensors.size(); ++i) {
-        const GraphTensor &t = g.tensors[i];
-        tsr_tensor d{};
-        d.dtype = uint8_t(t.dtype);
-        d.kind = uint8_t(t.kind);
-        d.layout = uint8_t(t.layout);
-        d.ndims = 2;
-        d.dims[0] = t.rows;
-        d.dims[1] = t.cols;
-        d.dims[2] = d.dims[3] = 1;
-        d.size = checked_u32(t.bytes, "a tensor");
-        d.quant = uint8_t(t.quant);
-        d.quant_params = uint16_t(t.quant == TSR_QUANT_PER_CHANNEL ? t.quant_params : TSR_NO_TENSOR);
-        d.scale = t.quant == TSR_QUANT_PER_TENSOR ? float(t.scale) : 1.0f;
-        if (t.kind == TSR_TENSOR_WEIGHT && t.in_nms) {
-            d.region = TSR_REGION_NMS;
-            d.offset = checked_u32(plan.offset[i], "an NMS weight offset");
-        } else if (t.kind == TSR_TENSOR_WEIGHT) {
-            d.region = uint8_t(plan.weights_region);
-            d.offset = checked_u32(plan.offset[i] + (plan.weights_in_place ? weights_file_offset : plan.weights_region_offset),
-                                   "a weight offset");
-        } else {
-            d.region = uint8_t(plan.region[i]);
-            d.offset = checked_u32(plan.offset[i], "a buffer offset");
-        }
-        put(table, i * sizeof(tsr_tensor), d);
-    }
-
-    std::vector<uint8_t> out(file_size, 0);
+// The header's fields from the graph, the plan and the board (the CRCs are the caller's).
+tsr_image_header image_header(const Graph &g, const MemoryPlan &plan, const BoardDesc &board, uint32_t file_size,
+                              uint32_t section_count, uint32_t table_offset)
+{
+    const ModelHyper &m = g.hyper;
     tsr_image_header h{};
     h.magic = TSR_IMAGE_MAGIC;
     h.version = TSR_IMAGE_VERSION;
@@ -241,8 +238,8 @@ std::vector<uint8_t> build_image(const Graph &g, const Vocabulary &vocab, const 
     h.planned_cores = plan.cores ? plan.cores : board.cores;
     for (uint32_t r = TSR_REGION_L1; r < TSR_REGION_COUNT; ++r)
         h.region_bytes[r] = checked_u32(plan.regions[r].arena_bytes, "a region plan");
-    h.section_count = uint32_t(sections.size());
-    h.section_table_offset = uint32_t(table_offset);
+    h.section_count = section_count;
+    h.section_table_offset = table_offset;
     h.tensor_count = uint32_t(g.tensors.size());
     h.logits_tensor_prompt = g.logits_prompt;
     h.logits_tensor_token = g.logits_token;
@@ -250,9 +247,34 @@ std::vector<uint8_t> build_image(const Graph &g, const Vocabulary &vocab, const 
     h.tokens_tensor_token = g.tokens_token;
     h.sampler_scratch_tensor = g.sampler_scratch;
     h.step_table_tensor = g.step_table;
+    return h;
+}
 
+} // namespace
+
+std::vector<uint8_t> build_image(const Graph &g, const Vocabulary &vocab, const MemoryPlan &plan, const BoardDesc &board)
+{
+    if (g.tensors.size() >= TSR_NO_TENSOR) throw PlanError("more tensors than the image format holds (65535)");
+    std::vector<PendingSection> sections = gather_sections(g, vocab, plan, board);
+
+    // File layout: header, section table, then each section aligned.
+    const uint64_t table_offset = align_up(sizeof(tsr_image_header), TSR_IMAGE_ALIGN);
+    uint64_t cursor = table_offset + sections.size() * sizeof(tsr_section);
+    std::vector<uint64_t> file_offset(sections.size());
     for (size_t i = 0; i < sections.size(); ++i) {
-        const Pending &p = sections[i];
+        cursor = align_up(cursor, TSR_IMAGE_ALIGN);
+        file_offset[i] = cursor;
+        cursor += sections[i].bytes.size();
+    }
+    const uint32_t file_size = checked_u32(cursor, "the image");
+    std::vector<uint8_t> &table = sections[kTensorsSection].bytes;
+    for (size_t i = 0; i < g.tensors.size(); ++i)
+        put(table, i * sizeof(tsr_tensor), tensor_entry(g.tensors[i], i, plan, file_offset[kWeightsSection]));
+
+    std::vector<uint8_t> out(file_size, 0);
+    tsr_image_header h = image_header(g, plan, board, file_size, uint32_t(sections.size()), uint32_t(table_offset));
+    for (size_t i = 0; i < sections.size(); ++i) {
+        const PendingSection &p = sections[i];
         tsr_section s{};
         s.kind = p.kind;
         s.file_offset = uint32_t(file_offset[i]);
