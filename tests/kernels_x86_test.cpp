@@ -91,6 +91,29 @@ TEST_F(KernelsX86, MatmulI8RefusesWhatTheDefinitionRefuses)
     EXPECT_EQ(tsr_matmul_i8_avx2(nullptr, 0, 1), TSR_KERNEL_BAD_ARGUMENT);
 }
 
+TEST_F(KernelsX86, MatmulF32IsTheDefinitionBitForBit)
+{
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    for (const auto &[rows, k, n] : std::vector<std::array<uint32_t, 3>>{
+             {1, 64, 64}, {1, 64, 512}, {1, 172, 64}, {4, 64, 172}, {16, 64, 37}, {5, 33, 7}, {7, 3, 9}, {2, 1, 1}})
+        for (uint32_t cores : {1u, 3u}) {
+            std::vector<float> x(size_t(rows) * k), w(size_t(n) * k);
+            for (auto &v : x) v = normal(rng);
+            for (auto &v : w) v = normal(rng);
+            const uint32_t ldy = n + 1;
+            std::vector<float> want(size_t(rows) * ldy, -7.0f), got = want;
+            for (uint32_t c = 0; c < cores; ++c)
+                ASSERT_EQ(tsr_matmul_f32_ref(x.data(), w.data(), want.data(), rows, k, n, ldy, c, cores), TSR_KERNEL_OK);
+            for (uint32_t c = 0; c < cores; ++c)
+                ASSERT_EQ(tsr_matmul_f32_sse(x.data(), w.data(), got.data(), rows, k, n, ldy, c, cores), TSR_KERNEL_OK);
+            EXPECT_EQ(std::memcmp(got.data(), want.data(), want.size() * sizeof(float)), 0)
+                << rows << "x" << k << "x" << n << " on " << cores << " cores";
+        }
+    float v = 0;
+    EXPECT_EQ(tsr_matmul_f32_sse(nullptr, &v, &v, 1, 1, 1, 1, 0, 1), TSR_KERNEL_BAD_ARGUMENT);
+    EXPECT_EQ(tsr_matmul_f32_sse(&v, &v, &v, 1, 1, 2, 1, 0, 1), TSR_KERNEL_BAD_ARGUMENT); // ldy < n
+}
+
 TEST_F(KernelsX86, MatmulI8F32IsTheDefinitionBitForBit)
 {
     for (const auto &[rows, k, n] : std::vector<std::array<uint32_t, 3>>{{1, 64, 512}, {4, 64, 37}, {1, 17, 3}, {2, 300, 9}})

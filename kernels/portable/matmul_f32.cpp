@@ -1,10 +1,4 @@
-#include "kernel_checks.h"
-#include "kernel_math.h"
-
-#if defined(__SSE2__) && !defined(__FP_FAST_FMAF)
-#include <xmmintrin.h>
-#define TSR_MATMUL_SSE 1 // the host's vectors; tsr_mac there is a multiply then an add
-#endif
+#include "matmul_f32_driver.h"
 
 // Optimized matmul. Register blocking instead of reordering sums: every output is
 // still accumulated in index order with the same multiply-adds as the reference, so
@@ -16,57 +10,15 @@
 //  - GEMV (rows < 4): eight weight rows against one activation row, eight inputs
 //    per iteration: 8 + 64 loads and 64 multiply-adds for 64 MACs, plus the
 //    pointer steps (about 2.3 instructions per MAC on RV32 with F).
-//  - On x86 (SSE), the same blocks hold four outputs in each vector register: four
-//    weight rows are loaded four inputs at a time and transposed, so that a lane
-//    still adds its row's products one input after the other.
+//  (kernels/x86/matmul_f32_sse.cpp: the same blocks in SSE vectors.)
 namespace {
 
-#if TSR_MATMUL_SSE
-// Columns j..j+3 of four weight rows, transposed: c[m] = (w0[j+m], ..., w3[j+m]).
-inline void load_columns4(const float *w0, const float *w1, const float *w2, const float *w3, __m128 c[4])
-{
-    __m128 r0 = _mm_loadu_ps(w0), r1 = _mm_loadu_ps(w1), r2 = _mm_loadu_ps(w2), r3 = _mm_loadu_ps(w3);
-    _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
-    c[0] = r0, c[1] = r1, c[2] = r2, c[3] = r3;
-}
-inline __m128 column1(const float *w0, const float *w1, const float *w2, const float *w3)
-{
-    return _mm_setr_ps(*w0, *w1, *w2, *w3);
-}
-inline __m128 mac4(__m128 acc, __m128 c, float v) { return _mm_add_ps(acc, _mm_mul_ps(c, _mm_set1_ps(v))); }
-#endif
 
 inline void block_4x4(const float *x, const float *w, float *y, uint32_t k, uint32_t ldy, uint32_t r0,
                       uint32_t i0)
 {
     const float *x0 = x + (size_t)r0 * k, *x1 = x0 + k, *x2 = x1 + k, *x3 = x2 + k;
     const float *w0 = w + (size_t)i0 * k, *w1 = w0 + k, *w2 = w1 + k, *w3 = w2 + k;
-#if TSR_MATMUL_SSE
-    {
-        __m128 a0 = _mm_setzero_ps(), a1 = a0, a2 = a0, a3 = a0; // a_r: row r, outputs i0..i0+3
-        uint32_t j = 0;
-        for (; j + 4u <= k; j += 4u) {
-            __m128 c[4];
-            load_columns4(w0 + j, w1 + j, w2 + j, w3 + j, c);
-            for (uint32_t m = 0; m < 4u; ++m) {
-                a0 = mac4(a0, c[m], x0[j + m]);
-                a1 = mac4(a1, c[m], x1[j + m]);
-                a2 = mac4(a2, c[m], x2[j + m]);
-                a3 = mac4(a3, c[m], x3[j + m]);
-            }
-        }
-        for (; j < k; ++j) {
-            const __m128 c = column1(w0 + j, w1 + j, w2 + j, w3 + j);
-            a0 = mac4(a0, c, x0[j]), a1 = mac4(a1, c, x1[j]), a2 = mac4(a2, c, x2[j]), a3 = mac4(a3, c, x3[j]);
-        }
-        float *y0 = y + (size_t)r0 * ldy + i0;
-        _mm_storeu_ps(y0, a0);
-        _mm_storeu_ps(y0 + ldy, a1);
-        _mm_storeu_ps(y0 + 2 * (size_t)ldy, a2);
-        _mm_storeu_ps(y0 + 3 * (size_t)ldy, a3);
-        return;
-    }
-#endif
     float a00 = 0, a01 = 0, a02 = 0, a03 = 0, a10 = 0, a11 = 0, a12 = 0, a13 = 0;
     float a20 = 0, a21 = 0, a22 = 0, a23 = 0, a30 = 0, a31 = 0, a32 = 0, a33 = 0;
     for (uint32_t j = 0; j < k; ++j) {
@@ -99,28 +51,6 @@ inline void row_block8(const float *xr, const float *w, float *yr, uint32_t k, u
 {
     const float *w0 = w + (size_t)i0 * k, *w1 = w0 + k, *w2 = w1 + k, *w3 = w2 + k;
     const float *w4 = w3 + k, *w5 = w4 + k, *w6 = w5 + k, *w7 = w6 + k;
-#if TSR_MATMUL_SSE
-    {
-        __m128 lo = _mm_setzero_ps(), hi = lo; // outputs i0..i0+3, i0+4..i0+7
-        uint32_t j = 0;
-        for (; j + 4u <= k; j += 4u) {
-            __m128 c[4], d[4];
-            load_columns4(w0 + j, w1 + j, w2 + j, w3 + j, c);
-            load_columns4(w4 + j, w5 + j, w6 + j, w7 + j, d);
-            for (uint32_t m = 0; m < 4u; ++m) {
-                lo = mac4(lo, c[m], xr[j + m]);
-                hi = mac4(hi, d[m], xr[j + m]);
-            }
-        }
-        for (; j < k; ++j) {
-            lo = mac4(lo, column1(w0 + j, w1 + j, w2 + j, w3 + j), xr[j]);
-            hi = mac4(hi, column1(w4 + j, w5 + j, w6 + j, w7 + j), xr[j]);
-        }
-        _mm_storeu_ps(yr + i0, lo);
-        _mm_storeu_ps(yr + i0 + 4, hi);
-        return;
-    }
-#endif
     float a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0, a5 = 0, a6 = 0, a7 = 0;
     const float *xp = xr;
     uint32_t left = k;
@@ -148,20 +78,6 @@ inline void row_block8(const float *xr, const float *w, float *yr, uint32_t k, u
 inline void row_block4(const float *xr, const float *w, float *yr, uint32_t k, uint32_t i0)
 {
     const float *w0 = w + (size_t)i0 * k, *w1 = w0 + k, *w2 = w1 + k, *w3 = w2 + k;
-#if TSR_MATMUL_SSE
-    {
-        __m128 a = _mm_setzero_ps();
-        uint32_t j = 0;
-        for (; j + 4u <= k; j += 4u) {
-            __m128 c[4];
-            load_columns4(w0 + j, w1 + j, w2 + j, w3 + j, c);
-            for (uint32_t m = 0; m < 4u; ++m) a = mac4(a, c[m], xr[j + m]);
-        }
-        for (; j < k; ++j) a = mac4(a, column1(w0 + j, w1 + j, w2 + j, w3 + j), xr[j]);
-        _mm_storeu_ps(yr + i0, a);
-        return;
-    }
-#endif
     float a0 = 0, a1 = 0, a2 = 0, a3 = 0;
     const float *xp = xr;
     uint32_t left = k;
@@ -180,38 +96,18 @@ inline void row_block4(const float *xr, const float *w, float *yr, uint32_t k, u
     y[0] = a0, y[1] = a1, y[2] = a2, y[3] = a3;
 }
 
-inline float dot(const float *w, const float *x, uint32_t k)
-{
-    float sum = 0.0f;
-    for (uint32_t j = 0; j < k; ++j) sum = tsr_mac(sum, w[j], x[j]);
-    return sum;
-}
-
 } // namespace
 
-tsr_kernel_status tsr_matmul_f32(const float *x, const float *w, float *y, uint32_t rows,
-                                 uint32_t k, uint32_t n, uint32_t ldy, uint32_t core_id,
-                                 uint32_t core_count)
+tsr_kernel_status tsr_matmul_f32(const float *x, const float *w, float *y, uint32_t rows, uint32_t k, uint32_t n,
+                                 uint32_t ldy, uint32_t core_id, uint32_t core_count)
 {
-    TSR_KERNEL_REQUIRE(x && w && y && rows && k && n && ldy >= n);
-    TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
-    uint32_t g0, g1; // groups of four columns: blocks stay whole on one core
-    tsr_core_range((n + 3u) / 4u, core_id, core_count, &g0, &g1);
-    const uint32_t begin = 4u * g0, end = 4u * g1 < n ? 4u * g1 : n;
-    const uint32_t i4_end = begin + ((end - begin) & ~3u);
-    uint32_t r = 0;
-    for (; r + 4 <= rows; r += 4) {
-        for (uint32_t i = begin; i < i4_end; i += 4) block_4x4(x, w, y, k, ldy, r, i);
-        for (uint32_t i = i4_end; i < end; ++i)
-            for (uint32_t rr = r; rr < r + 4; ++rr) y[(size_t)rr * ldy + i] = dot(w + (size_t)i * k, x + (size_t)rr * k, k);
-    }
-    for (; r < rows; ++r) {
-        const float *xr = x + (size_t)r * k;
-        float *yr = y + (size_t)r * ldy;
-        uint32_t i = begin;
-        for (; i + 8u <= i4_end; i += 8u) row_block8(xr, w, yr, k, i);
-        for (; i < i4_end; i += 4u) row_block4(xr, w, yr, k, i);
-        for (; i < end; ++i) yr[i] = dot(w + (size_t)i * k, xr, k);
-    }
-    return TSR_KERNEL_OK;
+    struct Blocks {
+        static void block_4x4(const float *x, const float *w, float *y, uint32_t k, uint32_t ldy, uint32_t r0, uint32_t i0)
+        {
+            ::block_4x4(x, w, y, k, ldy, r0, i0);
+        }
+        static void row_block8(const float *xr, const float *w, float *yr, uint32_t k, uint32_t i0) { ::row_block8(xr, w, yr, k, i0); }
+        static void row_block4(const float *xr, const float *w, float *yr, uint32_t k, uint32_t i0) { ::row_block4(xr, w, yr, k, i0); }
+    };
+    return tsr_matmul_f32_blocks<Blocks>(x, w, y, rows, k, n, ldy, core_id, core_count);
 }

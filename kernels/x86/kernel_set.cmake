@@ -2,6 +2,7 @@
 # runtime calls them only on boards whose isa has the bit (the host board asks the CPU).
 set(TESSERA_KERNEL_SET_X86_AVX2_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/cpu_x86.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/matmul_f32_sse.cpp
   ${CMAKE_CURRENT_LIST_DIR}/matmul_i8_avx2.cpp
   ${CMAKE_CURRENT_LIST_DIR}/matmul_i8_f32_avx2.cpp
   ${CMAKE_CURRENT_LIST_DIR}/attention_i8_avx2.cpp

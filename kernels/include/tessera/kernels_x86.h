@@ -9,6 +9,7 @@
 #ifndef TESSERA_KERNELS_X86_H
 #define TESSERA_KERNELS_X86_H
 
+#include "tessera/kernels.h"
 #include "tessera/kernels_i8.h"
 #include "tessera/kernels_i8_float.h"
 
@@ -19,6 +20,10 @@ extern "C" {
 /* Whether this machine and its OS run AVX2 (CPUID leaf 7 and the saved YMM state). */
 int tsr_x86_avx2_available(void);
 
+/* tsr_matmul_f32: its blocks of outputs in SSE vectors, four outputs a register (a
+ * multiply then an add, as the portable kernel without FMA). */
+tsr_kernel_status tsr_matmul_f32_sse(const float *x, const float *w, float *y, uint32_t rows, uint32_t k, uint32_t n,
+                                     uint32_t ldy, uint32_t core_id, uint32_t core_count);
 /* tsr_matmul_i8: sixteen products per instruction (sign-extended to 16 bits, multiplied
  * and added in pairs), four output channels per pass over a row of x. */
 tsr_kernel_status tsr_matmul_i8_avx2(const tsr_matmul_i8_args *args, uint32_t core_id, uint32_t core_count);

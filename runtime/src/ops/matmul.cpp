@@ -102,9 +102,11 @@ struct Product {
 };
 using Kernel = tsr_kernel_status (*)(const StepRun &r, const Product &t);
 
+template <tsr_kernel_status (*Matmul)(const float *, const float *, float *, uint32_t, uint32_t, uint32_t, uint32_t,
+                                      uint32_t, uint32_t)>
 tsr_kernel_status mm_f32(const StepRun &r, const Product &t)
 {
-    return tsr_matmul_f32((const float *)t.x, (const float *)t.w, (float *)t.y, t.m, P(r.step).k, t.n, t.ldy, r.worker,
+    return Matmul((const float *)t.x, (const float *)t.w, (float *)t.y, t.m, P(r.step).k, t.n, t.ldy, r.worker,
                           r.workers);
 }
 
@@ -342,13 +344,14 @@ void run(StepRun &r)
 } // namespace
 
 // The variants it registers (tessera/variants.def).
-TSR_REGISTER_VARIANT(MATMUL_F32, nullptr, Variant<Kernel>{mm_f32})
+TSR_REGISTER_VARIANT(MATMUL_F32, nullptr, Variant<Kernel>{mm_f32<tsr_matmul_f32>})
 TSR_REGISTER_VARIANT(MATMUL_F32_W16, nullptr, Variant<Kernel>{mm_f32_w16})
 TSR_REGISTER_VARIANT(MATMUL_BF16, nullptr, Variant<Kernel>{mm_bf16})
 TSR_REGISTER_VARIANT(MATMUL_BF16_F32_OUT, nullptr, Variant<Kernel>{mm_bf16_f32_out})
 TSR_REGISTER_VARIANT(MATMUL_I8, check_i8, Variant<Kernel>{mm_i8<tsr_matmul_i8>})
 TSR_REGISTER_VARIANT(MATMUL_I8_F32_OUT, check_i8_f32_out, Variant<Kernel>{mm_i8_f32_out<tsr_matmul_i8_f32>})
 TSR_REGISTER_VARIANT(MATMUL_I8_W4, check_i8_w4, Variant<Kernel>{mm_i8_w4})
+TSR_REGISTER_TUNED_VARIANT(X86_AVX2, MATMUL_F32, nullptr, Variant<Kernel>{mm_f32<tsr_matmul_f32_sse>})
 TSR_REGISTER_TUNED_VARIANT(X86_AVX2, MATMUL_I8, check_i8, Variant<Kernel>{mm_i8<tsr_matmul_i8_avx2>})
 TSR_REGISTER_TUNED_VARIANT(X86_AVX2, MATMUL_I8_F32_OUT, check_i8_f32_out,
                            Variant<Kernel>{mm_i8_f32_out<tsr_matmul_i8_f32_avx2>})
