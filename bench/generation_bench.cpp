@@ -24,7 +24,7 @@ std::unique_ptr<tessera::test::OpenModel> open_stories(benchmark::State &state, 
     o.checkpoint = shared + "/models/stories260K.bin";
     o.tokenizer = shared + "/models/tok512.bin";
     o.output = tessera::test::temp_path("bench_" + precision + ".tess");
-    o.precision = precision;
+    o.precision = tessera::parse_option(tessera::kPrecisionNames, precision, "precision");
     auto m = tessera::test::open_model(o, threads);
     if (m->status != TESSERA_OK) state.SkipWithError(tessera_last_error(&m->session));
     return m;

@@ -146,7 +146,7 @@ TEST(EvalStories260K, Bf16WeightsAgreeWithFp32)
     o.output = temp_path("s_fp32.tess");
     tessera::pack(o);
     const std::string fp32 = o.output;
-    o.weight_type = "bf16";
+    o.weight_type = tessera::WeightType::kBf16;
     o.output = temp_path("s_bf16w.tess");
     tessera::pack(o);
     const std::string ids = golden_ids_file(shared, false);

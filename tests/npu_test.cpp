@@ -326,14 +326,14 @@ TEST(NpuTinyLlama, PacksAndRunsInEveryScenarioWithTheSameLogits)
     tessera::test::write_legacy_checkpoint(o.checkpoint, c, tessera::test::make_weights(c));
     tessera::test::write_tokenizer(o.tokenizer, c.vocab_size);
     o.board = "siracusa";
-    o.precision = "int8";
+    o.precision = tessera::Precision::kInt8;
     o.context = 256;
     o.prompt_chunk = 32;
     std::vector<int32_t> prompt = {1};
     for (int i = 0; i < 39; ++i) prompt.push_back(int32_t(3 + (i * 1543) % 31990));
     std::vector<std::vector<float>> expected;
     for (const char *scenario : {"cluster", "single-core", "npu", "npu-nms"}) {
-        o.scenario = scenario;
+        o.scenario = tessera::parse_option(tessera::kScenarioNames, scenario, "scenario");
         o.output = tessera::test::temp_path(std::string("npu_tinyllama_") + scenario + ".tess");
         const tessera::PackResult r = tessera::pack(o);
         const bool npu = std::string(scenario).rfind("npu", 0) == 0;

@@ -38,10 +38,10 @@ protected:
         o.checkpoint = shared_ + "/models/stories260K.bin";
         o.tokenizer = shared_ + "/models/tok512.bin";
         o.output = temp_path(file);
-        o.precision = v.precision;
-        o.nonlinear = v.nonlinear;
-        o.exp = v.exp;
-        o.weight_type = v.weight_type;
+        o.precision = tessera::parse_option(tessera::kPrecisionNames, v.precision, "precision");
+        o.nonlinear = tessera::parse_option(tessera::kNonlinearNames, v.nonlinear, "nonlinear");
+        o.exp = tessera::parse_option(tessera::kExpNames, v.exp, "exp");
+        o.weight_type = tessera::parse_option(tessera::kWeightTypeNames, v.weight_type, "weight type");
         return o;
     }
     nlohmann::json eval(const std::string &image, const std::string &reference) const

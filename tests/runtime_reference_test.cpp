@@ -323,7 +323,7 @@ TEST(Bf16Weights, RunsAsTheReferenceOnBf16RoundedWeightsAtAnyL1Size)
         o.tokenizer = temp_path("bf16w.tok");
         write_legacy_checkpoint(o.checkpoint, c, w);
         write_tokenizer(o.tokenizer, c.vocab_size);
-        o.weight_type = "bf16";
+        o.weight_type = tessera::WeightType::kBf16;
         for (uint64_t l1 : {0ull, 8ull * 1024}) {
             o.l1_bytes = l1;
             o.output = temp_path("bf16w.tess");

@@ -130,7 +130,7 @@ TEST(Tiling, TinyLlamaV0ShapeInInt8PacksForSiracusaAtContext256WithA256KiBKvCach
     // Calibrated on its own greedy and sampled output (the packer's default).
     tessera::PackOptions o = tinyllama_v0_shape();
     o.board = "siracusa";
-    o.precision = "int8";
+    o.precision = tessera::Precision::kInt8;
     o.output = temp_path("tinyllama_v0_int8_siracusa.tess");
     const tessera::PackResult r = tessera::pack(o);
     uint64_t kv = 0;

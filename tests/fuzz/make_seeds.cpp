@@ -182,7 +182,7 @@ int main(int argc, char **argv)
         pack(models, "gqa", (img / "gqa.tess").string(), board);
         pack(models, "gqa", (img / "gqa_tiled.tess").string(), board, [](tessera::PackOptions &o) { o.l1_bytes = 4096; });
         pack(models, "gqa", (img / "gqa_bf16w_tiled.tess").string(), board, [](tessera::PackOptions &o) {
-            o.weight_type = "bf16";
+            o.weight_type = tessera::WeightType::kBf16;
             o.l1_bytes = 4096;
         });
         pack(models, "ten", (img / "ten.tess").string(), board);

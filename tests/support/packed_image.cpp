@@ -34,9 +34,9 @@ PackOptions stories260k_int8(const std::string &shared, const std::string &board
     PackOptions o;
     o.checkpoint = shared + "/models/stories260K.bin";
     o.tokenizer = shared + "/models/tok512.bin";
-    o.precision = "int8";
+    o.precision = Precision::kInt8;
     o.board = board;
-    o.scenario = scenario;
+    o.scenario = parse_option(kScenarioNames, scenario, "scenario");
     o.output = output;
     return o;
 }

@@ -9,28 +9,6 @@
 
 namespace tessera {
 
-Scenario parse_scenario(const std::string &name)
-{
-    if (name == "auto") return Scenario::kAuto;
-    if (name == "single-core") return Scenario::kSingleCore;
-    if (name == "cluster") return Scenario::kCluster;
-    if (name == "npu") return Scenario::kNpu;
-    if (name == "npu-nms") return Scenario::kNpuNms;
-    throw InputError("scenario '" + name + "' is not one of auto, single-core, cluster, npu, npu-nms");
-}
-
-const char *scenario_name(Scenario s)
-{
-    switch (s) {
-    case Scenario::kAuto: return "auto";
-    case Scenario::kSingleCore: return "single-core";
-    case Scenario::kCluster: return "cluster";
-    case Scenario::kNpu: return "npu";
-    case Scenario::kNpuNms: return "npu-nms";
-    }
-    return "?";
-}
-
 std::vector<uint8_t> npu_weight_layout(const int8_t *w, uint32_t n, uint32_t k, uint32_t bits)
 {
     const int lo = -(1 << (bits - 1)), hi = (1 << (bits - 1)) - 1;
@@ -84,7 +62,7 @@ EngineAssignment assign_engines(Graph &g, const BoardDesc &board, Scenario scena
     a.cores = scenario == Scenario::kSingleCore ? 1u : board.cores;
     a.weight_bits = weight_bits;
     if (scenario != Scenario::kNpu && scenario != Scenario::kNpuNms) return a;
-    const std::string name = scenario_name(scenario);
+    const std::string name = name_of(scenario);
     if (!board.has_npu) throw InputError("scenario " + name + " needs an NPU; board '" + board.name + "' has none");
     if (!int8) throw InputError("scenario " + name + " needs --precision int8 (the NPU runs int8 jobs)");
 

@@ -17,11 +17,41 @@
 #include "tessera/pack/image_writer.h"
 #include "tessera/pack/packer.h"
 
-int main(int argc, char **argv)
-{
+namespace {
+
+// The command line: the options, and the choices as it names them until they are typed.
+struct CommandLine {
     tessera::PackOptions o;
-    std::string weights = "auto";
-    bool quiet = false;
+    std::string precision = "fp32", nonlinear = "integer", exp = "accurate", weight_type = "fp32", scenario = "auto";
+    std::string weights = "auto", prompt_logits = "last";
+    bool quiet = false, dry_run = false;
+};
+
+// The board list of --list-boards, and where it was looked for.
+void list_boards()
+{
+    for (const std::string &name : tessera::known_board_names()) {
+        try {
+            const tessera::BoardDesc d = tessera::load_board_desc(name);
+            const uint32_t flash = d.region_size[TSR_REGION_IMAGE];
+            std::printf("%-16s %2u cores, L1 %u, L2 %u, NMS %u bytes, flash %s, NPU %s  (%s)\n", d.name.c_str(), d.cores,
+                        d.region_size[TSR_REGION_L1], d.region_size[TSR_REGION_L2], d.region_size[TSR_REGION_NMS],
+                        flash ? std::to_string(flash).c_str() : "not given", d.has_npu ? "yes" : "no", d.source.c_str());
+        } catch (const std::exception &e) {
+            std::printf("%-16s not usable: %s\n", name.c_str(), e.what());
+        }
+    }
+    std::printf("searched: ");
+    const std::vector<std::string> dirs = tessera::board_search_dirs();
+    for (size_t i = 0; i < dirs.size(); ++i) std::printf("%s%s", i ? ", " : "", dirs[i].c_str());
+    std::printf("\n");
+}
+
+// Parses the command line into `c`, the choices typed (pack_options.h): -1 to go on, or
+// the status to exit with.
+int parse_command(CommandLine &c, int argc, char **argv)
+{
+    tessera::PackOptions &o = c.o;
     CLI::App app{"tessera-pack: turn a llama2.c, GGUF or Hugging Face checkpoint into a Tessera model image planned for one board.\n"
                  "Every buffer's region and offset is fixed here; the device only follows the plan."};
     app.add_option("checkpoint", o.checkpoint, "llama2.c checkpoint (legacy, ak42 version 1 fp32 or 2 Q8_0) or GGUF file (versions 1-3, llama "
@@ -30,8 +60,7 @@ int main(int argc, char **argv)
         ->required()->check(CLI::ExistingPath);
     CLI::Option *output = app.add_option("-o,--output", o.output,
                                          "model image to write, whole or not at all (- for standard output; never one of the inputs)");
-    bool dry_run = false;
-    app.add_flag("--dry-run", dry_run,
+    app.add_flag("--dry-run", c.dry_run,
                  "write nothing: print the plan's summary if it fits the board (exit 0); if not, why, the largest "
                  "--context that fits and each smaller --precision or --weight-type with the context it fits (exit 1)")
         ->excludes(output);
@@ -41,15 +70,15 @@ int main(int argc, char **argv)
         ->check(CLI::ExistingFile);
     app.add_option("--board", o.board, "board NAME (" + tessera::known_boards_text() + ") or description FILE.json (schema: docs/boards.md)")
         ->capture_default_str();
-    app.add_option("--precision", o.precision,
+    app.add_option("--precision", c.precision,
                    "activations and KV cache: fp32; bf16 (every weight bf16, fp32 sums); int8 (W8A8: weights "
                    "symmetric per output channel, activations with static scales from calibration)")
-        ->check(CLI::IsMember({"fp32", "bf16", "int8"}))->capture_default_str();
-    app.add_option("--nonlinear", o.nonlinear,
+        ->check(CLI::IsMember(tessera::option_list(tessera::kPrecisionNames)))->capture_default_str();
+    app.add_option("--nonlinear", c.nonlinear,
                    "int8: softmax, RMSNorm and SiLU in integer arithmetic (no FPU needed) or in float")
-        ->check(CLI::IsMember({"integer", "float"}))->capture_default_str();
-    app.add_option("--exp", o.exp, "bf16: exponential of softmax and SiLU: accurate, or schraudolph (bit trick, ~6 %)")
-        ->check(CLI::IsMember({"accurate", "schraudolph"}))->capture_default_str();
+        ->check(CLI::IsMember(tessera::option_list(tessera::kNonlinearNames)))->capture_default_str();
+    app.add_option("--exp", c.exp, "bf16: exponential of softmax and SiLU: accurate, or schraudolph (bit trick, ~6 %)")
+        ->check(CLI::IsMember(tessera::option_list(tessera::kExpNames)))->capture_default_str();
     app.add_option("--calibration", o.calibration,
                    "int8: UTF-8 text whose lines (each from BOS) fix the activation scales (default: the model's own "
                    "greedy and sampled continuations from BOS)")
@@ -58,17 +87,16 @@ int main(int argc, char **argv)
         ->check(CLI::Range(1u, 1u << 20));
     app.add_option("--prompt-chunk", o.prompt_chunk, "tokens per prompt-mode run (default: min(16, context))")
         ->check(CLI::Range(1u, 1u << 20));
-    std::string prompt_logits = "last";
-    app.add_option("--prompt-logits", prompt_logits,
+    app.add_option("--prompt-logits", c.prompt_logits,
                    "rows of a prompt chunk that get logits: last (what generation needs) or all (teacher forcing)")
         ->check(CLI::IsMember({"last", "all"}))->capture_default_str();
-    app.add_option("--weight-type", o.weight_type,
+    app.add_option("--weight-type", c.weight_type,
                    "element type of the matmul weights: fp32, or bf16 (half the bytes and DMA traffic, rounded to "
                    "nearest even; activations, the KV cache and an embedding shared with the classifier stay fp32); "
                    "with --precision int8, int4: W4A8, the decoder layers' weights in 4 bits, groups of 32 with an "
                    "8-bit scale each (the classifier keeps 8 bits)")
-        ->check(CLI::IsMember({"fp32", "bf16", "int4"}))->capture_default_str();
-    app.add_option("--weights-in", weights, "where weights live at run time: auto (L2 if it fits), image (in place), l2")
+        ->check(CLI::IsMember(tessera::option_list(tessera::kWeightTypeNames)))->capture_default_str();
+    app.add_option("--weights-in", c.weights, "where weights live at run time: auto (L2 if it fits), image (in place), l2")
         ->check(CLI::IsMember({"auto", "image", "l2"}))->capture_default_str();
     CLI::Option *report = app.add_option("--report", o.report,
                    "write a JSON report: per region arena and lower bound, per operator tile and DMA bytes, "
@@ -84,49 +112,50 @@ int main(int argc, char **argv)
     variants->excludes("--dry-run");
     app.add_option("--l1", o.l1_bytes, "L1 bytes to plan for, overriding the board's (to explore smaller chips)")
         ->check(CLI::Range(uint64_t(64), uint64_t(1) << 31));
-    app.add_option("--scenario", o.scenario,
+    app.add_option("--scenario", c.scenario,
                    "engines (the Deeploy paper's deployments): auto (the NPU takes the linear layers the board's cost "
                    "model says it runs faster, weights in NMS; else the cluster), single-core, cluster, npu (every "
                    "int8 linear layer on the NPU, weights streamed from L2 or the image), npu-nms (the same, weights in "
                    "NMS while they fit)")
-        ->check(CLI::IsMember({"auto", "single-core", "cluster", "npu", "npu-nms"}))->capture_default_str();
+        ->check(CLI::IsMember(tessera::option_list(tessera::kScenarioNames)))->capture_default_str();
     app.add_option("--npu-weight-bits", o.npu_weight_bits,
                    "npu, npu-nms: bits of the decoder layers' linear weights, 8 or 4 (the classifier keeps 8)")
         ->check(CLI::IsMember({8u, 4u}))->capture_default_str();
-    app.add_flag("-q,--quiet", quiet, "print nothing on success");
+    app.add_flag("-q,--quiet", c.quiet, "print nothing on success");
     app.add_flag_callback(
         "--list-boards",
         [] {
-            for (const std::string &name : tessera::known_board_names()) {
-                try {
-                    const tessera::BoardDesc d = tessera::load_board_desc(name);
-                    const uint32_t flash = d.region_size[TSR_REGION_IMAGE];
-                    std::printf("%-16s %2u cores, L1 %u, L2 %u, NMS %u bytes, flash %s, NPU %s  (%s)\n", d.name.c_str(),
-                                d.cores, d.region_size[TSR_REGION_L1], d.region_size[TSR_REGION_L2],
-                                d.region_size[TSR_REGION_NMS], flash ? std::to_string(flash).c_str() : "not given",
-                                d.has_npu ? "yes" : "no", d.source.c_str());
-                } catch (const std::exception &e) {
-                    std::printf("%-16s not usable: %s\n", name.c_str(), e.what());
-                }
-            }
-            std::printf("searched: ");
-            const std::vector<std::string> dirs = tessera::board_search_dirs();
-            for (size_t i = 0; i < dirs.size(); ++i) std::printf("%s%s", i ? ", " : "", dirs[i].c_str());
-            std::printf("\n");
+            list_boards();
             throw CLI::Success();
         },
         "list the boards --board NAME finds (their cores, region bytes, NPU, file) and where they were looked for, and exit");
     app.callback([&] {
-        if (!dry_run && o.output.empty()) throw CLI::RequiredError("--output (or --dry-run)");
+        if (!c.dry_run && o.output.empty()) throw CLI::RequiredError("--output (or --dry-run)");
     });
     if (const int rc = tessera::parse_command_line(app, "tessera-pack", argc, argv); rc >= 0) return rc;
-    o.prompt_logits_all = prompt_logits == "all";
-    o.progress = !quiet && isatty(fileno(stderr));
-    o.weights = weights == "image" ? tessera::WeightsPlacement::kImage
-              : weights == "l2"    ? tessera::WeightsPlacement::kL2
+    o.precision = tessera::parse_option(tessera::kPrecisionNames, c.precision, "--precision");
+    o.nonlinear = tessera::parse_option(tessera::kNonlinearNames, c.nonlinear, "--nonlinear");
+    o.exp = tessera::parse_option(tessera::kExpNames, c.exp, "--exp");
+    o.weight_type = tessera::parse_option(tessera::kWeightTypeNames, c.weight_type, "--weight-type");
+    o.scenario = tessera::parse_option(tessera::kScenarioNames, c.scenario, "--scenario");
+    o.prompt_logits_all = c.prompt_logits == "all";
+    o.progress = !c.quiet && isatty(fileno(stderr));
+    o.weights = c.weights == "image" ? tessera::WeightsPlacement::kImage
+              : c.weights == "l2"    ? tessera::WeightsPlacement::kL2
                                    : tessera::WeightsPlacement::kAuto;
+    return -1;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    CommandLine c;
+    if (const int rc = parse_command(c, argc, argv); rc >= 0) return rc;
+    const tessera::PackOptions &o = c.o;
+    const bool quiet = c.quiet;
     try {
-        if (dry_run) {
+        if (c.dry_run) {
             const tessera::FitReport fit = tessera::what_fits(o);
             if (!quiet) std::printf("%s", tessera::fit_summary(fit).c_str());
             return fit.fits ? 0 : 1;

@@ -171,25 +171,16 @@ namespace {
 
 void check_options(const PackOptions &o)
 {
-    if (o.precision != "fp32" && o.precision != "bf16" && o.precision != "int8")
-        throw InputError("precision '" + o.precision + "' is not one of fp32, bf16, int8");
-    if (o.nonlinear != "integer" && o.nonlinear != "float")
-        throw InputError("non-linearities '" + o.nonlinear + "' are not one of integer, float");
-    if (o.exp != "accurate" && o.exp != "schraudolph")
-        throw InputError("exponential '" + o.exp + "' is not one of accurate, schraudolph");
-    if (!o.calibration.empty() && o.precision != "int8") throw InputError("--calibration applies to --precision int8 only");
-    if (o.weight_type != "fp32" && o.weight_type != "bf16" && o.weight_type != "int4")
-        throw InputError("weight type '" + o.weight_type + "' is not one of fp32, bf16, int4");
-    if (o.weight_type == "bf16" && o.precision != "fp32")
+    const bool int8 = o.precision == Precision::kInt8, npu = o.scenario == Scenario::kNpu || o.scenario == Scenario::kNpuNms;
+    if (!o.calibration.empty() && !int8) throw InputError("--calibration applies to --precision int8 only");
+    if (o.weight_type == WeightType::kBf16 && o.precision != Precision::kFp32)
         throw InputError("--weight-type bf16 applies to --precision fp32 (bf16 and int8 images choose their weights)");
-    if (o.weight_type == "int4" && o.precision != "int8")
-        throw InputError("--weight-type int4 (W4A8) applies to --precision int8");
+    if (o.weight_type == WeightType::kInt4 && !int8) throw InputError("--weight-type int4 (W4A8) applies to --precision int8");
     if (o.npu_weight_bits != 8 && o.npu_weight_bits != 4)
         throw InputError("--npu-weight-bits " + std::to_string(o.npu_weight_bits) + " is not one of 8, 4");
-    const Scenario scenario = parse_scenario(o.scenario);
-    if (o.npu_weight_bits != 8 && (o.precision != "int8" || (scenario != Scenario::kNpu && scenario != Scenario::kNpuNms)))
+    if (o.npu_weight_bits != 8 && (!int8 || !npu))
         throw InputError("--npu-weight-bits 4 needs --precision int8 and --scenario npu or npu-nms");
-    if (o.weight_type == "int4" && (scenario == Scenario::kNpu || scenario == Scenario::kNpuNms))
+    if (o.weight_type == WeightType::kInt4 && npu)
         throw InputError("--weight-type int4 is the cluster's W4A8; the NPU's 4-bit weights are --npu-weight-bits 4");
 }
 
@@ -227,11 +218,13 @@ LlamaLowering lowering_for(const PackOptions &o, const LlamaConfig &config)
         throw InputError("--prompt-chunk " + std::to_string(o.prompt_chunk) + " exceeds the context " +
                          std::to_string(lowering.context));
     lowering.prompt_logits_all = o.prompt_logits_all;
-    lowering.matmul_weights = o.weight_type == "bf16" ? TSR_DTYPE_BF16 : TSR_DTYPE_F32;
-    lowering.w4_groups = o.weight_type == "int4";
-    lowering.precision = o.precision == "int8" ? TSR_DTYPE_I8 : o.precision == "bf16" ? TSR_DTYPE_BF16 : TSR_DTYPE_F32;
-    lowering.exp = o.exp == "schraudolph" ? 1u : 0u; // tsr_exp_kind
-    lowering.nonlinear = o.nonlinear == "float" ? TSR_NONLINEAR_FLOAT : TSR_NONLINEAR_INTEGER;
+    lowering.matmul_weights = o.weight_type == WeightType::kBf16 ? TSR_DTYPE_BF16 : TSR_DTYPE_F32;
+    lowering.w4_groups = o.weight_type == WeightType::kInt4;
+    lowering.precision = o.precision == Precision::kInt8   ? TSR_DTYPE_I8
+                         : o.precision == Precision::kBf16 ? TSR_DTYPE_BF16
+                                                          : TSR_DTYPE_F32;
+    lowering.exp = o.exp == ExpKind::kSchraudolph ? 1u : 0u; // tsr_exp_kind
+    lowering.nonlinear = o.nonlinear == Nonlinear::kFloat ? TSR_NONLINEAR_FLOAT : TSR_NONLINEAR_INTEGER;
     lowering.linear_bits = o.npu_weight_bits;
     return lowering;
 }
@@ -275,35 +268,23 @@ std::map<std::string, double> calibrate_for(const PackOptions &o, const PackInpu
 std::vector<uint8_t> plan_image(const PackOptions &o, const PackInputs &in, const std::map<std::string, double> *ranges,
                                 PackResult &r)
 {
-    r.board = in.board;
     r.checkpoint_format = in.checkpoint.format;
     r.config = in.checkpoint.config;
     r.tokenizer_path = in.tokenizer;
     r.context_given = o.context != 0;
-    r.weight_type = o.precision == "fp32" || o.weight_type == "int4" ? o.weight_type : o.precision;
-    r.precision = o.precision;
+    r.weight_type = o.precision == Precision::kFp32 || o.weight_type == WeightType::kInt4 ? name_of(o.weight_type)
+                                                                                        : name_of(o.precision);
+    r.precision = name_of(o.precision);
+    // The Llama front end: the checkpoint lowered to a graph.
     LlamaLowering lowering = lowering_for(o, in.checkpoint.config);
     lowering.ranges = ranges;
+    Graph graph;
     try {
-        r.graph = lower_llama(LlamaCheckpoint(in.checkpoint), lowering);
-        derive_params(r.graph); // each step's variant derives its int8 factors from its operands' scales
+        graph = lower_llama(LlamaCheckpoint(in.checkpoint), lowering);
     } catch (const std::range_error &e) {
         throw PlanError(std::string("int8 lowering: ") + e.what());
     }
-    r.engines = assign_engines(r.graph, r.board, parse_scenario(o.scenario), o.npu_weight_bits);
-    finish_graph(r.graph, in.vocabulary);
-    PlanOptions plan_options;
-    plan_options.weights = o.weights;
-    plan_options.l1_bytes = o.l1_bytes;
-    plan_options.cores = r.engines.cores;
-    r.plan = plan_memory(r.graph, r.board, plan_options);
-    std::vector<uint8_t> image = build_image(r.graph, in.vocabulary, r.plan, r.board);
-    r.image_bytes = image.size();
-    if (const uint32_t flash = r.board.region_size[TSR_REGION_IMAGE]; flash && image.size() > flash)
-        throw PlanError("the image is " + std::to_string(image.size()) + " bytes; board '" + r.board.name + "' has " +
-                        std::to_string(flash) + " bytes of flash (regions.flash in its description)");
-    if (r.board.cost.present()) r.estimates = standard_estimates(image.data(), image.size(), r.board);
-    return image;
+    return plan_graph(std::move(graph), in.vocabulary, in.board, o, r);
 }
 
 void release_weights(PackResult &r)
@@ -312,6 +293,32 @@ void release_weights(PackResult &r)
 }
 
 } // namespace
+
+std::vector<uint8_t> plan_graph(Graph graph, const Vocabulary &vocab, const BoardDesc &board, const PackOptions &o,
+                                PackResult &r)
+{
+    try {
+        derive_params(graph); // each step's variant derives its int8 factors from its operands' scales
+    } catch (const std::range_error &e) {
+        throw PlanError(std::string("int8 lowering: ") + e.what());
+    }
+    r.board = board;
+    r.graph = std::move(graph);
+    r.engines = assign_engines(r.graph, r.board, o.scenario, o.npu_weight_bits);
+    finish_graph(r.graph, vocab);
+    PlanOptions plan_options;
+    plan_options.weights = o.weights;
+    plan_options.l1_bytes = o.l1_bytes;
+    plan_options.cores = r.engines.cores;
+    r.plan = plan_memory(r.graph, r.board, plan_options);
+    std::vector<uint8_t> image = build_image(r.graph, vocab, r.plan, r.board);
+    r.image_bytes = image.size();
+    if (const uint32_t flash = r.board.region_size[TSR_REGION_IMAGE]; flash && image.size() > flash)
+        throw PlanError("the image is " + std::to_string(image.size()) + " bytes; board '" + r.board.name + "' has " +
+                        std::to_string(flash) + " bytes of flash (regions.flash in its description)");
+    if (r.board.cost.present()) r.estimates = standard_estimates(image.data(), image.size(), r.board);
+    return image;
+}
 
 PackResult pack(const PackOptions &o)
 {
@@ -344,8 +351,9 @@ PackResult pack(const PackOptions &o)
     std::map<std::string, double> ranges;
     // Calibration: the fp32 model, run on the calibration sequences, fixes every
     // activation's scale.
-    if (o.precision == "int8") ranges = calibrate_for(o, in, r, false);
-    const std::vector<uint8_t> image = plan_image(o, in, o.precision == "int8" ? &ranges : nullptr, r);
+    const bool int8 = o.precision == Precision::kInt8;
+    if (int8) ranges = calibrate_for(o, in, r, false);
+    const std::vector<uint8_t> image = plan_image(o, in, int8 ? &ranges : nullptr, r);
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     image_out.write(image.data(), image.size());
     if (report_out) report_out->write(pack_report(r).dump(1) + "\n");
@@ -366,45 +374,29 @@ PackResult pack(const PackOptions &o)
     return r;
 }
 
-FitReport what_fits(const PackOptions &requested)
-{
-    const auto t0 = std::chrono::steady_clock::now();
-    check_options(requested);
-    const PackInputs in = load_inputs(requested);
-    const uint32_t seq_len = in.checkpoint.config.seq_len;
-    FitReport f;
-    f.context = requested.context ? requested.context : seq_len;
-    lowering_for(requested, in.checkpoint.config); // the command line's own errors first
+namespace {
 
-    // Sizing scales per (precision, non-linearity): every int8 alternative has the same names.
-    std::map<std::string, std::map<std::string, double>> scales;
-    auto ranges_for = [&](const PackOptions &o) -> const std::map<std::string, double> * {
-        if (o.precision != "int8") return nullptr;
-        auto it = scales.find(o.nonlinear);
-        if (it == scales.end()) {
-            PackResult ignored;
-            it = scales.emplace(o.nonlinear, calibrate_for(o, in, ignored, true)).first;
-        }
-        return &it->second;
-    };
-    // One trial: the plan, or the reason it does not fit.
-    auto trial = [&](const PackOptions &o, PackResult &r, std::string *why) {
+// Trial plans of one checkpoint and board under changed options (a dry run's search).
+class FitSearch {
+public:
+    explicit FitSearch(const PackInputs &in) : in_(in) {}
+
+    // The plan into `r`, or false and why not.
+    bool trial(const PackOptions &o, PackResult &r, std::string *why)
+    {
         try {
-            plan_image(o, in, ranges_for(o), r);
+            plan_image(o, in_, ranges_for(o), r);
             return true;
         } catch (const PlanError &e) {
             if (why) *why = e.what();
             return false;
         }
-    };
-    auto at_context = [&](PackOptions o, uint32_t context) {
-        o.context = context;
-        if (o.prompt_chunk > context) o.prompt_chunk = context;
-        return o;
-    };
+    }
+
     // The largest context in [1, below] that fits (0: none); assumes that a context that
     // fits fits with fewer positions too (the KV cache and the prompt rows only shrink).
-    auto largest_context = [&](const PackOptions &o, uint32_t below) {
+    uint32_t largest_context(const PackOptions &o, uint32_t below)
+    {
         uint32_t lo = 0, hi = below; // lo fits (or 0), hi + 1 does not
         while (lo < hi) {
             const uint32_t mid = lo + (hi - lo + 1) / 2;
@@ -413,16 +405,12 @@ FitReport what_fits(const PackOptions &requested)
             else hi = mid - 1;
         }
         return lo;
-    };
+    }
 
-    PackOptions o = requested;
-    o.context = f.context;
-    f.fits = trial(o, f.result, &f.reason);
-    if (o.precision == "int8") f.result.calibration = "none (--dry-run: the scales change no size)";
-    if (!f.fits) {
-        f.largest_context = f.context > 1 ? largest_context(o, f.context - 1) : 0;
-        // Smaller types, in the order they give up accuracy; each at the requested
-        // context, or else with the largest context that fits.
+    // Smaller types than `o`'s, in the order they give up accuracy; each at the
+    // requested context, or else with the largest context that fits.
+    std::vector<FitAlternative> alternatives(const PackOptions &o, uint32_t context)
+    {
         struct Change {
             std::string flags;
             PackOptions options;
@@ -434,36 +422,83 @@ FitReport what_fits(const PackOptions &requested)
                 return;
             changes.push_back({flags, c});
         };
-        auto with = [&](const char *precision, const char *weight_type) {
+        auto with = [&](Precision precision, WeightType weight_type) {
             PackOptions c = o;
             c.precision = precision;
             c.weight_type = weight_type;
             c.calibration.clear();
-            if (c.precision != "int8") c.npu_weight_bits = 8;
+            if (c.precision != Precision::kInt8) c.npu_weight_bits = 8;
             return c;
         };
-        const int rank = o.precision == "fp32" ? (o.weight_type == "fp32" ? 0 : 1) : o.precision == "bf16" ? 2 : 3;
-        if (rank < 1) add("--weight-type bf16", with("fp32", "bf16"));
-        if (rank < 2) add("--precision bf16", with("bf16", "fp32"));
-        if (rank < 3) add("--precision int8", with("int8", "fp32"));
-        if (in.board.has_npu && o.npu_weight_bits == 8) {
-            PackOptions c = with("int8", "fp32");
-            c.scenario = "npu-nms";
+        const int rank = o.precision == Precision::kFp32 ? (o.weight_type == WeightType::kFp32 ? 0 : 1)
+                         : o.precision == Precision::kBf16 ? 2
+                                                           : 3;
+        if (rank < 1) add("--weight-type bf16", with(Precision::kFp32, WeightType::kBf16));
+        if (rank < 2) add("--precision bf16", with(Precision::kBf16, WeightType::kFp32));
+        if (rank < 3) add("--precision int8", with(Precision::kInt8, WeightType::kFp32));
+        if (in_.board.has_npu && o.npu_weight_bits == 8) {
+            PackOptions c = with(Precision::kInt8, WeightType::kFp32);
+            c.scenario = Scenario::kNpuNms;
             c.npu_weight_bits = 4;
             add("--precision int8 --scenario npu-nms --npu-weight-bits 4", c);
         }
+        std::vector<FitAlternative> out;
         for (const Change &c : changes) {
             FitAlternative a;
             a.flags = c.flags;
             PackResult r;
             if (trial(c.options, r, nullptr)) {
-                a.context = f.context;
+                a.context = context;
                 a.image_bytes = r.image_bytes;
             } else {
-                a.context = f.context > 1 ? largest_context(c.options, f.context - 1) : 0;
+                a.context = context > 1 ? largest_context(c.options, context - 1) : 0;
             }
-            f.alternatives.push_back(a);
+            out.push_back(a);
         }
+        return out;
+    }
+
+private:
+    static PackOptions at_context(PackOptions o, uint32_t context)
+    {
+        o.context = context;
+        if (o.prompt_chunk > context) o.prompt_chunk = context;
+        return o;
+    }
+    // Sizing scales per non-linearity: every int8 alternative has the same names.
+    const std::map<std::string, double> *ranges_for(const PackOptions &o)
+    {
+        if (o.precision != Precision::kInt8) return nullptr;
+        auto it = scales_.find(o.nonlinear);
+        if (it == scales_.end()) {
+            PackResult ignored;
+            it = scales_.emplace(o.nonlinear, calibrate_for(o, in_, ignored, true)).first;
+        }
+        return &it->second;
+    }
+
+    const PackInputs &in_;
+    std::map<Nonlinear, std::map<std::string, double>> scales_;
+};
+
+} // namespace
+
+FitReport what_fits(const PackOptions &requested)
+{
+    const auto t0 = std::chrono::steady_clock::now();
+    check_options(requested);
+    const PackInputs in = load_inputs(requested);
+    FitReport f;
+    f.context = requested.context ? requested.context : in.checkpoint.config.seq_len;
+    lowering_for(requested, in.checkpoint.config); // the command line's own errors first
+    FitSearch search(in);
+    PackOptions o = requested;
+    o.context = f.context;
+    f.fits = search.trial(o, f.result, &f.reason);
+    if (o.precision == Precision::kInt8) f.result.calibration = "none (--dry-run: the scales change no size)";
+    if (!f.fits) {
+        f.largest_context = f.context > 1 ? search.largest_context(o, f.context - 1) : 0;
+        f.alternatives = search.alternatives(o, f.context);
     }
     release_weights(f.result);
     f.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -529,7 +564,7 @@ std::string pack_summary(const PackResult &r)
     s << "board     " << r.board.name << " (" << r.board.cores << " cores), context " << h.context
       << (r.context_given ? " (--context)" : " (the checkpoint's seq_len; --context N to use fewer)") << ", prompt chunk "
       << h.prompt_chunk << "\n";
-    s << "engines   scenario " << scenario_name(r.engines.scenario) << ": " << r.engines.cores << " cluster core"
+    s << "engines   scenario " << name_of(r.engines.scenario) << ": " << r.engines.cores << " cluster core"
       << (r.engines.cores == 1 ? "" : "s") << ", " << r.engines.npu_steps << " NPU steps";
     if (r.engines.npu_steps)
         s << " (" << r.engines.weight_bits << "-bit weights; " << r.engines.nms_weights.size() << " weight tensors, "
@@ -565,6 +600,54 @@ std::string pack_summary(const PackResult &r)
     s << estimate_lines(r.estimates, r.board);
     return s.str();
 }
+
+namespace {
+
+// One schedule's part of the report: its steps' operands, tiles, staging and planned costs.
+nlohmann::json schedule_report(const PackResult &r, const GraphSchedule &s, uint32_t which)
+{
+    using nlohmann::json;
+    const Graph &g = r.graph;
+    json steps = json::array();
+    for (const StepPlan &sp : r.plan.steps) {
+        if (sp.schedule != which) continue;
+        const GraphStep &st = s.steps[sp.index];
+        json ops = json::array(), staged = json::array();
+        for (uint32_t k = 0; k < st.operand_count; ++k) {
+            const bool scratch = st.operands[k] == TSR_NO_TENSOR;
+            const std::string name = scratch ? "(scratch)" : g.tensors[st.operands[k]].name;
+            ops.push_back(name);
+            if (st.staging[k] != TSR_NO_TENSOR) staged.push_back(name);
+        }
+        json tile = json::object();
+        switch (tsr_op_tile_kind(st.op)) {
+        case TSR_TILE_MATMUL: tile = {{"rows", st.tile[0]}, {"cols", st.tile[1]}}; break;
+        case TSR_TILE_POSITIONS: tile = {{"cached_positions", st.tile[0]}}; break;
+        case TSR_TILE_ROWS: tile = {{"rows", st.tile[0]}}; break;
+        case TSR_TILE_MOVE: break;
+        }
+        steps.push_back({{"label", st.label},
+                         {"op", tsr_op_name(st.op)},
+                         {"layer", st.layer == TSR_NO_LAYER ? json(nullptr) : json(st.layer)},
+                         {"rows", (st.flags & TSR_STEP_ONE_ROW) ? 1u : s.max_rows},
+                         {"engine", st.engine == TSR_ENGINE_DMA ? "dma" : st.engine == TSR_ENGINE_NPU ? "npu" : "cluster"},
+                         {"operands", ops},
+                         {"staged", staged},
+                         {"tile", tile},
+                         {"l1_staging_bytes", sp.choice.l1_bytes},
+                         {"dma_bytes", sp.choice.cost.dma_bytes},
+                         {"dma_transfers", sp.choice.cost.dma_transfers},
+                         {"tiles", sp.choice.cost.tiles},
+                         {"estimated_cycles", sp.choice.cost.cycles}});
+    }
+    return json{{"max_rows", s.max_rows},
+                {"planned_at_position", g.hyper.context / 2},
+                {"dma_bytes_per_token", r.plan.dma_bytes_per_token[which]},
+                {"estimated_cycles_serial_sum", serial_cycles(r, which)},
+                {"steps", steps}};
+}
+
+} // namespace
 
 nlohmann::json pack_report(const PackResult &r)
 {
@@ -605,51 +688,12 @@ nlohmann::json pack_report(const PackResult &r)
                            {"first", r.plan.lifetime[i].first}, {"last", r.plan.lifetime[i].last}});
     }
     j["tensors"] = tensors;
-    auto schedule = [&](const GraphSchedule &s, uint32_t which) {
-        json steps = json::array();
-        for (const StepPlan &sp : r.plan.steps) {
-            if (sp.schedule != which) continue;
-            const GraphStep &st = s.steps[sp.index];
-            json ops = json::array(), staged = json::array();
-            for (uint32_t k = 0; k < st.operand_count; ++k) {
-                const bool scratch = st.operands[k] == TSR_NO_TENSOR;
-                const std::string name = scratch ? "(scratch)" : g.tensors[st.operands[k]].name;
-                ops.push_back(name);
-                if (st.staging[k] != TSR_NO_TENSOR) staged.push_back(name);
-            }
-            json tile = json::object();
-            switch (tsr_op_tile_kind(st.op)) {
-            case TSR_TILE_MATMUL: tile = {{"rows", st.tile[0]}, {"cols", st.tile[1]}}; break;
-            case TSR_TILE_POSITIONS: tile = {{"cached_positions", st.tile[0]}}; break;
-            case TSR_TILE_ROWS: tile = {{"rows", st.tile[0]}}; break;
-            case TSR_TILE_MOVE: break;
-            }
-            steps.push_back({{"label", st.label},
-                             {"op", tsr_op_name(st.op)},
-                             {"layer", st.layer == TSR_NO_LAYER ? json(nullptr) : json(st.layer)},
-                             {"rows", (st.flags & TSR_STEP_ONE_ROW) ? 1u : s.max_rows},
-                             {"engine", st.engine == TSR_ENGINE_DMA ? "dma" : st.engine == TSR_ENGINE_NPU ? "npu" : "cluster"},
-                             {"operands", ops},
-                             {"staged", staged},
-                             {"tile", tile},
-                             {"l1_staging_bytes", sp.choice.l1_bytes},
-                             {"dma_bytes", sp.choice.cost.dma_bytes},
-                             {"dma_transfers", sp.choice.cost.dma_transfers},
-                             {"tiles", sp.choice.cost.tiles},
-                             {"estimated_cycles", sp.choice.cost.cycles}});
-        }
-        return json{{"max_rows", s.max_rows},
-                    {"planned_at_position", g.hyper.context / 2},
-                    {"dma_bytes_per_token", r.plan.dma_bytes_per_token[which]},
-                    {"estimated_cycles_serial_sum", serial_cycles(r, which)},
-                    {"steps", steps}};
-    };
-    j["schedules"] = {{"prompt", schedule(g.prompt, 0)}, {"token", schedule(g.token, 1)}};
+    j["schedules"] = {{"prompt", schedule_report(r, g.prompt, 0)}, {"token", schedule_report(r, g.token, 1)}};
     json demoted = json::array();
     for (uint32_t id : r.plan.demoted) demoted.push_back(g.tensors[id].name);
     j["activations_in_l2"] = demoted;
     j["timeline_length"] = r.plan.timeline_length;
-    j["engines"] = {{"scenario", scenario_name(r.engines.scenario)}, {"cluster_cores", r.engines.cores},
+    j["engines"] = {{"scenario", name_of(r.engines.scenario)}, {"cluster_cores", r.engines.cores},
                     {"npu_steps", r.engines.npu_steps}, {"npu_weight_bits", r.engines.weight_bits},
                     {"nms_bytes", r.engines.nms_bytes}, {"nms_weights", r.engines.nms_weights},
                     {"streamed_weights", r.engines.streamed_weights}, {"cluster_linear", r.engines.cluster_linear}};

@@ -9,18 +9,15 @@
 
 #include "tessera/board_desc.h"
 #include "tessera/models/graph.h"
+#include "tessera/pack/pack_options.h"
 
 namespace tessera {
 
-// auto: the NPU takes the linear layers the cost model says it runs faster (weights
-// in NMS while they fit), where the board has an NPU and the image is int8; else the
-// cluster. The others are the paper's four deployments: one core; the whole cluster;
-// every linear layer on the NPU with weights streamed from L2 (or the image) through
-// L1; the same with the weights in NMS while they fit.
-enum class Scenario { kAuto, kSingleCore, kCluster, kNpu, kNpuNms };
-
-Scenario parse_scenario(const std::string &name); // throws InputError
-const char *scenario_name(Scenario s);
+// Scenario (pack_options.h), auto: the NPU takes the linear layers the cost model says
+// it runs faster (weights in NMS while they fit), where the board has an NPU and the
+// image is int8; else the cluster. The others are the paper's four deployments: one
+// core; the whole cluster; every linear layer on the NPU with weights streamed from L2
+// (or the image) through L1; the same with the weights in NMS while they fit.
 
 struct EngineAssignment {
     Scenario scenario = Scenario::kCluster; // as resolved (never kAuto)

@@ -12,6 +12,7 @@
 #include "tessera/pack/cost_model.h"
 #include "tessera/pack/engines.h"
 #include "tessera/pack/memory_plan.h"
+#include "tessera/pack/pack_options.h"
 
 namespace tessera {
 
@@ -20,18 +21,18 @@ struct PackOptions {
     std::string output;
     std::string tokenizer;   // empty: tok<vocab>.bin or tokenizer.bin beside the checkpoint
     std::string board = "host";
-    std::string precision = "fp32";   // activations and KV cache: fp32, bf16 or int8
-    std::string nonlinear = "integer"; // int8: integer or float softmax, RMSNorm and SiLU
-    std::string exp = "accurate";      // bf16: the exponential of softmax and SiLU (accurate or schraudolph)
+    Precision precision = Precision::kFp32;    // activations and KV cache
+    Nonlinear nonlinear = Nonlinear::kInteger; // int8: softmax, RMSNorm and SiLU in integers or in float
+    ExpKind exp = ExpKind::kAccurate;          // bf16: the exponential of softmax and SiLU
     std::string calibration;           // int8: a UTF-8 text file whose lines calibrate (default: the model's own output)
     bool progress = false;             // int8: show calibration progress on stderr
     uint32_t context = 0;      // 0: the model's seq_len
     uint32_t prompt_chunk = 0; // 0: min(16, context)
     bool prompt_logits_all = false; // logits for every row of a prompt chunk (teacher forcing)
-    std::string weight_type = "fp32"; // matmul weights: fp32 or bf16 (--precision fp32), int4 (--precision int8: W4A8)
+    WeightType weight_type = WeightType::kFp32; // matmul weights: fp32 or bf16 (with fp32), int4 (with int8: W4A8)
     WeightsPlacement weights = WeightsPlacement::kAuto;
     uint64_t l1_bytes = 0;     // 0: the board's L1
-    std::string scenario = "auto"; // engines: auto, single-core, cluster, npu, npu-nms (engines.h)
+    Scenario scenario = Scenario::kAuto; // engines (engines.h)
     uint32_t npu_weight_bits = 8;  // int8 on the NPU: 8, or 4 (the decoder layers' linear weights)
     std::string report;        // JSON report path (optional)
     std::string memory_map;    // SVG memory map path (optional)
@@ -61,6 +62,15 @@ struct PackResult {
 PackResult pack(const PackOptions &options);
 
 std::string pack_summary(const PackResult &result);
+
+// The back end, for a graph from any front end (the Llama one: lower_llama): derives
+// every step's parameters from its variant (derive_params), assigns engines (scenario,
+// npu_weight_bits), plans memory for `board` (weights, l1_bytes) and returns the image;
+// fills `result`'s graph, board, engines, plan, image bytes and estimates. The graph's
+// tensors and steps are its front end's: names, kinds, scales, schedules. Throws
+// PlanError when it does not fit.
+std::vector<uint8_t> plan_graph(Graph graph, const Vocabulary &vocab, const BoardDesc &board, const PackOptions &options,
+                                PackResult &result);
 
 // A dry run: whether the plan fits the board, without writing anything; when it does
 // not, the largest context that fits with the same options, and each smaller
