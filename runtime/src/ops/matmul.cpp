@@ -106,8 +106,7 @@ template <tsr_kernel_status (*Matmul)(const float *, const float *, float *, uin
                                       uint32_t, uint32_t)>
 tsr_kernel_status mm_f32(const StepRun &r, const Product &t)
 {
-    return Matmul((const float *)t.x, (const float *)t.w, (float *)t.y, t.m, P(r.step).k, t.n, t.ldy, r.worker,
-                          r.workers);
+    return Matmul((const float *)t.x, (const float *)t.w, (float *)t.y, t.m, P(r.step).k, t.n, t.ldy, r.worker, r.workers);
 }
 
 tsr_kernel_status mm_f32_w16(const StepRun &r, const Product &t)
