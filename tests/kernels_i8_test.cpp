@@ -489,7 +489,14 @@ TEST(AttentionI8, RefusesArgumentsOutsideTheirRanges)
         EXPECT_EQ(tsr_attention_accumulate_i8_ref(&b, 0, 1), TSR_KERNEL_BAD_ARGUMENT);
     }
     EXPECT_EQ(tsr_attention_accumulate_i8(&a, 2, 2), TSR_KERNEL_BAD_ARGUMENT);
-    EXPECT_EQ(tsr_attention_i8_scratch_bytes(256), 1536u);
+    // 256 int8 scores, 256 uint16 probabilities, 256 uint32 exponentials, 8 int32 accumulators;
+    // a context of 5: 5 -> 8, 10 -> 12, 20, 3 x 4.
+    const tsr_attention_i8_layout l = tsr_attention_i8_scratch_layout(256, 8);
+    EXPECT_EQ(l.probs, 256u);
+    EXPECT_EQ(l.exps, 768u);
+    EXPECT_EQ(l.acc, 1792u);
+    EXPECT_EQ(tsr_attention_i8_scratch_bytes(256, 8), 1824u);
+    EXPECT_EQ(tsr_attention_i8_scratch_bytes(5, 3), 8u + 12u + 20u + 12u);
 }
 
 } // namespace

@@ -113,3 +113,5 @@ tsr_kernel_status tsr_attention_accumulate_f32(const float *probs, const float *
     }
     return TSR_KERNEL_OK;
 }
+
+uint32_t tsr_attention_f32_scratch_bytes(uint32_t context) { return 4u * context; }

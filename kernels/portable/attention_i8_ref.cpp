@@ -40,4 +40,23 @@ void tsr_attention_output_i8(const int32_t *acc, int8_t *out, uint32_t head_size
     for (uint32_t d = 0; d < head_size; ++d) out[d] = tsr_requantize_to_i8(acc[d], multiplier, shift, o_zero, -128, 127);
 }
 
-uint32_t tsr_attention_i8_scratch_bytes(uint32_t context) { return context * 6u; } // uint16 probs + uint32 exps
+namespace {
+uint32_t up4(uint32_t v) { return (v + 3u) & ~3u; }
+} // namespace
+
+tsr_attention_i8_layout tsr_attention_i8_scratch_layout(uint32_t context, uint32_t head_size)
+{
+    tsr_attention_i8_layout x = {};
+    x.probs = up4(context);                 // int8 scores
+    x.exps = x.probs + up4(2u * context);   // uint16 probabilities
+    tsr_softmax_i8_args softmax = {};
+    softmax.n = context;
+    x.acc = x.exps + up4(tsr_softmax_i8_scratch_bytes(&softmax)); // the softmax kernel's own
+    x.bytes = x.acc + 4u * head_size;       // int32 accumulators
+    return x;
+}
+
+uint32_t tsr_attention_i8_scratch_bytes(uint32_t context, uint32_t head_size)
+{
+    return tsr_attention_i8_scratch_layout(context, head_size).bytes;
+}

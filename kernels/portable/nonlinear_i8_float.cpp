@@ -79,3 +79,8 @@ void tsr_attention_output_i8_float(const float *acc, int8_t *out, uint32_t head_
 {
     for (uint32_t d = 0; d < head_size; ++d) out[d] = requantize(acc[d] * out_scale);
 }
+
+uint32_t tsr_attention_i8_float_scratch_bytes(uint32_t context, uint32_t head_size)
+{
+    return 4u * context + 4u * head_size;
+}

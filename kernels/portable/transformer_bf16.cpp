@@ -100,3 +100,5 @@ tsr_kernel_status tsr_attention_accumulate_bf16(const float *probs, const tsr_bf
     }
     return TSR_KERNEL_OK;
 }
+
+uint32_t tsr_attention_bf16_scratch_bytes(uint32_t context, uint32_t head_size) { return 4u * context + 4u * head_size; }

@@ -89,6 +89,9 @@ tsr_kernel_status tsr_attention_scores_f32(const float *q, const float *keys, fl
 tsr_kernel_status tsr_attention_accumulate_f32(const float *probs, const float *values, float *out,
                                                uint32_t count, uint32_t head_size, uint32_t core_id,
                                                uint32_t core_count);
+/* One (row, head)'s scratch on its core: the scores row of `context` floats, softmaxed in
+ * place, that the accumulate pass reads (the sums go straight into the output). */
+uint32_t tsr_attention_f32_scratch_bytes(uint32_t context);
 
 /* y = a + b over `count` elements. y may equal a or b. */
 tsr_kernel_status tsr_add_f32(const float *a, const float *b, float *y, uint32_t count,

@@ -92,6 +92,9 @@ tsr_kernel_status tsr_attention_scores_bf16(const tsr_bf16 *q, const tsr_bf16 *k
 tsr_kernel_status tsr_softmax_f32_exp(float *x, uint32_t n, tsr_exp_kind exp);
 tsr_kernel_status tsr_attention_accumulate_bf16(const float *probs, const tsr_bf16 *values, float *acc,
                                                 uint32_t count, uint32_t head_size);
+/* One (row, head)'s scratch: the fp32 scores row (softmaxed in place), then the head's
+ * fp32 accumulators at byte 4 x context. */
+uint32_t tsr_attention_bf16_scratch_bytes(uint32_t context, uint32_t head_size);
 
 #ifdef __cplusplus
 }

@@ -181,7 +181,15 @@ typedef struct tsr_attention_accumulate_i8_args {
     uint32_t head_size;    /* >= 1 */
 } tsr_attention_accumulate_i8_args;
 
-uint32_t tsr_attention_i8_scratch_bytes(uint32_t context); /* one row's probabilities (2 bytes) and exponentials (4) */
+/* One (row, head)'s scratch on its core, offsets in bytes from a 4-byte aligned buffer:
+ * the int8 scores row (the scores pass writes it), the probabilities (uint16, the
+ * softmax's output), the softmax's own scratch (tsr_softmax_i8_scratch_bytes) and the
+ * head's int32 accumulators (the accumulate pass); each part 4-byte aligned. */
+typedef struct tsr_attention_i8_layout {
+    uint32_t probs, exps, acc, bytes; /* the scores row starts at 0; bytes: the whole */
+} tsr_attention_i8_layout;
+tsr_attention_i8_layout tsr_attention_i8_scratch_layout(uint32_t context, uint32_t head_size);
+uint32_t tsr_attention_i8_scratch_bytes(uint32_t context, uint32_t head_size); /* ..._layout(...).bytes */
 tsr_kernel_status tsr_attention_scores_i8_ref(const tsr_attention_scores_i8_args *args, uint32_t core_id,
                                               uint32_t core_count);
 tsr_kernel_status tsr_attention_scores_i8(const tsr_attention_scores_i8_args *args, uint32_t core_id,

@@ -49,6 +49,9 @@ tsr_kernel_status tsr_attention_scores_i8_float(const int8_t *q, const int8_t *k
 tsr_kernel_status tsr_attention_accumulate_i8_float(const float *probs, const int8_t *values, float *acc,
                                                     uint32_t count, uint32_t head_size);
 void tsr_attention_output_i8_float(const float *acc, int8_t *out, uint32_t head_size, float out_scale);
+/* One (row, head)'s scratch: as tsr_attention_bf16_scratch_bytes, fp32 scores then fp32
+ * accumulators at byte 4 x context. */
+uint32_t tsr_attention_i8_float_scratch_bytes(uint32_t context, uint32_t head_size);
 
 #ifdef __cplusplus
 }

@@ -40,19 +40,18 @@ Shape shape_of(const tsr_step &s)
 struct Scratch {
     uint32_t probs, exps, acc, bytes; // offsets in the core's buffer, and its size
 };
-uint32_t up4(uint32_t v) { return (v + 3u) & ~3u; }
-Scratch scratch_f32(const Shape &a) { return Scratch{0u, 0u, 4u * a.ctx, 4u * a.ctx}; }
-Scratch scratch_float_acc(const Shape &a) { return Scratch{0u, 0u, 4u * a.ctx, 4u * a.ctx + 4u * a.hs}; }
+// Each layout as its kernels state it (their scratch queries): the plan sizes the
+// scratch from these.
+Scratch scratch_f32(const Shape &a) { return Scratch{0u, 0u, 4u * a.ctx, tsr_attention_f32_scratch_bytes(a.ctx)}; }
+Scratch scratch_bf16(const Shape &a) { return Scratch{0u, 0u, 4u * a.ctx, tsr_attention_bf16_scratch_bytes(a.ctx, a.hs)}; }
+Scratch scratch_i8_float(const Shape &a)
+{
+    return Scratch{0u, 0u, 4u * a.ctx, tsr_attention_i8_float_scratch_bytes(a.ctx, a.hs)};
+}
 Scratch scratch_integer(const Shape &a)
 {
-    Scratch x = {};
-    x.probs = up4(a.ctx);
-    x.exps = x.probs + up4(2u * a.ctx);
-    tsr_softmax_i8_args softmax = {};
-    softmax.n = a.ctx;
-    x.acc = x.exps + up4(tsr_softmax_i8_scratch_bytes(&softmax)); // the softmax kernel's own scratch
-    x.bytes = x.acc + 4u * a.hs;
-    return x;
+    const tsr_attention_i8_layout l = tsr_attention_i8_scratch_layout(a.ctx, a.hs);
+    return Scratch{l.probs, l.exps, l.acc, l.bytes};
 }
 
 // ---- the variants' own checks and kernels --------------------------------------------
@@ -345,15 +344,15 @@ void run(StepRun &r)
 
 // The variants it registers (tessera/variants.def).
 TSR_REGISTER_VARIANT(ATTENTION_F32, nullptr, AttentionVariant{score_f32, accumulate_f32, scratch_f32})
-TSR_REGISTER_VARIANT(ATTENTION_BF16, nullptr, AttentionVariant{score_bf16, accumulate_bf16, scratch_float_acc})
-TSR_REGISTER_VARIANT(ATTENTION_BF16_SCHRAUDOLPH, nullptr, AttentionVariant{score_bf16, accumulate_bf16, scratch_float_acc})
+TSR_REGISTER_VARIANT(ATTENTION_BF16, nullptr, AttentionVariant{score_bf16, accumulate_bf16, scratch_bf16})
+TSR_REGISTER_VARIANT(ATTENTION_BF16_SCHRAUDOLPH, nullptr, AttentionVariant{score_bf16, accumulate_bf16, scratch_bf16})
 TSR_REGISTER_VARIANT(ATTENTION_I8, check_i8,
                      AttentionVariant{score_i8<tsr_attention_scores_i8, tsr_softmax_i8>,
                                       accumulate_i8<tsr_attention_accumulate_i8>, scratch_integer})
 TSR_REGISTER_TUNED_VARIANT(X86_AVX2, ATTENTION_I8, check_i8,
                            AttentionVariant{score_i8<tsr_attention_scores_i8_avx2, tsr_softmax_i8_avx2>,
                                             accumulate_i8<tsr_attention_accumulate_i8_avx2>, scratch_integer})
-TSR_REGISTER_VARIANT(ATTENTION_I8_FLOAT, check_i8_float, AttentionVariant{score_i8_float, accumulate_i8_float, scratch_float_acc})
+TSR_REGISTER_VARIANT(ATTENTION_I8_FLOAT, check_i8_float, AttentionVariant{score_i8_float, accumulate_i8_float, scratch_i8_float})
 
 extern const OpDevice op_ATTENTION = {validate, geometry, run, false};
 
