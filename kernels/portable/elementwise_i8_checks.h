@@ -26,6 +26,32 @@ static inline int8_t tsr_clamp_i8(int32_t v) { return int8_t(v < -128 ? -128 : v
 
 static inline bool tsr_zero_point_ok(int32_t z) { return z >= -128 && z <= 127; }
 
+// RMSNorm's root of a row from its sum of squared (x - x_zero): 256 sum / dim in 32 bits,
+// (sum / dim) * 256 + (sum % dim) * 256 / dim (< 2^24), plus eps_q8; its square root in
+// 1/16ths of the input's scale, at least 1.
+static inline uint32_t tsr_rmsnorm_i8_root(uint32_t sum, uint32_t dim, uint32_t eps_q8)
+{
+    const uint32_t mean_q8 = (sum / dim) * 256u + (sum % dim) * 256u / dim;
+    const uint32_t root = tsr_isqrt(mean_q8 + eps_q8);
+    return root ? root : 1u;
+}
+
+// One RMSNorm output: u = x - x_zero, g the gain element (|g u| <= 128 * 255: times gain < 2^30).
+static inline int8_t tsr_rmsnorm_i8_one(int32_t u, int32_t g, uint32_t root, const tsr_rmsnorm_i8_args *a)
+{
+    return tsr_clamp_i8(a->y_zero + tsr_rounding_shift(tsr_round_div(g * u * a->gain, (int32_t)root), a->gain_shift));
+}
+
+// g sigmoid(g) in 1/16ths of the gate's scale for g = gate - gate_zero (|g| <= 255): 16 g e0
+// / (e0 + e), or 16 g e / (e0 + e), with e = e^-|g| and e0 = e^0 (<= 2^18). |16 g| e0 could
+// reach 4080 * 2^18 > 2^31: e0 and e are divided by 4 first (e0 / 4 is still above 11,000).
+static inline int32_t tsr_silu16_i8(int32_t g, int32_t e0, const tsr_iexp_constants &k)
+{
+    const int32_t e = (int32_t)tsr_iexp(-(g < 0 ? -g : g) * (1 << k.shift), k);
+    const int32_t p = (g >= 0 ? e0 : e) >> 2, q = (e0 + e) >> 2;
+    return tsr_round_div(16 * g * p, q);
+}
+
 static inline bool tsr_rmsnorm_i8_args_ok(const tsr_rmsnorm_i8_args *a)
 {
     return a && a->x && a->weight && a->y && a->rows && a->dim && a->dim <= 16384u && tsr_zero_point_ok(a->x_zero) &&

@@ -40,9 +40,7 @@ tsr_kernel_status tsr_rmsnorm_i8_avx2(const tsr_rmsnorm_i8_args *a, uint32_t cor
             const int32_t u = x[i] - a->x_zero;
             sum += (uint32_t)(u * u);
         }
-        const uint32_t mean_q8 = (sum / dim) * 256u + (sum % dim) * 256u / dim;
-        uint32_t root = tsr_isqrt(mean_q8 + a->eps_q8);
-        if (root == 0u) root = 1u;
+        const uint32_t root = tsr_rmsnorm_i8_root(sum, dim, a->eps_q8);
         const __m256i vroot = _mm256_set1_epi32((int32_t)root);
         for (uint32_t i = 0; i < dim8; i += 8) {
             const __m256i u = _mm256_sub_epi32(widen8(x + i), xz);
@@ -52,11 +50,7 @@ tsr_kernel_status tsr_rmsnorm_i8_avx2(const tsr_rmsnorm_i8_args *a, uint32_t cor
             v = _mm256_add_epi32(v, _mm256_set1_epi32(a->y_zero));
             tsr_avx2_store_i8x8(y + i, _mm256_min_epi32(_mm256_max_epi32(v, _mm256_set1_epi32(-128)), _mm256_set1_epi32(127)));
         }
-        for (uint32_t i = dim8; i < dim; ++i) {
-            const int32_t u = x[i] - a->x_zero;
-            const int32_t n = a->weight[i] * u;
-            y[i] = tsr_clamp_i8(a->y_zero + tsr_rounding_shift(tsr_round_div(n * a->gain, (int32_t)root), a->gain_shift));
-        }
+        for (uint32_t i = dim8; i < dim; ++i) y[i] = tsr_rmsnorm_i8_one(x[i] - a->x_zero, a->weight[i], root, a);
     }
     return TSR_KERNEL_OK;
 }
@@ -89,12 +83,8 @@ tsr_kernel_status tsr_swiglu_i8_avx2(const tsr_swiglu_i8_args *a, uint32_t core_
         }
     }
     for (; i < end; ++i) {
-        const int32_t g = a->gate[i] - a->gate_zero;
-        const int32_t e = (int32_t)tsr_iexp(-(g < 0 ? -g : g) * (1 << k.shift), k);
-        const int32_t p = (g >= 0 ? e0 : e) >> 2, q = (e0 + e) >> 2;
-        const int32_t silu16 = tsr_round_div(16 * g * p, q);
-        const int32_t up = a->up[i] - a->up_zero;
-        a->y[i] = tsr_requantize_to_i8_fast(silu16 * up, a->multiplier, a->shift, a->y_zero, -128, 127);
+        const int32_t silu16 = tsr_silu16_i8(a->gate[i] - a->gate_zero, e0, k);
+        a->y[i] = tsr_requantize_to_i8_fast(silu16 * (a->up[i] - a->up_zero), a->multiplier, a->shift, a->y_zero, -128, 127);
     }
     return TSR_KERNEL_OK;
 }

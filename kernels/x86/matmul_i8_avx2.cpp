@@ -15,10 +15,7 @@ namespace {
 // tsr_matmul_i8_args_ok, the per-channel tables compared eight at a time.
 bool args_ok(const tsr_matmul_i8_args *a)
 {
-    if (!a || !a->x || !a->w || !a->multiplier || !a->shift || !a->y) return false;
-    if (a->rows == 0u || a->k == 0u || a->k > 32768u || a->n == 0u || a->ldy < a->n) return false;
-    if (a->x_zero < -128 || a->x_zero > 127 || a->y_zero < -128 || a->y_zero > 127) return false;
-    if (a->y_min < -128 || a->y_min > a->y_max || a->y_max > 127) return false;
+    if (!tsr_matmul_i8_scalars_ok(a)) return false;
     const uint32_t n8 = a->n & ~7u;
     __m256i bad = _mm256_setzero_si256();
     const __m256i low_m = _mm256_set1_epi32(1 << 30), zero = _mm256_setzero_si256();
@@ -36,13 +33,7 @@ bool args_ok(const tsr_matmul_i8_args *a)
             bad = _mm256_or_si256(bad, _mm256_cmpgt_epi32(_mm256_set1_epi32(-(1 << 26)), b));
         }
     }
-    if (!_mm256_testz_si256(bad, bad)) return false;
-    for (uint32_t i = n8; i < a->n; ++i) {
-        const int32_t m = a->multiplier[i], s = a->shift[i];
-        if ((m != 0 && m < (1 << 30)) || m < 0 || s < -31 || s > 30) return false;
-        if (a->bias && (a->bias[i] > (1 << 26) || a->bias[i] < -(1 << 26))) return false;
-    }
-    return true;
+    return _mm256_testz_si256(bad, bad) && tsr_matmul_i8_channels_ok(a, n8);
 }
 
 int32_t offset_of(const tsr_matmul_i8_args *a, uint32_t i) // bias - x_zero * sum_j w_ij: the same for every row
