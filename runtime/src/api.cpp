@@ -78,14 +78,73 @@ bool sampler_ok(const tessera_sampler &s)
     return __builtin_isfinite(s.temperature) && s.temperature >= 0.0f && __builtin_isfinite(s.topp);
 }
 
-tessera_status run(Session *s, const tsr::ScheduleView &schedule, uint32_t tokens_tensor, const int32_t *ids,
-                   uint32_t rows, Message &err)
+bool decoder_only(const Session *s) { return (s->image.header->flags & TSR_IMAGE_DECODER_ONLY) != 0u; }
+
+// Token calls on a decoder-only image, or row calls on a token one: what to call instead.
+tessera_status wrong_kind(Session *s, const char *call)
 {
-    memcpy(tsr::tensor_address(s->image, s->board, tokens_tensor), ids, rows * sizeof(int32_t));
+    Message err = error_of(s);
+    if (decoder_only(s))
+        err.str(call).str(": the image is decoder-only (hidden rows in and out): run it with tessera_forward_rows");
+    else
+        err.str(call).str(": the image takes tokens: run it with tessera_prompt and tessera_step");
+    return TESSERA_ERR_INVALID_ARGUMENT;
+}
+
+tessera_status run_schedule_of(Session *s, const tsr::ScheduleView &schedule, uint32_t rows, Message &err)
+{
     tessera_step_profile *profile = nullptr;
     if (s->profile) profile = s->profile + (&schedule == &s->image.prompt ? 0u : s->image.prompt.header->step_count);
     s->runs += 1u;
     return tsr::run_schedule(s->image, s->board, schedule, rows, s->position, err, profile, &s->counters);
+}
+
+tessera_status run(Session *s, const tsr::ScheduleView &schedule, uint32_t tokens_tensor, const int32_t *ids,
+                   uint32_t rows, Message &err)
+{
+    memcpy(tsr::tensor_address(s->image, s->board, tokens_tensor), ids, rows * sizeof(int32_t));
+    return run_schedule_of(s, schedule, rows, err);
+}
+
+// The KV cache tensor of (layer, kind): the image's KV tensors in order, keys then values per layer.
+const tsr_tensor *kv_tensor(const Session *s, uint32_t layer, uint32_t kind, uint32_t *id)
+{
+    uint32_t seen = 0;
+    const uint32_t want = 2u * layer + kind;
+    for (uint32_t i = 0; i < s->image.header->tensor_count; ++i) {
+        if (s->image.tensors[i].kind != TSR_TENSOR_KV_CACHE) continue;
+        if (seen++ == want) {
+            *id = i;
+            return &s->image.tensors[i];
+        }
+    }
+    return nullptr;
+}
+
+// Checks a KV call and gives the rows' address and size.
+tessera_status kv_rows(const Session *s, uint32_t layer, uint32_t kind, uint32_t first, uint32_t count, uint32_t limit,
+                       uint8_t **addr, size_t *bytes, Message &err)
+{
+    const tsr_image_header &h = *s->image.header;
+    if (layer >= h.n_layers || kind > 1u) {
+        err.str("KV cache: layer ").num(layer).str(" kind ").num(kind).str(" (layers 0..").num(h.n_layers - 1u)
+            .str(", kind 0 keys or 1 values)");
+        return TESSERA_ERR_INVALID_ARGUMENT;
+    }
+    if (first > limit || count > limit - first) {
+        err.str("KV cache: rows ").num(first).str("..").num(first + count).str(" outside 0..").num(limit);
+        return TESSERA_ERR_INVALID_ARGUMENT;
+    }
+    uint32_t id = 0;
+    const tsr_tensor *t = kv_tensor(s, layer, kind, &id);
+    const uint64_t row = (uint64_t)(h.dim / h.n_heads) * h.n_kv_heads * tsr_dtype_bytes(h.precision);
+    if (t == nullptr || (uint64_t)t->size < row * h.context) {
+        err.str("KV cache: the image has no cache tensor for layer ").num(layer).str(" kind ").num(kind);
+        return TESSERA_ERR_INVALID_ARGUMENT;
+    }
+    *addr = tsr::tensor_address(s->image, s->board, id) + (size_t)(row * first);
+    *bytes = (size_t)(row * count);
+    return TESSERA_OK;
 }
 
 } // namespace
@@ -183,6 +242,7 @@ tessera_status tessera_encode(tessera_session *session, const char *text, bool b
         err.str("tessera_encode: text, ids and count must not be NULL");
         return TESSERA_ERR_INVALID_ARGUMENT;
     }
+    if (decoder_only(s)) return wrong_kind(s, "tessera_encode");
     const tsr_image_header &h = *s->image.header;
     // The sampler scratch is the tokenizer's work area: it holds nothing between calls.
     const tsr::EncodeOptions opt{bos,
@@ -199,7 +259,7 @@ tessera_status tessera_encode(tessera_session *session, const char *text, bool b
 const char *tessera_decode(const tessera_session *session, int32_t prev, int32_t token, uint32_t *len)
 {
     const Session *s = open_session(session);
-    if (s == nullptr) return nullptr;
+    if (s == nullptr || (s->image.header->flags & TSR_IMAGE_DECODER_ONLY)) return nullptr;
     return tsr::tokenizer_decode(s->image.tokenizer, s->image.header->bos_id, prev, token, len);
 }
 
@@ -207,6 +267,7 @@ tessera_status tessera_prompt(tessera_session *session, const int32_t *ids, uint
 {
     Session *s = open_session(session);
     if (s == nullptr) return TESSERA_ERR_NOT_OPEN;
+    if (decoder_only(s)) return wrong_kind(s, "tessera_prompt");
     Message err = error_of(s);
     if (ids == nullptr || count == 0u) {
         err.str("tessera_prompt: needs at least one token");
@@ -239,6 +300,7 @@ tessera_status tessera_step(tessera_session *session, int32_t token)
 {
     Session *s = open_session(session);
     if (s == nullptr) return TESSERA_ERR_NOT_OPEN;
+    if (decoder_only(s)) return wrong_kind(s, "tessera_step");
     Message err = error_of(s);
     tessera_status st = check_tokens(s, &token, 1u, err);
     if (st != TESSERA_OK) return st;
@@ -261,6 +323,7 @@ tessera_status tessera_logits(const tessera_session *session, uint32_t row, cons
     const Session *cs = open_session(session);
     if (cs == nullptr) return TESSERA_ERR_NOT_OPEN;
     Session *s = const_cast<Session *>(cs);
+    if (decoder_only(s)) return wrong_kind(s, "tessera_logits");
     Message err = error_of(s);
     if (logits == nullptr) {
         err.str("tessera_logits: logits must not be NULL");
@@ -307,6 +370,99 @@ tessera_status tessera_sample(tessera_session *session, tessera_sampler *sampler
     const tsr_image_header &h = *s->image.header;
     float *scratch = reinterpret_cast<float *>(tsr::tensor_address(s->image, s->board, h.sampler_scratch_tensor));
     *token = tsr::sample_token(sampler, logits, h.vocab_size, scratch);
+    return TESSERA_OK;
+}
+
+tessera_status tessera_forward_rows(tessera_session *session, const void *rows_in, const int8_t *rotations,
+                                    uint32_t count, void *rows_out)
+{
+    Session *s = open_session(session);
+    if (s == nullptr) return TESSERA_ERR_NOT_OPEN;
+    if (!decoder_only(s)) return wrong_kind(s, "tessera_forward_rows");
+    Message err = error_of(s);
+    if (rows_in == nullptr || rotations == nullptr || rows_out == nullptr || count == 0u) {
+        err.str("tessera_forward_rows: needs at least one row, its rotation and room for its output");
+        return TESSERA_ERR_INVALID_ARGUMENT;
+    }
+    const tsr_image_header &h = *s->image.header;
+    if (count > h.context - s->position) {
+        err.str("position ").num(s->position).str(" + ").num(count).str(" rows exceeds the context of ").num(h.context);
+        return TESSERA_ERR_CONTEXT_FULL;
+    }
+    const size_t row = (size_t)h.dim * tsr_dtype_bytes(h.precision), hs = h.dim / h.n_heads, rot = hs * hs;
+    const uint32_t start = s->position;
+    const uint64_t t0 = s->board->ops->cycles(s->board->ctx);
+    const bool token = count == 1u; // autoregressive mode
+    const tsr::ScheduleView &schedule = token ? s->image.token : s->image.prompt;
+    const uint32_t in = token ? h.tokens_tensor_token : h.tokens_tensor_prompt,
+                   out = token ? h.logits_tensor_token : h.logits_tensor_prompt,
+                   rotation = token ? h.rotation_tensor_token : h.rotation_tensor_prompt;
+    uint32_t rows = 0;
+    for (uint32_t done = 0; done < count; done += rows) {
+        rows = count - done < h.prompt_chunk ? count - done : h.prompt_chunk;
+        memcpy(tsr::tensor_address(s->image, s->board, in), static_cast<const uint8_t *>(rows_in) + done * row, rows * row);
+        memcpy(tsr::tensor_address(s->image, s->board, rotation), rotations + done * rot, rows * rot);
+        const tessera_status st = run_schedule_of(s, schedule, rows, err);
+        if (st != TESSERA_OK) {
+            s->position = start; // the cache past `start` is garbage but unreachable
+            return st;
+        }
+        memcpy(static_cast<uint8_t *>(rows_out) + done * row, tsr::tensor_address(s->image, s->board, out), rows * row);
+        s->position += rows;
+    }
+    uint64_t &tokens = token ? s->step_tokens : s->prompt_tokens, &cycles = token ? s->step_cycles : s->prompt_cycles;
+    tokens += count;
+    cycles += s->board->ops->cycles(s->board->ctx) - t0;
+    return TESSERA_OK;
+}
+
+tessera_status tessera_kv_read(const tessera_session *session, uint32_t layer, uint32_t kind, uint32_t first,
+                               uint32_t count, void *rows)
+{
+    const Session *cs = open_session(session);
+    if (cs == nullptr) return TESSERA_ERR_NOT_OPEN;
+    Session *s = const_cast<Session *>(cs);
+    Message err = error_of(s);
+    if (rows == nullptr && count) {
+        err.str("tessera_kv_read: rows must not be NULL");
+        return TESSERA_ERR_INVALID_ARGUMENT;
+    }
+    uint8_t *addr = nullptr;
+    size_t bytes = 0;
+    TSR_TRY(kv_rows(s, layer, kind, first, count, s->position, &addr, &bytes, err));
+    if (bytes) memcpy(rows, addr, bytes);
+    return TESSERA_OK;
+}
+
+tessera_status tessera_kv_write(tessera_session *session, uint32_t layer, uint32_t kind, uint32_t first,
+                                uint32_t count, const void *rows)
+{
+    Session *s = open_session(session);
+    if (s == nullptr) return TESSERA_ERR_NOT_OPEN;
+    Message err = error_of(s);
+    if (rows == nullptr && count) {
+        err.str("tessera_kv_write: rows must not be NULL");
+        return TESSERA_ERR_INVALID_ARGUMENT;
+    }
+    uint8_t *addr = nullptr;
+    size_t bytes = 0;
+    TSR_TRY(kv_rows(s, layer, kind, first, count, s->image.header->context, &addr, &bytes, err));
+    if (bytes) memcpy(addr, rows, bytes);
+    return TESSERA_OK;
+}
+
+tessera_status tessera_set_position(tessera_session *session, uint32_t position)
+{
+    Session *s = open_session(session);
+    if (s == nullptr) return TESSERA_ERR_NOT_OPEN;
+    if (position > s->image.header->context) {
+        Message err = error_of(s);
+        err.str("tessera_set_position: ").num(position).str(" is above the context of ").num(s->image.header->context);
+        return TESSERA_ERR_INVALID_ARGUMENT;
+    }
+    s->position = position;
+    s->last_run = tsr::LastRun::kNone;
+    s->last_rows = 0;
     return TESSERA_OK;
 }
 

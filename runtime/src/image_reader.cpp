@@ -25,15 +25,19 @@ tessera_status check_header_fields(const tsr_image_header &h, Message &err)
     };
     if (h.precision != TSR_DTYPE_F32 && h.precision != TSR_DTYPE_BF16 && h.precision != TSR_DTYPE_I8)
         return bad("precision is not fp32, bf16 or int8");
-    if (!h.dim || !h.hidden_dim || !h.n_layers || !h.n_heads || !h.n_kv_heads || !h.vocab_size ||
+    const bool decoder_only = (h.flags & TSR_IMAGE_DECODER_ONLY) != 0u;
+    if (!h.dim || !h.hidden_dim || !h.n_layers || !h.n_heads || !h.n_kv_heads || (!h.vocab_size && !decoder_only) ||
         !h.seq_len)
         return bad("a model dimension is zero");
+    if (decoder_only && (h.vocab_size || h.bos_id || h.eos_id || (h.flags & TSR_IMAGE_PROMPT_LOGITS_ALL)))
+        return bad("a decoder-only image has a vocabulary, BOS/EOS ids or a logits flag");
     if (h.n_heads % h.n_kv_heads != 0u) return bad("n_heads is not a multiple of n_kv_heads");
     if (h.dim % h.n_heads != 0u || (h.dim / h.n_heads) % 2u != 0u)
         return bad("head size is not a whole even number");
     if (!h.context || h.context > h.seq_len) return bad("context is 0 or above seq_len");
     if (!h.prompt_chunk || h.prompt_chunk > h.context) return bad("prompt_chunk is 0 or above context");
-    if (h.bos_id >= h.vocab_size || h.eos_id >= h.vocab_size) return bad("BOS/EOS id outside the vocabulary");
+    if (!decoder_only && (h.bos_id >= h.vocab_size || h.eos_id >= h.vocab_size))
+        return bad("BOS/EOS id outside the vocabulary");
     if (!(h.norm_eps > 0.0f) || !(h.norm_eps < 1e30f)) return bad("norm_eps is not a finite positive number");
     if (!(h.rope_theta > 0.0f) || !(h.rope_theta < 1e30f)) return bad("rope_theta is not a finite positive number");
     if (h.seq_len > TSR_MAX_SEQ_LEN) return bad("seq_len is above 2^20 positions");
@@ -129,7 +133,12 @@ tessera_status check_sections(const uint8_t *data, const tsr_image_header &h, Im
         }
         by_kind[s.kind] = &s;
     }
-    for (uint32_t kind = TSR_SECTION_TOKENIZER; kind <= TSR_SECTION_SCHEDULE_TOKEN; ++kind) {
+    const bool decoder_only = (h.flags & TSR_IMAGE_DECODER_ONLY) != 0u; // no tokenizer
+    if (decoder_only && by_kind[TSR_SECTION_TOKENIZER]) {
+        err.str("image has a tokenizer section but is decoder-only");
+        return TESSERA_ERR_IMAGE_BAD_SECTION;
+    }
+    for (uint32_t kind = TSR_SECTION_TOKENIZER + (decoder_only ? 1u : 0u); kind <= TSR_SECTION_SCHEDULE_TOKEN; ++kind) {
         if (!by_kind[kind]) {
             err.str("image has no section of kind ").num(kind);
             return TESSERA_ERR_IMAGE_BAD_SECTION;
@@ -240,22 +249,17 @@ tessera_status frame_schedule(const tsr_section &sec, const uint8_t *data, uint3
     return TESSERA_OK;
 }
 
-tessera_status check_io_tensors(const tsr_image_header &h, const tsr_tensor *tensors, Message &err)
+struct Io {
+    uint32_t id;
+    uint32_t dtype;
+    uint64_t bytes;
+    const char *what;
+};
+
+tessera_status check_io(const tsr_image_header &h, const tsr_tensor *tensors, const Io *io, uint32_t count, Message &err)
 {
-    struct Io {
-        uint32_t id;
-        uint32_t dtype;
-        uint64_t bytes;
-        const char *what;
-    } io[] = {
-        {h.logits_tensor_prompt, TSR_DTYPE_F32,
-         (uint64_t)(h.flags & TSR_IMAGE_PROMPT_LOGITS_ALL ? h.prompt_chunk : 1u) * h.vocab_size * 4u, "prompt logits"},
-        {h.logits_tensor_token, TSR_DTYPE_F32, (uint64_t)h.vocab_size * 4u, "token logits"},
-        {h.tokens_tensor_prompt, TSR_DTYPE_I32, (uint64_t)h.prompt_chunk * 4u, "prompt tokens"},
-        {h.tokens_tensor_token, TSR_DTYPE_I32, 4u, "token input"},
-        {h.sampler_scratch_tensor, TSR_DTYPE_F32, (uint64_t)h.vocab_size * TSR_SAMPLER_BYTES_PER_TOKEN, "sampler scratch"},
-    };
-    for (const Io &x : io) {
+    for (uint32_t i = 0; i < count; ++i) {
+        const Io &x = io[i];
         if (x.id >= h.tensor_count || tensors[x.id].dtype != x.dtype || tensors[x.id].size < x.bytes ||
             tensors[x.id].region == TSR_REGION_IMAGE || tensors[x.id].kind == TSR_TENSOR_WEIGHT) {
             err.str("image header: ").str(x.what).str(" tensor ").num(x.id).str(" is missing, too small or read-only");
@@ -263,6 +267,35 @@ tessera_status check_io_tensors(const tsr_image_header &h, const tsr_tensor *ten
         }
     }
     return TESSERA_OK;
+}
+
+// A decoder-only image's rows in and out (the tokens and logits tensors) and its rotations.
+tessera_status check_row_tensors(const tsr_image_header &h, const tsr_tensor *tensors, Message &err)
+{
+    const uint64_t row = (uint64_t)h.dim * tsr_dtype_bytes(h.precision), hs = h.dim / h.n_heads;
+    const Io io[] = {
+        {h.tokens_tensor_prompt, h.precision, h.prompt_chunk * row, "prompt rows in"},
+        {h.tokens_tensor_token, h.precision, row, "token row in"},
+        {h.logits_tensor_prompt, h.precision, h.prompt_chunk * row, "prompt rows out"},
+        {h.logits_tensor_token, h.precision, row, "token row out"},
+        {h.rotation_tensor_prompt, TSR_DTYPE_I8, h.prompt_chunk * hs * hs, "prompt rotations"},
+        {h.rotation_tensor_token, TSR_DTYPE_I8, hs * hs, "token rotation"},
+    };
+    return check_io(h, tensors, io, sizeof io / sizeof io[0], err);
+}
+
+tessera_status check_io_tensors(const tsr_image_header &h, const tsr_tensor *tensors, Message &err)
+{
+    if (h.flags & TSR_IMAGE_DECODER_ONLY) return check_row_tensors(h, tensors, err);
+    const Io io[] = {
+        {h.logits_tensor_prompt, TSR_DTYPE_F32,
+         (uint64_t)(h.flags & TSR_IMAGE_PROMPT_LOGITS_ALL ? h.prompt_chunk : 1u) * h.vocab_size * 4u, "prompt logits"},
+        {h.logits_tensor_token, TSR_DTYPE_F32, (uint64_t)h.vocab_size * 4u, "token logits"},
+        {h.tokens_tensor_prompt, TSR_DTYPE_I32, (uint64_t)h.prompt_chunk * 4u, "prompt tokens"},
+        {h.tokens_tensor_token, TSR_DTYPE_I32, 4u, "token input"},
+        {h.sampler_scratch_tensor, TSR_DTYPE_F32, (uint64_t)h.vocab_size * TSR_SAMPLER_BYTES_PER_TOKEN, "sampler scratch"},
+    };
+    return check_io(h, tensors, io, sizeof io / sizeof io[0], err);
 }
 
 // The step table holds pointers the executor follows: the runtime alone writes it
@@ -411,6 +444,7 @@ tessera_status read_image(const uint8_t *data, size_t size, const tsr_hal_board 
     TSR_TRY(frame_schedule(*by_kind[TSR_SECTION_SCHEDULE_PROMPT], data, h.prompt_chunk, "prompt", &out->prompt, err));
     TSR_TRY(frame_schedule(*by_kind[TSR_SECTION_SCHEDULE_TOKEN], data, 1u, "token", &out->token, err));
     TSR_TRY(check_step_table(h, *out, err));
+    if (h.flags & TSR_IMAGE_DECODER_ONLY) return TESSERA_OK; // no tokenizer
     const tsr_section &tok = *by_kind[TSR_SECTION_TOKENIZER];
     return read_tokenizer_section(data + tok.file_offset, tok.size, h.vocab_size, &out->tokenizer, err);
 }

@@ -1,6 +1,7 @@
 // tessera-eval: a teacher-forced run of a token sequence through a model image;
 // perplexity, and top-1 agreement with a reference image (the same model at another
-// precision or plan), as a table or as JSON.
+// precision or plan), as a table or as JSON. Or, for a decoder-only image, a run of
+// another system's test vectors (--npz-inputs), its outputs written and compared.
 #include <algorithm>
 #include <cinttypes>
 #include <cmath>
@@ -8,6 +9,7 @@
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -19,7 +21,11 @@
 
 #include "tessera/host_board.hpp"
 #include "tessera/tessera.h"
+#include "tessera/errors.h"
 #include "tessera/tools/image_file.h"
+#include "tessera/tools/npz.h"
+#include "tessera/tools/output_file.h"
+#include "test_vectors.h"
 
 namespace {
 
@@ -69,6 +75,7 @@ public:
 
     const tessera_image_summary &summary() const { return summary_; }
     const std::string &path() const { return path_; }
+    tessera_session *session() { return &session_; }
 
     std::vector<int32_t> encode(const std::string &text)
     {
@@ -172,6 +179,66 @@ int fail(const Failure &f)
     return 1;
 }
 
+// --npz-inputs: the vectors through the image; --npz-out, --npz-expect.
+int run_vectors_mode(const std::string &image_path, const std::string &board_arg, uint32_t threads, const std::string &inputs_path,
+                     const std::string &out_path, const std::string &expect_path, bool json)
+{
+    try {
+        std::optional<tessera::OutputFile> out;
+        if (!out_path.empty()) {
+            tessera::check_outputs({{"--npz-out", out_path}}, {{"the image", image_path}, {"--npz-inputs", inputs_path},
+                                                               {"--npz-expect", expect_path}});
+            out.emplace(out_path);
+        }
+        const std::vector<tessera::NpyArray> inputs = tessera::read_npz(inputs_path);
+        const std::vector<tessera::NpyArray> expected =
+            expect_path.empty() ? std::vector<tessera::NpyArray>{} : tessera::read_npz(expect_path);
+        Model model(image_path, board_arg, threads);
+        const tessera::VectorRun run = tessera::run_vectors(model.session(), model.summary(), inputs, inputs_path);
+        const std::vector<tessera::OutputDiff> diffs = tessera::compare_outputs(run.outputs, expected, expect_path);
+        uint64_t differing = 0, values = 0;
+        for (const auto &d : diffs) differing += d.differing, values += d.values;
+        if (json) {
+            nlohmann::json j;
+            j["image"] = image_path;
+            j["inputs"] = inputs_path;
+            j["mode"] = run.mode;
+            j["rows"] = run.rows;
+            j["past"] = run.past;
+            j["outputs"] = run.outputs.size();
+            if (!expect_path.empty()) {
+                j["expected"] = expect_path;
+                j["values"] = values;
+                j["differing"] = differing;
+                for (const auto &d : diffs)
+                    j["compared"].push_back({{"name", d.name}, {"values", d.values}, {"differing", d.differing},
+                                             {"max_abs_diff", d.max_abs_diff}});
+            }
+            std::printf("%s\n", j.dump(2).c_str());
+        } else {
+            std::printf("%s: %s mode, %u rows at S_past %u, %zu outputs\n", inputs_path.c_str(), run.mode, run.rows, run.past,
+                        run.outputs.size());
+            for (const auto &d : diffs)
+                std::printf("  %-10s %8" PRIu64 " values, %6" PRIu64 " differ (largest difference %g)\n", d.name.c_str(), d.values,
+                            d.differing, d.max_abs_diff);
+            if (!expect_path.empty())
+                std::printf("  all        %8" PRIu64 " values, %6" PRIu64 " differ from %s\n", values, differing, expect_path.c_str());
+        }
+        if (std::fflush(stdout) != 0 || std::ferror(stdout)) throw Failure{TESSERA_ERR_INVALID_ARGUMENT, "cannot write the output"};
+        if (out) {
+            out->write(tessera::write_npz(run.outputs));
+            out->commit();
+        }
+        return differing ? 3 : 0;
+    } catch (const Failure &f) {
+        return fail(f);
+    } catch (const tessera::InputError &e) {
+        return fail({TESSERA_ERR_INVALID_ARGUMENT, e.what()});
+    } catch (const std::exception &e) {
+        return fail({TESSERA_ERR_KERNEL, e.what()});
+    }
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -190,8 +257,20 @@ int main(int argc, char **argv)
                    "planned for, from the boards directory or, for a custom board, the description the image embeds)");
     app.add_option("--threads", threads, "threads backing the cluster (default: as tessera-generate)")
         ->check(CLI::Range(1u, 64u));
-    app.add_flag("--json", json, "print JSON: perplexity, reference_perplexity, top1_agreement (a fraction), ...");
+    app.add_flag("--json", json, "print JSON: perplexity, reference_perplexity, top1_agreement (a fraction), ...; with "
+                                 "--npz-inputs: mode, rows, past, and per output its values and how many differ");
+    std::string npz_inputs, npz_out, npz_expect;
+    auto *npz_opt = app.add_option("--npz-inputs", npz_inputs,
+                                   "test vectors for a decoder-only image (Deeploy's inputs.npz: hidden state, mask, rotations, "
+                                   "each layer's past K and V): load the caches, set the position to S_past, run the rows");
+    npz_opt->excludes(ids_opt)->excludes(text_opt);
+    app.add_option("--npz-out", npz_out, "with --npz-inputs: write the outputs (hidden state, each layer's K and V) to FILE.npz")
+        ->needs(npz_opt);
+    app.add_option("--npz-expect", npz_expect,
+                   "with --npz-inputs: count, per output, the values that differ from FILE.npz (exit status 3 if any do)")
+        ->needs(npz_opt);
     if (const int rc = tessera::parse_command_line(app, "tessera-eval", argc, argv); rc >= 0) return rc;
+    if (!npz_inputs.empty()) return run_vectors_mode(image_path, board_arg, threads, npz_inputs, npz_out, npz_expect, json);
     if (ids_path.empty() == text_path.empty())
         return fail({TESSERA_ERR_INVALID_ARGUMENT, "give the sequence with --ids FILE or --text FILE"});
 

@@ -149,7 +149,8 @@ typedef enum tsr_quant_kind {
 #define TSR_FEATURE_I8 4u           /* integer-only int8 kernels */
 #define TSR_FEATURE_I8_FLOAT_NONLINEAR 8u /* int8 with float non-linearities (boards with an FPU) */
 #define TSR_FEATURE_NPU 16u         /* NPU jobs */
-#define TSR_FEATURE_COUNT_ 5u
+#define TSR_FEATURE_QUANTLIB 32u    /* QuantLib's integer operators (graphs that Deeploy runs) */
+#define TSR_FEATURE_COUNT_ 6u
 
 static inline const char *tsr_feature_name(uint32_t bit)
 {
@@ -159,6 +160,7 @@ static inline const char *tsr_feature_name(uint32_t bit)
     case TSR_FEATURE_I8: return "int8 kernels";
     case TSR_FEATURE_I8_FLOAT_NONLINEAR: return "int8 float non-linearities";
     case TSR_FEATURE_NPU: return "NPU";
+    case TSR_FEATURE_QUANTLIB: return "QuantLib integer operators";
     default: return 0;
     }
 }
@@ -166,7 +168,9 @@ static inline const char *tsr_feature_name(uint32_t bit)
 /* How an int8 operator computes its non-linearities (softmax, RMSNorm, SiLU). */
 typedef enum tsr_nonlinear {
     TSR_NONLINEAR_INTEGER = 0, /* integer arithmetic only (I-BERT exp, integer division and square root) */
-    TSR_NONLINEAR_FLOAT = 1    /* dequantized, computed in float, requantized */
+    TSR_NONLINEAR_FLOAT = 1,   /* dequantized, computed in float, requantized */
+    TSR_NONLINEAR_QUANTLIB = 2 /* QuantLib's integer operators, bit for bit as Deeploy runs them
+                                  (iRMSNorm, iSoftmax, iHardswish, RequantShift: tessera/kernels_quantlib.h) */
 } tsr_nonlinear;
 
 /* How a bf16 operator computes e^x (attention, SiLU): the kernels' tsr_exp_kind. */
@@ -206,7 +210,11 @@ typedef enum tsr_tile_kind {
 
 /* tsr_image_header.flags */
 #define TSR_IMAGE_PROMPT_LOGITS_ALL 1u /* prompt runs leave logits for every row, not only the last */
-#define TSR_IMAGE_FLAGS_ 1u
+#define TSR_IMAGE_DECODER_ONLY 2u /* no embedding, classifier or tokenizer: hidden rows in (the tokens
+                                     tensors: rows x dim of the precision), hidden rows out (the logits
+                                     tensors, the same shape; every row), and a side input per row (the
+                                     rotation tensors: rows x head_size^2, I8) */
+#define TSR_IMAGE_FLAGS_ 3u
 
 typedef struct tsr_image_header {
     uint32_t magic;
@@ -252,7 +260,9 @@ typedef struct tsr_image_header {
     uint32_t section_table_crc;      /* CRC-32 of the section table */
     uint32_t step_table_tensor;      /* >= (prompt + token steps) x TSR_STEP_TABLE_ENTRY_BYTES, 8-aligned */
     uint32_t required_features;      /* TSR_FEATURE_* */
-    uint32_t reserved[6];
+    uint32_t rotation_tensor_prompt; /* TSR_IMAGE_DECODER_ONLY: I8 prompt_chunk x head_size^2, IO; else 0 */
+    uint32_t rotation_tensor_token;  /* TSR_IMAGE_DECODER_ONLY: I8 1 x head_size^2, IO; else 0 */
+    uint32_t reserved[4];
 } tsr_image_header;
 
 /* One section of each kind, except WEIGHTS: one per region it targets (IMAGE, L2,

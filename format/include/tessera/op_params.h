@@ -26,6 +26,15 @@ typedef struct tsr_requant_params {
     int32_t multiplier, shift;
 } tsr_requant_params;
 
+/* QuantLib's RequantShift with its constants: y = clamp(floor((x mul + add + 2^(shift-1)) / 2^shift), lo, hi)
+ * (round half up; tessera/kernels_quantlib.h). mul and add are scalars here; per-channel ones
+ * are in a weight tensor. */
+typedef struct tsr_rqs_params {
+    int32_t mul, add;
+    int32_t shift;  /* log2 of RequantShift's div: 0..62 */
+    int32_t lo, hi; /* the output range: [-n/2, n/2 - 1] signed, [0, n - 1] unsigned */
+} tsr_rqs_params;
+
 typedef struct tsr_embed_params {
     uint32_t vocab, dim; /* the table is vocab x dim of the output's element type */
 } tsr_embed_params;
@@ -38,6 +47,8 @@ typedef struct tsr_rmsnorm_params {
     uint32_t eps_q8;      /* I8 integer variant: round(256 eps / scale_x^2) */
     int32_t gain;         /* I8 integer variant (tsr_rmsnorm_i8_args) */
     int32_t gain_shift;
+    int32_t log2_d;       /* I8 QuantLib variant (iRMSNorm): log2 of D; the weight is I32 */
+    int32_t lo, hi;       /* I8 QuantLib variant: the output range */
 } tsr_rmsnorm_params;
 
 typedef struct tsr_matmul_params {
@@ -50,11 +61,24 @@ typedef struct tsr_matmul_params {
     uint32_t join;         /* NPU steps with weights in NMS: the index of the step (of the same schedule) before
                               which the job must be done, the first that uses its output; others: unused */
     uint32_t weight_bits;  /* I8 cluster steps: 4 for W4A8 (weights in layout W4_G32), else 0 */
+    uint32_t requant_form; /* I8 out: 0 Q31 factors (requant as above); 1 QuantLib's RequantShift: requant is the
+                              I32 tensor of n multipliers then n addends (the bias folded in), with the shift and
+                              output range below */
+    int32_t rqs_shift, rqs_lo, rqs_hi;
 } tsr_matmul_params;
 
 typedef struct tsr_rope_params {
     uint32_t dim, kv_dim, head_size, context; /* I8: the table is I16 {cos, sin} in Q14 */
+    uint32_t form;           /* 0: pairs rotated by the table's angles; TSR_ROPE_MATRIX: each head times
+                                its row's head_size x head_size I8 matrix (a side input), then requantized */
+    tsr_rqs_params q, k;     /* TSR_ROPE_MATRIX */
 } tsr_rope_params;
+
+/* REQUANT: y = RequantShift(x), element-wise, scalar constants. */
+typedef struct tsr_requant_step_params {
+    uint32_t n;
+    tsr_rqs_params rqs;
+} tsr_requant_step_params;
 
 typedef struct tsr_kv_append_params {
     uint32_t kv_dim, context;
@@ -68,11 +92,14 @@ typedef struct tsr_attention_params {
     tsr_requant_params out;        /* I8 integer: scale_v / (4096 scale_out) */
     float score_scale;             /* I8 float: scale_q scale_k / sqrt(head_size) */
     float out_scale;               /* I8 float: scale_v / scale_out */
+    uint32_t tables;               /* I8 QuantLib: the I32 tensor of its constants (tsr_quantlib_attention) */
 } tsr_attention_params;
 
 typedef struct tsr_add_params {
     uint32_t n;
     tsr_requant_params a, b;       /* I8: scale_a / scale_y and scale_b / scale_y */
+    uint32_t form;                 /* I8: 0 Q31 factors; TSR_ADD_RQS: y = rqs_y(rqs_a(a) + rqs_b(b)) */
+    tsr_rqs_params rqs_a, rqs_b, rqs_y;
 } tsr_add_params;
 
 typedef struct tsr_swiglu_params {
@@ -82,6 +109,9 @@ typedef struct tsr_swiglu_params {
     tsr_requant_params out;        /* I8 integer: scale_gate scale_up / (16 scale_y) */
     float gate_scale;              /* I8 float: scale_gate */
     float out_scale;               /* I8 float: scale_gate scale_up / scale_y */
+    int32_t three, six, one_over_six; /* I8 QuantLib (iHardswish): y = rqs_y(rqs_act(g clamp(g + three, 0, six)
+                                         one_over_six) up) */
+    tsr_rqs_params rqs_act, rqs_y;
 } tsr_swiglu_params;
 
 typedef struct tsr_last_row_params {
@@ -98,6 +128,7 @@ typedef union tsr_op_params {
     tsr_add_params add;
     tsr_swiglu_params swiglu;
     tsr_last_row_params last_row;
+    tsr_requant_step_params requant;
     uint32_t words[24];                /* TSR_PARAM_BYTES: room for what a later version adds */
 } tsr_op_params;
 

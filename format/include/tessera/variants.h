@@ -20,6 +20,9 @@ extern "C" {
 #define TSR_MATMUL_TYPES(weights, out) ((uint32_t)(weights) << 4 | (uint32_t)(out))
 /* ... with 4-bit weights in groups (tsr_matmul_params.weight_bits 4). */
 #define TSR_MATMUL_W4 0x100u
+#define TSR_MATMUL_RQS 0x200u  /* QuantLib's RequantShift (mul, add, shift) instead of Q31 factors */
+#define TSR_ROPE_MATRIX 1u     /* the rotation is a head_size^2 matrix per row, a side input */
+#define TSR_ADD_RQS 1u         /* QuantLib's RequantShift of each input and of the sum */
 
 typedef enum tsr_variant_id {
     TSR_VARIANT_NONE = 0,
@@ -33,6 +36,8 @@ typedef enum tsr_variant_id {
  * arithmetic column). A matmul's types are masked to 4 bits each: a type of 16 or
  * more matches no row, and the operator refuses it by its own check. */
 static inline uint32_t tsr_arithmetic_none(const tsr_step *s) { (void)s; return 0u; }
+static inline uint32_t tsr_arithmetic_rope(const tsr_step *s) { return s->params.rope.form; }
+static inline uint32_t tsr_arithmetic_add(const tsr_step *s) { return s->params.add.form; }
 static inline uint32_t tsr_arithmetic_rmsnorm(const tsr_step *s) { return s->params.rmsnorm.nonlinear; }
 static inline uint32_t tsr_arithmetic_attention(const tsr_step *s) { return s->params.attention.exp; }
 static inline uint32_t tsr_arithmetic_swiglu(const tsr_step *s) { return s->params.swiglu.exp; }
@@ -41,7 +46,9 @@ static inline uint32_t tsr_arithmetic_matmul(const tsr_step *s)
     const tsr_matmul_params *p = &s->params.matmul;
     if (p->weight_dtype >= 16u || p->out_dtype >= 16u || (p->weight_bits != 0u && p->weight_bits != 4u))
         return 0xFFFFFFFFu;
-    return TSR_MATMUL_TYPES(p->weight_dtype, p->out_dtype) | (p->weight_bits == 4u ? TSR_MATMUL_W4 : 0u);
+    if (p->requant_form > 1u) return 0xFFFFFFFFu;
+    return TSR_MATMUL_TYPES(p->weight_dtype, p->out_dtype) | (p->weight_bits == 4u ? TSR_MATMUL_W4 : 0u) |
+           (p->requant_form == 1u ? TSR_MATMUL_RQS : 0u);
 }
 
 static inline uint32_t tsr_step_arithmetic(const tsr_step *s)

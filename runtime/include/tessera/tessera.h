@@ -188,6 +188,33 @@ tessera_status tessera_profile(tessera_session *session, tessera_step_profile *s
 uint32_t tessera_profile_sum(const tessera_step_profile *steps, uint32_t count, uint32_t op, uint32_t layer,
                              tessera_step_profile *sum);
 
+/*
+ * Decoder-only images (an ONNX decoder's: vocab_size 0 in the summary): hidden rows in, hidden
+ * rows out, with no embedding, classifier or tokenizer. Their schedules run the same prompt
+ * (parallel) and autoregressive modes; tessera_prompt, tessera_step, tessera_logits,
+ * tessera_sample and tessera_encode refuse them, and tessera_forward_rows refuses the others.
+ *
+ * Runs `count` rows (dim elements of the image's precision each) at the current position:
+ * one row in autoregressive mode, more in chunks of prompt_chunk (the rows of a chunk see each
+ * other as the graph's causal mask lets them). `rotations` holds each row's side input, its
+ * RoPE matrix: head_size x head_size int8, row-major, count of them. rows_out gets count rows.
+ * On success the position advances by count.
+ */
+tessera_status tessera_forward_rows(tessera_session *session, const void *rows_in, const int8_t *rotations,
+                                    uint32_t count, void *rows_out);
+
+/* The KV cache as rows: `count` cached positions from `first` of layer `layer`'s keys (kind 0)
+ * or values (kind 1), kv_dim elements of the precision each. Reading needs first + count <=
+ * the position; writing needs first + count <= the context and restores saved state (or loads
+ * another system's cache): follow it with tessera_set_position. Every image has them. */
+tessera_status tessera_kv_read(const tessera_session *session, uint32_t layer, uint32_t kind, uint32_t first,
+                               uint32_t count, void *rows);
+tessera_status tessera_kv_write(tessera_session *session, uint32_t layer, uint32_t kind, uint32_t first,
+                                uint32_t count, const void *rows);
+/* Sets the position (0..context): the cache below it is what the next run attends to. Forgets
+ * the logits. */
+tessera_status tessera_set_position(tessera_session *session, uint32_t position);
+
 /* Forgets the sequence: position 0, no logits. */
 tessera_status tessera_reset(tessera_session *session);
 uint32_t tessera_position(const tessera_session *session);

@@ -1,8 +1,10 @@
 // ADD       in: a (rows x n), b (rows x n)   out: y = a + b (rows x n)   tiles: rows
-//           params (tsr_add_params): n; I8: each input's factor to y's scale.
+//           params (tsr_add_params): n; I8: each input's factor to y's scale, or (TSR_ADD_RQS)
+//           QuantLib's RequantShift of each input and of their sum.
 #include "row_tiles.h"
 #include "tessera/kernels_bf16.h"
 #include "tessera/kernels_i8.h"
+#include "tessera/kernels_quantlib.h"
 
 namespace tsr {
 namespace {
@@ -36,6 +38,22 @@ tsr_kernel_status add_i8(const StepRun &r, uint8_t *a, uint8_t *b, uint8_t *y, u
     return tsr_add_i8(&args, r.worker, r.workers);
 }
 
+tessera_status check_rqs(StepChecker &c)
+{
+    const tsr_add_params &p = P(c.step);
+    const tsr_rqs_params *const all[] = {&p.rqs_a, &p.rqs_b, &p.rqs_y};
+    for (const tsr_rqs_params *r : all)
+        if (!tsr_rqs_valid(r) || r->lo < -128 || r->hi > 127) return c.fail("RequantShift constants out of range");
+    return TESSERA_OK;
+}
+
+tsr_kernel_status add_rqs(const StepRun &r, uint8_t *a, uint8_t *b, uint8_t *y, uint32_t count)
+{
+    const tsr_add_params &p = P(r.step);
+    const tsr_add_i8_rqs_args args = {(int8_t *)a, (int8_t *)b, (int8_t *)y, &p.rqs_a, &p.rqs_b, &p.rqs_y, count};
+    return tsr_add_i8_rqs(&args, r.worker, r.workers);
+}
+
 tessera_status validate(StepChecker &c)
 {
     return binary_validate(c, P(c.step).n);
@@ -55,6 +73,7 @@ void run(StepRun &r)
 TSR_REGISTER_VARIANT(ADD_F32, nullptr, Variant<Kernel>{add_f32})
 TSR_REGISTER_VARIANT(ADD_BF16, nullptr, Variant<Kernel>{add_bf16})
 TSR_REGISTER_VARIANT(ADD_I8, check_i8, Variant<Kernel>{add_i8})
+TSR_REGISTER_VARIANT(ADD_I8_RQS, check_rqs, Variant<Kernel>{add_rqs})
 
 extern const OpDevice op_ADD = {validate, geometry, run, false};
 

@@ -2,7 +2,9 @@
 //           scratch: operand 3, no tensor: per attention core, a scores row and what the
 //             element type needs besides (Scratch below), from the plan
 //           params (tsr_attention_params): n_heads, n_kv_heads, head_size, context;
-//             BF16: the exponential; I8: the variant and its factors
+//             BF16: the exponential; I8: the variant and its factors; QuantLib: its tables
+//           (tessera/kernels_quantlib.h), and a row sees the whole chunk: the later rows' positions
+//           as masked ones, as Deeploy's graphs apply their causal mask
 //           tiles: tile[0] cached positions per chunk, tile[1] cores sharing the heads
 //
 // Causal grouped-query attention over the KV cache. The work items are (row, head)
@@ -17,6 +19,7 @@
 #include "tessera/kernels_bf16.h"
 #include "tessera/kernels_i8.h"
 #include "tessera/kernels_i8_float.h"
+#include "tessera/kernels_quantlib.h"
 #include "tessera/kernels_x86.h"
 
 namespace tsr {
@@ -48,6 +51,11 @@ Scratch scratch_i8_float(const Shape &a)
 {
     return Scratch{0u, 0u, 4u * a.ctx, tsr_attention_i8_float_scratch_bytes(a.ctx, a.hs)};
 }
+Scratch scratch_quantlib(const Shape &a)
+{
+    const tsr_quantlib_attention_layout l = tsr_quantlib_attention_scratch_layout(a.ctx, a.hs);
+    return Scratch{l.probs, l.exps, l.acc, l.bytes};
+}
 Scratch scratch_integer(const Shape &a)
 {
     const tsr_attention_i8_layout l = tsr_attention_i8_scratch_layout(a.ctx, a.hs);
@@ -65,6 +73,16 @@ tessera_status check_i8(StepChecker &c)
     TSR_TRY(c.requant(p.scores, "scores factor out of range"));
     TSR_TRY(c.requant(p.out, "output factor out of range"));
     return tsr_iexp_constants_valid(iexp_constants(p.softmax)) ? TESSERA_OK : c.fail("softmax constants out of range");
+}
+
+tessera_status check_quantlib(StepChecker &c)
+{
+    const tsr_attention_params &p = P(c.step);
+    TSR_TRY(c.nonlinear(p.exp));
+    if (p.context > TSR_QUANTLIB_MAX_CONTEXT) return c.fail("context above QuantLib attention's 2048");
+    const uint32_t operands[] = {0u, 1u, 2u, 4u};
+    for (uint32_t i : operands) TSR_TRY(c.symmetric(i));
+    return c.constant(p.tables, TSR_DTYPE_I32, sizeof(tsr_quantlib_attention), "QuantLib tables do not fit");
 }
 
 tessera_status check_i8_float(StepChecker &c)
@@ -88,6 +106,8 @@ struct ScoreArgs {
     bool last_chunk;
     uint8_t *y;
     const int8_t *zero; // the operands' zero points (ResolvedStep::zero)
+    uint32_t row_pos;   // the row's own position (the last it sees unmasked)
+    const uint8_t *tables; // QuantLib: its constants
 };
 // Values pass, one chunk: the weighted sum into the accumulators; after the row's last
 // chunk, the head of y from them.
@@ -99,6 +119,7 @@ struct AccumulateArgs {
     bool last_chunk;
     uint8_t *y;
     const int8_t *zero; // the operands' zero points (ResolvedStep::zero)
+    const uint8_t *tables; // QuantLib: its constants
 };
 
 void clear(float *acc, uint32_t n)
@@ -204,11 +225,37 @@ template <AccumulateI8 Accumulate> tsr_kernel_status accumulate_i8(const tsr_ste
     return st;
 }
 
-// A variant's row: its two passes' kernels and its scratch layout.
+tsr_kernel_status score_quantlib(const tsr_step &s, const ScoreArgs &x)
+{
+    const uint32_t hs = P(s).head_size;
+    const tsr_quantlib_attention *t = (const tsr_quantlib_attention *)x.tables;
+    tsr_kernel_status st = tsr_quantlib_scores((const int8_t *)x.q, (const int8_t *)x.keys, (int8_t *)x.mine + x.first,
+                                               x.count, hs, x.first, x.row_pos, t);
+    if (st == TSR_KERNEL_OK && x.last_chunk)
+        st = tsr_quantlib_softmax((const int8_t *)x.mine, (int8_t *)(x.mine + x.sx.probs), (int32_t *)(x.mine + x.sx.exps), x.n, t);
+    if (st == TSR_KERNEL_OK && x.last_chunk)
+        for (uint32_t i = 0; i < hs; ++i) ((int32_t *)(x.mine + x.sx.acc))[i] = 0;
+    return st;
+}
+
+tsr_kernel_status accumulate_quantlib(const tsr_step &s, const AccumulateArgs &x)
+{
+    const uint32_t hs = P(s).head_size;
+    int32_t *acc = (int32_t *)(x.mine + x.sx.acc);
+    const tsr_kernel_status st =
+        tsr_quantlib_accumulate((const int8_t *)(x.mine + x.sx.probs) + x.first, (const int8_t *)x.values, acc, x.count, hs);
+    if (st == TSR_KERNEL_OK && x.last_chunk)
+        return tsr_quantlib_output(acc, (int8_t *)x.y, hs, (const tsr_quantlib_attention *)x.tables);
+    return st;
+}
+
+// A variant's row: its two passes' kernels, its scratch layout, and what a row sees:
+// the positions up to its own (causal), or the whole chunk (the later rows' masked).
 struct AttentionVariant {
     tsr_kernel_status (*score)(const tsr_step &s, const ScoreArgs &x);
     tsr_kernel_status (*accumulate)(const tsr_step &s, const AccumulateArgs &x);
     Scratch (*scratch)(const Shape &a);
+    bool sees_chunk;
 };
 
 tessera_status validate(StepChecker &c)
@@ -266,6 +313,7 @@ void run(StepRun &r)
     const uint32_t tiles = rounds * 2u * chunks, e = act_bytes(r.step), head = a.hs * e;
     const AttentionVariant &v = variant_row<AttentionVariant>(r.resolved.variant);
     const Scratch sx = v.scratch(a);
+    const uint8_t *tables = P(r.step).tables < r.run.img.header->tensor_count ? r.constant(P(r.step).tables) : nullptr;
     // Tile t: round, pass (0 keys, 1 values) and chunk.
     struct Tile {
         uint32_t round, pass, chunk;
@@ -288,7 +336,7 @@ void run(StepRun &r)
         it.exists = true;
         it.row = i / a.nh;
         it.head = i % a.nh;
-        it.last = r.pos + it.row;
+        it.last = v.sees_chunk ? r.pos + r.rows - 1u : r.pos + it.row;
         it.first = x.chunk * tc;
         if (it.first > it.last) return it;
         it.count = it.last + 1u - it.first < tc ? it.last + 1u - it.first : tc;
@@ -327,8 +375,10 @@ void run(StepRun &r)
             r.check(kv, (uint64_t)it.count * head, 1 + x.pass);
             r.check(mine, sx.bytes, 3);
             r.check(x.pass ? y : q, head, x.pass ? 4 : 0);
-            r.kernel(x.pass == 0u ? v.score(r.step, ScoreArgs{q, kv, mine, sx, it.first, it.count, n, last_chunk, y, r.resolved.zero})
-                                  : v.accumulate(r.step, AccumulateArgs{kv, mine, sx, it.first, it.count, last_chunk, y, r.resolved.zero}));
+            r.kernel(x.pass == 0u ? v.score(r.step, ScoreArgs{q, kv, mine, sx, it.first, it.count, n, last_chunk, y,
+                                                              r.resolved.zero, r.pos + it.row, tables})
+                                  : v.accumulate(r.step, AccumulateArgs{kv, mine, sx, it.first, it.count, last_chunk, y,
+                                                                        r.resolved.zero, tables}));
         },
         [&](uint32_t t) {
             const Tile x = tile(t);
@@ -343,16 +393,19 @@ void run(StepRun &r)
 } // namespace
 
 // The variants it registers (tessera/variants.def).
-TSR_REGISTER_VARIANT(ATTENTION_F32, nullptr, AttentionVariant{score_f32, accumulate_f32, scratch_f32})
-TSR_REGISTER_VARIANT(ATTENTION_BF16, nullptr, AttentionVariant{score_bf16, accumulate_bf16, scratch_bf16})
-TSR_REGISTER_VARIANT(ATTENTION_BF16_SCHRAUDOLPH, nullptr, AttentionVariant{score_bf16, accumulate_bf16, scratch_bf16})
+TSR_REGISTER_VARIANT(ATTENTION_F32, nullptr, AttentionVariant{score_f32, accumulate_f32, scratch_f32, false})
+TSR_REGISTER_VARIANT(ATTENTION_BF16, nullptr, AttentionVariant{score_bf16, accumulate_bf16, scratch_bf16, false})
+TSR_REGISTER_VARIANT(ATTENTION_BF16_SCHRAUDOLPH, nullptr, AttentionVariant{score_bf16, accumulate_bf16, scratch_bf16, false})
 TSR_REGISTER_VARIANT(ATTENTION_I8, check_i8,
                      AttentionVariant{score_i8<tsr_attention_scores_i8, tsr_softmax_i8>,
-                                      accumulate_i8<tsr_attention_accumulate_i8>, scratch_integer})
+                                      accumulate_i8<tsr_attention_accumulate_i8>, scratch_integer, false})
 TSR_REGISTER_TUNED_VARIANT(X86_AVX2, ATTENTION_I8, check_i8,
                            AttentionVariant{score_i8<tsr_attention_scores_i8_avx2, tsr_softmax_i8_avx2>,
-                                            accumulate_i8<tsr_attention_accumulate_i8_avx2>, scratch_integer})
-TSR_REGISTER_VARIANT(ATTENTION_I8_FLOAT, check_i8_float, AttentionVariant{score_i8_float, accumulate_i8_float, scratch_i8_float})
+                                            accumulate_i8<tsr_attention_accumulate_i8_avx2>, scratch_integer, false})
+TSR_REGISTER_VARIANT(ATTENTION_I8_FLOAT, check_i8_float,
+                     AttentionVariant{score_i8_float, accumulate_i8_float, scratch_i8_float, false})
+TSR_REGISTER_VARIANT(ATTENTION_I8_QUANTLIB, check_quantlib,
+                     AttentionVariant{score_quantlib, accumulate_quantlib, scratch_quantlib, true})
 
 extern const OpDevice op_ATTENTION = {validate, geometry, run, false};
 

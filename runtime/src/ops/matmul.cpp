@@ -3,7 +3,9 @@
 //             F32 steps: F32 or BF16 weights (BF16: half the bytes, widened in the kernel), F32 out;
 //             BF16 steps: BF16 weights, BF16 out or F32 out (the logits), fp32 sums;
 //             I8 steps: I8 weights per output channel, I8 out (requant: n Q31 multipliers
-//               (int32) then n shifts (int8), an I32 tensor) or F32 out (requant: n dequantization factors, F32).
+//               (int32) then n shifts (int8), an I32 tensor) or F32 out (requant: n dequantization factors, F32);
+//               QuantLib's RequantShift (requant_form 1): requant holds n multipliers then n addends (I32),
+//               rqs_shift, rqs_lo and rqs_hi the rest.
 //           tiles: rows x output columns (tile[0], tile[1]); a row tile's x is
 //           loaded once, the weights stream tile by tile.
 //           NPU steps (engine NPU, I8 only): the weights are in the NPU's layout (tensor layout
@@ -16,6 +18,7 @@
 #include "tessera/kernels_bf16.h"
 #include "tessera/kernels_i8.h"
 #include "tessera/kernels_i8_float.h"
+#include "tessera/kernels_quantlib.h"
 #include "tessera/kernels_x86.h"
 
 namespace tsr {
@@ -83,6 +86,17 @@ tessera_status check_i8_w4(StepChecker &c)
                                  c.tensors[w].dims[1] != p.k))
         return c.fail("4-bit weights are not n x k in layout W4_G32", 1);
     return c.constant(p.requant, TSR_DTYPE_I32, (uint64_t)p.n * 5u, "requantization table does not fit");
+}
+
+tsr_rqs_params rqs_range(const tsr_matmul_params &p) { return tsr_rqs_params{0, 0, p.rqs_shift, p.rqs_lo, p.rqs_hi}; }
+
+tessera_status check_i8_rqs(StepChecker &c)
+{
+    const tsr_matmul_params &p = P(c.step);
+    if (p.k > 32768u) return c.fail("k above 32768");
+    const tsr_rqs_params r = rqs_range(p);
+    if (!tsr_rqs_valid(&r) || r.lo < -128 || r.hi > 127) return c.fail("RequantShift's shift or range out of range");
+    return c.constant(p.requant, TSR_DTYPE_I32, (uint64_t)p.n * 8u, "RequantShift table does not fit");
 }
 
 tessera_status check_i8_f32_out(StepChecker &c)
@@ -160,6 +174,16 @@ tsr_kernel_status mm_i8_w4(const StepRun &r, const Product &t)
     const tsr_matmul_w4a8_args a = {(const int8_t *)t.x, t.w, mult + t.c0, (const int8_t *)(mult + P(r.step).n) + t.c0,
                                     (int8_t *)t.y, r.resolved.zero[0], r.resolved.zero[2], t.m, P(r.step).k, t.n, t.ldy};
     return tsr_matmul_w4a8(&a, r.worker, r.workers);
+}
+
+using MatmulI8Rqs = tsr_kernel_status (*)(const tsr_matmul_i8_rqs_args *, uint32_t, uint32_t);
+template <MatmulI8Rqs Matmul> tsr_kernel_status mm_i8_rqs(const StepRun &r, const Product &t)
+{
+    const tsr_matmul_params &p = P(r.step);
+    const int32_t *table = (const int32_t *)r.constant(p.requant);
+    const tsr_matmul_i8_rqs_args a = {(const int8_t *)t.x, (const int8_t *)t.w, table + t.c0, table + p.n + t.c0,
+                                      (int8_t *)t.y, rqs_range(p), t.m, p.k, t.n, t.ldy};
+    return Matmul(&a, r.worker, r.workers);
 }
 
 template <MatmulI8F32 Matmul> tsr_kernel_status mm_i8_f32_out(const StepRun &r, const Product &t)
@@ -350,6 +374,7 @@ TSR_REGISTER_VARIANT(MATMUL_BF16_F32_OUT, nullptr, Variant<Kernel>{mm_bf16_f32_o
 TSR_REGISTER_VARIANT(MATMUL_I8, check_i8, Variant<Kernel>{mm_i8<tsr_matmul_i8>})
 TSR_REGISTER_VARIANT(MATMUL_I8_F32_OUT, check_i8_f32_out, Variant<Kernel>{mm_i8_f32_out<tsr_matmul_i8_f32>})
 TSR_REGISTER_VARIANT(MATMUL_I8_W4, check_i8_w4, Variant<Kernel>{mm_i8_w4})
+TSR_REGISTER_VARIANT(MATMUL_I8_RQS, check_i8_rqs, Variant<Kernel>{mm_i8_rqs<tsr_matmul_i8_rqs>})
 TSR_REGISTER_TUNED_VARIANT(X86_AVX2, MATMUL_F32, nullptr, Variant<Kernel>{mm_f32<tsr_matmul_f32_sse>})
 TSR_REGISTER_TUNED_VARIANT(X86_AVX2, MATMUL_I8, check_i8, Variant<Kernel>{mm_i8<tsr_matmul_i8_avx2>})
 TSR_REGISTER_TUNED_VARIANT(X86_AVX2, MATMUL_I8_F32_OUT, check_i8_f32_out,

@@ -1,10 +1,12 @@
 // RMSNORM   in: x (rows x dim), weight (dim)   out: y (rows x dim)   tiles: rows
 //           params (tsr_rmsnorm_params): dim; F32, BF16: eps; I8: the weight is I8 too,
-//           integer (eps_q8, gain, gain_shift) or float (eps, out_scale) variant.
+//           integer (eps_q8, gain, gain_shift) or float (eps, out_scale) variant;
+//           QuantLib's iRMSNorm (log2_d, lo, hi): the weight is I32.
 #include "row_tiles.h"
 #include "tessera/kernels_bf16.h"
 #include "tessera/kernels_i8.h"
 #include "tessera/kernels_i8_float.h"
+#include "tessera/kernels_quantlib.h"
 #include "tessera/kernels_x86.h"
 
 namespace tsr {
@@ -12,11 +14,25 @@ namespace {
 
 const tsr_rmsnorm_params &P(const tsr_step &s) { return s.params.rmsnorm; }
 
+using Kernel = tsr_kernel_status (*)(const StepRun &r, uint8_t **p, uint32_t n);
+
+// A variant's row also says its weight's element type (0: the step's).
+struct RmsVariant {
+    Kernel kernel;
+    uint32_t weight_dtype;
+};
+uint32_t weight_dtype(const tsr_step &s)
+{
+    const uint8_t v = registered_variant(s.variant);
+    const uint32_t w = v == kNoVariant ? 0u : variant_row<RmsVariant>(v).weight_dtype;
+    return w ? w : s.dtype;
+}
+
 void operands(const tsr_step &s, RowOperand out[3])
 {
     const uint32_t row = P(s).dim * act_bytes(s);
     out[0] = {0, row, 0, false, true, false};
-    out[1] = {1, row, 0, true, true, false};
+    out[1] = {1, P(s).dim * tsr_dtype_bytes(weight_dtype(s)), 0, true, true, false};
     out[2] = {2, row, 0, false, false, true};
 }
 
@@ -47,7 +63,15 @@ tessera_status check_i8_float(StepChecker &c)
     return p.eps > 0.0f && p.out_scale > 0.0f ? TESSERA_OK : c.fail("normalization constants out of range");
 }
 
-using Kernel = tsr_kernel_status (*)(const StepRun &r, uint8_t **p, uint32_t n);
+tessera_status check_quantlib(StepChecker &c)
+{
+    const tsr_rmsnorm_params &p = P(c.step);
+    TSR_TRY(c.nonlinear(p.nonlinear));
+    if (p.dim > 16384u) return c.fail("dim above 16384");
+    return p.log2_d < 0 || p.log2_d > 31 || p.lo > p.hi || p.lo < -128 || p.hi > 127
+               ? c.fail("iRMSNorm constants out of range")
+               : TESSERA_OK; // the weights' range: the kernel, on every call
+}
 
 tsr_kernel_status rms_f32(const StepRun &r, uint8_t **p, uint32_t n)
 {
@@ -79,13 +103,20 @@ tsr_kernel_status rms_i8_float(const StepRun &r, uint8_t **p, uint32_t n)
                                 r.worker, r.workers);
 }
 
+tsr_kernel_status rms_quantlib(const StepRun &r, uint8_t **p, uint32_t n)
+{
+    const tsr_rmsnorm_params &q = P(r.step);
+    const tsr_irmsnorm_i8_args a = {(const int8_t *)p[0], (const int32_t *)p[1], (int8_t *)p[2], n, q.dim, q.log2_d, q.lo, q.hi};
+    return tsr_irmsnorm_i8(&a, r.worker, r.workers);
+}
+
 tessera_status validate(StepChecker &c)
 {
     const tsr_rmsnorm_params &p = P(c.step);
     if (!p.dim) return c.fail("dim is 0");
     const uint64_t R = c.rows, row = (uint64_t)p.dim * act_bytes(c.step);
     TSR_TRY(c.operand(0, c.step.dtype, R * row, false));
-    TSR_TRY(c.operand(1, c.step.dtype, row, false));
+    TSR_TRY(c.operand(1, weight_dtype(c.step), (uint64_t)p.dim * tsr_dtype_bytes(weight_dtype(c.step)), false));
     return c.operand(2, c.step.dtype, R * row, true);
 }
 
@@ -100,18 +131,19 @@ void run(StepRun &r)
 {
     RowOperand ops[3];
     operands(r.step, ops);
-    const Kernel kernel = variant_row<Variant<Kernel>>(r.resolved.variant).kernel;
+    const Kernel kernel = variant_row<RmsVariant>(r.resolved.variant).kernel;
     run_rows(r, ops, 3, [&](uint8_t **p, uint32_t n) { return kernel(r, p, n); });
 }
 
 } // namespace
 
 // The variants it registers (tessera/variants.def).
-TSR_REGISTER_VARIANT(RMSNORM_F32, check_eps, Variant<Kernel>{rms_f32})
-TSR_REGISTER_VARIANT(RMSNORM_BF16, check_eps, Variant<Kernel>{rms_bf16})
-TSR_REGISTER_VARIANT(RMSNORM_I8, check_i8, Variant<Kernel>{rms_i8<tsr_rmsnorm_i8>})
-TSR_REGISTER_TUNED_VARIANT(X86_AVX2, RMSNORM_I8, check_i8, Variant<Kernel>{rms_i8<tsr_rmsnorm_i8_avx2>})
-TSR_REGISTER_VARIANT(RMSNORM_I8_FLOAT, check_i8_float, Variant<Kernel>{rms_i8_float})
+TSR_REGISTER_VARIANT(RMSNORM_F32, check_eps, RmsVariant{rms_f32, 0})
+TSR_REGISTER_VARIANT(RMSNORM_BF16, check_eps, RmsVariant{rms_bf16, 0})
+TSR_REGISTER_VARIANT(RMSNORM_I8, check_i8, RmsVariant{rms_i8<tsr_rmsnorm_i8>, 0})
+TSR_REGISTER_TUNED_VARIANT(X86_AVX2, RMSNORM_I8, check_i8, RmsVariant{rms_i8<tsr_rmsnorm_i8_avx2>, 0})
+TSR_REGISTER_VARIANT(RMSNORM_I8_FLOAT, check_i8_float, RmsVariant{rms_i8_float, 0})
+TSR_REGISTER_VARIANT(RMSNORM_I8_QUANTLIB, check_quantlib, RmsVariant{rms_quantlib, TSR_DTYPE_I32})
 
 extern const OpDevice op_RMSNORM = {validate, geometry, run, false};
 

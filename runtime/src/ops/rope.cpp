@@ -2,9 +2,13 @@
 //           in: table (context x head_size: a {cos, sin} pair per 2 columns; F32, or
 //               I16 in Q14 for I8 steps)
 //           params (tsr_rope_params): dim, kv_dim, head_size, context        tiles: rows
+//           TSR_ROPE_MATRIX (I8): the table is the run's rotations, a head_size x head_size I8
+//             matrix per row (a side input, rows from the run's first), and each head is
+//             requantized after its product (q, k: tsr_rqs_params)
 #include "row_tiles.h"
 #include "tessera/kernels_bf16.h"
 #include "tessera/kernels_i8.h"
+#include "tessera/kernels_quantlib.h"
 
 namespace tsr {
 namespace {
@@ -35,6 +39,26 @@ tsr_kernel_status rope_i8(const StepRun &r, uint8_t **t, uint32_t n)
                        r.worker, r.workers);
 }
 
+tsr_kernel_status rope_matrix(const StepRun &r, uint8_t **t, uint32_t n)
+{
+    const tsr_rope_params &p = P(r.step);
+    const tsr_rope_matrix_i8_args a = {(int8_t *)t[0], (int8_t *)t[1], (const int8_t *)t[2], &p.q, &p.k, n, p.dim, p.kv_dim,
+                                       p.head_size};
+    return tsr_rope_matrix_i8(&a, r.worker, r.workers);
+}
+
+tessera_status check_matrix(StepChecker &c)
+{
+    const tsr_rope_params &p = P(c.step);
+    TSR_TRY(c.symmetric(0));
+    TSR_TRY(c.symmetric(1));
+    if (p.head_size > 64u) return c.fail("head size above 64");
+    const tsr_rqs_params *const all[] = {&p.q, &p.k};
+    for (const tsr_rqs_params *r : all)
+        if (!tsr_rqs_valid(r) || r->lo < -128 || r->hi > 127) return c.fail("RequantShift constants out of range");
+    return TESSERA_OK;
+}
+
 // A rotation of symmetric int8 values (a zero point would rotate too).
 tessera_status check_i8(StepChecker &c)
 {
@@ -42,11 +66,18 @@ tessera_status check_i8(StepChecker &c)
     return c.symmetric(1);
 }
 
-// A variant's row also says its table's element type: F32, or I16 in Q14 for int8.
+// A variant's row also says its table's element type (F32, or I16 in Q14 for int8) and
+// whether the table is indexed by position (angles) or is the run's rows (matrices).
 struct RopeVariant {
     Kernel kernel;
     uint32_t table_dtype;
+    bool per_run_row;
 };
+
+uint32_t table_row_bytes(const tsr_rope_params &p, const RopeVariant &v)
+{
+    return (v.per_run_row ? p.head_size * p.head_size : p.head_size) * tsr_dtype_bytes(v.table_dtype);
+}
 
 void operands(const tsr_step &s, const RopeVariant &v, uint32_t pos, RowOperand out[3])
 {
@@ -54,7 +85,7 @@ void operands(const tsr_step &s, const RopeVariant &v, uint32_t pos, RowOperand 
     const uint32_t e = act_bytes(s);
     out[0] = {0, p.dim * e, 0, false, true, true};
     out[1] = {1, p.kv_dim * e, 0, false, true, true};
-    out[2] = {2, p.head_size * tsr_dtype_bytes(v.table_dtype), pos, false, true, false}; // rows from the run's position
+    out[2] = {2, table_row_bytes(p, v), v.per_run_row ? 0u : pos, false, true, false}; // rows from the run's position
 }
 
 tessera_status validate(StepChecker &c)
@@ -67,7 +98,8 @@ tessera_status validate(StepChecker &c)
         return c.fail("dims or context do not fit the model");
     TSR_TRY(c.operand(0, c.step.dtype, R * p.dim * e, true));
     TSR_TRY(c.operand(1, c.step.dtype, R * p.kv_dim * e, true));
-    return c.operand(2, v.table_dtype, (uint64_t)p.context * p.head_size * tsr_dtype_bytes(v.table_dtype), false);
+    if (p.head_size > 1024u) return c.fail("head size above 1024");
+    return c.operand(2, v.table_dtype, (uint64_t)(v.per_run_row ? R : p.context) * table_row_bytes(p, v), false);
 }
 
 StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t)
@@ -90,9 +122,10 @@ void run(StepRun &r)
 } // namespace
 
 // The variants it registers (tessera/variants.def).
-TSR_REGISTER_VARIANT(ROPE_F32, nullptr, RopeVariant{rope_f32, TSR_DTYPE_F32})
-TSR_REGISTER_VARIANT(ROPE_BF16, nullptr, RopeVariant{rope_bf16, TSR_DTYPE_F32})
-TSR_REGISTER_VARIANT(ROPE_I8, check_i8, RopeVariant{rope_i8, TSR_DTYPE_I16})
+TSR_REGISTER_VARIANT(ROPE_F32, nullptr, RopeVariant{rope_f32, TSR_DTYPE_F32, false})
+TSR_REGISTER_VARIANT(ROPE_BF16, nullptr, RopeVariant{rope_bf16, TSR_DTYPE_F32, false})
+TSR_REGISTER_VARIANT(ROPE_I8, check_i8, RopeVariant{rope_i8, TSR_DTYPE_I16, false})
+TSR_REGISTER_VARIANT(ROPE_I8_MATRIX, check_matrix, RopeVariant{rope_matrix, TSR_DTYPE_I8, true})
 
 extern const OpDevice op_ROPE = {validate, geometry, run, false};
 

@@ -5,6 +5,7 @@
 #include "tessera/kernels_bf16.h"
 #include "tessera/kernels_i8.h"
 #include "tessera/kernels_i8_float.h"
+#include "tessera/kernels_quantlib.h"
 #include "tessera/kernels_x86.h"
 
 namespace tsr {
@@ -66,6 +67,27 @@ tessera_status validate(StepChecker &c)
 
 StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t) { return binary_geometry(s, rows, P(s).n); }
 
+// QuantLib's gated unit: iHardswish for SiLU, a RequantShift after it and after the product.
+tessera_status check_hardswish(StepChecker &c)
+{
+    const tsr_swiglu_params &p = P(c.step);
+    TSR_TRY(c.nonlinear(p.exp));
+    const tsr_rqs_params *const all[] = {&p.rqs_act, &p.rqs_y};
+    for (const tsr_rqs_params *r : all)
+        if (!tsr_rqs_valid(r) || r->lo < -128 || r->hi > 127) return c.fail("RequantShift constants out of range");
+    return p.three < 0 || p.three > 32768 || p.six < 0 || p.six > 32768 || p.one_over_six < 0 || p.one_over_six > 32768
+               ? c.fail("iHardswish constants out of range")
+               : TESSERA_OK;
+}
+
+tsr_kernel_status swiglu_hardswish(const StepRun &r, uint8_t *g, uint8_t *u, uint8_t *y, uint32_t count)
+{
+    const tsr_swiglu_params &p = P(r.step);
+    const tsr_hardswish_i8_args a = {(const int8_t *)g, (const int8_t *)u, (int8_t *)y, p.three, p.six, p.one_over_six,
+                                     &p.rqs_act, &p.rqs_y, count};
+    return tsr_hardswish_i8(&a, r.worker, r.workers);
+}
+
 void run(StepRun &r)
 {
     const Kernel kernel = variant_row<Variant<Kernel>>(r.resolved.variant).kernel;
@@ -81,6 +103,7 @@ TSR_REGISTER_VARIANT(SWIGLU_BF16_SCHRAUDOLPH, nullptr, Variant<Kernel>{swiglu_bf
 TSR_REGISTER_VARIANT(SWIGLU_I8, check_i8, Variant<Kernel>{swiglu_i8<tsr_swiglu_i8>})
 TSR_REGISTER_TUNED_VARIANT(X86_AVX2, SWIGLU_I8, check_i8, Variant<Kernel>{swiglu_i8<tsr_swiglu_i8_avx2>})
 TSR_REGISTER_VARIANT(SWIGLU_I8_FLOAT, check_i8_float, Variant<Kernel>{swiglu_i8_float})
+TSR_REGISTER_VARIANT(SWIGLU_I8_HARDSWISH, check_hardswish, Variant<Kernel>{swiglu_hardswish})
 
 extern const OpDevice op_SWIGLU = {validate, geometry, run, false};
 

@@ -136,7 +136,13 @@ struct PendingSection {
     std::vector<uint8_t> bytes;
     uint32_t region = TSR_REGION_IMAGE;
 };
-constexpr size_t kTensorsSection = 1, kWeightsSection = 4; // their places in gather_sections' list
+// The place in gather_sections' list of the first section of `kind`.
+size_t section_index(const std::vector<PendingSection> &sections, uint32_t kind)
+{
+    for (size_t i = 0; i < sections.size(); ++i)
+        if (sections[i].kind == kind) return i;
+    throw std::logic_error("the image has no section of kind " + std::to_string(kind));
+}
 
 // Every section of the image in file order; the tensor table is left to fill once the
 // weights' file offset is known.
@@ -153,7 +159,7 @@ std::vector<PendingSection> gather_sections(const Graph &g, const Vocabulary &vo
     std::vector<tsr_npu_desc> descs;
     std::vector<uint8_t> prompt = build_schedule(g, g.prompt, descs), token = build_schedule(g, g.token, descs);
     std::vector<PendingSection> sections;
-    sections.push_back({TSR_SECTION_TOKENIZER, build_tokenizer_section(vocab)});
+    if (!g.hyper.decoder_only) sections.push_back({TSR_SECTION_TOKENIZER, build_tokenizer_section(vocab)});
     sections.push_back({TSR_SECTION_TENSORS, std::vector<uint8_t>(g.tensors.size() * sizeof(tsr_tensor))});
     sections.push_back({TSR_SECTION_SCHEDULE_PROMPT, std::move(prompt)});
     sections.push_back({TSR_SECTION_SCHEDULE_TOKEN, std::move(token)});
@@ -216,7 +222,7 @@ tsr_image_header image_header(const Graph &g, const MemoryPlan &plan, const Boar
     h.version = TSR_IMAGE_VERSION;
     h.header_size = sizeof(tsr_image_header);
     h.file_size = file_size;
-    h.flags = m.prompt_logits_all ? TSR_IMAGE_PROMPT_LOGITS_ALL : 0u;
+    h.flags = (m.prompt_logits_all ? TSR_IMAGE_PROMPT_LOGITS_ALL : 0u) | (m.decoder_only ? TSR_IMAGE_DECODER_ONLY : 0u);
     h.arch = m.arch;
     h.precision = m.precision;
     h.required_features = variant_features(image_variants(g));
@@ -247,6 +253,8 @@ tsr_image_header image_header(const Graph &g, const MemoryPlan &plan, const Boar
     h.tokens_tensor_token = g.tokens_token;
     h.sampler_scratch_tensor = g.sampler_scratch;
     h.step_table_tensor = g.step_table;
+    h.rotation_tensor_prompt = g.rotation_prompt == TSR_NO_TENSOR ? 0u : g.rotation_prompt;
+    h.rotation_tensor_token = g.rotation_token == TSR_NO_TENSOR ? 0u : g.rotation_token;
     return h;
 }
 
@@ -267,9 +275,9 @@ std::vector<uint8_t> build_image(const Graph &g, const Vocabulary &vocab, const 
         cursor += sections[i].bytes.size();
     }
     const uint32_t file_size = checked_u32(cursor, "the image");
-    std::vector<uint8_t> &table = sections[kTensorsSection].bytes;
-    for (size_t i = 0; i < g.tensors.size(); ++i)
-        put(table, i * sizeof(tsr_tensor), tensor_entry(g.tensors[i], i, plan, file_offset[kWeightsSection]));
+    std::vector<uint8_t> &table = sections[section_index(sections, TSR_SECTION_TENSORS)].bytes;
+    const uint64_t weights_at = file_offset[section_index(sections, TSR_SECTION_WEIGHTS)];
+    for (size_t i = 0; i < g.tensors.size(); ++i) put(table, i * sizeof(tsr_tensor), tensor_entry(g.tensors[i], i, plan, weights_at));
 
     std::vector<uint8_t> out(file_size, 0);
     tsr_image_header h = image_header(g, plan, board, file_size, uint32_t(sections.size()), uint32_t(table_offset));

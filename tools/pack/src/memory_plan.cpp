@@ -22,8 +22,9 @@ std::vector<Lifetime> compute_lifetimes(const Graph &g, MemoryPlan &plan)
         life[id].last = std::max(life[id].last, t);
     };
     uint32_t t = 1;
-    auto walk = [&](const GraphSchedule &s, uint32_t logits, uint32_t which) {
+    auto walk = [&](const GraphSchedule &s, uint32_t logits, uint32_t rotation, uint32_t which) {
         plan.schedule_window[which][0] = t;
+        if (rotation != TSR_NO_TENSOR) touch(rotation, t); // written by the runtime before the run
         for (uint32_t i = 0; i < s.steps.size(); ++i) {
             const GraphStep &step = s.steps[i];
             for (uint32_t k = 0; k < step.operand_count; ++k)
@@ -45,8 +46,8 @@ std::vector<Lifetime> compute_lifetimes(const Graph &g, MemoryPlan &plan)
         plan.schedule_window[which][1] = t;
         ++t;
     };
-    walk(g.prompt, g.logits_prompt, 0);
-    walk(g.token, g.logits_token, 1);
+    walk(g.prompt, g.logits_prompt, g.rotation_prompt, 0);
+    walk(g.token, g.logits_token, g.rotation_token, 1);
     plan.timeline_length = t;
     for (size_t i = 0; i < g.tensors.size(); ++i)
         if (g.tensors[i].kind == TSR_TENSOR_KV_CACHE || life[i].first == none) life[i] = Lifetime{0, t - 1};

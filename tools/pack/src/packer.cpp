@@ -13,6 +13,7 @@
 #include "tessera/models/gguf.h"
 #include "tessera/models/hf.h"
 #include "tessera/models/llama.h"
+#include "tessera/models/onnx.h"
 #include "tessera/pack/calibration.h"
 #include "tessera/tessera.h"
 #include "tessera/pack/image_writer.h"
@@ -81,8 +82,10 @@ LoadedModel load_model(const PackOptions &o)
 // the runtime resolves every step once, at open, into a table of its own.
 void finish_graph(Graph &g, const Vocabulary &vocab)
 {
-    GraphTensor &scratch = g.tensors[g.sampler_scratch];
-    scratch.bytes = std::max<uint64_t>(scratch.bytes, tsr_encode_work_bytes(g.hyper.context, vocab.max_token_length));
+    if (!g.hyper.decoder_only) {
+        GraphTensor &scratch = g.tensors[g.sampler_scratch];
+        scratch.bytes = std::max<uint64_t>(scratch.bytes, tsr_encode_work_bytes(g.hyper.context, vocab.max_token_length));
+    }
     GraphTensor table;
     table.name = "step_table";
     table.kind = TSR_TENSOR_STEP_TABLE;
@@ -320,10 +323,42 @@ std::vector<uint8_t> plan_graph(Graph graph, const Vocabulary &vocab, const Boar
     return image;
 }
 
+namespace {
+
+bool is_onnx(const std::string &path)
+{
+    return path.size() > 5 && path.compare(path.size() - 5, 5, ".onnx") == 0;
+}
+
+// The ONNX front end's graph, planned like any other: a decoder-only image.
+std::vector<uint8_t> plan_onnx(const PackOptions &o, const BoardDesc &board, PackResult &r)
+{
+    // The graph's own precision is the image's: QuantLib's integers.
+    if (o.precision == Precision::kBf16 || !o.calibration.empty() || o.weight_type != WeightType::kFp32 ||
+        !o.tokenizer.empty() || o.npu_weight_bits != 8)
+        throw InputError(o.checkpoint + ": an integerized ONNX graph is packed as it stands: no --precision bf16, "
+                                        "--calibration, --weight-type, --tokenizer or --npu-weight-bits");
+    OnnxDecoderInfo info;
+    Graph graph = lower_onnx_decoder(o.checkpoint, OnnxLowering{o.context, o.prompt_chunk}, info);
+    r.checkpoint_format = "ONNX (QuantLib integer decoder, S " + std::to_string(info.rows) + ", S_past " +
+                          std::to_string(info.past) + ", " + std::to_string(info.nodes) + " nodes)";
+    r.config.dim = info.dim;
+    r.config.hidden_dim = info.hidden_dim;
+    r.config.n_layers = info.n_layers;
+    r.config.n_heads = r.config.n_kv_heads = info.n_heads;
+    r.config.seq_len = graph.hyper.seq_len;
+    r.tokenizer_path = "none: decoder-only (hidden rows in and out)";
+    r.context_given = o.context != 0;
+    r.weight_type = r.precision = "int8";
+    return plan_graph(std::move(graph), Vocabulary{}, board, o, r);
+}
+
+} // namespace
+
 PackResult pack(const PackOptions &o)
 {
     const auto t0 = std::chrono::steady_clock::now();
-    check_options(o);
+    if (!is_onnx(o.checkpoint)) check_options(o);
     // Every output is checked (and opened) before any work; all appear at the end or none.
     // None of them may be an input: the checkpoint (the files of a Hugging Face
     // folder), the tokenizer, a board file, the calibration text.
@@ -340,20 +375,27 @@ PackResult pack(const PackOptions &o)
     if (!o.memory_map.empty()) map_out.emplace(o.memory_map);
     if (!o.variant_list.empty()) variants_out.emplace(o.variant_list);
 
-    const PackInputs in = load_inputs(o);
-    // And the files found by name, which nothing has replaced yet: the board's
-    // description, a tokenizer beside a llama2.c checkpoint.
-    inputs.push_back({"the board description", in.board.source});
-    if (o.tokenizer.empty()) inputs.push_back({"the tokenizer", in.tokenizer});
-    check_outputs(outputs, inputs);
-
     PackResult r;
-    std::map<std::string, double> ranges;
-    // Calibration: the fp32 model, run on the calibration sequences, fixes every
-    // activation's scale.
-    const bool int8 = o.precision == Precision::kInt8;
-    if (int8) ranges = calibrate_for(o, in, r, false);
-    const std::vector<uint8_t> image = plan_image(o, in, int8 ? &ranges : nullptr, r);
+    std::vector<uint8_t> image;
+    if (is_onnx(o.checkpoint)) {
+        const BoardDesc board = load_board_desc(o.board);
+        inputs.push_back({"the board description", board.source});
+        check_outputs(outputs, inputs);
+        image = plan_onnx(o, board, r);
+    } else {
+        const PackInputs in = load_inputs(o);
+        // And the files found by name, which nothing has replaced yet: the board's
+        // description, a tokenizer beside a llama2.c checkpoint.
+        inputs.push_back({"the board description", in.board.source});
+        if (o.tokenizer.empty()) inputs.push_back({"the tokenizer", in.tokenizer});
+        check_outputs(outputs, inputs);
+        std::map<std::string, double> ranges;
+        // Calibration: the fp32 model, run on the calibration sequences, fixes every
+        // activation's scale.
+        const bool int8 = o.precision == Precision::kInt8;
+        if (int8) ranges = calibrate_for(o, in, r, false);
+        image = plan_image(o, in, int8 ? &ranges : nullptr, r);
+    }
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     image_out.write(image.data(), image.size());
     if (report_out) report_out->write(pack_report(r).dump(1) + "\n");

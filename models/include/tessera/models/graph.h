@@ -72,6 +72,8 @@ struct ModelHyper {
     float norm_eps = 1e-5f, rope_theta = 10000.0f;
     bool shared_classifier = true;
     bool prompt_logits_all = false; // the prompt schedule keeps logits for every row
+    bool decoder_only = false;      // hidden rows in and out (TSR_IMAGE_DECODER_ONLY): no vocabulary, no
+                                    // sampler scratch; tokens/logits name the rows in and out
     uint32_t precision = TSR_DTYPE_F32;           // of the activations
 };
 
@@ -81,6 +83,8 @@ struct Graph {
     GraphSchedule prompt, token;
     uint32_t logits_prompt = 0, logits_token = 0, tokens_prompt = 0, tokens_token = 0, sampler_scratch = 0;
     uint32_t step_table = 0; // the runtime's resolved steps (added by the packer)
+    // Decoder-only: each row's RoPE matrix (I8, IO), which the runtime writes before a run.
+    uint32_t rotation_prompt = TSR_NO_TENSOR, rotation_token = TSR_NO_TENSOR;
 
     uint32_t add(GraphTensor t)
     {

@@ -1,0 +1,159 @@
+/*
+ * QuantLib's integer operators as Deeploy runs them, bit for bit: the kernels of the
+ * images that Tessera's ONNX front end makes from QuantLib-integerized graphs
+ * (variants *.quantlib, *.rqs, rope.i8.matrix, requant.i8, swiglu.i8.hardswish).
+ *
+ *   RequantShift  y = clamp(floor((x mul + add + 2^(shift-1)) / 2^shift), lo, hi): round half up
+ *   iRMSNorm      per row of N: s = floor(sum x^2 / N) + 1, std = isqrt(s),
+ *                 y = clamp(trunc(x w / std) >> log2_d, lo, hi)
+ *   iSoftmax      per row: x~ = x - max, z = floor(-x~ / log2), p = x~ + z log2,
+ *                 e = (A (p + B)^2 + C) >> z, y = floor(e (n - 1) / sum e)
+ *   iHardswish    h = x clamp(x + three, 0, six) one_over_six (then a scalar RequantShift)
+ *
+ * Every kernel takes its share of the work (core_id of core_count, as tessera/kernels.h)
+ * and returns TSR_KERNEL_BAD_ARGUMENT for a null pointer, a zero size or constants
+ * outside the ranges stated beside them; the arithmetic is exact in the widths used.
+ */
+#ifndef TESSERA_KERNELS_QUANTLIB_H
+#define TESSERA_KERNELS_QUANTLIB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tessera/kernels.h"
+#include "tessera/op_params.h" /* tsr_rqs_params */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A RequantShift's constants are usable: shift 0..62, lo <= hi. */
+static inline bool tsr_rqs_valid(const tsr_rqs_params *r)
+{
+    return r->shift >= 0 && r->shift <= 62 && r->lo <= r->hi;
+}
+
+/* RequantShift of x (|x| < 2^31 x |mul| < 2^62: any int32 x with any int32 mul). */
+static inline int32_t tsr_rqs(int64_t x, const tsr_rqs_params *r)
+{
+    const int64_t round = r->shift ? (int64_t)1 << (r->shift - 1) : 0;
+    const int64_t v = (x * r->mul + r->add + round) >> r->shift; /* arithmetic: floor */
+    return (int32_t)(v < r->lo ? r->lo : v > r->hi ? r->hi : v);
+}
+
+/* The same with a per-channel multiplier and addend (the shift and range of r). */
+static inline int32_t tsr_rqs_channel(int64_t x, int32_t mul, int32_t add, const tsr_rqs_params *r)
+{
+    const tsr_rqs_params c = {mul, add, r->shift, r->lo, r->hi};
+    return tsr_rqs(x, &c);
+}
+
+/* Elementwise RequantShift of int8 values into int8: lo >= -128, hi <= 127. */
+tsr_kernel_status tsr_requant_i8(const int8_t *x, int8_t *y, uint32_t count, const tsr_rqs_params *r,
+                                 uint32_t core_id, uint32_t core_count);
+
+/* y = rqs_y(rqs_a(a) + rqs_b(b)), elementwise; every range within int8. */
+typedef struct tsr_add_i8_rqs_args {
+    const int8_t *a, *b;
+    int8_t *y;
+    const tsr_rqs_params *rqs_a, *rqs_b, *rqs_y;
+    uint32_t count;
+} tsr_add_i8_rqs_args;
+tsr_kernel_status tsr_add_i8_rqs(const tsr_add_i8_rqs_args *args, uint32_t core_id, uint32_t core_count);
+
+/* The gated unit with iHardswish for SiLU: y = rqs_y(rqs_act(hardswish(gate)) up); three, six and
+ * one_over_six in 0..2^15, ranges within int8. */
+typedef struct tsr_hardswish_i8_args {
+    const int8_t *gate, *up;
+    int8_t *y;
+    int32_t three, six, one_over_six;
+    const tsr_rqs_params *rqs_act, *rqs_y;
+    uint32_t count;
+} tsr_hardswish_i8_args;
+tsr_kernel_status tsr_hardswish_i8(const tsr_hardswish_i8_args *args, uint32_t core_id, uint32_t core_count);
+
+/* iRMSNorm over rows x dim (dim 1..16384), w I32 per column (|w| < 2^24), log2_d 0..31,
+ * lo >= -128, hi <= 127. y may equal x. */
+typedef struct tsr_irmsnorm_i8_args {
+    const int8_t *x;
+    const int32_t *w;
+    int8_t *y;
+    uint32_t rows, dim;
+    int32_t log2_d, lo, hi;
+} tsr_irmsnorm_i8_args;
+tsr_kernel_status tsr_irmsnorm_i8(const tsr_irmsnorm_i8_args *args, uint32_t core_id, uint32_t core_count);
+/* floor(sqrt(v)), exactly. */
+uint32_t tsr_isqrt_u32(uint32_t v);
+
+/* y[r][c] = RequantShift(sum_j x[r][j] w[c][j], mul[c], add[c]) for rows x n outputs (row stride ldy >= n),
+ * with the shift and range of `range` (within int8); k 1..32768. Split over output columns. */
+typedef struct tsr_matmul_i8_rqs_args {
+    const int8_t *x, *w;
+    const int32_t *mul, *add; /* this call's n channels */
+    int8_t *y;
+    tsr_rqs_params range;     /* shift, lo, hi (mul and add unused) */
+    uint32_t rows, k, n, ldy;
+} tsr_matmul_i8_rqs_args;
+tsr_kernel_status tsr_matmul_i8_rqs_ref(const tsr_matmul_i8_rqs_args *args, uint32_t core_id, uint32_t core_count);
+tsr_kernel_status tsr_matmul_i8_rqs(const tsr_matmul_i8_rqs_args *args, uint32_t core_id, uint32_t core_count);
+
+/* RoPE as a matrix per row, in place: every head h of q (rows x dim) and of k (rows x kv_dim) becomes
+ * rqs_q(x_h M_r) or rqs_k(x_h M_r), M_r the row's head_size x head_size int8 matrix (row-major), and
+ * (x M)_j = sum_i x_i M[i][j]. head_size 1..64; ranges within int8. */
+typedef struct tsr_rope_matrix_i8_args {
+    int8_t *q, *k;
+    const int8_t *rotation; /* rows x head_size^2 */
+    const tsr_rqs_params *rqs_q, *rqs_k;
+    uint32_t rows, dim, kv_dim, head_size;
+} tsr_rope_matrix_i8_args;
+tsr_kernel_status tsr_rope_matrix_i8(const tsr_rope_matrix_i8_args *args, uint32_t core_id, uint32_t core_count);
+
+/*
+ * Attention with QuantLib's operators, for one (row, head) at a time as the attention operator
+ * walks them. What Deeploy's graph computes between the two matmuls (RequantShift, TrueIntegerDiv,
+ * RequantShift, the mask's RequantShift and add, RequantShift, iSoftmax, RequantShift) maps each
+ * int8 score, or each softmax output, through a chain of integer functions of one int8 value: the
+ * packer evaluates them into the tables below, so the kernels compute exactly the graph's values.
+ */
+typedef struct tsr_quantlib_attention {
+    tsr_rqs_params scores;   /* q.k -> int8 score s (lo >= -128, hi <= 127) */
+    tsr_rqs_params out;      /* sum p v -> int8 output */
+    int32_t levels;          /* iSoftmax's n - 1 (255) */
+    int32_t reserved;
+    int8_t visible[256];     /* s + 128 -> the softmax input of a visible position (mask 0) */
+    int8_t masked[256];      /* s + 128 -> that of a masked one (mask -128: later rows of the chunk) */
+    int32_t exp[256];        /* iSoftmax's e for x - max = -i: 0..TSR_QUANTLIB_MAX_EXP, exp[0] > 0 */
+    int8_t prob[256];        /* iSoftmax's y (0..levels) -> the probability's int8 (RequantShift) */
+} tsr_quantlib_attention;
+#define TSR_QUANTLIB_ATTENTION_WORDS (sizeof(tsr_quantlib_attention) / 4u)
+#define TSR_QUANTLIB_MAX_EXP (1 << 20)   /* so that a row's sum fits 32 bits */
+#define TSR_QUANTLIB_MAX_CONTEXT 2048u
+
+/* One core's scratch for a row of n <= context positions: int8 softmax inputs, int8 probabilities,
+ * int32 exponentials, the head's int32 accumulators; each part 4-byte aligned. */
+typedef struct tsr_quantlib_attention_layout {
+    uint32_t probs, exps, acc, bytes;
+} tsr_quantlib_attention_layout;
+tsr_quantlib_attention_layout tsr_quantlib_attention_scratch_layout(uint32_t context, uint32_t head_size);
+
+/* Scores of `count` keys (positions first.., each head_size int8) against q: u[j] for position
+ * first + j, visible when first + j <= row_pos. */
+tsr_kernel_status tsr_quantlib_scores(const int8_t *q, const int8_t *keys, int8_t *u, uint32_t count, uint32_t head_size,
+                                      uint32_t first, uint32_t row_pos, const tsr_quantlib_attention *t);
+/* iSoftmax over u[0..n) into int8 probabilities (exps: n int32 of scratch). */
+tsr_kernel_status tsr_quantlib_softmax(const int8_t *u, int8_t *probs, int32_t *exps, uint32_t n,
+                                       const tsr_quantlib_attention *t);
+/* acc[i] += sum_j probs[j] values[j][i] over count positions. */
+tsr_kernel_status tsr_quantlib_accumulate(const int8_t *probs, const int8_t *values, int32_t *acc, uint32_t count,
+                                          uint32_t head_size);
+/* y[i] = RequantShift(acc[i]) with t->out. */
+tsr_kernel_status tsr_quantlib_output(const int32_t *acc, int8_t *y, uint32_t head_size, const tsr_quantlib_attention *t);
+/* The tables' own ranges, which the kernels check as they use them: the RequantShifts within int8,
+ * levels 1..255, the exponentials 0..TSR_QUANTLIB_MAX_EXP with exp[0] > 0, context 1..TSR_QUANTLIB_MAX_CONTEXT. */
+bool tsr_quantlib_attention_valid(const tsr_quantlib_attention *t, uint32_t context);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif

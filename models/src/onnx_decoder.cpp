@@ -1,0 +1,651 @@
+// The QuantLib-integerized decoder (tessera/models/onnx.h): the graph walked layer by
+// layer from the hidden-state input, each operator's constants read off its node, and
+// the same computation written as Tessera's steps with QuantLib's variants.
+#include <algorithm>
+#include <cstring>
+
+#include "onnx_reader.h"
+#include "tessera/errors.h"
+#include "tessera/kernels_quantlib.h"
+#include "tessera/models/onnx.h"
+#include "tessera/variants.h" // TSR_ROPE_MATRIX, TSR_ADD_RQS
+
+namespace tessera {
+namespace {
+
+using Node = onnx::NodeProto;
+
+const std::map<std::string, std::vector<std::string>> kSupported = {
+    {"MatMul", {}},
+    {"Add", {}},
+    {"Mul", {}},
+    {"Concat", {"axis"}},
+    {"Transpose", {"perm"}},
+    {"Reshape", {"allowzero"}},
+    {"RequantShift", {"div", "n_levels_out", "signed"}},
+    {"iRMSNorm", {"D", "n_levels"}},
+    {"iSoftmax", {"coeffA", "coeffB", "coeffC", "log2", "n_levels"}},
+    {"iHardswish", {"three", "six", "one_over_six"}},
+    {"TrueIntegerDiv", {"Delta", "eps", "eta", "y"}},
+};
+
+// A RequantShift as read: per-channel or scalar mul and add, the shift and range.
+struct Rqs {
+    std::vector<int64_t> mul, add;
+    int32_t shift = 0, lo = -128, hi = 127;
+    tsr_rqs_params scalar() const { return tsr_rqs_params{int32_t(mul[0]), int32_t(add[0]), shift, lo, hi}; }
+};
+
+const tsr_rqs_params kIdentity = {1, 0, 0, -128, 127};
+
+int32_t log2_exact(int64_t v)
+{
+    for (int32_t s = 0; s < 63; ++s)
+        if (v == (int64_t(1) << s)) return s;
+    return -1;
+}
+
+// One linear layer: weights as Tessera stores them (n x k, int8) and the RequantShift per
+// output channel, the bias folded into the addend.
+struct LinearRqs {
+    uint32_t k = 0, n = 0;
+    std::vector<int8_t> w;
+    std::vector<int32_t> mul, add;
+    tsr_rqs_params range{};
+};
+
+struct Norm {
+    std::vector<int32_t> w;
+    int32_t log2_d = 0, lo = -128, hi = 127;
+};
+
+struct LayerConstants {
+    Norm att_norm, ffn_norm;
+    LinearRqs wq, wk, wv, wo, w1, w3, w2;
+    tsr_rqs_params rope_q{}, rope_k{}, k_cache{}, v_cache{};
+    tsr_quantlib_attention attention{};
+    tsr_rqs_params res1_a{}, res1_y{}, res2_a{}, res2_y{};
+    int32_t three = 0, six = 0, one_over_six = 0;
+    tsr_rqs_params act{}, ffn_y{};
+};
+
+class DecoderReader {
+public:
+    explicit DecoderReader(const OnnxModel &m) : m_(m) {}
+
+    void read(OnnxDecoderInfo &info, std::vector<LayerConstants> &layers, Norm &final_norm)
+    {
+        const auto &in = m_.inputs();
+        if (in.size() < 5 || (in.size() - 3) % 2 != 0)
+            m_.fail("has " + std::to_string(in.size()) +
+                    " inputs; a decoder takes the hidden state, the mask, the rotations and each layer's past K and V");
+        const std::vector<int64_t> x = m_.shape_of(*in[0]), rot = m_.shape_of(*in[2]), k0 = m_.shape_of(*in[3]);
+        if (x.size() != 3 || x[0] != 1 || x[1] < 1 || x[2] < 1) m_.fail("input 0 '" + in[0]->name() + "' is not [1, S, dim]");
+        if (k0.size() != 4 || k0[0] != 1 || k0[1] < 1 || k0[3] < 1) m_.fail("input 3 '" + in[3]->name() + "' is not [1, heads, S_past, head_size]");
+        info.rows = uint32_t(x[1]);
+        info.dim = uint32_t(x[2]);
+        info.n_heads = uint32_t(k0[1]);
+        info.head_size = uint32_t(k0[3]);
+        info.past = uint32_t(k0[2]);
+        if (uint64_t(info.n_heads) * info.head_size != info.dim)
+            m_.fail("heads x head size " + std::to_string(info.n_heads) + " x " + std::to_string(info.head_size) +
+                    " is not dim " + std::to_string(info.dim));
+        if (rot != std::vector<int64_t>{1, x[1], k0[3], k0[3]})
+            m_.fail("input 2 '" + in[2]->name() + "' is not the rotations [1, S, head_size, head_size]");
+        info.n_layers = uint32_t((in.size() - 3) / 2);
+        for (uint32_t l = 0; l < info.n_layers; ++l)
+            for (uint32_t kv = 0; kv < 2; ++kv) {
+                const onnx::ValueInfoProto &v = *in[3 + 2 * l + kv];
+                if (m_.shape_of(v) != k0) m_.fail("input '" + v.name() + "' is not a past cache of the same shape as input 3");
+            }
+        if (m_.graph().output_size() != int(1 + 2 * info.n_layers))
+            m_.fail("has " + std::to_string(m_.graph().output_size()) + " outputs, not the hidden state and each layer's K and V");
+        info_ = &info;
+        std::string h = in[0]->name();
+        layers.resize(info.n_layers);
+        for (uint32_t l = 0; l < info.n_layers; ++l) h = layer(l, h, layers[l]);
+        // The final norm, the graph's first output.
+        const Node &fn = consumer(h, "iRMSNorm", "the final norm");
+        final_norm = norm(fn);
+        if (fn.output(0) != m_.graph().output(0).name()) m_.fail(fn, "the final norm is not the graph's first output");
+        info.hidden_dim = layers[0].w1.n;
+    }
+
+private:
+    // The one consumer of `t` with operator `op` (skipping none); `what` names it in errors.
+    const Node &consumer(const std::string &t, const char *op, const std::string &what) const
+    {
+        const Node *found = nullptr;
+        for (const Node *n : m_.consumers(t))
+            if (n->op_type() == op) {
+                if (found) m_.fail(*n, "'" + t + "' feeds two " + op + " nodes where the decoder has one (" + what + ")");
+                found = n;
+            }
+        if (!found) {
+            const Node *p = m_.producer(t);
+            if (p) m_.fail(*p, "is not followed by " + std::string(op) + " (" + what + "): not a decoder this front end knows");
+            m_.fail("'" + t + "' is not followed by " + op + " (" + what + "): not a decoder this front end knows");
+        }
+        return *found;
+    }
+    // The next computing node after `t`, past layout-only Reshape and Transpose nodes.
+    const Node &next(std::string t, const std::string &what) const
+    {
+        for (int hops = 0; hops < 8; ++hops) {
+            const std::vector<const Node *> c = m_.consumers(t);
+            if (c.size() != 1) {
+                const Node *p = m_.producer(t);
+                const std::string msg = "feeds " + std::to_string(c.size()) + " nodes where the decoder has one (" + what + ")";
+                if (p) m_.fail(*p, msg);
+                m_.fail("'" + t + "' " + msg);
+            }
+            if (c[0]->op_type() != "Reshape" && c[0]->op_type() != "Transpose") return *c[0];
+            t = c[0]->output(0);
+        }
+        m_.fail("'" + t + "': more than 8 layout nodes in a row (" + what + ")");
+    }
+    const Node &expect(const Node &n, const char *op, const std::string &what) const
+    {
+        if (n.op_type() != op) m_.fail(n, "expected " + std::string(op) + " here (" + what + "): not a decoder this front end knows");
+        return n;
+    }
+    // The other input of a two-input node than `from`.
+    std::string other_input(const Node &n, const std::string &from) const
+    {
+        if (n.input_size() != 2) m_.fail(n, "does not have two inputs");
+        return n.input(0) == from ? n.input(1) : n.input(0);
+    }
+
+    Rqs rqs(const Node &n, uint32_t channels = 1) const
+    {
+        expect(n, "RequantShift", "requantization");
+        if (n.input_size() != 3) m_.fail(n, "does not have the inputs x, mul and add");
+        Rqs r;
+        r.mul = m_.initializer(n.input(1), n).values;
+        r.add = m_.initializer(n.input(2), n).values;
+        for (const std::vector<int64_t> *v : {&r.mul, &r.add})
+            if (v->size() != 1 && v->size() != channels)
+                m_.fail(n, "mul or add has " + std::to_string(v->size()) + " values, not 1 or " + std::to_string(channels));
+        if (r.mul.size() == 1 && channels > 1) r.mul.assign(channels, r.mul[0]);
+        if (r.add.size() == 1 && channels > 1) r.add.assign(channels, r.add[0]);
+        for (int64_t v : r.mul)
+            if (v < INT32_MIN || v > INT32_MAX) m_.fail(n, "mul " + std::to_string(v) + " outside int32");
+        for (int64_t v : r.add)
+            if (v < INT32_MIN || v > INT32_MAX) m_.fail(n, "add " + std::to_string(v) + " outside int32");
+        const int64_t div = m_.int_attribute(n, "div"), levels = m_.int_attribute(n, "n_levels_out");
+        const int64_t is_signed = m_.int_attribute(n, "signed");
+        r.shift = log2_exact(div);
+        if (r.shift < 0) m_.fail(n, "div " + std::to_string(div) + " is not a power of two");
+        if (levels < 2 || levels > 256) m_.fail(n, "n_levels_out " + std::to_string(levels) + " outside 2..256");
+        r.lo = is_signed ? int32_t(-levels / 2) : 0;
+        r.hi = is_signed ? int32_t(levels / 2 - 1) : int32_t(levels - 1);
+        if (r.lo < -128 || r.hi > 127)
+            m_.fail(n, "an unsigned 256-level output does not fit int8 activations");
+        return r;
+    }
+    tsr_rqs_params scalar_rqs(const Node &n) const { return rqs(n).scalar(); }
+    // A RequantShift that must change nothing (the KV Concat's): the cache is appended to as is.
+    void identity_rqs(const Node &n) const
+    {
+        const Rqs r = rqs(n);
+        if (r.mul[0] != (int64_t(1) << r.shift) || r.add[0] != 0 || r.lo != -128 || r.hi != 127)
+            m_.fail(n, "the KV cache's requantization is not the identity: the cache would be rescaled, not appended to");
+    }
+
+    Norm norm(const Node &n) const
+    {
+        Norm out;
+        const IntTensor w = m_.initializer(n.input(1), n);
+        if (w.count() != info_->dim) m_.fail(n, "weight has " + std::to_string(w.count()) + " values, not dim " + std::to_string(info_->dim));
+        for (int64_t v : w.values) {
+            if (v <= -(int64_t(1) << 24) || v >= (int64_t(1) << 24)) m_.fail(n, "weight " + std::to_string(v) + " outside +-2^24");
+            out.w.push_back(int32_t(v));
+        }
+        const int64_t d = m_.int_attribute(n, "D"), levels = m_.int_attribute(n, "n_levels");
+        out.log2_d = log2_exact(d);
+        if (out.log2_d < 0 || out.log2_d > 31) m_.fail(n, "D " + std::to_string(d) + " is not a power of two up to 2^31");
+        if (levels != 256) m_.fail(n, "n_levels " + std::to_string(levels) + " (int8 activations: 256)");
+        return out;
+    }
+
+    // MatMul by a constant, the bias Add, the RequantShift: returns the RequantShift node.
+    const Node &linear(const Node &mm, LinearRqs &out, uint32_t k) const
+    {
+        expect(mm, "MatMul", "a linear layer");
+        const std::string w_name = m_.is_initializer(mm.input(1)) ? mm.input(1) : mm.input(0);
+        const IntTensor w = m_.initializer(w_name, mm);
+        if (w.dims.size() != 2 || w.dims[0] != int64_t(k)) m_.fail(mm, "weight is not [" + std::to_string(k) + ", n]");
+        out.k = k;
+        out.n = uint32_t(w.dims[1]);
+        out.w.resize(size_t(out.n) * k);
+        for (uint32_t i = 0; i < k; ++i)
+            for (uint32_t c = 0; c < out.n; ++c) {
+                const int64_t v = w.values[size_t(i) * out.n + c];
+                if (v < -128 || v > 127) m_.fail(mm, "weight " + std::to_string(v) + " outside int8");
+                out.w[size_t(c) * k + i] = int8_t(v); // n x k, as the kernels read it
+            }
+        const Node &add = next(mm.output(0), "the bias");
+        expect(add, "Add", "the bias");
+        const IntTensor bias = m_.initializer(other_input(add, mm.output(0)), add);
+        if (bias.count() != out.n && bias.count() != 1) m_.fail(add, "bias does not have n values");
+        const Node &rq = next(add.output(0), "the linear layer's requantization");
+        const Rqs r = rqs(rq, out.n);
+        for (uint32_t c = 0; c < out.n; ++c) {
+            const int64_t b = bias.values[bias.count() == 1 ? 0 : c];
+            const int64_t folded = b * r.mul[c] + r.add[c]; // (acc + b) mul + add = acc mul + (b mul + add)
+            if (folded < INT32_MIN || folded > INT32_MAX) m_.fail(rq, "bias x mul + add outside int32");
+            out.mul.push_back(int32_t(r.mul[c]));
+            out.add.push_back(int32_t(folded));
+        }
+        out.range = tsr_rqs_params{0, 0, r.shift, r.lo, r.hi};
+        return rq;
+    }
+
+    // The attention's chain between the two matmuls, evaluated into its tables.
+    const Node &attention(const Node &scores, tsr_quantlib_attention &t, const std::string &v_cache) const
+    {
+        const Node &rq_s = next(scores.output(0), "the scores' requantization");
+        t.scores = scalar_rqs(rq_s);
+        const Node &div = expect(next(rq_s.output(0), "the scores' division"), "TrueIntegerDiv", "the scores' division");
+        const int64_t delta = m_.int_attribute(div, "Delta"), eps = m_.int_attribute(div, "eps"), eta = m_.int_attribute(div, "eta"),
+                      y = m_.int_attribute(div, "y");
+        if (y * eta + eps <= 0 || delta < 0 || delta > (1 << 30) || eta < 0 || eta > (1 << 30)) m_.fail(div, "constants out of range");
+        const int64_t factor = delta * eta / (y * eta + eps); // Deeploy's floor form
+        const Node &rq_m = next(div.output(0), "the scores' second requantization");
+        const tsr_rqs_params merge = scalar_rqs(rq_m);
+        const Node &add = expect(next(rq_m.output(0), "the mask's add"), "Add", "the mask's add");
+        const Node *mask_rq = m_.producer(other_input(add, rq_m.output(0)));
+        if (!mask_rq || mask_rq->input(0) != m_.inputs()[1]->name())
+            m_.fail(add, "does not add the requantized mask (input 1)");
+        const tsr_rqs_params mask = scalar_rqs(*mask_rq);
+        const Node &rq_sum = next(add.output(0), "the masked scores' requantization");
+        const tsr_rqs_params sum = scalar_rqs(rq_sum);
+        const Node &sm = expect(next(rq_sum.output(0), "the softmax"), "iSoftmax", "the softmax");
+        const int64_t A = m_.int_attribute(sm, "coeffA"), B = m_.int_attribute(sm, "coeffB"), C = m_.int_attribute(sm, "coeffC"),
+                      log2 = m_.int_attribute(sm, "log2"), levels = m_.int_attribute(sm, "n_levels");
+        if (levels != 256) m_.fail(sm, "n_levels " + std::to_string(levels) + " (256 only)");
+        if (log2 < 1 || std::abs(A) > (1 << 20) || std::abs(B) > (1 << 20) || std::abs(C) > (1 << 30)) m_.fail(sm, "constants out of range");
+        if (t.scores.lo < -128 || t.scores.hi > 127 || sum.lo < -128 || sum.hi > 127) m_.fail(rq_sum, "scores are not int8");
+        for (int32_t s = -128; s < 128; ++s) {
+            const int64_t merged = tsr_rqs(int64_t(s) * factor, &merge);
+            t.visible[s + 128] = int8_t(tsr_rqs(merged + tsr_rqs(0, &mask), &sum));
+            t.masked[s + 128] = int8_t(tsr_rqs(merged + tsr_rqs(-128, &mask), &sum));
+        }
+        for (int64_t i = 0; i < 256; ++i) { // x - max = -i
+            const int64_t z = i / log2, p = -i + z * log2, v = A * (p + B) * (p + B) + C;
+            const int64_t e = z >= 63 ? (v < 0 ? -1 : 0) : v >> z;
+            if (e < 0 || e > TSR_QUANTLIB_MAX_EXP) m_.fail(sm, "exponential " + std::to_string(e) + " outside 0..2^20");
+            t.exp[i] = int32_t(e);
+        }
+        if (t.exp[0] <= 0) m_.fail(sm, "the exponential of 0 is not positive");
+        t.levels = int32_t(levels - 1);
+        const Node &rq_p = next(sm.output(0), "the probabilities' requantization");
+        const tsr_rqs_params prob = scalar_rqs(rq_p);
+        for (int32_t yv = 0; yv < 256; ++yv) t.prob[yv] = int8_t(tsr_rqs(yv, &prob));
+        const Node &av = expect(next(rq_p.output(0), "the values' matmul"), "MatMul", "the values' matmul");
+        if (av.input(1) != v_cache) m_.fail(av, "does not multiply by the V cache");
+        const Node &rq_o = next(av.output(0), "the attention output's requantization");
+        t.out = scalar_rqs(rq_o);
+        return rq_o;
+    }
+
+    // One decoder layer from its input `x`; returns its output.
+    std::string layer(uint32_t l, const std::string &x, LayerConstants &c) const
+    {
+        const std::string where = "layer " + std::to_string(l);
+        const Node &n1 = consumer(x, "iRMSNorm", where + " attention norm");
+        c.att_norm = norm(n1);
+        const Node &res1 = consumer(x, "RequantShift", where + " residual");
+        // Q, K and V: the three matmuls of the norm's output, told apart by what follows.
+        const std::vector<const Node *> mms = m_.consumers(n1.output(0));
+        if (mms.size() != 3) m_.fail(n1, "feeds " + std::to_string(mms.size()) + " nodes, not Q, K and V");
+        std::string q_out, k_cache, v_cache;
+        for (const Node *mm : mms) {
+            LinearRqs lin;
+            const Node &rq = linear(*mm, lin, info_->dim);
+            const Node &after = next(rq.output(0), where + " Q/K/V");
+            if (after.op_type() == "MatMul") { // the rotation: Q or K
+                if (after.input(1) != m_.inputs()[2]->name()) m_.fail(after, "does not multiply by the rotations (input 2)");
+                const Node &rope_rq = next(after.output(0), where + " RoPE requantization");
+                const Node &then = next(rope_rq.output(0), where + " after RoPE");
+                if (then.op_type() == "RequantShift") { // K: the cache's scale, the Concat
+                    c.wk = std::move(lin);
+                    c.rope_k = scalar_rqs(rope_rq);
+                    c.k_cache = scalar_rqs(then);
+                    k_cache = cache(then, l, 0);
+                } else {
+                    c.wq = std::move(lin);
+                    c.rope_q = scalar_rqs(rope_rq);
+                    q_out = rope_rq.output(0);
+                }
+            } else { // V: the cache's scale, the Concat
+                c.wv = std::move(lin);
+                c.v_cache = scalar_rqs(after);
+                v_cache = cache(after, l, 1);
+            }
+        }
+        if (q_out.empty() || k_cache.empty() || v_cache.empty()) m_.fail(n1, "its matmuls are not one each of Q, K and V");
+        const Node &scores = expect(next(q_out, where + " scores"), "MatMul", where + " scores");
+        const Node *kt = m_.producer(scores.input(1));
+        std::string k_src = scores.input(1);
+        while (kt && (kt->op_type() == "Transpose" || kt->op_type() == "Reshape")) k_src = kt->input(0), kt = m_.producer(k_src);
+        if (k_src != k_cache) m_.fail(scores, "does not multiply Q by the K cache");
+        const Node &rq_o = attention(scores, c.attention, v_cache);
+        const Node &wo = expect(next(rq_o.output(0), where + " output projection"), "MatMul", where + " output projection");
+        const Node &wo_rq = linear(wo, c.wo, info_->dim);
+        const std::string x_att = residual(next(wo_rq.output(0), where + " residual add"), res1, wo_rq, c.res1_a, c.res1_y);
+        // The FFN.
+        const Node &n2 = consumer(x_att, "iRMSNorm", where + " FFN norm");
+        c.ffn_norm = norm(n2);
+        const Node &res2 = consumer(x_att, "RequantShift", where + " FFN residual");
+        const std::vector<const Node *> ffn = m_.consumers(n2.output(0));
+        if (ffn.size() != 2) m_.fail(n2, "feeds " + std::to_string(ffn.size()) + " nodes, not the gate and the up projection");
+        const Node *mul = nullptr;
+        bool have_gate = false, have_up = false;
+        for (const Node *mm : ffn) {
+            LinearRqs lin;
+            const Node &rq = linear(*mm, lin, info_->dim);
+            const Node &after = next(rq.output(0), where + " FFN");
+            if (after.op_type() == "iHardswish") {
+                c.w1 = std::move(lin);
+                c.three = int32_t(m_.int_attribute(after, "three"));
+                c.six = int32_t(m_.int_attribute(after, "six"));
+                c.one_over_six = int32_t(m_.int_attribute(after, "one_over_six"));
+                if (c.three < 0 || c.three > 32768 || c.six < 0 || c.six > 32768 || c.one_over_six < 0 || c.one_over_six > 32768)
+                    m_.fail(after, "constants outside 0..2^15");
+                const Node &act = next(after.output(0), where + " the activation's requantization");
+                c.act = scalar_rqs(act);
+                mul = &expect(next(act.output(0), where + " gate x up"), "Mul", where + " gate x up");
+                have_gate = true;
+            } else {
+                c.w3 = std::move(lin);
+                expect(after, "Mul", where + " gate x up");
+                have_up = true;
+            }
+        }
+        if (!have_gate || !have_up || !mul) m_.fail(n2, "its matmuls are not the gate (with iHardswish) and the up projection");
+        const Node &mul_rq = next(mul->output(0), where + " the product's requantization");
+        c.ffn_y = scalar_rqs(mul_rq);
+        const Node &w2 = expect(next(mul_rq.output(0), where + " down projection"), "MatMul", where + " down projection");
+        const Node &w2_rq = linear(w2, c.w2, c.w1.n);
+        if (c.w1.n != c.w3.n || c.w2.n != info_->dim || c.wq.n != info_->dim || c.wk.n != info_->dim || c.wv.n != info_->dim ||
+            c.wo.n != info_->dim)
+            m_.fail(w2, "the layer's projections do not have the model's dimensions");
+        return residual(next(w2_rq.output(0), where + " FFN residual add"), res2, w2_rq, c.res2_a, c.res2_y);
+    }
+
+    // The Concat of a past cache (input 3 + 2l + kind) and the new rows; its identity
+    // RequantShift is the graph's output 1 + 2l + kind. Returns that output's name.
+    std::string cache(const Node &scale, uint32_t l, uint32_t kind) const
+    {
+        const Node &cat = expect(next(scale.output(0), "the KV append"), "Concat", "the KV append");
+        const std::string past = m_.inputs()[3 + 2 * l + kind]->name();
+        if (cat.input_size() != 2 || cat.input(0) != past || cat.input(1) != scale.output(0))
+            m_.fail(cat, "does not append the new rows to past cache input '" + past + "'");
+        const int64_t axis = m_.int_attribute(cat, "axis");
+        if (axis != -2 && axis != 2) m_.fail(cat, "does not concatenate on the positions axis");
+        const Node &id = consumer(cat.output(0), "RequantShift", "the cache's output");
+        identity_rqs(id);
+        if (id.output(0) != m_.graph().output(int(1 + 2 * l + kind)).name())
+            m_.fail(id, "is not the graph's output " + std::to_string(1 + 2 * l + kind) + " (the layer's " + (kind ? "V" : "K") +
+                            " cache)");
+        return id.output(0);
+    }
+
+    // y = rqs_y(rqs_a(x) + b): `add` adds the residual's RequantShift `res` and `branch`.
+    std::string residual(const Node &add, const Node &res, const Node &branch, tsr_rqs_params &a, tsr_rqs_params &y) const
+    {
+        expect(add, "Add", "a residual add");
+        if (other_input(add, branch.output(0)) != res.output(0)) m_.fail(add, "does not add the residual to the branch");
+        a = scalar_rqs(res);
+        const Node &out = next(add.output(0), "the residual's requantization");
+        y = scalar_rqs(out);
+        return out.output(0);
+    }
+
+    const OnnxModel &m_;
+    OnnxDecoderInfo *info_ = nullptr;
+};
+
+// ---- the lowering -------------------------------------------------------------------
+
+class Lowerer {
+public:
+    Lowerer(Graph &g, const OnnxDecoderInfo &info) : g_(g), info_(info) {}
+
+    uint32_t weight(const std::string &name, uint32_t dtype, uint32_t rows, uint32_t cols, std::vector<uint8_t> bytes)
+    {
+        GraphTensor t;
+        t.name = name;
+        t.dtype = dtype;
+        t.kind = TSR_TENSOR_WEIGHT;
+        t.rows = rows;
+        t.cols = cols;
+        t.data = std::move(bytes);
+        return g_.add(std::move(t));
+    }
+    uint32_t tensor(const std::string &name, uint32_t kind, uint32_t rows, uint32_t cols, uint32_t dtype = TSR_DTYPE_I8)
+    {
+        GraphTensor t;
+        t.name = name;
+        t.kind = kind;
+        t.rows = rows;
+        t.cols = cols;
+        t.dtype = dtype;
+        return g_.add(std::move(t));
+    }
+    struct Weights {
+        uint32_t att_norm, ffn_norm, k_cache, v_cache, tables;
+        uint32_t w[7], rq[7]; // wq wk wv wo w1 w3 w2
+    };
+    void weights(const std::vector<LayerConstants> &layers, const Norm &final_norm, uint32_t context)
+    {
+        for (uint32_t l = 0; l < layers.size(); ++l) {
+            const LayerConstants &c = layers[l];
+            const std::string p = "layer" + std::to_string(l) + ".";
+            Weights w{};
+            w.att_norm = norm(p + "attn_norm", c.att_norm);
+            w.ffn_norm = norm(p + "ffn_norm", c.ffn_norm);
+            const LinearRqs *lin[7] = {&c.wq, &c.wk, &c.wv, &c.wo, &c.w1, &c.w3, &c.w2};
+            const char *names[7] = {"wq", "wk", "wv", "wo", "w1", "w3", "w2"};
+            for (uint32_t i = 0; i < 7; ++i) {
+                w.w[i] = weight(p + names[i], TSR_DTYPE_I8, lin[i]->n, lin[i]->k, raw_bytes(lin[i]->w));
+                std::vector<int32_t> table(lin[i]->mul);
+                table.insert(table.end(), lin[i]->add.begin(), lin[i]->add.end());
+                w.rq[i] = weight(p + names[i] + ".rqs", TSR_DTYPE_I32, 2, lin[i]->n, raw_bytes(table));
+            }
+            std::vector<uint8_t> tables(sizeof(tsr_quantlib_attention));
+            std::memcpy(tables.data(), &c.attention, tables.size());
+            w.tables = weight(p + "attention.tables", TSR_DTYPE_I32, 1, uint32_t(TSR_QUANTLIB_ATTENTION_WORDS), std::move(tables));
+            w.k_cache = tensor(p + "k_cache", TSR_TENSOR_KV_CACHE, context, info_.dim);
+            w.v_cache = tensor(p + "v_cache", TSR_TENSOR_KV_CACHE, context, info_.dim);
+            weights_.push_back(w);
+        }
+        final_norm_ = norm("final_norm", final_norm);
+        // The planner's sampler scratch: a decoder-only image samples nothing, so a token one.
+        g_.sampler_scratch = tensor("sampler_scratch", TSR_TENSOR_SCRATCH, 1, 16, TSR_DTYPE_F32);
+    }
+
+    void schedule(GraphSchedule &s, uint32_t R, const char *suffix, const std::vector<LayerConstants> &layers, uint32_t &in,
+                  uint32_t &out, uint32_t &rotation, uint32_t context)
+    {
+        const uint32_t D = info_.dim, H = layers[0].w1.n, hs = info_.head_size;
+        s.max_rows = R;
+        auto act = [&](const std::string &name, uint32_t cols) {
+            return tensor(name + suffix, TSR_TENSOR_ACTIVATION, R, cols);
+        };
+        in = tensor(std::string("rows_in") + suffix, TSR_TENSOR_IO, R, D);
+        out = tensor(std::string("rows_out") + suffix, TSR_TENSOR_IO, R, D);
+        rotation = tensor(std::string("rotations") + suffix, TSR_TENSOR_IO, R, hs * hs);
+        uint32_t x = in;
+        for (uint32_t l = 0; l < layers.size(); ++l) {
+            const LayerConstants &c = layers[l];
+            const Weights &w = weights_[l];
+            const std::string p = "layer" + std::to_string(l) + ".";
+            const uint16_t L = uint16_t(l);
+            const uint32_t xb = act(p + "attn_norm", D), q = act(p + "q", D), k = act(p + "k", D), v = act(p + "v", D),
+                           kc = act(p + "k_cached", D), vc = act(p + "v_cached", D), att = act(p + "attn", D),
+                           o = act(p + "attn_out", D), x_att = act(p + "x_attn", D), xb2 = act(p + "ffn_norm", D),
+                           h1 = act(p + "ffn_gate", H), h3 = act(p + "ffn_up", H), gl = act(p + "ffn_act", H),
+                           f = act(p + "ffn_out", D), x_out = act(p + "x_out", D);
+            step(s, TSR_OP_RMSNORM, {x, w.att_norm, xb}, rmsnorm(c.att_norm), p + "attn_norm", L);
+            step(s, TSR_OP_MATMUL, {xb, w.w[0], q}, matmul(c.wq, w.rq[0]), p + "wq", L);
+            step(s, TSR_OP_MATMUL, {xb, w.w[1], k}, matmul(c.wk, w.rq[1]), p + "wk", L);
+            step(s, TSR_OP_MATMUL, {xb, w.w[2], v}, matmul(c.wv, w.rq[2]), p + "wv", L);
+            step(s, TSR_OP_ROPE, {q, k, rotation}, rope(c, context), p + "rope", L);
+            step(s, TSR_OP_REQUANT, {k, kc}, requant(c.k_cache), p + "k_scale", L);
+            step(s, TSR_OP_REQUANT, {v, vc}, requant(c.v_cache), p + "v_scale", L);
+            tsr_op_params pk{};
+            pk.kv_append = {D, context};
+            step(s, TSR_OP_KV_APPEND, {kc, vc, w.k_cache, w.v_cache}, pk, p + "kv_append", L);
+            tsr_op_params pa{};
+            pa.attention.n_heads = pa.attention.n_kv_heads = info_.n_heads;
+            pa.attention.head_size = hs;
+            pa.attention.context = context;
+            pa.attention.exp = TSR_NONLINEAR_QUANTLIB;
+            pa.attention.tables = w.tables;
+            step(s, TSR_OP_ATTENTION, {q, w.k_cache, w.v_cache, TSR_NO_TENSOR, att}, pa, p + "attention", L);
+            step(s, TSR_OP_MATMUL, {att, w.w[3], o}, matmul(c.wo, w.rq[3]), p + "wo", L);
+            step(s, TSR_OP_ADD, {x, o, x_att}, add(c.res1_a, c.res1_y), p + "residual_attn", L);
+            step(s, TSR_OP_RMSNORM, {x_att, w.ffn_norm, xb2}, rmsnorm(c.ffn_norm), p + "ffn_norm", L);
+            step(s, TSR_OP_MATMUL, {xb2, w.w[4], h1}, matmul(c.w1, w.rq[4]), p + "w1", L);
+            step(s, TSR_OP_MATMUL, {xb2, w.w[5], h3}, matmul(c.w3, w.rq[5]), p + "w3", L);
+            tsr_op_params ps{};
+            ps.swiglu.n = H;
+            ps.swiglu.exp = TSR_NONLINEAR_QUANTLIB;
+            ps.swiglu.three = c.three;
+            ps.swiglu.six = c.six;
+            ps.swiglu.one_over_six = c.one_over_six;
+            ps.swiglu.rqs_act = c.act;
+            ps.swiglu.rqs_y = c.ffn_y;
+            step(s, TSR_OP_SWIGLU, {h1, h3, gl}, ps, p + "hardswish_glu", L);
+            step(s, TSR_OP_MATMUL, {gl, w.w[6], f}, matmul(c.w2, w.rq[6]), p + "w2", L);
+            step(s, TSR_OP_ADD, {x_att, f, x_out}, add(c.res2_a, c.res2_y), p + "residual_ffn", L);
+            x = x_out;
+        }
+        step(s, TSR_OP_RMSNORM, {x, final_norm_, out}, rmsnorm(final_norm_c_), "final_norm", TSR_NO_LAYER);
+    }
+    void set_final(const Norm &n) { final_norm_c_ = n; }
+
+private:
+    uint32_t norm(const std::string &name, const Norm &n)
+    {
+        return weight(name, TSR_DTYPE_I32, 1, info_.dim, raw_bytes(n.w));
+    }
+    void step(GraphSchedule &s, uint16_t op, std::initializer_list<uint32_t> operands, const tsr_op_params &params,
+              std::string label, uint16_t layer)
+    {
+        GraphStep st;
+        st.op = op;
+        st.engine = tsr_op_tile_kind(op) == TSR_TILE_MOVE ? TSR_ENGINE_DMA : TSR_ENGINE_CLUSTER;
+        st.dtype = TSR_DTYPE_I8;
+        st.layer = layer;
+        st.operands.fill(TSR_NO_TENSOR);
+        for (uint32_t o : operands) st.operands[st.operand_count++] = o;
+        st.params = params;
+        st.label = std::move(label);
+        s.steps.push_back(std::move(st));
+    }
+    tsr_op_params rmsnorm(const Norm &n) const
+    {
+        tsr_op_params p{};
+        p.rmsnorm.dim = info_.dim;
+        p.rmsnorm.nonlinear = TSR_NONLINEAR_QUANTLIB;
+        p.rmsnorm.eps = 1.0f; // unused by iRMSNorm
+        p.rmsnorm.log2_d = n.log2_d;
+        p.rmsnorm.lo = n.lo;
+        p.rmsnorm.hi = n.hi;
+        return p;
+    }
+    static tsr_op_params matmul(const LinearRqs &lin, uint32_t table)
+    {
+        tsr_op_params p{};
+        p.matmul.k = lin.k;
+        p.matmul.n = lin.n;
+        p.matmul.weight_dtype = TSR_DTYPE_I8;
+        p.matmul.out_dtype = TSR_DTYPE_I8;
+        p.matmul.requant = table;
+        p.matmul.requant_form = 1;
+        p.matmul.rqs_shift = lin.range.shift;
+        p.matmul.rqs_lo = lin.range.lo;
+        p.matmul.rqs_hi = lin.range.hi;
+        return p;
+    }
+    tsr_op_params rope(const LayerConstants &c, uint32_t context) const
+    {
+        tsr_op_params p{};
+        p.rope.dim = p.rope.kv_dim = info_.dim;
+        p.rope.head_size = info_.head_size;
+        p.rope.context = context;
+        p.rope.form = TSR_ROPE_MATRIX;
+        p.rope.q = c.rope_q;
+        p.rope.k = c.rope_k;
+        return p;
+    }
+    tsr_op_params requant(const tsr_rqs_params &r) const
+    {
+        tsr_op_params p{};
+        p.requant.n = info_.dim;
+        p.requant.rqs = r;
+        return p;
+    }
+    tsr_op_params add(const tsr_rqs_params &a, const tsr_rqs_params &y) const
+    {
+        tsr_op_params p{};
+        p.add.n = info_.dim;
+        p.add.form = TSR_ADD_RQS;
+        p.add.rqs_a = a;
+        p.add.rqs_b = kIdentity;
+        p.add.rqs_y = y;
+        return p;
+    }
+
+    Graph &g_;
+    const OnnxDecoderInfo &info_;
+    std::vector<Weights> weights_;
+    uint32_t final_norm_ = 0;
+    Norm final_norm_c_;
+};
+
+} // namespace
+
+Graph lower_onnx_decoder(const std::string &path, const OnnxLowering &options, OnnxDecoderInfo &info)
+{
+    const OnnxModel model(path, kSupported);
+    info = OnnxDecoderInfo{};
+    info.path = path;
+    info.nodes = uint64_t(model.graph().node_size());
+    info.opset = uint64_t(model.opset());
+    if (info.opset && info.opset < 10) model.fail("opset " + std::to_string(info.opset) + " (10 or later)");
+    std::vector<LayerConstants> layers;
+    Norm final_norm;
+    DecoderReader(model).read(info, layers, final_norm);
+
+    const uint32_t context = options.context ? options.context : std::max<uint32_t>(256u, info.past + info.rows);
+    if (context > TSR_QUANTLIB_MAX_CONTEXT)
+        throw InputError("--context " + std::to_string(context) + ": QuantLib attention holds at most 2048 positions");
+    const uint32_t chunk = options.prompt_chunk ? options.prompt_chunk : info.rows > 1 ? info.rows : std::min(16u, context);
+    if (chunk > context) throw InputError("--prompt-chunk " + std::to_string(chunk) + " is above the context " + std::to_string(context));
+
+    Graph g;
+    ModelHyper &h = g.hyper;
+    h.dim = info.dim;
+    h.hidden_dim = info.hidden_dim;
+    h.n_layers = info.n_layers;
+    h.n_heads = h.n_kv_heads = info.n_heads;
+    h.vocab_size = 0;
+    h.seq_len = context;
+    h.context = context;
+    h.prompt_chunk = chunk;
+    h.bos_id = h.eos_id = 0;
+    h.precision = TSR_DTYPE_I8;
+    h.decoder_only = true;
+    Lowerer lower(g, info);
+    lower.set_final(final_norm);
+    lower.weights(layers, final_norm, context);
+    lower.schedule(g.prompt, chunk, ".prompt", layers, g.tokens_prompt, g.logits_prompt, g.rotation_prompt, context);
+    lower.schedule(g.token, 1, ".token", layers, g.tokens_token, g.logits_token, g.rotation_token, context);
+    return g;
+}
+
+} // namespace tessera

@@ -1,0 +1,191 @@
+#include "onnx_reader.h"
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "tessera/errors.h"
+
+namespace tessera {
+
+namespace {
+
+constexpr uint64_t kMaxModelBytes = 1u << 30; // protobuf's own limit is 2 GiB
+
+std::string read_file(const std::string &path)
+{
+    std::error_code ec;
+    const uint64_t size = std::filesystem::file_size(path, ec);
+    if (ec) throw InputError(path + ": cannot read the ONNX model (" + ec.message() + ")");
+    if (size > kMaxModelBytes) throw InputError(path + ": " + std::to_string(size) + " bytes is above the 1 GiB an ONNX model may have here");
+    std::ifstream in(path, std::ios::binary);
+    std::string bytes(size, '\0');
+    if (!in || !in.read(bytes.data(), std::streamsize(size))) throw InputError(path + ": cannot read the ONNX model");
+    return bytes;
+}
+
+} // namespace
+
+OnnxModel::OnnxModel(const std::string &path, const std::map<std::string, std::vector<std::string>> &supported)
+    : path_(path)
+{
+    const std::string bytes = read_file(path);
+    if (!model_.ParseFromString(bytes))
+        throw InputError(path + ": not an ONNX model: the protobuf is truncated or corrupt (" + std::to_string(bytes.size()) +
+                         " bytes)");
+    if (!model_.has_graph() || model_.graph().node_size() == 0) fail("the model has no graph or no nodes");
+    const onnx::GraphProto &g = model_.graph();
+    for (const onnx::TensorProto &t : g.initializer()) initializers_[t.name()] = &t;
+    for (const onnx::ValueInfoProto &v : g.input())
+        if (!initializers_.count(v.name())) inputs_.push_back(&v);
+    for (const onnx::NodeProto &n : g.node()) {
+        const auto op = supported.find(n.op_type());
+        if (!n.domain().empty() || op == supported.end())
+            fail(n, "operator '" + (n.domain().empty() ? "" : n.domain() + ".") + n.op_type() + "' is not supported");
+        for (const onnx::AttributeProto &a : n.attribute())
+            if (std::find(op->second.begin(), op->second.end(), a.name()) == op->second.end())
+                fail(n, "attribute '" + a.name() + "' is not supported");
+        if (n.output_size() != 1) fail(n, "has " + std::to_string(n.output_size()) + " outputs, not 1");
+        if (!producers_.emplace(n.output(0), &n).second) fail(n, "its output '" + n.output(0) + "' is made twice");
+        for (const std::string &in : n.input()) consumers_[in].push_back(&n);
+    }
+}
+
+int64_t OnnxModel::opset() const
+{
+    for (const onnx::OperatorSetIdProto &o : model_.opset_import())
+        if (o.domain().empty() || o.domain() == "ai.onnx") return o.version();
+    return 0;
+}
+
+std::vector<int64_t> OnnxModel::shape_of(const onnx::ValueInfoProto &v) const
+{
+    std::vector<int64_t> dims;
+    if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) fail("'" + v.name() + "' has no tensor shape");
+    for (const onnx::TensorShapeProto_Dimension &d : v.type().tensor_type().shape().dim()) {
+        if (!d.has_dim_value() || d.dim_value() < 0) fail("'" + v.name() + "' has a symbolic or negative dimension");
+        dims.push_back(d.dim_value());
+    }
+    return dims;
+}
+
+IntTensor OnnxModel::decode(const onnx::TensorProto &t, const std::string &what) const
+{
+    IntTensor out;
+    uint64_t count = 1;
+    for (int64_t d : t.dims()) {
+        if (d < 0 || d > (1 << 24)) fail(what + ": dimension " + std::to_string(d) + " out of range");
+        out.dims.push_back(d);
+        count *= uint64_t(d);
+        if (count > (1u << 26)) fail(what + ": more than 2^26 elements");
+    }
+    auto take = [&](double v) {
+        if (!std::isfinite(v) || v != std::floor(v) || std::fabs(v) > 9.0e15)
+            fail(what + ": holds " + std::to_string(v) + ", not an integer");
+        out.values.push_back(int64_t(v));
+    };
+    const std::string &raw = t.raw_data();
+    switch (t.data_type()) {
+    case onnx::TensorProto::FLOAT:
+        if (!raw.empty()) {
+            if (raw.size() != count * 4) fail(what + ": raw data is " + std::to_string(raw.size()) + " bytes, not " + std::to_string(count * 4));
+            for (uint64_t i = 0; i < count; ++i) {
+                float f;
+                std::memcpy(&f, raw.data() + 4 * i, 4);
+                take(f);
+            }
+        } else {
+            if (uint64_t(t.float_data_size()) != count) fail(what + ": holds " + std::to_string(t.float_data_size()) + " values, not " + std::to_string(count));
+            for (float f : t.float_data()) take(f);
+        }
+        break;
+    case onnx::TensorProto::INT64:
+        if (!raw.empty()) {
+            if (raw.size() != count * 8) fail(what + ": raw data is " + std::to_string(raw.size()) + " bytes, not " + std::to_string(count * 8));
+            out.values.resize(count);
+            std::memcpy(out.values.data(), raw.data(), count * 8);
+        } else {
+            if (uint64_t(t.int64_data_size()) != count) fail(what + ": holds " + std::to_string(t.int64_data_size()) + " values, not " + std::to_string(count));
+            out.values.assign(t.int64_data().begin(), t.int64_data().end());
+        }
+        break;
+    case onnx::TensorProto::INT32:
+        if (!raw.empty()) {
+            if (raw.size() != count * 4) fail(what + ": raw data is " + std::to_string(raw.size()) + " bytes, not " + std::to_string(count * 4));
+            for (uint64_t i = 0; i < count; ++i) {
+                int32_t v;
+                std::memcpy(&v, raw.data() + 4 * i, 4);
+                out.values.push_back(v);
+            }
+        } else {
+            if (uint64_t(t.int32_data_size()) != count) fail(what + ": holds " + std::to_string(t.int32_data_size()) + " values, not " + std::to_string(count));
+            out.values.assign(t.int32_data().begin(), t.int32_data().end());
+        }
+        break;
+    default: fail(what + ": element type " + std::to_string(t.data_type()) + " (float32, int32 or int64 only)");
+    }
+    return out;
+}
+
+IntTensor OnnxModel::initializer(const std::string &name, const onnx::NodeProto &user) const
+{
+    const auto it = initializers_.find(name);
+    if (it == initializers_.end()) fail(user, "input '" + name + "' is not a constant");
+    return decode(*it->second, "node '" + user.name() + "' (" + user.op_type() + "): constant '" + name + "'");
+}
+
+const onnx::NodeProto *OnnxModel::producer(const std::string &tensor) const
+{
+    const auto it = producers_.find(tensor);
+    return it == producers_.end() ? nullptr : it->second;
+}
+
+std::vector<const onnx::NodeProto *> OnnxModel::consumers(const std::string &tensor) const
+{
+    const auto it = consumers_.find(tensor);
+    return it == consumers_.end() ? std::vector<const onnx::NodeProto *>{} : it->second;
+}
+
+std::vector<int64_t> OnnxModel::ints_attribute(const onnx::NodeProto &node, const std::string &name) const
+{
+    for (const onnx::AttributeProto &a : node.attribute()) {
+        if (a.name() != name) continue;
+        switch (a.type()) {
+        case onnx::AttributeProto::INT: return {a.i()};
+        case onnx::AttributeProto::INTS: return std::vector<int64_t>(a.ints().begin(), a.ints().end());
+        case onnx::AttributeProto::FLOAT:
+            if (a.f() != std::floor(a.f())) fail(node, "attribute '" + name + "' is not an integer");
+            return {int64_t(a.f())};
+        case onnx::AttributeProto::FLOATS: {
+            std::vector<int64_t> out;
+            for (float f : a.floats()) {
+                if (f != std::floor(f)) fail(node, "attribute '" + name + "' is not an integer");
+                out.push_back(int64_t(f));
+            }
+            return out;
+        }
+        case onnx::AttributeProto::TENSOR:
+            return decode(a.t(), "node '" + node.name() + "' (" + node.op_type() + "): attribute '" + name + "'").values;
+        default: fail(node, "attribute '" + name + "' has an unsupported type");
+        }
+    }
+    fail(node, "has no attribute '" + name + "'");
+}
+
+int64_t OnnxModel::int_attribute(const onnx::NodeProto &node, const std::string &name) const
+{
+    const std::vector<int64_t> v = ints_attribute(node, name);
+    if (v.size() != 1) fail(node, "attribute '" + name + "' has " + std::to_string(v.size()) + " values, not 1");
+    return v[0];
+}
+
+void OnnxModel::fail(const onnx::NodeProto &node, const std::string &what) const
+{
+    throw InputError(path_ + ": node '" + node.name() + "' (" + node.op_type() + "): " + what);
+}
+
+void OnnxModel::fail(const std::string &what) const { throw InputError(path_ + ": " + what); }
+
+} // namespace tessera

@@ -1,0 +1,65 @@
+// REQUANT   in: x (rows x n)   out: y = RequantShift(x) (rows x n)   tiles: rows
+//           params (tsr_requant_step_params): n, the RequantShift's scalar constants.
+//           QuantLib's requantization between operators that Tessera does not fuse
+//           (the caches' own scales before the KV append).
+#include "row_tiles.h"
+#include "tessera/kernels_quantlib.h"
+
+namespace tsr {
+namespace {
+
+const tsr_requant_step_params &P(const tsr_step &s) { return s.params.requant; }
+
+using Kernel = tsr_kernel_status (*)(const StepRun &r, uint8_t *x, uint8_t *y, uint32_t count);
+
+tessera_status check_i8(StepChecker &c)
+{
+    const tsr_rqs_params &r = P(c.step).rqs;
+    return tsr_rqs_valid(&r) && r.lo >= -128 && r.hi <= 127 ? TESSERA_OK : c.fail("RequantShift constants out of range");
+}
+
+tsr_kernel_status requant_i8(const StepRun &r, uint8_t *x, uint8_t *y, uint32_t count)
+{
+    return tsr_requant_i8((const int8_t *)x, (int8_t *)y, count, &P(r.step).rqs, r.worker, r.workers);
+}
+
+void operands(const tsr_step &s, RowOperand out[2])
+{
+    const uint32_t row = P(s).n * act_bytes(s);
+    out[0] = {0, row, 0, false, true, false};
+    out[1] = {1, row, 0, false, false, true};
+}
+
+tessera_status validate(StepChecker &c)
+{
+    const uint32_t n = P(c.step).n;
+    if (!n) return c.fail("n is 0");
+    const uint64_t bytes = (uint64_t)c.rows * n * act_bytes(c.step);
+    TSR_TRY(c.operand(0, c.step.dtype, bytes, false));
+    return c.operand(1, c.step.dtype, bytes, true);
+}
+
+StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t)
+{
+    RowOperand ops[2];
+    operands(s, ops);
+    return row_geometry(s, rows, ops, 2);
+}
+
+void run(StepRun &r)
+{
+    RowOperand ops[2];
+    operands(r.step, ops);
+    const Kernel kernel = variant_row<Variant<Kernel>>(r.resolved.variant).kernel;
+    const uint32_t n = P(r.step).n;
+    run_rows(r, ops, 2, [&](uint8_t **p, uint32_t rows) { return kernel(r, p[0], p[1], rows * n); });
+}
+
+} // namespace
+
+// The variants it registers (tessera/variants.def).
+TSR_REGISTER_VARIANT(REQUANT_I8, check_i8, Variant<Kernel>{requant_i8})
+
+extern const OpDevice op_REQUANT = {validate, geometry, run, false};
+
+} // namespace tsr

@@ -1,0 +1,144 @@
+#include "test_vectors.h"
+
+#include <cmath>
+#include <stdexcept>
+
+#include "tessera/errors.h"
+
+namespace tessera {
+namespace {
+
+std::string shape_text(const std::vector<uint64_t> &s)
+{
+    std::string t = "[";
+    for (size_t i = 0; i < s.size(); ++i) t += (i ? ", " : "") + std::to_string(s[i]);
+    return t + "]";
+}
+
+void expect_shape(const NpyArray &a, const std::vector<uint64_t> &shape, const std::string &what, const char *role)
+{
+    if (a.shape != shape)
+        throw InputError(what + ": " + a.name + " (" + role + ") is " + shape_text(a.shape) + ", the image needs " + shape_text(shape));
+}
+
+std::vector<int8_t> int8_values(const NpyArray &a, const std::string &what)
+{
+    std::vector<int8_t> out(a.values.size());
+    for (size_t i = 0; i < out.size(); ++i) {
+        const double v = a.values[i];
+        if (v != std::floor(v) || v < -128 || v > 127)
+            throw InputError(what + ": " + a.name + "[" + std::to_string(i) + "] = " + std::to_string(v) + " is not an int8 value");
+        out[i] = int8_t(v);
+    }
+    return out;
+}
+
+void check(tessera_session *s, tessera_status st, const std::string &call)
+{
+    if (st != TESSERA_OK)
+        throw std::runtime_error(call + ": " + tessera_status_string(st) + ": " + tessera_last_error(s));
+}
+
+} // namespace
+
+VectorRun run_vectors(tessera_session *session, const tessera_image_summary &h, const std::vector<NpyArray> &inputs,
+                      const std::string &what)
+{
+    if (h.vocab_size != 0)
+        throw InputError(what + ": test vectors run on a decoder-only image (packed from an ONNX decoder); this one takes tokens");
+    if (h.precision != 4u /* TSR_DTYPE_I8 */) throw InputError(what + ": only int8 images run test vectors");
+    const uint32_t L = h.n_layers, heads = h.n_heads, hs = h.dim / h.n_heads, dim = h.dim;
+    if (inputs.size() != 3u + 2u * L)
+        throw InputError(what + ": " + std::to_string(inputs.size()) + " arrays; the image's " + std::to_string(L) +
+                         " layers need " + std::to_string(3u + 2u * L) + " (hidden, mask, rotations, K and V per layer)");
+    const NpyArray &x = npz_array(inputs, "input_0", what);
+    if (x.shape.size() != 3 || x.shape[0] != 1 || x.shape[2] != dim || x.shape[1] == 0)
+        throw InputError(what + ": input_0 (hidden state) is " + shape_text(x.shape) + ", the image needs [1, S, " + std::to_string(dim) + "]");
+    VectorRun run;
+    run.rows = uint32_t(x.shape[1]);
+    const NpyArray &k0 = npz_array(inputs, "input_3", what);
+    if (k0.shape.size() != 4) throw InputError(what + ": input_3 (layer 0's past K) is " + shape_text(k0.shape) + ", not 4-D");
+    run.past = uint32_t(k0.shape[2]);
+    const uint32_t S = run.rows, P = run.past, T = P + S;
+    if (uint64_t(T) > h.context)
+        throw InputError(what + ": S_past " + std::to_string(P) + " + S " + std::to_string(S) + " exceeds the image's context of " +
+                         std::to_string(h.context));
+    // The mask: Deeploy's causal one, which the image applies itself.
+    const NpyArray &mask = npz_array(inputs, "input_1", what);
+    const bool flat = mask.shape.size() == 1;
+    if (flat ? (S != 1 || mask.shape[0] != T) : mask.shape != std::vector<uint64_t>{1, S, T})
+        throw InputError(what + ": input_1 (mask) is " + shape_text(mask.shape) + ", expected [" + std::to_string(T) + "] or [1, " +
+                         std::to_string(S) + ", " + std::to_string(T) + "]");
+    for (uint32_t i = 0; i < S; ++i)
+        for (uint32_t j = 0; j < T; ++j) {
+            const double want = j <= P + i ? 0.0 : -128.0, have = mask.values[size_t(i) * T + j];
+            if (have != want)
+                throw InputError(what + ": input_1 (mask) row " + std::to_string(i) + " column " + std::to_string(j) + " is " +
+                                 std::to_string(have) + ": the image applies the causal mask (0 up to the row's position, -128 after)");
+        }
+    run.mode = S > 1 ? "parallel" : "autoregressive";
+    const NpyArray &rot = npz_array(inputs, "input_2", what);
+    expect_shape(rot, {1, S, hs, hs}, what, "rotations");
+    expect_shape(x, {1, S, dim}, what, "hidden state");
+    const std::vector<int8_t> rows_in = int8_values(x, what), rotations = int8_values(rot, what);
+
+    check(session, tessera_reset(session), "tessera_reset");
+    std::vector<int8_t> cache(size_t(T) * dim);
+    for (uint32_t l = 0; l < L; ++l)
+        for (uint32_t kind = 0; kind < 2; ++kind) {
+            const NpyArray &past = npz_array(inputs, "input_" + std::to_string(3 + 2 * l + kind), what);
+            expect_shape(past, {1, heads, P, hs}, what, kind ? "past V" : "past K");
+            const std::vector<int8_t> v = int8_values(past, what);
+            for (uint32_t hd = 0; hd < heads; ++hd) // [head][position][d] -> the cache's rows [position][head d]
+                for (uint32_t p = 0; p < P; ++p)
+                    for (uint32_t d = 0; d < hs; ++d) cache[size_t(p) * dim + hd * hs + d] = v[(size_t(hd) * P + p) * hs + d];
+            check(session, tessera_kv_write(session, l, kind, 0, P, cache.data()), "tessera_kv_write");
+        }
+    check(session, tessera_set_position(session, P), "tessera_set_position");
+    std::vector<int8_t> rows_out(size_t(S) * dim);
+    check(session, tessera_forward_rows(session, rows_in.data(), rotations.data(), S, rows_out.data()), "tessera_forward_rows");
+
+    NpyArray out0;
+    out0.name = "output_0";
+    out0.dtype = "<i8";
+    out0.shape = {1, S, dim};
+    out0.values.assign(rows_out.begin(), rows_out.end());
+    run.outputs.push_back(std::move(out0));
+    for (uint32_t l = 0; l < L; ++l)
+        for (uint32_t kind = 0; kind < 2; ++kind) {
+            check(session, tessera_kv_read(session, l, kind, 0, T, cache.data()), "tessera_kv_read");
+            NpyArray o;
+            o.name = "output_" + std::to_string(1 + 2 * l + kind);
+            o.dtype = "<i8";
+            o.shape = {1, heads, T, hs};
+            o.values.resize(size_t(T) * dim);
+            for (uint32_t hd = 0; hd < heads; ++hd)
+                for (uint32_t p = 0; p < T; ++p)
+                    for (uint32_t d = 0; d < hs; ++d) o.values[(size_t(hd) * T + p) * hs + d] = cache[size_t(p) * dim + hd * hs + d];
+            run.outputs.push_back(std::move(o));
+        }
+    return run;
+}
+
+std::vector<OutputDiff> compare_outputs(const std::vector<NpyArray> &got, const std::vector<NpyArray> &expected,
+                                        const std::string &what)
+{
+    std::vector<OutputDiff> out;
+    for (const NpyArray &e : expected) {
+        const NpyArray &g = npz_array(got, e.name, what + " (the image's outputs)");
+        if (g.shape != e.shape)
+            throw InputError(what + ": " + e.name + " is " + shape_text(e.shape) + ", the image gives " + shape_text(g.shape));
+        OutputDiff d;
+        d.name = e.name;
+        d.values = e.count();
+        for (size_t i = 0; i < e.values.size(); ++i) {
+            const double diff = std::fabs(g.values[i] - e.values[i]);
+            d.differing += diff != 0.0;
+            d.max_abs_diff = std::max(d.max_abs_diff, diff);
+        }
+        out.push_back(d);
+    }
+    return out;
+}
+
+} // namespace tessera
