@@ -14,13 +14,15 @@ SECONDS on its corpus (BUILD_DIR/corpus/NAME, kept between runs) and prints
 executions and coverage per harness. Exits 1 on any crash, hang (an input running
 over 25 s), leak or sanitizer report; the input is kept in BUILD_DIR/artifacts/NAME/.
 
-Harnesses (default: all six):
+Harnesses (default: all seven):
   image           (a) any bytes as a model image: open, prompt, sample, step
   image_resigned  (b) the same, mutated by structure and every checksum signed again
   encode          (c) tessera_encode on 512-, 32000-, 10-piece and no-space vocabularies
   readers         (d) the packer's llama2.c checkpoint and tokenizer readers, and GGUF
   board           (e) board descriptions, from a file and from an image's BOARD section
   hf              (f) Hugging Face config.json and safetensors headers
+  onnx            (g) the ONNX front end and the .npz test-vector reader (seeds: Deeploy's
+                  graphs and vectors in TESSERA_SHARED_DIR/deeploy, read in place)
 
 Options:
   -t SECONDS    time per harness (default 300)
@@ -42,11 +44,11 @@ while (($#)); do
     --no-build) do_build=0; shift ;;
     --require) require=1; shift ;;
     -h|--help) usage; exit 0 ;;
-    image|image_resigned|encode|readers|board|hf) harnesses+=("$1"); shift ;;
+    image|image_resigned|encode|readers|board|hf|onnx) harnesses+=("$1"); shift ;;
     *) echo "fuzz.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
-((${#harnesses[@]})) || harnesses=(image image_resigned encode readers board hf)
+((${#harnesses[@]})) || harnesses=(image image_resigned encode readers board hf onnx)
 [[ $seconds =~ ^[0-9]+$ && $jobs =~ ^[1-9][0-9]*$ ]] || { echo "fuzz.sh: -t and -j take whole numbers" >&2; exit 2; }
 
 skip() {
@@ -71,13 +73,22 @@ if ((do_build)); then
 fi
 
 seeds_of() { case $1 in image|image_resigned) echo image ;; *) echo "$1" ;; esac; }
+shared=${TESSERA_SHARED_DIR:-$root/../shared}
+# Seed folders read in place besides BUILD_DIR/seeds/NAME (libFuzzer writes only to the first corpus).
+extra_seeds() {
+  [[ $1 == onnx ]] || return 0
+  local d
+  for d in "$shared"/deeploy/microLlama/INT8/microLlama1 "$shared"/deeploy/microLlama/INT8/microLlama8_parallel; do
+    [[ -d $d ]] && echo "$d"
+  done
+}
 
 run_one() { # NAME: runs it, leaves its log in BUILD/logs/NAME.log and its exit status in .../NAME.status
   local name=$1 bin=$build/tests/fuzz/fuzz_$1
   mkdir -p "$build/corpus/$name" "$build/artifacts/$name" "$build/logs"
   [[ -x $bin ]] || { echo "fuzz.sh: $bin not built" >"$build/logs/$name.log"; echo 1 >"$build/logs/$name.status"; return; }
   "$bin" -max_total_time="$seconds" -timeout=25 -rss_limit_mb=2048 -print_final_stats=1 \
-    -artifact_prefix="$build/artifacts/$name/" "$build/corpus/$name" "$build/seeds/$(seeds_of "$name")" \
+    -artifact_prefix="$build/artifacts/$name/" "$build/corpus/$name" "$build/seeds/$(seeds_of "$name")" $(extra_seeds "$name") \
     >"$build/logs/$name.log" 2>&1
   echo $? >"$build/logs/$name.status"
 }

@@ -611,7 +611,13 @@ private:
 
 Graph lower_onnx_decoder(const std::string &path, const OnnxLowering &options, OnnxDecoderInfo &info)
 {
-    const OnnxModel model(path, kSupported);
+    return lower_onnx_decoder_bytes(read_onnx_file(path), path, options, info);
+}
+
+Graph lower_onnx_decoder_bytes(const std::string &bytes, const std::string &path, const OnnxLowering &options,
+                               OnnxDecoderInfo &info)
+{
+    const OnnxModel model(bytes, path, kSupported);
     info = OnnxDecoderInfo{};
     info.path = path;
     info.nodes = uint64_t(model.graph().node_size());

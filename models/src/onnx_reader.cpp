@@ -10,11 +10,9 @@
 
 namespace tessera {
 
-namespace {
-
 constexpr uint64_t kMaxModelBytes = 1u << 30; // protobuf's own limit is 2 GiB
 
-std::string read_file(const std::string &path)
+std::string read_onnx_file(const std::string &path)
 {
     std::error_code ec;
     const uint64_t size = std::filesystem::file_size(path, ec);
@@ -26,12 +24,11 @@ std::string read_file(const std::string &path)
     return bytes;
 }
 
-} // namespace
-
-OnnxModel::OnnxModel(const std::string &path, const std::map<std::string, std::vector<std::string>> &supported)
+OnnxModel::OnnxModel(const std::string &bytes, const std::string &path,
+                     const std::map<std::string, std::vector<std::string>> &supported)
     : path_(path)
 {
-    const std::string bytes = read_file(path);
+    if (bytes.size() > kMaxModelBytes) fail(std::to_string(bytes.size()) + " bytes is above the 1 GiB an ONNX model may have here");
     if (!model_.ParseFromString(bytes))
         throw InputError(path + ": not an ONNX model: the protobuf is truncated or corrupt (" + std::to_string(bytes.size()) +
                          " bytes)");

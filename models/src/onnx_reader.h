@@ -21,11 +21,15 @@ struct IntTensor {
     size_t count() const { return values.size(); }
 };
 
+// The bytes of an ONNX file; throws InputError when it cannot be read or is above 1 GiB.
+std::string read_onnx_file(const std::string &path);
+
 class OnnxModel {
 public:
     // Throws InputError: unreadable file, truncated or corrupt protobuf, no graph, an
     // operator outside `supported` (name -> its allowed attributes).
-    OnnxModel(const std::string &path, const std::map<std::string, std::vector<std::string>> &supported);
+    // `bytes` are the file's, `path` names it in errors.
+    OnnxModel(const std::string &bytes, const std::string &path, const std::map<std::string, std::vector<std::string>> &supported);
 
     const onnx::GraphProto &graph() const { return model_.graph(); }
     const std::string &path() const { return path_; }

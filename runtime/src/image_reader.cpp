@@ -186,8 +186,10 @@ tessera_status check_tensors(const tsr_image_header &h, const tsr_section &sec, 
                 t.size < (uint64_t)t.dims[0] * tsr_w4_row_bytes(t.dims[1]))
                 return bad("4-bit weights smaller than their layout");
         } else if (t.layout != TSR_LAYOUT_ROW_MAJOR) { // the NPU's: I8 weights {n, k}, sized by tessera/npu.h
-            if (t.kind != TSR_TENSOR_WEIGHT || t.dtype != TSR_DTYPE_I8 || t.ndims != 2u || t.quant != TSR_QUANT_PER_CHANNEL)
-                return bad("an NPU layout on a tensor that is not per-channel int8 weights {n, k}");
+            // Per-channel scales (Q31 requantization), or none (QuantLib's integers: RequantShift).
+            if (t.kind != TSR_TENSOR_WEIGHT || t.dtype != TSR_DTYPE_I8 || t.ndims != 2u ||
+                (t.quant != TSR_QUANT_PER_CHANNEL && t.quant != TSR_QUANT_NONE))
+                return bad("an NPU layout on a tensor that is not int8 weights {n, k}");
             if (!t.dims[0] || !t.dims[1] || t.dims[1] > TSR_NPU_MAX_K ||
                 t.size < tsr_npu_weight_bytes(t.dims[0], t.dims[1], tsr_layout_npu_bits(t.layout)))
                 return bad("NPU weights smaller than their layout");

@@ -1,6 +1,6 @@
 # Configures, builds and (with PREFIX) installs a CMake project: for bare-metal RV32
 # with TOOLCHAIN, for the host without it.
-# cmake -DSOURCE=... -DBINARY=... [-DTOOLCHAIN=...] [-DBUILD_TYPE=Release] [-DFREESTANDING=ON] [-DIMAGES=...] [-DVARIANTS=...] [-DPREFIX=...]
+# cmake -DSOURCE=... -DBINARY=... [-DTOOLCHAIN=...] [-DBUILD_TYPE=Release] [-DFREESTANDING=ON] [-DIMAGES=...] [-DVARIANTS=...] [-DVECTORS=...] [-DPREFIX=...]
 #       [-DPREFIX_PATH=...] [-DEXTRA=-DVAR=value] -P build.cmake    (or include() it with those variables set)
 file(REMOVE_RECURSE ${BINARY})
 if(NOT DEFINED BUILD_TYPE)
@@ -19,6 +19,9 @@ if(DEFINED IMAGES)
 endif()
 if(DEFINED VARIANTS)
   list(APPEND args "-DTESSERA_FIRMWARE_VARIANTS=${VARIANTS}")
+endif()
+if(DEFINED VECTORS)
+  list(APPEND args "-DTESSERA_FIRMWARE_VECTORS=${VECTORS}")
 endif()
 if(DEFINED PREFIX)
   list(APPEND args -DCMAKE_INSTALL_PREFIX=${PREFIX})

@@ -9,6 +9,7 @@
 //                 boards and the hostile-input issue's cases
 //   OUT/hf/       config.json texts and safetensors headers with a selector byte
 //                 (fuzzer f)
+//   OUT/onnx/     (empty: fuzzer g's seeds are Deeploy's files, read in place by scripts/fuzz.sh)
 //   OUT/data/     the images and tokenizers fuzzer c opens at start
 #include <cstdio>
 #include <filesystem>
@@ -151,7 +152,7 @@ int main(int argc, char **argv)
     }
     try {
         const fs::path out = argv[1], models = out / "models", shared = TESSERA_SHARED_DIR;
-        for (const char *d : {"image", "encode", "readers", "data", "models", "board", "hf"}) fs::create_directories(out / d);
+        for (const char *d : {"image", "encode", "readers", "data", "models", "board", "hf", "onnx"}) fs::create_directories(out / d);
         write_board_seeds(out / "board");
         write_hf_seeds(out / "hf");
         const std::string board = TESSERA_FUZZ_BOARD;

@@ -181,19 +181,23 @@ int fail(const Failure &f)
 
 // --npz-inputs: the vectors through the image; --npz-out, --npz-expect.
 int run_vectors_mode(const std::string &image_path, const std::string &board_arg, uint32_t threads, const std::string &inputs_path,
-                     const std::string &out_path, const std::string &expect_path, bool json)
+                     const std::string &out_path, const std::string &expect_path, const std::string &blob_path, bool json)
 {
     try {
-        std::optional<tessera::OutputFile> out;
-        if (!out_path.empty()) {
-            tessera::check_outputs({{"--npz-out", out_path}}, {{"the image", image_path}, {"--npz-inputs", inputs_path},
-                                                               {"--npz-expect", expect_path}});
-            out.emplace(out_path);
-        }
+        std::optional<tessera::OutputFile> out, blob_out;
+        tessera::check_outputs({{"--npz-out", out_path}, {"--emit-vectors", blob_path}},
+                               {{"the image", image_path}, {"--npz-inputs", inputs_path}, {"--npz-expect", expect_path}});
+        if (!out_path.empty()) out.emplace(out_path);
+        if (!blob_path.empty()) blob_out.emplace(blob_path);
         const std::vector<tessera::NpyArray> inputs = tessera::read_npz(inputs_path);
         const std::vector<tessera::NpyArray> expected =
             expect_path.empty() ? std::vector<tessera::NpyArray>{} : tessera::read_npz(expect_path);
         Model model(image_path, board_arg, threads);
+        if (blob_out) { // the inputs and Deeploy's expected outputs, for firmware: nothing is run
+            blob_out->write(tessera::vectors_blob(model.summary(), tessera::read_vector_inputs(model.summary(), inputs, inputs_path),
+                                                  expected, expect_path));
+            blob_out->commit();
+        }
         const tessera::VectorRun run = tessera::run_vectors(model.session(), model.summary(), inputs, inputs_path);
         const std::vector<tessera::OutputDiff> diffs = tessera::compare_outputs(run.outputs, expected, expect_path);
         uint64_t differing = 0, values = 0;
@@ -269,8 +273,15 @@ int main(int argc, char **argv)
     app.add_option("--npz-expect", npz_expect,
                    "with --npz-inputs: count, per output, the values that differ from FILE.npz (exit status 3 if any do)")
         ->needs(npz_opt);
+    std::string emit_vectors;
+    app.add_option("--emit-vectors", emit_vectors,
+                   "with --npz-inputs and --npz-expect: also write both as one blob for firmware (tessera/test_vectors.h)")
+        ->needs(npz_opt);
     if (const int rc = tessera::parse_command_line(app, "tessera-eval", argc, argv); rc >= 0) return rc;
-    if (!npz_inputs.empty()) return run_vectors_mode(image_path, board_arg, threads, npz_inputs, npz_out, npz_expect, json);
+    if (!emit_vectors.empty() && npz_expect.empty())
+        return fail({TESSERA_ERR_INVALID_ARGUMENT, "--emit-vectors needs --npz-expect (the blob holds the expected outputs)"});
+    if (!npz_inputs.empty())
+        return run_vectors_mode(image_path, board_arg, threads, npz_inputs, npz_out, npz_expect, emit_vectors, json);
     if (ids_path.empty() == text_path.empty())
         return fail({TESSERA_ERR_INVALID_ARGUMENT, "give the sequence with --ids FILE or --text FILE"});
 

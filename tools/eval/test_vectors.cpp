@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "tessera/errors.h"
+#include "tessera/test_vectors.h"
 
 namespace tessera {
 namespace {
@@ -39,10 +40,33 @@ void check(tessera_session *s, tessera_status st, const std::string &call)
         throw std::runtime_error(call + ": " + tessera_status_string(st) + ": " + tessera_last_error(s));
 }
 
+// [1, heads, T, hs] (head-major, as Deeploy's graphs hold a cache) to cache rows [T][heads hs], and back.
+std::vector<int8_t> cache_rows_of(const NpyArray &a, uint32_t heads, uint32_t T, uint32_t hs, const std::string &what)
+{
+    const std::vector<int8_t> v = int8_values(a, what);
+    std::vector<int8_t> rows(v.size());
+    for (uint32_t hd = 0; hd < heads; ++hd)
+        for (uint32_t p = 0; p < T; ++p)
+            for (uint32_t d = 0; d < hs; ++d) rows[(size_t(p) * heads + hd) * hs + d] = v[(size_t(hd) * T + p) * hs + d];
+    return rows;
+}
+
+NpyArray head_major_of(const std::string &name, const std::vector<int8_t> &rows, uint32_t heads, uint32_t T, uint32_t hs)
+{
+    NpyArray o;
+    o.name = name;
+    o.dtype = "<i8";
+    o.shape = {1, heads, T, hs};
+    o.values.resize(size_t(T) * heads * hs);
+    for (uint32_t hd = 0; hd < heads; ++hd)
+        for (uint32_t p = 0; p < T; ++p)
+            for (uint32_t d = 0; d < hs; ++d) o.values[(size_t(hd) * T + p) * hs + d] = rows[(size_t(p) * heads + hd) * hs + d];
+    return o;
+}
+
 } // namespace
 
-VectorRun run_vectors(tessera_session *session, const tessera_image_summary &h, const std::vector<NpyArray> &inputs,
-                      const std::string &what)
+VectorInputs read_vector_inputs(const tessera_image_summary &h, const std::vector<NpyArray> &inputs, const std::string &what)
 {
     if (h.vocab_size != 0)
         throw InputError(what + ": test vectors run on a decoder-only image (packed from an ONNX decoder); this one takes tokens");
@@ -52,14 +76,15 @@ VectorRun run_vectors(tessera_session *session, const tessera_image_summary &h, 
         throw InputError(what + ": " + std::to_string(inputs.size()) + " arrays; the image's " + std::to_string(L) +
                          " layers need " + std::to_string(3u + 2u * L) + " (hidden, mask, rotations, K and V per layer)");
     const NpyArray &x = npz_array(inputs, "input_0", what);
-    if (x.shape.size() != 3 || x.shape[0] != 1 || x.shape[2] != dim || x.shape[1] == 0)
+    if (x.shape.size() != 3 || x.shape[0] != 1 || x.shape[2] != dim || x.shape[1] == 0 || x.shape[1] > h.context)
         throw InputError(what + ": input_0 (hidden state) is " + shape_text(x.shape) + ", the image needs [1, S, " + std::to_string(dim) + "]");
-    VectorRun run;
-    run.rows = uint32_t(x.shape[1]);
+    VectorInputs in;
+    in.rows = uint32_t(x.shape[1]);
     const NpyArray &k0 = npz_array(inputs, "input_3", what);
-    if (k0.shape.size() != 4) throw InputError(what + ": input_3 (layer 0's past K) is " + shape_text(k0.shape) + ", not 4-D");
-    run.past = uint32_t(k0.shape[2]);
-    const uint32_t S = run.rows, P = run.past, T = P + S;
+    if (k0.shape.size() != 4 || k0.shape[2] > h.context)
+        throw InputError(what + ": input_3 (layer 0's past K) is " + shape_text(k0.shape) + ", not [1, heads, S_past, head_size]");
+    in.past = uint32_t(k0.shape[2]);
+    const uint32_t S = in.rows, P = in.past, T = P + S;
     if (uint64_t(T) > h.context)
         throw InputError(what + ": S_past " + std::to_string(P) + " + S " + std::to_string(S) + " exceeds the image's context of " +
                          std::to_string(h.context));
@@ -76,48 +101,73 @@ VectorRun run_vectors(tessera_session *session, const tessera_image_summary &h, 
                 throw InputError(what + ": input_1 (mask) row " + std::to_string(i) + " column " + std::to_string(j) + " is " +
                                  std::to_string(have) + ": the image applies the causal mask (0 up to the row's position, -128 after)");
         }
-    run.mode = S > 1 ? "parallel" : "autoregressive";
     const NpyArray &rot = npz_array(inputs, "input_2", what);
     expect_shape(rot, {1, S, hs, hs}, what, "rotations");
-    expect_shape(x, {1, S, dim}, what, "hidden state");
-    const std::vector<int8_t> rows_in = int8_values(x, what), rotations = int8_values(rot, what);
-
-    check(session, tessera_reset(session), "tessera_reset");
-    std::vector<int8_t> cache(size_t(T) * dim);
+    in.rows_in = int8_values(x, what);
+    in.rotations = int8_values(rot, what);
     for (uint32_t l = 0; l < L; ++l)
         for (uint32_t kind = 0; kind < 2; ++kind) {
             const NpyArray &past = npz_array(inputs, "input_" + std::to_string(3 + 2 * l + kind), what);
             expect_shape(past, {1, heads, P, hs}, what, kind ? "past V" : "past K");
-            const std::vector<int8_t> v = int8_values(past, what);
-            for (uint32_t hd = 0; hd < heads; ++hd) // [head][position][d] -> the cache's rows [position][head d]
-                for (uint32_t p = 0; p < P; ++p)
-                    for (uint32_t d = 0; d < hs; ++d) cache[size_t(p) * dim + hd * hs + d] = v[(size_t(hd) * P + p) * hs + d];
-            check(session, tessera_kv_write(session, l, kind, 0, P, cache.data()), "tessera_kv_write");
+            in.past_rows.push_back(cache_rows_of(past, heads, P, hs, what));
         }
+    return in;
+}
+
+VectorRun run_vectors(tessera_session *session, const tessera_image_summary &h, const std::vector<NpyArray> &inputs,
+                      const std::string &what)
+{
+    const VectorInputs in = read_vector_inputs(h, inputs, what);
+    const uint32_t L = h.n_layers, heads = h.n_heads, hs = h.dim / h.n_heads, dim = h.dim;
+    const uint32_t S = in.rows, P = in.past, T = P + S;
+    VectorRun run;
+    run.rows = S;
+    run.past = P;
+    run.mode = S > 1 ? "parallel" : "autoregressive";
+    check(session, tessera_reset(session), "tessera_reset");
+    for (uint32_t l = 0; l < L; ++l)
+        for (uint32_t kind = 0; kind < 2; ++kind)
+            check(session, tessera_kv_write(session, l, kind, 0, P, in.past_rows[2 * l + kind].data()), "tessera_kv_write");
     check(session, tessera_set_position(session, P), "tessera_set_position");
     std::vector<int8_t> rows_out(size_t(S) * dim);
-    check(session, tessera_forward_rows(session, rows_in.data(), rotations.data(), S, rows_out.data()), "tessera_forward_rows");
-
+    check(session, tessera_forward_rows(session, in.rows_in.data(), in.rotations.data(), S, rows_out.data()),
+          "tessera_forward_rows");
     NpyArray out0;
     out0.name = "output_0";
     out0.dtype = "<i8";
     out0.shape = {1, S, dim};
     out0.values.assign(rows_out.begin(), rows_out.end());
     run.outputs.push_back(std::move(out0));
+    std::vector<int8_t> cache(size_t(T) * dim);
     for (uint32_t l = 0; l < L; ++l)
         for (uint32_t kind = 0; kind < 2; ++kind) {
             check(session, tessera_kv_read(session, l, kind, 0, T, cache.data()), "tessera_kv_read");
-            NpyArray o;
-            o.name = "output_" + std::to_string(1 + 2 * l + kind);
-            o.dtype = "<i8";
-            o.shape = {1, heads, T, hs};
-            o.values.resize(size_t(T) * dim);
-            for (uint32_t hd = 0; hd < heads; ++hd)
-                for (uint32_t p = 0; p < T; ++p)
-                    for (uint32_t d = 0; d < hs; ++d) o.values[(size_t(hd) * T + p) * hs + d] = cache[size_t(p) * dim + hd * hs + d];
-            run.outputs.push_back(std::move(o));
+            run.outputs.push_back(head_major_of("output_" + std::to_string(1 + 2 * l + kind), cache, heads, T, hs));
         }
     return run;
+}
+
+std::string vectors_blob(const tessera_image_summary &h, const VectorInputs &in, const std::vector<NpyArray> &expected,
+                         const std::string &what)
+{
+    const uint32_t L = h.n_layers, heads = h.n_heads, hs = h.dim / h.n_heads, dim = h.dim, T = in.past + in.rows;
+    tsr_vectors_header head{TSR_VECTORS_MAGIC, TSR_VECTORS_VERSION, in.rows, in.past, dim, hs, L, 0};
+    if (!tsr_vectors_layout_of(&head).bytes) throw InputError(what + ": the vectors exceed 4 GiB");
+    std::string blob(reinterpret_cast<const char *>(&head), sizeof head);
+    auto append = [&](const std::vector<int8_t> &v) { blob.append(reinterpret_cast<const char *>(v.data()), v.size()); };
+    append(in.rows_in);
+    append(in.rotations);
+    for (const auto &rows : in.past_rows) append(rows);
+    const NpyArray &out0 = npz_array(expected, "output_0", what);
+    expect_shape(out0, {1, in.rows, dim}, what, "hidden state out");
+    append(int8_values(out0, what));
+    for (uint32_t k = 1; k <= 2 * L; ++k) {
+        const NpyArray &c = npz_array(expected, "output_" + std::to_string(k), what);
+        expect_shape(c, {1, heads, T, hs}, what, k % 2 ? "K cache out" : "V cache out");
+        append(cache_rows_of(c, heads, T, hs, what));
+    }
+    if (blob.size() != tsr_vectors_layout_of(&head).bytes) throw std::logic_error("vectors blob: size mismatch");
+    return blob;
 }
 
 std::vector<OutputDiff> compare_outputs(const std::vector<NpyArray> &got, const std::vector<NpyArray> &expected,

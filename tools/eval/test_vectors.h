@@ -14,6 +14,21 @@
 
 namespace tessera {
 
+// The inputs as the runtime takes them: rows, rotations, and each layer's past K and V as
+// cache rows (position after position, head after head).
+struct VectorInputs {
+    uint32_t rows = 0, past = 0;         // S and S_past
+    std::vector<int8_t> rows_in, rotations;
+    std::vector<std::vector<int8_t>> past_rows; // layer l: [2l] K, [2l + 1] V
+};
+// Throws InputError when the arrays do not match the image (names, shapes, values outside
+// int8, a mask that is not causal).
+VectorInputs read_vector_inputs(const tessera_image_summary &image, const std::vector<NpyArray> &inputs, const std::string &what);
+
+// The blob of tessera/test_vectors.h: the inputs and the expected outputs (outputs.npz).
+std::string vectors_blob(const tessera_image_summary &image, const VectorInputs &in, const std::vector<NpyArray> &expected,
+                         const std::string &what);
+
 struct VectorRun {
     uint32_t rows = 0, past = 0;        // S and S_past
     const char *mode = "autoregressive"; // or "parallel"

@@ -113,7 +113,7 @@ typedef struct tsr_hal_ops {
 } tsr_hal_ops;
 
 /* A board as the runtime sees it. */
-#define TSR_HAL_ABI 0x33414854u /* "THA3": tsr_hal_board.abi of this layout (isa added) */
+#define TSR_HAL_ABI 0x34414854u /* "THA4": tsr_hal_board.abi of this layout (NPU jobs with RequantShift added) */
 
 /* Instruction-set extensions a board's cores run beyond the base ISA its firmware is
  * built for (tsr_hal_board.isa). The runtime runs a variant's tuned kernels (kernels/<isa>/)

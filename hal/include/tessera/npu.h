@@ -35,6 +35,16 @@
  *   sum_j x_j W[c][j] = sum_b (b == bits - 1 ? -1 : 1) 2^b sum_{j : bit b of W[c][j] set} x_j,
  *
  * which is the same integer: a job is bit-exact with tsr_matmul_i8 on the same values.
+ *
+ * ---- TSR_NPU_GEMM_I8_RQS ---------------------------------------------------------
+ *
+ * The same sum, requantized as QuantLib's RequantShift (N-EUREKA's scale, bias and
+ * shift; tessera/kernels_quantlib.h), per output channel c:
+ *
+ *   y[r * ldy + c] = clamp((acc * multiplier[c] + addend[c] + 2^(rqs_shift-1)) >> rqs_shift, -128, 127)
+ *
+ * with the product and sum in 64 bits and the shift arithmetic (floor): bit-exact with
+ * tsr_matmul_i8_rqs on the same values.
  */
 #ifndef TESSERA_NPU_H
 #define TESSERA_NPU_H
@@ -55,7 +65,8 @@ extern "C" {
 #define TSR_NPU_MAX_K 32768u
 
 typedef enum tsr_npu_job_kind {
-    TSR_NPU_GEMM_I8 = 1 /* int8 pointwise convolution / GEMM with per-channel requantization */
+    TSR_NPU_GEMM_I8 = 1,    /* int8 pointwise convolution / GEMM with per-channel requantization */
+    TSR_NPU_GEMM_I8_RQS = 2 /* the same with QuantLib's RequantShift per channel (multiplier, addend, rqs_shift) */
 } tsr_npu_job_kind;
 
 /* tsr_npu_job.flags */
@@ -71,9 +82,11 @@ struct tsr_npu_job {
     const uint32_t *weights;   /* the layout above, channels 0..n-1 (4-byte aligned) */
     const int8_t *input;       /* m rows in L1 */
     int8_t *output;            /* m rows in L1 */
-    const int32_t *multiplier; /* n, each 0 or in [2^30, 2^31) */
-    const int8_t *shift;       /* n, each in [-31, 30] */
+    const int32_t *multiplier; /* n; GEMM_I8: each 0 or in [2^30, 2^31); GEMM_I8_RQS: any */
+    const int8_t *shift;       /* GEMM_I8: n, each in [-31, 30]; GEMM_I8_RQS: unused */
     uint32_t tag;              /* opaque to the engine; boards show it in traces (the runtime: the step's layer) */
+    const int32_t *addend;     /* GEMM_I8_RQS: n */
+    uint32_t rqs_shift;        /* GEMM_I8_RQS: 0..62 */
 };
 
 /* Words of one output channel: KB blocks of `bits` planes. */
@@ -102,11 +115,13 @@ static inline tsr_hal_status tsr_npu_check_job(const tsr_npu_job *job, const tsr
 {
     if (job == NULL) return TSR_HAL_INVALID;
     if ((uintptr_t)job % TSR_NPU_ALIGN != 0u) return TSR_HAL_MISALIGNED;
-    if (job->kind != TSR_NPU_GEMM_I8 || (job->flags & ~TSR_NPU_FLAGS_) != 0u) return TSR_HAL_INVALID;
+    const bool rqs = job->kind == TSR_NPU_GEMM_I8_RQS;
+    if ((job->kind != TSR_NPU_GEMM_I8 && !rqs) || (job->flags & ~TSR_NPU_FLAGS_) != 0u) return TSR_HAL_INVALID;
+    if (rqs ? (!job->addend || job->rqs_shift > 62u || (uintptr_t)job->addend % 4u != 0u) : !job->shift) return TSR_HAL_INVALID;
     if (job->weight_bits != 8u && job->weight_bits != 4u) return TSR_HAL_INVALID;
     if (!job->m || !job->n || !job->k || job->k > TSR_NPU_MAX_K || job->ldx < job->k || job->ldy < job->n)
         return TSR_HAL_INVALID;
-    if (!job->weights || !job->input || !job->output || !job->multiplier || !job->shift) return TSR_HAL_INVALID;
+    if (!job->weights || !job->input || !job->output || !job->multiplier) return TSR_HAL_INVALID;
     if ((uintptr_t)job->weights % TSR_NPU_ALIGN != 0u || (uintptr_t)job->multiplier % 4u != 0u) return TSR_HAL_MISALIGNED;
     const tsr_hal_region *l1 = &regions[TSR_REGION_L1];
     const uint64_t in_bytes = (uint64_t)(job->m - 1u) * job->ldx + job->k;
@@ -126,6 +141,14 @@ static inline int8_t tsr_npu_requantize(int32_t acc, int32_t multiplier, int32_t
     if (shift > 30) shift = 30;
     const int64_t rounded = ((((int64_t)acc * multiplier) >> (30 - shift)) + 1) >> 1;
     return (int8_t)(rounded < -128 ? -128 : rounded > 127 ? 127 : rounded);
+}
+
+/* QuantLib's RequantShift of acc, clamped to int8 (shift 0..62). */
+static inline int8_t tsr_npu_requant_shift(int32_t acc, int32_t multiplier, int32_t addend, uint32_t shift)
+{
+    const int64_t round = shift ? (int64_t)1 << (shift - 1u) : 0;
+    const int64_t v = ((int64_t)acc * multiplier + addend + round) >> shift;
+    return (int8_t)(v < -128 ? -128 : v > 127 ? 127 : v);
 }
 
 /* Runs a checked job the way the bit-serial datapath does: for each output channel,
@@ -153,7 +176,10 @@ static inline void tsr_npu_run_job(const tsr_npu_job *job)
                     acc += (b + 1u == bits ? -plane : plane) * (int32_t)(1u << b);
                 }
             }
-            job->output[(size_t)r * job->ldy + c] = tsr_npu_requantize(acc, job->multiplier[c], job->shift[c]);
+            job->output[(size_t)r * job->ldy + c] =
+                job->kind == TSR_NPU_GEMM_I8_RQS
+                    ? tsr_npu_requant_shift(acc, job->multiplier[c], job->addend[c], job->rqs_shift)
+                    : tsr_npu_requantize(acc, job->multiplier[c], job->shift[c]);
         }
     }
 }

@@ -43,7 +43,10 @@ tessera_status validate_npu(StepChecker &c)
     TSR_TRY(c.symmetric(0));
     TSR_TRY(c.symmetric(2));
     if (!p.k || !p.n || p.k > TSR_NPU_MAX_K) return c.fail("k or n out of the NPU's range");
-    TSR_TRY(c.constant(p.requant, TSR_DTYPE_I32, (uint64_t)p.n * 5u, "requantization table does not fit"));
+    const bool rqs = p.requant_form == 1u; // matmul.i8.rqs.npu: n multipliers and n addends
+    TSR_TRY(c.constant(p.requant, TSR_DTYPE_I32, (uint64_t)p.n * (rqs ? 8u : 5u), "requantization table does not fit"));
+    if (rqs && (p.rqs_shift < 0 || p.rqs_shift > 62 || p.rqs_lo != -128 || p.rqs_hi != 127))
+        return c.fail("NPU RequantShift's shift or range out of range");
     TSR_TRY(c.operand(0, TSR_DTYPE_I8, (uint64_t)c.rows * p.k, false));
     TSR_TRY(c.operand(2, TSR_DTYPE_I8, (uint64_t)c.rows * p.n, true));
     if (c.tensors[s.operands[0]].region != TSR_REGION_L1 || c.tensors[s.operands[2]].region != TSR_REGION_L1)
@@ -54,7 +57,7 @@ tessera_status validate_npu(StepChecker &c)
     if (!c.image || p.npu_desc >= c.image->npu_desc_count) return c.fail("names no NPU descriptor");
     const tsr_npu_desc &d = c.image->npu_descs[p.npu_desc];
     const bool nms = p.join != 0u;
-    if (d.kind != TSR_NPU_GEMM_I8 || d.flags != (nms ? TSR_NPU_WEIGHTS_NMS : 0u) || d.weight_bits != bits ||
+    if (d.kind != (rqs ? TSR_NPU_GEMM_I8_RQS : TSR_NPU_GEMM_I8) || d.flags != (nms ? TSR_NPU_WEIGHTS_NMS : 0u) || d.weight_bits != bits ||
         d.k != p.k || d.m != c.rows || d.ldx != p.k || d.ldy != p.n || d.n != s.tile[1] ||
         d.jobs != ceil_div(p.n, d.n ? d.n : 1u))
         return c.fail("NPU descriptor does not match the step");
@@ -274,7 +277,9 @@ void run_npu(StepRun &r)
     const uint32_t cb = (uint32_t)tsr_npu_channel_bytes(d.k, d.weight_bits);
     const bool nms = p.join != 0u;
     const int32_t *mult = (const int32_t *)r.constant(p.requant);
-    const int8_t *shift = (const int8_t *)(mult + N);
+    const bool rqs = d.kind == TSR_NPU_GEMM_I8_RQS; // validated: the step's form
+    const int8_t *shift = rqs ? nullptr : (const int8_t *)(mult + N);
+    const int32_t *addend = rqs ? mult + N : nullptr;
     tsr_npu_job job;
     memset(&job, 0, sizeof job);
     job.kind = d.kind;
@@ -286,6 +291,7 @@ void run_npu(StepRun &r)
     job.ldy = d.ldy;
     job.input = (const int8_t *)r.addr[0];
     job.tag = r.step.layer;
+    job.rqs_shift = rqs ? (uint32_t)p.rqs_shift : 0u;
     Dma &dma = r.run.dma;
     Npu &npu = r.run.npu;
     dma.drain();
@@ -303,7 +309,8 @@ void run_npu(StepRun &r)
         job.weights = (const uint32_t *)(nms ? r.addr[1] + (size_t)c0 * cb : r.slot(1, t));
         job.output = (int8_t *)r.addr[2] + c0;
         job.multiplier = mult + c0;
-        job.shift = shift + c0;
+        job.shift = shift ? shift + c0 : nullptr;
+        job.addend = addend ? addend + c0 : nullptr;
         done[t % 2u] = npu.submit(job, r.index, nms ? p.join : r.index);
         if (!nms && t + 1u < jobs) {
             npu.wait(done[(t + 1u) % 2u]);
@@ -381,6 +388,7 @@ TSR_REGISTER_TUNED_VARIANT(X86_AVX2, MATMUL_I8_F32_OUT, check_i8_f32_out,
                            Variant<Kernel>{mm_i8_f32_out<tsr_matmul_i8_f32_avx2>})
 // The NPU's form: its checks, geometry and jobs.
 TSR_REGISTER_VARIANT(MATMUL_I8_NPU, nullptr, NpuForm{validate_npu, geometry_npu, run_npu})
+TSR_REGISTER_VARIANT(MATMUL_I8_RQS_NPU, nullptr, NpuForm{validate_npu, geometry_npu, run_npu})
 
 extern const OpDevice op_MATMUL = {validate, geometry, run, true};
 

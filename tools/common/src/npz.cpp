@@ -60,6 +60,8 @@ std::string field(const std::string &header, const std::string &key, const std::
     return v;
 }
 
+} // namespace
+
 NpyArray parse_npy(const std::string &bytes, const std::string &name, const std::string &what)
 {
     static const char kMagic[] = "\x93NUMPY";
@@ -139,6 +141,8 @@ NpyArray parse_npy(const std::string &bytes, const std::string &name, const std:
     }
     return a;
 }
+
+namespace {
 
 std::string npy_bytes(const NpyArray &a)
 {

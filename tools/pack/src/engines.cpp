@@ -36,8 +36,11 @@ bool eligible(const Graph &g, const GraphStep &s)
     if (s.op != TSR_OP_MATMUL || s.dtype != TSR_DTYPE_I8) return false;
     const tsr_matmul_params &p = s.params.matmul;
     const GraphTensor &w = g.tensors[s.operands[1]];
+    // Q31 factors on per-channel weights, or QuantLib's RequantShift onto the whole int8 range
+    // (the NPU clamps to -128..127).
+    const bool requant = p.requant_form == 1u ? p.rqs_lo == -128 && p.rqs_hi == 127 : w.quant == TSR_QUANT_PER_CHANNEL;
     return p.weight_dtype == TSR_DTYPE_I8 && p.out_dtype == TSR_DTYPE_I8 && p.weight_bits == 0u &&
-           w.kind == TSR_TENSOR_WEIGHT && w.quant == TSR_QUANT_PER_CHANNEL && p.k <= TSR_NPU_MAX_K;
+           w.kind == TSR_TENSOR_WEIGHT && requant && p.k <= TSR_NPU_MAX_K;
 }
 
 // The first step after `i` that reads step i's output, or the schedule's end.

@@ -36,6 +36,9 @@ struct OnnxLowering {
 // Throws InputError: unreadable, truncated or corrupt protobuf, an unsupported operator or
 // attribute, shapes that do not match, a graph that is not a decoder this front end knows.
 Graph lower_onnx_decoder(const std::string &path, const OnnxLowering &options, OnnxDecoderInfo &info);
+// The same from the file's bytes (`path` names it in errors).
+Graph lower_onnx_decoder_bytes(const std::string &bytes, const std::string &path, const OnnxLowering &options,
+                               OnnxDecoderInfo &info);
 
 } // namespace tessera
 

@@ -24,6 +24,8 @@ struct NpyArray {
 // float32/64, data shorter or longer than its shape, more than 2^28 elements.
 std::vector<NpyArray> read_npz(const std::string &path);
 std::vector<NpyArray> parse_npz(const std::string &bytes, const std::string &what);
+// One .npy array's bytes (the same checks).
+NpyArray parse_npy(const std::string &bytes, const std::string &name, const std::string &what);
 // The array named `name`, or throws InputError.
 const NpyArray &npz_array(const std::vector<NpyArray> &arrays, const std::string &name, const std::string &what);
 
