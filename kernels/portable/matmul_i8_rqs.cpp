@@ -14,6 +14,15 @@ bool args_ok(const tsr_matmul_i8_rqs_args *a)
            tsr_rqs_valid(&a->range) && a->range.lo >= -128 && a->range.hi <= 127;
 }
 
+// Channel c's RequantShift of acc (|acc| <= k 2^14): in 32 bits where its constants allow.
+inline int8_t requant(const tsr_matmul_i8_rqs_args *a, uint32_t c, int32_t acc)
+{
+    const tsr_rqs_params &r = a->range;
+    if (tsr_rqs_fits_i32(a->mul[c], a->add[c], r.shift, (int64_t)a->k * 16384))
+        return (int8_t)tsr_rqs_i32(acc, a->mul[c], a->add[c], r.shift, r.lo, r.hi);
+    return (int8_t)tsr_rqs_channel(acc, a->mul[c], a->add[c], &r);
+}
+
 } // namespace
 
 tsr_kernel_status tsr_matmul_i8_rqs_ref(const tsr_matmul_i8_rqs_args *a, uint32_t core_id, uint32_t core_count)
@@ -44,12 +53,12 @@ tsr_kernel_status tsr_matmul_i8_rqs(const tsr_matmul_i8_rqs_args *a, uint32_t co
         for (; c + 4u <= end; c += 4u) {
             int32_t acc[4];
             tsr_i8_dot_rows<4>(x, a->w + (size_t)c * a->k, a->k, acc);
-            for (uint32_t i = 0; i < 4u; ++i) y[c + i] = (int8_t)tsr_rqs_channel(acc[i], a->mul[c + i], a->add[c + i], &a->range);
+            for (uint32_t i = 0; i < 4u; ++i) y[c + i] = requant(a, c + i, acc[i]);
         }
         for (; c < end; ++c) {
             int32_t acc[1];
             tsr_i8_dot_rows<1>(x, a->w + (size_t)c * a->k, a->k, acc);
-            y[c] = (int8_t)tsr_rqs_channel(acc[0], a->mul[c], a->add[c], &a->range);
+            y[c] = requant(a, c, acc[0]);
         }
     }
     return TSR_KERNEL_OK;

@@ -138,11 +138,14 @@ tsr_kernel_status tsr_quantlib_scores(const int8_t *q, const int8_t *keys, int8_
                                       uint32_t first, uint32_t row_pos, const tsr_quantlib_attention *t)
 {
     TSR_KERNEL_REQUIRE(q && keys && u && t && head_size && within_i8(&t->scores));
+    const tsr_rqs_params *r = &t->scores;
+    const bool narrow = tsr_rqs_fits_i32(r->mul, r->add, r->shift, (int64_t)head_size * 16384);
     for (uint32_t j = 0; j < count; ++j) {
         const int8_t *key = keys + (size_t)j * head_size;
         int32_t dot = 0;
         for (uint32_t i = 0; i < head_size; ++i) dot += q[i] * key[i];
-        const int32_t s = tsr_rqs(dot, &t->scores) + 128; // 0..255: the tables' range (valid)
+        // 0..255: the tables' range (scores within int8)
+        const int32_t s = (narrow ? tsr_rqs_i32(dot, r->mul, r->add, r->shift, r->lo, r->hi) : tsr_rqs(dot, r)) + 128;
         u[j] = first + j <= row_pos ? t->visible[s] : t->masked[s];
     }
     return TSR_KERNEL_OK;

@@ -2,6 +2,7 @@
 // layer from the hidden-state input, each operator's constants read off its node, and
 // the same computation written as Tessera's steps with QuantLib's variants.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "onnx_reader.h"
@@ -15,7 +16,13 @@ namespace {
 
 using Node = onnx::NodeProto;
 
+// QuantLib's integer operators, and the float graphs' (whose Div and HardSwish keep the
+// integer operators' attributes, unused in float).
 const std::map<std::string, std::vector<std::string>> kSupported = {
+    {"RMSNorm", {}},
+    {"Softmax", {"axis"}},
+    {"Div", {"Delta", "eps", "eta"}},
+    {"HardSwish", {"three", "six", "one_over_six"}},
     {"MatMul", {}},
     {"Add", {}},
     {"Mul", {}},
@@ -75,6 +82,23 @@ public:
 
     void read(OnnxDecoderInfo &info, std::vector<LayerConstants> &layers, Norm &final_norm)
     {
+        read_inputs(info, true);
+        const auto &in = m_.inputs();
+        std::string h = in[0]->name();
+        layers.resize(info.n_layers);
+        for (uint32_t l = 0; l < info.n_layers; ++l) h = layer(l, h, layers[l]);
+        // The final norm, the graph's first output.
+        const Node &fn = consumer(h, "iRMSNorm", "the final norm");
+        final_norm = norm(fn);
+        if (fn.output(0) != m_.graph().output(0).name()) m_.fail(fn, "the final norm is not the graph's first output");
+        info.hidden_dim = layers[0].w1.n;
+    }
+
+protected:
+    // The inputs' shapes (hidden state, mask, rotations, past caches) and the outputs' count:
+    // the hidden state, and each layer's K and V when `cache_outputs`.
+    void read_inputs(OnnxDecoderInfo &info, bool cache_outputs)
+    {
         const auto &in = m_.inputs();
         if (in.size() < 5 || (in.size() - 3) % 2 != 0)
             m_.fail("has " + std::to_string(in.size()) +
@@ -98,20 +122,12 @@ public:
                 const onnx::ValueInfoProto &v = *in[3 + 2 * l + kv];
                 if (m_.shape_of(v) != k0) m_.fail("input '" + v.name() + "' is not a past cache of the same shape as input 3");
             }
-        if (m_.graph().output_size() != int(1 + 2 * info.n_layers))
-            m_.fail("has " + std::to_string(m_.graph().output_size()) + " outputs, not the hidden state and each layer's K and V");
+        if (m_.graph().output_size() != int(cache_outputs ? 1 + 2 * info.n_layers : 1))
+            m_.fail("has " + std::to_string(m_.graph().output_size()) + " outputs, not the hidden state" +
+                    (cache_outputs ? " and each layer's K and V" : ""));
         info_ = &info;
-        std::string h = in[0]->name();
-        layers.resize(info.n_layers);
-        for (uint32_t l = 0; l < info.n_layers; ++l) h = layer(l, h, layers[l]);
-        // The final norm, the graph's first output.
-        const Node &fn = consumer(h, "iRMSNorm", "the final norm");
-        final_norm = norm(fn);
-        if (fn.output(0) != m_.graph().output(0).name()) m_.fail(fn, "the final norm is not the graph's first output");
-        info.hidden_dim = layers[0].w1.n;
     }
 
-private:
     // The one consumer of `t` with operator `op` (skipping none); `what` names it in errors.
     const Node &consumer(const std::string &t, const char *op, const std::string &what) const
     {
@@ -407,6 +423,153 @@ private:
     OnnxDecoderInfo *info_ = nullptr;
 };
 
+
+// ---- the float graphs ----------------------------------------------------------------
+
+struct FloatLinear {
+    uint32_t k = 0, n = 0;
+    std::vector<float> w, bias; // n x k; n
+};
+
+struct FloatLayer {
+    std::vector<float> att_norm, ffn_norm;
+    FloatLinear wq, wk, wv, wo, w1, w3, w2;
+};
+
+// The same decoder exported in float (RMSNorm, Div, Softmax, HardSwish): its weights as
+// they are, its structure checked the same way.
+class FloatReader : public DecoderReader {
+public:
+    using DecoderReader::DecoderReader;
+
+    void read(OnnxDecoderInfo &info, std::vector<FloatLayer> &layers, std::vector<float> &final_norm)
+    {
+        read_inputs(info, false);
+        std::string h = m_.inputs()[0]->name();
+        layers.resize(info.n_layers);
+        for (uint32_t l = 0; l < info.n_layers; ++l) h = layer(l, h, layers[l]);
+        const Node &fn = consumer(h, "RMSNorm", "the final norm");
+        final_norm = norm(fn);
+        if (fn.output(0) != m_.graph().output(0).name()) m_.fail(fn, "the final norm is not the graph's first output");
+        info.hidden_dim = layers[0].w1.n;
+    }
+
+private:
+    std::vector<float> norm(const Node &n) const
+    {
+        const FloatTensor w = m_.float_initializer(n.input(1), n);
+        if (w.count() != info_->dim) m_.fail(n, "weight has " + std::to_string(w.count()) + " values, not dim " + std::to_string(info_->dim));
+        return w.values;
+    }
+    // MatMul by a constant and the bias Add: returns the Add.
+    const Node &linear(const Node &mm, FloatLinear &out, uint32_t k) const
+    {
+        expect(mm, "MatMul", "a linear layer");
+        const std::string w_name = m_.is_initializer(mm.input(1)) ? mm.input(1) : mm.input(0);
+        const FloatTensor w = m_.float_initializer(w_name, mm);
+        if (w.dims.size() != 2 || w.dims[0] != int64_t(k)) m_.fail(mm, "weight is not [" + std::to_string(k) + ", n]");
+        out.k = k;
+        out.n = uint32_t(w.dims[1]);
+        out.w.resize(size_t(out.n) * k);
+        for (uint32_t i = 0; i < k; ++i)
+            for (uint32_t c = 0; c < out.n; ++c) out.w[size_t(c) * k + i] = w.values[size_t(i) * out.n + c];
+        const Node &add = expect(next(mm.output(0), "the bias"), "Add", "the bias");
+        const FloatTensor bias = m_.float_initializer(other_input(add, mm.output(0)), add);
+        if (bias.count() != out.n) m_.fail(add, "bias does not have n values");
+        out.bias = bias.values;
+        return add;
+    }
+    // The past cache's Concat after `t`: returns its output.
+    std::string cache(const std::string &t, uint32_t l, uint32_t kind) const
+    {
+        const Node &cat = expect(next(t, "the KV append"), "Concat", "the KV append");
+        const std::string past = m_.inputs()[3 + 2 * l + kind]->name();
+        if (cat.input_size() != 2 || cat.input(0) != past) m_.fail(cat, "does not append the new rows to past cache input '" + past + "'");
+        return cat.output(0);
+    }
+    // y = x + branch.
+    std::string residual(const Node &add, const std::string &x, const Node &branch) const
+    {
+        expect(add, "Add", "a residual add");
+        if (other_input(add, branch.output(0)) != x) m_.fail(add, "does not add the residual to the branch");
+        return add.output(0);
+    }
+
+    std::string layer(uint32_t l, const std::string &x, FloatLayer &c) const
+    {
+        const std::string where = "layer " + std::to_string(l);
+        const Node &n1 = consumer(x, "RMSNorm", where + " attention norm");
+        c.att_norm = norm(n1);
+        const std::vector<const Node *> mms = m_.consumers(n1.output(0));
+        if (mms.size() != 3) m_.fail(n1, "feeds " + std::to_string(mms.size()) + " nodes, not Q, K and V");
+        std::string q_out, k_cache, v_cache;
+        for (const Node *mm : mms) {
+            FloatLinear lin;
+            const Node &bias = linear(*mm, lin, info_->dim);
+            const Node &after = next(bias.output(0), where + " Q/K/V");
+            if (after.op_type() == "MatMul") {
+                if (after.input(1) != m_.inputs()[2]->name()) m_.fail(after, "does not multiply by the rotations (input 2)");
+                const Node &then = next(after.output(0), where + " after RoPE");
+                if (then.op_type() == "Concat") {
+                    c.wk = std::move(lin);
+                    k_cache = cache(after.output(0), l, 0);
+                } else {
+                    c.wq = std::move(lin);
+                    q_out = after.output(0);
+                }
+            } else {
+                c.wv = std::move(lin);
+                v_cache = cache(bias.output(0), l, 1);
+            }
+        }
+        if (q_out.empty() || k_cache.empty() || v_cache.empty()) m_.fail(n1, "its matmuls are not one each of Q, K and V");
+        const Node &scores = expect(next(q_out, where + " scores"), "MatMul", where + " scores");
+        const Node *kt = m_.producer(scores.input(1));
+        std::string k_src = scores.input(1);
+        while (kt && (kt->op_type() == "Transpose" || kt->op_type() == "Reshape")) k_src = kt->input(0), kt = m_.producer(k_src);
+        if (k_src != k_cache) m_.fail(scores, "does not multiply Q by the K cache");
+        const Node &div = expect(next(scores.output(0), where + " the scores' scale"), "Div", where + " the scores' scale");
+        const FloatTensor d = m_.float_initializer(div.input(1), div);
+        if (d.count() != 1 || std::fabs(d.values[0] - std::sqrt(float(info_->head_size))) > 1e-6f)
+            m_.fail(div, "does not divide the scores by sqrt(head_size)");
+        const Node &mask = expect(next(div.output(0), where + " the mask's add"), "Add", where + " the mask's add");
+        if (other_input(mask, div.output(0)) != m_.inputs()[1]->name()) m_.fail(mask, "does not add the mask (input 1)");
+        const Node &sm = expect(next(mask.output(0), where + " softmax"), "Softmax", where + " softmax");
+        const Node &av = expect(next(sm.output(0), where + " the values' matmul"), "MatMul", where + " the values' matmul");
+        if (av.input(1) != v_cache) m_.fail(av, "does not multiply by the V cache");
+        const Node &wo = expect(next(av.output(0), where + " output projection"), "MatMul", where + " output projection");
+        const Node &wo_bias = linear(wo, c.wo, info_->dim);
+        const std::string x_att = residual(next(wo_bias.output(0), where + " residual add"), x, wo_bias);
+        const Node &n2 = consumer(x_att, "RMSNorm", where + " FFN norm");
+        c.ffn_norm = norm(n2);
+        const std::vector<const Node *> ffn = m_.consumers(n2.output(0));
+        if (ffn.size() != 2) m_.fail(n2, "feeds " + std::to_string(ffn.size()) + " nodes, not the gate and the up projection");
+        const Node *mul = nullptr;
+        bool have_gate = false, have_up = false;
+        for (const Node *mm : ffn) {
+            FloatLinear lin;
+            const Node &bias = linear(*mm, lin, info_->dim);
+            const Node &after = next(bias.output(0), where + " FFN");
+            if (after.op_type() == "HardSwish") {
+                c.w1 = std::move(lin);
+                mul = &expect(next(after.output(0), where + " gate x up"), "Mul", where + " gate x up");
+                have_gate = true;
+            } else {
+                c.w3 = std::move(lin);
+                expect(after, "Mul", where + " gate x up");
+                have_up = true;
+            }
+        }
+        if (!have_gate || !have_up || !mul) m_.fail(n2, "its matmuls are not the gate (with HardSwish) and the up projection");
+        const Node &w2 = expect(next(mul->output(0), where + " down projection"), "MatMul", where + " down projection");
+        const Node &w2_bias = linear(w2, c.w2, c.w1.n);
+        if (c.w1.n != c.w3.n || c.w2.n != info_->dim || c.wq.n != info_->dim || c.wk.n != info_->dim || c.wv.n != info_->dim ||
+            c.wo.n != info_->dim)
+            m_.fail(w2, "the layer's projections do not have the model's dimensions");
+        return residual(next(w2_bias.output(0), where + " FFN residual add"), x_att, w2_bias);
+    }
+};
+
 // ---- the lowering -------------------------------------------------------------------
 
 class Lowerer {
@@ -512,7 +675,7 @@ public:
             step(s, TSR_OP_MATMUL, {xb2, w.w[5], h3}, matmul(c.w3, w.rq[5]), p + "w3", L);
             tsr_op_params ps{};
             ps.swiglu.n = H;
-            ps.swiglu.exp = TSR_NONLINEAR_QUANTLIB;
+            ps.swiglu.exp = TSR_SWIGLU_HARDSWISH;
             ps.swiglu.three = c.three;
             ps.swiglu.six = c.six;
             ps.swiglu.one_over_six = c.one_over_six;
@@ -527,7 +690,7 @@ public:
     }
     void set_final(const Norm &n) { final_norm_c_ = n; }
 
-private:
+protected:
     uint32_t norm(const std::string &name, const Norm &n)
     {
         return weight(name, TSR_DTYPE_I32, 1, info_.dim, raw_bytes(n.w));
@@ -538,7 +701,7 @@ private:
         GraphStep st;
         st.op = op;
         st.engine = tsr_op_tile_kind(op) == TSR_TILE_MOVE ? TSR_ENGINE_DMA : TSR_ENGINE_CLUSTER;
-        st.dtype = TSR_DTYPE_I8;
+        st.dtype = uint8_t(dtype_);
         st.layer = layer;
         st.operands.fill(TSR_NO_TENSOR);
         for (uint32_t o : operands) st.operands[st.operand_count++] = o;
@@ -605,6 +768,115 @@ private:
     std::vector<Weights> weights_;
     uint32_t final_norm_ = 0;
     Norm final_norm_c_;
+    uint32_t dtype_ = TSR_DTYPE_I8; // of the steps' activations
+};
+
+// The float graph: Llama's fp32 operators, with the float forms of QuantLib's RoPE matrix,
+// bias and HardSwish.
+class FloatLowerer : public Lowerer {
+public:
+    FloatLowerer(Graph &g, const OnnxDecoderInfo &info) : Lowerer(g, info) { dtype_ = TSR_DTYPE_F32; }
+
+    void weights(const std::vector<FloatLayer> &layers, const std::vector<float> &final_norm, uint32_t context)
+    {
+        const uint32_t D = info_.dim;
+        for (uint32_t l = 0; l < layers.size(); ++l) {
+            const FloatLayer &c = layers[l];
+            const std::string p = "layer" + std::to_string(l) + ".";
+            Weights w{};
+            w.att_norm = weight(p + "attn_norm", TSR_DTYPE_F32, 1, D, raw_bytes(c.att_norm));
+            w.ffn_norm = weight(p + "ffn_norm", TSR_DTYPE_F32, 1, D, raw_bytes(c.ffn_norm));
+            const FloatLinear *lin[7] = {&c.wq, &c.wk, &c.wv, &c.wo, &c.w1, &c.w3, &c.w2};
+            const char *names[7] = {"wq", "wk", "wv", "wo", "w1", "w3", "w2"};
+            for (uint32_t i = 0; i < 7; ++i) {
+                w.w[i] = weight(p + names[i], TSR_DTYPE_F32, lin[i]->n, lin[i]->k, raw_bytes(lin[i]->w));
+                w.rq[i] = weight(p + names[i] + ".bias", TSR_DTYPE_F32, 1, lin[i]->n, raw_bytes(lin[i]->bias));
+            }
+            w.k_cache = tensor(p + "k_cache", TSR_TENSOR_KV_CACHE, context, D, TSR_DTYPE_F32);
+            w.v_cache = tensor(p + "v_cache", TSR_TENSOR_KV_CACHE, context, D, TSR_DTYPE_F32);
+            weights_.push_back(w);
+        }
+        final_norm_ = weight("final_norm", TSR_DTYPE_F32, 1, D, raw_bytes(final_norm));
+        g_.sampler_scratch = tensor("sampler_scratch", TSR_TENSOR_SCRATCH, 1, 16, TSR_DTYPE_F32);
+    }
+
+    void schedule(GraphSchedule &s, uint32_t R, const char *suffix, const std::vector<FloatLayer> &layers, uint32_t &in,
+                  uint32_t &out, uint32_t &rotation, uint32_t context)
+    {
+        const uint32_t D = info_.dim, H = layers[0].w1.n, hs = info_.head_size, F = TSR_DTYPE_F32;
+        s.max_rows = R;
+        auto act = [&](const std::string &name, uint32_t cols) { return tensor(name + suffix, TSR_TENSOR_ACTIVATION, R, cols, F); };
+        in = tensor(std::string("rows_in") + suffix, TSR_TENSOR_IO, R, D, F);
+        out = tensor(std::string("rows_out") + suffix, TSR_TENSOR_IO, R, D, F);
+        rotation = tensor(std::string("rotations") + suffix, TSR_TENSOR_IO, R, hs * hs, F);
+        uint32_t x = in;
+        for (uint32_t l = 0; l < layers.size(); ++l) {
+            const FloatLayer &c = layers[l];
+            const Weights &w = weights_[l];
+            const std::string p = "layer" + std::to_string(l) + ".";
+            const uint16_t L = uint16_t(l);
+            const uint32_t xb = act(p + "attn_norm", D), q = act(p + "q", D), k = act(p + "k", D), v = act(p + "v", D),
+                           att = act(p + "attn", D), o = act(p + "attn_out", D), x_att = act(p + "x_attn", D),
+                           xb2 = act(p + "ffn_norm", D), h1 = act(p + "ffn_gate", H), h3 = act(p + "ffn_up", H),
+                           gl = act(p + "ffn_act", H), f = act(p + "ffn_out", D), x_out = act(p + "x_out", D);
+            step(s, TSR_OP_RMSNORM, {x, w.att_norm, xb}, norm_params(), p + "attn_norm", L);
+            step(s, TSR_OP_MATMUL, {xb, w.w[0], q}, linear(c.wq, w.rq[0]), p + "wq", L);
+            step(s, TSR_OP_MATMUL, {xb, w.w[1], k}, linear(c.wk, w.rq[1]), p + "wk", L);
+            step(s, TSR_OP_MATMUL, {xb, w.w[2], v}, linear(c.wv, w.rq[2]), p + "wv", L);
+            tsr_op_params pr{};
+            pr.rope = {D, D, hs, context, TSR_ROPE_MATRIX, {}, {}};
+            step(s, TSR_OP_ROPE, {q, k, rotation}, pr, p + "rope", L);
+            tsr_op_params pk{};
+            pk.kv_append = {D, context};
+            step(s, TSR_OP_KV_APPEND, {k, v, w.k_cache, w.v_cache}, pk, p + "kv_append", L);
+            tsr_op_params pa{};
+            pa.attention.n_heads = pa.attention.n_kv_heads = info_.n_heads;
+            pa.attention.head_size = hs;
+            pa.attention.context = context;
+            step(s, TSR_OP_ATTENTION, {q, w.k_cache, w.v_cache, TSR_NO_TENSOR, att}, pa, p + "attention", L);
+            step(s, TSR_OP_MATMUL, {att, w.w[3], o}, linear(c.wo, w.rq[3]), p + "wo", L);
+            step(s, TSR_OP_ADD, {x, o, x_att}, add_params(), p + "residual_attn", L);
+            step(s, TSR_OP_RMSNORM, {x_att, w.ffn_norm, xb2}, norm_params(), p + "ffn_norm", L);
+            step(s, TSR_OP_MATMUL, {xb2, w.w[4], h1}, linear(c.w1, w.rq[4]), p + "w1", L);
+            step(s, TSR_OP_MATMUL, {xb2, w.w[5], h3}, linear(c.w3, w.rq[5]), p + "w3", L);
+            tsr_op_params ps{};
+            ps.swiglu.n = H;
+            ps.swiglu.exp = TSR_SWIGLU_HARDSWISH;
+            step(s, TSR_OP_SWIGLU, {h1, h3, gl}, ps, p + "hardswish_glu", L);
+            step(s, TSR_OP_MATMUL, {gl, w.w[6], f}, linear(c.w2, w.rq[6]), p + "w2", L);
+            step(s, TSR_OP_ADD, {x_att, f, x_out}, add_params(), p + "residual_ffn", L);
+            x = x_out;
+        }
+        step(s, TSR_OP_RMSNORM, {x, final_norm_, out}, norm_params(), "final_norm", TSR_NO_LAYER);
+    }
+
+private:
+    // QuantLib's float RMSNorm: its eps is not in the graph; 1e-6 is the value whose results
+    // come closest to Deeploy's outputs.npz (eps 0 and 1e-5 are further).
+    tsr_op_params norm_params() const
+    {
+        tsr_op_params p{};
+        p.rmsnorm.dim = info_.dim;
+        p.rmsnorm.eps = 1e-6f;
+        return p;
+    }
+    static tsr_op_params linear(const FloatLinear &lin, uint32_t bias)
+    {
+        tsr_op_params p{};
+        p.matmul.k = lin.k;
+        p.matmul.n = lin.n;
+        p.matmul.weight_dtype = TSR_DTYPE_F32;
+        p.matmul.out_dtype = TSR_DTYPE_F32;
+        p.matmul.requant = bias;
+        p.matmul.requant_form = 2;
+        return p;
+    }
+    tsr_op_params add_params() const
+    {
+        tsr_op_params p{};
+        p.add.n = info_.dim;
+        return p;
+    }
 };
 
 } // namespace
@@ -623,13 +895,21 @@ Graph lower_onnx_decoder_bytes(const std::string &bytes, const std::string &path
     info.nodes = uint64_t(model.graph().node_size());
     info.opset = uint64_t(model.opset());
     if (info.opset && info.opset < 10) model.fail("opset " + std::to_string(info.opset) + " (10 or later)");
+    bool integer = false; // QuantLib's integer operators, or the float graph
+    for (const onnx::NodeProto &n : model.graph().node()) integer = integer || n.op_type() == "RequantShift";
     std::vector<LayerConstants> layers;
     Norm final_norm;
-    DecoderReader(model).read(info, layers, final_norm);
+    std::vector<FloatLayer> float_layers;
+    std::vector<float> float_final;
+    if (integer) DecoderReader(model).read(info, layers, final_norm);
+    else FloatReader(model).read(info, float_layers, float_final);
 
     const uint32_t context = options.context ? options.context : std::max<uint32_t>(256u, info.past + info.rows);
     if (context > TSR_QUANTLIB_MAX_CONTEXT)
         throw InputError("--context " + std::to_string(context) + ": QuantLib attention holds at most 2048 positions");
+    if (context < info.past + info.rows)
+        throw InputError("--context " + std::to_string(context) + " is below the graph's S_past + S = " +
+                         std::to_string(info.past + info.rows));
     const uint32_t chunk = options.prompt_chunk ? options.prompt_chunk : info.rows > 1 ? info.rows : std::min(16u, context);
     if (chunk > context) throw InputError("--prompt-chunk " + std::to_string(chunk) + " is above the context " + std::to_string(context));
 
@@ -644,13 +924,20 @@ Graph lower_onnx_decoder_bytes(const std::string &bytes, const std::string &path
     h.context = context;
     h.prompt_chunk = chunk;
     h.bos_id = h.eos_id = 0;
-    h.precision = TSR_DTYPE_I8;
+    h.precision = integer ? TSR_DTYPE_I8 : TSR_DTYPE_F32;
     h.decoder_only = true;
-    Lowerer lower(g, info);
-    lower.set_final(final_norm);
-    lower.weights(layers, final_norm, context);
-    lower.schedule(g.prompt, chunk, ".prompt", layers, g.tokens_prompt, g.logits_prompt, g.rotation_prompt, context);
-    lower.schedule(g.token, 1, ".token", layers, g.tokens_token, g.logits_token, g.rotation_token, context);
+    if (integer) {
+        Lowerer lower(g, info);
+        lower.set_final(final_norm);
+        lower.weights(layers, final_norm, context);
+        lower.schedule(g.prompt, chunk, ".prompt", layers, g.tokens_prompt, g.logits_prompt, g.rotation_prompt, context);
+        lower.schedule(g.token, 1, ".token", layers, g.tokens_token, g.logits_token, g.rotation_token, context);
+    } else {
+        FloatLowerer lower(g, info);
+        lower.weights(float_layers, float_final, context);
+        lower.schedule(g.prompt, chunk, ".prompt", float_layers, g.tokens_prompt, g.logits_prompt, g.rotation_prompt, context);
+        lower.schedule(g.token, 1, ".token", float_layers, g.tokens_token, g.logits_token, g.rotation_token, context);
+    }
     return g;
 }
 

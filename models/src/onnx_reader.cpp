@@ -133,6 +133,34 @@ IntTensor OnnxModel::initializer(const std::string &name, const onnx::NodeProto 
     return decode(*it->second, "node '" + user.name() + "' (" + user.op_type() + "): constant '" + name + "'");
 }
 
+FloatTensor OnnxModel::float_initializer(const std::string &name, const onnx::NodeProto &user) const
+{
+    const auto it = initializers_.find(name);
+    if (it == initializers_.end()) fail(user, "input '" + name + "' is not a constant");
+    const onnx::TensorProto &t = *it->second;
+    const std::string what = "constant '" + name + "'";
+    if (t.data_type() != onnx::TensorProto::FLOAT) fail(user, what + " is not float32");
+    FloatTensor out;
+    uint64_t count = 1;
+    for (int64_t d : t.dims()) {
+        if (d < 0 || d > (1 << 24)) fail(user, what + ": dimension " + std::to_string(d) + " out of range");
+        out.dims.push_back(d);
+        count *= uint64_t(d);
+        if (count > (1u << 26)) fail(user, what + ": more than 2^26 elements");
+    }
+    if (!t.raw_data().empty()) {
+        if (t.raw_data().size() != count * 4) fail(user, what + ": raw data does not match its shape");
+        out.values.resize(count);
+        std::memcpy(out.values.data(), t.raw_data().data(), count * 4);
+    } else {
+        if (uint64_t(t.float_data_size()) != count) fail(user, what + ": data does not match its shape");
+        out.values.assign(t.float_data().begin(), t.float_data().end());
+    }
+    for (float v : out.values)
+        if (!std::isfinite(v)) fail(user, what + ": holds a value that is not finite");
+    return out;
+}
+
 const onnx::NodeProto *OnnxModel::producer(const std::string &tensor) const
 {
     const auto it = producers_.find(tensor);

@@ -15,6 +15,12 @@ namespace tessera {
 
 // An initializer (or a tensor attribute) whose values are integers, as QuantLib's float32
 // constants are.
+struct FloatTensor {
+    std::vector<int64_t> dims;
+    std::vector<float> values;
+    size_t count() const { return values.size(); }
+};
+
 struct IntTensor {
     std::vector<int64_t> dims;
     std::vector<int64_t> values;
@@ -42,6 +48,8 @@ public:
     bool is_initializer(const std::string &name) const { return initializers_.count(name) != 0; }
     // An initializer's integer values; throws when it is missing or holds a non-integer.
     IntTensor initializer(const std::string &name, const onnx::NodeProto &user) const;
+    // A float32 initializer's values (the float graphs' weights); throws when missing or not float32.
+    FloatTensor float_initializer(const std::string &name, const onnx::NodeProto &user) const;
     const onnx::NodeProto *producer(const std::string &tensor) const;
     std::vector<const onnx::NodeProto *> consumers(const std::string &tensor) const;
 

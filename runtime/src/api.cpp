@@ -373,7 +373,7 @@ tessera_status tessera_sample(tessera_session *session, tessera_sampler *sampler
     return TESSERA_OK;
 }
 
-tessera_status tessera_forward_rows(tessera_session *session, const void *rows_in, const int8_t *rotations,
+tessera_status tessera_forward_rows(tessera_session *session, const void *rows_in, const void *rotations,
                                     uint32_t count, void *rows_out)
 {
     Session *s = open_session(session);
@@ -389,7 +389,8 @@ tessera_status tessera_forward_rows(tessera_session *session, const void *rows_i
         err.str("position ").num(s->position).str(" + ").num(count).str(" rows exceeds the context of ").num(h.context);
         return TESSERA_ERR_CONTEXT_FULL;
     }
-    const size_t row = (size_t)h.dim * tsr_dtype_bytes(h.precision), hs = h.dim / h.n_heads, rot = hs * hs;
+    const size_t row = (size_t)h.dim * tsr_dtype_bytes(h.precision), hs = h.dim / h.n_heads,
+                 rot = hs * hs * tsr_dtype_bytes(h.precision);
     const uint32_t start = s->position;
     const uint64_t t0 = s->board->ops->cycles(s->board->ctx);
     const bool token = count == 1u; // autoregressive mode
@@ -401,7 +402,7 @@ tessera_status tessera_forward_rows(tessera_session *session, const void *rows_i
     for (uint32_t done = 0; done < count; done += rows) {
         rows = count - done < h.prompt_chunk ? count - done : h.prompt_chunk;
         memcpy(tsr::tensor_address(s->image, s->board, in), static_cast<const uint8_t *>(rows_in) + done * row, rows * row);
-        memcpy(tsr::tensor_address(s->image, s->board, rotation), rotations + done * rot, rows * rot);
+        memcpy(tsr::tensor_address(s->image, s->board, rotation), static_cast<const uint8_t *>(rotations) + done * rot, rows * rot);
         const tessera_status st = run_schedule_of(s, schedule, rows, err);
         if (st != TESSERA_OK) {
             s->position = start; // the cache past `start` is garbage but unreachable

@@ -280,8 +280,8 @@ tessera_status check_row_tensors(const tsr_image_header &h, const tsr_tensor *te
         {h.tokens_tensor_token, h.precision, row, "token row in"},
         {h.logits_tensor_prompt, h.precision, h.prompt_chunk * row, "prompt rows out"},
         {h.logits_tensor_token, h.precision, row, "token row out"},
-        {h.rotation_tensor_prompt, TSR_DTYPE_I8, h.prompt_chunk * hs * hs, "prompt rotations"},
-        {h.rotation_tensor_token, TSR_DTYPE_I8, hs * hs, "token rotation"},
+        {h.rotation_tensor_prompt, h.precision, h.prompt_chunk * hs * hs * tsr_dtype_bytes(h.precision), "prompt rotations"},
+        {h.rotation_tensor_token, h.precision, hs * hs * tsr_dtype_bytes(h.precision), "token rotation"},
     };
     return check_io(h, tensors, io, sizeof io / sizeof io[0], err);
 }

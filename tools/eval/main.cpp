@@ -181,7 +181,8 @@ int fail(const Failure &f)
 
 // --npz-inputs: the vectors through the image; --npz-out, --npz-expect.
 int run_vectors_mode(const std::string &image_path, const std::string &board_arg, uint32_t threads, const std::string &inputs_path,
-                     const std::string &out_path, const std::string &expect_path, const std::string &blob_path, bool json)
+                     const std::string &out_path, const std::string &expect_path, const std::string &blob_path, double tolerance,
+                     bool json)
 {
     try {
         std::optional<tessera::OutputFile> out, blob_out;
@@ -199,9 +200,12 @@ int run_vectors_mode(const std::string &image_path, const std::string &board_arg
             blob_out->commit();
         }
         const tessera::VectorRun run = tessera::run_vectors(model.session(), model.summary(), inputs, inputs_path);
-        const std::vector<tessera::OutputDiff> diffs = tessera::compare_outputs(run.outputs, expected, expect_path);
+        const std::vector<tessera::OutputDiff> diffs = tessera::compare_outputs(run.outputs, expected, expect_path, tolerance);
         uint64_t differing = 0, values = 0;
-        for (const auto &d : diffs) differing += d.differing, values += d.values;
+        double largest = 0, scale = 0;
+        for (const auto &d : diffs)
+            differing += d.differing, values += d.values, largest = std::max(largest, d.max_abs_diff),
+                scale = std::max(scale, d.max_abs_expected);
         if (json) {
             nlohmann::json j;
             j["image"] = image_path;
@@ -214,19 +218,25 @@ int run_vectors_mode(const std::string &image_path, const std::string &board_arg
                 j["expected"] = expect_path;
                 j["values"] = values;
                 j["differing"] = differing;
+                j["tolerance"] = tolerance;
+                j["max_abs_diff"] = largest;
+                j["max_abs_expected"] = scale;
                 for (const auto &d : diffs)
                     j["compared"].push_back({{"name", d.name}, {"values", d.values}, {"differing", d.differing},
-                                             {"max_abs_diff", d.max_abs_diff}});
+                                             {"max_abs_diff", d.max_abs_diff}, {"max_abs_expected", d.max_abs_expected}});
             }
             std::printf("%s\n", j.dump(2).c_str());
         } else {
             std::printf("%s: %s mode, %u rows at S_past %u, %zu outputs\n", inputs_path.c_str(), run.mode, run.rows, run.past,
                         run.outputs.size());
             for (const auto &d : diffs)
-                std::printf("  %-10s %8" PRIu64 " values, %6" PRIu64 " differ (largest difference %g)\n", d.name.c_str(), d.values,
-                            d.differing, d.max_abs_diff);
+                std::printf("  %-10s %8" PRIu64 " values, %6" PRIu64 " differ (largest difference %g of values up to %g)\n",
+                            d.name.c_str(), d.values, d.differing, d.max_abs_diff, d.max_abs_expected);
             if (!expect_path.empty())
-                std::printf("  all        %8" PRIu64 " values, %6" PRIu64 " differ from %s\n", values, differing, expect_path.c_str());
+                std::printf("  all        %8" PRIu64 " values, %6" PRIu64 " differ%s from %s; largest difference %g, %.3g of the "
+                            "largest expected magnitude %g\n",
+                            values, differing, tolerance > 0 ? (" by more than " + std::to_string(tolerance)).c_str() : "",
+                            expect_path.c_str(), largest, scale > 0 ? largest / scale : 0.0, scale);
         }
         if (std::fflush(stdout) != 0 || std::ferror(stdout)) throw Failure{TESSERA_ERR_INVALID_ARGUMENT, "cannot write the output"};
         if (out) {
@@ -274,6 +284,12 @@ int main(int argc, char **argv)
                    "with --npz-inputs: count, per output, the values that differ from FILE.npz (exit status 3 if any do)")
         ->needs(npz_opt);
     std::string emit_vectors;
+    double tolerance = 0;
+    app.add_option("--npz-tolerance", tolerance,
+                   "with --npz-expect: a value differs when further than this from the expected one (default 0: "
+                   "bit-exact; for fp32 images, e.g. 1e-4)")
+        ->needs(npz_opt)
+        ->check(CLI::Range(0.0, 1e30));
     app.add_option("--emit-vectors", emit_vectors,
                    "with --npz-inputs and --npz-expect: also write both as one blob for firmware (tessera/test_vectors.h)")
         ->needs(npz_opt);
@@ -281,7 +297,7 @@ int main(int argc, char **argv)
     if (!emit_vectors.empty() && npz_expect.empty())
         return fail({TESSERA_ERR_INVALID_ARGUMENT, "--emit-vectors needs --npz-expect (the blob holds the expected outputs)"});
     if (!npz_inputs.empty())
-        return run_vectors_mode(image_path, board_arg, threads, npz_inputs, npz_out, npz_expect, emit_vectors, json);
+        return run_vectors_mode(image_path, board_arg, threads, npz_inputs, npz_out, npz_expect, emit_vectors, tolerance, json);
     if (ids_path.empty() == text_path.empty())
         return fail({TESSERA_ERR_INVALID_ARGUMENT, "give the sequence with --ids FILE or --text FILE"});
 

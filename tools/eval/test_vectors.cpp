@@ -1,6 +1,7 @@
 #include "test_vectors.h"
 
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 
 #include "tessera/errors.h"
@@ -22,16 +23,37 @@ void expect_shape(const NpyArray &a, const std::vector<uint64_t> &shape, const s
         throw InputError(what + ": " + a.name + " (" + role + ") is " + shape_text(a.shape) + ", the image needs " + shape_text(shape));
 }
 
-std::vector<int8_t> int8_values(const NpyArray &a, const std::string &what)
+constexpr uint32_t kI8 = 4u, kF32 = 1u; // tsr_dtype: the precisions a decoder-only image runs in
+
+// An array's values as the image's elements (int8: integers in range; fp32: as they are).
+std::vector<uint8_t> elements(const NpyArray &a, uint32_t precision, const std::string &what)
 {
-    std::vector<int8_t> out(a.values.size());
+    if (precision == kF32) {
+        std::vector<uint8_t> out(a.values.size() * 4);
+        for (size_t i = 0; i < a.values.size(); ++i) {
+            const float f = float(a.values[i]);
+            std::memcpy(out.data() + 4 * i, &f, 4);
+        }
+        return out;
+    }
+    std::vector<uint8_t> out(a.values.size());
     for (size_t i = 0; i < out.size(); ++i) {
         const double v = a.values[i];
         if (v != std::floor(v) || v < -128 || v > 127)
             throw InputError(what + ": " + a.name + "[" + std::to_string(i) + "] = " + std::to_string(v) + " is not an int8 value");
-        out[i] = int8_t(v);
+        out[i] = uint8_t(int8_t(v));
     }
     return out;
+}
+
+double element(const std::vector<uint8_t> &bytes, size_t i, uint32_t precision)
+{
+    if (precision == kF32) {
+        float f;
+        std::memcpy(&f, bytes.data() + 4 * i, 4);
+        return f;
+    }
+    return int8_t(bytes[i]);
 }
 
 void check(tessera_session *s, tessera_status st, const std::string &call)
@@ -41,26 +63,31 @@ void check(tessera_session *s, tessera_status st, const std::string &call)
 }
 
 // [1, heads, T, hs] (head-major, as Deeploy's graphs hold a cache) to cache rows [T][heads hs], and back.
-std::vector<int8_t> cache_rows_of(const NpyArray &a, uint32_t heads, uint32_t T, uint32_t hs, const std::string &what)
+std::vector<uint8_t> cache_rows_of(const NpyArray &a, uint32_t heads, uint32_t T, uint32_t hs, uint32_t precision,
+                                   const std::string &what)
 {
-    const std::vector<int8_t> v = int8_values(a, what);
-    std::vector<int8_t> rows(v.size());
+    const std::vector<uint8_t> v = elements(a, precision, what);
+    const size_t e = precision == kF32 ? 4 : 1;
+    std::vector<uint8_t> rows(v.size());
     for (uint32_t hd = 0; hd < heads; ++hd)
         for (uint32_t p = 0; p < T; ++p)
-            for (uint32_t d = 0; d < hs; ++d) rows[(size_t(p) * heads + hd) * hs + d] = v[(size_t(hd) * T + p) * hs + d];
+            for (uint32_t d = 0; d < hs; ++d)
+                std::memcpy(&rows[((size_t(p) * heads + hd) * hs + d) * e], &v[((size_t(hd) * T + p) * hs + d) * e], e);
     return rows;
 }
 
-NpyArray head_major_of(const std::string &name, const std::vector<int8_t> &rows, uint32_t heads, uint32_t T, uint32_t hs)
+NpyArray head_major_of(const std::string &name, const std::vector<uint8_t> &rows, uint32_t heads, uint32_t T, uint32_t hs,
+                       uint32_t precision)
 {
     NpyArray o;
     o.name = name;
-    o.dtype = "<i8";
+    o.dtype = precision == kF32 ? "<f4" : "<i8";
     o.shape = {1, heads, T, hs};
     o.values.resize(size_t(T) * heads * hs);
     for (uint32_t hd = 0; hd < heads; ++hd)
         for (uint32_t p = 0; p < T; ++p)
-            for (uint32_t d = 0; d < hs; ++d) o.values[(size_t(hd) * T + p) * hs + d] = rows[(size_t(p) * heads + hd) * hs + d];
+            for (uint32_t d = 0; d < hs; ++d)
+                o.values[(size_t(hd) * T + p) * hs + d] = element(rows, (size_t(p) * heads + hd) * hs + d, precision);
     return o;
 }
 
@@ -70,7 +97,7 @@ VectorInputs read_vector_inputs(const tessera_image_summary &h, const std::vecto
 {
     if (h.vocab_size != 0)
         throw InputError(what + ": test vectors run on a decoder-only image (packed from an ONNX decoder); this one takes tokens");
-    if (h.precision != 4u /* TSR_DTYPE_I8 */) throw InputError(what + ": only int8 images run test vectors");
+    if (h.precision != kI8 && h.precision != kF32) throw InputError(what + ": only int8 and fp32 images run test vectors");
     const uint32_t L = h.n_layers, heads = h.n_heads, hs = h.dim / h.n_heads, dim = h.dim;
     if (inputs.size() != 3u + 2u * L)
         throw InputError(what + ": " + std::to_string(inputs.size()) + " arrays; the image's " + std::to_string(L) +
@@ -94,22 +121,27 @@ VectorInputs read_vector_inputs(const tessera_image_summary &h, const std::vecto
     if (flat ? (S != 1 || mask.shape[0] != T) : mask.shape != std::vector<uint64_t>{1, S, T})
         throw InputError(what + ": input_1 (mask) is " + shape_text(mask.shape) + ", expected [" + std::to_string(T) + "] or [1, " +
                          std::to_string(S) + ", " + std::to_string(T) + "]");
+    // int8: 0 or -128 exactly; fp32: 0, or at most -1e4 (exp gives 0: a causal attention's
+    // leaving the position out).
     for (uint32_t i = 0; i < S; ++i)
         for (uint32_t j = 0; j < T; ++j) {
-            const double want = j <= P + i ? 0.0 : -128.0, have = mask.values[size_t(i) * T + j];
-            if (have != want)
+            const double have = mask.values[size_t(i) * T + j];
+            const bool visible = j <= P + i;
+            const bool ok = visible ? have == 0.0 : h.precision == kF32 ? have <= -1e4 : have == -128.0;
+            if (!ok)
                 throw InputError(what + ": input_1 (mask) row " + std::to_string(i) + " column " + std::to_string(j) + " is " +
-                                 std::to_string(have) + ": the image applies the causal mask (0 up to the row's position, -128 after)");
+                                 std::to_string(have) + ": the image applies the causal mask (0 up to the row's position, " +
+                                 (h.precision == kF32 ? "-1e4 or less" : "-128") + " after)");
         }
     const NpyArray &rot = npz_array(inputs, "input_2", what);
     expect_shape(rot, {1, S, hs, hs}, what, "rotations");
-    in.rows_in = int8_values(x, what);
-    in.rotations = int8_values(rot, what);
+    in.rows_in = elements(x, h.precision, what);
+    in.rotations = elements(rot, h.precision, what);
     for (uint32_t l = 0; l < L; ++l)
         for (uint32_t kind = 0; kind < 2; ++kind) {
             const NpyArray &past = npz_array(inputs, "input_" + std::to_string(3 + 2 * l + kind), what);
             expect_shape(past, {1, heads, P, hs}, what, kind ? "past V" : "past K");
-            in.past_rows.push_back(cache_rows_of(past, heads, P, hs, what));
+            in.past_rows.push_back(cache_rows_of(past, heads, P, hs, h.precision, what));
         }
     return in;
 }
@@ -129,20 +161,21 @@ VectorRun run_vectors(tessera_session *session, const tessera_image_summary &h, 
         for (uint32_t kind = 0; kind < 2; ++kind)
             check(session, tessera_kv_write(session, l, kind, 0, P, in.past_rows[2 * l + kind].data()), "tessera_kv_write");
     check(session, tessera_set_position(session, P), "tessera_set_position");
-    std::vector<int8_t> rows_out(size_t(S) * dim);
+    const size_t e = h.precision == kF32 ? 4 : 1;
+    std::vector<uint8_t> rows_out(size_t(S) * dim * e);
     check(session, tessera_forward_rows(session, in.rows_in.data(), in.rotations.data(), S, rows_out.data()),
           "tessera_forward_rows");
     NpyArray out0;
     out0.name = "output_0";
-    out0.dtype = "<i8";
+    out0.dtype = h.precision == kF32 ? "<f4" : "<i8";
     out0.shape = {1, S, dim};
-    out0.values.assign(rows_out.begin(), rows_out.end());
+    for (size_t i = 0; i < size_t(S) * dim; ++i) out0.values.push_back(element(rows_out, i, h.precision));
     run.outputs.push_back(std::move(out0));
-    std::vector<int8_t> cache(size_t(T) * dim);
+    std::vector<uint8_t> cache(size_t(T) * dim * e);
     for (uint32_t l = 0; l < L; ++l)
         for (uint32_t kind = 0; kind < 2; ++kind) {
             check(session, tessera_kv_read(session, l, kind, 0, T, cache.data()), "tessera_kv_read");
-            run.outputs.push_back(head_major_of("output_" + std::to_string(1 + 2 * l + kind), cache, heads, T, hs));
+            run.outputs.push_back(head_major_of("output_" + std::to_string(1 + 2 * l + kind), cache, heads, T, hs, h.precision));
         }
     return run;
 }
@@ -151,27 +184,28 @@ std::string vectors_blob(const tessera_image_summary &h, const VectorInputs &in,
                          const std::string &what)
 {
     const uint32_t L = h.n_layers, heads = h.n_heads, hs = h.dim / h.n_heads, dim = h.dim, T = in.past + in.rows;
+    if (h.precision != kI8) throw InputError(what + ": the firmware's vectors are int8 (this image is fp32)");
     tsr_vectors_header head{TSR_VECTORS_MAGIC, TSR_VECTORS_VERSION, in.rows, in.past, dim, hs, L, 0};
     if (!tsr_vectors_layout_of(&head).bytes) throw InputError(what + ": the vectors exceed 4 GiB");
     std::string blob(reinterpret_cast<const char *>(&head), sizeof head);
-    auto append = [&](const std::vector<int8_t> &v) { blob.append(reinterpret_cast<const char *>(v.data()), v.size()); };
+    auto append = [&](const std::vector<uint8_t> &v) { blob.append(reinterpret_cast<const char *>(v.data()), v.size()); };
     append(in.rows_in);
     append(in.rotations);
     for (const auto &rows : in.past_rows) append(rows);
     const NpyArray &out0 = npz_array(expected, "output_0", what);
     expect_shape(out0, {1, in.rows, dim}, what, "hidden state out");
-    append(int8_values(out0, what));
+    append(elements(out0, kI8, what));
     for (uint32_t k = 1; k <= 2 * L; ++k) {
         const NpyArray &c = npz_array(expected, "output_" + std::to_string(k), what);
         expect_shape(c, {1, heads, T, hs}, what, k % 2 ? "K cache out" : "V cache out");
-        append(cache_rows_of(c, heads, T, hs, what));
+        append(cache_rows_of(c, heads, T, hs, kI8, what));
     }
     if (blob.size() != tsr_vectors_layout_of(&head).bytes) throw std::logic_error("vectors blob: size mismatch");
     return blob;
 }
 
 std::vector<OutputDiff> compare_outputs(const std::vector<NpyArray> &got, const std::vector<NpyArray> &expected,
-                                        const std::string &what)
+                                        const std::string &what, double tolerance)
 {
     std::vector<OutputDiff> out;
     for (const NpyArray &e : expected) {
@@ -183,8 +217,9 @@ std::vector<OutputDiff> compare_outputs(const std::vector<NpyArray> &got, const 
         d.values = e.count();
         for (size_t i = 0; i < e.values.size(); ++i) {
             const double diff = std::fabs(g.values[i] - e.values[i]);
-            d.differing += diff != 0.0;
+            d.differing += diff > tolerance;
             d.max_abs_diff = std::max(d.max_abs_diff, diff);
+            d.max_abs_expected = std::max(d.max_abs_expected, std::fabs(e.values[i]));
         }
         out.push_back(d);
     }

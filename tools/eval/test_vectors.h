@@ -18,8 +18,8 @@ namespace tessera {
 // cache rows (position after position, head after head).
 struct VectorInputs {
     uint32_t rows = 0, past = 0;         // S and S_past
-    std::vector<int8_t> rows_in, rotations;
-    std::vector<std::vector<int8_t>> past_rows; // layer l: [2l] K, [2l + 1] V
+    std::vector<uint8_t> rows_in, rotations;          // elements of the image's precision (int8 or fp32)
+    std::vector<std::vector<uint8_t>> past_rows;      // layer l: [2l] K, [2l + 1] V
 };
 // Throws InputError when the arrays do not match the image (names, shapes, values outside
 // int8, a mask that is not causal).
@@ -44,10 +44,12 @@ struct OutputDiff {
     std::string name;
     uint64_t values = 0, differing = 0;
     double max_abs_diff = 0;
+    double max_abs_expected = 0; // the expected values' largest magnitude (the error's relative size)
 };
-// Each expected array against the output of its name (shapes must match: InputError).
+// Each expected array against the output of its name (shapes must match: InputError); a
+// value differs when it is further than `tolerance` from the expected one.
 std::vector<OutputDiff> compare_outputs(const std::vector<NpyArray> &got, const std::vector<NpyArray> &expected,
-                                        const std::string &what);
+                                        const std::string &what, double tolerance = 0.0);
 
 } // namespace tessera
 

@@ -63,7 +63,7 @@ typedef struct tsr_matmul_params {
     uint32_t weight_bits;  /* I8 cluster steps: 4 for W4A8 (weights in layout W4_G32), else 0 */
     uint32_t requant_form; /* I8 out: 0 Q31 factors (requant as above); 1 QuantLib's RequantShift: requant is the
                               I32 tensor of n multipliers then n addends (the bias folded in), with the shift and
-                              output range below */
+                              output range below. F32: 2, plus a bias: requant is the F32 tensor of n biases */
     int32_t rqs_shift, rqs_lo, rqs_hi;
 } tsr_matmul_params;
 

@@ -23,6 +23,8 @@ extern "C" {
 #define TSR_MATMUL_RQS 0x200u  /* QuantLib's RequantShift (mul, add, shift) instead of Q31 factors */
 #define TSR_ROPE_MATRIX 1u     /* the rotation is a head_size^2 matrix per row, a side input */
 #define TSR_ADD_RQS 1u         /* QuantLib's RequantShift of each input and of the sum */
+#define TSR_MATMUL_BIAS 0x400u /* F32: plus a bias per output channel (QuantLib's float graphs) */
+#define TSR_SWIGLU_HARDSWISH 2u /* swiglu's exp: QuantLib's SiLU, Hardswish (= TSR_NONLINEAR_QUANTLIB for int8) */
 
 typedef enum tsr_variant_id {
     TSR_VARIANT_NONE = 0,
@@ -46,9 +48,9 @@ static inline uint32_t tsr_arithmetic_matmul(const tsr_step *s)
     const tsr_matmul_params *p = &s->params.matmul;
     if (p->weight_dtype >= 16u || p->out_dtype >= 16u || (p->weight_bits != 0u && p->weight_bits != 4u))
         return 0xFFFFFFFFu;
-    if (p->requant_form > 1u) return 0xFFFFFFFFu;
+    if (p->requant_form > 2u) return 0xFFFFFFFFu;
     return TSR_MATMUL_TYPES(p->weight_dtype, p->out_dtype) | (p->weight_bits == 4u ? TSR_MATMUL_W4 : 0u) |
-           (p->requant_form == 1u ? TSR_MATMUL_RQS : 0u);
+           (p->requant_form == 1u ? TSR_MATMUL_RQS : 0u) | (p->requant_form == 2u ? TSR_MATMUL_BIAS : 0u);
 }
 
 static inline uint32_t tsr_step_arithmetic(const tsr_step *s)

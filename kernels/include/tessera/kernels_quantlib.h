@@ -48,6 +48,21 @@ static inline int32_t tsr_rqs_channel(int64_t x, int32_t mul, int32_t add, const
     return tsr_rqs(x, &c);
 }
 
+/* Whether RequantShift of every |x| <= max_abs_x fits 32-bit arithmetic (x mul + add + round
+ * within int32, shift below 31): then tsr_rqs_i32 gives the same value as tsr_rqs, in fewer
+ * instructions on a 32-bit core. */
+static inline bool tsr_rqs_fits_i32(int32_t mul, int32_t add, int32_t shift, int64_t max_abs_x)
+{
+    const int64_t m = mul < 0 ? -(int64_t)mul : mul, a = add < 0 ? -(int64_t)add : add;
+    const int64_t round = shift > 0 && shift < 63 ? (int64_t)1 << (shift - 1) : 0;
+    return shift >= 0 && shift < 31 && max_abs_x <= ((int64_t)1 << 31) && max_abs_x * m + a + round < ((int64_t)1 << 31);
+}
+static inline int32_t tsr_rqs_i32(int32_t x, int32_t mul, int32_t add, int32_t shift, int32_t lo, int32_t hi)
+{
+    const int32_t v = (x * mul + add + (shift ? (int32_t)1 << (shift - 1) : 0)) >> shift; /* arithmetic: floor */
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
 /* Elementwise RequantShift of int8 values into int8: lo >= -128, hi <= 127. */
 tsr_kernel_status tsr_requant_i8(const int8_t *x, int8_t *y, uint32_t count, const tsr_rqs_params *r,
                                  uint32_t core_id, uint32_t core_count);
@@ -151,6 +166,20 @@ tsr_kernel_status tsr_quantlib_output(const int32_t *acc, int8_t *y, uint32_t he
 /* The tables' own ranges, which the kernels check as they use them: the RequantShifts within int8,
  * levels 1..255, the exponentials 0..TSR_QUANTLIB_MAX_EXP with exp[0] > 0, context 1..TSR_QUANTLIB_MAX_CONTEXT. */
 bool tsr_quantlib_attention_valid(const tsr_quantlib_attention *t, uint32_t context);
+
+/*
+ * The float graphs QuantLib exports beside the integer ones (RMSNorm, Div, Softmax, HardSwish
+ * in float; Deeploy's FP32 tests) need three more kernels than Llama's fp32 set:
+ */
+/* y[r][c] = sum_j x[r][j] w[c][j] + bias[c] (row stride ldy >= n); split over output columns. */
+tsr_kernel_status tsr_matmul_f32_bias(const float *x, const float *w, const float *bias, float *y, uint32_t rows,
+                                      uint32_t k, uint32_t n, uint32_t ldy, uint32_t core_id, uint32_t core_count);
+/* RoPE as a matrix per row, in place, in float: (x M)_j = sum_i x_i M[i][j] for every head. */
+tsr_kernel_status tsr_rope_matrix_f32(float *q, float *k, const float *rotation, uint32_t rows, uint32_t dim,
+                                      uint32_t kv_dim, uint32_t head_size, uint32_t core_id, uint32_t core_count);
+/* y = hardswish(gate) up, hardswish(v) = v min(max(v + 3, 0), 6) / 6 (QuantLib's SiLU). */
+tsr_kernel_status tsr_hardswish_f32(const float *gate, const float *up, float *y, uint32_t count, uint32_t core_id,
+                                    uint32_t core_count);
 
 #ifdef __cplusplus
 } /* extern "C" */

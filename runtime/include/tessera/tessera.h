@@ -197,10 +197,11 @@ uint32_t tessera_profile_sum(const tessera_step_profile *steps, uint32_t count, 
  * Runs `count` rows (dim elements of the image's precision each) at the current position:
  * one row in autoregressive mode, more in chunks of prompt_chunk (the rows of a chunk see each
  * other as the graph's causal mask lets them). `rotations` holds each row's side input, its
- * RoPE matrix: head_size x head_size int8, row-major, count of them. rows_out gets count rows.
+ * RoPE matrix: head_size x head_size elements of the precision, row-major, count of them.
+ * rows_out gets count rows.
  * On success the position advances by count.
  */
-tessera_status tessera_forward_rows(tessera_session *session, const void *rows_in, const int8_t *rotations,
+tessera_status tessera_forward_rows(tessera_session *session, const void *rows_in, const void *rotations,
                                     uint32_t count, void *rows_out);
 
 /* The KV cache as rows: `count` cached positions from `first` of layer `layer`'s keys (kind 0)

@@ -6,6 +6,7 @@
 //               (int32) then n shifts (int8), an I32 tensor) or F32 out (requant: n dequantization factors, F32);
 //               QuantLib's RequantShift (requant_form 1): requant holds n multipliers then n addends (I32),
 //               rqs_shift, rqs_lo and rqs_hi the rest.
+//             F32 steps with a bias (requant_form 2): requant names the F32 tensor of n biases.
 //           tiles: rows x output columns (tile[0], tile[1]); a row tile's x is
 //           loaded once, the weights stream tile by tile.
 //           NPU steps (engine NPU, I8 only): the weights are in the NPU's layout (tensor layout
@@ -102,6 +103,12 @@ tessera_status check_i8_rqs(StepChecker &c)
     return c.constant(p.requant, TSR_DTYPE_I32, (uint64_t)p.n * 8u, "RequantShift table does not fit");
 }
 
+tessera_status check_f32_bias(StepChecker &c)
+{
+    const tsr_matmul_params &p = P(c.step);
+    return c.constant(p.requant, TSR_DTYPE_F32, (uint64_t)p.n * 4u, "bias does not fit");
+}
+
 tessera_status check_i8_f32_out(StepChecker &c)
 {
     const tsr_matmul_params &p = P(c.step);
@@ -124,6 +131,13 @@ template <tsr_kernel_status (*Matmul)(const float *, const float *, float *, uin
 tsr_kernel_status mm_f32(const StepRun &r, const Product &t)
 {
     return Matmul((const float *)t.x, (const float *)t.w, (float *)t.y, t.m, P(r.step).k, t.n, t.ldy, r.worker, r.workers);
+}
+
+tsr_kernel_status mm_f32_bias(const StepRun &r, const Product &t)
+{
+    const float *bias = (const float *)r.constant(P(r.step).requant) + t.c0;
+    return tsr_matmul_f32_bias((const float *)t.x, (const float *)t.w, bias, (float *)t.y, t.m, P(r.step).k, t.n, t.ldy,
+                               r.worker, r.workers);
 }
 
 tsr_kernel_status mm_f32_w16(const StepRun &r, const Product &t)
@@ -376,6 +390,7 @@ void run(StepRun &r)
 // The variants it registers (tessera/variants.def).
 TSR_REGISTER_VARIANT(MATMUL_F32, nullptr, Variant<Kernel>{mm_f32<tsr_matmul_f32>})
 TSR_REGISTER_VARIANT(MATMUL_F32_W16, nullptr, Variant<Kernel>{mm_f32_w16})
+TSR_REGISTER_VARIANT(MATMUL_F32_BIAS, check_f32_bias, Variant<Kernel>{mm_f32_bias})
 TSR_REGISTER_VARIANT(MATMUL_BF16, nullptr, Variant<Kernel>{mm_bf16})
 TSR_REGISTER_VARIANT(MATMUL_BF16_F32_OUT, nullptr, Variant<Kernel>{mm_bf16_f32_out})
 TSR_REGISTER_VARIANT(MATMUL_I8, check_i8, Variant<Kernel>{mm_i8<tsr_matmul_i8>})

@@ -2,9 +2,9 @@
 //           in: table (context x head_size: a {cos, sin} pair per 2 columns; F32, or
 //               I16 in Q14 for I8 steps)
 //           params (tsr_rope_params): dim, kv_dim, head_size, context        tiles: rows
-//           TSR_ROPE_MATRIX (I8): the table is the run's rotations, a head_size x head_size I8
+//           TSR_ROPE_MATRIX (I8, F32): the table is the run's rotations, a head_size x head_size I8
 //             matrix per row (a side input, rows from the run's first), and each head is
-//             requantized after its product (q, k: tsr_rqs_params)
+//             requantized after its product (I8; q, k: tsr_rqs_params)
 #include "row_tiles.h"
 #include "tessera/kernels_bf16.h"
 #include "tessera/kernels_i8.h"
@@ -45,6 +45,18 @@ tsr_kernel_status rope_matrix(const StepRun &r, uint8_t **t, uint32_t n)
     const tsr_rope_matrix_i8_args a = {(int8_t *)t[0], (int8_t *)t[1], (const int8_t *)t[2], &p.q, &p.k, n, p.dim, p.kv_dim,
                                        p.head_size};
     return tsr_rope_matrix_i8(&a, r.worker, r.workers);
+}
+
+tsr_kernel_status rope_matrix_f32(const StepRun &r, uint8_t **t, uint32_t n)
+{
+    const tsr_rope_params &p = P(r.step);
+    return tsr_rope_matrix_f32((float *)t[0], (float *)t[1], (const float *)t[2], n, p.dim, p.kv_dim, p.head_size, r.worker,
+                               r.workers);
+}
+
+tessera_status check_matrix_f32(StepChecker &c)
+{
+    return P(c.step).head_size > 64u ? c.fail("head size above 64") : TESSERA_OK;
 }
 
 tessera_status check_matrix(StepChecker &c)
@@ -126,6 +138,7 @@ TSR_REGISTER_VARIANT(ROPE_F32, nullptr, RopeVariant{rope_f32, TSR_DTYPE_F32, fal
 TSR_REGISTER_VARIANT(ROPE_BF16, nullptr, RopeVariant{rope_bf16, TSR_DTYPE_F32, false})
 TSR_REGISTER_VARIANT(ROPE_I8, check_i8, RopeVariant{rope_i8, TSR_DTYPE_I16, false})
 TSR_REGISTER_VARIANT(ROPE_I8_MATRIX, check_matrix, RopeVariant{rope_matrix, TSR_DTYPE_I8, true})
+TSR_REGISTER_VARIANT(ROPE_F32_MATRIX, check_matrix_f32, RopeVariant{rope_matrix_f32, TSR_DTYPE_F32, true})
 
 extern const OpDevice op_ROPE = {validate, geometry, run, false};
 

@@ -88,6 +88,11 @@ tsr_kernel_status swiglu_hardswish(const StepRun &r, uint8_t *g, uint8_t *u, uin
     return tsr_hardswish_i8(&a, r.worker, r.workers);
 }
 
+tsr_kernel_status swiglu_hardswish_f32(const StepRun &r, uint8_t *g, uint8_t *u, uint8_t *y, uint32_t count)
+{
+    return tsr_hardswish_f32((const float *)g, (const float *)u, (float *)y, count, r.worker, r.workers);
+}
+
 void run(StepRun &r)
 {
     const Kernel kernel = variant_row<Variant<Kernel>>(r.resolved.variant).kernel;
@@ -104,6 +109,7 @@ TSR_REGISTER_VARIANT(SWIGLU_I8, check_i8, Variant<Kernel>{swiglu_i8<tsr_swiglu_i
 TSR_REGISTER_TUNED_VARIANT(X86_AVX2, SWIGLU_I8, check_i8, Variant<Kernel>{swiglu_i8<tsr_swiglu_i8_avx2>})
 TSR_REGISTER_VARIANT(SWIGLU_I8_FLOAT, check_i8_float, Variant<Kernel>{swiglu_i8_float})
 TSR_REGISTER_VARIANT(SWIGLU_I8_HARDSWISH, check_hardswish, Variant<Kernel>{swiglu_hardswish})
+TSR_REGISTER_VARIANT(SWIGLU_F32_HARDSWISH, nullptr, Variant<Kernel>{swiglu_hardswish_f32})
 
 extern const OpDevice op_SWIGLU = {validate, geometry, run, false};
 

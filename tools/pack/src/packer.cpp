@@ -340,7 +340,8 @@ std::vector<uint8_t> plan_onnx(const PackOptions &o, const BoardDesc &board, Pac
                                         "--calibration, --weight-type, --tokenizer or --npu-weight-bits");
     OnnxDecoderInfo info;
     Graph graph = lower_onnx_decoder(o.checkpoint, OnnxLowering{o.context, o.prompt_chunk}, info);
-    r.checkpoint_format = "ONNX (QuantLib integer decoder, S " + std::to_string(info.rows) + ", S_past " +
+    r.checkpoint_format = std::string("ONNX (QuantLib ") + (graph.hyper.precision == TSR_DTYPE_I8 ? "integer" : "float") +
+                          " decoder, S " + std::to_string(info.rows) + ", S_past " +
                           std::to_string(info.past) + ", " + std::to_string(info.nodes) + " nodes)";
     r.config.dim = info.dim;
     r.config.hidden_dim = info.hidden_dim;
@@ -349,7 +350,7 @@ std::vector<uint8_t> plan_onnx(const PackOptions &o, const BoardDesc &board, Pac
     r.config.seq_len = graph.hyper.seq_len;
     r.tokenizer_path = "none: decoder-only (hidden rows in and out)";
     r.context_given = o.context != 0;
-    r.weight_type = r.precision = "int8";
+    r.weight_type = r.precision = graph.hyper.precision == TSR_DTYPE_I8 ? "int8" : "fp32";
     return plan_graph(std::move(graph), Vocabulary{}, board, o, r);
 }
 
@@ -594,8 +595,12 @@ std::string pack_summary(const PackResult &r)
     const ModelHyper &h = r.graph.hyper;
     std::ostringstream s;
     s << "model     " << r.checkpoint_format << ": dim " << c.dim << ", hidden " << c.hidden_dim << ", " << c.n_layers
-      << " layers, " << c.n_heads << " heads (" << c.n_kv_heads << " KV), vocab " << c.vocab_size << ", seq_len "
-      << c.seq_len << (c.shared_classifier ? ", shared classifier" : ", separate classifier") << "\n";
+      << " layers, " << c.n_heads << " heads (" << c.n_kv_heads << " KV)";
+    if (h.decoder_only)
+        s << ", decoder only: hidden rows in and out\n";
+    else
+        s << ", vocab " << c.vocab_size << ", seq_len " << c.seq_len
+          << (c.shared_classifier ? ", shared classifier" : ", separate classifier") << "\n";
     s << "tokenizer " << r.tokenizer_path << "\n";
     s << "precision " << r.precision
       << (r.precision == "fp32" ? ", " + r.weight_type + " matmul weights"
@@ -604,7 +609,10 @@ std::string pack_summary(const PackResult &r)
     if (!r.calibration.empty())
         s << "calibrate " << r.calibration << " in " << static_cast<int>(r.calibration_seconds * 1000) << " ms\n";
     s << "board     " << r.board.name << " (" << r.board.cores << " cores), context " << h.context
-      << (r.context_given ? " (--context)" : " (the checkpoint's seq_len; --context N to use fewer)") << ", prompt chunk "
+      << (r.context_given ? " (--context)"
+          : h.decoder_only ? " (max(256, S_past + S) of the graph; --context N for another)"
+                           : " (the checkpoint's seq_len; --context N to use fewer)")
+      << ", prompt chunk "
       << h.prompt_chunk << "\n";
     s << "engines   scenario " << name_of(r.engines.scenario) << ": " << r.engines.cores << " cluster core"
       << (r.engines.cores == 1 ? "" : "s") << ", " << r.engines.npu_steps << " NPU steps";
