@@ -20,7 +20,8 @@
  *
  * With `blocks=FILE` it also writes, per hart, the instructions executed in each
  * translated block (`hart address instructions`), for a per-function profile (map
- * the addresses to symbols with nm).
+ * the addresses to symbols with nm); `region_blocks=FILE` the same, counting only what
+ * ran inside regions (the measured work, without start-up and reporting).
  *
  * `skip=H` (repeatable) names an engine hart (DMA, NPU): its instructions are reported on
  * its own line but never counted as the cluster's busiest.
@@ -57,13 +58,14 @@ static int g_labelled;              /* a label mark was translated */
 static uint64_t g_regions;
 static int g_open;
 static uint64_t g_skip; /* bit per engine hart */
-static char g_out[4096], g_blocks[4096];
+static char g_out[4096], g_blocks[4096], g_region_blocks[4096];
 
 /* One translation of a block: its address, size, and what each hart executed of it. */
 typedef struct block {
     uint64_t vaddr;
     uint64_t insns;
     uint64_t by_hart[MAX_HARTS];
+    uint64_t in_regions[MAX_HARTS]; /* of by_hart, while a region was open */
     struct block *next;
 } block_t;
 static block_t *g_all_blocks;
@@ -75,6 +77,7 @@ static void on_block(unsigned int hart, void *udata)
     g_count[hart] += b->insns;
     g_label_count[hart][g_label[hart]] += b->insns;
     b->by_hart[hart] += b->insns;
+    if (g_open) b->in_regions[hart] += b->insns;
 }
 
 static void on_label(unsigned int hart, void *udata)
@@ -126,6 +129,19 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     }
 }
 
+/* `hart address instructions` for each block a hart ran (only inside regions: `in_regions`). */
+static void write_blocks(const char *path, int in_regions)
+{
+    FILE *f;
+    if (!path[0] || !(f = fopen(path, "w"))) return;
+    for (const block_t *b = g_all_blocks; b; b = b->next)
+        for (int h = 0; h < MAX_HARTS; ++h) {
+            const uint64_t n = in_regions ? b->in_regions[h] : b->by_hart[h];
+            if (n) fprintf(f, "%d 0x%" PRIx64 " %" PRIu64 "\n", h, b->vaddr, n);
+        }
+    fclose(f);
+}
+
 static void on_qemu_exit(qemu_plugin_id_t id, void *udata)
 {
     (void)id, (void)udata;
@@ -160,12 +176,8 @@ static void on_qemu_exit(qemu_plugin_id_t id, void *udata)
         fprintf(f, "hart-counter: layers busiest instructions/region %" PRIu64 " (hart %d)\n", busiest, which);
     }
     if (f != stderr) fclose(f);
-    if (g_blocks[0] && (f = fopen(g_blocks, "w"))) {
-        for (const block_t *b = g_all_blocks; b; b = b->next)
-            for (int h = 0; h < MAX_HARTS; ++h)
-                if (b->by_hart[h]) fprintf(f, "%d 0x%" PRIx64 " %" PRIu64 "\n", h, b->vaddr, b->by_hart[h]);
-        fclose(f);
-    }
+    write_blocks(g_blocks, 0);
+    write_blocks(g_region_blocks, 1);
 }
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc, char **argv)
@@ -183,8 +195,11 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
             g_skip |= 1ull << h;
         }
         else if (strncmp(argv[i], "blocks=", 7) == 0) snprintf(g_blocks, sizeof g_blocks, "%s", argv[i] + 7);
+        else if (strncmp(argv[i], "region_blocks=", 14) == 0)
+            snprintf(g_region_blocks, sizeof g_region_blocks, "%s", argv[i] + 14);
         else {
-            fprintf(stderr, "hart-counter: unknown argument '%s' (out=FILE, skip=HART, blocks=FILE)\n", argv[i]);
+            fprintf(stderr, "hart-counter: unknown argument '%s' (out=FILE, skip=HART, blocks=FILE, region_blocks=FILE)\n",
+                    argv[i]);
             return -1;
         }
     }
