@@ -5,6 +5,7 @@
 // tests, which run tessera-eval and the firmware on ../shared/deeploy.)
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -64,6 +65,48 @@ TEST(RequantShift, RoundsHalfUpAndClamps)
     const tsr_rqs_params with_add = {1, 10, 0, 0, 255};
     EXPECT_EQ(tsr_rqs(-20, &with_add), 0); // unsigned range
     EXPECT_EQ(tsr_rqs(5, &with_add), 15);
+}
+
+// The 32-bit forms the kernels take (tsr_rqs_prepare and tsr_rqs_apply, tsr_rqs_fits_i32)
+// against the 64-bit definition, in exact 128-bit arithmetic here: where the 32-bit
+// form is taken it gives tsr_rqs's value, and it is taken whenever x mul + add + round
+// fits int32.
+TEST(RequantShift, ThirtyTwoBitFormsEqualTheDefinition)
+{
+    std::mt19937 rng(2026);
+    std::uniform_int_distribution<int32_t> any(INT32_MIN, INT32_MAX), small(-70000, 70000), shift(0, 40);
+    std::uniform_int_distribution<int> pick(0, 3);
+    auto draw = [&](int kind) { return kind == 0 ? any(rng) : kind == 1 ? small(rng) : kind == 2 ? INT32_MIN : INT32_MAX; };
+    int narrow = 0;
+    for (int i = 0; i < 200000; ++i) {
+        const tsr_rqs_params r = {draw(pick(rng) % 2 ? 1 : pick(rng)), draw(pick(rng) % 2 ? 1 : pick(rng)), shift(rng),
+                                  -128, 127};
+        const int32_t x = i % 3 ? small(rng) : draw(pick(rng));
+        const tsr_rqs_prepared p = tsr_rqs_prepare(&r);
+        const __int128 round = r.shift ? __int128(1) << (r.shift - 1) : 0;
+        const __int128 sum = __int128(x) * r.mul + r.add + round;
+        const bool fits = r.shift < 31 && sum >= INT32_MIN && sum <= INT32_MAX &&
+                          __int128(x) * r.mul >= INT32_MIN && __int128(x) * r.mul <= INT32_MAX;
+        ASSERT_EQ(tsr_rqs_apply(&p, x), tsr_rqs(x, &r)) << r.mul << " " << r.add << " " << r.shift << " " << x;
+        const bool taken = uint32_t(x) + p.limit < p.span;
+        if (taken) { // then no intermediate leaves int32
+            ASSERT_TRUE(fits) << r.mul << " " << r.add << " " << r.shift << " " << x;
+            ++narrow;
+        }
+        // tsr_rqs_fits_i32 for |x| <= m: every such x within int32, as its 64-bit statement
+        const int64_t drawn = small(rng), m = i % 2 ? (drawn < 0 ? -drawn : drawn) : int64_t(1) << 14;
+        const __int128 am = r.mul < 0 ? -__int128(r.mul) : r.mul, aa = r.add < 0 ? -__int128(r.add) : r.add;
+        const bool want = r.shift < 31 && m * am + aa + round < (__int128(1) << 31);
+        ASSERT_EQ(tsr_rqs_fits_i32(r.mul, r.add, r.shift, m), want) << r.mul << " " << r.add << " " << r.shift << " " << m;
+    }
+    EXPECT_GT(narrow, 10000); // the 32-bit form was exercised
+    // At the edge: x mul + add + round = 2^31 - 1 is taken, one more is not.
+    const tsr_rqs_params edge = {1, 0x7FFFFFFF - 2, 2, INT32_MIN, INT32_MAX}; // round 2
+    const tsr_rqs_prepared p = tsr_rqs_prepare(&edge);
+    EXPECT_EQ(p.limit, 0u);
+    EXPECT_TRUE(0u + p.limit < p.span);
+    EXPECT_FALSE(1u + p.limit < p.span);
+    EXPECT_EQ(tsr_rqs_apply(&p, 1), tsr_rqs(1, &edge));
 }
 
 TEST(IntegerSqrt, IsTheFloorOfTheRoot)
@@ -140,7 +183,113 @@ TEST_P(MatmulRqs, OptimizedEqualsReferenceOnEveryCoreSplit)
 
 INSTANTIATE_TEST_SUITE_P(Shapes, MatmulRqs,
                          ::testing::Values(RqsCase{1, 64, 64}, RqsCase{8, 64, 256}, RqsCase{3, 256, 64}, RqsCase{5, 37, 13},
-                                           RqsCase{1, 1, 1}));
+                                           RqsCase{1, 1, 1}, RqsCase{64, 64, 36}, RqsCase{9, 2050, 11},
+                                           RqsCase{12, 1024, 9}, RqsCase{4, 3, 1}));
+
+// The float blocks at their limit: every product -128 x -128 = 2^14, k up to 3 x 1024 + 5,
+// each sum exactly k 2^14 (the rows of four go through exact float blocks of 1024).
+TEST(MatmulRqsExtremes, LargestSumsAreExact)
+{
+    for (uint32_t k : {1024u, 1025u, 3077u}) {
+        const uint32_t rows = 8, n = 12;
+        std::vector<int8_t> x(size_t(rows) * k, -128), w(size_t(n) * k, -128), y(size_t(rows) * n);
+        std::vector<int32_t> m(n, 1), a(n, 0);
+        // mul 1, shift 24: k 2^14 / 2^24 = k / 1024, rounded half up.
+        tsr_matmul_i8_rqs_args args = {x.data(), w.data(), m.data(), a.data(), y.data(), {0, 0, 24, -128, 127}, rows, k, n, n};
+        for (uint32_t core = 0; core < 3; ++core) ASSERT_EQ(tsr_matmul_i8_rqs(&args, core, 3), TSR_KERNEL_OK);
+        const int want = int((uint64_t(k) * 16384 + (1u << 23)) >> 24);
+        for (int8_t v : y) ASSERT_EQ(v, want) << k;
+        // one weight changed by one step moves the sum by 128: seen at shift 7 (sum / 128)
+        w[5] = -127;
+        args.range.shift = 7;
+        std::vector<int32_t> sub(n, 1), off(n, -int32_t(k) * 16384 + 64); // sum - k 2^14 + 64 -> (sum - k 2^14) / 128 + 1
+        args.mul = sub.data();
+        args.add = off.data();
+        for (uint32_t core = 0; core < 3; ++core) ASSERT_EQ(tsr_matmul_i8_rqs(&args, core, 3), TSR_KERNEL_OK);
+        for (uint32_t r = 0; r < rows; ++r)
+            for (uint32_t c = 0; c < n; ++c) ASSERT_EQ(y[r * n + c], c == 0 ? 0 : 1) << k << " " << r << " " << c;
+        w[5] = -128;
+    }
+}
+
+// The attention's kernels for the usual head sizes (unrolled) and any other, against
+// the definitions written out here: scores through the visible and masked tables,
+// iSoftmax through the exponential table, the probabilities' sums and their RequantShift.
+TEST(QuantlibAttention, KernelsEqualTheirDefinitionForEveryHeadSize)
+{
+    std::mt19937 rng(77);
+    std::uniform_int_distribution<int> i8(-128, 127), e(0, TSR_QUANTLIB_MAX_EXP), sparse(0, 3);
+    tsr_quantlib_attention t{};
+    t.scores = {37, -900, 9, -128, 127};
+    t.out = {5, 300, 12, -128, 127};
+    t.levels = 255;
+    for (int i = 0; i < 256; ++i) {
+        t.visible[i] = int8_t(i8(rng)), t.masked[i] = int8_t(i8(rng)), t.exp[i] = e(rng), t.prob[i] = int8_t(i8(rng));
+        if (sparse(rng) == 0) t.prob[i] = 0; // positions that add nothing
+    }
+    t.exp[0] = 1 << 20;
+    for (uint32_t hs : {4u, 8u, 5u, 1u}) {
+        const uint32_t count = 37, first = 3, row_pos = 20;
+        std::vector<int8_t> q(hs), keys(size_t(count) * hs), u(count);
+        for (auto &v : q) v = int8_t(i8(rng));
+        for (auto &v : keys) v = int8_t(i8(rng));
+        ASSERT_EQ(tsr_quantlib_scores(q.data(), keys.data(), u.data(), count, hs, first, row_pos, &t), TSR_KERNEL_OK);
+        for (uint32_t j = 0; j < count; ++j) {
+            int64_t dot = 0;
+            for (uint32_t i = 0; i < hs; ++i) dot += q[i] * keys[size_t(j) * hs + i];
+            const int s = tsr_rqs(dot, &t.scores) + 128;
+            ASSERT_EQ(u[j], first + j <= row_pos ? t.visible[s] : t.masked[s]) << hs << " " << j;
+        }
+        std::vector<int8_t> probs(count);
+        std::vector<int32_t> exps(count);
+        ASSERT_EQ(tsr_quantlib_softmax(u.data(), probs.data(), exps.data(), count, &t), TSR_KERNEL_OK);
+        const int max = *std::max_element(u.begin(), u.end());
+        uint64_t sum = 0;
+        for (uint32_t j = 0; j < count; ++j) sum += uint64_t(t.exp[max - u[j]]);
+        for (uint32_t j = 0; j < count; ++j)
+            ASSERT_EQ(probs[j], t.prob[uint64_t(t.exp[max - u[j]]) * 255 / sum]) << hs << " " << j;
+        std::vector<int8_t> values(size_t(count) * hs);
+        for (auto &v : values) v = int8_t(i8(rng));
+        std::vector<int32_t> acc(hs, 11); // accumulates onto what is there
+        ASSERT_EQ(tsr_quantlib_accumulate(probs.data(), values.data(), acc.data(), count, hs), TSR_KERNEL_OK);
+        std::vector<int8_t> y(hs);
+        ASSERT_EQ(tsr_quantlib_output(acc.data(), y.data(), hs, &t), TSR_KERNEL_OK);
+        for (uint32_t i = 0; i < hs; ++i) {
+            int64_t want = 11;
+            for (uint32_t j = 0; j < count; ++j) want += probs[j] * values[size_t(j) * hs + i];
+            ASSERT_EQ(acc[i], want) << hs << " " << i;
+            ASSERT_EQ(y[i], tsr_rqs(want, &t.out)) << hs << " " << i;
+        }
+    }
+}
+
+// The elementwise kernels' 32-bit forms against the definitions (64-bit tsr_rqs).
+TEST(QuantlibElementwise, KernelsEqualTheirDefinition)
+{
+    std::mt19937 rng(5);
+    std::uniform_int_distribution<int> i8(-128, 127), mul(-3000000, 3000000), add(-2000000000, 2000000000), sh(0, 34);
+    const uint32_t count = 257;
+    std::vector<int8_t> a(count), b(count), y(count);
+    for (int round = 0; round < 50; ++round) {
+        for (uint32_t i = 0; i < count; ++i) a[i] = int8_t(i8(rng)), b[i] = int8_t(i8(rng));
+        const tsr_rqs_params ra = {mul(rng) / (round % 2 ? 1 : 1000), add(rng) / (round % 3 ? 1 : 100000), sh(rng), -128, 127};
+        const tsr_rqs_params rb = {mul(rng) / 1000, add(rng) / 1000, sh(rng), -100, 90};
+        const tsr_rqs_params ry = {mul(rng) / 3000, add(rng) / 10000, sh(rng), -128, 127};
+        ASSERT_EQ(tsr_requant_i8(a.data(), y.data(), count, &ra, 0, 1), TSR_KERNEL_OK);
+        for (uint32_t i = 0; i < count; ++i) ASSERT_EQ(y[i], tsr_rqs(a[i], &ra)) << round << " " << i;
+        const tsr_add_i8_rqs_args add_args = {a.data(), b.data(), y.data(), &ra, &rb, &ry, count};
+        ASSERT_EQ(tsr_add_i8_rqs(&add_args, 0, 1), TSR_KERNEL_OK);
+        for (uint32_t i = 0; i < count; ++i)
+            ASSERT_EQ(y[i], tsr_rqs(tsr_rqs(a[i], &ra) + tsr_rqs(b[i], &rb), &ry)) << round << " " << i;
+        const int32_t three = 1 + round * 300, six = 2 * three, one_over_six = 32768 / (1 + round);
+        const tsr_hardswish_i8_args hs = {a.data(), b.data(), y.data(), three, six, one_over_six, &ra, &ry, count};
+        ASSERT_EQ(tsr_hardswish_i8(&hs, 0, 1), TSR_KERNEL_OK);
+        for (uint32_t i = 0; i < count; ++i) {
+            const int64_t g = a[i], c = std::clamp<int64_t>(g + three, 0, six);
+            ASSERT_EQ(y[i], tsr_rqs(int64_t(tsr_rqs(g * c * one_over_six, &ra)) * b[i], &ry)) << round << " " << i;
+        }
+    }
+}
 
 // The NPU's RequantShift job on the packer's weight layout equals the cluster's reference.
 TEST(NpuRequantShift, BitExactWithTheClusterReference)

@@ -1,7 +1,7 @@
 // The int8 matmul with QuantLib's RequantShift per output channel
 // (tessera/kernels_quantlib.h): the reference, a dot product per output, and the
-// kernel, four channels sharing each load of x (matmul_i8_dot.h). Exact integers:
-// the two agree bit for bit.
+// kernel, blocks of channels sharing each load of x and, four rows at a time, exact
+// float blocks (matmul_i8_dot.h). Exact integers: the two agree bit for bit.
 #include "kernel_checks.h"
 #include "matmul_i8_dot.h"
 #include "tessera/kernels_quantlib.h"
@@ -12,15 +12,6 @@ bool args_ok(const tsr_matmul_i8_rqs_args *a)
 {
     return a && a->x && a->w && a->mul && a->add && a->y && a->rows && a->k && a->k <= 32768u && a->n && a->ldy >= a->n &&
            tsr_rqs_valid(&a->range) && a->range.lo >= -128 && a->range.hi <= 127;
-}
-
-// Channel c's RequantShift of acc (|acc| <= k 2^14): in 32 bits where its constants allow.
-inline int8_t requant(const tsr_matmul_i8_rqs_args *a, uint32_t c, int32_t acc)
-{
-    const tsr_rqs_params &r = a->range;
-    if (tsr_rqs_fits_i32(a->mul[c], a->add[c], r.shift, (int64_t)a->k * 16384))
-        return (int8_t)tsr_rqs_i32(acc, a->mul[c], a->add[c], r.shift, r.lo, r.hi);
-    return (int8_t)tsr_rqs_channel(acc, a->mul[c], a->add[c], &r);
 }
 
 } // namespace
@@ -46,20 +37,18 @@ tsr_kernel_status tsr_matmul_i8_rqs(const tsr_matmul_i8_rqs_args *a, uint32_t co
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
     uint32_t begin, end;
     tsr_core_range(a->n, core_id, core_count, &begin, &end);
-    for (uint32_t r = 0; r < a->rows; ++r) {
-        const int8_t *x = a->x + (size_t)r * a->k;
-        int8_t *y = a->y + (size_t)r * a->ldy;
-        uint32_t c = begin;
-        for (; c + 4u <= end; c += 4u) {
-            int32_t acc[4];
-            tsr_i8_dot_rows<4>(x, a->w + (size_t)c * a->k, a->k, acc);
-            for (uint32_t i = 0; i < 4u; ++i) y[c + i] = requant(a, c + i, acc[i]);
-        }
-        for (; c < end; ++c) {
-            int32_t acc[1];
-            tsr_i8_dot_rows<1>(x, a->w + (size_t)c * a->k, a->k, acc);
-            y[c] = requant(a, c, acc[0]);
-        }
-    }
+    tsr_rqs_prepared rqs[8]; // the block's channels, prepared once for every row
+    tsr_i8_channel_blocks(
+        a->x, a->w, a->rows, a->k, begin, end,
+        [&](uint32_t i, uint32_t block) {
+            for (uint32_t c = 0; c < block; ++c) {
+                const tsr_rqs_params r = {a->mul[i + c], a->add[i + c], a->range.shift, a->range.lo, a->range.hi};
+                rqs[c] = tsr_rqs_prepare(&r);
+            }
+        },
+        [&](uint32_t r, uint32_t i, uint32_t block, const int32_t *acc) {
+            int8_t *y = a->y + (size_t)r * a->ldy + i;
+            for (uint32_t c = 0; c < block; ++c) y[c] = (int8_t)tsr_rqs_apply(&rqs[c], acc[c]);
+        });
     return TSR_KERNEL_OK;
 }

@@ -16,7 +16,8 @@ tsr_kernel_status tsr_requant_i8(const int8_t *x, int8_t *y, uint32_t count, con
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
     uint32_t begin, end;
     tsr_core_range(count, core_id, core_count, &begin, &end);
-    for (uint32_t i = begin; i < end; ++i) y[i] = (int8_t)tsr_rqs(x[i], r);
+    const tsr_rqs_prepared p = tsr_rqs_prepare(r);
+    for (uint32_t i = begin; i < end; ++i) y[i] = (int8_t)tsr_rqs_apply(&p, x[i]);
     return TSR_KERNEL_OK;
 }
 
@@ -27,8 +28,10 @@ tsr_kernel_status tsr_add_i8_rqs(const tsr_add_i8_rqs_args *a, uint32_t core_id,
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
     uint32_t begin, end;
     tsr_core_range(a->count, core_id, core_count, &begin, &end);
+    const tsr_rqs_prepared pa = tsr_rqs_prepare(a->rqs_a), pb = tsr_rqs_prepare(a->rqs_b);
+    const tsr_rqs_prepared py = tsr_rqs_prepare(a->rqs_y);
     for (uint32_t i = begin; i < end; ++i)
-        a->y[i] = (int8_t)tsr_rqs(tsr_rqs(a->a[i], a->rqs_a) + tsr_rqs(a->b[i], a->rqs_b), a->rqs_y);
+        a->y[i] = (int8_t)tsr_rqs_apply(&py, tsr_rqs_apply(&pa, a->a[i]) + tsr_rqs_apply(&pb, a->b[i]));
     return TSR_KERNEL_OK;
 }
 
@@ -40,11 +43,15 @@ tsr_kernel_status tsr_hardswish_i8(const tsr_hardswish_i8_args *a, uint32_t core
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
     uint32_t begin, end;
     tsr_core_range(a->count, core_id, core_count, &begin, &end);
+    // |h| <= 128 six one_over_six (<= 2^37): in 32 bits where that bound allows.
+    const bool narrow = (int64_t)128 * a->six * a->one_over_six < ((int64_t)1 << 31);
+    const tsr_rqs_prepared act = tsr_rqs_prepare(a->rqs_act), out = tsr_rqs_prepare(a->rqs_y);
     for (uint32_t i = begin; i < end; ++i) {
         const int32_t g = a->gate[i], c = g + a->three;
         const int32_t gate = c < 0 ? 0 : c > a->six ? a->six : c;
-        const int64_t h = (int64_t)g * (gate * a->one_over_six); // |g| <= 128, gate x one_over_six <= 2^30
-        a->y[i] = (int8_t)tsr_rqs((int64_t)tsr_rqs(h, a->rqs_act) * a->up[i], a->rqs_y);
+        const int32_t h = narrow ? tsr_rqs_apply(&act, g * (gate * a->one_over_six))
+                                 : tsr_rqs((int64_t)g * (gate * a->one_over_six), a->rqs_act); // gate x one_over_six <= 2^30
+        a->y[i] = (int8_t)tsr_rqs_apply(&out, h * a->up[i]);
     }
     return TSR_KERNEL_OK;
 }
@@ -97,6 +104,7 @@ tsr_kernel_status tsr_rope_matrix_i8(const tsr_rope_matrix_i8_args *a, uint32_t 
     const uint32_t hs = a->head_size, qh = a->dim / hs, heads = qh + a->kv_dim / hs;
     uint32_t begin, end;
     tsr_core_range(a->rows * heads, core_id, core_count, &begin, &end);
+    const tsr_rqs_prepared pq = tsr_rqs_prepare(a->rqs_q), pk = tsr_rqs_prepare(a->rqs_k);
     for (uint32_t item = begin; item < end; ++item) {
         const uint32_t r = item / heads, h = item % heads;
         const bool in_q = h < qh;
@@ -107,7 +115,7 @@ tsr_kernel_status tsr_rope_matrix_i8(const tsr_rope_matrix_i8_args *a, uint32_t 
         for (uint32_t j = 0; j < hs; ++j) {
             int32_t s = 0;
             for (uint32_t i = 0; i < hs; ++i) s += in[i] * m[i * hs + j];
-            x[j] = (int8_t)tsr_rqs(s, in_q ? a->rqs_q : a->rqs_k);
+            x[j] = (int8_t)tsr_rqs_apply(in_q ? &pq : &pk, s);
         }
     }
     return TSR_KERNEL_OK;
@@ -134,20 +142,69 @@ bool tsr_quantlib_attention_valid(const tsr_quantlib_attention *t, uint32_t cont
     return true;
 }
 
+namespace {
+
+// u[j] for positions [0, visible) through the visible table, the rest through the masked
+// one. The usual head sizes (HS) keep q in registers (u may alias it, as far as the
+// compiler knows); HS 0 loops over head_size.
+template <uint32_t HS>
+void scores(const int8_t *q, const int8_t *keys, int8_t *u, uint32_t count, uint32_t head_size, uint32_t visible,
+            const tsr_rqs_prepared &r, const tsr_quantlib_attention *t)
+{
+    const int8_t *table = t->visible + 128; // indexed by the int8 score: -128..127
+    const uint32_t hs = HS ? HS : head_size;
+    int32_t qv[HS ? HS : 1];
+    for (uint32_t i = 0; i < HS; ++i) qv[i] = q[i];
+    for (uint32_t j = 0; j < count; ++j, keys += hs) {
+        if (j == visible) table = t->masked + 128;
+        int32_t dot = 0;
+        if (HS) {
+#pragma GCC unroll 16
+            for (uint32_t i = 0; i < HS; ++i) dot += qv[i] * keys[i];
+        } else {
+            for (uint32_t i = 0; i < head_size; ++i) dot += q[i] * keys[i];
+        }
+        u[j] = table[tsr_rqs_apply(&r, dot)];
+    }
+}
+
+// acc[i] += sum_j probs[j] values[j][i]: the head's sums in registers for the usual head
+// sizes; a position whose probability is 0 (mostly the masked ones) adds nothing.
+template <uint32_t HS>
+void accumulate(const int8_t *probs, const int8_t *values, int32_t *acc, uint32_t count)
+{
+    int32_t a[HS];
+    for (uint32_t i = 0; i < HS; ++i) a[i] = acc[i];
+    for (uint32_t j = 0; j < count; ++j, values += HS) {
+        const int32_t p = probs[j];
+        if (!p) continue;
+#pragma GCC unroll 16
+        for (uint32_t i = 0; i < HS; ++i) a[i] += p * values[i];
+    }
+    for (uint32_t i = 0; i < HS; ++i) acc[i] = a[i];
+}
+
+void accumulate_any(const int8_t *probs, const int8_t *values, int32_t *acc, uint32_t count, uint32_t head_size)
+{
+    for (uint32_t j = 0; j < count; ++j, values += head_size) {
+        const int32_t p = probs[j];
+        if (!p) continue;
+        for (uint32_t i = 0; i < head_size; ++i) acc[i] += p * values[i];
+    }
+}
+
+} // namespace
+
 tsr_kernel_status tsr_quantlib_scores(const int8_t *q, const int8_t *keys, int8_t *u, uint32_t count, uint32_t head_size,
                                       uint32_t first, uint32_t row_pos, const tsr_quantlib_attention *t)
 {
     TSR_KERNEL_REQUIRE(q && keys && u && t && head_size && within_i8(&t->scores));
-    const tsr_rqs_params *r = &t->scores;
-    const bool narrow = tsr_rqs_fits_i32(r->mul, r->add, r->shift, (int64_t)head_size * 16384);
-    for (uint32_t j = 0; j < count; ++j) {
-        const int8_t *key = keys + (size_t)j * head_size;
-        int32_t dot = 0;
-        for (uint32_t i = 0; i < head_size; ++i) dot += q[i] * key[i];
-        // 0..255: the tables' range (scores within int8)
-        const int32_t s = (narrow ? tsr_rqs_i32(dot, r->mul, r->add, r->shift, r->lo, r->hi) : tsr_rqs(dot, r)) + 128;
-        u[j] = first + j <= row_pos ? t->visible[s] : t->masked[s];
-    }
+    // The scores lie within int8 (within_i8): the tables' range.
+    const tsr_rqs_prepared r = tsr_rqs_prepare(&t->scores);
+    const uint32_t visible = row_pos < first ? 0u : row_pos - first + 1u < count ? row_pos - first + 1u : count;
+    if (head_size == 4u) scores<4>(q, keys, u, count, head_size, visible, r, t);
+    else if (head_size == 8u) scores<8>(q, keys, u, count, head_size, visible, r, t);
+    else scores<0>(q, keys, u, count, head_size, visible, r, t);
     return TSR_KERNEL_OK;
 }
 
@@ -158,14 +215,16 @@ tsr_kernel_status tsr_quantlib_softmax(const int8_t *u, int8_t *probs, int32_t *
                        t->levels <= 255 && t->exp[0] > 0);
     int32_t max = u[0];
     for (uint32_t j = 1; j < n; ++j) max = u[j] > max ? u[j] : max;
+    const int32_t *exp = t->exp + max; // exp[-u]: the table at max - u, 0..255
     uint32_t sum = 0; // n x 2^20 <= 2^31
     for (uint32_t j = 0; j < n; ++j) {
-        const int32_t e = t->exp[max - u[j]];
-        TSR_KERNEL_REQUIRE(e >= 0 && e <= TSR_QUANTLIB_MAX_EXP); // the table is data
+        const int32_t e = exp[-u[j]];
+        TSR_KERNEL_REQUIRE((uint32_t)e <= (uint32_t)TSR_QUANTLIB_MAX_EXP); // the table is data
         sum += (uint32_t)(exps[j] = e);
     }
     // sum >= exp[0] > 0 (the maximum's own), and e <= sum: the index is at most levels.
-    for (uint32_t j = 0; j < n; ++j) probs[j] = t->prob[(uint32_t)exps[j] * (uint32_t)t->levels / sum];
+    const uint32_t levels = (uint32_t)t->levels;
+    for (uint32_t j = 0; j < n; ++j) probs[j] = t->prob[(uint32_t)exps[j] * levels / sum];
     return TSR_KERNEL_OK;
 }
 
@@ -173,17 +232,16 @@ tsr_kernel_status tsr_quantlib_accumulate(const int8_t *probs, const int8_t *val
                                           uint32_t head_size)
 {
     TSR_KERNEL_REQUIRE(probs && values && acc && head_size);
-    for (uint32_t j = 0; j < count; ++j) {
-        const int32_t p = probs[j];
-        const int8_t *v = values + (size_t)j * head_size;
-        for (uint32_t i = 0; i < head_size; ++i) acc[i] += p * v[i];
-    }
+    if (head_size == 4u) accumulate<4>(probs, values, acc, count);
+    else if (head_size == 8u) accumulate<8>(probs, values, acc, count);
+    else accumulate_any(probs, values, acc, count, head_size);
     return TSR_KERNEL_OK;
 }
 
 tsr_kernel_status tsr_quantlib_output(const int32_t *acc, int8_t *y, uint32_t head_size, const tsr_quantlib_attention *t)
 {
     TSR_KERNEL_REQUIRE(acc && y && head_size && t && within_i8(&t->out));
-    for (uint32_t i = 0; i < head_size; ++i) y[i] = (int8_t)tsr_rqs(acc[i], &t->out);
+    const tsr_rqs_prepared r = tsr_rqs_prepare(&t->out);
+    for (uint32_t i = 0; i < head_size; ++i) y[i] = (int8_t)tsr_rqs_apply(&r, acc[i]);
     return TSR_KERNEL_OK;
 }

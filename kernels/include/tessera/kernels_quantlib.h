@@ -53,14 +53,62 @@ static inline int32_t tsr_rqs_channel(int64_t x, int32_t mul, int32_t add, const
  * instructions on a 32-bit core. */
 static inline bool tsr_rqs_fits_i32(int32_t mul, int32_t add, int32_t shift, int64_t max_abs_x)
 {
-    const int64_t m = mul < 0 ? -(int64_t)mul : mul, a = add < 0 ? -(int64_t)add : add;
-    const int64_t round = shift > 0 && shift < 63 ? (int64_t)1 << (shift - 1) : 0;
-    return shift >= 0 && shift < 31 && max_abs_x <= ((int64_t)1 << 31) && max_abs_x * m + a + round < ((int64_t)1 << 31);
+    /* In 32-bit operations (one division), as kernels ask it per call or per channel:
+     * x m + a + round < 2^31 is x m <= room = 2^31 - 1 - a - round. */
+    if (shift < 0 || shift >= 31 || max_abs_x < 0 || max_abs_x > ((int64_t)1 << 31)) return false;
+    const uint32_t m = mul < 0 ? 0u - (uint32_t)mul : (uint32_t)mul, a = add < 0 ? 0u - (uint32_t)add : (uint32_t)add;
+    const uint32_t round = shift ? 1u << (shift - 1) : 0u, x = (uint32_t)max_abs_x;
+    if (a > 0x7FFFFFFFu - round) return false;
+    const uint32_t room = 0x7FFFFFFFu - round - a;
+    return x == 0u || m <= room / x;
 }
 static inline int32_t tsr_rqs_i32(int32_t x, int32_t mul, int32_t add, int32_t shift, int32_t lo, int32_t hi)
 {
     const int32_t v = (x * mul + add + (shift ? (int32_t)1 << (shift - 1) : 0)) >> shift; /* arithmetic: floor */
     return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* A RequantShift prepared once per call (or per channel): tsr_rqs_apply takes its 32-bit
+ * form (tsr_rqs_i32, the addend and rounding term summed) for every x with |x| <= limit,
+ * where x mul + add + round stays within int32, and tsr_rqs otherwise. Real accumulators
+ * lie far inside their worst case, so the 32-bit form is the one that runs. */
+typedef struct tsr_rqs_prepared {
+    tsr_rqs_params r;
+    int32_t add_round;
+    uint32_t limit, span; /* x is within [-limit, limit] when (uint32_t)x + limit < span */
+} tsr_rqs_prepared;
+static inline tsr_rqs_prepared tsr_rqs_prepare(const tsr_rqs_params *r)
+{
+    tsr_rqs_prepared p;
+    p.r = *r;
+    p.add_round = 0;
+    p.limit = 0;
+    p.span = 0; /* none */
+    const uint32_t m = r->mul < 0 ? 0u - (uint32_t)r->mul : (uint32_t)r->mul;
+    const uint32_t a = r->add < 0 ? 0u - (uint32_t)r->add : (uint32_t)r->add;
+    const uint32_t round = r->shift > 0 && r->shift < 31 ? 1u << (r->shift - 1) : 0u;
+    if (r->shift < 0 || r->shift >= 31 || a > 0x7FFFFFFFu - round) return p;
+    const uint32_t room = 0x7FFFFFFFu - round - a; /* |x mul| <= room */
+    p.limit = m ? room / m : 0x7FFFFFFFu;
+    p.span = 2u * p.limit + 1u;
+    p.add_round = r->add + (int32_t)round;
+    return p;
+}
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static int32_t tsr_rqs_wide(int32_t x, const tsr_rqs_params *r)
+{
+    return tsr_rqs(x, r);
+}
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int32_t tsr_rqs_apply(const tsr_rqs_prepared *p, int32_t x)
+{
+    if ((uint32_t)x + p->limit >= p->span) return tsr_rqs_wide(x, &p->r);
+    const int32_t v = (x * p->r.mul + p->add_round) >> p->r.shift; /* arithmetic: floor */
+    return v < p->r.lo ? p->r.lo : v > p->r.hi ? p->r.hi : v;
 }
 
 /* Elementwise RequantShift of int8 values into int8: lo >= -128, hi <= 127. */
