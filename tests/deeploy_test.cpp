@@ -67,10 +67,9 @@ TEST(RequantShift, RoundsHalfUpAndClamps)
     EXPECT_EQ(tsr_rqs(5, &with_add), 15);
 }
 
-// The 32-bit forms the kernels take (tsr_rqs_prepare and tsr_rqs_apply, tsr_rqs_fits_i32)
-// against the 64-bit definition, in exact 128-bit arithmetic here: where the 32-bit
-// form is taken it gives tsr_rqs's value, and it is taken whenever x mul + add + round
-// fits int32.
+// The 32-bit form the kernels take (tsr_rqs_prepare and tsr_rqs_apply) against the
+// 64-bit definition: it gives tsr_rqs's value, and where it is taken x mul + add + round
+// stays within int32 (checked in 128-bit arithmetic here).
 TEST(RequantShift, ThirtyTwoBitFormsEqualTheDefinition)
 {
     std::mt19937 rng(2026);
@@ -93,11 +92,6 @@ TEST(RequantShift, ThirtyTwoBitFormsEqualTheDefinition)
             ASSERT_TRUE(fits) << r.mul << " " << r.add << " " << r.shift << " " << x;
             ++narrow;
         }
-        // tsr_rqs_fits_i32 for |x| <= m: every such x within int32, as its 64-bit statement
-        const int64_t drawn = small(rng), m = i % 2 ? (drawn < 0 ? -drawn : drawn) : int64_t(1) << 14;
-        const __int128 am = r.mul < 0 ? -__int128(r.mul) : r.mul, aa = r.add < 0 ? -__int128(r.add) : r.add;
-        const bool want = r.shift < 31 && m * am + aa + round < (__int128(1) << 31);
-        ASSERT_EQ(tsr_rqs_fits_i32(r.mul, r.add, r.shift, m), want) << r.mul << " " << r.add << " " << r.shift << " " << m;
     }
     EXPECT_GT(narrow, 10000); // the 32-bit form was exercised
     // At the edge: x mul + add + round = 2^31 - 1 is taken, one more is not.

@@ -215,10 +215,9 @@ tsr_kernel_status tsr_quantlib_softmax(const int8_t *u, int8_t *probs, int32_t *
                        t->levels <= 255 && t->exp[0] > 0);
     int32_t max = u[0];
     for (uint32_t j = 1; j < n; ++j) max = u[j] > max ? u[j] : max;
-    const int32_t *exp = t->exp + max; // exp[-u]: the table at max - u, 0..255
     uint32_t sum = 0; // n x 2^20 <= 2^31
     for (uint32_t j = 0; j < n; ++j) {
-        const int32_t e = exp[-u[j]];
+        const int32_t e = t->exp[max - u[j]]; // 0..255
         TSR_KERNEL_REQUIRE((uint32_t)e <= (uint32_t)TSR_QUANTLIB_MAX_EXP); // the table is data
         sum += (uint32_t)(exps[j] = e);
     }

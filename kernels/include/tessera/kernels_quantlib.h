@@ -48,26 +48,6 @@ static inline int32_t tsr_rqs_channel(int64_t x, int32_t mul, int32_t add, const
     return tsr_rqs(x, &c);
 }
 
-/* Whether RequantShift of every |x| <= max_abs_x fits 32-bit arithmetic (x mul + add + round
- * within int32, shift below 31): then tsr_rqs_i32 gives the same value as tsr_rqs, in fewer
- * instructions on a 32-bit core. */
-static inline bool tsr_rqs_fits_i32(int32_t mul, int32_t add, int32_t shift, int64_t max_abs_x)
-{
-    /* In 32-bit operations (one division), as kernels ask it per call or per channel:
-     * x m + a + round < 2^31 is x m <= room = 2^31 - 1 - a - round. */
-    if (shift < 0 || shift >= 31 || max_abs_x < 0 || max_abs_x > ((int64_t)1 << 31)) return false;
-    const uint32_t m = mul < 0 ? 0u - (uint32_t)mul : (uint32_t)mul, a = add < 0 ? 0u - (uint32_t)add : (uint32_t)add;
-    const uint32_t round = shift ? 1u << (shift - 1) : 0u, x = (uint32_t)max_abs_x;
-    if (a > 0x7FFFFFFFu - round) return false;
-    const uint32_t room = 0x7FFFFFFFu - round - a;
-    return x == 0u || m <= room / x;
-}
-static inline int32_t tsr_rqs_i32(int32_t x, int32_t mul, int32_t add, int32_t shift, int32_t lo, int32_t hi)
-{
-    const int32_t v = (x * mul + add + (shift ? (int32_t)1 << (shift - 1) : 0)) >> shift; /* arithmetic: floor */
-    return v < lo ? lo : v > hi ? hi : v;
-}
-
 /* A RequantShift prepared once per call (or per channel): tsr_rqs_apply takes its 32-bit
  * form (tsr_rqs_i32, the addend and rounding term summed) for every x with |x| <= limit,
  * where x mul + add + round stays within int32, and tsr_rqs otherwise. Real accumulators
