@@ -49,7 +49,7 @@ static inline int32_t tsr_rqs_channel(int64_t x, int32_t mul, int32_t add, const
 }
 
 /* A RequantShift prepared once per call (or per channel): tsr_rqs_apply takes its 32-bit
- * form (tsr_rqs_i32, the addend and rounding term summed) for every x with |x| <= limit,
+ * form (the addend and rounding term summed once) for every x with |x| <= limit,
  * where x mul + add + round stays within int32, and tsr_rqs otherwise. Real accumulators
  * lie far inside their worst case, so the 32-bit form is the one that runs. */
 typedef struct tsr_rqs_prepared {
@@ -74,10 +74,11 @@ static inline tsr_rqs_prepared tsr_rqs_prepare(const tsr_rqs_params *r)
     p.add_round = r->add + (int32_t)round;
     return p;
 }
+/* The 64-bit form, out of line so that tsr_rqs_apply stays small enough to inline. */
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
-static int32_t tsr_rqs_wide(int32_t x, const tsr_rqs_params *r)
+static inline int32_t tsr_rqs_wide(int32_t x, const tsr_rqs_params *r)
 {
     return tsr_rqs(x, r);
 }
