@@ -483,6 +483,28 @@ TEST(Npz, RefusesWhatIsNotAnArchiveOrAnArray)
     EXPECT_NE(error(zip), "");
 }
 
+// The header's text is the file's: quoted on one line, whatever bytes it holds (the
+// onnx fuzz harness found a shape entry with a line break in it).
+TEST(Npz, QuotesTheHeadersTextOnOneLine)
+{
+    const auto error = [](const std::string &header) {
+        std::string npy = std::string("\x93NUMPY\x01\x00", 8);
+        npy += char(header.size()), npy += char(0);
+        npy += header;
+        try {
+            tessera::parse_npy(npy, "a", "x.npz: a.npy");
+        } catch (const tessera::InputError &e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    const std::string shape = error("{'descr': '<i8', 'fortran_order': False, 'shape': (4\n\x01, 2), }");
+    EXPECT_EQ(shape, "x.npz: a.npy: shape entry '4\\x0A\\x01' is not a size");
+    const std::string order = error("{'descr': '<i8', 'fortran_order': Tr\nue, 'shape': (4,), }");
+    EXPECT_NE(order.find("fortran_order 'Tr\\x0Aue'"), std::string::npos) << order;
+    EXPECT_EQ(order.find('\n'), std::string::npos);
+}
+
 TEST(TestVectors, CountsEachDifferingValue)
 {
     tessera::NpyArray want, got;

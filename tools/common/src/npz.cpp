@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "tessera/errors.h"
+#include "tessera/json_input.h" // printable: the archive's text quoted on one line
 
 namespace tessera {
 namespace {
@@ -30,7 +31,7 @@ Dtype parse_dtype(const std::string &d, const std::string &what)
                   {"<i4", {'i', 4}}, {"<i8", {'i', 8}}, {"<f4", {'f', 4}}, {"<f8", {'f', 8}}};
     for (const auto &t : kTypes)
         if (d == t.name) return t.type;
-    throw InputError(what + ": dtype '" + d + "' (little-endian int8/16/32/64, uint8, float32/64 only)");
+    throw InputError(what + ": dtype '" + json_input::printable(d) + "' (little-endian int8/16/32/64, uint8, float32/64 only)");
 }
 
 // The value of `key` in the header's Python dict literal, up to its closing ',' or ')'.
@@ -86,7 +87,7 @@ NpyArray parse_npy(const std::string &bytes, const std::string &name, const std:
     a.dtype = field(header, "descr", what);
     const Dtype dt = parse_dtype(a.dtype, what);
     const std::string order = field(header, "fortran_order", what);
-    if (order != "True" && order != "False") throw InputError(what + ": fortran_order '" + order + "' is not True or False");
+    if (order != "True" && order != "False") throw InputError(what + ": fortran_order '" + json_input::printable(order) + "' is not True or False");
     const bool fortran = order == "True";
     std::stringstream dims(field(header, "shape", what));
     std::string item;
@@ -97,7 +98,7 @@ NpyArray parse_npy(const std::string &bytes, const std::string &name, const std:
         item = item.substr(b);
         while (!item.empty() && (item.back() == ' ' || item.back() == 'L')) item.pop_back();
         if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos || item.size() > 12)
-            throw InputError(what + ": shape entry '" + item + "' is not a size");
+            throw InputError(what + ": shape entry '" + json_input::printable(item) + "' is not a size");
         a.shape.push_back(std::stoull(item));
         count *= a.shape.back();
         if (count > kMaxElements) throw InputError(what + ": more than 2^28 elements");
@@ -203,7 +204,7 @@ std::vector<NpyArray> parse_npz(const std::string &bytes, const std::string &wha
         if (zip_stat_index(z.get(), zip_uint64_t(i), 0, &st) != 0 || !(st.valid & ZIP_STAT_NAME) || !(st.valid & ZIP_STAT_SIZE))
             throw InputError(what + ": entry " + std::to_string(i) + " cannot be read");
         const std::string name = st.name;
-        const std::string where = what + ": " + name;
+        const std::string where = what + ": " + json_input::printable(name);
         if (name.size() < 5 || name.compare(name.size() - 4, 4, ".npy") != 0) throw InputError(where + ": not a .npy entry");
         if (st.size > kMaxBytes) throw InputError(where + ": larger than 2 GiB");
         std::unique_ptr<zip_file_t, int (*)(zip_file_t *)> f(zip_fopen_index(z.get(), zip_uint64_t(i), 0), zip_fclose);
@@ -228,7 +229,7 @@ const NpyArray &npz_array(const std::vector<NpyArray> &arrays, const std::string
 {
     for (const NpyArray &a : arrays)
         if (a.name == name) return a;
-    throw InputError(what + ": has no array '" + name + "'");
+    throw InputError(what + ": has no array '" + json_input::printable(name) + "'");
 }
 
 std::string write_npz(const std::vector<NpyArray> &arrays)
