@@ -261,6 +261,21 @@ Layout read_layout(const std::vector<uint8_t> &b, uint64_t file_size, const std:
 
 } // namespace
 
+bool is_llama2c_checkpoint(const std::string &path)
+{
+    try {
+        const std::vector<uint8_t> head = read_file_head(path, 28);
+        if (head.size() < 28) return false;
+        uint32_t magic;
+        std::memcpy(&magic, head.data(), 4);
+        if (magic == kMagicAk42) return true;
+        parse_config(path, head, 0, true);
+        return true;
+    } catch (const InputError &) {
+        return false;
+    }
+}
+
 LlamaCheckpoint read_llama2c_checkpoint(const std::string &path)
 {
     uint64_t file_size = 0;

@@ -1,5 +1,6 @@
 #include "onnx_reader.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -7,10 +8,63 @@
 #include <sstream>
 
 #include "tessera/errors.h"
+#include "tessera/models/onnx.h"
 
 namespace tessera {
 
 constexpr uint64_t kMaxModelBytes = 1u << 30; // protobuf's own limit is 2 GiB
+
+namespace {
+
+// A protobuf varint at b[i], advancing i; false when it runs past `end` or over 10 bytes.
+bool read_varint(const std::vector<uint8_t> &b, size_t &i, uint64_t &v)
+{
+    v = 0;
+    for (int shift = 0; shift < 70 && i < b.size(); shift += 7) {
+        const uint8_t c = b[i++];
+        v |= uint64_t(c & 0x7F) << shift;
+        if (!(c & 0x80)) return true;
+    }
+    return false;
+}
+
+} // namespace
+
+bool is_onnx_model(const std::string &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return false;
+    std::error_code ec;
+    const uint64_t size = std::filesystem::file_size(path, ec);
+    if (ec || size < 2) return false;
+    std::vector<uint8_t> b(size_t(std::min<uint64_t>(size, 4096)));
+    if (!in.read(reinterpret_cast<char *>(b.data()), std::streamsize(b.size()))) return false;
+    // ModelProto's fields (onnx.proto): number -> wire type (0 varint, 2 length-delimited).
+    auto wire_of = [](uint64_t field) -> int {
+        switch (field) {
+        case 1: case 5: return 0;                                      // ir_version, model_version
+        case 2: case 3: case 4: case 6: case 7: case 8: case 14: case 20: case 25: return 2;
+        default: return -1;
+        }
+    };
+    size_t i = 0;
+    bool first = true;
+    while (i < b.size()) {
+        uint64_t tag = 0, value = 0;
+        if (!read_varint(b, i, tag)) return !first && i >= b.size(); // a tag cut by the head's end
+        const uint64_t field = tag >> 3, wire = tag & 7;
+        if (wire_of(field) != int(wire)) return false;
+        if (first && field != 1) return false; // every writer puts ir_version first
+        if (!read_varint(b, i, value)) return !first && i >= b.size();
+        if (first && (value < 1 || value > 100)) return false;
+        first = false;
+        if (wire == 2) {
+            if (value > size - i) return false; // runs past the file
+            i += size_t(std::min<uint64_t>(value, b.size() - i));
+        }
+    }
+    return !first;
+}
 
 std::string read_onnx_file(const std::string &path)
 {

@@ -32,16 +32,16 @@ expect "generate --help lists the timeline clocks" 0 "{wall,estimated}" "$genera
 head -c 500000 "$ckpt" >cut.bin
 expect "truncated checkpoint" 1 "(truncated)" "$pack" cut.bin --tokenizer "$tok" -o cut.tess
 [[ ! -e cut.tess && -z $(ls ./*.tmp.* 2>/dev/null) ]] || { echo "FAIL truncated checkpoint left a file behind"; fail=1; }
-expect "unknown board" 1 "known boards:" "$pack" "$ckpt" --tokenizer "$tok" --board esp32 -o b.tess
+expect "unknown board" 2 "known boards:" "$pack" "$ckpt" --tokenizer "$tok" --board esp32 -o b.tess
 expect "tokenizer of another model" 1 "has 32000 tokens, the model's vocabulary is 512" \
   "$pack" "$ckpt" --tokenizer "$shared/models/tokenizer.bin" -o t.tess
 expect "context above seq_len" 1 "exceeds the model's seq_len" "$pack" "$ckpt" --tokenizer "$tok" --context 4096 -o c.tess
 expect "unknown precision" 2 "tessera-pack: error: --precision: int4 not in {fp32,bf16,int8}" "$pack" "$ckpt" --tokenizer "$tok" --precision int4 -o p.tess
-expect "weight type with int8" 1 "--weight-type bf16 applies to --precision fp32" "$pack" "$ckpt" --tokenizer "$tok" \
+expect "weight type with int8" 2 "--weight-type bf16 applies to --precision fp32" "$pack" "$ckpt" --tokenizer "$tok" \
   --precision int8 --weight-type bf16 -o p.tess
-expect "int4 weights with fp32" 1 "--weight-type int4 (W4A8) applies to --precision int8" "$pack" "$ckpt" \
+expect "int4 weights with fp32" 2 "--weight-type int4 (W4A8) applies to --precision int8" "$pack" "$ckpt" \
   --tokenizer "$tok" --weight-type int4 -o p.tess
-expect "int4 weights on the NPU" 1 "the NPU's 4-bit weights are --npu-weight-bits 4" "$pack" "$ckpt" --tokenizer "$tok" \
+expect "int4 weights on the NPU" 2 "the NPU's 4-bit weights are --npu-weight-bits 4" "$pack" "$ckpt" --tokenizer "$tok" \
   --board siracusa --precision int8 --weight-type int4 --scenario npu -o p.tess
 expect "calibration text missing" 2 "does not exist" "$pack" "$ckpt" --tokenizer "$tok" --precision int8 \
   --calibration nothing.txt -o p.tess

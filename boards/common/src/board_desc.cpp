@@ -179,12 +179,49 @@ std::vector<std::string> known_board_names()
     return names;
 }
 
+namespace {
+
+bool looks_like_path(const std::string &s)
+{
+    return s.find('/') != std::string::npos || (s.size() > 5 && s.substr(s.size() - 5) == ".json");
+}
+
+// Levenshtein distance, for "did you mean".
+size_t edit_distance(const std::string &a, const std::string &b)
+{
+    std::vector<size_t> row(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+        size_t diagonal = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= b.size(); ++j) {
+            const size_t up = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            diagonal = up;
+        }
+    }
+    return row[b.size()];
+}
+
+} // namespace
+
+std::string unknown_board(const std::string &name)
+{
+    if (looks_like_path(name)) return "";
+    const std::vector<std::string> known = known_board_names();
+    if (std::find(known.begin(), known.end(), name) != known.end()) return "";
+    std::string closest;
+    size_t best = std::max<size_t>(2, name.size() / 3) + 1;
+    for (const std::string &k : known)
+        if (const size_t d = edit_distance(name, k); d < best) best = d, closest = k;
+    return "unknown board '" + name + "' (" + (closest.empty() ? "" : "did you mean " + closest + "? ") +
+           "known boards: " + known_boards_text() + "; or give a path to a board .json)";
+}
+
 BoardDesc load_board_desc(const std::string &name_or_path)
 {
     fs::path file;
-    const bool looks_like_path = name_or_path.find('/') != std::string::npos ||
-                                 (name_or_path.size() > 5 && name_or_path.substr(name_or_path.size() - 5) == ".json");
-    if (looks_like_path) {
+    if (looks_like_path(name_or_path)) {
         file = name_or_path;
         std::error_code ec;
         if (!fs::exists(file, ec) && !ec) throw BoardError("board description '" + name_or_path + "' not found");
@@ -197,10 +234,7 @@ BoardDesc load_board_desc(const std::string &name_or_path)
                 break;
             }
         }
-        if (file.empty()) {
-            throw BoardError("unknown board '" + name_or_path + "' (known boards: " + known_boards_text() +
-                             "; or give a path to a board .json)");
-        }
+        if (file.empty()) throw BoardError(unknown_board(name_or_path));
     }
     std::string text;
     try {

@@ -19,6 +19,12 @@ struct InputError : Error {
     using Error::Error;
 };
 
+// An option the input makes meaningless (--precision int8 on a graph that is fp32 as
+// it stands): the command line's error, exit status 2 like any usage error.
+struct OptionError : InputError {
+    using InputError::InputError;
+};
+
 // A board description cannot be used (unreadable, not the schema, out of range).
 struct BoardError : Error {
     using Error::Error;

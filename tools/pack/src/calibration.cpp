@@ -62,19 +62,26 @@ std::map<std::string, double> calibrate(const Graph &g, const CalibrationOptions
     Evaluation e(g);
     const uint32_t V = g.hyper.vocab_size;
     const uint32_t total = o.sequences.empty() ? 1u + o.sampled : uint32_t(o.sequences.size());
+    const uint32_t length = o.length ? std::min(o.length, g.hyper.context) : std::min(g.hyper.context, 256u);
+    uint64_t tokens = 0, done = 0; // positions to run, for the progress
+    if (o.sequences.empty()) tokens = uint64_t(total) * length;
+    for (const std::vector<int32_t> &s : o.sequences) tokens += std::min<uint64_t>(s.size(), g.hyper.context);
+    auto step = [&](int32_t token) {
+        e.step(token);
+        if (o.progress) o.progress(++done, tokens);
+    };
     std::mt19937_64 rng(o.seed);
     for (uint32_t n = 0; n < total; ++n) {
         e.reset();
         if (!o.sequences.empty()) {
             for (int32_t id : o.sequences[n]) {
                 if (e.pos() >= g.hyper.context) break;
-                e.step(id);
+                step(id);
             }
         } else {
-            const uint32_t length = o.length ? std::min(o.length, g.hyper.context) : std::min(g.hyper.context, 256u);
             int32_t token = int32_t(g.hyper.bos_id);
             for (uint32_t p = 0; p < length; ++p) {
-                e.step(token);
+                step(token);
                 const float *logits = e.logits();
                 if (n == 0) { // greedy
                     token = int32_t(std::max_element(logits, logits + V) - logits);
@@ -86,7 +93,6 @@ std::map<std::string, double> calibrate(const Graph &g, const CalibrationOptions
                 }
             }
         }
-        if (o.progress) o.progress(n + 1, total);
     }
     return e.ranges();
 }

@@ -195,6 +195,12 @@ std::vector<RunEstimate> standard_estimates(const uint8_t *image, size_t size, c
     return out;
 }
 
+std::string no_cost_model(const BoardDesc &board)
+{
+    return "board '" + board.name + "' has no cost model: its description gives no \"cost\" (clock and cycles per "
+           "operation; docs/boards.md), so nothing estimates its cycles";
+}
+
 std::string estimate_lines(const std::vector<RunEstimate> &runs, const BoardDesc &board)
 {
     std::string out;

@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "tessera/tools/cli.h"
+#include "tessera/tools/progress.h"
 
 #include "tessera/board_desc.h"
 
@@ -24,7 +25,7 @@ struct CommandLine {
     tessera::PackOptions o;
     std::string precision = "fp32", nonlinear = "integer", exp = "accurate", weight_type = "fp32", scenario = "auto";
     std::string weights = "auto", prompt_logits = "last";
-    bool quiet = false, dry_run = false;
+    bool quiet = false, dry_run = false, json = false, list_boards = false;
 };
 
 // The board list of --list-boards, and where it was looked for.
@@ -52,12 +53,14 @@ void list_boards()
 int parse_command(CommandLine &c, int argc, char **argv)
 {
     tessera::PackOptions &o = c.o;
-    CLI::App app{"tessera-pack: turn a llama2.c, GGUF or Hugging Face checkpoint into a Tessera model image planned for one board.\n"
-                 "Every buffer's region and offset is fixed here; the device only follows the plan."};
-    app.add_option("checkpoint", o.checkpoint, "llama2.c checkpoint (legacy, ak42 version 1 fp32 or 2 Q8_0) or GGUF file (versions 1-3, llama "
-                   "architecture; F32, F16, BF16, Q8_0, Q4_0 tensors, dequantized and packed at --precision) or Hugging Face "
-                   "Llama directory (config.json, model.safetensors in F32/F16/BF16, tokenizer.model)")
-        ->required()->check(CLI::ExistingPath);
+    CLI::App app{"tessera-pack: turn a llama2.c, GGUF or Hugging Face checkpoint, or a QuantLib ONNX graph, into a Tessera "
+                 "model image planned for one board.\nEvery buffer's region and offset is fixed here; the device only follows the plan."};
+    app.add_option("checkpoint", o.checkpoint, "the model, recognised by its content: a llama2.c checkpoint (legacy, ak42 version 1 fp32 "
+                   "or 2 Q8_0), a GGUF file (versions 1-3, llama architecture; F32, F16, BF16, Q8_0, Q4_0 tensors, dequantized "
+                   "and packed at --precision), a Hugging Face Llama directory (config.json, model.safetensors in "
+                   "F32/F16/BF16, tokenizer.model) or a QuantLib-integerized ONNX decoder (Deeploy's graphs; packed at its "
+                   "own precision, decoder-only)")
+        ->check(CLI::ExistingPath);
     CLI::Option *output = app.add_option("-o,--output", o.output,
                                          "model image to write, whole or not at all (- for standard output; never one of the inputs)");
     app.add_flag("--dry-run", c.dry_run,
@@ -69,7 +72,7 @@ int parse_command(CommandLine &c, int argc, char **argv)
                    "the checkpoint)")
         ->check(CLI::ExistingFile);
     app.add_option("--board", o.board, "board NAME (" + tessera::known_boards_text() + ") or description FILE.json (schema: docs/boards.md)")
-        ->capture_default_str();
+        ->capture_default_str()->check(tessera::board_check());
     app.add_option("--precision", c.precision,
                    "activations and KV cache: fp32; bf16 (every weight bf16, fp32 sums); int8 (W8A8: weights "
                    "symmetric per output channel, activations with static scales from calibration)")
@@ -121,25 +124,32 @@ int parse_command(CommandLine &c, int argc, char **argv)
     app.add_option("--npu-weight-bits", o.npu_weight_bits,
                    "npu, npu-nms: bits of the decoder layers' linear weights, 8 or 4 (the classifier keeps 8)")
         ->check(CLI::IsMember({8u, 4u}))->capture_default_str();
-    app.add_flag("-q,--quiet", c.quiet, "print nothing on success");
-    app.add_flag_callback(
-        "--list-boards",
-        [] {
-            list_boards();
-            throw CLI::Success();
-        },
-        "list the boards --board NAME finds (their cores, region bytes, NPU, file) and where they were looked for, and exit");
+    tessera::add_quiet_and_json(app, c.quiet, c.json,
+                                "the summary (or the dry run's answer): model, plan, regions, estimates");
+    app.add_flag("--list-boards", c.list_boards,
+                 "list the boards --board NAME finds (their cores, region bytes, NPU, file) and where they were looked for, and exit");
     app.callback([&] {
+        if (c.list_boards) return;
+        if (o.checkpoint.empty()) throw CLI::RequiredError("checkpoint");
         if (!c.dry_run && o.output.empty()) throw CLI::RequiredError("--output (or --dry-run)");
+        if (c.json && (o.output == "-" || o.report == "-" || o.memory_map == "-" || o.variant_list == "-"))
+            throw CLI::ValidationError("--json", "standard output carries an output (-); the summary cannot go there too");
     });
     if (const int rc = tessera::parse_command_line(app, "tessera-pack", argc, argv); rc >= 0) return rc;
+    if (c.list_boards) {
+        list_boards();
+        return tessera::stdout_written("tessera-pack") ? 0 : tessera::kExitError;
+    }
+    o.precision_given = app.count("--precision") > 0;
+    o.nonlinear_given = app.count("--nonlinear") > 0;
+    o.exp_given = app.count("--exp") > 0;
     o.precision = tessera::parse_option(tessera::kPrecisionNames, c.precision, "--precision");
     o.nonlinear = tessera::parse_option(tessera::kNonlinearNames, c.nonlinear, "--nonlinear");
     o.exp = tessera::parse_option(tessera::kExpNames, c.exp, "--exp");
     o.weight_type = tessera::parse_option(tessera::kWeightTypeNames, c.weight_type, "--weight-type");
     o.scenario = tessera::parse_option(tessera::kScenarioNames, c.scenario, "--scenario");
     o.prompt_logits_all = c.prompt_logits == "all";
-    o.progress = !c.quiet && isatty(fileno(stderr));
+    o.progress = tessera::ProgressLine::wanted(c.quiet);
     o.weights = c.weights == "image" ? tessera::WeightsPlacement::kImage
               : c.weights == "l2"    ? tessera::WeightsPlacement::kL2
                                    : tessera::WeightsPlacement::kAuto;
@@ -157,14 +167,23 @@ int main(int argc, char **argv)
     try {
         if (c.dry_run) {
             const tessera::FitReport fit = tessera::what_fits(o);
-            if (!quiet) std::printf("%s", tessera::fit_summary(fit).c_str());
+            if (c.json) std::printf("%s\n", tessera::fit_report_json(fit).dump(1).c_str());
+            else if (!quiet) std::printf("%s", tessera::fit_summary(fit).c_str());
+            if (!tessera::stdout_written("tessera-pack")) return tessera::kExitError;
             return fit.fits ? 0 : 1;
         }
         const tessera::PackResult result = tessera::pack(o);
-        // With an output on standard output ("-"), the summary goes to stderr instead.
-        const bool stdout_taken = o.output == "-" || o.report == "-" || o.memory_map == "-" || o.variant_list == "-";
-        if (!quiet) std::fprintf(stdout_taken ? stderr : stdout, "%s", tessera::pack_summary(result).c_str());
-        return 0;
+        if (c.json) {
+            std::printf("%s\n", tessera::pack_summary_json(result).dump(1).c_str());
+        } else if (!quiet) {
+            // With an output on standard output ("-"), the summary goes to stderr instead.
+            const bool stdout_taken = o.output == "-" || o.report == "-" || o.memory_map == "-" || o.variant_list == "-";
+            std::fprintf(stdout_taken ? stderr : stdout, "%s", tessera::pack_summary(result).c_str());
+        }
+        return tessera::stdout_written("tessera-pack") ? 0 : tessera::kExitError;
+    } catch (const tessera::OptionError &e) {
+        std::fprintf(stderr, "tessera-pack: error: %s (see tessera-pack --help)\n", e.what());
+        return tessera::kExitUsage;
     } catch (const tessera::PlanError &e) {
         std::fprintf(stderr, "tessera-pack: error: %s (--dry-run names what fits)\n", e.what());
         return 1;

@@ -85,6 +85,10 @@ std::vector<std::string> board_search_dirs();
 std::vector<std::string> known_board_names();
 // "gap9, host, ..." or "none found": for help texts and messages.
 std::string known_boards_text();
+// Empty when `name_or_path` is a path (it has a '/' or ends in .json) or a known board;
+// else "unknown board 'sircusa' (did you mean siracusa? known boards: ...)": a command
+// line's usage error, found before any work.
+std::string unknown_board(const std::string &name_or_path);
 
 } // namespace tessera
 

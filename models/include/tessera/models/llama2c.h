@@ -49,6 +49,10 @@ void check_llama_config(const std::string &name, const LlamaConfig &config);
 // dequantized here as runq.c does; a group size must divide dim and hidden_dim).
 // Throws InputError naming the file and the offending field or byte count.
 LlamaCheckpoint read_llama2c_checkpoint(const std::string &path);
+// Whether the file looks like a llama2.c checkpoint by its header alone: the magic
+// "ak42", or a legacy header whose seven fields are all in range (its size is the
+// reader's to check). Never throws.
+bool is_llama2c_checkpoint(const std::string &path);
 // The same from bytes in memory; `name` stands for the file in messages.
 LlamaCheckpoint parse_llama2c_checkpoint(const std::vector<uint8_t> &bytes, const std::string &name);
 

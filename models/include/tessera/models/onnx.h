@@ -33,6 +33,10 @@ struct OnnxLowering {
     uint32_t prompt_chunk = 0; // 0: S when S > 1, else min(16, context)
 };
 
+// Whether the file begins as an ONNX ModelProto does: its ir_version (field 1, between 1
+// and 100) first, then only ModelProto's fields, each within the file. Never throws.
+bool is_onnx_model(const std::string &path);
+
 // Throws InputError: unreadable, truncated or corrupt protobuf, an unsupported operator or
 // attribute, shapes that do not match, a graph that is not a decoder this front end knows.
 Graph lower_onnx_decoder(const std::string &path, const OnnxLowering &options, OnnxDecoderInfo &info);

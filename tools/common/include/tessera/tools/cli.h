@@ -13,6 +13,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "tessera/board_desc.h"
+
 namespace tessera {
 
 constexpr int kExitError = 1, kExitUsage = 2;
@@ -24,6 +26,31 @@ inline bool stdout_written(const char *tool)
     if (std::fflush(stdout) == 0 && !std::ferror(stdout)) return true;
     std::fprintf(stderr, "%s: error: writing the output failed (%s)\n", tool, std::strerror(errno));
     return false;
+}
+
+// --board NAME|FILE.json: an unknown name is a usage error with "did you mean".
+inline CLI::Validator board_check()
+{
+    return CLI::Validator([](std::string &v) { return unknown_board(v); }, "NAME|FILE.json");
+}
+
+// An option that was renamed: the old name stays, hidden, and is refused naming the new.
+inline void renamed_option(CLI::App &app, const std::string &old_name, const std::string &new_name, bool takes_value)
+{
+    const std::string what = old_name + " is now " + new_name;
+    if (takes_value)
+        app.add_option_function<std::string>(old_name, [what](const std::string &) { throw CLI::ValidationError(what); })
+            ->group("");
+    else
+        app.add_flag_function(old_name, [what](std::int64_t) { throw CLI::ValidationError(what); })->group("");
+}
+
+// Every tool's -q/--quiet and --json, in the same words.
+inline void add_quiet_and_json(CLI::App &app, bool &quiet, bool &json, const std::string &json_what)
+{
+    app.add_flag("-q,--quiet", quiet,
+                 "no summary, statistics or progress (with --json, only its document); errors still go to stderr");
+    app.add_flag("--json", json, "print one JSON document on standard output instead of text: " + json_what);
 }
 
 // Adds --version and parses. Returns -1 to go on, or the status to exit with.

@@ -44,7 +44,7 @@ struct CalibrationOptions {
     uint32_t sampled = 3;
     uint32_t length = 0;  // positions of each generated sequence (0: min(context, 256))
     uint64_t seed = 42;
-    std::function<void(uint32_t done, uint32_t total)> progress; // after each sequence
+    std::function<void(uint64_t done, uint64_t total)> progress; // after each position: positions run of all
 };
 
 // The largest magnitude of each activation over the sequences (names as Evaluation::key).

@@ -68,6 +68,8 @@ std::vector<TimelineEvent> estimated_timeline(const uint8_t *image, size_t size,
 std::vector<RunEstimate> standard_estimates(const uint8_t *image, size_t size, const BoardDesc &board);
 
 // "estimate  token at position 128, per token: 12345 cycles on the critical path (decoder layers 10000), ..." lines.
+// Why a board gives no estimate: "board 'x' has no cost model (...)".
+std::string no_cost_model(const BoardDesc &board);
 std::string estimate_lines(const std::vector<RunEstimate> &runs, const BoardDesc &board);
 nlohmann::json estimate_json(const std::vector<RunEstimate> &runs, const BoardDesc &board);
 
