@@ -77,8 +77,8 @@ TEST_F(Eval, PerplexityIsTheReferencesInBothModes)
     }
     const double want = std::exp(nll / double(ids_.size() - 1));
 
-    const auto token = eval_json(pack("eval_last.tess", false) + " --ids " + ids_path_);
-    const auto prompt = eval_json(pack("eval_all.tess", true) + " --ids " + ids_path_);
+    const auto token = eval_json(pack("eval_last.tess", false) + " --ids-file " + ids_path_);
+    const auto prompt = eval_json(pack("eval_all.tess", true) + " --ids-file " + ids_path_);
     EXPECT_EQ(token["mode"], "token");
     EXPECT_EQ(prompt["mode"], "prompt");
     for (const auto &j : {token, prompt}) {
@@ -91,18 +91,18 @@ TEST_F(Eval, PerplexityIsTheReferencesInBothModes)
 TEST_F(Eval, TopOneAgreementWithAReference)
 {
     const std::string image = pack("eval.tess", false);
-    const auto same = eval_json(image + " --ids " + ids_path_ + " --reference " + pack("eval_ref.tess", true));
+    const auto same = eval_json(image + " --ids-file " + ids_path_ + " --reference " + pack("eval_ref.tess", true));
     EXPECT_EQ(same["top1_agreement"].get<double>(), 1.0);
     EXPECT_EQ(same["perplexity"].get<double>(), same["reference_perplexity"].get<double>());
 
     SyntheticConfig other = c_;
     other.seed = 99; // another model of the same shape, with a classifier of its own: it must disagree
     other.shared_classifier = false;
-    const auto differ = eval_json(image + " --ids " + ids_path_ + " --reference " + pack("eval_other.tess", false, &other));
+    const auto differ = eval_json(image + " --ids-file " + ids_path_ + " --reference " + pack("eval_other.tess", false, &other));
     EXPECT_LT(differ["top1_agreement"].get<double>(), 0.9);
     EXPECT_NE(differ["perplexity"].get<double>(), differ["reference_perplexity"].get<double>());
 
-    const ToolRun table = run(image + " --ids " + ids_path_ + " --reference " + image);
+    const ToolRun table = run(image + " --ids-file " + ids_path_ + " --reference " + image);
     EXPECT_EQ(table.status, 0);
     EXPECT_NE(table.out.find("top-1 agreement       100.00 % (30 of 30)"), std::string::npos) << table.out;
 }
@@ -116,17 +116,17 @@ TEST_F(Eval, ErrorsAreOneLineAndSayWhat)
         EXPECT_NE(r.out.find(what), std::string::npos) << args << "\n" << r.out;
         EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
     };
-    expect_error(image, "give the sequence with --ids FILE or --text FILE");
+    expect_error(image, "give the sequence with --ids-file FILE or --text FILE");
     const std::string bad = temp_path("bad_ids.txt");
     std::ofstream(bad) << "1 5 x7 9\n";
-    expect_error(image + " --ids " + bad, "'x7' (word 3) is not a token id");
+    expect_error(image + " --ids-file " + bad, "'x7' (word 3) is not a token id");
     std::ofstream(bad) << "1 5 300\n"; // vocabulary of 300: ids 0..299; the last id is scored, never fed
-    expect_error(image + " --ids " + bad, "error: token id outside the vocabulary (status 31): token 300 at position 2");
+    expect_error(image + " --ids-file " + bad, "error: token id outside the vocabulary (status 31): token 300 at position 2");
     std::ofstream long_ids(bad);
     for (int i = 0; i < 41; ++i) long_ids << "5 ";
     long_ids.close();
-    expect_error(image + " --ids " + bad, "42 tokens (BOS included), but " + image + " holds a context of 40");
-    expect_error(image + " --ids " + temp_path("missing.txt"), "missing.txt: cannot open");
+    expect_error(image + " --ids-file " + bad, "42 tokens (BOS included), but " + image + " holds a context of 40");
+    expect_error(image + " --ids-file " + temp_path("missing.txt"), "missing.txt: cannot open");
 }
 
 } // namespace
@@ -150,7 +150,7 @@ TEST(EvalStories260K, Bf16WeightsAgreeWithFp32)
     o.output = temp_path("s_bf16w.tess");
     tessera::pack(o);
     const std::string ids = golden_ids_file(shared, false);
-    const ToolRun r = run(o.output + " --ids " + ids + " --reference " + fp32 + " --json");
+    const ToolRun r = run(o.output + " --ids-file " + ids + " --reference " + fp32 + " --json");
     ASSERT_EQ(r.status, 0) << r.out;
     const auto j = nlohmann::json::parse(r.out);
     EXPECT_EQ(j["positions"], 200);

@@ -91,10 +91,21 @@ TEST_F(JsonOutput, InspectOnAWrongBoardSaysWhyAndExits1)
 TEST_F(JsonOutput, GenerateStatisticsAndProfileAsOneLine)
 {
     const ToolRun run = run_tool("{ " + tool("tessera-generate") + " " + image_ +
-                                 " -t 0 -n 40 --profile --json --threads 2 >/dev/null; }");
+                                 " -t 0 -n 40 --profile --json --threads 2 2>/dev/null; }");
     ASSERT_EQ(run.status, 0) << run.out;
     ASSERT_EQ(run.out.find('\n'), run.out.size() - 1) << "one line: " << run.out;
-    const json doc = json::parse(run.out);
+    const json top = json::parse(run.out);
+    // What was generated, as the text and --ids runs print it.
+    const ToolRun ids = run_tool("{ " + tool("tessera-generate") + " " + image_ + " -t 0 -n 40 --ids --threads 2 2>/dev/null; }");
+    ASSERT_EQ(ids.status, 0);
+    std::string listed;
+    for (const json &id : top["ids"]) listed += (listed.empty() ? "" : " ") + id.dump();
+    EXPECT_EQ(listed + "\n", ids.out);
+    const ToolRun text = run_tool("{ " + tool("tessera-generate") + " " + image_ + " -t 0 -n 40 --threads 2 2>/dev/null; }");
+    EXPECT_EQ(top["text"].get<std::string>() + "\n", text.out);
+    const json &doc = top["statistics"];
+    EXPECT_EQ(doc["clock"].get<std::string>().rfind("host emulation, wall clock", 0), 0u);
+    EXPECT_EQ(doc["board_estimate"]["source"], "the board's cost model (an estimate, not a measurement)");
     EXPECT_EQ(doc["prompt"]["tokens"], 1);
     EXPECT_EQ(doc["generation"]["tokens"], 39);
     EXPECT_EQ(doc["per_run"]["runs"], 40);

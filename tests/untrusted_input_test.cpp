@@ -164,7 +164,7 @@ TEST_F(Untrusted, DeeplyNestedBoardFileIsRefused)
     write_text(path("ids.txt"), "1 5 6 7");
     for (const char *t : {"tessera-generate", "tessera-inspect", "tessera-eval"})
         refused(tool(t) + " " + shell_quoted(path("img.tess")) + " --board " + shell_quoted(path("deep.json")) +
-                    (std::string(t) == "tessera-eval" ? " --ids " + shell_quoted(path("ids.txt")) : ""),
+                    (std::string(t) == "tessera-eval" ? " --ids-file " + shell_quoted(path("ids.txt")) : ""),
                 {message});
 }
 
@@ -176,7 +176,7 @@ TEST_F(Untrusted, DeeplyNestedBoardInAnImageIsRefusedByEveryToolAndTheCApi)
     refused(tool("tessera-generate") + " " + shell_quoted(path("deep.tess")) + " -n 4", {message});
     refused(tool("tessera-inspect") + " " + shell_quoted(path("deep.tess")), {message});
     write_text(path("ids.txt"), "1 5 6 7");
-    refused(tool("tessera-eval") + " " + shell_quoted(path("deep.tess")) + " --ids " + shell_quoted(path("ids.txt")), {message});
+    refused(tool("tessera-eval") + " " + shell_quoted(path("deep.tess")) + " --ids-file " + shell_quoted(path("ids.txt")), {message});
     // A program embedding the SDK: the C API returns an error instead of crashing.
     std::vector<uint64_t> aligned(image.size() / 8 + 1);
     std::memcpy(aligned.data(), image.data(), image.size());

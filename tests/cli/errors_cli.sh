@@ -19,7 +19,7 @@ ckpt=$shared/models/stories260K.bin tok=$shared/models/tok512.bin
 expect "pack --help" 0 "--prompt-chunk" "$pack" --help
 expect "generate --help" 0 "--threads" "$generate" --help
 inspect=$(dirname "$generate")/tessera-inspect
-expect "inspect --help" 0 "--steps" "$inspect" --help
+expect "inspect --help" 0 "--list-steps" "$inspect" --help
 # The conventions every tool keeps: --version, usage errors exit 2 with the tool's
 # name, valid values in --help.
 for tool in "$pack" "$generate" "$inspect" "$(dirname "$generate")/tessera-eval"; do
@@ -59,9 +59,10 @@ head -c 4000 small.tess >short.tess
 expect "truncated image" 1 "error: image truncated (status 10)" "$generate" short.tess
 "$pack" "$ckpt" --tokenizer "$tok" --board siracusa -q -o sir.tess
 expect "wrong board" 1 "planned for board 'siracusa'" "$generate" sir.tess --board host
-expect "inspect a valid image" 0 "valid     yes, on board siracusa" "$inspect" sir.tess --steps
-expect "inspect names tensors and steps" 0 "matmul     layer 0  cluster" "$inspect" sir.tess --steps --tensors
-expect "inspect names tensors" 0 "layer0.wq " "$inspect" sir.tess --tensors
+expect "inspect a valid image" 0 "valid     yes, on board siracusa" "$inspect" sir.tess --list-steps
+expect "inspect names tensors and steps" 0 "matmul     matmul.f32                 layer 0  cluster" "$inspect" sir.tess --list-steps --list-tensors
+expect "inspect --steps renamed" 2 "--steps is now --list-steps" "$inspect" sir.tess --steps
+expect "inspect names tensors" 0 "layer0.wq " "$inspect" sir.tess --list-tensors
 expect "inspect on the wrong board" 1 "tessera-inspect: error: image planned for another board (status 20): sir.tess: image planned for board 'siracusa'" "$inspect" sir.tess --board host
 expect "inspect a corrupted image" 1 "tessera-inspect: error: image checksum mismatch (status 13): flip.tess: section" "$inspect" flip.tess
 expect "too many threads" 1 "cannot back it with 9 threads" "$generate" sir.tess --threads 9

@@ -36,7 +36,7 @@ std::string golden_ids_file(const std::string &shared, bool bos)
 nlohmann::json eval_json(const std::string &eval_bin, const std::string &image, const std::string &ids,
                          const std::string &reference)
 {
-    const ToolRun r = run_tool(eval_bin + " " + image + " --ids " + ids + " --reference " + reference + " --json");
+    const ToolRun r = run_tool(eval_bin + " " + image + " --ids-file " + ids + " --reference " + reference + " --json");
     EXPECT_EQ(r.status, 0) << r.out;
     try {
         return nlohmann::json::parse(r.out);

@@ -17,10 +17,10 @@ struct ToolRun {
 ToolRun run_tool(const std::string &command);
 
 // The golden greedy ids of stories260K (shared/golden/stories260K.greedy200.txt) as a
-// file for tessera-eval --ids, with BOS (1) first when `bos`.
+// file for tessera-eval --ids-file, with BOS (1) first when `bos`.
 std::string golden_ids_file(const std::string &shared, bool bos);
 
-// tessera-eval IMAGE --ids IDS --reference REFERENCE --json, parsed; a failure to run
+// tessera-eval IMAGE --ids-file IDS --reference REFERENCE --json, parsed; a failure to run
 // or parse is a test failure and gives null.
 nlohmann::json eval_json(const std::string &eval_bin, const std::string &image, const std::string &ids,
                          const std::string &reference);

@@ -182,7 +182,7 @@ int fail(const Failure &f)
 // --npz-inputs: the vectors through the image; --npz-out, --npz-expect.
 int run_vectors_mode(const std::string &image_path, const std::string &board_arg, uint32_t threads, const std::string &inputs_path,
                      const std::string &out_path, const std::string &expect_path, const std::string &blob_path, double tolerance,
-                     bool json)
+                     bool json, bool quiet)
 {
     try {
         std::optional<tessera::OutputFile> out, blob_out;
@@ -226,7 +226,7 @@ int run_vectors_mode(const std::string &image_path, const std::string &board_arg
                                              {"max_abs_diff", d.max_abs_diff}, {"max_abs_expected", d.max_abs_expected}});
             }
             std::printf("%s\n", j.dump(2).c_str());
-        } else {
+        } else if (!quiet) {
             std::printf("%s: %s mode, %u rows at S_past %u, %zu outputs\n", inputs_path.c_str(), run.mode, run.rows, run.past,
                         run.outputs.size());
             for (const auto &d : diffs)
@@ -260,19 +260,23 @@ int main(int argc, char **argv)
     CLI::App app{"tessera-eval: teacher-forced perplexity of a token sequence under a model image, and top-1 "
                  "agreement with a reference image (e.g. fp32 for a bf16 or int8 image)"};
     std::string image_path, ids_path, text_path, reference_path, board_arg;
-    bool json = false;
+    bool json = false, quiet = false;
     uint32_t threads = 0;
     app.add_option("image", image_path, "model image written by tessera-pack")->required();
-    auto *ids_opt = app.add_option("--ids", ids_path, "FILE of token ids, whitespace-separated (BOS is put first if missing)");
+    auto *ids_opt =
+        app.add_option("--ids-file", ids_path, "FILE of token ids, whitespace-separated (BOS is put first if missing)");
+    tessera::renamed_option(app, "--ids", "--ids-file FILE (--ids is tessera-generate's switch that prints ids)", true);
     auto *text_opt = app.add_option("--text", text_path, "FILE of UTF-8 text, encoded with the image's tokenizer (BOS first)");
     ids_opt->excludes(text_opt);
     app.add_option("--reference", reference_path, "a reference image of the same model: top-1 agreement with it");
     app.add_option("--board", board_arg, "board NAME (" + tessera::known_boards_text() + ") or description FILE.json (default: the board the image is "
-                   "planned for, from the boards directory or, for a custom board, the description the image embeds)");
+                   "planned for, from the boards directory or, for a custom board, the description the image embeds)")
+        ->check(tessera::board_check());
     app.add_option("--threads", threads, "threads backing the cluster (default: as tessera-generate)")
         ->check(CLI::Range(1u, 64u));
-    app.add_flag("--json", json, "print JSON: perplexity, reference_perplexity, top1_agreement (a fraction), ...; with "
-                                 "--npz-inputs: mode, rows, past, and per output its values and how many differ");
+    tessera::add_quiet_and_json(app, quiet, json,
+                                "perplexity, reference_perplexity, top1_agreement (a fraction), ...; with --npz-inputs: "
+                                "mode, rows, past, and per output its values and how many differ");
     std::string npz_inputs, npz_out, npz_expect;
     auto *npz_opt = app.add_option("--npz-inputs", npz_inputs,
                                    "test vectors for a decoder-only image (Deeploy's inputs.npz: hidden state, mask, rotations, "
@@ -297,9 +301,10 @@ int main(int argc, char **argv)
     if (!emit_vectors.empty() && npz_expect.empty())
         return fail({TESSERA_ERR_INVALID_ARGUMENT, "--emit-vectors needs --npz-expect (the blob holds the expected outputs)"});
     if (!npz_inputs.empty())
-        return run_vectors_mode(image_path, board_arg, threads, npz_inputs, npz_out, npz_expect, emit_vectors, tolerance, json);
+        return run_vectors_mode(image_path, board_arg, threads, npz_inputs, npz_out, npz_expect, emit_vectors, tolerance, json,
+                                quiet);
     if (ids_path.empty() == text_path.empty())
-        return fail({TESSERA_ERR_INVALID_ARGUMENT, "give the sequence with --ids FILE or --text FILE"});
+        return fail({TESSERA_ERR_INVALID_ARGUMENT, "give the sequence with --ids-file FILE or --text FILE"});
 
     try {
         Model model(image_path, board_arg, threads);
@@ -350,7 +355,7 @@ int main(int argc, char **argv)
                 j["top1_agreement"] = double(agree) / double(positions);
             }
             std::printf("%s\n", j.dump(2).c_str());
-        } else {
+        } else if (!quiet) {
             std::printf("%s: %zu tokens (BOS included), %zu positions scored, teacher-forced in %s mode\n",
                         image_path.c_str(), ids.size(), positions, got.mode);
             std::printf("  perplexity            %.6f\n", got.perplexity());

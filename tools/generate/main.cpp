@@ -30,13 +30,18 @@
 
 namespace {
 
-// run.c's safe_printf: skip pieces that are a single unprintable byte.
-void print_piece(const char *piece, uint32_t len)
+// run.c's safe_printf: skip pieces that are a single unprintable byte. Printed as it
+// comes, or (--json) kept for the document.
+void print_piece(const char *piece, uint32_t len, std::string *keep)
 {
     if (piece == nullptr || len == 0) return;
     if (len == 1) {
         const unsigned char c = static_cast<unsigned char>(piece[0]);
         if (!(std::isprint(c) || std::isspace(c))) return;
+    }
+    if (keep) {
+        keep->append(piece, len);
+        return;
     }
     std::fwrite(piece, 1, len, stdout);
     std::fflush(stdout);
@@ -173,7 +178,8 @@ std::string threads_line(const tessera::HostBoard &board, uint32_t asked)
 json statistics_json(const tessera_stats &stats, const tessera::HostBoard &board, uint32_t threads)
 {
     const double runs = stats.runs ? double(stats.runs) : 1.0;
-    return {{"prompt", {{"tokens", stats.prompt_tokens}, {"tokens_per_second", per_second(stats.prompt_tokens, stats.prompt_cycles)}}},
+    return {{"clock", "host emulation, wall clock (the board's own speed is board_estimate's)"},
+            {"prompt", {{"tokens", stats.prompt_tokens}, {"tokens_per_second", per_second(stats.prompt_tokens, stats.prompt_cycles)}}},
             {"generation", {{"tokens", stats.step_tokens}, {"tokens_per_second", per_second(stats.step_tokens, stats.step_cycles)}}},
             {"board", {{"name", board.desc().name}, {"threads", board.threads()}, {"threads_in_use", board.threads_in_use()},
                        {"threads_chosen", threads == 0 && board.threads() > 1},
@@ -198,13 +204,23 @@ json profiles_json(const std::vector<tessera_step_profile> &steps, const tessera
                                    stats.step_tokens, layers, npu, npu_busy_token)}};
 }
 
-// The statistics as text lines on stderr.
+// The statistics as text lines on stderr. The rates are the host's wall clock emulating
+// the board, never the board's own: the board's cost model gives its estimate beside them.
 void print_statistics(const json &report, const tessera::HostBoard &board, uint32_t threads)
 {
-    std::fprintf(stderr, "prompt: %s tokens, %.1f tokens/s | generation: %s tokens, %.1f tokens/s | board %s, %s\n",
+    std::fprintf(stderr, "host emulation, wall clock: prompt %s tokens, %.1f tokens/s | generation %s tokens, %.1f tokens/s "
+                         "| board %s emulated on %s\n",
                  report["prompt"]["tokens"].dump().c_str(), report["prompt"]["tokens_per_second"].get<double>(),
                  report["generation"]["tokens"].dump().c_str(), report["generation"]["tokens_per_second"].get<double>(),
                  board.desc().name.c_str(), threads_line(board, threads).c_str());
+    const json &e = report["board_estimate"];
+    if (e.contains("tokens_per_second"))
+        std::fprintf(stderr, "board estimate (%s's cost model, not measured): %.1f tokens/s for a token at position %s, "
+                             "%.0f cycles at %.0f MHz\n",
+                     board.desc().name.c_str(), e["tokens_per_second"].get<double>(), e["position"].dump().c_str(),
+                     e["cycles_per_token"].get<double>(), e["clock_mhz"].get<double>());
+    else
+        std::fprintf(stderr, "board estimate: none: %s\n", e["none"].get<std::string>().c_str());
     const json &m = report["memory"];
     std::fprintf(stderr, "memory: L1 %s, L2 %s, NMS %s bytes planned; image %s bytes, weights %s", m["L1"].dump().c_str(),
                  m["L2"].dump().c_str(), m["NMS"].dump().c_str(), m["image"].dump().c_str(),
@@ -220,6 +236,25 @@ void print_statistics(const json &report, const tessera::HostBoard &board, uint3
                          "%.2f cluster forks, %.1f DMA transfers, %.0f DMA bytes, %.1f NPU jobs\n",
                  r["runs"].dump().c_str(), r["forks"].get<double>(), r["dma_transfers"].get<double>(),
                  r["dma_bytes"].get<double>(), r["npu_jobs"].get<double>());
+}
+
+// The board's own estimate beside the host's rate: the cost model's token run nearest the
+// generation's middle position; or why there is none.
+json board_estimate_json(const std::vector<tessera::RunEstimate> &estimates, const tessera::BoardDesc &board, uint32_t last_pos)
+{
+    const tessera::RunEstimate *best = nullptr;
+    const uint32_t middle = last_pos / 2;
+    for (const tessera::RunEstimate &r : estimates) {
+        if (r.prompt) continue;
+        const auto distance = [&](const tessera::RunEstimate &x) { return x.pos > middle ? x.pos - middle : middle - x.pos; };
+        if (!best || distance(r) < distance(*best)) best = &r;
+    }
+    if (!best) return {{"none", tessera::no_cost_model(board)}};
+    return {{"source", "the board's cost model (an estimate, not a measurement)"},
+            {"position", best->pos},
+            {"cycles_per_token", best->per_token(best->cycles)},
+            {"tokens_per_second", best->tokens_per_second(board.cost.clock_hz)},
+            {"clock_mhz", board.cost.clock_hz / 1e6}};
 }
 
 // The command line, typed once.
@@ -259,7 +294,8 @@ int parse_options(Options &o, int argc, char **argv)
     app.add_option("-s,--seed", o.seed, "random seed; 0 = from the clock (the seed used is reported)");
     app.add_flag("--ids", o.print_ids, "print the generated token ids (BOS excluded) on one line instead of text");
     app.add_option("--board", o.board_arg, "board NAME (" + tessera::known_boards_text() + ") or description FILE.json (default: the board the image is "
-                   "planned for, from the boards directory or, for a custom board, the description the image embeds)");
+                   "planned for, from the boards directory or, for a custom board, the description the image embeds)")
+        ->check(tessera::board_check());
     app.add_option("--threads", o.threads,
                    "threads backing the cluster, every run on all of them (default: up to the board's cores and "
                    "the machine's, each run on the count measured fastest)")
@@ -269,9 +305,13 @@ int parse_options(Options &o, int argc, char **argv)
            "board: the tuned kernel set the board's description names (cluster.kernels), where this machine "
            "runs it; portable: the portable kernels (the same ids, bit for bit)")
         ->default_str("board")->check(CLI::IsMember({"board", "portable"}));
-    app.add_flag("-q,--quiet", o.quiet, "no statistics on stderr");
+    tessera::add_quiet_and_json(app, o.quiet, o.as_json,
+                                "ids and text generated and the statistics (with --profile its tables, and the board's "
+                                "estimates); the text is not streamed then");
     app.add_flag("--check-l1", o.check_l1, "stop loudly if a kernel is ever handed an operand outside L1 (testing)");
-    app.add_option("--timeline", o.timeline, "write what each engine of the board did as a Chrome/Perfetto trace (JSON)");
+    app.add_option("--timeline", o.timeline,
+                   "write what each engine of the board did: FILE.svg a picture (a lane per core, DMA and NPU, a time "
+                   "axis, operators labelled); any other name a Chrome/Perfetto trace (JSON)");
     app.add_option("--timeline-clock", o.timeline_clock,
                    "the trace's time axis: wall (what the host board took) or estimated (the same runs in the "
                    "cycles the board's cost model estimates; 1 us on the axis = 1 cycle)")
@@ -280,9 +320,6 @@ int parse_options(Options &o, int argc, char **argv)
                  "after the run, print per token for each mode, in core 0's ns: per operator kind and engine, the "
                  "waits for the DMA engine and the NPU (shares that add up to 100 %), per layer, and the NPU's busy "
                  "time; with DMA bytes and transfers, cluster forks and NPU jobs");
-    app.add_flag("--json", o.as_json,
-                 "print the statistics (and --profile's tables, and the board's estimates) on stderr as one line of "
-                 "JSON instead of text lines");
     return tessera::parse_command_line(app, "tessera-generate", argc, argv);
 }
 
@@ -345,6 +382,8 @@ struct Generation {
     double loop_seconds = 0.0;
     uint64_t npu_busy_start = 0, npu_busy_prompt = 0;
     std::vector<tessera::RunSpec> runs; // prompt chunks, then steps
+    std::string text;                   // --json: the text generated
+    std::vector<int32_t> ids;           // the ids generated (BOS excluded)
 };
 
 // Encodes the prompt, runs it in prompt mode, then samples and steps as run.c does,
@@ -363,15 +402,13 @@ int generate(const Options &o, bool estimated_timeline, Model &m, tessera_sample
         std::fprintf(stderr, "tessera-generate: note: -n %d is more than the image's context; running %u positions\n", steps,
                      context);
 
-    std::vector<int32_t> out_ids;
+    std::vector<int32_t> &out_ids = g.ids;
     auto emit = [&](int32_t prev, int32_t next) {
-        if (o.print_ids) {
-            out_ids.push_back(next);
-            return;
-        }
+        out_ids.push_back(next);
+        if (o.print_ids && !o.as_json) return;
         uint32_t len = 0;
         const char *piece = tessera_decode(&session, prev, next, &len);
-        print_piece(piece, len);
+        print_piece(piece, len, o.as_json ? &g.text : nullptr);
     };
 
     // Prompt mode for the prompt; as run.c, the positions it covers count toward -n.
@@ -410,11 +447,12 @@ int generate(const Options &o, bool estimated_timeline, Model &m, tessera_sample
         if (st != TESSERA_OK) return fail(st, tessera_last_error(&session));
         if (estimated_timeline) g.runs.push_back({false, 1u, pos});
     }
-    if (o.print_ids) {
-        for (size_t i = 0; i < out_ids.size(); ++i) std::printf(i ? " %d" : "%d", out_ids[i]);
+    if (!o.as_json) {
+        if (o.print_ids)
+            for (size_t i = 0; i < out_ids.size(); ++i) std::printf(i ? " %d" : "%d", out_ids[i]);
+        std::printf("\n");
+        if (!tessera::stdout_written("tessera-generate")) return tessera::kExitError;
     }
-    std::printf("\n");
-    if (!tessera::stdout_written("tessera-generate")) return tessera::kExitError;
     g.loop_seconds = loop_start ? std::chrono::duration<double>(Clock::now() - *loop_start).count() : 0.0;
     if (g_interrupted) std::fprintf(stderr, "tessera-generate: interrupted at position %u\n", pos);
     return -1;
@@ -423,7 +461,7 @@ int generate(const Options &o, bool estimated_timeline, Model &m, tessera_sample
 // The statistics, as one document: printed as text lines, or (--json) as one line of JSON.
 void report(const Options &o, uint64_t seed, Model &m, const Generation &g)
 {
-    if (o.quiet && !o.profile) return;
+    if (o.quiet && !o.profile && !o.as_json) return;
     tessera_stats stats;
     tessera_get_stats(&m.session, &stats);
     const tessera::HostBoard &board = *m.board;
@@ -432,16 +470,18 @@ void report(const Options &o, uint64_t seed, Model &m, const Generation &g)
     if (g.loop_seconds > 0.0 && g.pos > g.loop_start_pos)
         doc["achieved_tokens_per_second"] = (g.pos - g.loop_start_pos) / g.loop_seconds;
     std::vector<tessera::RunEstimate> estimates;
+    if (board.desc().cost.present()) // the board's cost model, on this image
+        estimates = tessera::standard_estimates(m.image->data(), m.image_size, board.desc());
+    doc["board_estimate"] = board_estimate_json(estimates, board.desc(), g.pos);
     if (o.profile) {
         doc["profile"] = profiles_json(m.steps_profile, stats, m.summary.n_layers, board.has_npu(), g.npu_busy_prompt,
                                        board.npu_busy_ns() - g.npu_busy_start - g.npu_busy_prompt);
-        if (board.desc().cost.present()) { // the board's cost model, on this image
-            estimates = tessera::standard_estimates(m.image->data(), m.image_size, board.desc());
-            doc["estimates"] = tessera::estimate_json(estimates, board.desc());
-        }
+        if (!estimates.empty()) doc["estimates"] = tessera::estimate_json(estimates, board.desc());
     }
-    if (o.as_json) {
-        std::fprintf(stderr, "%s\n", doc.dump().c_str());
+    if (o.as_json) { // one document on stdout: what was generated, and the statistics
+        json out = {{"ids", g.ids}, {"statistics", doc}};
+        if (!o.print_ids) out["text"] = g.text;
+        std::printf("%s\n", out.dump(-1, ' ', false, json::error_handler_t::replace).c_str());
         return;
     }
     if (!o.quiet) print_statistics(doc, board, o.threads);
@@ -488,15 +528,21 @@ int main(int argc, char **argv)
     Generation g;
     if (const int rc = generate(o, estimated_timeline, m, sampler, g); rc >= 0) return rc;
     report(o, seed, m, g);
+    if (!tessera::stdout_written("tessera-generate")) return tessera::kExitError;
     tessera_close(&m.session);
     m.open = false;
     if (timeline_out) {
         try {
-            timeline_out->write(estimated_timeline
-                                    ? tessera::timeline_trace_json(
-                                          tessera::estimated_timeline(m.image->data(), m.image_size, m.board->desc(), g.runs),
-                                          m.summary.planned_cores, m.board->desc().has_npu, m.board->desc().name, true)
-                                    : m.board->timeline_trace_json());
+            const bool svg = o.timeline.size() > 4 && o.timeline.compare(o.timeline.size() - 4, 4, ".svg") == 0;
+            const tessera::BoardDesc &d = m.board->desc();
+            if (estimated_timeline) {
+                const std::vector<tessera::TimelineEvent> events =
+                    tessera::estimated_timeline(m.image->data(), m.image_size, d, g.runs);
+                timeline_out->write(svg ? tessera::timeline_svg(events, m.summary.planned_cores, d.has_npu, d.name, true)
+                                        : tessera::timeline_trace_json(events, m.summary.planned_cores, d.has_npu, d.name, true));
+            } else {
+                timeline_out->write(svg ? m.board->timeline_svg() : m.board->timeline_trace_json());
+            }
             timeline_out->commit();
         } catch (const std::exception &e) {
             return fail(TESSERA_ERR_INVALID_ARGUMENT, e.what());

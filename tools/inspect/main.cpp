@@ -14,6 +14,7 @@
 #include "tessera/tools/image_file.h"
 #include "tessera/host_board.hpp"
 #include "tessera/image_format.h"
+#include "tessera/variants.h"
 #include "tessera/models/graph.h"
 #include "tessera/tessera.h"
 
@@ -30,9 +31,12 @@ json header_json(const std::string &path, size_t size, const tsr_image_header &h
     json regions = json::object();
     for (uint32_t r = TSR_REGION_L1; r < TSR_REGION_COUNT; ++r)
         if (h.region_bytes[r]) regions[tsr_region_name(r)] = h.region_bytes[r];
+    const bool decoder_only = (h.flags & TSR_IMAGE_DECODER_ONLY) != 0;
     return {{"image", {{"path", path}, {"bytes", size}, {"format_version", h.version}}},
             {"model",
              {{"architecture", "llama"},
+              {"decoder_only", decoder_only},
+              {"prompt_logits", decoder_only ? "every row (hidden rows out)" : (h.flags & TSR_IMAGE_PROMPT_LOGITS_ALL) ? "all" : "last"},
               {"precision", h.precision == TSR_DTYPE_I8 ? "int8" : h.precision == TSR_DTYPE_BF16 ? "bf16" : "fp32"},
               {"dim", h.dim},
               {"hidden_dim", h.hidden_dim},
@@ -107,8 +111,10 @@ void contents_json(const uint8_t *data, const tsr_image_header &h, json &doc)
                 if (st[i].staging[o] != TSR_NO_TENSOR) operand["via"] = name_of(st[i].staging[o]);
                 operands.push_back(operand);
             }
+            tsr_variant_row variant{};
             steps.push_back({{"index", i},
                              {"op", tsr_op_name(st[i].op)},
+                             {"variant", tsr_variant_lookup(st[i].variant, &variant) ? variant.name : "?"},
                              {"layer", st[i].layer == TSR_NO_LAYER ? json(nullptr) : json(st[i].layer)},
                              {"engine", st[i].engine == TSR_ENGINE_DMA ? "dma" : st[i].engine == TSR_ENGINE_NPU ? "npu" : "cluster"},
                              {"tile", {st[i].tile[0], st[i].tile[1]}},
@@ -123,10 +129,12 @@ void print_header(const json &d)
     const json &m = d["model"], &p = d["plan"];
     std::printf("image     %s: %s bytes, format version %s\n", d["image"]["path"].get<std::string>().c_str(),
                 d["image"]["bytes"].dump().c_str(), d["image"]["format_version"].dump().c_str());
-    std::printf("model     llama, %s: dim %s, hidden %s, %s layers, %s heads (%s KV), vocab %s, seq_len %s\n",
+    std::printf("model     %s, %s: dim %s, hidden %s, %s layers, %s heads (%s KV), ",
+                m["decoder_only"].get<bool>() ? "decoder only (hidden rows in and out, no vocabulary)" : "llama",
                 m["precision"].get<std::string>().c_str(), m["dim"].dump().c_str(), m["hidden_dim"].dump().c_str(),
-                m["n_layers"].dump().c_str(), m["n_heads"].dump().c_str(), m["n_kv_heads"].dump().c_str(),
-                m["vocab_size"].dump().c_str(), m["seq_len"].dump().c_str());
+                m["n_layers"].dump().c_str(), m["n_heads"].dump().c_str(), m["n_kv_heads"].dump().c_str());
+    if (m["decoder_only"].get<bool>()) std::printf("positions %s\n", m["seq_len"].dump().c_str());
+    else std::printf("vocab %s, seq_len %s\n", m["vocab_size"].dump().c_str(), m["seq_len"].dump().c_str());
     std::printf("features ");
     for (const auto &f : d["features"]) std::printf(" %s;", f.get<std::string>().c_str());
     std::printf("\n");
@@ -164,9 +172,9 @@ void print_contents(const json &d, bool tensors, bool steps)
         if (!steps) continue;
         for (const auto &st : sc["steps"]) {
             const std::string layer = st["layer"].is_null() ? "-" : "layer " + st["layer"].dump();
-            std::printf("  %4s %-10s %-8s %-7s tile %s,%s ", st["index"].dump().c_str(), st["op"].get<std::string>().c_str(),
-                        layer.c_str(), st["engine"].get<std::string>().c_str(), st["tile"][0].dump().c_str(),
-                        st["tile"][1].dump().c_str());
+            std::printf("  %4s %-10s %-26s %-8s %-7s tile %s,%s ", st["index"].dump().c_str(),
+                        st["op"].get<std::string>().c_str(), st["variant"].get<std::string>().c_str(), layer.c_str(),
+                        st["engine"].get<std::string>().c_str(), st["tile"][0].dump().c_str(), st["tile"][1].dump().c_str());
             for (const auto &o : st["operands"]) {
                 std::printf(" %s", o["tensor"].get<std::string>().c_str());
                 if (o.contains("via")) std::printf("(via %s)", o["via"].get<std::string>().c_str());
@@ -181,16 +189,19 @@ void print_contents(const json &d, bool tensors, bool steps)
 int main(int argc, char **argv)
 {
     std::string path, board_arg;
-    bool tensors = false, steps = false, as_json = false;
+    bool tensors = false, steps = false, as_json = false, quiet = false;
     CLI::App app{"tessera-inspect: print what a Tessera model image holds and check it against a board."};
     app.add_option("image", path, "model image")->required()->check(CLI::ExistingFile);
-    app.add_flag("--tensors", tensors, "list every tensor with its region, offset and size");
-    app.add_flag("--steps", steps, "list every step of both schedules");
-    app.add_flag("--json", as_json,
-                 "print one JSON document instead: image, model, features, plan, board, valid (and why not), sections, "
-                 "and every tensor and step (whatever --tensors and --steps say)");
+    app.add_flag("--list-tensors", tensors, "list every tensor with its region, offset and size");
+    app.add_flag("--list-steps", steps, "list every step of both schedules, with its variant");
+    tessera::renamed_option(app, "--tensors", "--list-tensors", false);
+    tessera::renamed_option(app, "--steps", "--list-steps (--steps is tessera-generate's -n)", false);
+    tessera::add_quiet_and_json(app, quiet, as_json,
+                                "image, model, features, plan, board, valid (and why not), sections, and every tensor and "
+                                "step (whatever --list-tensors and --list-steps say)");
     app.add_option("--board", board_arg, "validate on this board NAME or FILE.json (default: the board the image is planned for, or the description "
-                   "the image embeds)");
+                   "the image embeds)")
+        ->check(tessera::board_check());
     if (const int rc = tessera::parse_command_line(app, "tessera-inspect", argc, argv); rc >= 0) return rc;
 
     const tessera::ImageFile img(path);
@@ -208,7 +219,8 @@ int main(int argc, char **argv)
     }
     const auto &h = *reinterpret_cast<const tsr_image_header *>(img.data());
     json doc = header_json(path, img.size(), h);
-    if (!as_json) print_header(doc);
+    const bool text = !as_json && !quiet;
+    if (text) print_header(doc);
 
     // The rest is read only after the runtime has validated the image on a board.
     std::unique_ptr<tessera::HostBoard> board;
@@ -219,7 +231,7 @@ int main(int argc, char **argv)
         return 1;
     }
     doc["board"] = {{"name", board->desc().name}, {"source", board->desc().source}};
-    if (!as_json) std::printf("board     %s, from %s\n", board->desc().name.c_str(), board->desc().source.c_str());
+    if (text) std::printf("board     %s, from %s\n", board->desc().name.c_str(), board->desc().source.c_str());
     tessera_session session;
     const tessera_status open = tessera_open(&session, img.data(), img.size(), board->hal());
     if (open != TESSERA_OK) {
@@ -227,7 +239,7 @@ int main(int argc, char **argv)
         doc["invalid"] = {{"status", int(open)}, {"status_name", tessera_status_string(open)},
                           {"reason", tessera_last_error(&session)}};
         if (as_json) std::printf("%s\n", doc.dump(1).c_str());
-        else
+        else if (text)
             std::printf("valid     no, on board %s: %s (status %d): %s\n", board->desc().name.c_str(),
                         tessera_status_string(open), int(open), tessera_last_error(&session));
         std::fflush(stdout);
@@ -240,7 +252,7 @@ int main(int argc, char **argv)
     tessera_close(&session);
     if (as_json) {
         std::printf("%s\n", doc.dump(1).c_str());
-    } else {
+    } else if (text) {
         std::printf("valid     yes, on board %s\n", board->desc().name.c_str());
         print_contents(doc, tensors, steps);
     }

@@ -373,6 +373,12 @@ std::string HostBoard::timeline_trace_json() const
                                         impl_->desc.name);
 }
 
+std::string HostBoard::timeline_svg() const
+{
+    return tessera::timeline_svg(timeline(), std::max(impl_->desc.cores, impl_->cluster->cores()), has_npu(),
+                                 impl_->desc.name);
+}
+
 bool HostBoard::has_npu() const { return impl_->npu != nullptr; }
 uint64_t HostBoard::npu_busy_ns() const { return impl_->npu ? impl_->npu->busy_ns() : 0u; }
 

@@ -1,6 +1,9 @@
 #include <sstream>
 
 #include "tessera/pack/packer.h"
+#include "tessera/pack/image_writer.h"
+#include "tessera/pack/tiler.h"
+#include "tessera/variants.h"
 
 namespace tessera {
 
@@ -71,6 +74,11 @@ std::string pack_summary(const PackResult &r)
       << r.graph.token.steps.size() << " steps; the planner's cycles, serial sum of the steps at position "
       << h.context / 2 << ": prompt " << static_cast<uint64_t>(serial_cycles(r, 0)) << " per chunk, token "
       << static_cast<uint64_t>(serial_cycles(r, 1)) << " per token\n";
+    s << "variants ";
+    tsr_variant_row row{};
+    for (uint16_t id : image_variants(r.graph))
+        if (tsr_variant_lookup(id, &row)) s << " " << row.name;
+    s << "\n";
     s << "image     " << r.image_bytes << " bytes";
     if (const uint32_t flash = r.board.region_size[TSR_REGION_IMAGE])
         s << " of " << flash << " bytes of flash";
@@ -109,8 +117,10 @@ nlohmann::json schedule_report(const PackResult &r, const GraphSchedule &s, uint
         case TSR_TILE_ROWS: tile = {{"rows", st.tile[0]}}; break;
         case TSR_TILE_MOVE: break;
         }
+        tsr_variant_row variant{};
         steps.push_back({{"label", st.label},
                          {"op", tsr_op_name(st.op)},
+                         {"variant", tsr_variant_lookup(probe_step(st, st.tile).variant, &variant) ? variant.name : "?"},
                          {"layer", st.layer == TSR_NO_LAYER ? json(nullptr) : json(st.layer)},
                          {"rows", (st.flags & TSR_STEP_ONE_ROW) ? 1u : s.max_rows},
                          {"engine", st.engine == TSR_ENGINE_DMA ? "dma" : st.engine == TSR_ENGINE_NPU ? "npu" : "cluster"},

@@ -33,6 +33,12 @@ struct TimelineEvent {
 std::string timeline_trace_json(const std::vector<TimelineEvent> &events, uint32_t cores, bool npu,
                                 const std::string &board, bool cycles = false);
 
+// The same timeline as an SVG picture: a lane per core, the DMA engine's and the NPU's,
+// the runs above them, a time axis with its unit (ns of wall time, or cycles), slices
+// coloured and labelled by operator, a legend with each operator's share of busy time.
+std::string timeline_svg(const std::vector<TimelineEvent> &events, uint32_t cores, bool npu, const std::string &board,
+                         bool cycles = false);
+
 class HostBoard {
 public:
     // threads: 1..desc.cores, every fork runs on all of them; or 0, the default: the
@@ -84,6 +90,8 @@ public:
     std::vector<TimelineEvent> timeline() const;
     // The timeline as a Chrome/Perfetto trace (JSON text), in wall time.
     std::string timeline_trace_json() const;
+    // The timeline as an SVG picture (timeline_svg), in wall time.
+    std::string timeline_svg() const;
     // Whether the board has an NPU engine (and its timeline an NPU lane).
     bool has_npu() const;
     // Nanoseconds the NPU engine has spent running jobs since the board was created
