@@ -6,7 +6,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 
 usage() {
   cat <<EOF
-usage: scripts/fuzz.sh [-t SECONDS] [-j JOBS] [-b BUILD_DIR] [--no-build] [--require] [HARNESS...]
+usage: scripts/fuzz.sh [-t SECONDS] [-j JOBS] [-b BUILD_DIR] [--no-build | --build-only] [--require] [HARNESS...]
 
 Builds every harness with clang (libFuzzer, ASan, UBSan) in BUILD_DIR, makes the
 seed corpora from synthetic models and ../shared, then runs each harness for
@@ -29,19 +29,22 @@ Options:
   -j JOBS       harnesses run at once (default 1; on a small machine, more is slower:
                 the host board's engine threads want the cores)
   -b BUILD_DIR  default: build-fuzz beside the sources
-  --no-build    run what BUILD_DIR holds
+  --no-build    run what BUILD_DIR holds (ctest's fuzz test: scripts/test.sh built it; a
+                BUILD_DIR with no harnesses is built first all the same)
+  --build-only  build the harnesses and the seed corpora, run nothing
   --require     fail, rather than skip, when clang cannot build fuzzers
 Environment: TESSERA_SHARED_DIR (default ../shared beside the sources).
 EOF
 }
 
-seconds=300 jobs=1 build=$root/build-fuzz do_build=1 require=0 harnesses=()
+seconds=300 jobs=1 build=$root/build-fuzz do_build=1 build_only=0 require=0 harnesses=()
 while (($#)); do
   case $1 in
     -t) seconds=$2; shift 2 ;;
     -j) jobs=$2; shift 2 ;;
     -b) build=$2; shift 2 ;;
     --no-build) do_build=0; shift ;;
+    --build-only) build_only=1; shift ;;
     --require) require=1; shift ;;
     -h|--help) usage; exit 0 ;;
     image|image_resigned|encode|readers|board|hf|onnx) harnesses+=("$1"); shift ;;
@@ -56,6 +59,9 @@ skip() {
   echo "SKIPPED: $1"; exit 0
 }
 
+if ((!do_build)) && [[ ! -x $build/tests/fuzz/fuzz_image ]]; then
+  do_build=1 # nothing built there yet
+fi
 if ((do_build)); then
   command -v clang++ >/dev/null || skip "clang++ not found (Debian: apt-get install clang libclang-rt-dev)"
   mkdir -p "$build/probe"
@@ -70,6 +76,11 @@ if ((do_build)); then
   # CMAKE_BUILD_PARALLEL_LEVEL (ctest sets 1: the other tests keep a core) or every core.
   cmake --build "$build" -j"${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}" >"$build/build.log" 2>&1 ||
     { tail -50 "$build/build.log"; exit 1; }
+fi
+
+if ((build_only)); then
+  echo "fuzz.sh: harnesses built in $build/tests/fuzz"
+  exit 0
 fi
 
 seeds_of() { case $1 in image|image_resigned) echo image ;; *) echo "$1" ;; esac; }

@@ -1,15 +1,39 @@
 #!/usr/bin/env bash
-# The whole test suite: configure, build, run every test with ctest, in a private
-# temporary folder that must be empty again afterwards.
+# The whole test suite: configure, build everything (tests, benchmarks and, with clang,
+# the fuzzers: outside the timed tests), then run every test with ctest in a private
+# temporary folder that must be empty again afterwards. Each phase says how long it took.
+#   scripts/test.sh            every test (ctest labels: quick, firmware, fuzz)
+#   scripts/test.sh -L quick   only those labelled quick (any ctest arguments pass through)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${TESSERA_BUILD_DIR:-$root/build}
+start=$SECONDS phase_start=$SECONDS
+phase() {
+  printf 'test.sh: %-40s %4d s\n' "$1" $((SECONDS - phase_start))
+  phase_start=$SECONDS
+}
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTESSERA_REQUIRE_CROSS=ON -DTESSERA_REQUIRE_FUZZ=ON \
-  ${TESSERA_SHARED_DIR:+-DTESSERA_SHARED_DIR=$TESSERA_SHARED_DIR}
+  ${TESSERA_SHARED_DIR:+-DTESSERA_SHARED_DIR=$TESSERA_SHARED_DIR} >/dev/null
 cmake --build "$build" -j"$(nproc)"
+phase "build (tools, tests, benchmarks)"
+# The fuzzers' clang build (ASan + UBSan), on every core, before ctest times anything.
+TESSERA_SHARED_DIR=${TESSERA_SHARED_DIR:-$root/../shared} "$root/scripts/fuzz.sh" --build-only --require -b "$build/fuzz"
+phase "build the fuzzers (clang, ASan + UBSan)"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tessera-test-run.XXXXXX")
 status=0
-TMPDIR=$tmp TEST_TMPDIR=$tmp ctest --test-dir "$build" -j"$(nproc)" --output-on-failure || status=$?
+TMPDIR=$tmp TEST_TMPDIR=$tmp ctest --test-dir "$build" -j"$(nproc)" --output-on-failure "$@" || status=$?
+phase "ctest"
+# A test killed for its time leaves its process folder (tessera-tests-<pid>-*): removed
+# once its process is gone, and named, since the kill already failed the run.
+for d in "$tmp"/tessera-tests-*-*; do
+  [[ -d $d ]] || continue
+  pid=${d#"$tmp"/tessera-tests-}
+  pid=${pid%%-*}
+  if ! kill -0 "$pid" 2>/dev/null; then
+    echo "test.sh: removed $(basename "$d"), left by a test process that was killed ($pid)" >&2
+    rm -rf "$d"
+  fi
+done
 left=$(find "$tmp" -mindepth 1 -maxdepth 1 | sed "s|^$tmp/||")
 if [[ -n $left ]]; then
   echo "test.sh: the tests left files in their temporary folder $tmp:" >&2
@@ -19,4 +43,5 @@ else
   rmdir "$tmp"
   echo "test.sh: the temporary folder is as the tests found it (empty)"
 fi
+printf 'test.sh: %-40s %4d s\n' "all" $((SECONDS - start))
 exit $status

@@ -15,6 +15,7 @@
 
 #include "onnx/onnx.pb.h"
 #include "support/packed_image.h"
+#include "support/synthetic_model.h"
 #include "tessera/errors.h"
 #include "tessera/kernels_quantlib.h"
 #include "tessera/models/onnx.h"
@@ -31,10 +32,7 @@ const std::string kGraphs = std::string(TESSERA_SHARED_DIR) + "/deeploy/microLla
 
 bool have_graphs() { return fs::exists(kGraphs + "microLlama128/network.onnx"); }
 
-std::string temp_path(const std::string &name)
-{
-    return (fs::temp_directory_path() / ("tessera_deeploy_test_" + std::to_string(::getpid()) + "_" + name)).string();
-}
+using tessera::test::temp_path; // the process's own folder, removed at exit (and by test.sh after a killed test)
 
 std::string read_bytes(const std::string &path)
 {

@@ -189,15 +189,18 @@ void write_tokenizer(const std::string &path, int vocab_size)
 
 namespace {
 
-// The process's own folder under the temporary directory, made on first use and
-// removed with everything in it when the process exits normally. A death test's
-// child ends with _exit and leaves it to the parent.
+// The process's own folder under the temporary directory, tessera-tests-<pid>-XXXXXX,
+// made on first use and removed with everything in it when the process exits normally.
+// A death test's child ends with _exit and leaves it to the parent; a process that is
+// killed (a test over its time limit) leaves it to scripts/test.sh, which removes the
+// folders of processes that are gone.
 class TestTempDir {
 public:
     const std::filesystem::path &path()
     {
         if (path_.empty()) {
-            std::string pattern = (std::filesystem::temp_directory_path() / "tessera-tests-XXXXXX").string();
+            std::string pattern =
+                (std::filesystem::temp_directory_path() / ("tessera-tests-" + std::to_string(::getpid()) + "-XXXXXX")).string();
             if (::mkdtemp(pattern.data()) == nullptr)
                 throw std::runtime_error("cannot make a temporary folder from " + pattern);
             path_ = pattern;

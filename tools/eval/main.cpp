@@ -291,7 +291,7 @@ int main(int argc, char **argv)
     double tolerance = 0;
     app.add_option("--npz-tolerance", tolerance,
                    "with --npz-expect: a value differs when further than this from the expected one (default 0: "
-                   "bit-exact; for fp32 images, e.g. 1e-4)")
+                   "bit-exact; for fp32 images, e.g. 1e-5)")
         ->needs(npz_opt)
         ->check(CLI::Range(0.0, 1e30));
     app.add_option("--emit-vectors", emit_vectors,
