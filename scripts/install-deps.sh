@@ -7,7 +7,7 @@ packages=(
   build-essential cmake pkg-config ca-certificates curl
   libgtest-dev libgmock-dev libbenchmark-dev libcmocka-dev
   nlohmann-json3-dev libcli11-dev libtinyxml2-dev libsentencepiece-dev librsvg2-bin
-  libonnx-dev libprotobuf-dev protobuf-compiler libzip-dev
+  libonnx-dev libprotobuf-dev protobuf-compiler libzip-dev zlib1g-dev
   gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc
   clang libclang-rt-dev
 )

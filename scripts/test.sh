@@ -2,23 +2,44 @@
 # The whole test suite: configure, build everything (tests, benchmarks and, with clang,
 # the fuzzers: outside the timed tests), then run every test with ctest in a private
 # temporary folder that must be empty again afterwards. Each phase says how long it took.
-#   scripts/test.sh            every test (ctest labels: quick, firmware, fuzz)
-#   scripts/test.sh -L quick   only those labelled quick (any ctest arguments pass through)
+#   scripts/test.sh             every test (ctest labels: quick, firmware, fuzz)
+#   scripts/test.sh -L quick    only those labelled quick (any ctest arguments pass through)
+#   scripts/test.sh --sanitize  the host half built with ASan + UBSan in build-sanitize/ and
+#                               every host test (label quick) run under them, stopping at
+#                               the first report (halt_on_error)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${TESSERA_BUILD_DIR:-$root/build}
+sanitize=0
+if [[ ${1:-} == --sanitize ]]; then
+  sanitize=1
+  shift
+  build=${TESSERA_SANITIZE_BUILD_DIR:-$root/build-sanitize}
+fi
 start=$SECONDS phase_start=$SECONDS
 phase() {
   printf 'test.sh: %-40s %4d s\n' "$1" $((SECONDS - phase_start))
   phase_start=$SECONDS
 }
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTESSERA_REQUIRE_CROSS=ON -DTESSERA_REQUIRE_FUZZ=ON \
-  ${TESSERA_SHARED_DIR:+-DTESSERA_SHARED_DIR=$TESSERA_SHARED_DIR} >/dev/null
-cmake --build "$build" -j"$(nproc)"
-phase "build (tools, tests, benchmarks)"
-# The fuzzers' clang build (ASan + UBSan), on every core, before ctest times anything.
-TESSERA_SHARED_DIR=${TESSERA_SHARED_DIR:-$root/../shared} "$root/scripts/fuzz.sh" --build-only --require -b "$build/fuzz"
-phase "build the fuzzers (clang, ASan + UBSan)"
+if ((sanitize)); then
+  # -O1 keeps the sanitized tests fast enough; no benchmarks, no cross builds, no fuzzers.
+  cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" \
+    -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g" -DTESSERA_SANITIZE=ON -DTESSERA_BUILD_BENCH=OFF \
+    ${TESSERA_SHARED_DIR:+-DTESSERA_SHARED_DIR=$TESSERA_SHARED_DIR} >/dev/null
+  cmake --build "$build" -j"$(nproc)"
+  phase "build with ASan + UBSan"
+  export ASAN_OPTIONS=halt_on_error=1:abort_on_error=0:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1
+  export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+  set -- -L quick "$@"
+else
+  cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTESSERA_REQUIRE_CROSS=ON -DTESSERA_REQUIRE_FUZZ=ON \
+    ${TESSERA_SHARED_DIR:+-DTESSERA_SHARED_DIR=$TESSERA_SHARED_DIR} >/dev/null
+  cmake --build "$build" -j"$(nproc)"
+  phase "build (tools, tests, benchmarks)"
+  # The fuzzers' clang build (ASan + UBSan), on every core, before ctest times anything.
+  TESSERA_SHARED_DIR=${TESSERA_SHARED_DIR:-$root/../shared} "$root/scripts/fuzz.sh" --build-only --require -b "$build/fuzz"
+  phase "build the fuzzers (clang, ASan + UBSan)"
+fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tessera-test-run.XXXXXX")
 status=0
 TMPDIR=$tmp TEST_TMPDIR=$tmp ctest --test-dir "$build" -j"$(nproc)" --output-on-failure "$@" || status=$?

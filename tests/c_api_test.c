@@ -212,6 +212,42 @@ static void errors_are_specific(void **state)
     assert_int_equal(tessera_sample(&fx->session, &bad, &tok), TESSERA_ERR_INVALID_ARGUMENT);
 }
 
+/* tessera_last_error describes the last call, on every call: each refusal names its own
+ * function, a success clears it, tessera_close included, and a call on a closed session
+ * says so (issue 29: after close it repeated the previous text; tessera_sample's refusal
+ * named tessera_logits). */
+static void last_error_describes_the_last_call(void **state)
+{
+    fixture *fx = *state;
+    const tsr_hal_board *hal = tessera_host_board_hal(fx->board);
+    assert_int_equal(tessera_open(&fx->session, fx->image, fx->size, hal), TESSERA_OK);
+    assert_string_equal(tessera_last_error(&fx->session), "");
+    assert_int_equal(tessera_step(&fx->session, 600), TESSERA_ERR_BAD_TOKEN);
+    assert_non_null(strstr(tessera_last_error(&fx->session), "tessera_step: token 0 has id 600"));
+    const int32_t bos = 1;
+    assert_int_equal(tessera_prompt(&fx->session, &bos, 1), TESSERA_OK);
+    assert_string_equal(tessera_last_error(&fx->session), ""); /* the step's refusal is not this call's */
+    tessera_sampler bad;
+    tessera_sampler_init(&bad, -1.0f, 0.9f, 1);
+    int32_t tok;
+    assert_int_equal(tessera_sample(&fx->session, &bad, &tok), TESSERA_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(tessera_last_error(&fx->session), "tessera_sample: "));
+    assert_int_equal(tessera_reset(&fx->session), TESSERA_OK);
+    tessera_sampler good;
+    tessera_sampler_init(&good, 0.0f, 0.9f, 1);
+    assert_int_equal(tessera_sample(&fx->session, &good, &tok), TESSERA_ERR_NO_LOGITS);
+    const char *e = tessera_last_error(&fx->session);
+    assert_non_null(strstr(e, "tessera_sample: no logits"));
+    assert_null(strstr(e, "tessera_logits"));
+    assert_int_equal(tessera_step(&fx->session, 600), TESSERA_ERR_BAD_TOKEN);
+    tessera_close(&fx->session);
+    assert_string_equal(tessera_last_error(&fx->session), "");
+    assert_int_equal(tessera_step(&fx->session, 1), TESSERA_ERR_NOT_OPEN);
+    assert_non_null(strstr(tessera_last_error(&fx->session), "tessera_step: the session is not open"));
+    assert_int_equal(tessera_kv_write(&fx->session, 0, 0, 0, 0, NULL), TESSERA_ERR_NOT_OPEN);
+    assert_non_null(strstr(tessera_last_error(&fx->session), "tessera_kv_write: the session is not open"));
+}
+
 static void unknown_board_is_named(void **state)
 {
     (void)state;
@@ -241,6 +277,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(sampling_is_reproducible_by_seed, setup, teardown),
         cmocka_unit_test_setup_teardown(decode_follows_run_c, setup, teardown),
         cmocka_unit_test_setup_teardown(errors_are_specific, setup, teardown),
+        cmocka_unit_test_setup_teardown(last_error_describes_the_last_call, setup, teardown),
         cmocka_unit_test(unknown_board_is_named),
     };
     return cmocka_run_group_tests_name("c_api", tests, NULL, NULL);

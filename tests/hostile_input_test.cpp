@@ -41,7 +41,7 @@ TEST(HostileInput, TenPieceVocabularyRefusesWhatItCannotSpell)
     uint32_t n = 0;
     EXPECT_EQ(tessera_encode(&m->session, "zzz", true, false, ids, 32, &n), TESSERA_ERR_UNENCODABLE_TEXT);
     EXPECT_STREQ(tessera_last_error(&m->session),
-                 "text byte 0x7a at offset 0 has no piece, and the vocabulary has no byte piece for it");
+                 "tessera_encode: text byte 0x7a at offset 0 has no piece, and the vocabulary has no byte piece for it");
     ASSERT_EQ(tessera_encode(&m->session, "bad", true, false, ids, 32, &n), TESSERA_OK);
     EXPECT_EQ(std::vector<int32_t>(ids, ids + n), (std::vector<int32_t>{1, 3, 5, 4, 7})); // <s> " " b a d
     EXPECT_EQ(tessera_prompt(&m->session, ids, n), TESSERA_OK) << tessera_last_error(&m->session);

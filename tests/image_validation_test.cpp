@@ -105,7 +105,7 @@ TEST_F(ImageValidation, AnImageOfTheFormerVersionIsRefusedNamingBothVersions)
     header().version = TSR_IMAGE_VERSION - 1u; // what the previous release's packer wrote
     resign();
     EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_VERSION);
-    const std::string want = "image format version " + std::to_string(TSR_IMAGE_VERSION - 1u) +
+    const std::string want = "tessera_open: image format version " + std::to_string(TSR_IMAGE_VERSION - 1u) +
                              " (header " + std::to_string(sizeof(tsr_image_header)) + " bytes); this runtime reads version " + std::to_string(TSR_IMAGE_VERSION) +
                              ": pack the model again with this release's tessera-pack";
     EXPECT_EQ(message(), want);
@@ -152,7 +152,7 @@ TEST_F(ImageValidation, AFeatureTheRuntimeLacksIsRefusedByName)
     header().required_features = TSR_FEATURE_F32 | (1u << 30);
     resign();
     EXPECT_EQ(open(), TESSERA_ERR_IMAGE_UNSUPPORTED);
-    EXPECT_EQ(message(), "image needs feature bit 30 (unknown to this runtime), which this runtime does not provide");
+    EXPECT_EQ(message(), "tessera_open: image needs feature bit 30 (unknown to this runtime), which this runtime does not provide");
 }
 
 TEST_F(ImageValidation, BadHeaderChecksum)
@@ -339,7 +339,7 @@ TEST_F(ImageValidation, EmbedReadingAnotherTensorThanItsTokenInputIsRefused)
     embed.operands[0] = uint16_t(header().tokens_tensor_prompt);
     resign();
     EXPECT_EQ(open(0, siracusa->hal()), TESSERA_ERR_IMAGE_BAD_SCHEDULE);
-    EXPECT_EQ(message(), "token schedule step 0 (embed) operand 0: names tensor " +
+    EXPECT_EQ(message(), "tessera_open: token schedule step 0 (embed) operand 0: names tensor " +
                              std::to_string(header().tokens_tensor_prompt) +
                              ", must be the schedule's token input tensor " + std::to_string(header().tokens_tensor_token))
         << message();
@@ -462,7 +462,7 @@ TEST_F(ImageValidation, BoardNameMustBeOnePrintableWord)
         std::memcpy(header().board_name, name, std::strlen(name));
         resign();
         EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_HEADER) << name;
-        EXPECT_EQ(message(), "image header: board name is not 1..31 printable characters and a NUL");
+        EXPECT_EQ(message(), "tessera_open: image header: board name is not 1..31 printable characters and a NUL");
         tessera_image_summary summary;
         char error[128];
         EXPECT_EQ(tessera_image_peek(img_.data(), img_.size, &summary, error, sizeof error), TESSERA_ERR_IMAGE_BAD_HEADER);

@@ -18,22 +18,22 @@ using Node = onnx::NodeProto;
 
 // QuantLib's integer operators, and the float graphs' (whose Div and HardSwish keep the
 // integer operators' attributes, unused in float).
-const std::map<std::string, std::vector<std::string>> kSupported = {
-    {"RMSNorm", {}},
-    {"Softmax", {"axis"}},
-    {"Div", {"Delta", "eps", "eta"}},
-    {"HardSwish", {"three", "six", "one_over_six"}},
-    {"MatMul", {}},
-    {"Add", {}},
-    {"Mul", {}},
-    {"Concat", {"axis"}},
-    {"Transpose", {"perm"}},
-    {"Reshape", {"allowzero"}},
-    {"RequantShift", {"div", "n_levels_out", "signed"}},
-    {"iRMSNorm", {"D", "n_levels"}},
-    {"iSoftmax", {"coeffA", "coeffB", "coeffC", "log2", "n_levels"}},
-    {"iHardswish", {"three", "six", "one_over_six"}},
-    {"TrueIntegerDiv", {"Delta", "eps", "eta", "y"}},
+const std::map<std::string, OnnxOp> kSupported = {
+    {"RMSNorm", {2, {}}},
+    {"Softmax", {1, {"axis"}}},
+    {"Div", {2, {"Delta", "eps", "eta"}}},
+    {"HardSwish", {1, {"three", "six", "one_over_six"}}},
+    {"MatMul", {2, {}}},
+    {"Add", {2, {}}},
+    {"Mul", {2, {}}},
+    {"Concat", {2, {"axis"}}},
+    {"Transpose", {1, {"perm"}}},
+    {"Reshape", {2, {"allowzero"}}},
+    {"RequantShift", {3, {"div", "n_levels_out", "signed"}}},
+    {"iRMSNorm", {2, {"D", "n_levels"}}},
+    {"iSoftmax", {1, {"coeffA", "coeffB", "coeffC", "log2", "n_levels"}}},
+    {"iHardswish", {1, {"three", "six", "one_over_six"}}},
+    {"TrueIntegerDiv", {1, {"Delta", "eps", "eta", "y"}}},
 };
 
 // A RequantShift as read: per-channel or scalar mul and add, the shift and range.
@@ -100,9 +100,10 @@ protected:
     void read_inputs(OnnxDecoderInfo &info, bool cache_outputs)
     {
         const auto &in = m_.inputs();
-        if (in.size() < 5 || (in.size() - 3) % 2 != 0)
-            m_.fail("has " + std::to_string(in.size()) +
-                    " inputs; a decoder takes the hidden state, the mask, the rotations and each layer's past K and V");
+        if (in.size() < 5 || (in.size() - 3) % 2 != 0) // named by its first node, the first thing a decoder would not be
+            m_.fail(m_.graph().node(0), "is the first node of a graph with " + std::to_string(in.size()) +
+                                            " inputs: not a decoder this front end knows (a decoder takes the hidden state, "
+                                            "the mask, the rotations and each layer's past K and V)");
         const std::vector<int64_t> x = m_.shape_of(*in[0]), rot = m_.shape_of(*in[2]), k0 = m_.shape_of(*in[3]);
         if (x.size() != 3 || x[0] != 1 || x[1] < 1 || x[2] < 1) m_.fail("input 0 '" + in[0]->name() + "' is not [1, S, dim]");
         if (k0.size() != 4 || k0[0] != 1 || k0[1] < 1 || k0[3] < 1) m_.fail("input 3 '" + in[3]->name() + "' is not [1, heads, S_past, head_size]");
@@ -126,6 +127,38 @@ protected:
             m_.fail("has " + std::to_string(m_.graph().output_size()) + " outputs, not the hidden state" +
                     (cache_outputs ? " and each layer's K and V" : ""));
         info_ = &info;
+        check_layout_nodes();
+    }
+
+    // The layout nodes move heads, never values: every Reshape splits rows into the
+    // declared heads ([1, S, heads, head_size]) or joins them ([1, S, dim]), every Transpose
+    // swaps rows and heads ([0, 2, 1, 3]) or K's last two axes ([0, 1, 3, 2]). A constant
+    // that disagrees with the inputs' declared shapes is refused: the decoder lowers by them.
+    void check_layout_nodes() const
+    {
+        const int64_t S = info_->rows, H = info_->n_heads, hs = info_->head_size, D = info_->dim;
+        const std::vector<int64_t> split = {1, S, H, hs}, join = {1, S, D};
+        for (const Node &n : m_.graph().node()) {
+            if (n.op_type() == "Reshape") {
+                const IntTensor shape = m_.initializer(n.input(1), n);
+                if (shape.values != split && shape.values != join)
+                    m_.fail(n, "reshapes to " + shown(shape.values) + ", neither " + shown(split) + " (heads of the declared " +
+                                   "shapes) nor " + shown(join));
+                bool has_allowzero = false;
+                for (const onnx::AttributeProto &a : n.attribute()) has_allowzero = has_allowzero || a.name() == "allowzero";
+                if (has_allowzero) m_.int_attribute(n, "allowzero", 0, 0);
+            } else if (n.op_type() == "Transpose") {
+                const std::vector<int64_t> perm = m_.ints_attribute(n, "perm");
+                if (perm != std::vector<int64_t>{0, 2, 1, 3} && perm != std::vector<int64_t>{0, 1, 3, 2})
+                    m_.fail(n, "perm " + shown(perm) + " is neither [0, 2, 1, 3] nor [0, 1, 3, 2]");
+            }
+        }
+    }
+    static std::string shown(const std::vector<int64_t> &v)
+    {
+        std::string s = "[";
+        for (size_t i = 0; i < v.size() && i < 8; ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+        return s + (v.size() > 8 ? ", ...]" : "]");
     }
 
     // The one consumer of `t` with operator `op` (skipping none); `what` names it in errors.
@@ -188,8 +221,8 @@ protected:
             if (v < INT32_MIN || v > INT32_MAX) m_.fail(n, "mul " + std::to_string(v) + " outside int32");
         for (int64_t v : r.add)
             if (v < INT32_MIN || v > INT32_MAX) m_.fail(n, "add " + std::to_string(v) + " outside int32");
-        const int64_t div = m_.int_attribute(n, "div"), levels = m_.int_attribute(n, "n_levels_out");
-        const int64_t is_signed = m_.int_attribute(n, "signed");
+        const int64_t div = m_.int_attribute(n, "div", 1, int64_t(1) << 62), levels = m_.int_attribute(n, "n_levels_out", 2, 256);
+        const int64_t is_signed = m_.int_attribute(n, "signed", 0, 1);
         r.shift = log2_exact(div);
         if (r.shift < 0) m_.fail(n, "div " + std::to_string(div) + " is not a power of two");
         if (levels < 2 || levels > 256) m_.fail(n, "n_levels_out " + std::to_string(levels) + " outside 2..256");
@@ -217,7 +250,7 @@ protected:
             if (v <= -(int64_t(1) << 24) || v >= (int64_t(1) << 24)) m_.fail(n, "weight " + std::to_string(v) + " outside +-2^24");
             out.w.push_back(int32_t(v));
         }
-        const int64_t d = m_.int_attribute(n, "D"), levels = m_.int_attribute(n, "n_levels");
+        const int64_t d = m_.int_attribute(n, "D", 1, int64_t(1) << 31), levels = m_.int_attribute(n, "n_levels");
         out.log2_d = log2_exact(d);
         if (out.log2_d < 0 || out.log2_d > 31) m_.fail(n, "D " + std::to_string(d) + " is not a power of two up to 2^31");
         if (levels != 256) m_.fail(n, "n_levels " + std::to_string(levels) + " (int8 activations: 256)");
@@ -263,10 +296,15 @@ protected:
         const Node &rq_s = next(scores.output(0), "the scores' requantization");
         t.scores = scalar_rqs(rq_s);
         const Node &div = expect(next(rq_s.output(0), "the scores' division"), "TrueIntegerDiv", "the scores' division");
-        const int64_t delta = m_.int_attribute(div, "Delta"), eps = m_.int_attribute(div, "eps"), eta = m_.int_attribute(div, "eta"),
-                      y = m_.int_attribute(div, "y");
-        if (y * eta + eps <= 0 || delta < 0 || delta > (1 << 30) || eta < 0 || eta > (1 << 30)) m_.fail(div, "constants out of range");
+        // Each bounded before any product: y x eta + eps and Delta x eta stay below 2^62.
+        const int64_t delta = m_.int_attribute(div, "Delta", 0, 1 << 30), eps = m_.int_attribute(div, "eps", -(1 << 30), 1 << 30),
+                      eta = m_.int_attribute(div, "eta", 0, 1 << 30), y = m_.int_attribute(div, "y", -(1 << 30), 1 << 30);
+        if (y * eta + eps <= 0) m_.fail(div, "y x eta + eps = " + std::to_string(y * eta + eps) + " is not positive");
         const int64_t factor = delta * eta / (y * eta + eps); // Deeploy's floor form
+        // It multiplies an int8 score: the product must stay an int32, as the kernels hold it.
+        if (factor > (int64_t(1) << 23) || factor < -(int64_t(1) << 23))
+            m_.fail(div, "Delta x eta / (y x eta + eps) = " + std::to_string(factor) + " is outside +-2^23 (int8 scores "
+                         "times it must stay within int32)");
         const Node &rq_m = next(div.output(0), "the scores' second requantization");
         const tsr_rqs_params merge = scalar_rqs(rq_m);
         const Node &add = expect(next(rq_m.output(0), "the mask's add"), "Add", "the mask's add");
@@ -277,10 +315,10 @@ protected:
         const Node &rq_sum = next(add.output(0), "the masked scores' requantization");
         const tsr_rqs_params sum = scalar_rqs(rq_sum);
         const Node &sm = expect(next(rq_sum.output(0), "the softmax"), "iSoftmax", "the softmax");
-        const int64_t A = m_.int_attribute(sm, "coeffA"), B = m_.int_attribute(sm, "coeffB"), C = m_.int_attribute(sm, "coeffC"),
-                      log2 = m_.int_attribute(sm, "log2"), levels = m_.int_attribute(sm, "n_levels");
+        const int64_t A = m_.int_attribute(sm, "coeffA", -(1 << 20), 1 << 20), B = m_.int_attribute(sm, "coeffB", -(1 << 20), 1 << 20),
+                      C = m_.int_attribute(sm, "coeffC", -(1 << 30), 1 << 30), log2 = m_.int_attribute(sm, "log2", 1, 1 << 20),
+                      levels = m_.int_attribute(sm, "n_levels");
         if (levels != 256) m_.fail(sm, "n_levels " + std::to_string(levels) + " (256 only)");
-        if (log2 < 1 || std::abs(A) > (1 << 20) || std::abs(B) > (1 << 20) || std::abs(C) > (1 << 30)) m_.fail(sm, "constants out of range");
         if (t.scores.lo < -128 || t.scores.hi > 127 || sum.lo < -128 || sum.hi > 127) m_.fail(rq_sum, "scores are not int8");
         for (int32_t s = -128; s < 128; ++s) {
             const int64_t merged = tsr_rqs(int64_t(s) * factor, &merge);
@@ -364,11 +402,9 @@ protected:
             const Node &after = next(rq.output(0), where + " FFN");
             if (after.op_type() == "iHardswish") {
                 c.w1 = std::move(lin);
-                c.three = int32_t(m_.int_attribute(after, "three"));
-                c.six = int32_t(m_.int_attribute(after, "six"));
-                c.one_over_six = int32_t(m_.int_attribute(after, "one_over_six"));
-                if (c.three < 0 || c.three > 32768 || c.six < 0 || c.six > 32768 || c.one_over_six < 0 || c.one_over_six > 32768)
-                    m_.fail(after, "constants outside 0..2^15");
+                c.three = int32_t(m_.int_attribute(after, "three", 0, 32768));
+                c.six = int32_t(m_.int_attribute(after, "six", 0, 32768));
+                c.one_over_six = int32_t(m_.int_attribute(after, "one_over_six", 0, 32768));
                 const Node &act = next(after.output(0), where + " the activation's requantization");
                 c.act = scalar_rqs(act);
                 mul = &expect(next(act.output(0), where + " gate x up"), "Mul", where + " gate x up");

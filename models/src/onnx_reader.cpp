@@ -78,8 +78,7 @@ std::string read_onnx_file(const std::string &path)
     return bytes;
 }
 
-OnnxModel::OnnxModel(const std::string &bytes, const std::string &path,
-                     const std::map<std::string, std::vector<std::string>> &supported)
+OnnxModel::OnnxModel(const std::string &bytes, const std::string &path, const std::map<std::string, OnnxOp> &supported)
     : path_(path)
 {
     if (bytes.size() > kMaxModelBytes) fail(std::to_string(bytes.size()) + " bytes is above the 1 GiB an ONNX model may have here");
@@ -88,17 +87,29 @@ OnnxModel::OnnxModel(const std::string &bytes, const std::string &path,
                          " bytes)");
     if (!model_.has_graph() || model_.graph().node_size() == 0) fail("the model has no graph or no nodes");
     const onnx::GraphProto &g = model_.graph();
-    for (const onnx::TensorProto &t : g.initializer()) initializers_[t.name()] = &t;
+    for (const onnx::TensorProto &t : g.initializer()) {
+        if (t.data_location() == onnx::TensorProto::EXTERNAL)
+            fail("initializer '" + t.name() + "' keeps its data in an external file (data_location EXTERNAL), which "
+                 "this front end never opens: save the model with its data inside");
+        if (!initializers_.emplace(t.name(), &t).second) fail("initializer '" + t.name() + "' is given twice");
+    }
     for (const onnx::ValueInfoProto &v : g.input())
         if (!initializers_.count(v.name())) inputs_.push_back(&v);
     for (const onnx::NodeProto &n : g.node()) {
         const auto op = supported.find(n.op_type());
         if (!n.domain().empty() || op == supported.end())
             fail(n, "operator '" + (n.domain().empty() ? "" : n.domain() + ".") + n.op_type() + "' is not supported");
+        const std::vector<std::string> &allowed = op->second.attributes;
         for (const onnx::AttributeProto &a : n.attribute())
-            if (std::find(op->second.begin(), op->second.end(), a.name()) == op->second.end())
+            if (std::find(allowed.begin(), allowed.end(), a.name()) == allowed.end())
                 fail(n, "attribute '" + a.name() + "' is not supported");
+        if (n.input_size() != op->second.inputs)
+            fail(n, "has " + std::to_string(n.input_size()) + " inputs; the decoder's " + n.op_type() + " takes " +
+                        std::to_string(op->second.inputs));
+        for (int i = 0; i < n.input_size(); ++i)
+            if (n.input(i).empty()) fail(n, "input " + std::to_string(i) + " is left unnamed (an omitted optional input)");
         if (n.output_size() != 1) fail(n, "has " + std::to_string(n.output_size()) + " outputs, not 1");
+        if (n.output(0).empty()) fail(n, "its output is unnamed");
         if (!producers_.emplace(n.output(0), &n).second) fail(n, "its output '" + n.output(0) + "' is made twice");
         for (const std::string &in : n.input()) consumers_[in].push_back(&n);
     }
@@ -117,6 +128,8 @@ std::vector<int64_t> OnnxModel::shape_of(const onnx::ValueInfoProto &v) const
     if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) fail("'" + v.name() + "' has no tensor shape");
     for (const onnx::TensorShapeProto_Dimension &d : v.type().tensor_type().shape().dim()) {
         if (!d.has_dim_value() || d.dim_value() < 0) fail("'" + v.name() + "' has a symbolic or negative dimension");
+        if (d.dim_value() > (1 << 24))
+            fail("'" + v.name() + "' has a dimension of " + std::to_string(d.dim_value()) + ", above the 2^24 this front end reads");
         dims.push_back(d.dim_value());
     }
     return dims;
@@ -125,6 +138,8 @@ std::vector<int64_t> OnnxModel::shape_of(const onnx::ValueInfoProto &v) const
 IntTensor OnnxModel::decode(const onnx::TensorProto &t, const std::string &what) const
 {
     IntTensor out;
+    if (t.data_location() == onnx::TensorProto::EXTERNAL)
+        fail(what + ": keeps its data in an external file (data_location EXTERNAL), which this front end never opens");
     uint64_t count = 1;
     for (int64_t d : t.dims()) {
         if (d < 0 || d > (1 << 24)) fail(what + ": dimension " + std::to_string(d) + " out of range");
@@ -194,6 +209,7 @@ FloatTensor OnnxModel::float_initializer(const std::string &name, const onnx::No
     const onnx::TensorProto &t = *it->second;
     const std::string what = "constant '" + name + "'";
     if (t.data_type() != onnx::TensorProto::FLOAT) fail(user, what + " is not float32");
+    if (t.data_location() == onnx::TensorProto::EXTERNAL) fail(user, what + ": keeps its data in an external file");
     FloatTensor out;
     uint64_t count = 1;
     for (int64_t d : t.dims()) {
@@ -235,16 +251,8 @@ std::vector<int64_t> OnnxModel::ints_attribute(const onnx::NodeProto &node, cons
         case onnx::AttributeProto::INT: return {a.i()};
         case onnx::AttributeProto::INTS: return std::vector<int64_t>(a.ints().begin(), a.ints().end());
         case onnx::AttributeProto::FLOAT:
-            if (a.f() != std::floor(a.f())) fail(node, "attribute '" + name + "' is not an integer");
-            return {int64_t(a.f())};
-        case onnx::AttributeProto::FLOATS: {
-            std::vector<int64_t> out;
-            for (float f : a.floats()) {
-                if (f != std::floor(f)) fail(node, "attribute '" + name + "' is not an integer");
-                out.push_back(int64_t(f));
-            }
-            return out;
-        }
+        case onnx::AttributeProto::FLOATS:
+            fail(node, "attribute '" + name + "' is a FLOAT; an integer is expected (INT, INTS, or a TENSOR of integers)");
         case onnx::AttributeProto::TENSOR:
             return decode(a.t(), "node '" + node.name() + "' (" + node.op_type() + "): attribute '" + name + "'").values;
         default: fail(node, "attribute '" + name + "' has an unsupported type");
@@ -258,6 +266,15 @@ int64_t OnnxModel::int_attribute(const onnx::NodeProto &node, const std::string 
     const std::vector<int64_t> v = ints_attribute(node, name);
     if (v.size() != 1) fail(node, "attribute '" + name + "' has " + std::to_string(v.size()) + " values, not 1");
     return v[0];
+}
+
+int64_t OnnxModel::int_attribute(const onnx::NodeProto &node, const std::string &name, int64_t lo, int64_t hi) const
+{
+    const int64_t v = int_attribute(node, name);
+    if (v < lo || v > hi)
+        fail(node, "attribute '" + name + "' = " + std::to_string(v) + " is outside " + std::to_string(lo) + ".." +
+                       std::to_string(hi));
+    return v;
 }
 
 void OnnxModel::fail(const onnx::NodeProto &node, const std::string &what) const

@@ -30,12 +30,20 @@ struct IntTensor {
 // The bytes of an ONNX file; throws InputError when it cannot be read or is above 1 GiB.
 std::string read_onnx_file(const std::string &path);
 
+// An operator the front end reads: its inputs (exactly so many, every one named) and the
+// attributes it may carry.
+struct OnnxOp {
+    int inputs = 0;
+    std::vector<std::string> attributes;
+};
+
 class OnnxModel {
 public:
     // Throws InputError: unreadable file, truncated or corrupt protobuf, no graph, an
-    // operator outside `supported` (name -> its allowed attributes).
+    // operator outside `supported` (name -> its inputs and allowed attributes), a node with
+    // another number of inputs or outputs, an input left unnamed.
     // `bytes` are the file's, `path` names it in errors.
-    OnnxModel(const std::string &bytes, const std::string &path, const std::map<std::string, std::vector<std::string>> &supported);
+    OnnxModel(const std::string &bytes, const std::string &path, const std::map<std::string, OnnxOp> &supported);
 
     const onnx::GraphProto &graph() const { return model_.graph(); }
     const std::string &path() const { return path_; }
@@ -53,9 +61,12 @@ public:
     const onnx::NodeProto *producer(const std::string &tensor) const;
     std::vector<const onnx::NodeProto *> consumers(const std::string &tensor) const;
 
-    // An attribute with one integer value (INT, FLOAT holding an integer, or a one-element
-    // list or tensor); throws when missing or not such.
+    // An attribute with one integer value (INT, or a one-element INTS or integer-valued
+    // TENSOR, as QuantLib writes its float32 constants); throws when missing or not such:
+    // a FLOAT attribute is refused, whatever it holds. `lo`..`hi` bound it (checked on
+    // the int64 before any narrowing).
     int64_t int_attribute(const onnx::NodeProto &node, const std::string &name) const;
+    int64_t int_attribute(const onnx::NodeProto &node, const std::string &name, int64_t lo, int64_t hi) const;
     std::vector<int64_t> ints_attribute(const onnx::NodeProto &node, const std::string &name) const;
 
     // "network.onnx: node 'name' (Op): what"

@@ -16,21 +16,24 @@ static_assert(alignof(Session) <= alignof(tessera_session), "tessera_session sto
 
 namespace {
 
-Message error_of(Session *s)
+// A refusal's message: "tessera_step: what". Every public call names itself, and
+// tessera_last_error always describes the last call made on the session: "" after one
+// that succeeded (enter clears it).
+Message error_of(Session *s, const char *call)
 {
-    return Message(s->error, sizeof s->error); // starts empty: each failure says only its own story
+    return Message(s->error, sizeof s->error, call); // "call: " only before what is written
 }
 
-Session *open_session(tessera_session *session)
+// The open session behind a public call, its error cleared for this call; or null: then,
+// where there is a session at all, its error says that `call` found it not open.
+Session *enter(const tessera_session *session, const char *call)
 {
     if (session == nullptr) return nullptr;
-    Session *s = session_of(session);
-    return s->open_marker == tsr::kOpenMarker ? s : nullptr;
-}
-
-const Session *open_session(const tessera_session *session)
-{
-    return open_session(const_cast<tessera_session *>(session));
+    Session *s = session_of(const_cast<tessera_session *>(session));
+    s->error[0] = '\0';
+    if (s->open_marker == tsr::kOpenMarker) return s;
+    error_of(s, call).str("the session is not open (tessera_open did not succeed, or tessera_close was called)");
+    return nullptr;
 }
 
 // Copies sections that want a board region there, by DMA, once.
@@ -83,11 +86,11 @@ bool decoder_only(const Session *s) { return (s->image.header->flags & TSR_IMAGE
 // Token calls on a decoder-only image, or row calls on a token one: what to call instead.
 tessera_status wrong_kind(Session *s, const char *call)
 {
-    Message err = error_of(s);
+    Message err = error_of(s, call);
     if (decoder_only(s))
-        err.str(call).str(": the image is decoder-only (hidden rows in and out): run it with tessera_forward_rows");
+        err.str("the image is decoder-only (hidden rows in and out): run it with tessera_forward_rows");
     else
-        err.str(call).str(": the image takes tokens: run it with tessera_prompt and tessera_step");
+        err.str("the image takes tokens: run it with tessera_prompt and tessera_step");
     return TESSERA_ERR_INVALID_ARGUMENT;
 }
 
@@ -147,6 +150,32 @@ tessera_status kv_rows(const Session *s, uint32_t layer, uint32_t kind, uint32_t
     return TESSERA_OK;
 }
 
+// A row of the last run's logits, for `call` (tessera_logits, tessera_sample).
+tessera_status logits_of(Session *s, uint32_t row, const float **logits, uint32_t *rows, const char *call)
+{
+    if (decoder_only(s)) return wrong_kind(s, call);
+    Message err = error_of(s, call);
+    if (logits == nullptr) {
+        err.str("logits must not be NULL");
+        return TESSERA_ERR_INVALID_ARGUMENT;
+    }
+    if (s->last_run == tsr::LastRun::kNone) {
+        err.str("no logits: nothing has run since open or reset");
+        return TESSERA_ERR_NO_LOGITS;
+    }
+    if (row == TESSERA_LAST_ROW) row = s->last_rows - 1u;
+    if (row >= s->last_rows) {
+        err.str("row ").num(row).str(" requested, the last run produced ").num(s->last_rows);
+        return TESSERA_ERR_NO_LOGITS;
+    }
+    const tsr_image_header &h = *s->image.header;
+    const uint32_t tensor = s->last_run == tsr::LastRun::kPrompt ? h.logits_tensor_prompt : h.logits_tensor_token;
+    *logits = reinterpret_cast<const float *>(tsr::tensor_address(s->image, s->board, tensor)) +
+              (size_t)row * h.vocab_size;
+    if (rows) *rows = s->last_rows;
+    return TESSERA_OK;
+}
+
 } // namespace
 
 extern "C" {
@@ -191,7 +220,7 @@ tessera_status tessera_open(tessera_session *session, const void *image, size_t 
     if (session == nullptr) return TESSERA_ERR_INVALID_ARGUMENT;
     Session *s = session_of(session);
     memset(s, 0, sizeof *s);
-    Message err = error_of(s);
+    Message err = error_of(s, "tessera_open");
     if (board == nullptr) {
         err.str("board is NULL");
         return TESSERA_ERR_INVALID_ARGUMENT;
@@ -212,12 +241,16 @@ tessera_status tessera_open(tessera_session *session, const void *image, size_t 
     if (st != TESSERA_OK) return st;
     tsr::resolve_steps(s->image, board); // after the copies: nothing may overwrite the table
     s->open_marker = tsr::kOpenMarker;
+    s->error[0] = '\0';
     return TESSERA_OK;
 }
 
 void tessera_close(tessera_session *session)
 {
-    if (session != nullptr) session_of(session)->open_marker = 0;
+    if (session == nullptr) return;
+    Session *s = session_of(session);
+    s->open_marker = 0;
+    s->error[0] = '\0'; // the last call, close, succeeded: nothing of before it remains
 }
 
 const char *tessera_last_error(const tessera_session *session)
@@ -227,19 +260,23 @@ const char *tessera_last_error(const tessera_session *session)
 
 tessera_status tessera_image_summary_of(const tessera_session *session, tessera_image_summary *out)
 {
-    const Session *s = open_session(session);
+    Session *s = enter(session, "tessera_image_summary_of");
     if (s == nullptr) return TESSERA_ERR_NOT_OPEN;
+    if (out == nullptr) {
+        error_of(s, "tessera_image_summary_of").str("out must not be NULL");
+        return TESSERA_ERR_INVALID_ARGUMENT;
+    }
     return tessera_image_peek(s->image.base, s->image.header->file_size, out, nullptr, 0);
 }
 
 tessera_status tessera_encode(tessera_session *session, const char *text, bool bos, bool eos, int32_t *ids,
                               uint32_t capacity, uint32_t *count)
 {
-    Session *s = open_session(session);
+    Session *s = enter(session, "tessera_encode");
     if (s == nullptr) return TESSERA_ERR_NOT_OPEN;
-    Message err = error_of(s);
+    Message err = error_of(s, "tessera_encode");
     if (text == nullptr || ids == nullptr || count == nullptr) {
-        err.str("tessera_encode: text, ids and count must not be NULL");
+        err.str("text, ids and count must not be NULL");
         return TESSERA_ERR_INVALID_ARGUMENT;
     }
     if (decoder_only(s)) return wrong_kind(s, "tessera_encode");
@@ -258,19 +295,19 @@ tessera_status tessera_encode(tessera_session *session, const char *text, bool b
 
 const char *tessera_decode(const tessera_session *session, int32_t prev, int32_t token, uint32_t *len)
 {
-    const Session *s = open_session(session);
+    const Session *s = enter(session, "tessera_decode");
     if (s == nullptr || (s->image.header->flags & TSR_IMAGE_DECODER_ONLY)) return nullptr;
     return tsr::tokenizer_decode(s->image.tokenizer, s->image.header->bos_id, prev, token, len);
 }
 
 tessera_status tessera_prompt(tessera_session *session, const int32_t *ids, uint32_t count)
 {
-    Session *s = open_session(session);
+    Session *s = enter(session, "tessera_prompt");
     if (s == nullptr) return TESSERA_ERR_NOT_OPEN;
     if (decoder_only(s)) return wrong_kind(s, "tessera_prompt");
-    Message err = error_of(s);
+    Message err = error_of(s, "tessera_prompt");
     if (ids == nullptr || count == 0u) {
-        err.str("tessera_prompt: needs at least one token");
+        err.str("needs at least one token");
         return TESSERA_ERR_INVALID_ARGUMENT;
     }
     tessera_status st = check_tokens(s, ids, count, err);
@@ -298,10 +335,10 @@ tessera_status tessera_prompt(tessera_session *session, const int32_t *ids, uint
 
 tessera_status tessera_step(tessera_session *session, int32_t token)
 {
-    Session *s = open_session(session);
+    Session *s = enter(session, "tessera_step");
     if (s == nullptr) return TESSERA_ERR_NOT_OPEN;
     if (decoder_only(s)) return wrong_kind(s, "tessera_step");
-    Message err = error_of(s);
+    Message err = error_of(s, "tessera_step");
     tessera_status st = check_tokens(s, &token, 1u, err);
     if (st != TESSERA_OK) return st;
     const uint64_t t0 = s->board->ops->cycles(s->board->ctx);
@@ -320,30 +357,9 @@ tessera_status tessera_step(tessera_session *session, int32_t token)
 
 tessera_status tessera_logits(const tessera_session *session, uint32_t row, const float **logits, uint32_t *rows)
 {
-    const Session *cs = open_session(session);
-    if (cs == nullptr) return TESSERA_ERR_NOT_OPEN;
-    Session *s = const_cast<Session *>(cs);
-    if (decoder_only(s)) return wrong_kind(s, "tessera_logits");
-    Message err = error_of(s);
-    if (logits == nullptr) {
-        err.str("tessera_logits: logits must not be NULL");
-        return TESSERA_ERR_INVALID_ARGUMENT;
-    }
-    if (s->last_run == tsr::LastRun::kNone) {
-        err.str("no logits: nothing has run since open or reset");
-        return TESSERA_ERR_NO_LOGITS;
-    }
-    if (row == TESSERA_LAST_ROW) row = s->last_rows - 1u;
-    if (row >= s->last_rows) {
-        err.str("row ").num(row).str(" requested, the last run produced ").num(s->last_rows);
-        return TESSERA_ERR_NO_LOGITS;
-    }
-    const tsr_image_header &h = *s->image.header;
-    const uint32_t tensor = s->last_run == tsr::LastRun::kPrompt ? h.logits_tensor_prompt : h.logits_tensor_token;
-    *logits = reinterpret_cast<const float *>(tsr::tensor_address(s->image, s->board, tensor)) +
-              (size_t)row * h.vocab_size;
-    if (rows) *rows = s->last_rows;
-    return TESSERA_OK;
+    Session *s = enter(session, "tessera_logits");
+    if (s == nullptr) return TESSERA_ERR_NOT_OPEN;
+    return logits_of(s, row, logits, rows, "tessera_logits");
 }
 
 tessera_status tessera_sampler_init(tessera_sampler *sampler, float temperature, float topp, uint64_t seed)
@@ -357,15 +373,15 @@ tessera_status tessera_sampler_init(tessera_sampler *sampler, float temperature,
 
 tessera_status tessera_sample(tessera_session *session, tessera_sampler *sampler, int32_t *token)
 {
-    Session *s = open_session(session);
+    Session *s = enter(session, "tessera_sample");
     if (s == nullptr) return TESSERA_ERR_NOT_OPEN;
-    Message err = error_of(s);
+    Message err = error_of(s, "tessera_sample");
     if (sampler == nullptr || token == nullptr || !sampler_ok(*sampler)) {
-        err.str("tessera_sample: needs a token pointer and a sampler with a finite temperature >= 0 and a finite top-p");
+        err.str("needs a token pointer and a sampler with a finite temperature >= 0 and a finite top-p");
         return TESSERA_ERR_INVALID_ARGUMENT;
     }
     const float *logits = nullptr;
-    const tessera_status st = tessera_logits(session, TESSERA_LAST_ROW, &logits, nullptr);
+    const tessera_status st = logits_of(s, TESSERA_LAST_ROW, &logits, nullptr, "tessera_sample");
     if (st != TESSERA_OK) return st;
     const tsr_image_header &h = *s->image.header;
     float *scratch = reinterpret_cast<float *>(tsr::tensor_address(s->image, s->board, h.sampler_scratch_tensor));
@@ -376,12 +392,12 @@ tessera_status tessera_sample(tessera_session *session, tessera_sampler *sampler
 tessera_status tessera_forward_rows(tessera_session *session, const void *rows_in, const void *rotations,
                                     uint32_t count, void *rows_out)
 {
-    Session *s = open_session(session);
+    Session *s = enter(session, "tessera_forward_rows");
     if (s == nullptr) return TESSERA_ERR_NOT_OPEN;
     if (!decoder_only(s)) return wrong_kind(s, "tessera_forward_rows");
-    Message err = error_of(s);
+    Message err = error_of(s, "tessera_forward_rows");
     if (rows_in == nullptr || rotations == nullptr || rows_out == nullptr || count == 0u) {
-        err.str("tessera_forward_rows: needs at least one row, its rotation and room for its output");
+        err.str("needs at least one row, its rotation and room for its output");
         return TESSERA_ERR_INVALID_ARGUMENT;
     }
     const tsr_image_header &h = *s->image.header;
@@ -420,12 +436,12 @@ tessera_status tessera_forward_rows(tessera_session *session, const void *rows_i
 tessera_status tessera_kv_read(const tessera_session *session, uint32_t layer, uint32_t kind, uint32_t first,
                                uint32_t count, void *rows)
 {
-    const Session *cs = open_session(session);
+    const Session *cs = enter(session, "tessera_kv_read");
     if (cs == nullptr) return TESSERA_ERR_NOT_OPEN;
     Session *s = const_cast<Session *>(cs);
-    Message err = error_of(s);
+    Message err = error_of(s, "tessera_kv_read");
     if (rows == nullptr && count) {
-        err.str("tessera_kv_read: rows must not be NULL");
+        err.str("rows must not be NULL");
         return TESSERA_ERR_INVALID_ARGUMENT;
     }
     uint8_t *addr = nullptr;
@@ -438,11 +454,11 @@ tessera_status tessera_kv_read(const tessera_session *session, uint32_t layer, u
 tessera_status tessera_kv_write(tessera_session *session, uint32_t layer, uint32_t kind, uint32_t first,
                                 uint32_t count, const void *rows)
 {
-    Session *s = open_session(session);
+    Session *s = enter(session, "tessera_kv_write");
     if (s == nullptr) return TESSERA_ERR_NOT_OPEN;
-    Message err = error_of(s);
+    Message err = error_of(s, "tessera_kv_write");
     if (rows == nullptr && count) {
-        err.str("tessera_kv_write: rows must not be NULL");
+        err.str("rows must not be NULL");
         return TESSERA_ERR_INVALID_ARGUMENT;
     }
     uint8_t *addr = nullptr;
@@ -454,11 +470,11 @@ tessera_status tessera_kv_write(tessera_session *session, uint32_t layer, uint32
 
 tessera_status tessera_set_position(tessera_session *session, uint32_t position)
 {
-    Session *s = open_session(session);
+    Session *s = enter(session, "tessera_set_position");
     if (s == nullptr) return TESSERA_ERR_NOT_OPEN;
     if (position > s->image.header->context) {
-        Message err = error_of(s);
-        err.str("tessera_set_position: ").num(position).str(" is above the context of ").num(s->image.header->context);
+        Message err = error_of(s, "tessera_set_position");
+        err.str("").num(position).str(" is above the context of ").num(s->image.header->context);
         return TESSERA_ERR_INVALID_ARGUMENT;
     }
     s->position = position;
@@ -469,7 +485,7 @@ tessera_status tessera_set_position(tessera_session *session, uint32_t position)
 
 tessera_status tessera_reset(tessera_session *session)
 {
-    Session *s = open_session(session);
+    Session *s = enter(session, "tessera_reset");
     if (s == nullptr) return TESSERA_ERR_NOT_OPEN;
     s->position = 0;
     s->last_run = tsr::LastRun::kNone;
@@ -479,15 +495,18 @@ tessera_status tessera_reset(tessera_session *session)
 
 uint32_t tessera_position(const tessera_session *session)
 {
-    const Session *s = open_session(session);
+    const Session *s = enter(session, "tessera_position");
     return s == nullptr ? 0u : s->position;
 }
 
 tessera_status tessera_get_stats(const tessera_session *session, tessera_stats *stats)
 {
-    const Session *s = open_session(session);
+    const Session *s = enter(session, "tessera_get_stats");
     if (s == nullptr) return TESSERA_ERR_NOT_OPEN;
-    if (stats == nullptr) return TESSERA_ERR_INVALID_ARGUMENT;
+    if (stats == nullptr) {
+        error_of(const_cast<Session *>(s), "tessera_get_stats").str("stats must not be NULL");
+        return TESSERA_ERR_INVALID_ARGUMENT;
+    }
     const tsr_image_header &h = *s->image.header;
     memset(stats, 0, sizeof *stats);
     stats->position = s->position;
@@ -508,22 +527,22 @@ tessera_status tessera_get_stats(const tessera_session *session, tessera_stats *
 
 uint32_t tessera_profile_size(const tessera_session *session)
 {
-    const Session *s = open_session(session);
+    const Session *s = enter(session, "tessera_profile_size");
     return s == nullptr ? 0u : s->image.prompt.header->step_count + s->image.token.header->step_count;
 }
 
 tessera_status tessera_profile(tessera_session *session, tessera_step_profile *steps, uint32_t capacity)
 {
-    Session *s = open_session(session);
+    Session *s = enter(session, "tessera_profile");
     if (s == nullptr) return TESSERA_ERR_NOT_OPEN;
-    Message err = error_of(s);
+    Message err = error_of(s, "tessera_profile");
     if (steps == nullptr) {
         s->profile = nullptr;
         return TESSERA_OK;
     }
     const uint32_t need = tessera_profile_size(session);
     if (capacity < need) {
-        err.str("tessera_profile: ").num(capacity).str(" entries for ").num(need).str(" steps");
+        err.str("").num(capacity).str(" entries for ").num(need).str(" steps");
         return TESSERA_ERR_BUFFER_TOO_SMALL;
     }
     uint32_t k = 0;

@@ -7,6 +7,11 @@ Message::Message(char *buffer, uint32_t capacity) : buf_(buffer), cap_(capacity)
     if (cap_) buf_[0] = '\0';
 }
 
+Message::Message(char *buffer, uint32_t capacity, const char *prefix) : Message(buffer, capacity)
+{
+    prefix_ = prefix;
+}
+
 Message &Message::str(const char *s)
 {
     while (s && *s) put(*s++);
@@ -41,6 +46,11 @@ Message &Message::hex(uint32_t v, uint32_t digits)
 
 void Message::put(char c)
 {
+    if (prefix_) {
+        const char *p = prefix_;
+        prefix_ = nullptr;
+        str(p).str(": ");
+    }
     if ((unsigned char)c < 0x20u || c == 0x7F) c = '?'; // a message is one line, whatever it quotes
     if (len_ + 1 < cap_) {
         buf_[len_++] = c;

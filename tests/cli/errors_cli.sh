@@ -63,8 +63,8 @@ expect "inspect a valid image" 0 "valid     yes, on board siracusa" "$inspect" s
 expect "inspect names tensors and steps" 0 "matmul     matmul.f32                 layer 0  cluster" "$inspect" sir.tess --list-steps --list-tensors
 expect "inspect --steps renamed" 2 "--steps is now --list-steps" "$inspect" sir.tess --steps
 expect "inspect names tensors" 0 "layer0.wq " "$inspect" sir.tess --list-tensors
-expect "inspect on the wrong board" 1 "tessera-inspect: error: image planned for another board (status 20): sir.tess: image planned for board 'siracusa'" "$inspect" sir.tess --board host
-expect "inspect a corrupted image" 1 "tessera-inspect: error: image checksum mismatch (status 13): flip.tess: section" "$inspect" flip.tess
+expect "inspect on the wrong board" 1 "tessera-inspect: error: image planned for another board (status 20): sir.tess: tessera_open: image planned for board 'siracusa'" "$inspect" sir.tess --board host
+expect "inspect a corrupted image" 1 "tessera-inspect: error: image checksum mismatch (status 13): flip.tess: tessera_open: section" "$inspect" flip.tess
 expect "too many threads" 1 "cannot back it with 9 threads" "$generate" sir.tess --threads 9
 expect "missing image" 1 "cannot open image" "$generate" none.tess
 mkdir -p adir
@@ -104,7 +104,7 @@ rm -f "small.tess.tmp.$$"
 
 # A 100 KB prompt is refused as too long for the context, from its length alone.
 long=$(head -c 100000 /dev/zero | tr '\0' 'x')
-expect "100 KB prompt" 1 "error: context full (status 30): prompt: text too long for the context of 512 tokens" \
+expect "100 KB prompt" 1 "error: context full (status 30): prompt: tessera_encode: text too long for the context of 512 tokens" \
   "$generate" sir.tess --board siracusa -i "$long"
 
 # Issue 7's first reproducer: a 10-piece vocabulary without byte pieces.
@@ -112,7 +112,7 @@ expect "100 KB prompt" 1 "error: context full (status 30): prompt: text too long
   --no-byte-pieces
 "$pack" tiny.bin --tokenizer tiny.tok --board host -q -o tiny.tess
 expect "text the vocabulary cannot spell" 1 \
-  "error: text not encodable with this vocabulary (status 35): prompt: text byte 0x7a at offset 0 has no piece" \
+  "error: text not encodable with this vocabulary (status 35): prompt: tessera_encode: text byte 0x7a at offset 0 has no piece" \
   "$generate" tiny.tess -i "zzz"
 expect "what it can spell" 0 "" "$generate" tiny.tess -i "bad" -n 8 -q
 # A tokenizer without " " runs from BOS and with a prompt.

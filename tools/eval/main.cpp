@@ -3,8 +3,11 @@
 // precision or plan), as a table or as JSON. Or, for a decoder-only image, a run of
 // another system's test vectors (--npz-inputs), its outputs written and compared.
 #include <algorithm>
+#include <cerrno>
 #include <cinttypes>
 #include <cmath>
+#include <cstring>
+#include <system_error>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
@@ -172,6 +175,20 @@ std::vector<int32_t> read_ids(const std::string &path)
     return ids;
 }
 
+// An output that could not be written: what and where, no runtime status (nothing ran wrong).
+int output_failed(const std::string &what, int error)
+{
+    std::fprintf(stderr, "tessera-eval: error: writing the outputs failed: %s%s%s\n", what.c_str(), error ? ": " : "",
+                 error ? std::strerror(error) : "");
+    return 1;
+}
+
+int usage_error(const std::string &what)
+{
+    std::fprintf(stderr, "tessera-eval: error: %s (see tessera-eval --help)\n", what.c_str());
+    return tessera::kExitUsage;
+}
+
 int fail(const Failure &f)
 {
     std::fprintf(stderr, "tessera-eval: error: %s (status %d): %s\n", tessera_status_string(f.status), int(f.status),
@@ -190,14 +207,22 @@ int run_vectors_mode(const std::string &image_path, const std::string &board_arg
                                {{"the image", image_path}, {"--npz-inputs", inputs_path}, {"--npz-expect", expect_path}});
         if (!out_path.empty()) out.emplace(out_path);
         if (!blob_path.empty()) blob_out.emplace(blob_path);
-        const std::vector<tessera::NpyArray> inputs = tessera::read_npz(inputs_path);
-        const std::vector<tessera::NpyArray> expected =
-            expect_path.empty() ? std::vector<tessera::NpyArray>{} : tessera::read_npz(expect_path);
         Model model(image_path, board_arg, threads);
+        // The archives may hold what the image takes and gives, no more: checked from their
+        // headers before anything is inflated (the image's arrays: rows x dim, the mask,
+        // the rotations, each layer's K and V of up to the context's positions).
+        const tessera_image_summary &sum = model.summary();
+        const uint64_t head = sum.n_heads ? sum.dim / sum.n_heads : 0;
+        tessera::NpzLimits limits;
+        limits.max_arrays = 2ull * sum.n_layers + 8;
+        limits.max_elements = uint64_t(sum.context) * std::max<uint64_t>({sum.dim, sum.prompt_chunk, head * head, 1});
+        limits.max_bytes = 8 * limits.max_elements * limits.max_arrays;
+        const std::vector<tessera::NpyArray> inputs = tessera::read_npz(inputs_path, limits);
+        const std::vector<tessera::NpyArray> expected =
+            expect_path.empty() ? std::vector<tessera::NpyArray>{} : tessera::read_npz(expect_path, limits);
         if (blob_out) { // the inputs and Deeploy's expected outputs, for firmware: nothing is run
             blob_out->write(tessera::vectors_blob(model.summary(), tessera::read_vector_inputs(model.summary(), inputs, inputs_path),
                                                   expected, expect_path));
-            blob_out->commit();
         }
         const tessera::VectorRun run = tessera::run_vectors(model.session(), model.summary(), inputs, inputs_path);
         const std::vector<tessera::OutputDiff> diffs = tessera::compare_outputs(run.outputs, expected, expect_path, tolerance);
@@ -238,16 +263,19 @@ int run_vectors_mode(const std::string &image_path, const std::string &board_arg
                             values, differing, tolerance > 0 ? (" by more than " + std::to_string(tolerance)).c_str() : "",
                             expect_path.c_str(), largest, scale > 0 ? largest / scale : 0.0, scale);
         }
-        if (std::fflush(stdout) != 0 || std::ferror(stdout)) throw Failure{TESSERA_ERR_INVALID_ARGUMENT, "cannot write the output"};
-        if (out) {
-            out->write(tessera::write_npz(run.outputs));
-            out->commit();
-        }
+        if (out) out->write(tessera::write_npz(run.outputs));
+        tessera::commit_all({out ? &*out : nullptr, blob_out ? &*blob_out : nullptr}); // both or neither
+        if (std::fflush(stdout) != 0 || std::ferror(stdout)) return output_failed("standard output", errno);
         return differing ? 3 : 0;
     } catch (const Failure &f) {
         return fail(f);
-    } catch (const tessera::InputError &e) {
-        return fail({TESSERA_ERR_INVALID_ARGUMENT, e.what()});
+    } catch (const tessera::InputError &e) { // an input file's content: what and where, no runtime status
+        std::fprintf(stderr, "tessera-eval: error: %s\n", e.what());
+        return 1;
+    } catch (const std::system_error &e) {
+        return output_failed(e.what(), 0);
+    } catch (const std::invalid_argument &e) { // check_outputs: two outputs, or an output that is an input
+        return usage_error(e.what());
     } catch (const std::exception &e) {
         return fail({TESSERA_ERR_KERNEL, e.what()});
     }
@@ -264,11 +292,14 @@ int main(int argc, char **argv)
     uint32_t threads = 0;
     app.add_option("image", image_path, "model image written by tessera-pack")->required();
     auto *ids_opt =
-        app.add_option("--ids-file", ids_path, "FILE of token ids, whitespace-separated (BOS is put first if missing)");
+        app.add_option("--ids-file", ids_path, "FILE of token ids, whitespace-separated (BOS is put first if missing)")
+        ->check(tessera::non_empty_path());
     tessera::renamed_option(app, "--ids", "--ids-file FILE (--ids is tessera-generate's switch that prints ids)", true);
-    auto *text_opt = app.add_option("--text", text_path, "FILE of UTF-8 text, encoded with the image's tokenizer (BOS first)");
+    auto *text_opt = app.add_option("--text", text_path, "FILE of UTF-8 text, encoded with the image's tokenizer (BOS first)")
+        ->check(tessera::non_empty_path());
     ids_opt->excludes(text_opt);
-    app.add_option("--reference", reference_path, "a reference image of the same model: top-1 agreement with it");
+    app.add_option("--reference", reference_path, "a reference image of the same model: top-1 agreement with it")
+        ->check(tessera::non_empty_path());
     app.add_option("--board", board_arg, "board NAME (" + tessera::known_boards_text() + ") or description FILE.json (default: the board the image is "
                    "planned for, from the boards directory or, for a custom board, the description the image embeds)")
         ->check(tessera::board_check());
@@ -280,23 +311,35 @@ int main(int argc, char **argv)
     std::string npz_inputs, npz_out, npz_expect;
     auto *npz_opt = app.add_option("--npz-inputs", npz_inputs,
                                    "test vectors for a decoder-only image (Deeploy's inputs.npz: hidden state, mask, rotations, "
-                                   "each layer's past K and V): load the caches, set the position to S_past, run the rows");
+                                   "each layer's past K and V): load the caches, set the position to S_past, run the rows")
+        ->check(tessera::non_empty_path());
     npz_opt->excludes(ids_opt)->excludes(text_opt);
     app.add_option("--npz-out", npz_out, "with --npz-inputs: write the outputs (hidden state, each layer's K and V) to FILE.npz")
-        ->needs(npz_opt);
+        ->needs(npz_opt)
+        ->check(tessera::non_empty_path());
     app.add_option("--npz-expect", npz_expect,
                    "with --npz-inputs: count, per output, the values that differ from FILE.npz (exit status 3 if any do)")
-        ->needs(npz_opt);
+        ->needs(npz_opt)
+        ->check(tessera::non_empty_path());
     std::string emit_vectors;
     double tolerance = 0;
     app.add_option("--npz-tolerance", tolerance,
                    "with --npz-expect: a value differs when further than this from the expected one (default 0: "
                    "bit-exact; for fp32 images, e.g. 1e-5)")
         ->needs(npz_opt)
-        ->check(CLI::Range(0.0, 1e30));
+        ->check(CLI::Validator(
+            [](std::string &text) {
+                char *end = nullptr;
+                const double t = std::strtod(text.c_str(), &end);
+                return end != text.c_str() && *end == '\0' && std::isfinite(t) && t >= 0 && t <= 1e30
+                           ? std::string()
+                           : "Value " + text + " is not a finite number from 0 to 1e30";
+            },
+            "FLOAT in [0, 1e30]"));
     app.add_option("--emit-vectors", emit_vectors,
                    "with --npz-inputs and --npz-expect: also write both as one blob for firmware (tessera/test_vectors.h)")
-        ->needs(npz_opt);
+        ->needs(npz_opt)
+        ->check(tessera::non_empty_path());
     if (const int rc = tessera::parse_command_line(app, "tessera-eval", argc, argv); rc >= 0) return rc;
     if (!emit_vectors.empty() && npz_expect.empty())
         return fail({TESSERA_ERR_INVALID_ARGUMENT, "--emit-vectors needs --npz-expect (the blob holds the expected outputs)"});

@@ -29,16 +29,16 @@ constexpr uint32_t kI8 = 4u, kF32 = 1u; // tsr_dtype: the precisions a decoder-o
 std::vector<uint8_t> elements(const NpyArray &a, uint32_t precision, const std::string &what)
 {
     if (precision == kF32) {
-        std::vector<uint8_t> out(a.values.size() * 4);
-        for (size_t i = 0; i < a.values.size(); ++i) {
-            const float f = float(a.values[i]);
+        std::vector<uint8_t> out(a.count() * 4);
+        for (size_t i = 0; i < a.count(); ++i) {
+            const float f = float(a.value(i));
             std::memcpy(out.data() + 4 * i, &f, 4);
         }
         return out;
     }
-    std::vector<uint8_t> out(a.values.size());
+    std::vector<uint8_t> out(a.count());
     for (size_t i = 0; i < out.size(); ++i) {
-        const double v = a.values[i];
+        const double v = a.value(i);
         if (v != std::floor(v) || v < -128 || v > 127)
             throw InputError(what + ": " + a.name + "[" + std::to_string(i) + "] = " + std::to_string(v) + " is not an int8 value");
         out[i] = uint8_t(int8_t(v));
@@ -125,7 +125,7 @@ VectorInputs read_vector_inputs(const tessera_image_summary &h, const std::vecto
     // leaving the position out).
     for (uint32_t i = 0; i < S; ++i)
         for (uint32_t j = 0; j < T; ++j) {
-            const double have = mask.values[size_t(i) * T + j];
+            const double have = mask.value(size_t(i) * T + j);
             const bool visible = j <= P + i;
             const bool ok = visible ? have == 0.0 : h.precision == kF32 ? have <= -1e4 : have == -128.0;
             if (!ok)
@@ -215,11 +215,11 @@ std::vector<OutputDiff> compare_outputs(const std::vector<NpyArray> &got, const 
         OutputDiff d;
         d.name = e.name;
         d.values = e.count();
-        for (size_t i = 0; i < e.values.size(); ++i) {
-            const double diff = std::fabs(g.values[i] - e.values[i]);
-            d.differing += diff > tolerance;
+        for (size_t i = 0; i < e.count(); ++i) {
+            const double diff = std::fabs(g.value(i) - e.value(i));
+            d.differing += !(diff <= tolerance); // a NaN on either side differs
             d.max_abs_diff = std::max(d.max_abs_diff, diff);
-            d.max_abs_expected = std::max(d.max_abs_expected, std::fabs(e.values[i]));
+            d.max_abs_expected = std::max(d.max_abs_expected, std::fabs(e.value(i)));
         }
         out.push_back(d);
     }

@@ -311,7 +311,8 @@ int parse_options(Options &o, int argc, char **argv)
     app.add_flag("--check-l1", o.check_l1, "stop loudly if a kernel is ever handed an operand outside L1 (testing)");
     app.add_option("--timeline", o.timeline,
                    "write what each engine of the board did: FILE.svg a picture (a lane per core, DMA and NPU, a time "
-                   "axis, operators labelled); any other name a Chrome/Perfetto trace (JSON)");
+                   "axis, operators labelled); any other name a Chrome/Perfetto trace (JSON)")
+        ->check(tessera::non_empty_path());
     app.add_option("--timeline-clock", o.timeline_clock,
                    "the trace's time axis: wall (what the host board took) or estimated (the same runs in the "
                    "cycles the board's cost model estimates; 1 us on the axis = 1 cycle)")

@@ -10,8 +10,11 @@
  *   tessera_step(&s, next);                           // autoregressive mode, one token
  *
  * Every fallible call returns a tessera_status; after a failure,
- * tessera_last_error() says what failed and where. A failed call leaves the
- * session as it was before the call (position, KV cache contents it had).
+ * tessera_last_error() says what failed and where, naming the call that failed
+ * ("tessera_step: ..."). It always describes the last call made on the session:
+ * "" after one that succeeded, tessera_close included; a call on a session that is
+ * not open says so. A failed call leaves the session as it was before the call
+ * (position, KV cache contents it had).
  * The image must stay valid and unchanged while the session is open.
  */
 #ifndef TESSERA_H
@@ -131,7 +134,8 @@ tessera_status tessera_open(tessera_session *session, const void *image, size_t 
                             const tsr_hal_board *board);
 void tessera_close(tessera_session *session);
 
-/* One-line description of the last failure of this session ("" if none). */
+/* One-line description of the last call on this session: "tessera_xxx: what and
+ * where" when it failed, "" when it succeeded. */
 const char *tessera_last_error(const tessera_session *session);
 
 tessera_status tessera_image_summary_of(const tessera_session *session, tessera_image_summary *out);

@@ -6,16 +6,15 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
+#include <set>
 #include <sstream>
 
+#include "tessera/crc32.h"
 #include "tessera/errors.h"
 #include "tessera/json_input.h" // printable: the archive's text quoted on one line
 
 namespace tessera {
 namespace {
-
-constexpr uint64_t kMaxElements = uint64_t(1) << 28;
-constexpr uint64_t kMaxBytes = uint64_t(1) << 31;
 
 struct Dtype {
     char kind; // 'i', 'u', 'f'
@@ -63,7 +62,22 @@ std::string field(const std::string &header, const std::string &key, const std::
 
 } // namespace
 
-NpyArray parse_npy(const std::string &bytes, const std::string &name, const std::string &what)
+namespace {
+
+// A .npy array's header: its type, order and shape, checked against `limits`; where its
+// data begins and how many bytes it has.
+struct NpyHeader {
+    std::string dtype;
+    Dtype type{};
+    bool fortran = false;
+    std::vector<uint64_t> shape;
+    uint64_t count = 1;
+    size_t data = 0; // offset of the data
+    uint64_t data_bytes() const { return count * type.bytes; }
+};
+
+// `bytes`: the array's first bytes (at least its header).
+NpyHeader parse_npy_header(const std::string &bytes, const std::string &what, const NpzLimits &limits)
 {
     static const char kMagic[] = "\x93NUMPY";
     if (bytes.size() < 10 || bytes.compare(0, 6, kMagic, 6) != 0) throw InputError(what + ": not a .npy array (bad magic)");
@@ -82,16 +96,14 @@ NpyArray parse_npy(const std::string &bytes, const std::string &name, const std:
     }
     if (header_len > bytes.size() - at) throw InputError(what + ": the .npy header runs past the array's end");
     const std::string header = bytes.substr(at, header_len);
-    NpyArray a;
-    a.name = name;
-    a.dtype = field(header, "descr", what);
-    const Dtype dt = parse_dtype(a.dtype, what);
+    NpyHeader h;
+    h.dtype = field(header, "descr", what);
+    h.type = parse_dtype(h.dtype, what);
     const std::string order = field(header, "fortran_order", what);
     if (order != "True" && order != "False") throw InputError(what + ": fortran_order '" + json_input::printable(order) + "' is not True or False");
-    const bool fortran = order == "True";
+    h.fortran = order == "True";
     std::stringstream dims(field(header, "shape", what));
     std::string item;
-    uint64_t count = 1;
     while (std::getline(dims, item, ',')) {
         const size_t b = item.find_first_not_of(' ');
         if (b == std::string::npos) continue;
@@ -99,48 +111,76 @@ NpyArray parse_npy(const std::string &bytes, const std::string &name, const std:
         while (!item.empty() && (item.back() == ' ' || item.back() == 'L')) item.pop_back();
         if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos || item.size() > 12)
             throw InputError(what + ": shape entry '" + json_input::printable(item) + "' is not a size");
-        a.shape.push_back(std::stoull(item));
-        count *= a.shape.back();
-        if (count > kMaxElements) throw InputError(what + ": more than 2^28 elements");
+        h.shape.push_back(std::stoull(item));
+        if (h.shape.size() > 16) throw InputError(what + ": more than 16 dimensions");
+        h.count *= h.shape.back(); // each entry below 10^12 and the product below the limit: no overflow
+        if (h.count > limits.max_elements)
+            throw InputError(what + ": " + (h.count > (uint64_t(1) << 40) ? std::string("over 2^40") : std::to_string(h.count)) +
+                             " elements, more than the " + std::to_string(limits.max_elements) + " an array may have here");
     }
-    const size_t data = at + header_len;
-    if (bytes.size() - data != count * dt.bytes)
-        throw InputError(what + ": " + std::to_string(bytes.size() - data) + " bytes of data, its shape and dtype need " +
-                         std::to_string(count * dt.bytes));
-    a.values.resize(count);
-    // Element j of the stored order goes to its C-order place.
+    h.data = at + header_len;
+    return h;
+}
+
+} // namespace
+
+NpyArray parse_npy(const std::string &bytes, const std::string &name, const std::string &what, const NpzLimits &limits)
+{
+    const NpyHeader h = parse_npy_header(bytes, what, limits);
+    if (bytes.size() - h.data != h.data_bytes())
+        throw InputError(what + ": " + std::to_string(bytes.size() - h.data) + " bytes of data, its shape and dtype need " +
+                         std::to_string(h.data_bytes()));
+    NpyArray a;
+    a.name = name;
+    a.dtype = h.dtype;
+    a.shape = h.shape;
+    const uint32_t size = h.type.bytes;
+    if (!h.fortran) {
+        a.raw = bytes.substr(h.data);
+        return a;
+    }
+    // Element j of the stored (Fortran) order goes to its C-order place.
+    a.raw.resize(bytes.size() - h.data);
     std::vector<uint64_t> idx(a.shape.size(), 0);
-    for (uint64_t j = 0; j < count; ++j) {
-        const char *p = bytes.data() + data + j * dt.bytes;
-        double v = 0;
-        if (dt.kind == 'f') {
-            if (dt.bytes == 4) {
-                float f;
-                std::memcpy(&f, p, 4);
-                v = f;
-            } else {
-                std::memcpy(&v, p, 8);
-            }
-        } else if (dt.kind == 'u') {
-            v = uint8_t(*p);
-        } else {
-            int64_t x = 0;
-            std::memcpy(&x, p, dt.bytes);
-            const int shift = 64 - 8 * int(dt.bytes); // sign-extend
-            v = double(int64_t(uint64_t(x) << shift) >> shift);
-        }
+    for (uint64_t j = 0; j < h.count; ++j) {
         uint64_t c = 0;
-        if (fortran) {
-            for (size_t d = 0; d < a.shape.size(); ++d) c = c * a.shape[d] + idx[d];
-            for (size_t d = 0; d < a.shape.size(); ++d) // the first index runs fastest
-                if (++idx[d] < a.shape[d]) break;
-                else idx[d] = 0;
-        } else {
-            c = j;
-        }
-        a.values[c] = v;
+        for (size_t d = 0; d < a.shape.size(); ++d) c = c * a.shape[d] + idx[d];
+        for (size_t d = 0; d < a.shape.size(); ++d) // the first index runs fastest
+            if (++idx[d] < a.shape[d]) break;
+            else idx[d] = 0;
+        std::memcpy(&a.raw[c * size], bytes.data() + h.data + j * size, size);
     }
     return a;
+}
+
+double NpyArray::value(uint64_t i) const
+{
+    if (raw.empty()) return values[i];
+    const char kind = dtype.size() == 3 ? dtype[1] : '?';
+    const uint32_t size = uint32_t(dtype.size() == 3 ? dtype[2] - '0' : 0);
+    const char *p = raw.data() + i * size;
+    if (kind == 'f') {
+        if (size == 4) {
+            float f;
+            std::memcpy(&f, p, 4);
+            return f;
+        }
+        double d;
+        std::memcpy(&d, p, 8);
+        return d;
+    }
+    if (kind == 'u') return uint8_t(*p);
+    int64_t x = 0;
+    std::memcpy(&x, p, size);
+    const int shift = 64 - 8 * int(size); // sign-extend
+    return double(int64_t(uint64_t(x) << shift) >> shift);
+}
+
+std::vector<double> NpyArray::decoded() const
+{
+    std::vector<double> out(count());
+    for (uint64_t i = 0; i < out.size(); ++i) out[i] = value(i);
+    return out;
 }
 
 namespace {
@@ -159,7 +199,8 @@ std::string npy_bytes(const NpyArray &a)
     out.push_back(char(header.size() & 0xFF));
     out.push_back(char(header.size() >> 8));
     out += header;
-    for (double v : a.values) {
+    for (uint64_t i = 0; i < a.count(); ++i) {
+        const double v = a.value(i);
         if (f) {
             const float x = float(v);
             out.append(reinterpret_cast<const char *>(&x), 4);
@@ -184,45 +225,92 @@ uint64_t NpyArray::count() const
     return n;
 }
 
-std::vector<NpyArray> parse_npz(const std::string &bytes, const std::string &what)
+namespace {
+
+// libzip's reason, in our words where we know them.
+std::string zip_reason(int code, const std::string &library_text)
+{
+    switch (code) {
+    case ZIP_ER_NOZIP: return "not a zip archive";
+    case ZIP_ER_INCONS: return "its zip directory disagrees with its entries";
+    case ZIP_ER_EXISTS: return "two entries have the same name";
+    case ZIP_ER_CRC: return "an entry's CRC-32 does not match its data";
+    case ZIP_ER_COMPNOTSUPP: return "an entry is compressed with a method other than stored or deflate";
+    case ZIP_ER_ENCRNOTSUPP: case ZIP_ER_NOPASSWD: return "an entry is encrypted";
+    default: return "the zip library says: " + library_text;
+    }
+}
+
+constexpr uint64_t kDeflateMaxRatio = 1032; // deflate's best: 258 bytes from 2 bits
+
+} // namespace
+
+std::vector<NpyArray> parse_npz(const std::string &bytes, const std::string &what, const NpzLimits &limits)
 {
     zip_error_t error;
     zip_error_init(&error);
     zip_source_t *src = zip_source_buffer_create(bytes.data(), bytes.size(), 0, &error);
-    if (!src) throw InputError(what + ": " + zip_error_strerror(&error));
+    if (!src) throw InputError(what + ": cannot be read as an archive (" + zip_reason(zip_error_code_zip(&error), zip_error_strerror(&error)) + ")");
     std::unique_ptr<zip_t, ZipCloser> z(zip_open_from_source(src, ZIP_RDONLY | ZIP_CHECKCONS, &error));
     if (!z) {
         zip_source_free(src);
-        const std::string msg = zip_error_strerror(&error);
+        const std::string msg = zip_reason(zip_error_code_zip(&error), zip_error_strerror(&error));
         zip_error_fini(&error);
         throw InputError(what + ": not an .npz archive (" + msg + ")");
     }
     std::vector<NpyArray> out;
     const zip_int64_t n = zip_get_num_entries(z.get(), 0);
+    if (n < 0 || uint64_t(n) > limits.max_arrays)
+        throw InputError(what + ": " + std::to_string(n) + " entries, more than the " + std::to_string(limits.max_arrays) +
+                         " arrays it may hold here");
+    std::set<std::string> names;
+    uint64_t total = 0;
     for (zip_int64_t i = 0; i < n; ++i) {
         zip_stat_t st;
-        if (zip_stat_index(z.get(), zip_uint64_t(i), 0, &st) != 0 || !(st.valid & ZIP_STAT_NAME) || !(st.valid & ZIP_STAT_SIZE))
+        if (zip_stat_index(z.get(), zip_uint64_t(i), 0, &st) != 0 || !(st.valid & ZIP_STAT_NAME) || !(st.valid & ZIP_STAT_SIZE) ||
+            !(st.valid & ZIP_STAT_COMP_SIZE))
             throw InputError(what + ": entry " + std::to_string(i) + " cannot be read");
         const std::string name = st.name;
         const std::string where = what + ": " + json_input::printable(name);
         if (name.size() < 5 || name.compare(name.size() - 4, 4, ".npy") != 0) throw InputError(where + ": not a .npy entry");
-        if (st.size > kMaxBytes) throw InputError(where + ": larger than 2 GiB");
+        if (!names.insert(name).second) throw InputError(where + ": a second entry of that name");
+        // What it claims must be what its compressed bytes, within the archive, can give.
+        const uint64_t can_give = st.comp_size * kDeflateMaxRatio + 64;
+        if (st.comp_size > bytes.size() || st.size > can_give)
+            throw InputError(where + ": claims " + std::to_string(st.size) + " bytes from " + std::to_string(st.comp_size) +
+                             " compressed ones in a " + std::to_string(bytes.size()) + "-byte archive");
         std::unique_ptr<zip_file_t, int (*)(zip_file_t *)> f(zip_fopen_index(z.get(), zip_uint64_t(i), 0), zip_fclose);
-        if (!f) throw InputError(where + ": cannot be opened (" + zip_strerror(z.get()) + ")");
-        std::string data(st.size, '\0');
-        if (zip_fread(f.get(), data.data(), st.size) != zip_int64_t(st.size)) throw InputError(where + ": truncated or corrupt");
-        out.push_back(parse_npy(data, name.substr(0, name.size() - 4), where));
+        if (!f) throw InputError(where + ": cannot be opened (" + zip_reason(zip_error_code_zip(zip_get_error(z.get())), zip_strerror(z.get())) + ")");
+        // The header first: the shape and type are checked before the data is allocated.
+        std::string data(size_t(std::min<uint64_t>(st.size, 4096)), '\0');
+        if (zip_fread(f.get(), data.data(), data.size()) != zip_int64_t(data.size())) throw InputError(where + ": truncated or corrupt");
+        const NpyHeader h = parse_npy_header(data, where, limits);
+        if (st.size != h.data + h.data_bytes())
+            throw InputError(where + ": the entry is " + std::to_string(st.size) + " bytes; its header and shape make " +
+                             std::to_string(h.data + h.data_bytes()));
+        total += h.data_bytes();
+        if (total > limits.max_bytes)
+            throw InputError(where + ": the arrays so far hold " + std::to_string(total) + " bytes, more than the " +
+                             std::to_string(limits.max_bytes) + " they may have here");
+        const size_t have = data.size();
+        data.resize(st.size);
+        if (st.size > have && zip_fread(f.get(), data.data() + have, st.size - have) != zip_int64_t(st.size - have))
+            throw InputError(where + ": truncated or corrupt");
+        if ((st.valid & ZIP_STAT_CRC) && tsr_crc32(0, data.data(), data.size()) != st.crc)
+            throw InputError(where + ": its CRC-32 does not match its data (a corrupt archive)");
+        out.push_back(parse_npy(data, name.substr(0, name.size() - 4), where, limits));
     }
     return out;
 }
 
-std::vector<NpyArray> read_npz(const std::string &path)
+std::vector<NpyArray> read_npz(const std::string &path, const NpzLimits &limits)
 {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError(path + ": cannot open");
     std::stringstream s;
     s << in.rdbuf();
-    return parse_npz(s.str(), path);
+    if (in.bad()) throw InputError(path + ": cannot read");
+    return parse_npz(s.str(), path, limits);
 }
 
 const NpyArray &npz_array(const std::vector<NpyArray> &arrays, const std::string &name, const std::string &what)

@@ -121,7 +121,7 @@ OutputFile::OutputFile(std::string path) : path_(std::move(path))
 
 OutputFile::OutputFile(OutputFile &&other) noexcept
     : path_(std::move(other.path_)), target_(std::move(other.target_)), named_temp_(std::move(other.named_temp_)),
-      fd_(other.fd_), direct_(other.direct_),
+      fd_(other.fd_), direct_(other.direct_), prepared_(other.prepared_),
       pending_(std::move(other.pending_))
 {
     other.fd_ = -1;
@@ -149,18 +149,10 @@ void OutputFile::write(const void *data, size_t bytes)
     write_all(fd_, data, bytes, path_);
 }
 
-void OutputFile::commit()
+void OutputFile::prepare()
 {
     if (fd_ < 0) fail(EBADF, path_);
-    if (direct_) {
-        write_all(fd_, pending_.data(), pending_.size(), path_);
-        if (::close(fd_) != 0) {
-            fd_ = -1;
-            fail(errno, path_);
-        }
-        fd_ = -1;
-        return;
-    }
+    if (direct_) return; // written in place at publish
     if (::fsync(fd_) != 0) fail(errno, path_);
     if (named_temp_.empty()) {
         // Give the unnamed file a name beside the target, then rename it over the
@@ -179,8 +171,43 @@ void OutputFile::commit()
         fail(errno, path_);
     }
     fd_ = -1;
+    prepared_ = true;
+}
+
+void OutputFile::publish()
+{
+    if (direct_) {
+        if (fd_ < 0) fail(EBADF, path_);
+        write_all(fd_, pending_.data(), pending_.size(), path_);
+        if (::close(fd_) != 0) {
+            fd_ = -1;
+            fail(errno, path_);
+        }
+        fd_ = -1;
+        return;
+    }
+    if (!prepared_) prepare();
     if (::rename(named_temp_.c_str(), target_.c_str()) != 0) fail(errno, path_, "cannot rename into");
     named_temp_.clear();
+}
+
+void OutputFile::commit()
+{
+    prepare();
+    publish();
+}
+
+void commit_all(const std::vector<OutputFile *> &outputs)
+{
+    // Every regular file made whole under its temporary name first, then the outputs
+    // written in place (a device, a pipe: the ones that can still fail), then the
+    // renames: an error before the renames leaves no file of the run behind.
+    for (OutputFile *o : outputs)
+        if (o && !o->direct()) o->prepare();
+    for (OutputFile *o : outputs)
+        if (o && o->direct()) o->publish();
+    for (OutputFile *o : outputs)
+        if (o && !o->direct()) o->publish();
 }
 
 void check_outputs(const std::vector<NamedPath> &outputs, const std::vector<NamedPath> &inputs)

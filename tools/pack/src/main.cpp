@@ -62,7 +62,8 @@ int parse_command(CommandLine &c, int argc, char **argv)
                    "own precision, decoder-only)")
         ->check(CLI::ExistingPath);
     CLI::Option *output = app.add_option("-o,--output", o.output,
-                                         "model image to write, whole or not at all (- for standard output; never one of the inputs)");
+                                         "model image to write, whole or not at all (- for standard output; never one of the inputs)")
+        ->check(tessera::non_empty_path());
     app.add_flag("--dry-run", c.dry_run,
                  "write nothing: print the plan's summary if it fits the board (exit 0); if not, why, the largest "
                  "--context that fits and each smaller --precision or --weight-type with the context it fits (exit 1)")
@@ -103,13 +104,16 @@ int parse_command(CommandLine &c, int argc, char **argv)
         ->check(CLI::IsMember({"auto", "image", "l2"}))->capture_default_str();
     CLI::Option *report = app.add_option("--report", o.report,
                    "write a JSON report: per region arena and lower bound, per operator tile and DMA bytes, "
-                   "per schedule DMA bytes per token, buffer lifetimes");
+                   "per schedule DMA bytes per token, buffer lifetimes")
+        ->check(tessera::non_empty_path());
     CLI::Option *memory_map =
-        app.add_option("--memory-map", o.memory_map, "write an SVG picture of each region's plan (time x address)");
+        app.add_option("--memory-map", o.memory_map, "write an SVG picture of each region's plan (time x address)")
+        ->check(tessera::non_empty_path());
     CLI::Option *variants = app.add_option(
         "--emit-variants", o.variant_list,
         "write a C source registering the operator variants the image runs (tessera/variant_registry.h): a "
         "firmware linked with it carries only their kernels");
+    variants->check(tessera::non_empty_path());
     report->excludes("--dry-run");
     memory_map->excludes("--dry-run");
     variants->excludes("--dry-run");

@@ -105,10 +105,8 @@ PackResult pack(const PackOptions &o)
                                                 "the image " + (o.output == "-" ? std::string("on standard output")
                                                                                 : std::filesystem::path(o.output).filename().string()) +
                                                     " (board " + r.board.name + ")"));
-    image_out.commit();
-    if (report_out) report_out->commit();
-    if (map_out) map_out->commit();
-    if (variants_out) variants_out->commit();
+    commit_all({&image_out, report_out ? &*report_out : nullptr, map_out ? &*map_out : nullptr,
+                variants_out ? &*variants_out : nullptr});
     release_weights(r);
     return r;
 }

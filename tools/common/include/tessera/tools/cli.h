@@ -34,6 +34,13 @@ inline CLI::Validator board_check()
     return CLI::Validator([](std::string &v) { return unknown_board(v); }, "NAME|FILE.json");
 }
 
+// A path option given as "": a usage error, never silently dropped.
+inline CLI::Validator non_empty_path()
+{
+    return CLI::Validator([](std::string &v) { return v.empty() ? std::string("an empty path names no file") : std::string(); },
+                          "");
+}
+
 // An option that was renamed: the old name stays, hidden, and is refused naming the new.
 inline void renamed_option(CLI::App &app, const std::string &old_name, const std::string &new_name, bool takes_value)
 {

@@ -32,7 +32,12 @@ public:
     const std::string &path() const { return path_; }
     void write(const void *data, size_t bytes);
     void write(const std::string &text) { write(text.data(), text.size()); }
-    void commit();
+    void commit(); // prepare, then publish
+    // The two halves of commit: the content whole under a temporary name (a regular
+    // file), then in place (renamed over the target, or written to a device or pipe).
+    void prepare();
+    void publish();
+    bool direct() const { return direct_; }
 
 private:
     void discard() noexcept;
@@ -41,8 +46,14 @@ private:
     std::string named_temp_; // the fallback's temporary name; empty for an unnamed file
     int fd_ = -1;
     bool direct_ = false;    // not a regular file: written in place at commit
+    bool prepared_ = false;
     std::vector<uint8_t> pending_; // direct_ only
 };
+
+// Commits the outputs of one run together: an error in any leaves none of them (the
+// regular files are renamed into place only after every one is whole and every output
+// written in place has been written).
+void commit_all(const std::vector<OutputFile *> &outputs);
 
 // What a flag names: ("--output", "s.tess"), ("the checkpoint", "ck.bin").
 using NamedPath = std::pair<std::string, std::string>;
