@@ -14,15 +14,18 @@ SECONDS on its corpus (BUILD_DIR/corpus/NAME, kept between runs) and prints
 executions and coverage per harness. Exits 1 on any crash, hang (an input running
 over 25 s), leak or sanitizer report; the input is kept in BUILD_DIR/artifacts/NAME/.
 
-Harnesses (default: all seven):
+Harnesses (default: all eight):
   image           (a) any bytes as a model image: open, prompt, sample, step
   image_resigned  (b) the same, mutated by structure and every checksum signed again
   encode          (c) tessera_encode on 512-, 32000-, 10-piece and no-space vocabularies
   readers         (d) the packer's llama2.c checkpoint and tokenizer readers, and GGUF
   board           (e) board descriptions, from a file and from an image's BOARD section
   hf              (f) Hugging Face config.json and safetensors headers
-  onnx            (g) the ONNX front end and the .npz test-vector reader (seeds: Deeploy's
-                  graphs and vectors in TESSERA_SHARED_DIR/deeploy, read in place)
+  onnx            (g) the ONNX front end, structure-aware (a mutator that edits the parsed
+                  model), lowered, planned and written (seeds: Deeploy's graphs in
+                  TESSERA_SHARED_DIR/deeploy, read in place)
+  npz             (h) the .npz test-vector reader, structure-aware (a mutator that edits the
+                  archive's .npy entries and signs it again), within tessera-eval's limits
 
 Options:
   -t SECONDS    time per harness (default 300)
@@ -47,11 +50,11 @@ while (($#)); do
     --build-only) build_only=1; shift ;;
     --require) require=1; shift ;;
     -h|--help) usage; exit 0 ;;
-    image|image_resigned|encode|readers|board|hf|onnx) harnesses+=("$1"); shift ;;
+    image|image_resigned|encode|readers|board|hf|onnx|npz) harnesses+=("$1"); shift ;;
     *) echo "fuzz.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
-((${#harnesses[@]})) || harnesses=(image image_resigned encode readers board hf onnx)
+((${#harnesses[@]})) || harnesses=(image image_resigned encode readers board hf onnx npz)
 [[ $seconds =~ ^[0-9]+$ && $jobs =~ ^[1-9][0-9]*$ ]] || { echo "fuzz.sh: -t and -j take whole numbers" >&2; exit 2; }
 
 skip() {
@@ -87,7 +90,7 @@ seeds_of() { case $1 in image|image_resigned) echo image ;; *) echo "$1" ;; esac
 shared=${TESSERA_SHARED_DIR:-$root/../shared}
 # Seed folders read in place besides BUILD_DIR/seeds/NAME (libFuzzer writes only to the first corpus).
 extra_seeds() {
-  [[ $1 == onnx ]] || return 0
+  [[ $1 == onnx || $1 == npz ]] || return 0
   local d
   for d in "$shared"/deeploy/microLlama/INT8/microLlama1 "$shared"/deeploy/microLlama/INT8/microLlama8_parallel; do
     [[ -d $d ]] && echo "$d"
@@ -98,7 +101,9 @@ run_one() { # NAME: runs it, leaves its log in BUILD/logs/NAME.log and its exit 
   local name=$1 bin=$build/tests/fuzz/fuzz_$1
   mkdir -p "$build/corpus/$name" "$build/artifacts/$name" "$build/logs"
   [[ -x $bin ]] || { echo "fuzz.sh: $bin not built" >"$build/logs/$name.log"; echo 1 >"$build/logs/$name.status"; return; }
-  "$bin" -max_total_time="$seconds" -timeout=25 -rss_limit_mb=2048 -print_final_stats=1 \
+  local max_len=()
+  [[ $name == npz ]] && max_len=(-max_len=131072) # the vectors, not the 2 MB graphs beside them
+  "$bin" -max_total_time="$seconds" -timeout=25 -rss_limit_mb=2048 -print_final_stats=1 "${max_len[@]}" \
     -artifact_prefix="$build/artifacts/$name/" "$build/corpus/$name" "$build/seeds/$(seeds_of "$name")" $(extra_seeds "$name") \
     >"$build/logs/$name.log" 2>&1
   echo $? >"$build/logs/$name.status"

@@ -15,6 +15,7 @@
 
 #include "onnx/onnx.pb.h"
 #include "support/packed_image.h"
+#include "support/npz_builder.h"
 #include "support/synthetic_model.h"
 #include "tessera/errors.h"
 #include "tessera/kernels_quantlib.h"
@@ -415,16 +416,7 @@ TEST(OnnxReader, RefusesADecoderItDoesNotKnow)
 
 // ---- the npz reader ----------------------------------------------------------------------
 
-std::string npy(const std::string &header_dict, const std::string &data)
-{
-    std::string h = header_dict;
-    while ((10 + h.size() + 1) % 64) h.push_back(' ');
-    h.push_back('\n');
-    std::string out("\x93NUMPY\x01\x00", 8);
-    out.push_back(char(h.size()));
-    out.push_back(0);
-    return out + h + data;
-}
+std::string npy(const std::string &header_dict, const std::string &data) { return tessera::test::npy_bytes(header_dict, data); }
 
 // A Fortran-order array is given in C order: (2, 3) stored column by column.
 TEST(Npz, ReadsFortranOrderIntoCOrderAndRoundTrips)

@@ -5,10 +5,9 @@
 // that promise more than they hold, a wrong CRC, a duplicate entry.
 #include <gtest/gtest.h>
 
-#include <zip.h>
-
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <limits>
@@ -16,6 +15,7 @@
 #include <string>
 
 #include "onnx/onnx.pb.h"
+#include "support/npz_builder.h"
 #include "support/synthetic_model.h"
 #include "tessera/errors.h"
 #include "tessera/models/onnx.h"
@@ -41,9 +41,17 @@ protected:
         ASSERT_TRUE(int8_.ParseFromString(read_bytes(kGraphs + "INT8/microLlama1/network.onnx")));
         ASSERT_TRUE(fp32_.ParseFromString(read_bytes(kGraphs + "FP32/microLlama1/network.onnx")));
     }
-    // What lowering the model says: "" when it is lowered.
+    // What lowering the model says: "" when it is lowered. With TESSERA_REPRODUCERS=DIR,
+    // each model is also written there (TEST_n.onnx), to run the tools of another build on.
     static std::string refusal(const onnx::ModelProto &m)
     {
+        if (const char *dir = std::getenv("TESSERA_REPRODUCERS")) {
+            static int n = 0;
+            std::ofstream(std::string(dir) + "/" + ::testing::UnitTest::GetInstance()->current_test_info()->name() + "_" +
+                              std::to_string(n++) + ".onnx",
+                          std::ios::binary)
+                << m.SerializeAsString();
+        }
         tessera::OnnxDecoderInfo info;
         try {
             tessera::lower_onnx_decoder_bytes(m.SerializeAsString(), "g.onnx", {}, info);
@@ -217,40 +225,8 @@ TEST_F(HostileOnnx, AGraphThatIsNotADecoderNamesItsFirstNode)
 
 // ---- npz -----------------------------------------------------------------------------
 
-std::string npy_bytes(const std::string &dict, const std::string &data)
-{
-    std::string h = dict;
-    while ((10 + h.size() + 1) % 64 != 0) h.push_back(' ');
-    h.push_back('\n');
-    std::string out("\x93NUMPY\x01\x00", 8);
-    out.push_back(char(h.size() & 0xFF));
-    out.push_back(char(h.size() >> 8));
-    return out + h + data;
-}
-
-// A zip of `entries` (name, bytes), deflated or stored; `patch` may edit the bytes after.
-std::string zip_of(const std::vector<std::pair<std::string, std::string>> &entries, bool deflate)
-{
-    zip_error_t error;
-    zip_error_init(&error);
-    zip_source_t *buffer = zip_source_buffer_create(nullptr, 0, 0, &error);
-    zip_source_keep(buffer);
-    zip_t *z = zip_open_from_source(buffer, ZIP_TRUNCATE, &error);
-    for (const auto &[name, bytes] : entries) {
-        zip_source_t *s = zip_source_buffer(z, bytes.data(), bytes.size(), 0);
-        const zip_int64_t at = zip_file_add(z, name.c_str(), s, ZIP_FL_ENC_UTF_8);
-        zip_set_file_compression(z, zip_uint64_t(at), deflate ? ZIP_CM_DEFLATE : ZIP_CM_STORE, 9);
-    }
-    zip_close(z);
-    zip_stat_t st;
-    zip_source_stat(buffer, &st);
-    std::string out(st.size, '\0');
-    zip_source_open(buffer);
-    zip_source_read(buffer, out.data(), st.size);
-    zip_source_close(buffer);
-    zip_source_free(buffer);
-    return out;
-}
+using tessera::test::npy_bytes;
+using tessera::test::zip_of;
 
 std::string npz_refusal(const std::string &bytes, const tessera::NpzLimits &limits = {})
 {

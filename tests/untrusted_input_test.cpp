@@ -539,7 +539,7 @@ TEST_F(Untrusted, MemoryStaysNearTheFileSizeAndBadHeadersCostNothing)
     const Measured m = measured(tool("tessera-pack") + " " + shell_quoted(path("junk.gguf")) + " -q -o " + shell_quoted(path("o.tess")));
     EXPECT_EQ(m.run.status, 0) << m.run.out;
     ASSERT_GT(m.max_rss_kib, 0) << m.run.out;
-    EXPECT_LT(m.max_rss_kib, 2 * file_kib + 32 * 1024) << "file " << file_kib << " KiB";
+    if (!kAddressSanitizer) EXPECT_LT(m.max_rss_kib, 2 * file_kib + 32 * 1024) << "file " << file_kib << " KiB";
     // 2 GiB of zeros (a sparse file): refused from its first bytes.
     for (const char *name : {"zeros.bin", "zeros.tok"}) {
         { std::ofstream(path(name)); }
@@ -555,7 +555,7 @@ TEST_F(Untrusted, MemoryStaysNearTheFileSizeAndBadHeadersCostNothing)
     for (const std::string &command : {zeros_ck, zeros_tok}) {
         const Measured z = measured(command);
         EXPECT_EQ(z.run.status, 1);
-        EXPECT_LT(z.max_rss_kib, 32 * 1024) << command;
+        if (!kAddressSanitizer) EXPECT_LT(z.max_rss_kib, 32 * 1024) << command;
     }
 }
 

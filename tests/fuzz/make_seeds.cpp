@@ -10,6 +10,8 @@
 //   OUT/hf/       config.json texts and safetensors headers with a selector byte
 //                 (fuzzer f)
 //   OUT/onnx/     (empty: fuzzer g's seeds are Deeploy's files, read in place by scripts/fuzz.sh)
+//   OUT/npz/      test vectors for a microLlama-shaped image (fuzzer h), made here; Deeploy's
+//                 own are read in place by scripts/fuzz.sh
 //   OUT/data/     the images and tokenizers fuzzer c opens at start
 #include <cstdio>
 #include <filesystem>
@@ -22,6 +24,7 @@
 #include "support/synthetic_model.h"
 #include "tessera/board_desc.h"
 #include "tessera/pack/packer.h"
+#include "support/npz_builder.h"
 
 namespace fs = std::filesystem;
 using tessera::test::SyntheticConfig;
@@ -41,6 +44,36 @@ void write_bytes(const fs::path &p, uint8_t selector, const std::vector<uint8_t>
     out.put(char(selector));
     out.write(reinterpret_cast<const char *>(bytes.data()), std::streamsize(bytes.size()));
     if (!out) throw std::runtime_error("cannot write " + p.string());
+}
+
+// Inputs of a microLlama-shaped decoder (dim 64, 16 heads of 4, 8 layers) as Deeploy
+// names them: S rows after S_past cached ones, with the causal mask the image applies;
+// int8 elements, so each archive is a few KB.
+void write_npz_seeds(const fs::path &dir)
+{
+    uint32_t k = 0;
+    for (const auto &[S, P] : {std::pair<uint64_t, uint64_t>{1, 8}, {4, 0}, {2, 3}}) {
+        std::vector<std::pair<std::string, std::string>> entries;
+        auto array = [&](const std::string &name, const std::vector<uint64_t> &shape, const std::string &data) {
+            std::string dims;
+            for (uint64_t d : shape) dims += std::to_string(d) + ", ";
+            entries.emplace_back(name + ".npy", tessera::test::npy_bytes("{'descr': '|i1', 'fortran_order': False, 'shape': (" +
+                                                                           dims + "), }", data));
+        };
+        auto values = [](uint64_t n) {
+            std::string v(n, '\0');
+            for (uint64_t i = 0; i < n; ++i) v[i] = char(int(i * 37 % 255) - 127);
+            return v;
+        };
+        array("input_0", {1, S, 64}, values(S * 64));
+        std::string mask(S * (P + S), '\0');
+        for (uint64_t i = 0; i < S; ++i)
+            for (uint64_t j = 0; j < P + S; ++j) mask[i * (P + S) + j] = char(j <= P + i ? 0 : -128);
+        array("input_1", {1, S, P + S}, mask);
+        array("input_2", {1, S, 4, 4}, values(S * 16));
+        for (int l = 0; l < 16; ++l) array("input_" + std::to_string(3 + l), {1, 16, P, 4}, values(16 * P * 4));
+        std::ofstream(dir / ("vectors" + std::to_string(k++) + ".npz"), std::ios::binary) << tessera::test::zip_of(entries, false);
+    }
 }
 
 struct Model {
@@ -152,7 +185,9 @@ int main(int argc, char **argv)
     }
     try {
         const fs::path out = argv[1], models = out / "models", shared = TESSERA_SHARED_DIR;
-        for (const char *d : {"image", "encode", "readers", "data", "models", "board", "hf", "onnx"}) fs::create_directories(out / d);
+        for (const char *d : {"image", "encode", "readers", "data", "models", "board", "hf", "onnx", "npz"})
+            fs::create_directories(out / d);
+        write_npz_seeds(out / "npz");
         write_board_seeds(out / "board");
         write_hf_seeds(out / "hf");
         const std::string board = TESSERA_FUZZ_BOARD;

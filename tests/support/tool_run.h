@@ -8,6 +8,21 @@
 
 namespace tessera::test {
 
+// Whether this build runs under AddressSanitizer (scripts/test.sh --sanitize): its shadow
+// memory and quarantine make a process's peak RSS say nothing about the code, so the
+// tests that bound memory measure it only without.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kAddressSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kAddressSanitizer = true;
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
+
 struct ToolRun {
     int status = -1;
     std::string out; // stdout and stderr
