@@ -18,12 +18,12 @@
 #include <string>
 
 #include "onnx/onnx.pb.h"
+#include "structured_mutation.h"
 #include "tessera/board_desc.h"
 #include "tessera/errors.h"
 #include "tessera/models/onnx.h"
 #include "tessera/pack/packer.h"
 
-extern "C" size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
 
 namespace {
 
@@ -226,10 +226,7 @@ extern "C" size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max
     if (rng() % 8 == 0 || !m.ParseFromArray(data, int(size)) || !m.has_graph()) return LLVMFuzzerMutate(data, size, max_size);
     const int edits = 1 + int(rng() % 3);
     for (int i = 0; i < edits; ++i) mutate_model(m, rng);
-    const std::string out = m.SerializeAsString();
-    if (out.size() > max_size) return LLVMFuzzerMutate(data, size, max_size);
-    std::memcpy(data, out.data(), out.size());
-    return out.size();
+    return tessera::fuzz::write_mutation(data, size, max_size, m.SerializeAsString());
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
