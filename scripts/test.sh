@@ -24,7 +24,7 @@ phase() {
 if ((sanitize)); then
   # -O1 keeps the sanitized tests fast enough; no benchmarks, no cross builds, no fuzzers.
   cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" \
-    -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g" -DTESSERA_SANITIZE=ON -DTESSERA_BUILD_BENCH=OFF \
+    -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g" -DTESSERA_SANITIZE=ON -DTESSERA_BUILD_BENCH=OFF -DTESSERA_TEST_TIMEOUT=1500 \
     ${TESSERA_SHARED_DIR:+-DTESSERA_SHARED_DIR=$TESSERA_SHARED_DIR} >/dev/null
   cmake --build "$build" -j"$(nproc)"
   phase "build with ASan + UBSan"
