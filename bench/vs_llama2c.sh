@@ -89,7 +89,7 @@ measure() {
         done
     done
     local default_threads kernels
-    default_threads=$("$generate" "$f32" -t 0 -n 2 2>&1 >/dev/null | sed -n 's/.*board [^,]*, \([0-9]*\) threads.*/\1/p')
+    default_threads=$("$generate" "$f32" -t 0 -n 2 2>&1 >/dev/null | sed -n 's/.*board [^|]* emulated on \([0-9]*\) threads.*/\1/p')
     kernels=$("$generate" "$i8" -t 0 -n 2 2>&1 >/dev/null | sed -n 's/.*kernels \([^ ,]*\).*/\1/p')
     local base
     base=$(median <"$work/r0")

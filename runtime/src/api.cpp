@@ -241,7 +241,6 @@ tessera_status tessera_open(tessera_session *session, const void *image, size_t 
     if (st != TESSERA_OK) return st;
     tsr::resolve_steps(s->image, board); // after the copies: nothing may overwrite the table
     s->open_marker = tsr::kOpenMarker;
-    s->error[0] = '\0';
     return TESSERA_OK;
 }
 
