@@ -38,6 +38,17 @@ uint32_t kernel_set_bits(const Value &v)
     return 0;
 }
 
+std::map<std::string, std::string> parse_sources(const Value &j)
+{
+    std::map<std::string, std::string> out;
+    if (const auto sources = j.find("sources")) {
+        sources->expect_object();
+        for (auto it = sources->json().begin(); it != sources->json().end(); ++it)
+            out[it.key()] = (*sources)[it.key().c_str()].as_string();
+    }
+    return out;
+}
+
 // The "cost" object: every figure required, each with its source.
 BoardCost parse_cost(const Value &j, bool has_npu, double board_clock_hz)
 {
@@ -70,19 +81,35 @@ BoardCost parse_cost(const Value &j, bool has_npu, double board_clock_hz)
     c.dma_mw = positive(power, "dma");
     c.idle_mw = positive(power, "idle");
     if (has_npu) c.npu_mw = positive(power, "npu");
-    if (const auto sources = j.find("sources")) {
-        sources->expect_object();
-        for (auto it = sources->json().begin(); it != sources->json().end(); ++it)
-            c.sources[it.key()] = (*sources)[it.key().c_str()].as_string();
-    }
+    c.sources = parse_sources(j);
     return c;
+}
+
+// The "memory" object of a cycle-true board: its L1 banks, latencies and DMA.
+BoardMemory parse_memory(const Value &j)
+{
+    j.only_keys({"l1_banks", "l1_latency_cycles", "l1_stack_bytes", "l2_latency_cycles", "dma_bytes_per_cycle",
+                 "dma_setup_cycles", "sources"});
+    BoardMemory m;
+    m.l1_banks = uint32_t(j["l1_banks"].as_uint(1, 1024));
+    if (m.l1_banks & (m.l1_banks - 1u)) j["l1_banks"].fail("must be a power of two");
+    m.l1_latency_cycles = uint32_t(j["l1_latency_cycles"].as_uint(1, 1000));
+    m.l2_latency_cycles = uint32_t(j["l2_latency_cycles"].as_uint(1, 100000));
+    const Value stacks = j["l1_stack_bytes"];
+    stacks.only_keys({"core0", "other"});
+    m.l1_stack_bytes_core0 = uint32_t(stacks["core0"].as_uint(256, 1u << 20));
+    m.l1_stack_bytes_other = uint32_t(stacks["other"].as_uint(256, 1u << 20));
+    m.dma_bytes_per_cycle = uint32_t(j["dma_bytes_per_cycle"].as_uint(1, 1024));
+    m.dma_setup_cycles = uint32_t(j["dma_setup_cycles"].as_uint(0, 100000));
+    m.sources = parse_sources(j);
+    return m;
 }
 
 BoardDesc parse_checked(const nlohmann::json &parsed, const std::string &source)
 {
     const Value j(parsed, source);
     j.expect_object();
-    j.only_keys({"$schema", "name", "description", "cluster", "regions", "dma", "npu", "clock_mhz", "cost"});
+    j.only_keys({"$schema", "name", "description", "cluster", "regions", "dma", "npu", "clock_mhz", "cost", "memory"});
     BoardDesc d;
     d.source = source;
     d.name = j["name"].as_string();
@@ -117,6 +144,10 @@ BoardDesc parse_checked(const nlohmann::json &parsed, const std::string &source)
         cost->expect_object();
         d.cost = parse_cost(*cost, d.has_npu, d.clock_hz);
         if (!d.clock_hz) d.clock_hz = d.cost.clock_hz;
+    }
+    if (const auto memory = j.find("memory")) {
+        memory->expect_object();
+        d.memory = parse_memory(*memory);
     }
     // What an image embeds: compact JSON, made only now that the description is known
     // to be a few levels deep with every key one of the schema's.

@@ -30,6 +30,19 @@ struct BoardCost {
     bool present() const { return clock_hz > 0; }
 };
 
+// The memory model of a cycle-true board ("memory" in board.json; boards/pulp-rtl): what
+// its testbench builds and what the planner may use (the L1's banks). Every figure says
+// where it came from in `sources`.
+struct BoardMemory {
+    uint32_t l1_banks = 0;                 // 0: the description states no memory model
+    uint32_t l1_latency_cycles = 0, l2_latency_cycles = 0;
+    uint32_t l1_stack_bytes_core0 = 0, l1_stack_bytes_other = 0; // L1 beside the arena, each core's stack
+    uint32_t dma_bytes_per_cycle = 0, dma_setup_cycles = 0;
+    std::map<std::string, std::string> sources;
+
+    bool present() const { return l1_banks > 0; }
+};
+
 struct BoardDesc {
     std::string name;
     std::string description;
@@ -43,6 +56,7 @@ struct BoardDesc {
     double clock_hz = 0; // "clock_mhz" (or the cost model's); 0: not given
     uint32_t isa = 0;    // cluster.kernels: the tuned kernel set its cores run (TSR_ISA_* bits; 0: portable)
     BoardCost cost;
+    BoardMemory memory;
 
     uint32_t fingerprint() const { return tsr_board_fingerprint(name.c_str(), cores, region_size, has_npu); }
 };

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "tessera/image_format.h"
-#include "tessera/qemu_virt_rv32.h"
+#include "demo_board.h"
 #include "tessera/tessera.h"
 #include "profile_report.h"
 
@@ -33,45 +33,40 @@ static tessera_step_profile profile[PROFILE_STEPS];
 
 static void fail(const char *what, tessera_status st)
 {
-    tsr_qemu_puts("error: ");
-    tsr_qemu_puts(what);
-    tsr_qemu_puts(": ");
-    tsr_qemu_puts(tessera_status_string(st));
-    tsr_qemu_puts(": ");
-    tsr_qemu_puts(tessera_last_error(&session));
-    tsr_qemu_puts("\n");
-    tsr_qemu_exit(1);
+    tsr_demo_puts("error: ");
+    tsr_demo_puts(what);
+    tsr_demo_puts(": ");
+    tsr_demo_puts(tessera_status_string(st));
+    tsr_demo_puts(": ");
+    tsr_demo_puts(tessera_last_error(&session));
+    tsr_demo_puts("\n");
+    tsr_demo_exit(1);
 }
 
 static void put(const char *label, uint64_t value)
 {
-    tsr_qemu_puts(label);
-    tsr_qemu_put_u64(value);
+    tsr_demo_puts(label);
+    tsr_demo_put_u64(value);
 }
 
 int main(void)
 {
-    const tsr_hal_board *board = tsr_qemu_board();
-    tsr_qemu_puts("tessera firmware demo on board '");
-    tsr_qemu_puts(board->name);
-    tsr_qemu_puts("': ");
-    tsr_qemu_put_u64(board->core_count);
-    tsr_qemu_puts(" compute harts, DMA ");
-    if (tsr_qemu_dma_hart() == TSR_QEMU_NO_DMA_HART) tsr_qemu_puts("by the compute hart");
-    else put("hart ", tsr_qemu_dma_hart());
-    tsr_qemu_puts(", NPU ");
-    if (!board->has_npu) tsr_qemu_puts("none");
-    else if (tsr_qemu_npu_hart() == TSR_QEMU_NO_NPU_HART) tsr_qemu_puts("by the controller");
-    else put("hart ", tsr_qemu_npu_hart());
+    const tsr_hal_board *board = tsr_demo_board();
+    tsr_demo_puts("tessera firmware demo on board '");
+    tsr_demo_puts(board->name);
+    tsr_demo_puts("': ");
+    tsr_demo_put_u64(board->core_count);
+    tsr_demo_puts(" compute harts, ");
+    tsr_demo_put_engines(board);
     put(", image ", (uint64_t)(tessera_image_end - tessera_image));
-    tsr_qemu_puts(" bytes\n");
+    tsr_demo_puts(" bytes\n");
     tessera_status st = tessera_open(&session, tessera_image, (size_t)(tessera_image_end - tessera_image), board);
     if (st != TESSERA_OK) fail("open", st);
     const int profiled = tessera_profile(&session, profile, PROFILE_STEPS) == TESSERA_OK;
 #ifdef TESSERA_DEMO_MEASURE_POS
-    tsr_qemu_label_layers(true);
+    tsr_demo_label_layers(true);
     put("measured: the forward pass at position ", TESSERA_DEMO_MEASURE_POS);
-    tsr_qemu_puts(", instructions labelled by layer\n");
+    tsr_demo_puts(", instructions labelled by layer\n");
 #endif
 
     tessera_sampler greedy;
@@ -79,9 +74,9 @@ int main(void)
     int32_t token = 1; /* BOS */
     int n = 0;
     for (int pos = 0; pos < TESSERA_DEMO_STEPS; ++pos) {
-        if (MEASURED(pos)) tsr_qemu_mark_begin();
+        if (MEASURED(pos)) tsr_demo_mark_begin();
         st = pos == 0 ? tessera_prompt(&session, &token, 1) : tessera_step(&session, token);
-        if (MEASURED(pos)) tsr_qemu_mark_end();
+        if (MEASURED(pos)) tsr_demo_mark_end();
         if (st != TESSERA_OK) fail(pos == 0 ? "prompt" : "step", st);
         int32_t next;
         st = tessera_sample(&session, &greedy, &next);
@@ -91,8 +86,8 @@ int main(void)
             if (pos < TESSERA_DEMO_MEASURE_POS) {
                 put("error: the model ended the text at position ", (uint64_t)pos);
                 put(", before the measured position ", TESSERA_DEMO_MEASURE_POS);
-                tsr_qemu_puts("\n");
-                tsr_qemu_exit(1);
+                tsr_demo_puts("\n");
+                tsr_demo_exit(1);
             }
 #endif
             break;
@@ -101,20 +96,20 @@ int main(void)
         token = next;
     }
 
-    tsr_qemu_puts("text: ");
+    tsr_demo_puts("text: ");
     int32_t prev = 1;
     for (int i = 0; i < n; ++i) {
         uint32_t len = 0;
         const char *piece = tessera_decode(&session, prev, ids[i], &len);
         for (uint32_t k = 0; k < len; ++k) {
             const char c[2] = {piece[k], 0};
-            if ((unsigned char)c[0] >= 0x20u || c[0] == '\n' || c[0] == '\t' || len > 1) tsr_qemu_puts(c);
+            if ((unsigned char)c[0] >= 0x20u || c[0] == '\n' || c[0] == '\t' || len > 1) tsr_demo_puts(c);
         }
         prev = ids[i];
     }
-    tsr_qemu_puts("\nids:");
+    tsr_demo_puts("\nids:");
     for (int i = 0; i < n; ++i) put(" ", (uint64_t)ids[i]);
-    tsr_qemu_puts("\n");
+    tsr_demo_puts("\n");
 
     tessera_stats stats;
     tessera_get_stats(&session, &stats);
@@ -124,7 +119,7 @@ int main(void)
     put(", DMA bytes ", tsr_demo_per(stats.dma_bytes, tokens));
     put(", NPU jobs ", tsr_demo_per(stats.npu_jobs, tokens));
     put(" (over ", stats.runs);
-    tsr_qemu_puts(" tokens)\n");
+    tsr_demo_puts(" tokens)\n");
     if (profiled) tsr_demo_print_profile(&session, profile, tokens);
     return 0;
 }

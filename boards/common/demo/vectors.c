@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "tessera/qemu_virt_rv32.h"
+#include "demo_board.h"
 #include "tessera/tessera.h"
 #include "tessera/test_vectors.h"
 #include "profile_report.h"
@@ -28,22 +28,22 @@ static tessera_step_profile profile[PROFILE_STEPS];
 
 static void fail(const char *what, tessera_status st)
 {
-    tsr_qemu_puts("error: ");
-    tsr_qemu_puts(what);
+    tsr_demo_puts("error: ");
+    tsr_demo_puts(what);
     if (st != TESSERA_OK) {
-        tsr_qemu_puts(": ");
-        tsr_qemu_puts(tessera_status_string(st));
-        tsr_qemu_puts(": ");
-        tsr_qemu_puts(tessera_last_error(&session));
+        tsr_demo_puts(": ");
+        tsr_demo_puts(tessera_status_string(st));
+        tsr_demo_puts(": ");
+        tsr_demo_puts(tessera_last_error(&session));
     }
-    tsr_qemu_puts("\n");
-    tsr_qemu_exit(1);
+    tsr_demo_puts("\n");
+    tsr_demo_exit(1);
 }
 
 static void put(const char *label, uint64_t value)
 {
-    tsr_qemu_puts(label);
-    tsr_qemu_put_u64(value);
+    tsr_demo_puts(label);
+    tsr_demo_put_u64(value);
 }
 
 /* Values of `got` that differ from `want`. */
@@ -56,7 +56,7 @@ static uint32_t differing(const int8_t *got, const int8_t *want, uint32_t count)
 
 int main(void)
 {
-    const tsr_hal_board *board = tsr_qemu_board();
+    const tsr_hal_board *board = tsr_demo_board();
     const tsr_vectors_header *h = (const tsr_vectors_header *)tessera_vectors;
     const uint32_t blob = (uint32_t)(tessera_vectors_end - tessera_vectors);
     if (blob < sizeof *h || h->magic != TSR_VECTORS_MAGIC || h->version != TSR_VECTORS_VERSION)
@@ -65,14 +65,14 @@ int main(void)
     const uint32_t S = h->rows, P = h->past, T = P + S, D = h->dim;
     if (!l.bytes || l.bytes > blob || !S || (uint64_t)S * D > sizeof rows_out || (uint64_t)T * D > sizeof cache_rows)
         fail("the linked vectors are larger than their blob or this firmware's buffers", TESSERA_OK);
-    tsr_qemu_puts("tessera vectors firmware on board '");
-    tsr_qemu_puts(board->name);
-    tsr_qemu_puts("': ");
-    tsr_qemu_put_u64(board->core_count);
+    tsr_demo_puts("tessera vectors firmware on board '");
+    tsr_demo_puts(board->name);
+    tsr_demo_puts("': ");
+    tsr_demo_put_u64(board->core_count);
     put(" compute harts; ", S);
     put(" rows at S_past ", P);
     put(", ", h->n_layers);
-    tsr_qemu_puts(" layers\n");
+    tsr_demo_puts(" layers\n");
     tessera_status st = tessera_open(&session, tessera_image, (size_t)(tessera_image_end - tessera_image), board);
     if (st != TESSERA_OK) fail("open", st);
     tessera_image_summary model;
@@ -88,16 +88,16 @@ int main(void)
     if (st != TESSERA_OK) fail("set_position", st);
     const int profiled = tessera_profile(&session, profile, PROFILE_STEPS) == TESSERA_OK;
     put("measured: one run of ", S);
-    tsr_qemu_puts(S == 1u ? " row (autoregressive)\n" : " rows (prompt)\n");
-    tsr_qemu_mark_begin();
+    tsr_demo_puts(S == 1u ? " row (autoregressive)\n" : " rows (prompt)\n");
+    tsr_demo_mark_begin();
     st = tessera_forward_rows(&session, tessera_vectors + l.rows_in, (const int8_t *)(tessera_vectors + l.rotations), S,
                               rows_out);
-    tsr_qemu_mark_end();
+    tsr_demo_mark_end();
     if (st != TESSERA_OK) fail("forward_rows", st);
     uint32_t values = S * D, differ = differing(rows_out, (const int8_t *)(tessera_vectors + l.want_rows), S * D);
     put("vectors: output_0: ", differ);
     put(" of ", S * D);
-    tsr_qemu_puts(" values differ\n");
+    tsr_demo_puts(" values differ\n");
     for (uint32_t layer = 0; layer < h->n_layers; ++layer)
         for (uint32_t kind = 0; kind < 2u; ++kind) {
             st = tessera_kv_read(&session, layer, kind, 0, T, cache_rows);
@@ -106,7 +106,7 @@ int main(void)
             put("vectors: output_", 1u + 2u * layer + kind);
             put(": ", d);
             put(" of ", T * D);
-            tsr_qemu_puts(" values differ\n");
+            tsr_demo_puts(" values differ\n");
             differ += d;
             values += T * D;
         }
@@ -117,10 +117,10 @@ int main(void)
     put(", DMA bytes ", stats.dma_bytes);
     put(", NPU jobs ", stats.npu_jobs);
     put(" (one run of ", S);
-    tsr_qemu_puts(" rows)\n");
+    tsr_demo_puts(" rows)\n");
     if (profiled) tsr_demo_print_profile(&session, profile, 1u);
     put("vectors: all: ", differ);
     put(" of ", values);
-    tsr_qemu_puts(" values differ\n");
+    tsr_demo_puts(" values differ\n");
     return differ ? 1 : 0;
 }

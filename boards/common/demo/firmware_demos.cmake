@@ -1,0 +1,51 @@
+# The firmware demos of a bare-metal board (boards/<board>/CMakeLists.txt calls
+# tessera_firmware_demos(<its board library>)): one ELF per image named in
+# TESSERA_FIRMWARE_IMAGES, from the board-neutral main.c and vectors.c here, which
+# reach the board through demo_board.h (each board's src/demo_board.c).
+set(_tsr_demo_dir ${CMAKE_CURRENT_LIST_DIR})
+set(TESSERA_FIRMWARE_IMAGES "" CACHE STRING
+    "Firmware demos to build: NAME=IMAGE.tess[=POSITION];... (images packed for the board; with POSITION, \
+the demo measures only the forward pass at that position, labelled by layer)")
+set(TESSERA_FIRMWARE_VECTORS "" CACHE STRING
+    "Test vectors to run: NAME=VECTORS.bin;... (written by tessera-eval --emit-vectors): firmware NAME, whose image \
+is decoder-only, runs them once (boards/common/demo/vectors.c) instead of generating text")
+set(TESSERA_FIRMWARE_VARIANTS "" CACHE STRING
+    "Variant lists to link: NAME=VARIANTS.c;... (written by tessera-pack --emit-variants): firmware demo NAME \
+registers only those variants and carries only their kernels; the others register every variant")
+set(TESSERA_DEMO_STEPS 200 CACHE STRING
+    "Tokens a firmware demo generates (greedy; fewer when the model ends the text)")
+function(tessera_firmware_demos board_target)
+  foreach(entry IN LISTS TESSERA_FIRMWARE_IMAGES)
+    string(REPLACE "=" ";" parts "${entry}")
+    list(GET parts 0 name)
+    list(GET parts 1 TESSERA_IMAGE)
+    list(LENGTH parts n_parts)
+    configure_file(${_tsr_demo_dir}/image.S.in ${CMAKE_CURRENT_BINARY_DIR}/image_${name}.S @ONLY)
+    set_source_files_properties(${CMAKE_CURRENT_BINARY_DIR}/image_${name}.S PROPERTIES OBJECT_DEPENDS ${TESSERA_IMAGE})
+    set(main ${_tsr_demo_dir}/main.c)
+    foreach(vectors_entry IN LISTS TESSERA_FIRMWARE_VECTORS)
+      if(vectors_entry MATCHES "^${name}=(.+)$")
+        set(TESSERA_VECTORS ${CMAKE_MATCH_1})
+        configure_file(${_tsr_demo_dir}/vectors.S.in ${CMAKE_CURRENT_BINARY_DIR}/vectors_${name}.S @ONLY)
+        set_source_files_properties(${CMAKE_CURRENT_BINARY_DIR}/vectors_${name}.S PROPERTIES OBJECT_DEPENDS ${TESSERA_VECTORS})
+        set(main ${_tsr_demo_dir}/vectors.c ${CMAKE_CURRENT_BINARY_DIR}/vectors_${name}.S)
+      endif()
+    endforeach()
+    add_executable(tessera-firmware-${name} ${main} ${_tsr_demo_dir}/profile_report.c ${CMAKE_CURRENT_BINARY_DIR}/image_${name}.S)
+    set_target_properties(tessera-firmware-${name} PROPERTIES SUFFIX ".elf" LINKER_LANGUAGE C) # the runtime needs no libstdc++
+    target_link_libraries(tessera-firmware-${name} PRIVATE tessera_runtime ${board_target} m)
+    target_link_options(tessera-firmware-${name} PRIVATE -Wl,-Map=${CMAKE_CURRENT_BINARY_DIR}/tessera-firmware-${name}.map)
+    foreach(list_entry IN LISTS TESSERA_FIRMWARE_VARIANTS)
+      if(list_entry MATCHES "^${name}=(.+)$")
+        target_sources(tessera-firmware-${name} PRIVATE ${CMAKE_MATCH_1}) # defines tsr_variants before the library does
+      endif()
+    endforeach()
+    if(n_parts GREATER 2)
+      list(GET parts 2 position)
+      target_compile_definitions(tessera-firmware-${name} PRIVATE TESSERA_DEMO_MEASURE_POS=${position})
+    else()
+      target_compile_definitions(tessera-firmware-${name} PRIVATE TESSERA_DEMO_STEPS=${TESSERA_DEMO_STEPS})
+    endif()
+    target_include_directories(tessera-firmware-${name} PRIVATE ${_tsr_demo_dir})
+  endforeach()
+endfunction()

@@ -1,0 +1,89 @@
+# The cycle-true board (boards/pulp-rtl): the CV32E40P cluster RTL under Verilator
+# (ctest -L rtl). Images packed for pulp-rtl, firmware cross-built for its integer
+# cores (XpulpV2) and for its cores with the FPU, run on the simulators of 1 and 8
+# cores. Each run prints the testbench's cycles and its profile by operator, and a
+# MEASURED cycles line (tests/rtl/run.cmake).
+if(NOT TESSERA_PULP_RTL_SIMS)
+  return()
+endif()
+set(RTL ${CMAKE_BINARY_DIR}/rtl)
+set(RTL_SIM ${CMAKE_BINARY_DIR}/boards/pulp-rtl/sim)
+file(MAKE_DIRECTORY ${RTL}/images)
+add_test(NAME rtl_build_sims COMMAND ${CMAKE_COMMAND} --build ${CMAKE_BINARY_DIR} --target pulp_rtl_sims)
+set_tests_properties(rtl_build_sims PROPERTIES FIXTURES_SETUP rtl_sims TIMEOUT 900)
+
+add_test(NAME rtl_pack_int8 COMMAND tessera-pack ${SHARED_MODELS}/stories260K.bin --tokenizer ${SHARED_MODELS}/tok512.bin
+         --board pulp-rtl --precision int8 -q -o ${RTL}/images/stories260K_int8.tess)
+add_test(NAME rtl_pack_fp32 COMMAND tessera-pack ${SHARED_MODELS}/stories260K.bin --tokenizer ${SHARED_MODELS}/tok512.bin
+         --board pulp-rtl -q -o ${RTL}/images/stories260K.tess)
+set(RTL_PACKS rtl_pack_int8 rtl_pack_fp32)
+set(RTL_IMAGES "int8=${RTL}/images/stories260K_int8.tess")
+set(RTL_VECTORS "")
+foreach(graph microLlama8 microLlama8_parallel microLlama128 microLlama64_parallel)
+  add_test(NAME rtl_pack_${graph}
+           COMMAND tessera-pack ${DEEPLOY_GRAPHS}/INT8/${graph}/network.onnx --board pulp-rtl --scenario cluster -q
+                   -o ${RTL}/images/${graph}.tess)
+  add_test(NAME rtl_vectors_${graph}
+           COMMAND tessera-eval ${RTL}/images/${graph}.tess --npz-inputs ${DEEPLOY_GRAPHS}/INT8/${graph}/inputs.npz
+                   --npz-expect ${DEEPLOY_GRAPHS}/INT8/${graph}/outputs.npz --emit-vectors ${RTL}/images/${graph}.vectors)
+  set_tests_properties(rtl_pack_${graph} PROPERTIES FIXTURES_SETUP rtl_${graph}_image)
+  set_tests_properties(rtl_vectors_${graph} PROPERTIES FIXTURES_REQUIRED rtl_${graph}_image)
+  list(APPEND RTL_PACKS rtl_vectors_${graph})
+  string(APPEND RTL_IMAGES "\\;${graph}=${RTL}/images/${graph}.tess")
+  string(APPEND RTL_VECTORS "\\;${graph}=${RTL}/images/${graph}.vectors")
+endforeach()
+set_tests_properties(${RTL_PACKS} PROPERTIES FIXTURES_SETUP rtl_images)
+set(RTL_STEPS 8) # tokens a demo generates on the RTL (about a second of simulation each on one core)
+add_test(NAME rtl_build_firmware
+         COMMAND ${CMAKE_COMMAND} -DSOURCE=${CMAKE_SOURCE_DIR} -DBINARY=${RTL}/build
+                 -DTOOLCHAIN=${CMAKE_SOURCE_DIR}/toolchain/riscv32-imc-xpulpv2-elf.cmake "-DIMAGES=${RTL_IMAGES}"
+                 "-DVECTORS=${RTL_VECTORS}" -DEXTRA=-DTESSERA_DEMO_STEPS=${RTL_STEPS}
+                 -P ${CMAKE_CURRENT_SOURCE_DIR}/firmware/build.cmake)
+add_test(NAME rtl_build_firmware_fpu
+         COMMAND ${CMAKE_COMMAND} -DSOURCE=${CMAKE_SOURCE_DIR} -DBINARY=${RTL}/build-fpu
+                 -DTOOLCHAIN=${CMAKE_SOURCE_DIR}/toolchain/riscv32-imfc-xpulpv2-elf.cmake
+                 "-DIMAGES=fp32=${RTL}/images/stories260K.tess" -DEXTRA=-DTESSERA_DEMO_STEPS=${RTL_STEPS}
+                 -P ${CMAKE_CURRENT_SOURCE_DIR}/firmware/build.cmake)
+set_tests_properties(rtl_build_firmware rtl_build_firmware_fpu PROPERTIES FIXTURES_REQUIRED rtl_images
+                     FIXTURES_SETUP rtl_elf TIMEOUT 600)
+set(RTL_ELF ${RTL}/build/boards/pulp-rtl)
+
+# name:elf:simulator:run[:check]
+set(RTL_RUNS hal_conformance_1core:tessera-hal-conformance:1c:suite hal_conformance_8cores:tessera-hal-conformance:8c:suite
+             int8_1core:tessera-firmware-int8:1c:token:host int8_8cores:tessera-firmware-int8:8c:token:host)
+foreach(graph ml8:microLlama8 ml8_parallel:microLlama8_parallel ml128:microLlama128)
+  string(REPLACE ":" ";" graph "${graph}")
+  list(GET graph 0 tag)
+  list(GET graph 1 g)
+  list(APPEND RTL_RUNS deeploy_${tag}_1core:tessera-firmware-${g}:1c:graph:vectors
+                       deeploy_${tag}_8cores:tessera-firmware-${g}:8c:graph:vectors)
+endforeach()
+list(APPEND RTL_RUNS deeploy_ml64_parallel_8cores:tessera-firmware-microLlama64_parallel:8c:graph:vectors)
+foreach(run IN LISTS RTL_RUNS)
+  string(REPLACE ":" ";" run "${run}")
+  list(GET run 0 name)
+  list(GET run 1 elf)
+  list(GET run 2 sim)
+  list(GET run 3 what)
+  list(LENGTH run n)
+  set(check "")
+  if(n GREATER 4)
+    list(GET run 4 check)
+  endif()
+  set(args "")
+  if(check STREQUAL "host")
+    string(REGEX REPLACE "^tessera-firmware-" "" image "${elf}")
+    set(args -DHOST_GENERATE=$<TARGET_FILE:tessera-generate> -DIMAGE=${RTL}/images/stories260K_${image}.tess)
+  elseif(check STREQUAL "vectors")
+    set(args "-DEXPECT=vectors: all: 0 of [0-9]+ values differ")
+  endif()
+  add_test(NAME rtl_${name}
+           COMMAND ${CMAKE_COMMAND} -DSIM=${RTL_SIM}/pulp-rtl-sim-${sim} -DELF=${RTL_ELF}/${elf}.elf -DRUN=${what} ${args}
+                   -P ${CMAKE_CURRENT_SOURCE_DIR}/rtl/run.cmake)
+  set_tests_properties(rtl_${name} PROPERTIES FIXTURES_REQUIRED "rtl_elf;rtl_sims" TIMEOUT 1500)
+endforeach()
+# fp32 on the cores with the FPU: the golden ids (run.c's) for the tokens generated.
+add_test(NAME rtl_fp32_golden_1core
+         COMMAND ${CMAKE_COMMAND} -DSIM=${RTL_SIM}/pulp-rtl-sim-1c-fpu -DELF=${RTL}/build-fpu/boards/pulp-rtl/tessera-firmware-fp32.elf
+                 -DRUN=token -DGOLDEN=${SHARED_GOLDEN}/stories260K.greedy200.txt -P ${CMAKE_CURRENT_SOURCE_DIR}/rtl/run.cmake)
+set_tests_properties(rtl_fp32_golden_1core PROPERTIES FIXTURES_REQUIRED "rtl_elf;rtl_sims" TIMEOUT 1500)

@@ -1,0 +1,6 @@
+# Bare-metal RV32IMFC with the XpulpV2 extensions, hard-float single precision (ilp32f):
+# the pulp-rtl board's cores with the FPU (cv32e40p with COREV_PULP and FPU).
+set(TESSERA_RISCV_ARCH rv32imfc)
+set(TESSERA_RISCV_ABI ilp32f)
+set(TESSERA_BARE_METAL_BOARD pulp-rtl CACHE STRING "")
+include(${CMAKE_CURRENT_LIST_DIR}/riscv32-elf-common.cmake)
