@@ -54,6 +54,11 @@ struct tsr_variant_impl;
 #else
 #define TSR_IF_KERNEL_SET_X86_AVX2(...)
 #endif
+#ifdef TSR_KERNEL_SET_XPULPV2
+#define TSR_IF_KERNEL_SET_XPULPV2(...) __VA_ARGS__
+#else
+#define TSR_IF_KERNEL_SET_XPULPV2(...)
+#endif
 
 /* The registered variants: at most 255, each portable one at most once. */
 extern const struct tsr_variant_impl *const tsr_variants[];

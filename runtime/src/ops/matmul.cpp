@@ -21,6 +21,7 @@
 #include "tessera/kernels_i8_float.h"
 #include "tessera/kernels_quantlib.h"
 #include "tessera/kernels_x86.h"
+#include "tessera/kernels_xpulpv2.h"
 
 namespace tsr {
 namespace {
@@ -401,6 +402,7 @@ TSR_REGISTER_TUNED_VARIANT(X86_AVX2, MATMUL_F32, nullptr, Variant<Kernel>{mm_f32
 TSR_REGISTER_TUNED_VARIANT(X86_AVX2, MATMUL_I8, check_i8, Variant<Kernel>{mm_i8<tsr_matmul_i8_avx2>})
 TSR_REGISTER_TUNED_VARIANT(X86_AVX2, MATMUL_I8_F32_OUT, check_i8_f32_out,
                            Variant<Kernel>{mm_i8_f32_out<tsr_matmul_i8_f32_avx2>})
+TSR_REGISTER_TUNED_VARIANT(XPULPV2, MATMUL_I8, check_i8, Variant<Kernel>{mm_i8<tsr_matmul_i8_xpulpv2>})
 // The NPU's form: its checks, geometry and jobs.
 TSR_REGISTER_VARIANT(MATMUL_I8_NPU, nullptr, NpuForm{validate_npu, geometry_npu, run_npu})
 TSR_REGISTER_VARIANT(MATMUL_I8_RQS_NPU, nullptr, NpuForm{validate_npu, geometry_npu, run_npu})

@@ -1,0 +1,30 @@
+/*
+ * Tessera compute kernels for the PULP cores' XpulpV2 extensions (kernels/xpulpv2/),
+ * in their CORE-V encodings (cv32e40p with COREV_PULP): packed-SIMD dot products
+ * (cv.sdotsp.b: four int8 products summed into a register), post-incrementing loads
+ * (cv.lw) and hardware loops (cv.setup). The same contracts and the same results, bit
+ * for bit, as the portable kernels they stand in for (tessera/kernels_i8.h). Built only
+ * for RV32 targets whose cores have the extensions (CMake's TESSERA_KERNEL_SETS with
+ * XPULPV2); the runtime registers them for boards whose tsr_hal_board.isa has
+ * TSR_ISA_XPULPV2 (boards/pulp-rtl).
+ */
+#ifndef TESSERA_KERNELS_XPULPV2_H
+#define TESSERA_KERNELS_XPULPV2_H
+
+#include "tessera/kernels.h"
+#include "tessera/kernels_i8.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* tsr_matmul_i8: four output channels a pass over a row of x, one cv.sdotsp.b per four
+ * MACs a channel, in a hardware loop (k a multiple of 4, x and w word-aligned; otherwise
+ * the portable kernel). */
+tsr_kernel_status tsr_matmul_i8_xpulpv2(const tsr_matmul_i8_args *args, uint32_t core_id, uint32_t core_count);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,18 @@
+// The XpulpV2 instructions the kernels use, in their CORE-V encodings, as .insn
+// directives: Debian's binutils (2.40) knows no CORE-V mnemonic. Field values are the
+// CV32E40P user manual's (instruction_set_extensions.rst).
+#ifndef TESSERA_XPULPV2_INSN_H
+#define TESSERA_XPULPV2_INSN_H
+
+// cv.sdotsp.b rd, rs1, rs2: rd += the sum of the four signed byte products of rs1 and rs2.
+#define TSR_CV_SDOTSP_B(rd, rs1, rs2) ".insn r 0x7B, 1, 0x54, " rd ", " rs1 ", " rs2 "\n"
+// cv.lw rd, (rs1), 4: rd = the word at rs1, then rs1 += 4 (post-increment).
+#define TSR_CV_LW_POST4(rd, rs1) ".insn i 0x0B, 2, " rd ", 4(" rs1 ")\n"
+// cv.setup 0, rs1, BODY + 1: hardware loop 0 runs the BODY instructions that follow, rs1
+// times (rs1 > 0): its end is BODY + 1 words after the cv.setup (the assembler cannot
+// take a forward label difference there, so the caller counts). The body must be
+// word-aligned, uncompressed, at least three instructions, and free of branches; the rd
+// field is 0111 L (x14: loop 0).
+#define TSR_CV_SETUP0(rs1, body) ".insn i 0x2B, 4, x14, " rs1 ", " #body " + 1\n"
+
+#endif
