@@ -13,6 +13,7 @@
 
 #include "tessera/kernels.h"
 #include "tessera/kernels_i8.h"
+#include "tessera/kernels_quantlib.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -22,6 +23,8 @@ extern "C" {
  * MACs a channel, in a hardware loop (k a multiple of 4, x and w word-aligned; otherwise
  * the portable kernel). */
 tsr_kernel_status tsr_matmul_i8_xpulpv2(const tsr_matmul_i8_args *args, uint32_t core_id, uint32_t core_count);
+/* tsr_matmul_i8_rqs (QuantLib's RequantShift): the same dot products. */
+tsr_kernel_status tsr_matmul_i8_rqs_xpulpv2(const tsr_matmul_i8_rqs_args *args, uint32_t core_id, uint32_t core_count);
 
 #ifdef __cplusplus
 }

@@ -403,6 +403,7 @@ TSR_REGISTER_TUNED_VARIANT(X86_AVX2, MATMUL_I8, check_i8, Variant<Kernel>{mm_i8<
 TSR_REGISTER_TUNED_VARIANT(X86_AVX2, MATMUL_I8_F32_OUT, check_i8_f32_out,
                            Variant<Kernel>{mm_i8_f32_out<tsr_matmul_i8_f32_avx2>})
 TSR_REGISTER_TUNED_VARIANT(XPULPV2, MATMUL_I8, check_i8, Variant<Kernel>{mm_i8<tsr_matmul_i8_xpulpv2>})
+TSR_REGISTER_TUNED_VARIANT(XPULPV2, MATMUL_I8_RQS, check_i8_rqs, Variant<Kernel>{mm_i8_rqs<tsr_matmul_i8_rqs_xpulpv2>})
 // The NPU's form: its checks, geometry and jobs.
 TSR_REGISTER_VARIANT(MATMUL_I8_NPU, nullptr, NpuForm{validate_npu, geometry_npu, run_npu})
 TSR_REGISTER_VARIANT(MATMUL_I8_RQS_NPU, nullptr, NpuForm{validate_npu, geometry_npu, run_npu})

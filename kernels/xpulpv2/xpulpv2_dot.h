@@ -1,0 +1,64 @@
+// Dot products of int8 rows on XpulpV2 (k a multiple of 4, rows word-aligned): a word of
+// x and of each weight row loaded with post-increment, one cv.sdotsp.b per four MACs,
+// in a hardware loop. Shared by the set's int8 matmuls.
+#ifndef TESSERA_XPULPV2_DOT_H
+#define TESSERA_XPULPV2_DOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "xpulpv2_insn.h"
+
+// acc[c] = x . w_c for the four weight rows w, w + k, w + 2k, w + 3k (k = 4 * words).
+static inline void tsr_xpulpv2_dot_1x4(const int8_t *x, const int8_t *w, uint32_t k, int32_t acc[4])
+{
+    const int8_t *w0 = w, *w1 = w + k, *w2 = w + 2 * k, *w3 = w + 3 * k;
+    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    uint32_t xv, v0, v1, v2, v3;
+    __asm__ volatile(".balign 4\n"
+                     ".option push\n.option norvc\n.option norelax\n"
+                     TSR_CV_SETUP0("%[n]", 9)
+                     TSR_CV_LW_POST4("%[xv]", "%[x]")
+                     TSR_CV_LW_POST4("%[v0]", "%[w0]")
+                     TSR_CV_LW_POST4("%[v1]", "%[w1]")
+                     TSR_CV_LW_POST4("%[v2]", "%[w2]")
+                     TSR_CV_LW_POST4("%[v3]", "%[w3]")
+                     TSR_CV_SDOTSP_B("%[a0]", "%[xv]", "%[v0]")
+                     TSR_CV_SDOTSP_B("%[a1]", "%[xv]", "%[v1]")
+                     TSR_CV_SDOTSP_B("%[a2]", "%[xv]", "%[v2]")
+                     TSR_CV_SDOTSP_B("%[a3]", "%[xv]", "%[v3]")
+                     ".option pop\n"
+                     : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [x] "+r"(x), [w0] "+r"(w0),
+                       [w1] "+r"(w1), [w2] "+r"(w2), [w3] "+r"(w3), [xv] "=&r"(xv), [v0] "=&r"(v0), [v1] "=&r"(v1),
+                       [v2] "=&r"(v2), [v3] "=&r"(v3)
+                     : [n] "r"(k >> 2)
+                     : "memory");
+    acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;
+}
+
+// acc = x . w (k = 4 * words).
+static inline int32_t tsr_xpulpv2_dot_1x1(const int8_t *x, const int8_t *w, uint32_t k)
+{
+    int32_t a = 0;
+    uint32_t xv, v;
+    __asm__ volatile(".balign 4\n"
+                     ".option push\n.option norvc\n.option norelax\n"
+                     TSR_CV_SETUP0("%[n]", 4)
+                     TSR_CV_LW_POST4("%[xv]", "%[x]")
+                     TSR_CV_LW_POST4("%[v]", "%[w]")
+                     "nop\n"
+                     TSR_CV_SDOTSP_B("%[a]", "%[xv]", "%[v]")
+                     ".option pop\n"
+                     : [a] "+r"(a), [x] "+r"(x), [w] "+r"(w), [xv] "=&r"(xv), [v] "=&r"(v)
+                     : [n] "r"(k >> 2)
+                     : "memory");
+    return a;
+}
+
+// Whether the operands suit the dot products above.
+static inline bool tsr_xpulpv2_words(const int8_t *x, const int8_t *w, uint32_t k)
+{
+    return k != 0u && (k & 3u) == 0u && (((uintptr_t)x | (uintptr_t)w) & 3u) == 0u;
+}
+
+#endif
