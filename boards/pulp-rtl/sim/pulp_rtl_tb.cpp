@@ -352,13 +352,18 @@ int main(int argc, char **argv)
         }
         top->eval(); // the falling edge and this cycle's responses; the requests settle
         // Grants: instruction fetches always; data by bank (L1) or at once (L2, devices).
+        // A core whose load is held by the event unit or the DMA wait issues nothing
+        // more until it is answered (as cv.elw stalls a PULP core): a request the core's
+        // load-store unit sends behind it is not granted, so nothing overtakes the wait.
+        bool held[kCores];
+        for (int c = 0; c < kCores; ++c) held[c] = !t.data_q[c].empty() && t.data_q[c].back().ready == kNever;
         bool grant[kCores] = {};
         int bank_owner[kBanks];
         for (uint32_t b = 0; b < kBanks; ++b) bank_owner[b] = -1;
         for (uint32_t b = 0; b < kBanks; ++b) {
             for (int k = 0; k < kCores; ++k) {
                 const int c = int((t.rr[b] + uint32_t(k)) % kCores);
-                if (top->data_req_o[c] && Testbench::in_l1(top->data_addr_o[c]) &&
+                if (top->data_req_o[c] && !held[c] && Testbench::in_l1(top->data_addr_o[c]) &&
                     ((top->data_addr_o[c] >> 2) & (kBanks - 1)) == b) {
                     bank_owner[b] = c;
                     break;
@@ -367,7 +372,7 @@ int main(int argc, char **argv)
         }
         for (int c = 0; c < kCores; ++c) {
             top->instr_gnt_i[c] = top->instr_req_o[c];
-            if (!top->data_req_o[c]) continue;
+            if (!top->data_req_o[c] || held[c]) continue;
             const uint32_t a = top->data_addr_o[c];
             if (Testbench::in_l1(a)) {
                 const uint32_t b = (a >> 2) & (kBanks - 1);
@@ -382,7 +387,7 @@ int main(int argc, char **argv)
             if (bank_owner[b] >= 0) t.rr[b] = uint32_t(bank_owner[b] + 1) % kCores;
         // Accounting, by the label each core works under.
         for (int c = 0; c < kCores; ++c) {
-            const bool stalled = top->data_req_o[c] && !grant[c];
+            const bool stalled = top->data_req_o[c] && !grant[c] && !held[c];
             if (!idle[c]) ++t.busy[c];
             if (t.measuring) t.run_busy[c] += !idle[c], t.run_stalls[c] += stalled;
             if (t.measuring && !t.label[c].empty()) {
