@@ -19,7 +19,7 @@
 #include "npu_engine.hpp"
 #include "timeline.hpp"
 #include "tessera/host_board.h"
-#include "tessera/kernels_x86.h"
+#include "tessera/kernel_sets.h"
 
 namespace tessera {
 
@@ -308,11 +308,7 @@ const tsr_hal_ops kHostOps = {
 // that this machine runs.
 static uint32_t machine_isa()
 {
-    uint32_t isa = 0;
-#ifdef TSR_KERNEL_SET_X86_AVX2
-    if (tsr_x86_avx2_available()) isa |= TSR_ISA_X86_AVX2;
-#endif
-    return isa;
+    return tsr_machine_isa(); // each set's own check (kernels/<set>/kernel_set.cmake)
 }
 
 std::unique_ptr<HostBoard> HostBoard::create(const BoardDesc &desc, uint32_t threads, uint32_t solo_bytes)

@@ -323,18 +323,34 @@ int main(int argc, char **argv)
     auto top = std::make_unique<Vtessera_pulp_cluster>(context.get());
     top->rst_ni = 0;
     for (int c = 0; c < kCores; ++c) top->instr_gnt_i[c] = top->instr_rvalid_i[c] = top->data_gnt_i[c] = top->data_rvalid_i[c] = 0;
+    auto set_clocks = [&](bool level) {
+        for (int c = 0; c < kCores; ++c) top->clk_i[c] = level;
+    };
     for (int i = 0; i < 10; ++i) {
-        top->clk_i = 0, top->eval();
-        top->clk_i = 1, top->eval();
+        set_clocks(false), top->eval();
+        set_clocks(true), top->eval();
     }
     top->rst_ni = 1;
 
     Testbench &t = *tb;
     while (!t.exited && t.cycle < max_cycles) {
-        top->clk_i = 0;
-        // Responses due this cycle.
-        bool idle[kCores], dma_waiting[kCores];
+        set_clocks(false);
+        // Responses due this cycle. A core whose load the event unit or the DMA wait
+        // holds, and which is not answered this cycle, has its clock gated: no edge, no
+        // grant, no response (it has nothing to do; its state waits as it is).
+        bool idle[kCores], dma_waiting[kCores], gated[kCores];
         for (int c = 0; c < kCores; ++c) {
+            const auto &front_q = t.data_q[c];
+            gated[c] = !front_q.empty() && front_q.front().ready > t.cycle && front_q.front().held_by != 0;
+            idle[c] = gated[c] && front_q.front().held_by == 1;
+            dma_waiting[c] = gated[c] && front_q.front().held_by == 2;
+            top->instr_gnt_i[c] = 0;
+            top->data_gnt_i[c] = 0;
+            if (gated[c]) {
+                top->instr_rvalid_i[c] = 0;
+                top->data_rvalid_i[c] = 0;
+                continue;
+            }
             auto &iq = t.instr_q[c];
             const bool iv = !iq.empty() && iq.front().ready <= t.cycle;
             top->instr_rvalid_i[c] = iv;
@@ -344,11 +360,7 @@ int main(int argc, char **argv)
             const bool dv = !dq.empty() && dq.front().ready <= t.cycle;
             top->data_rvalid_i[c] = dv;
             top->data_rdata_i[c] = dv ? dq.front().data : 0;
-            idle[c] = !dq.empty() && dq.front().held_by == 1;
-            dma_waiting[c] = !dq.empty() && dq.front().held_by == 2;
             if (dv) dq.pop_front();
-            top->instr_gnt_i[c] = 0;
-            top->data_gnt_i[c] = 0;
         }
         top->eval(); // the falling edge and this cycle's responses; the requests settle
         // Grants: instruction fetches always; data by bank (L1) or at once (L2, devices).
@@ -356,7 +368,8 @@ int main(int argc, char **argv)
         // more until it is answered (as cv.elw stalls a PULP core): a request the core's
         // load-store unit sends behind it is not granted, so nothing overtakes the wait.
         bool held[kCores];
-        for (int c = 0; c < kCores; ++c) held[c] = !t.data_q[c].empty() && t.data_q[c].back().ready == kNever;
+        for (int c = 0; c < kCores; ++c)
+            held[c] = gated[c] || (!t.data_q[c].empty() && t.data_q[c].back().ready == kNever);
         bool grant[kCores] = {};
         int bank_owner[kBanks];
         for (uint32_t b = 0; b < kBanks; ++b) bank_owner[b] = -1;
@@ -371,7 +384,7 @@ int main(int argc, char **argv)
             }
         }
         for (int c = 0; c < kCores; ++c) {
-            top->instr_gnt_i[c] = top->instr_req_o[c];
+            top->instr_gnt_i[c] = top->instr_req_o[c] && !gated[c];
             if (!top->data_req_o[c] || held[c]) continue;
             const uint32_t a = top->data_addr_o[c];
             if (Testbench::in_l1(a)) {
@@ -403,9 +416,9 @@ int main(int argc, char **argv)
             uint32_t iaddr, addr, be, wdata;
         } req[kCores];
         for (int c = 0; c < kCores; ++c)
-            req[c] = {bool(top->instr_req_o[c]), grant[c], bool(top->data_we_o[c]), top->instr_addr_o[c],
+            req[c] = {bool(top->instr_req_o[c]) && !gated[c], grant[c], bool(top->data_we_o[c]), top->instr_addr_o[c],
                       top->data_addr_o[c], top->data_be_o[c], top->data_wdata_o[c]};
-        top->clk_i = 1;
+        for (int c = 0; c < kCores; ++c) top->clk_i[c] = !gated[c];
         top->eval(); // the grants settle before the rising edge samples them (Verilator's input region)
         for (int c = 0; c < kCores && !t.exited; ++c) {
             if (req[c].fetch) {

@@ -3,13 +3,14 @@
 // unmodified from ../shared/rtl/cv32e40p. Every core's instruction and data ports (OBI)
 // are brought out as they are: the memories, the banked L1's arbitration, the event unit
 // and the DMA engine are the C++ testbench's (pulp_rtl_tb.cpp), which drives them cycle
-// by cycle.
+// by cycle. Each core has its own clock input: the testbench gates the clock of a core
+// waiting in the event unit, as a PULP cluster does (and the simulation skips its logic).
 module tessera_pulp_cluster #(
     parameter int NUM_CORES = 1,
     parameter int FPU = 0,
     parameter int BOOT_ADDR = 32'h1C00_0000
 ) (
-    input logic clk_i,
+    input logic clk_i [NUM_CORES],
     input logic rst_ni,
 
     output logic        instr_req_o   [NUM_CORES],
@@ -37,7 +38,7 @@ module tessera_pulp_cluster #(
         .ZFINX(0),
         .NUM_MHPMCOUNTERS(1)
     ) cv32e40p_i (
-        .clk_i(clk_i),
+        .clk_i(clk_i[i]),
         .rst_ni(rst_ni),
         .pulp_clock_en_i(1'b1),
         .scan_cg_en_i(1'b0),

@@ -118,10 +118,7 @@ typedef struct tsr_hal_ops {
 /* Instruction-set extensions a board's cores run beyond the base ISA its firmware is
  * built for (tsr_hal_board.isa). The runtime runs a variant's tuned kernels (kernels/<isa>/)
  * only where the board has every bit they need; otherwise the portable ones. */
-typedef enum tsr_isa_bit {
-    TSR_ISA_X86_AVX2 = 1u << 0, /* x86-64 with AVX2 (kernels/x86) */
-    TSR_ISA_XPULPV2 = 1u << 1   /* PULP cores: XpulpV2 in CORE-V encodings (kernels/xpulpv2) */
-} tsr_isa_bit;
+#include "tessera/isa_bits.h" /* generated from kernels/kernel_sets.cmake: TSR_ISA_<SET> */
 typedef struct tsr_hal_board {
     uint32_t abi;              /* TSR_HAL_ABI, set by the board: the runtime refuses anything else (another
                                   struct passed by mistake, or a board built against another layout) */

@@ -46,20 +46,6 @@ struct tsr_variant_impl;
  * tsr_hal_board.isa has the set's bit. */
 #define TSR_VARIANT_IMPL_TUNED(NAME, SET) tsr_variant_impl_##NAME##_##SET
 
-/* Which tuned implementations there are (runtime/src/variants/tuned_variants.def), and
- * TSR_IF_KERNEL_SET_SET(...): its arguments when the runtime is built with set SET
- * (TSR_KERNEL_SET_SET defined), else nothing. */
-#ifdef TSR_KERNEL_SET_X86_AVX2
-#define TSR_IF_KERNEL_SET_X86_AVX2(...) __VA_ARGS__
-#else
-#define TSR_IF_KERNEL_SET_X86_AVX2(...)
-#endif
-#ifdef TSR_KERNEL_SET_XPULPV2
-#define TSR_IF_KERNEL_SET_XPULPV2(...) __VA_ARGS__
-#else
-#define TSR_IF_KERNEL_SET_XPULPV2(...)
-#endif
-
 /* The registered variants: at most 255, each portable one at most once. */
 extern const struct tsr_variant_impl *const tsr_variants[];
 extern const uint32_t tsr_variant_count;

@@ -20,7 +20,7 @@
 #include "tessera/kernels_i8.h"
 #include "tessera/kernels_i8_float.h"
 #include "tessera/kernels_quantlib.h"
-#include "tessera/kernels_x86.h"
+#include "tessera/kernel_sets.h"
 
 namespace tsr {
 namespace {
@@ -399,9 +399,17 @@ TSR_REGISTER_VARIANT(ATTENTION_BF16_SCHRAUDOLPH, nullptr, AttentionVariant{score
 TSR_REGISTER_VARIANT(ATTENTION_I8, check_i8,
                      AttentionVariant{score_i8<tsr_attention_scores_i8, tsr_softmax_i8>,
                                       accumulate_i8<tsr_attention_accumulate_i8>, scratch_integer, false})
-TSR_REGISTER_TUNED_VARIANT(X86_AVX2, ATTENTION_I8, check_i8,
-                           AttentionVariant{score_i8<tsr_attention_scores_i8_avx2, tsr_softmax_i8_avx2>,
-                                            accumulate_i8<tsr_attention_accumulate_i8_avx2>, scratch_integer, false})
+// The tuned kernel sets' (kernels/<set>/tuned_variants.def): the portable kernels' names
+// with the set's suffix.
+#define TSR_TUNED_ATTENTION_I8(SET, sfx)                                                                               \
+    TSR_REGISTER_TUNED_VARIANT(SET, ATTENTION_I8, check_i8,                                                        \
+                               AttentionVariant{score_i8<tsr_attention_scores_i8_##sfx, tsr_softmax_i8_##sfx>,     \
+                                                accumulate_i8<tsr_attention_accumulate_i8_##sfx>, scratch_integer, false})
+#define TSR_TUNED TSR_TUNED_ROW
+#if __has_include("tessera/tuned_ATTENTION.def")
+#include "tessera/tuned_ATTENTION.def"
+#endif
+#undef TSR_TUNED
 TSR_REGISTER_VARIANT(ATTENTION_I8_FLOAT, check_i8_float,
                      AttentionVariant{score_i8_float, accumulate_i8_float, scratch_i8_float, false})
 TSR_REGISTER_VARIANT(ATTENTION_I8_QUANTLIB, check_quantlib,

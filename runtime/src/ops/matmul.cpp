@@ -20,8 +20,7 @@
 #include "tessera/kernels_i8.h"
 #include "tessera/kernels_i8_float.h"
 #include "tessera/kernels_quantlib.h"
-#include "tessera/kernels_x86.h"
-#include "tessera/kernels_xpulpv2.h"
+#include "tessera/kernel_sets.h"
 
 namespace tsr {
 namespace {
@@ -398,12 +397,19 @@ TSR_REGISTER_VARIANT(MATMUL_I8, check_i8, Variant<Kernel>{mm_i8<tsr_matmul_i8>})
 TSR_REGISTER_VARIANT(MATMUL_I8_F32_OUT, check_i8_f32_out, Variant<Kernel>{mm_i8_f32_out<tsr_matmul_i8_f32>})
 TSR_REGISTER_VARIANT(MATMUL_I8_W4, check_i8_w4, Variant<Kernel>{mm_i8_w4})
 TSR_REGISTER_VARIANT(MATMUL_I8_RQS, check_i8_rqs, Variant<Kernel>{mm_i8_rqs<tsr_matmul_i8_rqs>})
-TSR_REGISTER_TUNED_VARIANT(X86_AVX2, MATMUL_F32, nullptr, Variant<Kernel>{mm_f32<tsr_matmul_f32_sse>})
-TSR_REGISTER_TUNED_VARIANT(X86_AVX2, MATMUL_I8, check_i8, Variant<Kernel>{mm_i8<tsr_matmul_i8_avx2>})
-TSR_REGISTER_TUNED_VARIANT(X86_AVX2, MATMUL_I8_F32_OUT, check_i8_f32_out,
-                           Variant<Kernel>{mm_i8_f32_out<tsr_matmul_i8_f32_avx2>})
-TSR_REGISTER_TUNED_VARIANT(XPULPV2, MATMUL_I8, check_i8, Variant<Kernel>{mm_i8<tsr_matmul_i8_xpulpv2>})
-TSR_REGISTER_TUNED_VARIANT(XPULPV2, MATMUL_I8_RQS, check_i8_rqs, Variant<Kernel>{mm_i8_rqs<tsr_matmul_i8_rqs_xpulpv2>})
+// The tuned kernel sets' (kernels/<set>/tuned_variants.def): the portable kernel's name
+// with the set's suffix, in the portable variant's row.
+#define TSR_TUNED_MATMUL_F32(SET, sfx) TSR_REGISTER_TUNED_VARIANT(SET, MATMUL_F32, nullptr, Variant<Kernel>{mm_f32<tsr_matmul_f32_##sfx>})
+#define TSR_TUNED_MATMUL_I8(SET, sfx) TSR_REGISTER_TUNED_VARIANT(SET, MATMUL_I8, check_i8, Variant<Kernel>{mm_i8<tsr_matmul_i8_##sfx>})
+#define TSR_TUNED_MATMUL_I8_F32_OUT(SET, sfx)                                                                          \
+    TSR_REGISTER_TUNED_VARIANT(SET, MATMUL_I8_F32_OUT, check_i8_f32_out, Variant<Kernel>{mm_i8_f32_out<tsr_matmul_i8_f32_##sfx>})
+#define TSR_TUNED_MATMUL_I8_RQS(SET, sfx)                                                                              \
+    TSR_REGISTER_TUNED_VARIANT(SET, MATMUL_I8_RQS, check_i8_rqs, Variant<Kernel>{mm_i8_rqs<tsr_matmul_i8_rqs_##sfx>})
+#define TSR_TUNED TSR_TUNED_ROW
+#if __has_include("tessera/tuned_MATMUL.def")
+#include "tessera/tuned_MATMUL.def"
+#endif
+#undef TSR_TUNED
 // The NPU's form: its checks, geometry and jobs.
 TSR_REGISTER_VARIANT(MATMUL_I8_NPU, nullptr, NpuForm{validate_npu, geometry_npu, run_npu})
 TSR_REGISTER_VARIANT(MATMUL_I8_RQS_NPU, nullptr, NpuForm{validate_npu, geometry_npu, run_npu})

@@ -7,7 +7,7 @@
 #include "tessera/kernels_i8.h"
 #include "tessera/kernels_i8_float.h"
 #include "tessera/kernels_quantlib.h"
-#include "tessera/kernels_x86.h"
+#include "tessera/kernel_sets.h"
 
 namespace tsr {
 namespace {
@@ -141,7 +141,13 @@ void run(StepRun &r)
 TSR_REGISTER_VARIANT(RMSNORM_F32, check_eps, RmsVariant{rms_f32, 0})
 TSR_REGISTER_VARIANT(RMSNORM_BF16, check_eps, RmsVariant{rms_bf16, 0})
 TSR_REGISTER_VARIANT(RMSNORM_I8, check_i8, RmsVariant{rms_i8<tsr_rmsnorm_i8>, 0})
-TSR_REGISTER_TUNED_VARIANT(X86_AVX2, RMSNORM_I8, check_i8, RmsVariant{rms_i8<tsr_rmsnorm_i8_avx2>, 0})
+// The tuned kernel sets' (kernels/<set>/tuned_variants.def).
+#define TSR_TUNED_RMSNORM_I8(SET, sfx) TSR_REGISTER_TUNED_VARIANT(SET, RMSNORM_I8, check_i8, RmsVariant{rms_i8<tsr_rmsnorm_i8_##sfx>, 0})
+#define TSR_TUNED TSR_TUNED_ROW
+#if __has_include("tessera/tuned_RMSNORM.def")
+#include "tessera/tuned_RMSNORM.def"
+#endif
+#undef TSR_TUNED
 TSR_REGISTER_VARIANT(RMSNORM_I8_FLOAT, check_i8_float, RmsVariant{rms_i8_float, 0})
 TSR_REGISTER_VARIANT(RMSNORM_I8_QUANTLIB, check_quantlib, RmsVariant{rms_quantlib, TSR_DTYPE_I32})
 

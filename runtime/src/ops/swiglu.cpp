@@ -6,7 +6,7 @@
 #include "tessera/kernels_i8.h"
 #include "tessera/kernels_i8_float.h"
 #include "tessera/kernels_quantlib.h"
-#include "tessera/kernels_x86.h"
+#include "tessera/kernel_sets.h"
 
 namespace tsr {
 namespace {
@@ -106,7 +106,13 @@ TSR_REGISTER_VARIANT(SWIGLU_F32, nullptr, Variant<Kernel>{swiglu_f32})
 TSR_REGISTER_VARIANT(SWIGLU_BF16, nullptr, Variant<Kernel>{swiglu_bf16})
 TSR_REGISTER_VARIANT(SWIGLU_BF16_SCHRAUDOLPH, nullptr, Variant<Kernel>{swiglu_bf16})
 TSR_REGISTER_VARIANT(SWIGLU_I8, check_i8, Variant<Kernel>{swiglu_i8<tsr_swiglu_i8>})
-TSR_REGISTER_TUNED_VARIANT(X86_AVX2, SWIGLU_I8, check_i8, Variant<Kernel>{swiglu_i8<tsr_swiglu_i8_avx2>})
+// The tuned kernel sets' (kernels/<set>/tuned_variants.def).
+#define TSR_TUNED_SWIGLU_I8(SET, sfx) TSR_REGISTER_TUNED_VARIANT(SET, SWIGLU_I8, check_i8, Variant<Kernel>{swiglu_i8<tsr_swiglu_i8_##sfx>})
+#define TSR_TUNED TSR_TUNED_ROW
+#if __has_include("tessera/tuned_SWIGLU.def")
+#include "tessera/tuned_SWIGLU.def"
+#endif
+#undef TSR_TUNED
 TSR_REGISTER_VARIANT(SWIGLU_I8_FLOAT, check_i8_float, Variant<Kernel>{swiglu_i8_float})
 TSR_REGISTER_VARIANT(SWIGLU_I8_HARDSWISH, check_hardswish, Variant<Kernel>{swiglu_hardswish})
 TSR_REGISTER_VARIANT(SWIGLU_F32_HARDSWISH, nullptr, Variant<Kernel>{swiglu_hardswish_f32})

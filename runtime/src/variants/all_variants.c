@@ -3,15 +3,17 @@
  * implementations of the instruction sets the runtime is built with come first, so a
  * board that runs them gets them (registered_variant_for). */
 #include "tessera/variant_registry.h"
+#include "tessera/kernel_sets.h"
 
-#define TSR_TUNED_VARIANT(SET, NAME) TSR_IF_KERNEL_SET_##SET(extern const struct tsr_variant_impl TSR_VARIANT_IMPL_TUNED(NAME, SET);)
-#include "tuned_variants.def"
-#undef TSR_TUNED_VARIANT
+/* The built sets' rows (kernels/<set>/tuned_variants.def, gathered by kernels/kernel_sets.cmake). */
+#define TSR_TUNED(OP, SET, NAME, suffix) extern const struct tsr_variant_impl TSR_VARIANT_IMPL_TUNED(NAME, SET);
+#include "tessera/tuned_all.def"
+#undef TSR_TUNED
 
 const struct tsr_variant_impl *const tsr_variants[] = {
-#define TSR_TUNED_VARIANT(SET, NAME) TSR_IF_KERNEL_SET_##SET(&TSR_VARIANT_IMPL_TUNED(NAME, SET),)
-#include "tuned_variants.def"
-#undef TSR_TUNED_VARIANT
+#define TSR_TUNED(OP, SET, NAME, suffix) &TSR_VARIANT_IMPL_TUNED(NAME, SET),
+#include "tessera/tuned_all.def"
+#undef TSR_TUNED
 #define TSR_VARIANT(NAME, id, name, op, engine, dtype, arithmetic, feature) &TSR_VARIANT_IMPL(NAME),
 #include "tessera/variants.def"
 #undef TSR_VARIANT

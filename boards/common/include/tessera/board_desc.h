@@ -67,7 +67,7 @@ struct KernelSetName {
     const char *name;
     uint32_t isa;
 };
-inline constexpr KernelSetName kKernelSets[] = {{"portable", 0u}, {"x86-avx2", TSR_ISA_X86_AVX2}, {"xpulpv2", TSR_ISA_XPULPV2}};
+inline constexpr KernelSetName kKernelSets[] = {{"portable", 0u}, TSR_KERNEL_SET_NAMES}; // kernels/kernel_sets.cmake
 // The name of the set with bits `isa` ("portable" for 0).
 inline const char *kernel_set_name(uint32_t isa)
 {
