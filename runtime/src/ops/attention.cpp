@@ -225,25 +225,31 @@ template <AccumulateI8 Accumulate> tsr_kernel_status accumulate_i8(const tsr_ste
     return st;
 }
 
+using QuantlibScores = tsr_kernel_status (*)(const int8_t *, const int8_t *, int8_t *, uint32_t, uint32_t, uint32_t,
+                                             uint32_t, const tsr_quantlib_attention *);
+using QuantlibSoftmax = tsr_kernel_status (*)(const int8_t *, int8_t *, int32_t *, uint32_t, const tsr_quantlib_attention *);
+using QuantlibAccumulate = tsr_kernel_status (*)(const int8_t *, const int8_t *, int32_t *, uint32_t, uint32_t);
+
+template <QuantlibScores Scores, QuantlibSoftmax Softmax>
 tsr_kernel_status score_quantlib(const tsr_step &s, const ScoreArgs &x)
 {
     const uint32_t hs = P(s).head_size;
     const tsr_quantlib_attention *t = (const tsr_quantlib_attention *)x.tables;
-    tsr_kernel_status st = tsr_quantlib_scores((const int8_t *)x.q, (const int8_t *)x.keys, (int8_t *)x.mine + x.first,
-                                               x.count, hs, x.first, x.row_pos, t);
+    tsr_kernel_status st = Scores((const int8_t *)x.q, (const int8_t *)x.keys, (int8_t *)x.mine + x.first, x.count, hs,
+                                  x.first, x.row_pos, t);
     if (st == TSR_KERNEL_OK && x.last_chunk)
-        st = tsr_quantlib_softmax((const int8_t *)x.mine, (int8_t *)(x.mine + x.sx.probs), (int32_t *)(x.mine + x.sx.exps), x.n, t);
+        st = Softmax((const int8_t *)x.mine, (int8_t *)(x.mine + x.sx.probs), (int32_t *)(x.mine + x.sx.exps), x.n, t);
     if (st == TSR_KERNEL_OK && x.last_chunk)
         for (uint32_t i = 0; i < hs; ++i) ((int32_t *)(x.mine + x.sx.acc))[i] = 0;
     return st;
 }
 
-tsr_kernel_status accumulate_quantlib(const tsr_step &s, const AccumulateArgs &x)
+template <QuantlibAccumulate Accumulate> tsr_kernel_status accumulate_quantlib(const tsr_step &s, const AccumulateArgs &x)
 {
     const uint32_t hs = P(s).head_size;
     int32_t *acc = (int32_t *)(x.mine + x.sx.acc);
     const tsr_kernel_status st =
-        tsr_quantlib_accumulate((const int8_t *)(x.mine + x.sx.probs) + x.first, (const int8_t *)x.values, acc, x.count, hs);
+        Accumulate((const int8_t *)(x.mine + x.sx.probs) + x.first, (const int8_t *)x.values, acc, x.count, hs);
     if (st == TSR_KERNEL_OK && x.last_chunk)
         return tsr_quantlib_output(acc, (int8_t *)x.y, hs, (const tsr_quantlib_attention *)x.tables);
     return st;
@@ -405,6 +411,10 @@ TSR_REGISTER_VARIANT(ATTENTION_I8, check_i8,
     TSR_REGISTER_TUNED_VARIANT(SET, ATTENTION_I8, check_i8,                                                        \
                                AttentionVariant{score_i8<tsr_attention_scores_i8_##sfx, tsr_softmax_i8_##sfx>,     \
                                                 accumulate_i8<tsr_attention_accumulate_i8_##sfx>, scratch_integer, false})
+#define TSR_TUNED_ATTENTION_I8_QUANTLIB(SET, sfx)                                                                      \
+    TSR_REGISTER_TUNED_VARIANT(SET, ATTENTION_I8_QUANTLIB, check_quantlib,                                         \
+                               AttentionVariant{score_quantlib<tsr_quantlib_scores_##sfx, tsr_quantlib_softmax_##sfx>, \
+                                                accumulate_quantlib<tsr_quantlib_accumulate_##sfx>, scratch_quantlib, true})
 #define TSR_TUNED TSR_TUNED_ROW
 #if __has_include("tessera/tuned_ATTENTION.def")
 #include "tessera/tuned_ATTENTION.def"
@@ -413,7 +423,8 @@ TSR_REGISTER_VARIANT(ATTENTION_I8, check_i8,
 TSR_REGISTER_VARIANT(ATTENTION_I8_FLOAT, check_i8_float,
                      AttentionVariant{score_i8_float, accumulate_i8_float, scratch_i8_float, false})
 TSR_REGISTER_VARIANT(ATTENTION_I8_QUANTLIB, check_quantlib,
-                     AttentionVariant{score_quantlib, accumulate_quantlib, scratch_quantlib, true})
+                     AttentionVariant{score_quantlib<tsr_quantlib_scores, tsr_quantlib_softmax>,
+                                      accumulate_quantlib<tsr_quantlib_accumulate>, scratch_quantlib, true})
 
 extern const OpDevice op_ATTENTION = {validate, geometry, run, false};
 
