@@ -6,7 +6,7 @@ set(TESSERA_KNOWN_KERNEL_SETS x86 xpulpv2)
 # A set's folder holds:
 #  - kernel_set.cmake, setting TSR_SET_NAME (the TSR_ISA_<NAME> suffix), TSR_SET_BIT (its
 #    bit in tsr_hal_board.isa: unique, 0..31), TSR_SET_BOARD_NAME (cluster.kernels in a
-#    board description), TSR_SET_HEADER (its public header), TSR_SET_SOURCES,
+#    board description), TSR_SET_HEADER (its public header, in its include/), TSR_SET_SOURCES,
 #    TSR_SET_DEFAULT_PROCESSOR (a regex of CMAKE_SYSTEM_PROCESSOR values it is built for by
 #    default, or empty: only when asked) and TSR_SET_AVAILABLE (a C function, int (void),
 #    telling whether this machine runs the set, for boards that ask the machine; empty:
@@ -20,6 +20,7 @@ set(TESSERA_KNOWN_KERNEL_SETS x86 xpulpv2)
 #    their headers, tsr_machine_isa()),
 #  - tuned_<OP>.def (the built sets' rows for operator OP) and tuned_all.def.
 set(TESSERA_GENERATED_INCLUDE ${CMAKE_BINARY_DIR}/generated/include)
+set(TESSERA_KERNEL_SET_INCLUDES "")
 set(_bits "")
 set(_names "")
 set(_known_names "")
@@ -29,6 +30,7 @@ foreach(dir IN LISTS TESSERA_KNOWN_KERNEL_SETS)
   include(${CMAKE_CURRENT_LIST_DIR}/${dir}/kernel_set.cmake)
   set(TESSERA_KERNEL_SET_DIR_${TSR_SET_NAME} ${dir})
   set(TESSERA_KERNEL_SET_${TSR_SET_NAME}_SOURCES ${TSR_SET_SOURCES})
+  list(APPEND TESSERA_KERNEL_SET_INCLUDES ${CMAKE_CURRENT_LIST_DIR}/${dir}/include)
   set(TESSERA_KERNEL_SET_${TSR_SET_NAME}_HEADER ${TSR_SET_HEADER})
   set(TESSERA_KERNEL_SET_${TSR_SET_NAME}_AVAILABLE "${TSR_SET_AVAILABLE}")
   string(APPEND _bits "#define TSR_ISA_${TSR_SET_NAME} (1u << ${TSR_SET_BIT}) /* kernels/${dir} */\n")
