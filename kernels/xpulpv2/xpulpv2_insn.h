@@ -6,6 +6,11 @@
 
 // cv.sdotsp.b rd, rs1, rs2: rd += the sum of the four signed byte products of rs1 and rs2.
 #define TSR_CV_SDOTSP_B(rd, rs1, rs2) ".insn r 0x7B, 1, 0x54, " rd ", " rs1 ", " rs2 "\n"
+// cv.extract rd, rs1, 7, 8 * BYTE: the signed byte BYTE of rs1 (Is3 = 7: 8 bits, Is2 = its
+// offset; the bit-manipulation encoding, funct3 000, bits 31:30 = 00).
+#define TSR_CV_EXTRACT_B(rd, rs1, byte) ".insn i 0x5B, 0, " rd ", " rs1 ", (7 << 5) | (8 * " #byte ")\n"
+// cv.mac rd, rs1, rs2: rd += rs1 * rs2 (32 bits).
+#define TSR_CV_MAC(rd, rs1, rs2) ".insn r 0x2B, 3, 0x48, " rd ", " rs1 ", " rs2 "\n"
 // cv.lw rd, (rs1), 4: rd = the word at rs1, then rs1 += 4 (post-increment).
 #define TSR_CV_LW_POST4(rd, rs1) ".insn i 0x0B, 2, " rd ", 4(" rs1 ")\n"
 // cv.setup 0, rs1, BODY + 1: hardware loop 0 runs the BODY instructions that follow, rs1

@@ -26,6 +26,17 @@ tsr_kernel_status tsr_matmul_i8_xpulpv2(const tsr_matmul_i8_args *args, uint32_t
 /* tsr_matmul_i8_rqs (QuantLib's RequantShift): the same dot products. */
 tsr_kernel_status tsr_matmul_i8_rqs_xpulpv2(const tsr_matmul_i8_rqs_args *args, uint32_t core_id, uint32_t core_count);
 
+/* QuantLib attention (tsr_quantlib_*): scores of head size 4 one cv.sdotsp.b a position
+ * (other sizes: the portable kernel); iSoftmax's quotients by an exact reciprocal multiply
+ * (one division a row, not one a position); the accumulation with cv.extract and cv.mac. */
+tsr_kernel_status tsr_quantlib_scores_xpulpv2(const int8_t *q, const int8_t *keys, int8_t *u, uint32_t count,
+                                              uint32_t head_size, uint32_t first, uint32_t row_pos,
+                                              const tsr_quantlib_attention *t);
+tsr_kernel_status tsr_quantlib_softmax_xpulpv2(const int8_t *u, int8_t *probs, int32_t *exps, uint32_t n,
+                                               const tsr_quantlib_attention *t);
+tsr_kernel_status tsr_quantlib_accumulate_xpulpv2(const int8_t *probs, const int8_t *values, int32_t *acc,
+                                                  uint32_t count, uint32_t head_size);
+
 #ifdef __cplusplus
 }
 #endif
