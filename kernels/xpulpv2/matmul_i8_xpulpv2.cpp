@@ -23,9 +23,10 @@ tsr_kernel_status tsr_matmul_i8_xpulpv2(const tsr_matmul_i8_args *a, uint32_t co
     for (uint32_t i = begin; i < end;) {
         const uint32_t block = end - i >= 4u ? 4u : 1u;
         const int8_t *wi = a->w + (size_t)i * k;
-        int32_t offset[4]; // bias - x_zero * sum_j w_ij, as the portable kernel
-        for (uint32_t c = 0; c < block; ++c)
-            offset[c] = (a->bias ? a->bias[i + c] : 0) - (a->x_zero ? a->x_zero * tsr_i8_row_sum(wi + (size_t)c * k, k) : 0);
+        int32_t offset[4], sums[4] = {0, 0, 0, 0}; // bias - x_zero * sum_j w_ij, as the portable kernel
+        if (a->x_zero && block == 4u) tsr_xpulpv2_row_sums_4(wi, k, sums);
+        else if (a->x_zero) sums[0] = tsr_i8_row_sum(wi, k);
+        for (uint32_t c = 0; c < block; ++c) offset[c] = (a->bias ? a->bias[i + c] : 0) - a->x_zero * sums[c];
         for (uint32_t r = 0; r < a->rows; ++r) {
             const int8_t *xr = a->x + (size_t)r * k;
             int32_t acc[4];

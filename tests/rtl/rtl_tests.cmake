@@ -44,12 +44,19 @@ add_test(NAME rtl_build_firmware_fpu
                  -DTOOLCHAIN=${CMAKE_SOURCE_DIR}/toolchain/riscv32-imfc-xpulpv2-elf.cmake
                  "-DIMAGES=fp32=${RTL}/images/stories260K.tess" -DEXTRA=-DTESSERA_DEMO_STEPS=${RTL_STEPS}
                  -P ${CMAKE_CURRENT_SOURCE_DIR}/firmware/build.cmake)
-set_tests_properties(rtl_build_firmware rtl_build_firmware_fpu PROPERTIES FIXTURES_REQUIRED rtl_images
-                     FIXTURES_SETUP rtl_elf TIMEOUT 600)
+# The same images with the portable kernels only: the baseline the xpulpv2 set is held against.
+add_test(NAME rtl_build_firmware_portable
+         COMMAND ${CMAKE_COMMAND} -DSOURCE=${CMAKE_SOURCE_DIR} -DBINARY=${RTL}/build-portable
+                 -DTOOLCHAIN=${CMAKE_SOURCE_DIR}/toolchain/riscv32-imc-xpulpv2-elf.cmake "-DIMAGES=${RTL_IMAGES}"
+                 "-DVECTORS=${RTL_VECTORS}" "-DEXTRA=-DTESSERA_DEMO_STEPS=${RTL_STEPS}\;-DTESSERA_KERNEL_SETS="
+                 -P ${CMAKE_CURRENT_SOURCE_DIR}/firmware/build.cmake)
+set_tests_properties(rtl_build_firmware rtl_build_firmware_fpu rtl_build_firmware_portable PROPERTIES
+                     FIXTURES_REQUIRED rtl_images FIXTURES_SETUP rtl_elf TIMEOUT 600)
 set(RTL_ELF ${RTL}/build/boards/pulp-rtl)
 
 # name:elf:simulator:run[:check]
 set(RTL_RUNS hal_conformance_1core:tessera-hal-conformance:1c:suite hal_conformance_8cores:tessera-hal-conformance:8c:suite
+             kernels_1core:tessera-rtl-kernels:1c:suite
              int8_1core:tessera-firmware-int8:1c:token:host int8_8cores:tessera-firmware-int8:8c:token:host)
 foreach(graph ml8:microLlama8 ml8_parallel:microLlama8_parallel ml128:microLlama128)
   string(REPLACE ":" ";" graph "${graph}")
@@ -58,7 +65,10 @@ foreach(graph ml8:microLlama8 ml8_parallel:microLlama8_parallel ml128:microLlama
   list(APPEND RTL_RUNS deeploy_${tag}_1core:tessera-firmware-${g}:1c:graph:vectors
                        deeploy_${tag}_8cores:tessera-firmware-${g}:8c:graph:vectors)
 endforeach()
-list(APPEND RTL_RUNS deeploy_ml64_parallel_8cores:tessera-firmware-microLlama64_parallel:8c:graph:vectors)
+list(APPEND RTL_RUNS deeploy_ml64_parallel_8cores:tessera-firmware-microLlama64_parallel:8c:graph:vectors
+                     portable_int8_1core:tessera-firmware-int8:1c:token:host
+                     portable_deeploy_ml128_1core:tessera-firmware-microLlama128:1c:graph:vectors
+                     portable_deeploy_ml128_8cores:tessera-firmware-microLlama128:8c:graph:vectors)
 foreach(run IN LISTS RTL_RUNS)
   string(REPLACE ":" ";" run "${run}")
   list(GET run 0 name)
@@ -77,8 +87,12 @@ foreach(run IN LISTS RTL_RUNS)
   elseif(check STREQUAL "vectors")
     set(args "-DEXPECT=vectors: all: 0 of [0-9]+ values differ")
   endif()
+  set(elf_dir ${RTL_ELF})
+  if(name MATCHES "^portable_")
+    set(elf_dir ${RTL}/build-portable/boards/pulp-rtl)
+  endif()
   add_test(NAME rtl_${name}
-           COMMAND ${CMAKE_COMMAND} -DSIM=${RTL_SIM}/pulp-rtl-sim-${sim} -DELF=${RTL_ELF}/${elf}.elf -DRUN=${what} ${args}
+           COMMAND ${CMAKE_COMMAND} -DSIM=${RTL_SIM}/pulp-rtl-sim-${sim} -DELF=${elf_dir}/${elf}.elf -DRUN=${what} ${args}
                    -P ${CMAKE_CURRENT_SOURCE_DIR}/rtl/run.cmake)
   set_tests_properties(rtl_${name} PROPERTIES FIXTURES_REQUIRED "rtl_elf;rtl_sims" TIMEOUT 1500)
 endforeach()

@@ -3,7 +3,7 @@
 # host board's ids from the same image for as many tokens, with GOLDEN the golden ids'
 # first tokens. Prints the testbench's cycles and its profile, and
 #   MEASURED cycles per run: busiest core N
-# where a run is what the firmware marks (RUN names it: a token, a step, a graph) and N
+# where a run is what the firmware marks (RUN names it: a token, a graph) and N
 # the cycles from the run's first to last, on core 0, which forks and joins every step.
 # cmake -DSIM=... -DELF=... -DRUN=token [-DHOST_GENERATE=exe -DIMAGE=tess] [-DGOLDEN=file]
 #       [-DEXPECT=regex] [-DEXPECT_EXIT=code] -P run.cmake
@@ -19,7 +19,8 @@ if(rtl_report)
 endif()
 string(REGEX MATCH "rtl: [0-9]+ measured runs: ([0-9]+) cycles per run" _ "${out}")
 if(CMAKE_MATCH_1)
-  message(STATUS "MEASURED cycles per ${RUN}: busiest core ${CMAKE_MATCH_1}")
+  message(STATUS "MEASURED cycles per run: busiest core ${CMAKE_MATCH_1}")
+  message(STATUS "(a run here: a ${RUN})")
 endif()
 if(NOT DEFINED EXPECT_EXIT)
   set(EXPECT_EXIT 0)

@@ -1,0 +1,144 @@
+/* The tuned kernel set against the portable kernels on the RTL, one core, every operand
+ * in L1: each pair runs on the same pseudo-random data, their outputs must be equal byte
+ * for byte, and mcycle gives each one's cycles (per multiply-accumulate for the matmuls,
+ * per position for the attention). Exits 1 when any output differs.
+ *
+ *   kernel matmul_i8 1x256x64: portable 34567 cycles (2.10 a MAC), xpulpv2 9876 (0.60 a MAC), outputs equal
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "tessera/kernels_i8.h"
+#include "tessera/kernels_quantlib.h"
+#include "tessera/pulp_rtl.h"
+#if TSR_PULP_ISA != 0
+#include "tessera/kernels_xpulpv2.h"
+#define TUNED(name) name##_xpulpv2
+#define SET_NAME "xpulpv2"
+#else
+#define TUNED(name) name
+#define SET_NAME "portable (no tuned set built)"
+#endif
+
+static uint32_t g_seed = 12345u;
+static uint32_t next(void) { return g_seed = g_seed * 1664525u + 1013904223u; }
+static void fill(int8_t *p, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; ++i) p[i] = (int8_t)(next() >> 24);
+}
+
+static uint32_t mcycle(void)
+{
+    uint32_t v;
+    __asm__ volatile("csrr %0, mcycle" : "=r"(v));
+    return v;
+}
+
+static int g_failed;
+
+/* "name: portable N cycles (a.bc a UNIT), SET M (d.ef a UNIT), outputs equal|DIFFER" */
+static void report(const char *name, uint32_t portable, uint32_t tuned, uint32_t units, const char *unit, int equal)
+{
+    tsr_pulp_puts("kernel ");
+    tsr_pulp_puts(name);
+    const uint32_t cycles[2] = {portable, tuned};
+    for (int i = 0; i < 2; ++i) {
+        tsr_pulp_puts(i ? ", " SET_NAME " " : ": portable ");
+        tsr_pulp_put_u64(cycles[i]);
+        tsr_pulp_puts(" cycles (");
+        const uint32_t hundredths = (uint32_t)tsr_pulp_div_u64((uint64_t)cycles[i] * 100u, units);
+        tsr_pulp_put_u64(hundredths / 100u);
+        tsr_pulp_puts(".");
+        tsr_pulp_put_u64(hundredths / 10u % 10u);
+        tsr_pulp_put_u64(hundredths % 10u);
+        tsr_pulp_puts(" a ");
+        tsr_pulp_puts(unit);
+        tsr_pulp_puts(")");
+    }
+    tsr_pulp_puts(equal ? ", outputs equal\n" : ", outputs DIFFER\n");
+    if (!equal) g_failed = 1;
+}
+
+/* Bump allocation in the L1 arena, word-aligned. */
+static uint8_t *g_l1;
+static void *l1(uint32_t bytes)
+{
+    void *p = g_l1;
+    g_l1 += (bytes + 3u) & ~3u;
+    return p;
+}
+
+static void matmul(uint32_t rows, uint32_t k, uint32_t n)
+{
+    int8_t *x = l1(rows * k), *w = l1(n * k), *y0 = l1(rows * n), *y1 = l1(rows * n);
+    int32_t *bias = l1(4u * n), *mult = l1(4u * n);
+    int8_t *shift = l1(n);
+    fill(x, rows * k), fill(w, n * k);
+    for (uint32_t i = 0; i < n; ++i) {
+        bias[i] = (int32_t)(next() >> 12) - (1 << 19);
+        mult[i] = (int32_t)(0x40000000u + (next() >> 2));
+        shift[i] = (int8_t)(-8 - (int32_t)(next() >> 30));
+    }
+    tsr_matmul_i8_args a = {x, w, bias, mult, shift, y0, 3, -2, -128, 127, rows, k, n, n};
+    uint32_t t0 = mcycle();
+    tsr_matmul_i8(&a, 0, 1);
+    const uint32_t portable = mcycle() - t0;
+    a.y = y1;
+    t0 = mcycle();
+    TUNED(tsr_matmul_i8)(&a, 0, 1);
+    const uint32_t tuned = mcycle() - t0;
+    report(rows == 1u ? "matmul_i8 1x256x64" : "matmul_i8 4x256x64", portable, tuned, rows * k * n, "MAC",
+           memcmp(y0, y1, rows * n) == 0);
+
+    int32_t *mul = l1(4u * n), *add = l1(4u * n);
+    for (uint32_t i = 0; i < n; ++i) mul[i] = (int32_t)(next() >> 22), add[i] = (int32_t)(next() >> 8) - (1 << 23);
+    tsr_matmul_i8_rqs_args q = {x, w, mul, add, y0, {0, 0, 16, -128, 127}, rows, k, n, n};
+    t0 = mcycle();
+    tsr_matmul_i8_rqs(&q, 0, 1);
+    const uint32_t portable_rqs = mcycle() - t0;
+    q.y = y1;
+    t0 = mcycle();
+    TUNED(tsr_matmul_i8_rqs)(&q, 0, 1);
+    const uint32_t tuned_rqs = mcycle() - t0;
+    report(rows == 1u ? "matmul_i8_rqs 1x256x64" : "matmul_i8_rqs 4x256x64", portable_rqs, tuned_rqs, rows * k * n,
+           "MAC", memcmp(y0, y1, rows * n) == 0);
+}
+
+static void attention(uint32_t count)
+{
+    tsr_quantlib_attention *t = l1(sizeof *t);
+    t->scores = (tsr_rqs_params){93, 1 << 11, 12, -128, 127};
+    t->out = (tsr_rqs_params){37, 1 << 12, 13, -128, 127};
+    t->levels = 255;
+    fill(t->visible, 256), fill(t->masked, 256), fill(t->prob, 256);
+    for (uint32_t i = 0; i < 256u; ++i) t->exp[i] = (int32_t)((1u << 20) >> (i / 16u));
+    int8_t *q = l1(4), *keys = l1(4u * count), *values = l1(4u * count);
+    int8_t *u0 = l1(count), *u1 = l1(count), *p0 = l1(count), *p1 = l1(count);
+    int32_t *e = l1(4u * count), *acc0 = l1(16), *acc1 = l1(16);
+    fill(q, 4), fill(keys, 4u * count), fill(values, 4u * count);
+    uint32_t t0 = mcycle();
+    tsr_quantlib_scores(q, keys, u0, count, 4u, 0u, count - 9u, t);
+    tsr_quantlib_softmax(u0, p0, e, count, t);
+    memset(acc0, 0, 16);
+    tsr_quantlib_accumulate(p0, values, acc0, count, 4u);
+    const uint32_t portable = mcycle() - t0;
+    t0 = mcycle();
+    TUNED(tsr_quantlib_scores)(q, keys, u1, count, 4u, 0u, count - 9u, t);
+    TUNED(tsr_quantlib_softmax)(u1, p1, e, count, t);
+    memset(acc1, 0, 16);
+    TUNED(tsr_quantlib_accumulate)(p1, values, acc1, count, 4u);
+    const uint32_t tuned = mcycle() - t0;
+    report("quantlib attention, head size 4, 129 positions", portable, tuned, count, "position",
+           memcmp(u0, u1, count) == 0 && memcmp(p0, p1, count) == 0 && memcmp(acc0, acc1, 16) == 0);
+}
+
+int main(void)
+{
+    const tsr_hal_board *board = tsr_pulp_board();
+    g_l1 = board->regions[TSR_REGION_L1].base;
+    tsr_pulp_puts("kernels on pulp-rtl, one core, operands in L1: portable against " SET_NAME "\n");
+    matmul(1u, 256u, 64u);
+    matmul(4u, 256u, 64u);
+    attention(129u);
+    return g_failed;
+}
