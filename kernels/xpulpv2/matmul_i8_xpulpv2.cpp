@@ -20,6 +20,7 @@ tsr_kernel_status tsr_matmul_i8_xpulpv2(const tsr_matmul_i8_args *a, uint32_t co
         return tsr_matmul_i8(a, core_id, core_count); // words only: the portable kernel for the rest
     uint32_t begin, end;
     tsr_core_range(a->n, core_id, core_count, &begin, &end);
+    const uint32_t skew = tsr_xpulpv2_skew(core_id, k >> 2);
     for (uint32_t i = begin; i < end;) {
         const uint32_t block = end - i >= 4u ? 4u : 1u;
         const int8_t *wi = a->w + (size_t)i * k;
@@ -30,8 +31,8 @@ tsr_kernel_status tsr_matmul_i8_xpulpv2(const tsr_matmul_i8_args *a, uint32_t co
         for (uint32_t r = 0; r < a->rows; ++r) {
             const int8_t *xr = a->x + (size_t)r * k;
             int32_t acc[4];
-            if (block == 4u) tsr_xpulpv2_dot_1x4(xr, wi, k, acc);
-            else acc[0] = tsr_xpulpv2_dot_1x1(xr, wi, k);
+            if (block == 4u) tsr_xpulpv2_dot_1x4(xr, wi, k, skew, acc);
+            else acc[0] = tsr_xpulpv2_dot_1x1(xr, wi, k, skew);
             int8_t *yr = a->y + (size_t)r * a->ldy + i;
             for (uint32_t c = 0; c < block; ++c)
                 yr[c] = tsr_requantize_to_i8_fast(acc[c] + offset[c], a->multiplier[i + c], a->shift[i + c], a->y_zero,

@@ -9,11 +9,12 @@
 
 #include "xpulpv2_insn.h"
 
-// acc[c] = x . w_c for the four weight rows w, w + k, w + 2k, w + 3k (k = 4 * words).
-static inline void tsr_xpulpv2_dot_1x4(const int8_t *x, const int8_t *w, uint32_t k, int32_t acc[4])
+// acc[c] += x . w_c over `words` words, for the four weight rows w, w + k, w + 2k, w + 3k
+// (words > 0).
+static inline void tsr_xpulpv2_dot_1x4_part(const int8_t *x, const int8_t *w, uint32_t k, uint32_t words, int32_t acc[4])
 {
     const int8_t *w0 = w, *w1 = w + k, *w2 = w + 2 * k, *w3 = w + 3 * k;
-    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
     uint32_t xv, v0, v1, v2, v3;
     __asm__ volatile(".balign 4\n"
                      ".option push\n.option norvc\n.option norelax\n"
@@ -31,15 +32,14 @@ static inline void tsr_xpulpv2_dot_1x4(const int8_t *x, const int8_t *w, uint32_
                      : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [x] "+r"(x), [w0] "+r"(w0),
                        [w1] "+r"(w1), [w2] "+r"(w2), [w3] "+r"(w3), [xv] "=&r"(xv), [v0] "=&r"(v0), [v1] "=&r"(v1),
                        [v2] "=&r"(v2), [v3] "=&r"(v3)
-                     : [n] "r"(k >> 2)
+                     : [n] "r"(words)
                      : "memory");
     acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;
 }
 
-// acc = x . w (k = 4 * words).
-static inline int32_t tsr_xpulpv2_dot_1x1(const int8_t *x, const int8_t *w, uint32_t k)
+// acc + x . w over `words` words (words > 0).
+static inline int32_t tsr_xpulpv2_dot_1x1_part(const int8_t *x, const int8_t *w, uint32_t words, int32_t a)
 {
-    int32_t a = 0;
     uint32_t xv, v;
     __asm__ volatile(".balign 4\n"
                      ".option push\n.option norvc\n.option norelax\n"
@@ -50,7 +50,7 @@ static inline int32_t tsr_xpulpv2_dot_1x1(const int8_t *x, const int8_t *w, uint
                      TSR_CV_SDOTSP_B("%[a]", "%[xv]", "%[v]")
                      ".option pop\n"
                      : [a] "+r"(a), [x] "+r"(x), [w] "+r"(w), [xv] "=&r"(xv), [v] "=&r"(v)
-                     : [n] "r"(k >> 2)
+                     : [n] "r"(words)
                      : "memory");
     return a;
 }
@@ -80,6 +80,28 @@ static inline void tsr_xpulpv2_row_sums_4(const int8_t *w, uint32_t k, int32_t s
                      : [n] "r"(k >> 2), [one] "r"(ones)
                      : "memory");
     sums[0] = a0, sums[1] = a1, sums[2] = a2, sums[3] = a3;
+}
+
+// Where core `core` starts its pass over k words: two words further than the core before
+// it, so that cores in step load from different banks of a 16-bank word-interleaved L1
+// (x is shared, and weight rows k bytes apart often start in one bank). The integer sums
+// are the same in any order.
+static inline uint32_t tsr_xpulpv2_skew(uint32_t core, uint32_t words) { return words > 1u ? 2u * core % words : 0u; }
+
+// acc[c] = x . w_c (k = 4 * words), from word `skew` round to it.
+static inline void tsr_xpulpv2_dot_1x4(const int8_t *x, const int8_t *w, uint32_t k, uint32_t skew, int32_t acc[4])
+{
+    const uint32_t words = k >> 2;
+    acc[0] = acc[1] = acc[2] = acc[3] = 0;
+    tsr_xpulpv2_dot_1x4_part(x + 4u * skew, w + 4u * skew, k, words - skew, acc);
+    if (skew) tsr_xpulpv2_dot_1x4_part(x, w, k, skew, acc);
+}
+
+// x . w (k = 4 * words), from word `skew` round to it.
+static inline int32_t tsr_xpulpv2_dot_1x1(const int8_t *x, const int8_t *w, uint32_t k, uint32_t skew)
+{
+    const int32_t a = tsr_xpulpv2_dot_1x1_part(x + 4u * skew, w + 4u * skew, (k >> 2) - skew, 0);
+    return skew ? tsr_xpulpv2_dot_1x1_part(x, w, skew, a) : a;
 }
 
 // Whether the operands suit the dot products above.

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
 #include <deque>
 #include <map>
@@ -293,17 +294,22 @@ bool load_elf(Testbench &tb, const char *path)
 int main(int argc, char **argv)
 {
     uint64_t max_cycles = 2'000'000'000ull;
+    bool pc_profile = false; // --pc-profile: core 0's fetch addresses, sampled every 64 cycles
+    std::map<uint32_t, uint64_t> pc_samples;
     const char *elf = nullptr;
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
-            std::printf("usage: %s [--max-cycles N] FIRMWARE.elf\n"
+            std::printf("usage: %s [--max-cycles N] [--pc-profile] FIRMWARE.elf\n"
                         "Runs a pulp-rtl firmware on the CV32E40P cluster RTL (%d cores%s): L1 %u bytes in %u banks,\n"
-                        "L2 latency %d cycles, DMA %d bytes a cycle after %d cycles a job. Exits with the firmware's status.\n",
+                        "L2 latency %d cycles, DMA %d bytes a cycle after %d cycles a job. Exits with the firmware's status.\n"
+                        "--pc-profile: print core 0's most fetched 256-byte blocks (sampled every 64 cycles) at exit.\n",
                         argv[0], kCores, PULP_RTL_FPU_BUILT ? ", FPU" : "", kL1Bytes, kBanks, PULP_RTL_L2_LATENCY,
                         PULP_RTL_DMA_BYTES_PER_CYCLE, PULP_RTL_DMA_SETUP);
             return 0;
         }
-        if (!std::strcmp(argv[i], "--max-cycles") && i + 1 < argc) {
+        if (!std::strcmp(argv[i], "--pc-profile")) {
+            pc_profile = true;
+        } else if (!std::strcmp(argv[i], "--max-cycles") && i + 1 < argc) {
             max_cycles = std::strtoull(argv[++i], nullptr, 10);
         } else if (argv[i][0] == '-') {
             std::fprintf(stderr, "pulp-rtl: unknown option %s (--help)\n", argv[i]);
@@ -341,9 +347,11 @@ int main(int argc, char **argv)
         bool idle[kCores], dma_waiting[kCores], gated[kCores];
         for (int c = 0; c < kCores; ++c) {
             const auto &front_q = t.data_q[c];
-            gated[c] = !front_q.empty() && front_q.front().ready > t.cycle && front_q.front().held_by != 0;
-            idle[c] = gated[c] && front_q.front().held_by == 1;
-            dma_waiting[c] = gated[c] && front_q.front().held_by == 2;
+            // Core 0 keeps its clock: its mcycle is the HAL's cycle counter, the runtime's clock.
+            gated[c] = c != 0 && !front_q.empty() && front_q.front().ready > t.cycle && front_q.front().held_by != 0;
+            const bool waiting = !front_q.empty() && front_q.front().ready > t.cycle;
+            idle[c] = waiting && front_q.front().held_by == 1;
+            dma_waiting[c] = waiting && front_q.front().held_by == 2;
             top->instr_gnt_i[c] = 0;
             top->data_gnt_i[c] = 0;
             if (gated[c]) {
@@ -453,6 +461,7 @@ int main(int argc, char **argv)
             t.data_q[c].push_back(r);
         }
         t.tick_devices();
+        if (pc_profile && (t.cycle & 63u) == 0u) ++pc_samples[req[0].iaddr & ~255u];
         ++t.cycle;
     }
     std::fflush(stdout);
@@ -482,6 +491,14 @@ int main(int argc, char **argv)
                         (unsigned long long)(top_busy / t.runs), (unsigned long long)(stalls / t.runs),
                         (unsigned long long)(dma / t.runs));
         }
+    }
+    if (pc_profile) {
+        std::vector<std::pair<uint64_t, uint32_t>> blocks;
+        for (const auto &[pc, n] : pc_samples) blocks.push_back({n, pc});
+        std::sort(blocks.rbegin(), blocks.rend());
+        std::printf("rtl pc profile (core 0, 256-byte blocks, samples every 64 cycles):\n");
+        for (size_t i = 0; i < blocks.size() && i < 20; ++i)
+            std::printf("  0x%08x %llu\n", blocks[i].second, (unsigned long long)blocks[i].first);
     }
     top->final();
     return t.status;
