@@ -2,7 +2,9 @@
 # The whole test suite: configure, build everything (tests, benchmarks and, with clang,
 # the fuzzers: outside the timed tests), then run every test with ctest in a private
 # temporary folder that must be empty again afterwards. Each phase says how long it took.
-#   scripts/test.sh             every test (ctest labels: quick, firmware, fuzz)
+#   scripts/test.sh             every test (ctest labels: quick, firmware, fuzz, rtl) but the
+#                               long RTL measurements (label rtl_long)
+#   scripts/test.sh --long      those too (about 8 more minutes of simulation)
 #   scripts/test.sh -L quick    only those labelled quick (any ctest arguments pass through)
 #   scripts/test.sh --sanitize  the host half built with ASan + UBSan in build-sanitize/ and
 #                               every host test (label quick) run under them, stopping at
@@ -11,6 +13,11 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${TESSERA_BUILD_DIR:-$root/build}
 sanitize=0
+long=0
+if [[ ${1:-} == --long ]]; then
+  long=1
+  shift
+fi
 if [[ ${1:-} == --sanitize ]]; then
   sanitize=1
   shift
@@ -32,7 +39,7 @@ if ((sanitize)); then
   export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
   set -- -L quick "$@"
 else
-  cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTESSERA_REQUIRE_CROSS=ON -DTESSERA_REQUIRE_FUZZ=ON \
+  cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTESSERA_REQUIRE_CROSS=ON -DTESSERA_REQUIRE_FUZZ=ON -DTESSERA_REQUIRE_RTL=ON \
     ${TESSERA_SHARED_DIR:+-DTESSERA_SHARED_DIR=$TESSERA_SHARED_DIR} >/dev/null
   cmake --build "$build" -j"$(nproc)"
   phase "build (tools, tests, benchmarks)"
@@ -40,6 +47,7 @@ else
   TESSERA_SHARED_DIR=${TESSERA_SHARED_DIR:-$root/../shared} "$root/scripts/fuzz.sh" --build-only --require -b "$build/fuzz"
   phase "build the fuzzers (clang, ASan + UBSan)"
 fi
+((long)) || set -- -LE rtl_long "$@"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tessera-test-run.XXXXXX")
 status=0
 TMPDIR=$tmp TEST_TMPDIR=$tmp ctest --test-dir "$build" -j"$(nproc)" --output-on-failure "$@" || status=$?

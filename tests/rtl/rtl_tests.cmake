@@ -96,8 +96,17 @@ foreach(run IN LISTS RTL_RUNS)
                    -P ${CMAKE_CURRENT_SOURCE_DIR}/rtl/run.cmake)
   set_tests_properties(rtl_${name} PROPERTIES FIXTURES_REQUIRED "rtl_elf;rtl_sims" TIMEOUT 1500)
 endforeach()
+# The longest simulations (label rtl_long, which scripts/test.sh runs only with --long):
+# microLlama64_parallel (a 64-row chunk, 24 M cycles of 8 cores) and the portable set's
+# microLlama128 on 8 cores. The 8-core runs start first (COST).
+set_tests_properties(rtl_deeploy_ml64_parallel_8cores rtl_portable_deeploy_ml128_8cores PROPERTIES LABELS rtl_long)
+foreach(run IN LISTS RTL_RUNS)
+  if(run MATCHES "^([a-z0-9_]+):[^:]+:8c:")
+    set_tests_properties(rtl_${CMAKE_MATCH_1} PROPERTIES COST 1000)
+  endif()
+endforeach()
 # fp32 on the cores with the FPU: the golden ids (run.c's) for the tokens generated.
 add_test(NAME rtl_fp32_golden_1core
          COMMAND ${CMAKE_COMMAND} -DSIM=${RTL_SIM}/pulp-rtl-sim-1c-fpu -DELF=${RTL}/build-fpu/boards/pulp-rtl/tessera-firmware-fp32.elf
                  -DRUN=token -DGOLDEN=${SHARED_GOLDEN}/stories260K.greedy200.txt -P ${CMAKE_CURRENT_SOURCE_DIR}/rtl/run.cmake)
-set_tests_properties(rtl_fp32_golden_1core PROPERTIES FIXTURES_REQUIRED "rtl_elf;rtl_sims" TIMEOUT 1500)
+set_tests_properties(rtl_fp32_golden_1core PROPERTIES FIXTURES_REQUIRED "rtl_elf;rtl_sims" TIMEOUT 1500 COST 1000)
