@@ -16,7 +16,7 @@ set(CMAKE_SIZE ${TESSERA_RISCV_PREFIX}size CACHE FILEPATH "")
 # No OS to run test programs on while configuring.
 set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
 
-set(_tessera_riscv_flags "--specs=picolibc.specs -march=${TESSERA_RISCV_ARCH} -mabi=${TESSERA_RISCV_ABI} -mcmodel=medany -ffunction-sections -fdata-sections")
+set(_tessera_riscv_flags "--specs=picolibc.specs -march=${TESSERA_RISCV_ARCH} -mabi=${TESSERA_RISCV_ABI} -mcmodel=medany -ffunction-sections -fdata-sections ${TESSERA_RISCV_EXTRA_FLAGS}")
 set(CMAKE_C_FLAGS_INIT "${_tessera_riscv_flags}")
 set(CMAKE_CXX_FLAGS_INIT "${_tessera_riscv_flags} -ffreestanding -fno-exceptions -fno-rtti -fno-threadsafe-statics")
 set(CMAKE_ASM_FLAGS_INIT "${_tessera_riscv_flags}")

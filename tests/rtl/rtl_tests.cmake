@@ -1,7 +1,7 @@
 # The cycle-true board (boards/pulp-rtl): the CV32E40P cluster RTL under Verilator
 # (ctest -L rtl). Images packed for pulp-rtl, firmware cross-built for its integer
 # cores (XpulpV2) and for its cores with the FPU, run on the simulators of 1 and 8
-# cores. Each run prints the testbench's cycles and its profile by operator, and a
+# cores (the FPU firmware is built, not run: see below). Each run prints the testbench's cycles and its profile by operator, and a
 # MEASURED cycles line (tests/rtl/run.cmake).
 if(NOT TESSERA_PULP_RTL_SIMS)
   return()
@@ -105,8 +105,6 @@ foreach(run IN LISTS RTL_RUNS)
     set_tests_properties(rtl_${CMAKE_MATCH_1} PROPERTIES COST 1000)
   endif()
 endforeach()
-# fp32 on the cores with the FPU: the golden ids (run.c's) for the tokens generated.
-add_test(NAME rtl_fp32_golden_1core
-         COMMAND ${CMAKE_COMMAND} -DSIM=${RTL_SIM}/pulp-rtl-sim-1c-fpu -DELF=${RTL}/build-fpu/boards/pulp-rtl/tessera-firmware-fp32.elf
-                 -DRUN=token -DGOLDEN=${SHARED_GOLDEN}/stories260K.greedy200.txt -P ${CMAKE_CURRENT_SOURCE_DIR}/rtl/run.cmake)
-set_tests_properties(rtl_fp32_golden_1core PROPERTIES FIXTURES_REQUIRED "rtl_elf;rtl_sims" TIMEOUT 1500 COST 1000)
+# fp32 on the cores with the FPU (the golden ids) waits for pulp-rtl-sim-1c-fpu to divide
+# and take square roots (boards/pulp-rtl/sim/CMakeLists.txt): rtl_build_firmware_fpu only
+# checks that the FPU firmware builds.

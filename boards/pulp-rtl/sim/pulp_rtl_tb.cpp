@@ -465,6 +465,14 @@ int main(int argc, char **argv)
         ++t.cycle;
     }
     std::fflush(stdout);
+    if (pc_profile) {
+        std::vector<std::pair<uint64_t, uint32_t>> blocks;
+        for (const auto &[pc, n] : pc_samples) blocks.push_back({n, pc});
+        std::sort(blocks.rbegin(), blocks.rend());
+        std::printf("rtl pc profile (core 0, 256-byte blocks, samples every 64 cycles):\n");
+        for (size_t i = 0; i < blocks.size() && i < 20; ++i)
+            std::printf("  0x%08x %llu\n", blocks[i].second, (unsigned long long)blocks[i].first);
+    }
     if (!t.exited) {
         std::fprintf(stderr, "pulp-rtl: no exit after %llu cycles (--max-cycles)\n", (unsigned long long)t.cycle);
         return 124;
@@ -491,14 +499,6 @@ int main(int argc, char **argv)
                         (unsigned long long)(top_busy / t.runs), (unsigned long long)(stalls / t.runs),
                         (unsigned long long)(dma / t.runs));
         }
-    }
-    if (pc_profile) {
-        std::vector<std::pair<uint64_t, uint32_t>> blocks;
-        for (const auto &[pc, n] : pc_samples) blocks.push_back({n, pc});
-        std::sort(blocks.rbegin(), blocks.rend());
-        std::printf("rtl pc profile (core 0, 256-byte blocks, samples every 64 cycles):\n");
-        for (size_t i = 0; i < blocks.size() && i < 20; ++i)
-            std::printf("  0x%08x %llu\n", blocks[i].second, (unsigned long long)blocks[i].first);
     }
     top->final();
     return t.status;

@@ -8,6 +8,7 @@
 module tessera_pulp_cluster #(
     parameter int NUM_CORES = 1,
     parameter int FPU = 0,
+    parameter int FPU_LAT = 0,
     parameter int BOOT_ADDR = 32'h1C00_0000
 ) (
     input logic clk_i [NUM_CORES],
@@ -33,8 +34,8 @@ module tessera_pulp_cluster #(
         .COREV_PULP(1),
         .COREV_CLUSTER(0),
         .FPU(FPU),
-        .FPU_ADDMUL_LAT(1),  // one pipeline stage in the FMA (pulp_rtl/board.json: fpu)
-        .FPU_OTHERS_LAT(1),
+        .FPU_ADDMUL_LAT(FPU_LAT),  // pipeline stages in the FMA
+        .FPU_OTHERS_LAT(FPU_LAT),
         .ZFINX(0),
         .NUM_MHPMCOUNTERS(1)
     ) cv32e40p_i (
