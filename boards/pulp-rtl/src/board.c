@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "tessera/div_u64.h"
 #include "tessera/npu.h"
 #include "tessera/pulp_rtl.h"
 
@@ -22,16 +23,7 @@ void tsr_pulp_puts(const char *text)
     while (*text) *DEV(PULP_RTL_CONSOLE) = (uint8_t)*text++;
 }
 
-uint64_t tsr_pulp_div_u64(uint64_t n, uint64_t d)
-{
-    if (d == 0u) return 0u;
-    uint64_t q = 0, r = 0;
-    for (int bit = 63; bit >= 0; --bit) {
-        r = (r << 1) | ((n >> bit) & 1u);
-        if (r >= d) r -= d, q |= (uint64_t)1 << bit;
-    }
-    return q;
-}
+uint64_t tsr_pulp_div_u64(uint64_t n, uint64_t d) { return tsr_div_u64(n, d); }
 
 void tsr_pulp_put_u64(uint64_t v)
 {

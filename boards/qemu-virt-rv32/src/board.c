@@ -6,6 +6,7 @@
 
 #include "dma_engine.h"
 #include "npu_engine.h"
+#include "tessera/div_u64.h"
 #include "tessera/qemu_virt_rv32.h"
 
 #define UART_BASE 0x10000000u
@@ -41,16 +42,7 @@ void tsr_qemu_puts(const char *text)
     while (*text) uart_putc(*text++);
 }
 
-uint64_t tsr_qemu_div_u64(uint64_t n, uint64_t d)
-{
-    if (d == 0u) return 0u;
-    uint64_t q = 0, r = 0;
-    for (int bit = 63; bit >= 0; --bit) {
-        r = (r << 1) | ((n >> bit) & 1u);
-        if (r >= d) r -= d, q |= (uint64_t)1 << bit;
-    }
-    return q;
-}
+uint64_t tsr_qemu_div_u64(uint64_t n, uint64_t d) { return tsr_div_u64(n, d); }
 
 /* Each digit by subtracting its power of ten (no 64-bit division). */
 void tsr_qemu_put_u64(uint64_t v)
