@@ -12,27 +12,18 @@ tsr_kernel_status tsr_matmul_i8_rqs_xpulpv2(const tsr_matmul_i8_rqs_args *a, uin
     TSR_KERNEL_REQUIRE(a->mul && a->add && a->y && a->rows && a->k <= 32768u && a->n && a->ldy >= a->n &&
                        tsr_rqs_valid(&a->range) && a->range.lo >= -128 && a->range.hi <= 127);
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
-    const uint32_t k = a->k;
-    uint32_t begin, end;
-    tsr_core_range(a->n, core_id, core_count, &begin, &end);
-    const uint32_t skew = tsr_xpulpv2_skew(core_id, k >> 2);
-    for (uint32_t i = begin; i < end;) {
-        const uint32_t block = end - i >= 4u ? 4u : 1u;
-        const int8_t *wi = a->w + (size_t)i * k;
-        tsr_rqs_prepared rqs[4]; // the block's channels, prepared once for every row
-        for (uint32_t c = 0; c < block; ++c) {
-            const tsr_rqs_params r = {a->mul[i + c], a->add[i + c], a->range.shift, a->range.lo, a->range.hi};
-            rqs[c] = tsr_rqs_prepare(&r);
-        }
-        for (uint32_t r = 0; r < a->rows; ++r) {
-            int32_t acc[4];
-            const int8_t *xr = a->x + (size_t)r * k;
-            if (block == 4u) tsr_xpulpv2_dot_1x4(xr, wi, k, skew, acc);
-            else acc[0] = tsr_xpulpv2_dot_1x1(xr, wi, k, skew);
+    tsr_rqs_prepared rqs[4]; // the block's channels, prepared once for every row
+    tsr_xpulpv2_channel_blocks(
+        a->x, a->w, a->rows, a->k, a->n, core_id, core_count,
+        [&](uint32_t i, uint32_t block, const int8_t *) {
+            for (uint32_t c = 0; c < block; ++c) {
+                const tsr_rqs_params r = {a->mul[i + c], a->add[i + c], a->range.shift, a->range.lo, a->range.hi};
+                rqs[c] = tsr_rqs_prepare(&r);
+            }
+        },
+        [&](uint32_t r, uint32_t i, uint32_t block, const int32_t *acc) {
             int8_t *y = a->y + (size_t)r * a->ldy + i;
             for (uint32_t c = 0; c < block; ++c) y[c] = (int8_t)tsr_rqs_apply(&rqs[c], acc[c]);
-        }
-        i += block;
-    }
+        });
     return TSR_KERNEL_OK;
 }

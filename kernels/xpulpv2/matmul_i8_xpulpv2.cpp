@@ -18,27 +18,20 @@ tsr_kernel_status tsr_matmul_i8_xpulpv2(const tsr_matmul_i8_args *a, uint32_t co
     const uint32_t k = a->k;
     if (!tsr_xpulpv2_words(a->x, a->w, k))
         return tsr_matmul_i8(a, core_id, core_count); // words only: the portable kernel for the rest
-    uint32_t begin, end;
-    tsr_core_range(a->n, core_id, core_count, &begin, &end);
-    const uint32_t skew = tsr_xpulpv2_skew(core_id, k >> 2);
-    for (uint32_t i = begin; i < end;) {
-        const uint32_t block = end - i >= 4u ? 4u : 1u;
-        const int8_t *wi = a->w + (size_t)i * k;
-        int32_t offset[4], sums[4] = {0, 0, 0, 0}; // bias - x_zero * sum_j w_ij, as the portable kernel
-        if (a->x_zero && block == 4u) tsr_xpulpv2_row_sums_4(wi, k, sums);
-        else if (a->x_zero) sums[0] = tsr_i8_row_sum(wi, k);
-        for (uint32_t c = 0; c < block; ++c) offset[c] = (a->bias ? a->bias[i + c] : 0) - a->x_zero * sums[c];
-        for (uint32_t r = 0; r < a->rows; ++r) {
-            const int8_t *xr = a->x + (size_t)r * k;
-            int32_t acc[4];
-            if (block == 4u) tsr_xpulpv2_dot_1x4(xr, wi, k, skew, acc);
-            else acc[0] = tsr_xpulpv2_dot_1x1(xr, wi, k, skew);
+    int32_t offset[4]; // bias - x_zero * sum_j w_ij, as the portable kernel
+    tsr_xpulpv2_channel_blocks(
+        a->x, a->w, a->rows, k, a->n, core_id, core_count,
+        [&](uint32_t i, uint32_t block, const int8_t *wi) {
+            int32_t sums[4] = {0, 0, 0, 0};
+            if (a->x_zero && block == 4u) tsr_xpulpv2_row_sums_4(wi, k, sums);
+            else if (a->x_zero) sums[0] = tsr_i8_row_sum(wi, k);
+            for (uint32_t c = 0; c < block; ++c) offset[c] = (a->bias ? a->bias[i + c] : 0) - a->x_zero * sums[c];
+        },
+        [&](uint32_t r, uint32_t i, uint32_t block, const int32_t *acc) {
             int8_t *yr = a->y + (size_t)r * a->ldy + i;
             for (uint32_t c = 0; c < block; ++c)
                 yr[c] = tsr_requantize_to_i8_fast(acc[c] + offset[c], a->multiplier[i + c], a->shift[i + c], a->y_zero,
                                                   a->y_min, a->y_max);
-        }
-        i += block;
-    }
+        });
     return TSR_KERNEL_OK;
 }

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernel_checks.h"
 #include "xpulpv2_insn.h"
 
 // acc[c] += x . w_c over `words` words, for the four weight rows w, w + k, w + 2k, w + 3k
@@ -102,6 +103,31 @@ static inline int32_t tsr_xpulpv2_dot_1x1(const int8_t *x, const int8_t *w, uint
 {
     const int32_t a = tsr_xpulpv2_dot_1x1_part(x + 4u * skew, w + 4u * skew, (k >> 2) - skew, 0);
     return skew ? tsr_xpulpv2_dot_1x1_part(x, w, skew, a) : a;
+}
+
+// This core's share of output channels [0, n) of x (rows x k) times w (n x k), four
+// channels at a time (then one): prepare(i, block, w_i) once per block, store(r, i, block,
+// acc) with each row's dot products, as the portable tsr_i8_channel_blocks.
+template <typename Prepare, typename Store>
+static inline void tsr_xpulpv2_channel_blocks(const int8_t *x, const int8_t *w, uint32_t rows, uint32_t k, uint32_t n,
+                                              uint32_t core_id, uint32_t core_count, Prepare prepare, Store store)
+{
+    uint32_t begin, end;
+    tsr_core_range(n, core_id, core_count, &begin, &end);
+    const uint32_t skew = tsr_xpulpv2_skew(core_id, k >> 2);
+    for (uint32_t i = begin; i < end;) {
+        const uint32_t block = end - i >= 4u ? 4u : 1u;
+        const int8_t *wi = w + (size_t)i * k;
+        prepare(i, block, wi);
+        for (uint32_t r = 0; r < rows; ++r) {
+            int32_t acc[4];
+            const int8_t *xr = x + (size_t)r * k;
+            if (block == 4u) tsr_xpulpv2_dot_1x4(xr, wi, k, skew, acc);
+            else acc[0] = tsr_xpulpv2_dot_1x1(xr, wi, k, skew);
+            store(r, i, block, acc);
+        }
+        i += block;
+    }
 }
 
 // Whether the operands suit the dot products above.

@@ -89,7 +89,7 @@ struct Testbench {
     uint64_t run_begin = 0, runs = 0, run_cycles = 0, max_run = 0;
     uint32_t counter_words = 0, counters[2] = {};
     uint64_t instr_begin = 0, run_instructions = 0, cycle_begin_csr = 0, run_csr_cycles = 0;
-    std::string label[kCores];
+    OpStats *label[kCores] = {}; // the operator each core works on (its stats), or none
     std::map<std::string, OpStats> ops;
     std::vector<uint64_t> busy = std::vector<uint64_t>(kCores), stalls = std::vector<uint64_t>(kCores);
     std::vector<uint64_t> run_busy = std::vector<uint64_t>(kCores), run_stalls = std::vector<uint64_t>(kCores);
@@ -161,7 +161,7 @@ struct Testbench {
             }
             break;
         case PULP_RTL_LABEL:
-            if (write) label[core] = wdata ? string_at(wdata) : std::string();
+            if (write) label[core] = wdata ? &ops[string_at(wdata)] : nullptr; // std::map: stable addresses
             break;
         case PULP_RTL_CORES: r.data = kCores; break;
         case PULP_RTL_TRAP:
@@ -411,8 +411,8 @@ int main(int argc, char **argv)
             const bool stalled = top->data_req_o[c] && !grant[c] && !held[c];
             if (!idle[c]) ++t.busy[c];
             if (t.measuring) t.run_busy[c] += !idle[c], t.run_stalls[c] += stalled;
-            if (t.measuring && !t.label[c].empty()) {
-                OpStats &s = t.ops[t.label[c]];
+            if (t.measuring && t.label[c]) {
+                OpStats &s = *t.label[c];
                 if (!idle[c]) ++s.busy[c];
                 if (stalled) ++s.stalls[c];
                 if (dma_waiting[c]) ++s.dma_wait[c];
@@ -495,6 +495,7 @@ int main(int argc, char **argv)
         for (const auto &[name, s] : t.ops) {
             uint64_t top_busy = 0, stalls = 0, dma = 0;
             for (int c = 0; c < kCores; ++c) top_busy = std::max(top_busy, s.busy[c]), stalls += s.stalls[c], dma += s.dma_wait[c];
+            if (!top_busy && !stalls && !dma) continue; // an operator seen only outside the measured runs
             std::printf("  rtl %s: cycles/run %llu, bank stalls/run %llu, DMA wait/run %llu\n", name.c_str(),
                         (unsigned long long)(top_busy / t.runs), (unsigned long long)(stalls / t.runs),
                         (unsigned long long)(dma / t.runs));
