@@ -1,5 +1,9 @@
 # Bare-metal RV32IMFC with the XpulpV2 extensions, hard-float single precision (ilp32f):
 # the pulp-rtl board's cores with the FPU (cv32e40p with COREV_PULP and FPU).
+# -mno-fdiv: on the Verilator model of these cores an fdiv.s or fsqrt.s never completes,
+# so divisions are libgcc's __divsf3 and square roots the board's sqrtf
+# (boards/pulp-rtl/src/sqrtf_integer.c), both correctly rounded like the instructions.
+set(TESSERA_RISCV_EXTRA_FLAGS -mno-fdiv)
 set(TESSERA_RISCV_ARCH rv32imfc)
 set(TESSERA_RISCV_ABI ilp32f)
 set(TESSERA_BARE_METAL_BOARD pulp-rtl CACHE STRING "")

@@ -1,4 +1,3 @@
-#include <math.h>
 #include <string.h>
 
 #include "kernel_checks.h"
@@ -17,7 +16,7 @@ tsr_kernel_status tsr_attention_f32_ref(const float *q, const float *k_cache, co
     const uint32_t dim = n_heads * head_size;
     const uint32_t kv_dim = n_kv_heads * head_size;
     const uint32_t group = n_heads / n_kv_heads;
-    const float scale = sqrtf((float)head_size);
+    const float scale = tsr_sqrtf((float)head_size);
     float *att = scratch + (size_t)core_id * context;
     uint32_t begin, end;
     tsr_core_range(rows * n_heads, core_id, core_count, &begin, &end);
@@ -69,7 +68,7 @@ tsr_kernel_status tsr_attention_scores_f32(const float *q, const float *keys, fl
 {
     TSR_KERNEL_REQUIRE(q && keys && scores && count && head_size);
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
-    const float scale = sqrtf((float)head_size);
+    const float scale = tsr_sqrtf((float)head_size);
     uint32_t begin, end;
     tsr_core_range(count, core_id, core_count, &begin, &end);
     switch (head_size) {

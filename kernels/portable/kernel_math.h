@@ -18,6 +18,15 @@ static inline float tsr_mac(float acc, float a, float b)
 #endif
 }
 
+// The square root, correctly rounded. Through the compiler's builtin, not <math.h>:
+// picolibc's RISC-V header inlines sqrtf as fsqrt.s even when the compiler is told
+// -mno-fdiv (the pulp-rtl FPU cores, whose model never completes one); the builtin
+// then calls sqrtf, and is the instruction wherever the target has it.
+static inline float tsr_sqrtf(float x)
+{
+    return __builtin_sqrtf(x);
+}
+
 // e^x within 2 ulp over the whole float range (0 below -103.972, +inf from 88.72283,
 // NaN for NaN): x = n ln2 + r with |r| <= ln2/2, e^r by a degree-6 polynomial, then
 // the exponent. Two forms that give the same bits for all 2^32 inputs (checked

@@ -1,5 +1,4 @@
 // Non-linearities of int8 tensors computed in single precision (boards with an FPU).
-#include <math.h>
 
 #include "kernel_checks.h"
 #include "kernel_math.h"
@@ -29,7 +28,7 @@ tsr_kernel_status tsr_rmsnorm_i8_float(const int8_t *x, const int8_t *weight, in
         int8_t *yr = y + (size_t)r * dim;
         int32_t sum = 0; // dim * 128^2 < 2^31 for dim < 2^17
         for (uint32_t i = 0; i < dim; ++i) sum += (int32_t)xr[i] * xr[i];
-        const float norm = out_scale / sqrtf((float)sum / (float)dim + eps);
+        const float norm = out_scale / tsr_sqrtf((float)sum / (float)dim + eps);
         for (uint32_t i = 0; i < dim; ++i) yr[i] = requantize((float)((int32_t)weight[i] * xr[i]) * norm);
     }
     return TSR_KERNEL_OK;

@@ -1,5 +1,3 @@
-#include <math.h>
-
 #include "kernel_checks.h"
 #include "kernel_math.h"
 #include "split_loops.h"
@@ -20,7 +18,7 @@ tsr_kernel_status tsr_rmsnorm_f32(const float *x, const float *weight, float *y,
         for (uint32_t j = 0; j < dim; ++j) ss = tsr_mac(ss, xr[j], xr[j]);
         ss /= (float)dim;
         ss += eps;
-        ss = 1.0f / sqrtf(ss);
+        ss = 1.0f / tsr_sqrtf(ss);
         for (uint32_t j = c0; j < c1; ++j) yr[j] = weight[j] * (ss * xr[j]);
     }
     return TSR_KERNEL_OK;

@@ -1,6 +1,5 @@
 // RMSNorm, RoPE, residual add and attention over bf16 tensors: fp32 arithmetic, one
 // rounding per output.
-#include <math.h>
 
 #include "kernel_checks.h"
 #include "kernel_math.h"
@@ -25,7 +24,7 @@ tsr_kernel_status tsr_rmsnorm_bf16(const tsr_bf16 *x, const tsr_bf16 *weight, ts
         tsr_bf16 *yr = y + (size_t)r * dim;
         float ss = 0.0f;
         for (uint32_t j = 0; j < dim; ++j) ss = tsr_mac(ss, f(xr[j]), f(xr[j]));
-        ss = 1.0f / sqrtf(ss / (float)dim + eps);
+        ss = 1.0f / tsr_sqrtf(ss / (float)dim + eps);
         for (uint32_t j = c0; j < c1; ++j) yr[j] = b(f(weight[j]) * (ss * f(xr[j])));
     }
     return TSR_KERNEL_OK;
@@ -68,7 +67,7 @@ tsr_kernel_status tsr_attention_scores_bf16(const tsr_bf16 *q, const tsr_bf16 *k
                                             uint32_t head_size)
 {
     TSR_KERNEL_REQUIRE(q && keys && scores && count && head_size);
-    const float inv = 1.0f / sqrtf((float)head_size);
+    const float inv = 1.0f / tsr_sqrtf((float)head_size);
     for (uint32_t t = 0; t < count; ++t) {
         const tsr_bf16 *key = keys + (size_t)t * head_size;
         float dot = 0.0f;

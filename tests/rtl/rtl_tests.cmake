@@ -1,8 +1,8 @@
 # The cycle-true board (boards/pulp-rtl): the CV32E40P cluster RTL under Verilator
 # (ctest -L rtl). Images packed for pulp-rtl, firmware cross-built for its integer
 # cores (XpulpV2) and for its cores with the FPU, run on the simulators of 1 and 8
-# cores (the FPU firmware is built, not run: see below). Each run prints the testbench's cycles and its profile by operator, and a
-# MEASURED cycles line (tests/rtl/run.cmake).
+# cores (the FPU's: one core). Each run prints the testbench's cycles and its profile by
+# operator, and a MEASURED cycles line (tests/rtl/run.cmake).
 if(NOT TESSERA_PULP_RTL_SIMS)
   return()
 endif()
@@ -42,7 +42,8 @@ add_test(NAME rtl_build_firmware
 add_test(NAME rtl_build_firmware_fpu
          COMMAND ${CMAKE_COMMAND} -DSOURCE=${CMAKE_SOURCE_DIR} -DBINARY=${RTL}/build-fpu
                  -DTOOLCHAIN=${CMAKE_SOURCE_DIR}/toolchain/riscv32-imfc-xpulpv2-elf.cmake
-                 "-DIMAGES=fp32=${RTL}/images/stories260K.tess" -DEXTRA=-DTESSERA_DEMO_STEPS=${RTL_STEPS}
+                 "-DIMAGES=fp32=${RTL}/images/stories260K.tess"
+                 "-DEXTRA=-DTESSERA_DEMO_STEPS=${RTL_STEPS}\;-DTESSERA_LLAMA2C_DIR=${TESSERA_SHARED_DIR}/reference/llama2.c\;-DTESSERA_LLAMA2C_MODEL=${SHARED_MODELS}/stories260K.bin\;-DTESSERA_LLAMA2C_TOKENIZER=${SHARED_MODELS}/tok512.bin\;-DTESSERA_LLAMA2C_STEPS=${RTL_STEPS}"
                  -P ${CMAKE_CURRENT_SOURCE_DIR}/firmware/build.cmake)
 # The same images with the portable kernels only: the baseline the xpulpv2 set is held against.
 add_test(NAME rtl_build_firmware_portable
@@ -57,7 +58,8 @@ set(RTL_ELF ${RTL}/build/boards/pulp-rtl)
 # name:elf:simulator:run[:check]
 set(RTL_RUNS hal_conformance_1core:tessera-hal-conformance:1c:suite hal_conformance_8cores:tessera-hal-conformance:8c:suite
              kernels_1core:tessera-rtl-kernels:1c:suite
-             int8_1core:tessera-firmware-int8:1c:token:host int8_8cores:tessera-firmware-int8:8c:token:host)
+             int8_1core:tessera-firmware-int8:1c:token:host int8_8cores:tessera-firmware-int8:8c:token:host
+             fp32_1core:tessera-firmware-fp32:1c-fpu:token:golden)
 foreach(graph ml8:microLlama8 ml8_parallel:microLlama8_parallel ml128:microLlama128)
   string(REPLACE ":" ";" graph "${graph}")
   list(GET graph 0 tag)
@@ -84,12 +86,16 @@ foreach(run IN LISTS RTL_RUNS)
   if(check STREQUAL "host")
     string(REGEX REPLACE "^tessera-firmware-" "" image "${elf}")
     set(args -DHOST_GENERATE=$<TARGET_FILE:tessera-generate> -DIMAGE=${RTL}/images/stories260K_${image}.tess)
+  elseif(check STREQUAL "golden")
+    set(args -DGOLDEN=${GOLDEN_200})
   elseif(check STREQUAL "vectors")
     set(args "-DEXPECT=vectors: all: 0 of [0-9]+ values differ")
   endif()
   set(elf_dir ${RTL_ELF})
   if(name MATCHES "^portable_")
     set(elf_dir ${RTL}/build-portable/boards/pulp-rtl)
+  elseif(sim MATCHES "-fpu$")
+    set(elf_dir ${RTL}/build-fpu/boards/pulp-rtl)
   endif()
   add_test(NAME rtl_${name}
            COMMAND ${CMAKE_COMMAND} -DSIM=${RTL_SIM}/pulp-rtl-sim-${sim} -DELF=${elf_dir}/${elf}.elf -DRUN=${what} ${args}
@@ -105,6 +111,3 @@ foreach(run IN LISTS RTL_RUNS)
     set_tests_properties(rtl_${CMAKE_MATCH_1} PROPERTIES COST 1000)
   endif()
 endforeach()
-# fp32 on the cores with the FPU (the golden ids) waits for pulp-rtl-sim-1c-fpu to divide
-# and take square roots (boards/pulp-rtl/sim/CMakeLists.txt): rtl_build_firmware_fpu only
-# checks that the FPU firmware builds.

@@ -74,11 +74,13 @@ static inline tsr_rqs_prepared tsr_rqs_prepare(const tsr_rqs_params *r)
     p.add_round = r->add + (int32_t)round;
     return p;
 }
-/* The 64-bit form, out of line so that tsr_rqs_apply stays small enough to inline. */
+/* The 64-bit form, out of line so that tsr_rqs_apply stays small enough to inline
+ * (static, not inline: GCC refuses noinline on an inline function; unused: a file that
+ * includes the header and never calls it draws no warning). */
 #if defined(__GNUC__)
-__attribute__((noinline))
+__attribute__((noinline, unused))
 #endif
-static inline int32_t tsr_rqs_wide(int32_t x, const tsr_rqs_params *r)
+static int32_t tsr_rqs_wide(int32_t x, const tsr_rqs_params *r)
 {
     return tsr_rqs(x, r);
 }
