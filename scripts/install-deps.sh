@@ -8,7 +8,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev libcmocka-dev
   nlohmann-json3-dev libcli11-dev libtinyxml2-dev libsentencepiece-dev librsvg2-bin
   libonnx-dev libprotobuf-dev protobuf-compiler libzip-dev zlib1g-dev
-  gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc verilator
+  gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc verilator python3
   clang libclang-rt-dev
 )
 missing=()

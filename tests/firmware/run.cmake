@@ -8,8 +8,14 @@
 # busiest compute hart's instructions per decoder layer (required with LAYERS).
 # With EXPECT_EXIT, the firmware must exit with that code instead (a refusal), and
 # print EXPECT.
+# With the plugin it also prints the busiest compute hart's instructions per operator
+# (the board labels them: "qemu matmul: instructions/run N"), and with INSPECT
+# (tessera-inspect) and PREDICT_IMAGE the board's fitted instruction-count model for
+# the run the firmware says it measured (tessera-inspect --predict, the qemu-virt-rv32
+# board's costs):
+#   PREDICTED instructions per run: N
 # cmake -DQEMU=... -DELF=... -DSMP=N [-DGOLDEN=file] [-DHOST_GENERATE=exe -DIMAGE=tess] [-DEXPECT=regex]
-#       [-DEXPECT_EXIT=code] [-DPLUGIN=so [-DLAYERS=ON]] -P run.cmake
+#       [-DEXPECT_EXIT=code] [-DPLUGIN=so [-DLAYERS=ON]] [-DINSPECT=exe -DPREDICT_IMAGE=tess] -P run.cmake
 set(plugin_args "")
 if(DEFINED PLUGIN)
   get_filename_component(counts "${ELF}.smp${SMP}.harts.txt" ABSOLUTE)
@@ -67,6 +73,41 @@ if(DEFINED PLUGIN AND EXISTS ${counts})
     math(EXPR per_mille "${dma} * 1000 / ${bytes}")
     message(STATUS "MEASURED instructions per token: busiest compute hart ${busiest}; DMA hart ${dma} "
                    "for ${bytes} bytes = ${per_mille}/1000 instructions per byte${npu}")
+  elseif(busiest)
+    message(STATUS "MEASURED instructions per token: busiest compute hart ${busiest}")
+  endif()
+  # Per operator: the firmware names its labels, the plugin counts them.
+  string(REGEX MATCH "op labels:[^\n]*" labels "${out}")
+  string(REGEX MATCHALL "[0-9]+=[a-z0-9_]+" labels "${labels}")
+  foreach(label IN LISTS labels)
+    string(REPLACE "=" ";" label "${label}")
+    list(GET label 0 k)
+    list(GET label 1 op)
+    if(harts MATCHES "op ${k} busiest instructions/region ([0-9]+)")
+      message(STATUS "qemu ${op}: instructions/run ${CMAKE_MATCH_1}")
+    endif()
+  endforeach()
+  if(DEFINED INSPECT AND busiest)
+    include(${CMAKE_CURRENT_LIST_DIR}/measured_run.cmake)
+    tessera_measured_run(run_spec firmware "${out}")
+    set(cores 1)
+    if(SMP EQUAL 10)
+      set(cores 8)
+    elseif(SMP GREATER 2)
+      math(EXPR cores "${SMP} - 1")
+    endif()
+    set(predict_args ${PREDICT_IMAGE} --predict ${run_spec} --cores ${cores} --costs qemu-virt-rv32 --kernel-set portable)
+    string(REPLACE ";" " " shown "${predict_args}")
+    message(STATUS "predict: tessera-inspect ${shown}")
+    execute_process(COMMAND ${INSPECT} ${predict_args} OUTPUT_VARIABLE predicted ERROR_VARIABLE perr RESULT_VARIABLE prc)
+    if(NOT prc EQUAL 0)
+      message(FATAL_ERROR "tessera-inspect --predict exited with ${prc}: ${perr}")
+    endif()
+    message(STATUS "${predicted}")
+    if(predicted MATCHES "PREDICTED instructions per run: ([0-9]+)")
+      math(EXPR per_mille "${CMAKE_MATCH_1} * 1000 / ${busiest}")
+      message(STATUS "PREDICTED / MEASURED: ${per_mille}/1000")
+    endif()
   endif()
 endif()
 if(NOT DEFINED EXPECT_EXIT)

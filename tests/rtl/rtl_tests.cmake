@@ -15,7 +15,7 @@ set_tests_properties(rtl_build_sims PROPERTIES FIXTURES_SETUP rtl_sims TIMEOUT 9
 add_test(NAME rtl_pack_int8 COMMAND tessera-pack ${SHARED_MODELS}/stories260K.bin --tokenizer ${SHARED_MODELS}/tok512.bin
          --board pulp-rtl --precision int8 -q -o ${RTL}/images/stories260K_int8.tess)
 add_test(NAME rtl_pack_fp32 COMMAND tessera-pack ${SHARED_MODELS}/stories260K.bin --tokenizer ${SHARED_MODELS}/tok512.bin
-         --board pulp-rtl -q -o ${RTL}/images/stories260K.tess)
+         --board pulp-rtl -q -o ${RTL}/images/stories260K_fp32.tess)
 set(RTL_PACKS rtl_pack_int8 rtl_pack_fp32)
 set(RTL_IMAGES "int8=${RTL}/images/stories260K_int8.tess")
 set(RTL_VECTORS "")
@@ -34,6 +34,10 @@ foreach(graph microLlama8 microLlama8_parallel microLlama128 microLlama64_parall
 endforeach()
 set_tests_properties(${RTL_PACKS} PROPERTIES FIXTURES_SETUP rtl_images)
 set(RTL_STEPS 8) # tokens a demo generates on the RTL (about a second of simulation each on one core)
+# run.c's tokens (the baseline, rtl_llama2c_1core, label rtl_long: 24 M cycles in all on the
+# slower FPU model): it reads its weights and state from L2, 4.8 M cycles a token; the
+# first is not timed.
+set(RTL_LLAMA2C_STEPS 3)
 add_test(NAME rtl_build_firmware
          COMMAND ${CMAKE_COMMAND} -DSOURCE=${CMAKE_SOURCE_DIR} -DBINARY=${RTL}/build
                  -DTOOLCHAIN=${CMAKE_SOURCE_DIR}/toolchain/riscv32-imc-xpulpv2-elf.cmake "-DIMAGES=${RTL_IMAGES}"
@@ -42,8 +46,8 @@ add_test(NAME rtl_build_firmware
 add_test(NAME rtl_build_firmware_fpu
          COMMAND ${CMAKE_COMMAND} -DSOURCE=${CMAKE_SOURCE_DIR} -DBINARY=${RTL}/build-fpu
                  -DTOOLCHAIN=${CMAKE_SOURCE_DIR}/toolchain/riscv32-imfc-xpulpv2-elf.cmake
-                 "-DIMAGES=fp32=${RTL}/images/stories260K.tess"
-                 "-DEXTRA=-DTESSERA_DEMO_STEPS=${RTL_STEPS}\;-DTESSERA_LLAMA2C_DIR=${TESSERA_SHARED_DIR}/reference/llama2.c\;-DTESSERA_LLAMA2C_MODEL=${SHARED_MODELS}/stories260K.bin\;-DTESSERA_LLAMA2C_TOKENIZER=${SHARED_MODELS}/tok512.bin\;-DTESSERA_LLAMA2C_STEPS=${RTL_STEPS}"
+                 "-DIMAGES=fp32=${RTL}/images/stories260K_fp32.tess"
+                 "-DEXTRA=-DTESSERA_DEMO_STEPS=${RTL_STEPS}\;-DTESSERA_LLAMA2C_DIR=${TESSERA_SHARED_DIR}/reference/llama2.c\;-DTESSERA_LLAMA2C_MODEL=${SHARED_MODELS}/stories260K.bin\;-DTESSERA_LLAMA2C_TOKENIZER=${SHARED_MODELS}/tok512.bin\;-DTESSERA_LLAMA2C_STEPS=${RTL_LLAMA2C_STEPS}"
                  -P ${CMAKE_CURRENT_SOURCE_DIR}/firmware/build.cmake)
 # The same images with the portable kernels only: the baseline the xpulpv2 set is held against.
 add_test(NAME rtl_build_firmware_portable
@@ -82,14 +86,32 @@ foreach(run IN LISTS RTL_RUNS)
   if(n GREATER 4)
     list(GET run 4 check)
   endif()
+  # The board's cost model beside the measurement: the image, the run, the cores, the set.
+  set(cores 1)
+  if(sim MATCHES "^8c")
+    set(cores 8)
+  endif()
+  set(set xpulpv2)
+  if(name MATCHES "^portable_")
+    set(set portable)
+  endif()
   set(args "")
+  string(REGEX REPLACE "^tessera-firmware-" "" image "${elf}")
+  if(what STREQUAL "token")
+    set(args -DPREDICT_IMAGE=${RTL}/images/stories260K_${image}.tess -DPREDICT_RUN=firmware)
+  elseif(what STREQUAL "graph")
+    set(args -DPREDICT_IMAGE=${RTL}/images/${image}.tess -DPREDICT_RUN=firmware)
+  endif()
+  if(args)
+    list(APPEND args -DINSPECT=$<TARGET_FILE:tessera-inspect> -DCORES=${cores} -DKERNEL_SET=${set})
+  endif()
   if(check STREQUAL "host")
     string(REGEX REPLACE "^tessera-firmware-" "" image "${elf}")
-    set(args -DHOST_GENERATE=$<TARGET_FILE:tessera-generate> -DIMAGE=${RTL}/images/stories260K_${image}.tess)
+    list(APPEND args -DHOST_GENERATE=$<TARGET_FILE:tessera-generate> -DIMAGE=${RTL}/images/stories260K_${image}.tess)
   elseif(check STREQUAL "golden")
-    set(args -DGOLDEN=${GOLDEN_200})
+    list(APPEND args -DGOLDEN=${GOLDEN_200})
   elseif(check STREQUAL "vectors")
-    set(args "-DEXPECT=vectors: all: 0 of [0-9]+ values differ")
+    list(APPEND args "-DEXPECT=vectors: all: 0 of [0-9]+ values differ")
   endif()
   set(elf_dir ${RTL_ELF})
   if(name MATCHES "^portable_")
@@ -111,3 +133,11 @@ foreach(run IN LISTS RTL_RUNS)
     set_tests_properties(rtl_${CMAKE_MATCH_1} PROPERTIES COST 1000)
   endif()
 endforeach()
+# The baseline: llama2.c's run.c, built unchanged for the cores with the FPU, stories260K
+# greedy from BOS (boards/pulp-rtl/llama2c): its cycles per token, and its text, which is
+# the golden one's start.
+add_test(NAME rtl_llama2c_1core
+         COMMAND ${CMAKE_COMMAND} -DSIM=${RTL_SIM}/pulp-rtl-sim-1c-fpu
+                 -DELF=${RTL}/build-fpu/boards/pulp-rtl/llama2c/tessera-llama2c-run.elf -DRUN=token
+                 "-DEXPECT=\nOnce upon a" -P ${CMAKE_CURRENT_SOURCE_DIR}/rtl/run.cmake)
+set_tests_properties(rtl_llama2c_1core PROPERTIES FIXTURES_REQUIRED "rtl_elf;rtl_sims" TIMEOUT 1500 LABELS "rtl;rtl_long")

@@ -5,8 +5,14 @@
 #   MEASURED cycles per run: busiest core N
 # where a run is what the firmware marks (RUN names it: a token, a graph) and N
 # the cycles from the run's first to last, on core 0, which forks and joins every step.
+# With INSPECT (tessera-inspect), PREDICT_IMAGE, PREDICT_RUN, CORES and KERNEL_SET it also
+# prints the board's cost model for the same run (tessera-inspect --predict):
+#   PREDICTED cycles per run: N
+# PREDICT_RUN is tessera-inspect's (token:FIRST-LAST, rows:COUNT@POSITION), or "firmware":
+# what the firmware says it measured. scripts/fit-costs.py reads these outputs.
 # cmake -DSIM=... -DELF=... -DRUN=token [-DHOST_GENERATE=exe -DIMAGE=tess] [-DGOLDEN=file]
-#       [-DEXPECT=regex] [-DEXPECT_EXIT=code] -P run.cmake
+#       [-DEXPECT=regex] [-DEXPECT_EXIT=code] [-DINSPECT=exe -DPREDICT_IMAGE=tess -DPREDICT_RUN=run
+#       -DCORES=n -DKERNEL_SET=name] -P run.cmake
 execute_process(COMMAND ${SIM} ${ELF} OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc TIMEOUT 1500)
 string(REGEX MATCH "^[^\n]*" first_line "${out}")
 message(STATUS "${first_line}")
@@ -18,9 +24,31 @@ if(rtl_report)
   message(STATUS "${rtl_report}")
 endif()
 string(REGEX MATCH "rtl: [0-9]+ measured runs: ([0-9]+) cycles per run" _ "${out}")
-if(CMAKE_MATCH_1)
-  message(STATUS "MEASURED cycles per run: busiest core ${CMAKE_MATCH_1}")
+set(measured "${CMAKE_MATCH_1}")
+if(NOT measured AND out MATCHES "run\\.c: ([0-9]+) cycles per token") # llama2.c's run.c, timed by itself
+  set(measured "${CMAKE_MATCH_1}")
+  set(RUN "token of run.c (its own clock readings: mcycle)")
+endif()
+if(measured)
+  message(STATUS "MEASURED cycles per run: busiest core ${measured}")
   message(STATUS "(a run here: a ${RUN})")
+endif()
+if(DEFINED INSPECT AND measured)
+  include(${CMAKE_CURRENT_LIST_DIR}/../firmware/measured_run.cmake)
+  tessera_measured_run(run_spec "${PREDICT_RUN}" "${out}")
+  set(predict_args ${PREDICT_IMAGE} --predict ${run_spec} --cores ${CORES} --kernel-set ${KERNEL_SET})
+  string(REPLACE ";" " " shown "${predict_args}")
+  message(STATUS "predict: tessera-inspect ${shown}")
+  execute_process(COMMAND ${INSPECT} ${predict_args} OUTPUT_VARIABLE predicted ERROR_VARIABLE perr RESULT_VARIABLE prc)
+  if(NOT prc EQUAL 0)
+    message(FATAL_ERROR "tessera-inspect --predict exited with ${prc}: ${perr}")
+  endif()
+  message(STATUS "${predicted}")
+  string(REGEX MATCH "PREDICTED cycles per run: ([0-9]+)" _ "${predicted}")
+  if(CMAKE_MATCH_1)
+    math(EXPR per_mille "${CMAKE_MATCH_1} * 1000 / ${measured}")
+    message(STATUS "PREDICTED / MEASURED: ${per_mille}/1000")
+  endif()
 endif()
 if(NOT DEFINED EXPECT_EXIT)
   set(EXPECT_EXIT 0)

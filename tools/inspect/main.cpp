@@ -17,6 +17,7 @@
 #include "tessera/variants.h"
 #include "tessera/models/graph.h"
 #include "tessera/tessera.h"
+#include "predict.h"
 
 namespace {
 
@@ -202,7 +203,26 @@ int main(int argc, char **argv)
     app.add_option("--board", board_arg, "validate on this board NAME or FILE.json (default: the board the image is planned for, or the description "
                    "the image embeds)")
         ->check(tessera::board_check());
+    std::string predict_arg, kernel_set;
+    uint32_t cores = 0;
+    app.add_option("--predict", predict_arg,
+                   "print the board's cost model for one run instead: token:FIRST-LAST (a token at each position, "
+                   "averaged; position 0 is the one-row prompt) or rows:COUNT@POSITION, as 'PREDICTED cycles per run: N' "
+                   "and a line per variant (--json: the same as JSON)");
+    app.add_option("--cores", cores, "with --predict: the cores the run uses (default: the image's plan)")
+        ->check(CLI::Range(1u, 64u));
+    app.add_option("--kernel-set", kernel_set,
+                   "with --predict: whose fitted costs (default: the board's kernel set, or the only one fitted)");
+    std::string costs_arg;
+    app.add_option("--costs", costs_arg,
+                   "with --predict: the cost model of this board NAME or FILE.json (default: --board's); e.g. "
+                   "qemu-virt-rv32's instruction counts for an image planned for gap9")
+        ->check(tessera::board_check());
     if (const int rc = tessera::parse_command_line(app, "tessera-inspect", argc, argv); rc >= 0) return rc;
+    if ((cores || !kernel_set.empty() || !costs_arg.empty()) && predict_arg.empty()) {
+        std::fprintf(stderr, "tessera-inspect: error: --cores, --kernel-set and --costs go with --predict\n");
+        return tessera::kExitUsage;
+    }
 
     const tessera::ImageFile img(path);
     if (!img.ok()) {
@@ -219,7 +239,7 @@ int main(int argc, char **argv)
     }
     const auto &h = *reinterpret_cast<const tsr_image_header *>(img.data());
     json doc = header_json(path, img.size(), h);
-    const bool text = !as_json && !quiet;
+    const bool text = !as_json && !quiet && predict_arg.empty();
     if (text) print_header(doc);
 
     // The rest is read only after the runtime has validated the image on a board.
@@ -248,6 +268,21 @@ int main(int argc, char **argv)
         return tessera::kExitError;
     }
     doc["valid"] = true;
+    if (!predict_arg.empty()) {
+        tessera_close(&session);
+        try {
+            const tessera::BoardDesc costs =
+                costs_arg.empty() ? board->desc() : tessera::board_for_image(costs_arg, img.data(), img.size());
+            const nlohmann::json p =
+                tessera::predict(img.data(), img.size(), costs, tessera::parse_predict_run(predict_arg), cores, kernel_set);
+            if (as_json) std::printf("%s\n", p.dump(1).c_str());
+            else if (!quiet) std::printf("%s", tessera::predict_lines(p).c_str());
+        } catch (const std::exception &e) {
+            std::fprintf(stderr, "tessera-inspect: error: %s\n", e.what());
+            return 1;
+        }
+        return tessera::stdout_written("tessera-inspect") ? 0 : tessera::kExitError;
+    }
     contents_json(img.data(), h, doc);
     tessera_close(&session);
     if (as_json) {

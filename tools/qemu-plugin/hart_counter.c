@@ -18,6 +18,12 @@
  *   hart-counter: layer L busiest instructions/region X (hart H)
  *   hart-counter: layers busiest instructions/region X (hart H)   (summed over layers)
  *
+ * Operator labels work the same way: `slti zero, zero, 0x500 + K` (K in 0..254) says
+ * "this hart now works on operator label K" (the guest names its labels), 0x5ff "on
+ * none". When a guest labels operators, the plugin writes, inside regions:
+ *
+ *   hart-counter: op K busiest instructions/region X (hart H)
+ *
  * With `blocks=FILE` it also writes, per hart, the instructions executed in each
  * translated block (`hart address instructions`), for a per-function profile (map
  * the addresses to symbols with nm); `region_blocks=FILE` the same, counting only what
@@ -54,6 +60,10 @@ static uint64_t g_label_count[MAX_HARTS][LABELS];    /* instructions so far, by 
 static uint64_t g_label_at_begin[MAX_HARTS][LABELS]; /* when the open region began */
 static uint64_t g_label_in_regions[MAX_HARTS][LABELS];
 static unsigned g_label[MAX_HARTS]; /* each hart's current label */
+#define OP_LABEL_BASE 0x500u /* slti x0, x0, 0x500 + operator label */
+static uint64_t g_op_count[MAX_HARTS][LABELS], g_op_at_begin[MAX_HARTS][LABELS], g_op_in_regions[MAX_HARTS][LABELS];
+static unsigned g_op[MAX_HARTS];
+static int g_op_labelled;
 static int g_labelled;              /* a label mark was translated */
 static uint64_t g_regions;
 static int g_open;
@@ -76,6 +86,7 @@ static void on_block(unsigned int hart, void *udata)
     if (hart >= MAX_HARTS) return;
     g_count[hart] += b->insns;
     g_label_count[hart][g_label[hart]] += b->insns;
+    g_op_count[hart][g_op[hart]] += b->insns;
     b->by_hart[hart] += b->insns;
     if (g_open) b->in_regions[hart] += b->insns;
 }
@@ -85,17 +96,26 @@ static void on_label(unsigned int hart, void *udata)
     if (hart < MAX_HARTS) g_label[hart] = (unsigned)(uintptr_t)udata;
 }
 
+static void on_op_label(unsigned int hart, void *udata)
+{
+    if (hart < MAX_HARTS) g_op[hart] = (unsigned)(uintptr_t)udata;
+}
+
 static void on_mark(unsigned int hart, void *udata)
 {
     (void)hart;
     if ((uintptr_t)udata == MARK_BEGIN) {
         memcpy(g_at_begin, g_count, sizeof g_count);
         memcpy(g_label_at_begin, g_label_count, sizeof g_label_count);
+        memcpy(g_op_at_begin, g_op_count, sizeof g_op_count);
         g_open = 1;
     } else if (g_open) {
         for (int h = 0; h < MAX_HARTS; ++h) {
             g_in_regions[h] += g_count[h] - g_at_begin[h];
-            for (unsigned l = 0; l < LABELS; ++l) g_label_in_regions[h][l] += g_label_count[h][l] - g_label_at_begin[h][l];
+            for (unsigned l = 0; l < LABELS; ++l) {
+                g_label_in_regions[h][l] += g_label_count[h][l] - g_label_at_begin[h][l];
+                g_op_in_regions[h][l] += g_op_count[h][l] - g_op_at_begin[h][l];
+            }
         }
         ++g_regions;
         g_open = 0;
@@ -125,6 +145,10 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
             g_labelled = 1;
             qemu_plugin_register_vcpu_insn_exec_cb(insn, on_label, QEMU_PLUGIN_CB_NO_REGS,
                                                    (void *)(uintptr_t)(imm - LABEL_BASE));
+        } else if ((word & 0xFFFFFu) == MARK_SLTI_X0 && imm >= OP_LABEL_BASE && imm < OP_LABEL_BASE + LABELS) {
+            g_op_labelled = 1;
+            qemu_plugin_register_vcpu_insn_exec_cb(insn, on_op_label, QEMU_PLUGIN_CB_NO_REGS,
+                                                   (void *)(uintptr_t)(imm - OP_LABEL_BASE));
         }
     }
 }
@@ -175,6 +199,18 @@ static void on_qemu_exit(qemu_plugin_id_t id, void *udata)
             if (layers[h] > busiest) busiest = layers[h], which = h;
         fprintf(f, "hart-counter: layers busiest instructions/region %" PRIu64 " (hart %d)\n", busiest, which);
     }
+    if (g_op_labelled && g_regions) {
+        for (unsigned l = 0; l < NO_LABEL; ++l) {
+            uint64_t most = 0;
+            int at = -1;
+            for (int h = 0; h < MAX_HARTS; ++h) {
+                if (g_skip >> h & 1u) continue;
+                const uint64_t per = g_op_in_regions[h][l] / g_regions;
+                if (per > most) most = per, at = h;
+            }
+            if (at >= 0) fprintf(f, "hart-counter: op %u busiest instructions/region %" PRIu64 " (hart %d)\n", l, most, at);
+        }
+    }
     if (f != stderr) fclose(f);
     write_blocks(g_blocks, 0);
     write_blocks(g_region_blocks, 1);
@@ -203,7 +239,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
             return -1;
         }
     }
-    for (int h = 0; h < MAX_HARTS; ++h) g_label[h] = NO_LABEL;
+    for (int h = 0; h < MAX_HARTS; ++h) g_label[h] = g_op[h] = NO_LABEL;
     qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
     qemu_plugin_register_atexit_cb(id, on_qemu_exit, NULL);
     return 0;

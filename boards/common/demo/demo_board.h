@@ -27,5 +27,8 @@ void tsr_demo_mark_begin(void);
 void tsr_demo_mark_end(void);
 /* Label each core's work by model layer, where the board measures per layer. */
 void tsr_demo_label_layers(bool on);
+/* Where the board labels work by operator for an outside counter: print the labels'
+ * names (after the measured runs). */
+void tsr_demo_put_op_labels(void);
 
 #endif

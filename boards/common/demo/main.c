@@ -72,9 +72,13 @@ int main(void)
     tessera_sampler greedy;
     tessera_sampler_init(&greedy, 0.0f, 0.0f, 1);
     int32_t token = 1; /* BOS */
-    int n = 0;
+    int n = 0, first_measured = -1, last_measured = -1;
     for (int pos = 0; pos < TESSERA_DEMO_STEPS; ++pos) {
-        if (MEASURED(pos)) tsr_demo_mark_begin();
+        if (MEASURED(pos)) {
+            if (first_measured < 0) first_measured = pos;
+            last_measured = pos;
+            tsr_demo_mark_begin();
+        }
         st = pos == 0 ? tessera_prompt(&session, &token, 1) : tessera_step(&session, token);
         if (MEASURED(pos)) tsr_demo_mark_end();
         if (st != TESSERA_OK) fail(pos == 0 ? "prompt" : "step", st);
@@ -110,6 +114,11 @@ int main(void)
     tsr_demo_puts("\nids:");
     for (int i = 0; i < n; ++i) put(" ", (uint64_t)ids[i]);
     tsr_demo_puts("\n");
+    if (first_measured >= 0) { /* what the marks enclose: a token at each position */
+        put("measured: a token at each position from ", (uint64_t)first_measured);
+        put(" to ", (uint64_t)last_measured);
+        tsr_demo_puts("\n");
+    }
 
     tessera_stats stats;
     tessera_get_stats(&session, &stats);
@@ -121,5 +130,6 @@ int main(void)
     put(" (over ", stats.runs);
     tsr_demo_puts(" tokens)\n");
     if (profiled) tsr_demo_print_profile(&session, profile, tokens);
+    tsr_demo_put_op_labels();
     return 0;
 }

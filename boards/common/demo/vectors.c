@@ -88,7 +88,9 @@ int main(void)
     if (st != TESSERA_OK) fail("set_position", st);
     const int profiled = tessera_profile(&session, profile, PROFILE_STEPS) == TESSERA_OK;
     put("measured: one run of ", S);
-    tsr_demo_puts(S == 1u ? " row (autoregressive)\n" : " rows (prompt)\n");
+    tsr_demo_puts(S == 1u ? " row (autoregressive)" : " rows (prompt)");
+    put(" from position ", P);
+    tsr_demo_puts("\n");
     tsr_demo_mark_begin();
     st = tessera_forward_rows(&session, tessera_vectors + l.rows_in, (const int8_t *)(tessera_vectors + l.rotations), S,
                               rows_out);
@@ -119,6 +121,7 @@ int main(void)
     put(" (one run of ", S);
     tsr_demo_puts(" rows)\n");
     if (profiled) tsr_demo_print_profile(&session, profile, 1u);
+    tsr_demo_put_op_labels();
     put("vectors: all: ", differ);
     put(" of ", values);
     tsr_demo_puts(" values differ\n");

@@ -26,6 +26,13 @@ constexpr json_input::Limits kBoardJsonLimits{1u << 20, 8};
 
 double positive(const Value &parent, const char *key) { return parent[key].as_positive(1e12); }
 
+double nonnegative(const Value &v, double max)
+{
+    const double x = v.as_number();
+    if (x < 0 || x > max) v.fail("expected a number from 0 to " + std::to_string(max));
+    return x;
+}
+
 // The kernel set a board's cores run (cluster.kernels) as TSR_ISA_* bits.
 uint32_t kernel_set_bits(const Value &v)
 {
@@ -49,11 +56,52 @@ std::map<std::string, std::string> parse_sources(const Value &j)
     return out;
 }
 
+// "fitted": per kernel set, its unit, source, per-run cost and per-variant costs.
+std::map<std::string, FittedCosts> parse_fitted(const Value &j)
+{
+    j.expect_object();
+    std::map<std::string, FittedCosts> out;
+    for (auto it = j.json().begin(); it != j.json().end(); ++it) {
+        const Value set = j[it.key().c_str()];
+        bool known = false;
+        for (const KernelSetName &k : kKernelSets) known = known || it.key() == k.name;
+        if (!known) set.fail("is not a kernel set");
+        set.only_keys({"unit", "source", "per_run", "outside", "variants"});
+        FittedCosts f;
+        f.unit = set["unit"].as_string();
+        if (f.unit != "cycles" && f.unit != "instructions") set["unit"].fail("must be \"cycles\" or \"instructions\"");
+        f.source = set["source"].as_string();
+        f.per_run = nonnegative(set["per_run"], 1e12);
+        if (const auto outside = set.find("outside")) {
+            outside->expect_array();
+            for (size_t i = 0; i < outside->size(); ++i) {
+                const Value o = outside->at(i);
+                o.only_keys({"cores", "per_run", "per_call"});
+                const double per_call = o["per_call"].as_number();
+                if (per_call < -1e9 || per_call > 1e9) o["per_call"].fail("expected a number from -1e9 to 1e9");
+                f.outside.push_back({uint32_t(o["cores"].as_uint(1, 1024)), o["per_run"].as_number(), per_call});
+                if (f.outside.back().per_run < -1e12 || f.outside.back().per_run > 1e12)
+                    o["per_run"].fail("expected a number from -1e12 to 1e12");
+            }
+        }
+        const Value variants = set["variants"];
+        variants.expect_object();
+        for (auto v = variants.json().begin(); v != variants.json().end(); ++v) {
+            const Value row = variants[v.key().c_str()];
+            row.only_keys({"per_call", "per_mac", "per_element", "per_byte"});
+            f.variants[v.key()] = {nonnegative(row["per_call"], 1e12), nonnegative(row["per_mac"], 1e6),
+                                   nonnegative(row["per_element"], 1e9), nonnegative(row["per_byte"], 1e6)};
+        }
+        out[it.key()] = std::move(f);
+    }
+    return out;
+}
+
 // The "cost" object: every figure required, each with its source.
 BoardCost parse_cost(const Value &j, bool has_npu, double board_clock_hz)
 {
     j.only_keys({"clock_mhz", "cluster_macs_per_cycle_per_core", "cluster_cycles_per_element", "npu_macs_per_cycle",
-                 "dma_bytes_per_cycle", "nms_bytes_per_cycle", "setup_cycles", "power_mw", "sources"});
+                 "dma_bytes_per_cycle", "nms_bytes_per_cycle", "setup_cycles", "power_mw", "sources", "fitted"});
     BoardCost c;
     c.clock_hz = board_clock_hz > 0 && !j.has("clock_mhz") ? board_clock_hz : positive(j, "clock_mhz") * 1e6;
     const Value macs = j["cluster_macs_per_cycle_per_core"];
@@ -82,6 +130,7 @@ BoardCost parse_cost(const Value &j, bool has_npu, double board_clock_hz)
     c.idle_mw = positive(power, "idle");
     if (has_npu) c.npu_mw = positive(power, "npu");
     c.sources = parse_sources(j);
+    if (const auto fitted = j.find("fitted")) c.fitted = parse_fitted(*fitted);
     return c;
 }
 

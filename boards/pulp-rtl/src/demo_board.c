@@ -11,6 +11,7 @@ void tsr_demo_exit(int status) { tsr_pulp_exit(status); }
 void tsr_demo_mark_begin(void) { tsr_pulp_mark_begin(); }
 void tsr_demo_mark_end(void) { tsr_pulp_mark_end(); }
 void tsr_demo_label_layers(bool on) { (void)on; /* the testbench profiles by operator, every run */ }
+void tsr_demo_put_op_labels(void) {}
 const char *tsr_demo_cycles_meaning(void) { return "mcycle: cycles of the RTL"; }
 
 void tsr_demo_put_engines(const tsr_hal_board *board)

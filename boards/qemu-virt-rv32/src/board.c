@@ -184,23 +184,66 @@ static void console_write(void *ctx, const char *text, size_t len)
     for (size_t i = 0; i < len; ++i) uart_putc(text[i]);
 }
 
-/* Labels each core's instructions with the layer of the step it works on, for the
- * plugin (start.S: tsr_qemu_label_table). */
+/* Labels each core's instructions with the operator of the step it works on (always)
+ * and its layer (with tsr_qemu_label_layers), for the plugin (start.S:
+ * tsr_qemu_op_label_table, tsr_qemu_label_table). An operator's label is its slot in
+ * an open-addressed table keyed by its name's address, claimed by the first core to
+ * see it; tsr_qemu_put_op_labels names them. */
 extern const char tsr_qemu_label_table[];
-static void label_layers(void *ctx, uint32_t core, const char *name, uint32_t layer, uint32_t pos, bool begin)
+extern const char tsr_qemu_op_label_table[];
+#define OP_LABELS 64u
+static const char *g_op_label_names[OP_LABELS];
+
+static uint32_t op_label(const char *name)
 {
-    (void)ctx, (void)core, (void)name, (void)pos;
+    uint32_t slot = (uint32_t)((uintptr_t)name >> 2) % OP_LABELS;
+    for (uint32_t probe = 0; probe < OP_LABELS; ++probe, slot = (slot + 1u) % OP_LABELS) {
+        const char *seen = __atomic_load_n(&g_op_label_names[slot], __ATOMIC_ACQUIRE);
+        if (seen == name) return slot;
+        if (seen == NULL) {
+            const char *expected = NULL;
+            if (__atomic_compare_exchange_n(&g_op_label_names[slot], &expected, name, false, __ATOMIC_ACQ_REL,
+                                            __ATOMIC_ACQUIRE) ||
+                expected == name)
+                return slot;
+        }
+    }
+    return 255u; /* more operators than slots: unlabelled */
+}
+
+static void label_ops(void *ctx, uint32_t core, const char *name, uint32_t layer, uint32_t pos, bool begin)
+{
+    (void)ctx, (void)core, (void)layer, (void)pos;
+    ((void (*)(void))(tsr_qemu_op_label_table + 8u * (begin ? op_label(name) : 255u)))();
+}
+
+static void label_ops_and_layers(void *ctx, uint32_t core, const char *name, uint32_t layer, uint32_t pos, bool begin)
+{
+    label_ops(ctx, core, name, layer, pos, begin);
     const uint32_t label = begin && layer < 255u ? layer : 255u;
     ((void (*)(void))(tsr_qemu_label_table + 8u * label))();
+}
+
+void tsr_qemu_put_op_labels(void)
+{
+    tsr_qemu_puts("op labels:");
+    for (uint32_t k = 0; k < OP_LABELS; ++k)
+        if (g_op_label_names[k]) {
+            tsr_qemu_puts(" ");
+            tsr_qemu_put_u64(k);
+            tsr_qemu_puts("=");
+            tsr_qemu_puts(g_op_label_names[k]);
+        }
+    tsr_qemu_puts("\n");
 }
 
 /* The engines, each on a hart of its own: DMA (dma_engine.c) and NPU (npu_engine.c). */
 static const tsr_hal_ops g_ops = {cluster_fork,   cluster_barrier, tsr_dma_submit_1d, tsr_dma_submit,
                                   tsr_dma_wait,   tsr_npu_submit,  tsr_npu_poll,      tsr_npu_wait,
-                                  cycles,         console_write,   NULL,              NULL};
+                                  cycles,         console_write,   NULL,              label_ops};
 static const tsr_hal_ops g_ops_labelling = {cluster_fork,   cluster_barrier, tsr_dma_submit_1d, tsr_dma_submit,
                                             tsr_dma_wait,   tsr_npu_submit,  tsr_npu_poll,      tsr_npu_wait,
-                                            cycles,         console_write,   NULL,              label_layers};
+                                            cycles,         console_write,   NULL,              label_ops_and_layers};
 static tsr_hal_board g_board;
 
 void tsr_qemu_label_layers(bool on) { g_board.ops = on ? &g_ops_labelling : &g_ops; }

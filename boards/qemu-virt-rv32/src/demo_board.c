@@ -11,6 +11,7 @@ void tsr_demo_exit(int status) { tsr_qemu_exit(status); }
 void tsr_demo_mark_begin(void) { tsr_qemu_mark_begin(); }
 void tsr_demo_mark_end(void) { tsr_qemu_mark_end(); }
 void tsr_demo_label_layers(bool on) { tsr_qemu_label_layers(on); }
+void tsr_demo_put_op_labels(void) { tsr_qemu_put_op_labels(); }
 const char *tsr_demo_cycles_meaning(void) { return "cycles; QEMU -icount: instructions of all harts"; }
 
 void tsr_demo_put_engines(const tsr_hal_board *board)

@@ -22,6 +22,22 @@ _start:
 2:  wfi
     j       2b
 
+/* Operator labels, the same way: entry K executes `slti zero, zero, 0x500 + K`; entry
+ * 255 labels "no operator". */
+    .section .text.tsr_qemu_op_labels, "ax"
+    .globl tsr_qemu_op_label_table
+    .balign 8
+tsr_qemu_op_label_table:
+    .option push
+    .option norvc
+    .set label, 0
+    .rept 256
+    slti    zero, zero, 0x500 + label
+    ret
+    .set label, label + 1
+    .endr
+    .option pop
+
 /* Layer labels for the hart-counter plugin: entry L (8 bytes) executes the HINT
  * `slti zero, zero, 0x400 + L` and returns; entry 255 labels "no layer". */
     .section .text.tsr_qemu_labels, "ax"

@@ -10,6 +10,7 @@
 #include "tessera/npu.h"
 #include "tessera/pack/tiler.h"
 #include "tessera/step_geometry.h"
+#include "tessera/variants.h"
 
 namespace tessera {
 
@@ -64,7 +65,7 @@ double cluster_cycles(const BoardCost &c, uint32_t dtype, double macs, double el
 }
 
 RunEstimate estimate_run(const uint8_t *image, size_t size, const BoardDesc &board, bool prompt, uint32_t rows,
-                         uint32_t pos, std::vector<EstimatedSlice> *slices)
+                         uint32_t pos, std::vector<EstimatedSlice> *slices, uint32_t cores, const std::string &kernel_set)
 {
     const BoardCost &c = board.cost;
     if (!c.present()) throw std::invalid_argument("board '" + board.name + "' has no cost model");
@@ -72,12 +73,18 @@ RunEstimate estimate_run(const uint8_t *image, size_t size, const BoardDesc &boa
     const int which = prompt ? 0 : 1;
     const tsr_schedule_header &sh = *t.schedule[which];
     const tsr_step *steps = t.steps(which);
-    const uint32_t cores = t.h->planned_cores;
+    if (cores == 0) cores = t.h->planned_cores;
     RunEstimate r;
     r.prompt = prompt;
     r.rows = rows;
     r.pos = pos;
-    double now = c.fork_cycles; // the run's one fork
+    r.fitted = c.fitted_for(kernel_set, kernel_set_name(board.isa));
+    if (!kernel_set.empty() && !r.fitted)
+        throw std::invalid_argument("board '" + board.name + "' has no costs fitted for kernel set '" + kernel_set + "'");
+    if (r.fitted) r.unit = r.fitted->unit;
+    const FittedOutside *outside = r.fitted ? r.fitted->outside_for(cores) : nullptr;
+    double now = r.fitted ? (outside ? outside->per_run : r.fitted->per_run) : c.fork_cycles; // the run's fork, or what
+    double fitted_calls = 0;                                                                 // a run adds, fitted
     double npu_free = 0;
     std::deque<std::pair<uint32_t, double>> pending; // NPU jobs in flight: (join step, end)
     using Lane = EstimatedSlice::Lane;
@@ -107,7 +114,32 @@ RunEstimate estimate_run(const uint8_t *image, size_t size, const BoardDesc &boa
             }
         }
         if (w.dma_bytes >= 0) bytes = w.dma_bytes;
-        if (s.engine == TSR_ENGINE_NPU) {
+        tsr_variant_row variant{};
+        const FittedVariantCost *fit = nullptr;
+        VariantWork *vw = nullptr;
+        if (tsr_variant_lookup(s.variant, &variant)) { // an NPU step: its controller's work
+            const double share = workers(cores);
+            vw = &r.variants[variant.name];
+            vw->calls += std::max(g.tiles, 1u); // a step without tiles (a move) is still a call
+            vw->macs += w.macs / share;
+            vw->elements += w.elements / share;
+            vw->bytes += bytes;
+            if (r.fitted) {
+                const auto it = r.fitted->variants.find(variant.name);
+                if (it != r.fitted->variants.end()) fit = &it->second;
+            }
+        }
+        if (fit) { // measured as a whole: the kernel (or the NPU job's control), driver, DMA waits, barriers
+            const double step = fit->per_call * std::max(g.tiles, 1u) + fit->per_mac * w.macs / workers(cores) +
+                                fit->per_element * w.elements / workers(cores) + fit->per_byte * bytes;
+            busy_on(Lane::kCluster, tsr_op_name(s.op), now, now + step, 0);
+            now += step;
+            r.cluster += step;
+            r.dma += bytes / c.dma_bytes_per_cycle + transfers * c.dma_transfer_cycles;
+            vw->cost += step;
+            vw->fitted = true;
+            fitted_calls += std::max(g.tiles, 1u);
+        } else if (s.engine == TSR_ENGINE_NPU) {
             const tsr_npu_desc &d = t.descs[s.params.matmul.npu_desc];
             const bool nms = d.flags & TSR_NPU_WEIGHTS_NMS;
             const double weights = double(s.params.matmul.n) * double(tsr_npu_channel_bytes(d.k, d.weight_bits));
@@ -141,16 +173,19 @@ RunEstimate estimate_run(const uint8_t *image, size_t size, const BoardDesc &boa
             now += step;
             r.cluster += step;
             r.dma += dma;
+            if (vw) vw->cost += step;
         } else {
             const double dma = bytes / c.dma_bytes_per_cycle + transfers * c.dma_transfer_cycles;
             busy_on(Lane::kDma, "copy", now, now + dma, bytes);
             now += dma;
             r.dma += dma;
+            if (vw) vw->cost += dma;
         }
         r.dma_bytes += uint64_t(bytes);
         if (s.layer != TSR_NO_LAYER) r.decoder_cycles += now - begin;
     }
     for (const auto &p : pending) now = std::max(now, p.second);
+    if (outside) now = std::max(0.0, now + outside->per_call * fitted_calls);
     r.cycles = now;
     const double cluster_mw = c.cluster_mw * double(cores) / double(board.cores);
     r.energy_uj = (cluster_mw * r.cluster + c.npu_mw * r.npu + c.dma_mw * r.dma + c.idle_mw * r.cycles) / c.clock_hz * 1e3;
@@ -210,10 +245,10 @@ std::string estimate_lines(const std::vector<RunEstimate> &runs, const BoardDesc
         const std::string what = r.prompt ? "prompt chunk of " + std::to_string(r.rows) + " from position 0"
                                           : "token at position " + std::to_string(r.pos);
         std::snprintf(line, sizeof line,
-                      "estimate  %s, per token: %.0f cycles on the critical path (decoder layers %.0f), %.0f tok/s at "
+                      "estimate  %s, per token: %.0f %s on the critical path (decoder layers %.0f), %.0f tok/s at "
                       "%.0f MHz, %.1f uJ; engines busy (overlapping): cluster %.0f, DMA %.0f, NPU %.0f cycles; %.0f DMA "
                       "bytes, %.1f NPU jobs\n",
-                      what.c_str(), r.per_token(r.cycles), r.per_token(r.decoder_cycles),
+                      what.c_str(), r.per_token(r.cycles), r.unit.c_str(), r.per_token(r.decoder_cycles),
                       r.tokens_per_second(board.cost.clock_hz), mhz, r.per_token(r.energy_uj), r.per_token(r.cluster),
                       r.per_token(r.dma), r.per_token(r.npu), r.per_token(double(r.dma_bytes)), r.per_token(r.npu_jobs));
         out += line;
@@ -237,7 +272,12 @@ nlohmann::json estimate_json(const std::vector<RunEstimate> &runs, const BoardDe
                         {"dma_bytes_per_token", r.per_token(double(r.dma_bytes))},
                         {"npu_jobs_per_token", r.per_token(r.npu_jobs)}});
     nlohmann::json sources = board.cost.sources;
-    return {{"clock_hz", board.cost.clock_hz}, {"sources", sources}, {"runs", list}};
+    const RunEstimate *first = runs.empty() ? nullptr : &runs.front();
+    return {{"clock_hz", board.cost.clock_hz},
+            {"sources", sources},
+            {"unit", first ? first->unit : "cycles"},
+            {"fitted_costs", first && first->fitted ? first->fitted->source : "none"},
+            {"runs", list}};
 }
 
 } // namespace tessera

@@ -1,5 +1,7 @@
 #include "tessera/pack/engines.h"
 
+#include <algorithm>
+
 #include <cstdio>
 #include <stdexcept>
 
@@ -102,6 +104,10 @@ EngineAssignment assign_engines(Graph &g, const BoardDesc &board, Scenario scena
     for (const GraphSchedule *sch : token_first)
         for (const GraphStep &s : sch->steps)
             if (s.op == TSR_OP_MATMUL) decide(s);
+    if (by_cost && std::find(decided.begin(), decided.end(), 1) == decided.end()) { // no layer pays on the NPU
+        a.scenario = Scenario::kCluster;
+        return a;
+    }
 
     // Weights into the NPU's layout; in NMS (npu-nms) in order of use while they fit.
     uint64_t nms_free = scenario == Scenario::kNpuNms ? board.region_size[TSR_REGION_NMS] : 0;

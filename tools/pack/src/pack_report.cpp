@@ -208,7 +208,11 @@ nlohmann::json pack_report(const PackResult &r)
          "the board cost model's critical path of one run at that position, engines overlapping, divided by its rows"},
         {"estimates.runs[].busy_cycles_per_token",
          "cycles each engine is busy in that run, per token; they overlap, so their sum exceeds the critical path"},
-        {"estimates.runs[].dma_bytes_per_token", "DMA bytes of one run at that position, divided by its rows"}};
+        {"estimates.runs[].dma_bytes_per_token", "DMA bytes of one run at that position, divided by its rows"},
+        {"estimates.unit", "what cycles_per_token counts where the board's fitted costs price the steps: cycles, or "
+                           "instructions (qemu-virt-rv32)"},
+        {"estimates.fitted_costs", "the source of the board's costs fitted to measured runs (scripts/fit-costs.py), "
+                                   "or none: its per-precision rates alone"}};
     return j;
 }
 

@@ -13,6 +13,39 @@
 
 namespace tessera {
 
+// Costs fitted to measured runs ("cost": "fitted", one entry per kernel set;
+// scripts/fit-costs.py refits them): a step of variant V costs, on the busiest core,
+//   per_call x its tiles + per_mac x that core's MACs + per_element x its elements
+//   + per_byte x the step's DMA bytes
+// (the core's share: the step's work over the cores that compute; the DMA bytes are
+// core 0's to wait for, whatever the cores), barriers and the driver around the kernel
+// included; a run adds per_run. `unit` is what was
+// measured: "cycles" (the RTL) or "instructions" (QEMU's plugin).
+struct FittedVariantCost {
+    double per_call = 0, per_mac = 0, per_element = 0, per_byte = 0;
+};
+// What a run spends outside its steps' fitted costs on `cores` cores (forks, barriers,
+// the busiest core changing from step to step): per_run + per_call x the run's calls;
+// per_call may be negative (the busiest cores of successive steps overlap).
+struct FittedOutside {
+    uint32_t cores = 1;
+    double per_run = 0, per_call = 0;
+};
+struct FittedCosts {
+    std::string unit, source;
+    double per_run = 0;                                 // where no `outside` entry applies
+    std::vector<FittedOutside> outside;                 // by cores, ascending
+    std::map<std::string, FittedVariantCost> variants; // by variant name (tessera/variants.def)
+    // The entry for `cores`: the one with the most cores up to `cores` (nullptr: none).
+    const FittedOutside *outside_for(uint32_t cores) const
+    {
+        const FittedOutside *best = nullptr;
+        for (const FittedOutside &o : outside)
+            if (o.cores <= cores && (!best || o.cores > best->cores)) best = &o;
+        return best;
+    }
+};
+
 // The board's cost and energy model ("cost" in board.json): what turns a plan into
 // estimated cycles, tokens per second and energy (tools/pack: cost_model.h). Every
 // figure says where it came from in `sources`.
@@ -26,8 +59,17 @@ struct BoardCost {
     double npu_job_cycles = 0, fork_cycles = 0, barrier_cycles = 0, dma_transfer_cycles = 0; // setup costs
     double cluster_mw = 0, npu_mw = 0, dma_mw = 0, idle_mw = 0; // active power per engine, and of the rest
     std::map<std::string, std::string> sources;                // field -> where its figure came from
+    std::map<std::string, FittedCosts> fitted;                 // by kernel set name
 
     bool present() const { return clock_hz > 0; }
+    // The fitted costs of kernel set `set`; with "" the only set fitted, or the board's
+    // own (`board_set`) when several are. nullptr: none.
+    const FittedCosts *fitted_for(const std::string &set, const std::string &board_set = "") const
+    {
+        auto it = fitted.find(set.empty() && fitted.size() != 1 ? board_set : set);
+        if (set.empty() && fitted.size() == 1) it = fitted.begin();
+        return it == fitted.end() ? nullptr : &it->second;
+    }
 };
 
 // The memory model of a cycle-true board ("memory" in board.json; boards/pulp-rtl): what

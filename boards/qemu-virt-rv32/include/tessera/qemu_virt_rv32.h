@@ -69,6 +69,9 @@ static inline void tsr_qemu_mark_end(void) { __asm__ volatile("slti zero, zero, 
  * step it works on (the HAL's trace op), and the plugin reports the busiest hart's
  * instructions per layer. Off by default: labelling costs a few instructions a step. */
 void tsr_qemu_label_layers(bool on);
+/* Each compute hart always labels its instructions with the operator it works on (the
+ * plugin reports instructions per operator label); this prints "op labels: K=name ...". */
+void tsr_qemu_put_op_labels(void);
 
 /* Ends QEMU: status 0 passes, anything else fails. */
 void tsr_qemu_exit(int status) __attribute__((noreturn));

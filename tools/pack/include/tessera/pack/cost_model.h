@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,16 @@
 #include "tessera/host_board.hpp"
 
 namespace tessera {
+
+// One variant's steps in a run: the busiest core's share of their work, and what the
+// model gives them (fitted: from the board's fitted costs; else from its per-precision
+// rates).
+struct VariantWork {
+    double calls = 0, macs = 0, elements = 0; // calls: tiles; MACs and elements: one core's share
+    double bytes = 0;                         // the steps' DMA bytes
+    double cost = 0;
+    bool fitted = false;
+};
 
 // One run of a schedule: `rows` tokens from position `pos`.
 struct RunEstimate {
@@ -27,6 +38,9 @@ struct RunEstimate {
     uint64_t dma_bytes = 0;
     uint32_t npu_jobs = 0;
     double energy_uj = 0;
+    std::string unit = "cycles";                 // the fitted costs' unit where they are used
+    const FittedCosts *fitted = nullptr;         // the fitted costs used, if any
+    std::map<std::string, VariantWork> variants; // cluster steps by variant name
     double per_token(double v) const { return rows ? v / rows : 0; }
     double tokens_per_second(double clock_hz) const { return cycles > 0 ? clock_hz * rows / cycles : 0; }
 };
@@ -47,9 +61,13 @@ double cluster_cycles(const BoardCost &c, uint32_t dtype, double macs, double el
 
 // Estimates one run of the prompt (prompt = true) or token schedule of a valid
 // image for `board` (which must have a cost model: board.cost.present()). With
-// `slices`, also appends when each engine is busy.
+// `slices`, also appends when each engine is busy. `cores`: the cores it runs on (0:
+// the image's planned cores). A step whose variant the board's fitted costs for
+// `kernel_set` have (BoardCost::fitted_for: "" is the board's own) costs what they
+// say, DMA and barriers included; any other takes the per-precision rates.
 RunEstimate estimate_run(const uint8_t *image, size_t size, const BoardDesc &board, bool prompt, uint32_t rows,
-                         uint32_t pos, std::vector<EstimatedSlice> *slices = nullptr);
+                         uint32_t pos, std::vector<EstimatedSlice> *slices = nullptr, uint32_t cores = 0,
+                         const std::string &kernel_set = "");
 
 // One run of a schedule, as tessera_prompt (chunks) and tessera_step made it.
 struct RunSpec {

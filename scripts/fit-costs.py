@@ -1,0 +1,243 @@
+#!/usr/bin/env python3
+"""Fits the cost model to measured runs: the pulp-rtl board's cycles, or with --qemu
+the qemu-virt-rv32 board's instructions.
+
+Runs `ctest -L rtl -V` (with --qemu: the firmware_* tests) in the build directory (or
+reads such output with --log), takes from each test that prints a MEASURED line its
+cycles (instructions) per run, its figure per operator (the testbench's profile, or the
+hart-counter plugin's per operator label: the busiest core) and its run (the `predict:` line),
+asks tessera-inspect for that run's work per variant (tiles, and one core's MACs and
+elements), and fits, per kernel set and variant,
+
+    cycles = per_call x calls + per_mac x MACs + per_element x elements + per_byte x DMA bytes
+
+by least squares on relative error, every coefficient >= 0 (the best of the subsets
+of terms), one set of coefficients for every run and core count; a run adds per_run,
+the mean of what the runs spend outside operators. A variant's operator is the part of
+its name before the first dot; an operator measured with two variants in one run
+(matmul.i8 and matmul.i8.f32out) is fitted to the one with more work, and both get its
+costs.
+
+It prints the table and each run's prediction against its measurement; with --write it
+puts the costs into the descriptions, as "cost" -> "fitted": boards/pulp-rtl/board.json
+(every set fitted) and boards/siracusa and boards/gap9 (xpulpv2, the set their cores
+run); with --qemu boards/qemu-virt-rv32/board.json (portable, in instructions).
+Python's standard library only.
+"""
+import argparse
+import itertools
+import json
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TERMS = ("calls", "macs", "elements", "bytes")
+NAMES = {"calls": "per_call", "macs": "per_mac", "elements": "per_element", "bytes": "per_byte"}
+
+
+def fail(message):
+    print("fit-costs: error: " + message, file=sys.stderr)
+    sys.exit(1)
+
+
+def tests_from_log(text):
+    """ctest -V output -> {test number: [lines]}."""
+    tests = {}
+    for line in text.splitlines():
+        m = re.match(r"^(\d+): (.*)$", line)
+        if m:
+            tests.setdefault(int(m.group(1)), []).append(m.group(2))
+    return tests
+
+
+MODES = {
+    "rtl": {"ctest": ["-L", "rtl"], "measured": r"MEASURED cycles per run: busiest core (\d+)",
+            "op": r"rtl (\w+): cycles/run (\d+)", "unit": "cycles",
+            "boards": (("pulp-rtl", None), ("siracusa", ["xpulpv2"]), ("gap9", ["xpulpv2"])),
+            "what": "ctest -L rtl on pulp-rtl (CV32E40P RTL under Verilator), the busiest core's cycles"},
+    "qemu": {"ctest": ["-R", "^firmware_"], "measured": r"MEASURED instructions per token: busiest compute hart (\d+)",
+             "op": r"qemu (\w+): instructions/run (\d+)", "unit": "instructions",
+             "boards": (("qemu-virt-rv32", None),),
+             "what": "the firmware_* tests on qemu-virt-rv32, the busiest compute hart's instructions (hart-counter plugin)"},
+}
+
+
+def measured_runs(tests, mode):
+    runs = []
+    for number, lines in sorted(tests.items()):
+        text = "\n".join(lines)
+        total = re.search(mode["measured"], text)
+        predict = re.search(r"predict: tessera-inspect (.*)", text)
+        name = re.search(r"Test command: .*-DELF=(\S+)", text)
+        if not total or not predict:
+            continue
+        ops = {m.group(1): float(m.group(2)) for m in re.finditer(mode["op"], text)}
+        args = predict.group(1).split()
+        kernel_set = args[args.index("--kernel-set") + 1] if "--kernel-set" in args else "portable"
+        work_args = args[: args.index("--kernel-set")] + args[args.index("--kernel-set") + 2:] \
+            if "--kernel-set" in args else list(args)
+        runs.append({"test": number, "elf": name.group(1) if name else "?", "measured": float(total.group(1)),
+                     "ops": ops, "set": kernel_set, "work_args": work_args, "predict_args": args})
+    return runs
+
+
+def work_of(inspect, args):
+    out = subprocess.run([inspect] + args + ["--json"], capture_output=True, text=True)
+    if out.returncode != 0:
+        fail("tessera-inspect %s: %s" % (" ".join(args), out.stderr.strip()))
+    return json.loads(out.stdout)["variants"]
+
+
+def solve(rows, ys, terms):
+    """Least squares on relative error over `terms`: coefficients, or None."""
+    n = len(terms)
+    a = [[0.0] * n for _ in range(n)]
+    b = [0.0] * n
+    for row, y in zip(rows, ys):
+        x = [row[t] / y for t in terms]
+        for i in range(n):
+            b[i] += x[i]
+            for j in range(n):
+                a[i][j] += x[i] * x[j]
+    for col in range(n):  # Gaussian elimination with partial pivoting
+        pivot = max(range(col, n), key=lambda r: abs(a[r][col]))
+        if abs(a[pivot][col]) < 1e-12:
+            return None
+        a[col], a[pivot] = a[pivot], a[col]
+        b[col], b[pivot] = b[pivot], b[col]
+        for r in range(n):
+            if r != col:
+                f = a[r][col] / a[col][col]
+                for c in range(col, n):
+                    a[r][c] -= f * a[col][c]
+                b[r] -= f * b[col]
+    return [b[i] / a[i][i] for i in range(n)]
+
+
+def fit(rows, ys):
+    best = None
+    for k in range(1, len(TERMS) + 1):
+        for terms in itertools.combinations(TERMS, k):
+            if any(all(row[t] == 0 for row in rows) for t in terms):
+                continue
+            coef = solve(rows, ys, terms)
+            if coef is None or any(c < 0 for c in coef):
+                continue
+            err = sum(((sum(c * row[t] for c, t in zip(coef, terms)) - y) / y) ** 2 for row, y in zip(rows, ys))
+            if best is None or err < best[0] - 1e-12:
+                best = (err, dict(zip(terms, coef)))
+    coef = best[1] if best else {}
+    return {NAMES[t]: float("%.6g" % coef.get(t, 0.0)) for t in TERMS}
+
+
+def dump(value, indent=0):
+    """JSON with the descriptions' layout: an object of scalars on one line."""
+    pad = "  " * indent
+    if isinstance(value, dict) and value:
+        line = "{ " + ", ".join("%s: %s" % (json.dumps(k), json.dumps(v)) for k, v in value.items()) + " }"
+        if all(not isinstance(v, (dict, list)) for v in value.values()) and indent > 0 and len(line) <= 100:
+            return line
+        items = ["%s  %s: %s" % (pad, json.dumps(k), dump(v, indent + 1)) for k, v in value.items()]
+        return "{\n" + ",\n".join(items) + "\n" + pad + "}"
+    return json.dumps(value)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                epilog="Example: scripts/fit-costs.py --build build --write")
+    p.add_argument("--build", default=os.path.join(ROOT, "build"), help="the build directory (default: build)")
+    p.add_argument("--log", help="read this saved output of `ctest -L rtl -V` instead of running it")
+    p.add_argument("--write", action="store_true", help="write the costs into the board descriptions")
+    p.add_argument("--source", default="", help="what the costs were measured on, for their source (e.g. a commit)")
+    p.add_argument("--qemu", action="store_true", help="fit qemu-virt-rv32's instruction counts instead")
+    a = p.parse_args()
+    mode = MODES["qemu" if a.qemu else "rtl"]
+    inspect = os.path.join(a.build, "tessera-inspect")
+    if not os.access(inspect, os.X_OK):
+        fail("no tessera-inspect in %s (build it first)" % a.build)
+    if a.log:
+        with open(a.log) as f:
+            text = f.read()
+    else:
+        text = subprocess.run(["ctest", "--test-dir", a.build, "-V"] + mode["ctest"], capture_output=True,
+                              text=True).stdout
+    runs = measured_runs(tests_from_log(text), mode)
+    if not runs:
+        fail("no test printed MEASURED and predict lines (ctest %s -V)" % " ".join(mode["ctest"]))
+    samples = {}  # (set, variant) -> [(work, cycles)]
+    folded = {}   # (set, variant) -> the variant whose costs it takes
+    for run in runs:
+        run["work"] = work_of(inspect, run["work_args"])
+        by_op = {}
+        for variant, w in run["work"].items():
+            by_op.setdefault(variant.split(".")[0], []).append(variant)
+        run["outside"] = run["measured"] - sum(run["ops"].values())
+        for op, cycles in run["ops"].items():
+            variants = by_op.get(op)
+            if not variants or cycles <= 0:
+                continue
+            major = max(variants, key=lambda v: (run["work"][v]["macs"] + run["work"][v]["elements"],
+                                                 run["work"][v]["calls"]))
+            work = {t: sum(run["work"][v][t] for v in variants) for t in TERMS}
+            samples.setdefault((run["set"], major), []).append((work, cycles))
+            for v in variants:
+                folded[(run["set"], v)] = major
+    fitted = {}
+    for (kernel_set, variant), pts in sorted(samples.items()):
+        fitted.setdefault(kernel_set, {})[variant] = fit([w for w, _ in pts], [y for _, y in pts])
+    for (kernel_set, variant), major in folded.items():
+        if major in fitted.get(kernel_set, {}):
+            fitted[kernel_set][variant] = fitted[kernel_set][major]
+    # Outside the steps: what the runs spend outside their operators (measured total -
+    # the operators' measured sum), the mean over the set's runs.
+    per_run = {}
+    for kernel_set in fitted:
+        rest = [r["measured"] - sum(r["ops"].values()) for r in runs if r["set"] == kernel_set]
+        per_run[kernel_set] = max(0.0, round(sum(rest) / len(rest)))
+
+    def steps_cost(run):
+        c = fitted[run["set"]]
+        return sum(sum(c[v][NAMES[t]] * w[t] for t in TERMS) for v, w in run["work"].items() if v in c)
+
+    print("fitted (%s; the busiest core's share of a step's work):" % mode["unit"])
+    for kernel_set, variants in sorted(fitted.items()):
+        print("  %s: per run %.0f" % (kernel_set, per_run[kernel_set]))
+        for variant, c in sorted(variants.items()):
+            print("    %-26s per call %10.4g  per MAC %8.4g  per element %8.4g  per byte %8.4g" % (
+                variant, c["per_call"], c["per_mac"], c["per_element"], c["per_byte"]))
+    print("runs (predicted from the fit, against measured):")
+    worst = 0.0
+    for run in runs:
+        pred = steps_cost(run) + per_run[run["set"]]
+        ratio = pred / run["measured"]
+        worst = max(worst, abs(ratio - 1))
+        print("  test %3d %-44s %-9s measured %10.0f predicted %10.0f (%+.1f %%)" % (
+            run["test"], os.path.basename(run["elf"]) + " " + run["predict_args"][2] + " x" + run["predict_args"][4],
+            run["set"], run["measured"], pred, 100 * (ratio - 1)))
+    print("worst: %.1f %%" % (100 * worst))
+    if not a.write:
+        return
+    entries = {}
+    for s, v in sorted(fitted.items()):
+        n = sum(1 for r in runs if r["set"] == s)
+        entries[s] = {"unit": mode["unit"],
+                      "source": "fitted by scripts/fit-costs.py to %d runs of %s%s" % (
+                          n, mode["what"], ", " + a.source if a.source else ""),
+                      "per_run": per_run[s], "variants": dict(sorted(v.items()))}
+    for name, sets in mode["boards"]:
+        path = os.path.join(ROOT, "boards", name, "board.json")
+        with open(path) as f:
+            desc = json.load(f)
+        chosen = {s: e for s, e in entries.items() if sets is None or s in sets}
+        if not chosen:
+            continue
+        desc["cost"]["fitted"] = chosen
+        with open(path, "w") as f:
+            f.write(dump(desc) + "\n")
+        print("wrote %s: cost.fitted %s" % (os.path.relpath(path, ROOT), ", ".join(sorted(chosen))))
+
+
+if __name__ == "__main__":
+    main()
