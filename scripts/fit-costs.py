@@ -12,8 +12,9 @@ elements), and fits, per kernel set and variant,
     cycles = per_call x calls + per_mac x MACs + per_element x elements + per_byte x DMA bytes
 
 by least squares on relative error, every coefficient >= 0 (the best of the subsets
-of terms), one set of coefficients for every run and core count; a run adds per_run,
-the mean of what the runs spend outside operators. A variant's operator is the part of
+of terms), for each core count measured (by_cores: bank conflicts and the busiest
+core's share differ with the cores) and over every run (for counts never measured); a
+run adds per_run, the mean of what the runs spend outside operators. A variant's operator is the part of
 its name before the first dot; an operator measured with two variants in one run
 (matmul.i8 and matmul.i8.f32out) is fitted to the one with more work, and both get its
 costs.
@@ -43,12 +44,18 @@ def fail(message):
 
 
 def tests_from_log(text):
-    """ctest -V output -> {test number: [lines]}."""
+    """ctest -V output, or ctest's Testing/Temporary/LastTest.log -> {test number: [lines]}."""
     tests = {}
+    current = None
     for line in text.splitlines():
-        m = re.match(r"^(\d+): (.*)$", line)
+        m = re.match(r"^(\d+)/\d+ Testing: ", line)  # LastTest.log: a test's block begins
+        if m:
+            current = int(m.group(1))
+        m = re.match(r"^(\d+): (.*)$", line)  # ctest -V: every line numbered
         if m:
             tests.setdefault(int(m.group(1)), []).append(m.group(2))
+        elif current is not None:
+            tests.setdefault(current, []).append(line)
     return tests
 
 
@@ -70,7 +77,7 @@ def measured_runs(tests, mode):
         text = "\n".join(lines)
         total = re.search(mode["measured"], text)
         predict = re.search(r"predict: tessera-inspect (.*)", text)
-        name = re.search(r"Test command: .*-DELF=(\S+)", text)
+        name = re.search(r'(?:Test command|Command): .*-DELF=([^\s"]+)', text)
         if not total or not predict:
             continue
         ops = {m.group(1): float(m.group(2)) for m in re.finditer(mode["op"], text)}
@@ -152,6 +159,7 @@ def main():
     p.add_argument("--write", action="store_true", help="write the costs into the board descriptions")
     p.add_argument("--source", default="", help="what the costs were measured on, for their source (e.g. a commit)")
     p.add_argument("--qemu", action="store_true", help="fit qemu-virt-rv32's instruction counts instead")
+    p.add_argument("--ops", action="store_true", help="also print each run's operators, predicted against measured")
     a = p.parse_args()
     mode = MODES["qemu" if a.qemu else "rtl"]
     inspect = os.path.join(a.build, "tessera-inspect")
@@ -166,14 +174,14 @@ def main():
     runs = measured_runs(tests_from_log(text), mode)
     if not runs:
         fail("no test printed MEASURED and predict lines (ctest %s -V)" % " ".join(mode["ctest"]))
-    samples = {}  # (set, variant) -> [(work, cycles)]
+    samples = {}  # (set, variant, cores) -> [(work, cycles)]
     folded = {}   # (set, variant) -> the variant whose costs it takes
     for run in runs:
         run["work"] = work_of(inspect, run["work_args"])
+        run["cores"] = int(run["predict_args"][run["predict_args"].index("--cores") + 1])
         by_op = {}
-        for variant, w in run["work"].items():
+        for variant in run["work"]:
             by_op.setdefault(variant.split(".")[0], []).append(variant)
-        run["outside"] = run["measured"] - sum(run["ops"].values())
         for op, cycles in run["ops"].items():
             variants = by_op.get(op)
             if not variants or cycles <= 0:
@@ -181,41 +189,84 @@ def main():
             major = max(variants, key=lambda v: (run["work"][v]["macs"] + run["work"][v]["elements"],
                                                  run["work"][v]["calls"]))
             work = {t: sum(run["work"][v][t] for v in variants) for t in TERMS}
-            samples.setdefault((run["set"], major), []).append((work, cycles))
+            samples.setdefault((run["set"], major, run["cores"]), []).append((work, cycles))
             for v in variants:
                 folded[(run["set"], v)] = major
-    fitted = {}
-    for (kernel_set, variant), pts in sorted(samples.items()):
-        fitted.setdefault(kernel_set, {})[variant] = fit([w for w, _ in pts], [y for _, y in pts])
-    for (kernel_set, variant), major in folded.items():
-        if major in fitted.get(kernel_set, {}):
-            fitted[kernel_set][variant] = fitted[kernel_set][major]
-    # Outside the steps: what the runs spend outside their operators (measured total -
-    # the operators' measured sum), the mean over the set's runs.
-    per_run = {}
-    for kernel_set in fitted:
-        rest = [r["measured"] - sum(r["ops"].values()) for r in runs if r["set"] == kernel_set]
-        per_run[kernel_set] = max(0.0, round(sum(rest) / len(rest)))
 
-    def steps_cost(run):
-        c = fitted[run["set"]]
-        return sum(sum(c[v][NAMES[t]] * w[t] for t in TERMS) for v, w in run["work"].items() if v in c)
+    def fit_table(keep):
+        """{set: {variant: costs}} fitted to the samples of the runs `keep` takes (by core count)."""
+        pooled = {}
+        for (kernel_set, variant, cores), pts in samples.items():
+            if keep(cores):
+                pooled.setdefault((kernel_set, variant), []).extend(pts)
+        table = {}
+        for (kernel_set, variant), pts in sorted(pooled.items()):
+            table.setdefault(kernel_set, {})[variant] = fit([w for w, _ in pts], [y for _, y in pts])
+        for (kernel_set, variant), major in folded.items():  # a minor variant never measured alone
+            if major in table.get(kernel_set, {}) and variant not in table[kernel_set]:
+                table[kernel_set][variant] = table[kernel_set][major]
+        return table
 
-    print("fitted (%s; the busiest core's share of a step's work):" % mode["unit"])
-    for kernel_set, variants in sorted(fitted.items()):
-        print("  %s: per run %.0f" % (kernel_set, per_run[kernel_set]))
-        for variant, c in sorted(variants.items()):
-            print("    %-26s per call %10.4g  per MAC %8.4g  per element %8.4g  per byte %8.4g" % (
-                variant, c["per_call"], c["per_mac"], c["per_element"], c["per_byte"]))
+    def outside(kernel_set, keep):
+        """What the runs spend outside their operators (measured - the operators' sum): the
+        mean, or with three runs or more a line in the run's calls, (per_run, per_call)."""
+        rs = [r for r in runs if r["set"] == kernel_set and keep(r["cores"])]
+        ys = [r["measured"] - sum(r["ops"].values()) for r in rs]
+        xs = [sum(w["calls"] for w in r["work"].values()) for r in rs]
+        if not rs:
+            return 0.0, 0.0
+        mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+        var = sum((x - mx) ** 2 for x in xs)
+        slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / var if len(rs) >= 3 and var > 0 else 0.0
+        if slope < 0 or my - slope * mx < 0:  # only costs that grow with the calls, from zero up
+            slope = 0.0
+        return float("%.6g" % max(0.0, my - slope * mx)), float("%.6g" % slope)
+
+    fitted = fit_table(lambda cores: True)  # every run: for core counts never measured
+    per_run = {s: outside(s, lambda cores: True) for s in fitted}  # (per_run, per_call)
+    by_cores = {}  # set -> {cores: {"per_run", "variants"}}
+    for n in sorted({r["cores"] for r in runs}):
+        for kernel_set, variants in fit_table(lambda cores: cores == n).items():
+            base, per_call = outside(kernel_set, lambda cores: cores == n)
+            by_cores.setdefault(kernel_set, {})[n] = {"per_run": base, "per_call": per_call,
+                                                      "variants": dict(sorted(variants.items()))}
+
+    def predicted(run, op=None):
+        """As tessera-inspect --predict takes them: the entry for the most cores up to the run's
+        (with `op`, only that operator's variants)."""
+        entry = None
+        for n, e in sorted(by_cores.get(run["set"], {}).items()):
+            if n <= run["cores"]:
+                entry = e
+        costs = dict(fitted[run["set"]])
+        base, per_call = per_run[run["set"]]
+        if entry:
+            costs.update(entry["variants"])
+            base, per_call = entry["per_run"], entry["per_call"]
+        base += per_call * sum(w["calls"] for w in run["work"].values())
+        steps = sum(sum(costs[v][NAMES[t]] * w[t] for t in TERMS) for v, w in run["work"].items()
+                    if v in costs and (op is None or v.split(".")[0] == op))
+        return steps if op else base + steps
+
+    print("fitted (%s; the busiest core's share of a step's work), by core count:" % mode["unit"])
+    for kernel_set, entries in sorted(by_cores.items()):
+        for n, e in sorted(entries.items()):
+            print("  %s on %d cores: per run %.0f + %.4g a call" % (kernel_set, n, e["per_run"], e["per_call"]))
+            for variant, c in sorted(e["variants"].items()):
+                print("    %-26s per call %10.4g  per MAC %8.4g  per element %8.4g  per byte %8.4g" % (
+                    variant, c["per_call"], c["per_mac"], c["per_element"], c["per_byte"]))
     print("runs (predicted from the fit, against measured):")
     worst = 0.0
     for run in runs:
-        pred = steps_cost(run) + per_run[run["set"]]
+        pred = predicted(run)
         ratio = pred / run["measured"]
         worst = max(worst, abs(ratio - 1))
         print("  test %3d %-44s %-9s measured %10.0f predicted %10.0f (%+.1f %%)" % (
-            run["test"], os.path.basename(run["elf"]) + " " + run["predict_args"][2] + " x" + run["predict_args"][4],
+            run["test"], os.path.basename(run["elf"]) + " " + run["predict_args"][2] + " x%d" % run["cores"],
             run["set"], run["measured"], pred, 100 * (ratio - 1)))
+        if a.ops:
+            for op, cycles in sorted(run["ops"].items()):
+                print("      %-12s measured %10.0f predicted %10.0f" % (op, cycles, predicted(run, op)))
     print("worst: %.1f %%" % (100 * worst))
     if not a.write:
         return
@@ -225,7 +276,8 @@ def main():
         entries[s] = {"unit": mode["unit"],
                       "source": "fitted by scripts/fit-costs.py to %d runs of %s%s" % (
                           n, mode["what"], ", " + a.source if a.source else ""),
-                      "per_run": per_run[s], "variants": dict(sorted(v.items()))}
+                      "per_run": per_run[s][0], "per_call": per_run[s][1], "variants": dict(sorted(v.items())),
+                      "by_cores": {str(n): e for n, e in sorted(by_cores.get(s, {}).items())}}
     for name, sets in mode["boards"]:
         path = os.path.join(ROOT, "boards", name, "board.json")
         with open(path) as f:

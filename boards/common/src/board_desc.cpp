@@ -56,7 +56,22 @@ std::map<std::string, std::string> parse_sources(const Value &j)
     return out;
 }
 
-// "fitted": per kernel set, its unit, source, per-run cost and per-variant costs.
+// A fitted variant table: {name: {per_call, per_mac, per_element, per_byte}}.
+std::map<std::string, FittedVariantCost> parse_fitted_variants(const Value &variants)
+{
+    variants.expect_object();
+    std::map<std::string, FittedVariantCost> out;
+    for (auto v = variants.json().begin(); v != variants.json().end(); ++v) {
+        const Value row = variants[v.key().c_str()];
+        row.only_keys({"per_call", "per_mac", "per_element", "per_byte"});
+        out[v.key()] = {nonnegative(row["per_call"], 1e12), nonnegative(row["per_mac"], 1e6),
+                        nonnegative(row["per_element"], 1e9), nonnegative(row["per_byte"], 1e6)};
+    }
+    return out;
+}
+
+// "fitted": per kernel set, its unit, source, per-run cost and per-variant costs, and
+// the same per core count.
 std::map<std::string, FittedCosts> parse_fitted(const Value &j)
 {
     j.expect_object();
@@ -66,31 +81,27 @@ std::map<std::string, FittedCosts> parse_fitted(const Value &j)
         bool known = false;
         for (const KernelSetName &k : kKernelSets) known = known || it.key() == k.name;
         if (!known) set.fail("is not a kernel set");
-        set.only_keys({"unit", "source", "per_run", "outside", "variants"});
+        set.only_keys({"unit", "source", "per_run", "per_call", "variants", "by_cores"});
         FittedCosts f;
         f.unit = set["unit"].as_string();
         if (f.unit != "cycles" && f.unit != "instructions") set["unit"].fail("must be \"cycles\" or \"instructions\"");
         f.source = set["source"].as_string();
         f.per_run = nonnegative(set["per_run"], 1e12);
-        if (const auto outside = set.find("outside")) {
-            outside->expect_array();
-            for (size_t i = 0; i < outside->size(); ++i) {
-                const Value o = outside->at(i);
-                o.only_keys({"cores", "per_run", "per_call"});
-                const double per_call = o["per_call"].as_number();
-                if (per_call < -1e9 || per_call > 1e9) o["per_call"].fail("expected a number from -1e9 to 1e9");
-                f.outside.push_back({uint32_t(o["cores"].as_uint(1, 1024)), o["per_run"].as_number(), per_call});
-                if (f.outside.back().per_run < -1e12 || f.outside.back().per_run > 1e12)
-                    o["per_run"].fail("expected a number from -1e12 to 1e12");
+        f.per_call = nonnegative(set["per_call"], 1e9);
+        f.variants = parse_fitted_variants(set["variants"]);
+        if (const auto by_cores = set.find("by_cores")) {
+            by_cores->expect_object();
+            for (auto c = by_cores->json().begin(); c != by_cores->json().end(); ++c) {
+                const Value entry = (*by_cores)[c.key().c_str()];
+                const std::string &key = c.key();
+                if (key.empty() || key.size() > 4 || key.find_first_not_of("0123456789") != std::string::npos ||
+                    std::stoul(key) == 0)
+                    entry.fail("is not a core count (1 to 9999)");
+                entry.only_keys({"per_run", "per_call", "variants"});
+                f.by_cores[uint32_t(std::stoul(key))] = {nonnegative(entry["per_run"], 1e12),
+                                                         nonnegative(entry["per_call"], 1e9),
+                                                         parse_fitted_variants(entry["variants"])};
             }
-        }
-        const Value variants = set["variants"];
-        variants.expect_object();
-        for (auto v = variants.json().begin(); v != variants.json().end(); ++v) {
-            const Value row = variants[v.key().c_str()];
-            row.only_keys({"per_call", "per_mac", "per_element", "per_byte"});
-            f.variants[v.key()] = {nonnegative(row["per_call"], 1e12), nonnegative(row["per_mac"], 1e6),
-                                   nonnegative(row["per_element"], 1e9), nonnegative(row["per_byte"], 1e6)};
         }
         out[it.key()] = std::move(f);
     }

@@ -78,13 +78,12 @@ RunEstimate estimate_run(const uint8_t *image, size_t size, const BoardDesc &boa
     r.prompt = prompt;
     r.rows = rows;
     r.pos = pos;
+    r.cores = cores;
     r.fitted = c.fitted_for(kernel_set, kernel_set_name(board.isa));
     if (!kernel_set.empty() && !r.fitted)
         throw std::invalid_argument("board '" + board.name + "' has no costs fitted for kernel set '" + kernel_set + "'");
     if (r.fitted) r.unit = r.fitted->unit;
-    const FittedOutside *outside = r.fitted ? r.fitted->outside_for(cores) : nullptr;
-    double now = r.fitted ? (outside ? outside->per_run : r.fitted->per_run) : c.fork_cycles; // the run's fork, or what
-    double fitted_calls = 0;                                                                 // a run adds, fitted
+    double now = r.fitted ? r.fitted->run_cost(cores, 0) : c.fork_cycles; // the run's one fork (fitted: what a run adds)
     double npu_free = 0;
     std::deque<std::pair<uint32_t, double>> pending; // NPU jobs in flight: (join step, end)
     using Lane = EstimatedSlice::Lane;
@@ -124,10 +123,7 @@ RunEstimate estimate_run(const uint8_t *image, size_t size, const BoardDesc &boa
             vw->macs += w.macs / share;
             vw->elements += w.elements / share;
             vw->bytes += bytes;
-            if (r.fitted) {
-                const auto it = r.fitted->variants.find(variant.name);
-                if (it != r.fitted->variants.end()) fit = &it->second;
-            }
+            if (r.fitted) fit = r.fitted->variant(variant.name, cores);
         }
         if (fit) { // measured as a whole: the kernel (or the NPU job's control), driver, DMA waits, barriers
             const double step = fit->per_call * std::max(g.tiles, 1u) + fit->per_mac * w.macs / workers(cores) +
@@ -138,7 +134,6 @@ RunEstimate estimate_run(const uint8_t *image, size_t size, const BoardDesc &boa
             r.dma += bytes / c.dma_bytes_per_cycle + transfers * c.dma_transfer_cycles;
             vw->cost += step;
             vw->fitted = true;
-            fitted_calls += std::max(g.tiles, 1u);
         } else if (s.engine == TSR_ENGINE_NPU) {
             const tsr_npu_desc &d = t.descs[s.params.matmul.npu_desc];
             const bool nms = d.flags & TSR_NPU_WEIGHTS_NMS;
@@ -185,7 +180,11 @@ RunEstimate estimate_run(const uint8_t *image, size_t size, const BoardDesc &boa
         if (s.layer != TSR_NO_LAYER) r.decoder_cycles += now - begin;
     }
     for (const auto &p : pending) now = std::max(now, p.second);
-    if (outside) now = std::max(0.0, now + outside->per_call * fitted_calls);
+    if (r.fitted) { // and per call of its steps
+        double calls = 0;
+        for (const auto &[name, vw] : r.variants) calls += vw.calls;
+        now += r.fitted->run_cost(cores, calls) - r.fitted->run_cost(cores, 0);
+    }
     r.cycles = now;
     const double cluster_mw = c.cluster_mw * double(cores) / double(board.cores);
     r.energy_uj = (cluster_mw * r.cluster + c.npu_mw * r.npu + c.dma_mw * r.dma + c.idle_mw * r.cycles) / c.clock_hz * 1e3;

@@ -19,30 +19,46 @@ namespace tessera {
 //   + per_byte x the step's DMA bytes
 // (the core's share: the step's work over the cores that compute; the DMA bytes are
 // core 0's to wait for, whatever the cores), barriers and the driver around the kernel
-// included; a run adds per_run. `unit` is what was
+// included; a run adds per_run + per_call x its steps' calls. `unit` is what was
 // measured: "cycles" (the RTL) or "instructions" (QEMU's plugin).
 struct FittedVariantCost {
     double per_call = 0, per_mac = 0, per_element = 0, per_byte = 0;
 };
-// What a run spends outside its steps' fitted costs on `cores` cores (forks, barriers,
-// the busiest core changing from step to step): per_run + per_call x the run's calls;
-// per_call may be negative (the busiest cores of successive steps overlap).
-struct FittedOutside {
-    uint32_t cores = 1;
-    double per_run = 0, per_call = 0;
+// The costs fitted to the runs on a given number of cores (cost.fitted.<set>.by_cores):
+// they take precedence over the set's own for runs on that many cores or more, up to
+// the next entry (bank conflicts and the busiest core's share differ with the cores).
+struct FittedCoreCosts {
+    double per_run = 0, per_call = 0; // a run adds per_run + per_call x its steps' calls
+    std::map<std::string, FittedVariantCost> variants;
 };
 struct FittedCosts {
     std::string unit, source;
-    double per_run = 0;                                 // where no `outside` entry applies
-    std::vector<FittedOutside> outside;                 // by cores, ascending
+    double per_run = 0, per_call = 0;
     std::map<std::string, FittedVariantCost> variants; // by variant name (tessera/variants.def)
+    std::map<uint32_t, FittedCoreCosts> by_cores;
     // The entry for `cores`: the one with the most cores up to `cores` (nullptr: none).
-    const FittedOutside *outside_for(uint32_t cores) const
+    const FittedCoreCosts *for_cores(uint32_t cores) const
     {
-        const FittedOutside *best = nullptr;
-        for (const FittedOutside &o : outside)
-            if (o.cores <= cores && (!best || o.cores > best->cores)) best = &o;
+        const FittedCoreCosts *best = nullptr;
+        for (const auto &[n, c] : by_cores)
+            if (n <= cores) best = &c;
         return best;
+    }
+    // Variant `name`'s costs on `cores` cores (nullptr: not fitted).
+    const FittedVariantCost *variant(const std::string &name, uint32_t cores) const
+    {
+        if (const FittedCoreCosts *c = for_cores(cores)) {
+            const auto it = c->variants.find(name);
+            if (it != c->variants.end()) return &it->second;
+        }
+        const auto it = variants.find(name);
+        return it == variants.end() ? nullptr : &it->second;
+    }
+    // What a run on `cores` cores adds to its steps, which make `calls` calls.
+    double run_cost(uint32_t cores, double calls) const
+    {
+        const FittedCoreCosts *c = for_cores(cores);
+        return c ? c->per_run + c->per_call * calls : per_run + per_call * calls;
     }
 };
 

@@ -32,6 +32,7 @@ struct VariantWork {
 struct RunEstimate {
     bool prompt = false;
     uint32_t rows = 0, pos = 0;
+    uint32_t cores = 0;        // the cores it runs on
     double cycles = 0;         // critical path of the run
     double decoder_cycles = 0; // of it, the steps of the decoder layers (the Deeploy paper's scope)
     double cluster = 0, dma = 0, npu = 0; // cycles each engine is busy
