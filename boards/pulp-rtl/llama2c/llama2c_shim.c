@@ -229,21 +229,10 @@ int munmap(void *addr, size_t length)
 static uint64_t first_reading, last_reading;
 static int readings;
 
-static uint64_t mcycle(void)
-{
-    uint32_t hi, lo, hi2;
-    do {
-        __asm__ volatile("csrr %0, mcycleh" : "=r"(hi));
-        __asm__ volatile("csrr %0, mcycle" : "=r"(lo));
-        __asm__ volatile("csrr %0, mcycleh" : "=r"(hi2));
-    } while (hi != hi2);
-    return ((uint64_t)hi << 32) | lo;
-}
-
 int clock_gettime(clockid_t clock, struct timespec *t)
 {
     (void)clock;
-    const uint64_t now = mcycle();
+    const uint64_t now = tsr_pulp_mcycle();
     if (readings++ == 0) {
         first_reading = now;
     }
@@ -255,7 +244,7 @@ int clock_gettime(clockid_t clock, struct timespec *t)
 
 time_t time(time_t *t) /* run.c's seed when none is given (main gives one) */
 {
-    const time_t now = (time_t)tsr_pulp_div_u64(mcycle(), 1000000u);
+    const time_t now = (time_t)tsr_pulp_div_u64(tsr_pulp_mcycle(), 1000000u);
     if (t) {
         *t = now;
     }

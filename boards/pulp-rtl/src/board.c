@@ -207,9 +207,8 @@ static tsr_hal_status npu_wait(void *ctx, tsr_npu_handle handle)
 
 /* ---- counters, console, labels -------------------------------------------------- */
 
-static uint64_t cycles(void *ctx)
+uint64_t tsr_pulp_mcycle(void)
 {
-    (void)ctx;
     uint32_t hi, lo, hi2;
     do {
         __asm__ volatile("csrr %0, mcycleh" : "=r"(hi));
@@ -217,6 +216,12 @@ static uint64_t cycles(void *ctx)
         __asm__ volatile("csrr %0, mcycleh" : "=r"(hi2));
     } while (hi != hi2);
     return ((uint64_t)hi << 32) | lo;
+}
+
+static uint64_t cycles(void *ctx)
+{
+    (void)ctx;
+    return tsr_pulp_mcycle();
 }
 
 static void console_write(void *ctx, const char *text, size_t len)

@@ -31,6 +31,8 @@ extern "C" {
 const tsr_hal_board *tsr_pulp_board(void);
 
 void tsr_pulp_puts(const char *text);
+/* This core's mcycle (64 bits). */
+uint64_t tsr_pulp_mcycle(void);
 void tsr_pulp_put_u64(uint64_t value);
 uint64_t tsr_pulp_div_u64(uint64_t n, uint64_t d);
 
