@@ -1,16 +1,18 @@
 /*
  * What run.c (../shared/reference/llama2.c, built unchanged) needs from an OS, on the
- * pulp-rtl board: its checkpoint and tokenizer are files served from memory (the blobs
- * llama2c_files.S embeds), mmap returns them in place, malloc takes from the board's L2
- * and NMS regions (run.c frees nothing before it exits), stdout is the console, and
- * expf and powf divide nowhere (picolibc's use fdiv.s, which never completes on the model
- * of these cores: toolchain/riscv32-imfc-xpulpv2-elf.cmake): expf is Tessera's, powf
- * e^(y ln x) with ln x by Newton's method on e^t = x, clock_gettime reads mcycle as a
- * 1 MHz clock, so run.c's "achieved tok/s" is 10^6
- * divided by cycles a token. main() runs run.c's main with the arguments below and
- * reports the cycles between run.c's first and last clock readings, which enclose its
- * second token to its last, per token.
- */
+ * pulp-rtl board:
+ *  - its checkpoint and tokenizer are files served from memory (the blobs
+ *    llama2c_files.S embeds); mmap returns them in place;
+ *  - malloc takes from the board's L2 and NMS regions (run.c frees nothing before it
+ *    exits); stdout is the console;
+ *  - expf and powf divide nowhere (picolibc's use fdiv.s, which never completes on the
+ *    model of these cores: toolchain/riscv32-imfc-xpulpv2-elf.cmake): expf is Tessera's,
+ *    powf e^(y ln x) with ln x by Newton's method on e^t = x;
+ *  - clock_gettime reads mcycle as a 1 MHz clock, so run.c's "achieved tok/s" is 10^6
+ *    divided by cycles a token.
+ * main() runs run.c's main with the arguments below and reports the cycles between
+ * run.c's first and last clock readings, which enclose its second token to its last,
+ * per token. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>

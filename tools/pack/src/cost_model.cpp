@@ -116,7 +116,7 @@ RunEstimate estimate_run(const uint8_t *image, size_t size, const BoardDesc &boa
         tsr_variant_row variant{};
         const FittedVariantCost *fit = nullptr;
         VariantWork *vw = nullptr;
-        if (tsr_variant_lookup(s.variant, &variant)) { // an NPU step: its controller's work
+        if (tsr_variant_lookup(s.variant, &variant)) { // every step (an NPU step: its controller's share)
             const double share = workers(cores);
             vw = &r.variants[variant.name];
             vw->calls += std::max(g.tiles, 1u); // a step without tiles (a move) is still a call

@@ -65,7 +65,9 @@ double cluster_cycles(const BoardCost &c, uint32_t dtype, double macs, double el
 // `slices`, also appends when each engine is busy. `cores`: the cores it runs on (0:
 // the image's planned cores). A step whose variant the board's fitted costs for
 // `kernel_set` have (BoardCost::fitted_for: "" is the board's own) costs what they
-// say, DMA and barriers included; any other takes the per-precision rates.
+// say, DMA and barriers included (an NPU step so priced is its controller's work alone:
+// what the QEMU board's compute harts count; no NPU job is queued for it); any other
+// takes the per-precision rates.
 RunEstimate estimate_run(const uint8_t *image, size_t size, const BoardDesc &board, bool prompt, uint32_t rows,
                          uint32_t pos, std::vector<EstimatedSlice> *slices = nullptr, uint32_t cores = 0,
                          const std::string &kernel_set = "");
