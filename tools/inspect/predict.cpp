@@ -71,7 +71,7 @@ nlohmann::json predict(const uint8_t *image, size_t size, const BoardDesc &board
     const RunEstimate &first = runs.front();
     return {{"unit", first.unit},
             {"predicted", std::round(total)},
-            {"per_run", first.fitted ? first.fitted->run_cost(first.cores, 0) : 0.0},
+            {"per_run", first.fitted ? first.fitted->for_cores(first.cores).per_run : 0.0},
             {"fitted_source", first.fitted ? first.fitted->source : "none: the board's per-precision rates"},
             {"variants", variants}};
 }

@@ -56,15 +56,16 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 static uint64_t g_count[MAX_HARTS];      /* instructions so far */
 static uint64_t g_at_begin[MAX_HARTS];   /* counts when the open region began */
 static uint64_t g_in_regions[MAX_HARTS]; /* summed over closed regions */
-static uint64_t g_label_count[MAX_HARTS][LABELS];    /* instructions so far, by label */
-static uint64_t g_label_at_begin[MAX_HARTS][LABELS]; /* when the open region began */
-static uint64_t g_label_in_regions[MAX_HARTS][LABELS];
-static unsigned g_label[MAX_HARTS]; /* each hart's current label */
-#define OP_LABEL_BASE 0x500u /* slti x0, x0, 0x500 + operator label */
-static uint64_t g_op_count[MAX_HARTS][LABELS], g_op_at_begin[MAX_HARTS][LABELS], g_op_in_regions[MAX_HARTS][LABELS];
-static unsigned g_op[MAX_HARTS];
-static int g_op_labelled;
-static int g_labelled;              /* a label mark was translated */
+#define OP_LABEL_BASE 0x500u    /* slti x0, x0, 0x500 + operator label */
+/* One kind of label (layers, operators): each hart's instructions by its current label. */
+typedef struct labels {
+    uint64_t count[MAX_HARTS][LABELS];      /* instructions so far, by label */
+    uint64_t at_begin[MAX_HARTS][LABELS];   /* when the open region began */
+    uint64_t in_regions[MAX_HARTS][LABELS]; /* summed over closed regions */
+    unsigned current[MAX_HARTS];            /* each hart's current label */
+    int used;                               /* a mark of this kind was translated */
+} labels_t;
+static labels_t g_layers, g_ops;
 static uint64_t g_regions;
 static int g_open;
 static uint64_t g_skip; /* bit per engine hart */
@@ -85,20 +86,26 @@ static void on_block(unsigned int hart, void *udata)
     block_t *b = udata;
     if (hart >= MAX_HARTS) return;
     g_count[hart] += b->insns;
-    g_label_count[hart][g_label[hart]] += b->insns;
-    g_op_count[hart][g_op[hart]] += b->insns;
+    g_layers.count[hart][g_layers.current[hart]] += b->insns;
+    g_ops.count[hart][g_ops.current[hart]] += b->insns;
     b->by_hart[hart] += b->insns;
     if (g_open) b->in_regions[hart] += b->insns;
 }
 
 static void on_label(unsigned int hart, void *udata)
 {
-    if (hart < MAX_HARTS) g_label[hart] = (unsigned)(uintptr_t)udata;
+    if (hart < MAX_HARTS) g_layers.current[hart] = (unsigned)(uintptr_t)udata;
 }
 
 static void on_op_label(unsigned int hart, void *udata)
 {
-    if (hart < MAX_HARTS) g_op[hart] = (unsigned)(uintptr_t)udata;
+    if (hart < MAX_HARTS) g_ops.current[hart] = (unsigned)(uintptr_t)udata;
+}
+
+static void labels_close_region(labels_t *k)
+{
+    for (int h = 0; h < MAX_HARTS; ++h)
+        for (unsigned l = 0; l < LABELS; ++l) k->in_regions[h][l] += k->count[h][l] - k->at_begin[h][l];
 }
 
 static void on_mark(unsigned int hart, void *udata)
@@ -106,17 +113,13 @@ static void on_mark(unsigned int hart, void *udata)
     (void)hart;
     if ((uintptr_t)udata == MARK_BEGIN) {
         memcpy(g_at_begin, g_count, sizeof g_count);
-        memcpy(g_label_at_begin, g_label_count, sizeof g_label_count);
-        memcpy(g_op_at_begin, g_op_count, sizeof g_op_count);
+        memcpy(g_layers.at_begin, g_layers.count, sizeof g_layers.count);
+        memcpy(g_ops.at_begin, g_ops.count, sizeof g_ops.count);
         g_open = 1;
     } else if (g_open) {
-        for (int h = 0; h < MAX_HARTS; ++h) {
-            g_in_regions[h] += g_count[h] - g_at_begin[h];
-            for (unsigned l = 0; l < LABELS; ++l) {
-                g_label_in_regions[h][l] += g_label_count[h][l] - g_label_at_begin[h][l];
-                g_op_in_regions[h][l] += g_op_count[h][l] - g_op_at_begin[h][l];
-            }
-        }
+        for (int h = 0; h < MAX_HARTS; ++h) g_in_regions[h] += g_count[h] - g_at_begin[h];
+        labels_close_region(&g_layers);
+        labels_close_region(&g_ops);
         ++g_regions;
         g_open = 0;
     }
@@ -142,11 +145,11 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
         if (word == MARK_BEGIN || word == MARK_END)
             qemu_plugin_register_vcpu_insn_exec_cb(insn, on_mark, QEMU_PLUGIN_CB_NO_REGS, (void *)(uintptr_t)word);
         else if ((word & 0xFFFFFu) == MARK_SLTI_X0 && imm >= LABEL_BASE && imm < LABEL_BASE + LABELS) {
-            g_labelled = 1;
+            g_layers.used = 1;
             qemu_plugin_register_vcpu_insn_exec_cb(insn, on_label, QEMU_PLUGIN_CB_NO_REGS,
                                                    (void *)(uintptr_t)(imm - LABEL_BASE));
         } else if ((word & 0xFFFFFu) == MARK_SLTI_X0 && imm >= OP_LABEL_BASE && imm < OP_LABEL_BASE + LABELS) {
-            g_op_labelled = 1;
+            g_ops.used = 1;
             qemu_plugin_register_vcpu_insn_exec_cb(insn, on_op_label, QEMU_PLUGIN_CB_NO_REGS,
                                                    (void *)(uintptr_t)(imm - OP_LABEL_BASE));
         }
@@ -166,6 +169,23 @@ static void write_blocks(const char *path, int in_regions)
     fclose(f);
 }
 
+/* "hart-counter: WHAT L busiest instructions/region X (hart H)" per label, over the
+ * harts not skipped; with `sums`, also adds each hart's figures up. */
+static void write_labels(FILE *f, const char *what, const labels_t *k, uint64_t sums[MAX_HARTS])
+{
+    for (unsigned l = 0; l < NO_LABEL; ++l) {
+        uint64_t most = 0;
+        int at = -1;
+        for (int h = 0; h < MAX_HARTS; ++h) {
+            if (g_skip >> h & 1u) continue;
+            const uint64_t per = k->in_regions[h][l] / g_regions;
+            if (sums) sums[h] += per;
+            if (per > most) most = per, at = h;
+        }
+        if (at >= 0) fprintf(f, "hart-counter: %s %u busiest instructions/region %" PRIu64 " (hart %d)\n", what, l, most, at);
+    }
+}
+
 static void on_qemu_exit(qemu_plugin_id_t id, void *udata)
 {
     (void)id, (void)udata;
@@ -181,36 +201,15 @@ static void on_qemu_exit(qemu_plugin_id_t id, void *udata)
         if (!(g_skip >> h & 1u) && per >= busiest) busiest = per, which = h;
     }
     fprintf(f, "hart-counter: busiest instructions/region %" PRIu64 " (hart %d)\n", busiest, which);
-    if (g_labelled && g_regions) {
+    if (g_layers.used && g_regions) {
         uint64_t layers[MAX_HARTS] = {0};
-        for (unsigned l = 0; l < NO_LABEL; ++l) {
-            uint64_t most = 0;
-            int at = -1;
-            for (int h = 0; h < MAX_HARTS; ++h) {
-                if (g_skip >> h & 1u) continue;
-                const uint64_t per = g_label_in_regions[h][l] / g_regions;
-                layers[h] += per;
-                if (per > most) most = per, at = h;
-            }
-            if (at >= 0) fprintf(f, "hart-counter: layer %u busiest instructions/region %" PRIu64 " (hart %d)\n", l, most, at);
-        }
+        write_labels(f, "layer", &g_layers, layers);
         busiest = 0, which = -1;
         for (int h = 0; h < MAX_HARTS; ++h)
             if (layers[h] > busiest) busiest = layers[h], which = h;
         fprintf(f, "hart-counter: layers busiest instructions/region %" PRIu64 " (hart %d)\n", busiest, which);
     }
-    if (g_op_labelled && g_regions) {
-        for (unsigned l = 0; l < NO_LABEL; ++l) {
-            uint64_t most = 0;
-            int at = -1;
-            for (int h = 0; h < MAX_HARTS; ++h) {
-                if (g_skip >> h & 1u) continue;
-                const uint64_t per = g_op_in_regions[h][l] / g_regions;
-                if (per > most) most = per, at = h;
-            }
-            if (at >= 0) fprintf(f, "hart-counter: op %u busiest instructions/region %" PRIu64 " (hart %d)\n", l, most, at);
-        }
-    }
+    if (g_ops.used && g_regions) write_labels(f, "op", &g_ops, NULL);
     if (f != stderr) fclose(f);
     write_blocks(g_blocks, 0);
     write_blocks(g_region_blocks, 1);
@@ -239,7 +238,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
             return -1;
         }
     }
-    for (int h = 0; h < MAX_HARTS; ++h) g_label[h] = g_op[h] = NO_LABEL;
+    for (int h = 0; h < MAX_HARTS; ++h) g_layers.current[h] = g_ops.current[h] = NO_LABEL;
     qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
     qemu_plugin_register_atexit_cb(id, on_qemu_exit, NULL);
     return 0;

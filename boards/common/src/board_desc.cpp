@@ -56,22 +56,23 @@ std::map<std::string, std::string> parse_sources(const Value &j)
     return out;
 }
 
-// A fitted variant table: {name: {per_call, per_mac, per_element, per_byte}}.
-std::map<std::string, FittedVariantCost> parse_fitted_variants(const Value &variants)
+// Costs fitted to a set of runs: per_run, per_call and {variant: {per_call, per_mac,
+// per_element, per_byte}} (the caller checks the object's keys).
+FittedCoreCosts parse_fitted_costs(const Value &j)
 {
+    FittedCoreCosts out{nonnegative(j["per_run"], 1e12), nonnegative(j["per_call"], 1e9), {}};
+    const Value variants = j["variants"];
     variants.expect_object();
-    std::map<std::string, FittedVariantCost> out;
     for (auto v = variants.json().begin(); v != variants.json().end(); ++v) {
         const Value row = variants[v.key().c_str()];
         row.only_keys({"per_call", "per_mac", "per_element", "per_byte"});
-        out[v.key()] = {nonnegative(row["per_call"], 1e12), nonnegative(row["per_mac"], 1e6),
-                        nonnegative(row["per_element"], 1e9), nonnegative(row["per_byte"], 1e6)};
+        out.variants[v.key()] = {nonnegative(row["per_call"], 1e12), nonnegative(row["per_mac"], 1e6),
+                                 nonnegative(row["per_element"], 1e9), nonnegative(row["per_byte"], 1e6)};
     }
     return out;
 }
 
-// "fitted": per kernel set, its unit, source, per-run cost and per-variant costs, and
-// the same per core count.
+// "fitted": per kernel set, its unit and source, its costs over every run, and by core count.
 std::map<std::string, FittedCosts> parse_fitted(const Value &j)
 {
     j.expect_object();
@@ -86,9 +87,7 @@ std::map<std::string, FittedCosts> parse_fitted(const Value &j)
         f.unit = set["unit"].as_string();
         if (f.unit != "cycles" && f.unit != "instructions") set["unit"].fail("must be \"cycles\" or \"instructions\"");
         f.source = set["source"].as_string();
-        f.per_run = nonnegative(set["per_run"], 1e12);
-        f.per_call = nonnegative(set["per_call"], 1e9);
-        f.variants = parse_fitted_variants(set["variants"]);
+        f.all = parse_fitted_costs(set);
         if (const auto by_cores = set.find("by_cores")) {
             by_cores->expect_object();
             for (auto c = by_cores->json().begin(); c != by_cores->json().end(); ++c) {
@@ -98,9 +97,7 @@ std::map<std::string, FittedCosts> parse_fitted(const Value &j)
                     std::stoul(key) == 0)
                     entry.fail("is not a core count (1 to 9999)");
                 entry.only_keys({"per_run", "per_call", "variants"});
-                f.by_cores[uint32_t(std::stoul(key))] = {nonnegative(entry["per_run"], 1e12),
-                                                         nonnegative(entry["per_call"], 1e9),
-                                                         parse_fitted_variants(entry["variants"])};
+                f.by_cores[uint32_t(std::stoul(key))] = parse_fitted_costs(entry);
             }
         }
         out[it.key()] = std::move(f);

@@ -83,7 +83,8 @@ RunEstimate estimate_run(const uint8_t *image, size_t size, const BoardDesc &boa
     if (!kernel_set.empty() && !r.fitted)
         throw std::invalid_argument("board '" + board.name + "' has no costs fitted for kernel set '" + kernel_set + "'");
     if (r.fitted) r.unit = r.fitted->unit;
-    double now = r.fitted ? r.fitted->run_cost(cores, 0) : c.fork_cycles; // the run's one fork (fitted: what a run adds)
+    const FittedCoreCosts *run_fit = r.fitted ? &r.fitted->for_cores(cores) : nullptr;
+    double now = run_fit ? run_fit->per_run : c.fork_cycles; // the run's one fork (fitted: what a run adds)
     double npu_free = 0;
     std::deque<std::pair<uint32_t, double>> pending; // NPU jobs in flight: (join step, end)
     using Lane = EstimatedSlice::Lane;
@@ -180,11 +181,8 @@ RunEstimate estimate_run(const uint8_t *image, size_t size, const BoardDesc &boa
         if (s.layer != TSR_NO_LAYER) r.decoder_cycles += now - begin;
     }
     for (const auto &p : pending) now = std::max(now, p.second);
-    if (r.fitted) { // and per call of its steps
-        double calls = 0;
-        for (const auto &[name, vw] : r.variants) calls += vw.calls;
-        now += r.fitted->run_cost(cores, calls) - r.fitted->run_cost(cores, 0);
-    }
+    if (run_fit) // and per call of its steps
+        for (const auto &[name, vw] : r.variants) now += run_fit->per_call * vw.calls;
     r.cycles = now;
     const double cluster_mw = c.cluster_mw * double(cores) / double(board.cores);
     r.energy_uj = (cluster_mw * r.cluster + c.npu_mw * r.npu + c.dma_mw * r.dma + c.idle_mw * r.cycles) / c.clock_hz * 1e3;

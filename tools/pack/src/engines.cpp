@@ -1,7 +1,6 @@
 #include "tessera/pack/engines.h"
 
 #include <algorithm>
-
 #include <cstdio>
 #include <stdexcept>
 

@@ -24,41 +24,36 @@ namespace tessera {
 struct FittedVariantCost {
     double per_call = 0, per_mac = 0, per_element = 0, per_byte = 0;
 };
-// The costs fitted to the runs on a given number of cores (cost.fitted.<set>.by_cores):
-// they take precedence over the set's own for runs on that many cores or more, up to
-// the next entry (bank conflicts and the busiest core's share differ with the cores).
+// Costs fitted to a set of runs: what a run adds (per_run + per_call x its steps'
+// calls) and each variant's costs.
 struct FittedCoreCosts {
-    double per_run = 0, per_call = 0; // a run adds per_run + per_call x its steps' calls
-    std::map<std::string, FittedVariantCost> variants;
-};
-struct FittedCosts {
-    std::string unit, source;
     double per_run = 0, per_call = 0;
     std::map<std::string, FittedVariantCost> variants; // by variant name (tessera/variants.def)
+};
+// A kernel set's fitted costs: `all` fitted to every run (for core counts never
+// measured), and `by_cores` to the runs on that many cores (cost.fitted.<set>.by_cores),
+// which take precedence for runs on that many cores or more, up to the next entry (bank
+// conflicts and the busiest core's share differ with the cores).
+struct FittedCosts {
+    std::string unit, source;
+    FittedCoreCosts all;
     std::map<uint32_t, FittedCoreCosts> by_cores;
-    // The entry for `cores`: the one with the most cores up to `cores` (nullptr: none).
-    const FittedCoreCosts *for_cores(uint32_t cores) const
+    // The costs for a run on `cores` cores: the entry with the most cores up to `cores`, or `all`.
+    const FittedCoreCosts &for_cores(uint32_t cores) const
     {
-        const FittedCoreCosts *best = nullptr;
+        const FittedCoreCosts *best = &all;
         for (const auto &[n, c] : by_cores)
             if (n <= cores) best = &c;
-        return best;
+        return *best;
     }
     // Variant `name`'s costs on `cores` cores (nullptr: not fitted).
     const FittedVariantCost *variant(const std::string &name, uint32_t cores) const
     {
-        if (const FittedCoreCosts *c = for_cores(cores)) {
+        for (const FittedCoreCosts *c : {&for_cores(cores), &all}) {
             const auto it = c->variants.find(name);
             if (it != c->variants.end()) return &it->second;
         }
-        const auto it = variants.find(name);
-        return it == variants.end() ? nullptr : &it->second;
-    }
-    // What a run on `cores` cores adds to its steps, which make `calls` calls.
-    double run_cost(uint32_t cores, double calls) const
-    {
-        const FittedCoreCosts *c = for_cores(cores);
-        return c ? c->per_run + c->per_call * calls : per_run + per_call * calls;
+        return nullptr;
     }
 };
 
