@@ -1,23 +1,31 @@
 // QuantLib attention (tessera/kernels_quantlib.h) on XpulpV2. The same integers as the
-// portable kernels (quantlib_i8.cpp), bit for bit:
-//  - scores: head size 4 (microLlama's) is one word per cached position, one cv.sdotsp.b
-//    with q's word; other head sizes run the portable kernel;
-//  - iSoftmax: its quotients floor(e * levels / sum) by a reciprocal of the row's sum
-//    (one division a row) and one correction step, exact for every e * levels < 2^32;
-//  - accumulation: each value byte taken with cv.extract and added with cv.mac.
+// portable kernels (quantlib_i8.cpp), bit for bit. Head size 4 (microLlama's) is one word
+// per cached position; other head sizes run the portable kernels. Each pass is a
+// hardware loop over two (or four) positions, with post-increment loads and stores:
+//  - scores: cv.dotsp.b of q's word with a key's, the RequantShift in its 32-bit form
+//    (every score |q . k| <= 2^16, xpulpv2_rqs.h), the table lookup by register offset;
+//  - iSoftmax: the maximum by cv.max; each e = exp[max - u] summed (the largest e
+//    checked once, by cv.maxu); each quotient floor(e levels / sum) by a reciprocal of
+//    the row's sum (one division a row), one mulhu and one correction step, exact for
+//    every e levels < 2^32;
+//  - accumulation: four positions' value words transposed (cv.shuffle2.b, cv.pack) into
+//    one word a dimension, each against the four probabilities in one cv.sdotsp.b.
 #include "kernel_checks.h"
 #include "tessera/kernels_quantlib.h"
 #include "tessera/kernels_xpulpv2.h"
 #include "xpulpv2_insn.h"
+#include "xpulpv2_rqs.h"
 
 namespace {
 
-bool within_i8(const tsr_rqs_params *r) { return r && tsr_rqs_valid(r) && r->lo >= -128 && r->hi <= 127; }
+#define TSR_HWLOOP_BEGIN(count, body) ".balign 4\n.option push\n.option norvc\n.option norelax\n" TSR_CV_SETUP0(count, body)
+#define TSR_HWLOOP_END ".option pop\n"
 
-inline int32_t sdotsp(int32_t acc, uint32_t a, uint32_t b)
+inline int32_t dotsp(uint32_t a, uint32_t b)
 {
-    __asm__(TSR_CV_SDOTSP_B("%0", "%1", "%2") : "+r"(acc) : "r"(a), "r"(b));
-    return acc;
+    int32_t d;
+    __asm__(TSR_CV_DOTSP_B("%0", "%1", "%2") : "=r"(d) : "r"(a), "r"(b));
+    return d;
 }
 
 inline uint32_t word(const int8_t *p)
@@ -27,66 +35,179 @@ inline uint32_t word(const int8_t *p)
     return w;
 }
 
-// floor(a / b) for a < 2^32, b >= 1, given m = floor((2^32 - 1) / b): a m / 2^32 lies
-// within (a / b - 1, a / b], so the high half of the product is the quotient or one less.
-inline uint32_t divide(uint32_t a, uint32_t b, uint32_t m)
+// u[j] = table[rqs(q . k_j)] for j < n: two positions an iteration, the odd one after.
+void scores_part(uint32_t qw, const uint32_t *k, int8_t *u, uint32_t n, const int8_t *table, const tsr_xpulpv2_rqs &r)
 {
-    uint32_t q = (uint32_t)(((uint64_t)a * m) >> 32);
-    if (a - q * b >= b) ++q;
-    return q;
-}
-
-} // namespace
-
-tsr_kernel_status tsr_quantlib_scores_xpulpv2(const int8_t *q, const int8_t *keys, int8_t *u, uint32_t count,
-                                              uint32_t head_size, uint32_t first, uint32_t row_pos,
-                                              const tsr_quantlib_attention *t)
-{
-    if (head_size != 4u || !q || !keys || ((uintptr_t)keys & 3u) != 0u)
-        return tsr_quantlib_scores(q, keys, u, count, head_size, first, row_pos, t);
-    TSR_KERNEL_REQUIRE(u && t && within_i8(&t->scores));
-    const tsr_rqs_prepared r = tsr_rqs_prepare(&t->scores);
-    const uint32_t visible = row_pos < first ? 0u : row_pos - first + 1u < count ? row_pos - first + 1u : count;
-    const uint32_t qw = word(q);
-    const uint32_t *k = (const uint32_t *)(const void *)keys;
-    const int8_t *table = t->visible + 128; // indexed by the int8 score
-    for (uint32_t j = 0; j < count; ++j) {
-        if (j == visible) table = t->masked + 128;
-        u[j] = table[tsr_rqs_apply(&r, sdotsp(0, qw, k[j]))];
+    if (const uint32_t pairs = n >> 1) {
+        uint32_t k0, k1;
+        int32_t d0, d1;
+        __asm__ volatile(TSR_HWLOOP_BEGIN("%[pairs]", 18)
+                         TSR_CV_LW_POST4("%[k0]", "%[k]")
+                         TSR_CV_LW_POST4("%[k1]", "%[k]")
+                         TSR_CV_DOTSP_B("%[d0]", "%[q]", "%[k0]")
+                         TSR_CV_DOTSP_B("%[d1]", "%[q]", "%[k1]")
+                         "mul %[d0], %[d0], %[mul]\n"
+                         "mul %[d1], %[d1], %[mul]\n"
+                         "add %[d0], %[d0], %[ar]\n"
+                         "add %[d1], %[d1], %[ar]\n"
+                         "sra %[d0], %[d0], %[sh]\n"
+                         "sra %[d1], %[d1], %[sh]\n"
+                         TSR_CV_MAX("%[d0]", "%[d0]", "%[lo]")
+                         TSR_CV_MAX("%[d1]", "%[d1]", "%[lo]")
+                         TSR_CV_MIN("%[d0]", "%[d0]", "%[hi]")
+                         TSR_CV_MIN("%[d1]", "%[d1]", "%[hi]")
+                         TSR_CV_LB_RR("%[d0]", "%[t]", "%[d0]")
+                         TSR_CV_LB_RR("%[d1]", "%[t]", "%[d1]")
+                         TSR_CV_SB_POST1("%[d0]", "%[u]")
+                         TSR_CV_SB_POST1("%[d1]", "%[u]")
+                         TSR_HWLOOP_END
+                         : [k] "+r"(k), [u] "+r"(u), [k0] "=&r"(k0), [k1] "=&r"(k1), [d0] "=&r"(d0), [d1] "=&r"(d1)
+                         : [pairs] "r"(pairs), [q] "r"(qw), [mul] "r"(r.mul), [ar] "r"(r.add_round), [sh] "r"(r.shift),
+                           [lo] "r"(r.lo), [hi] "r"(r.hi), [t] "r"(table)
+                         : "memory");
     }
-    return TSR_KERNEL_OK;
+    if (n & 1u) *u = table[tsr_xpulpv2_rqs_apply(r, dotsp(qw, *k))];
 }
 
-tsr_kernel_status tsr_quantlib_softmax_xpulpv2(const int8_t *u, int8_t *probs, int32_t *exps, uint32_t n,
-                                               const tsr_quantlib_attention *t)
+// The largest of u[0..n) (n >= 1).
+int32_t max_of(const int8_t *u, uint32_t n)
 {
-    TSR_KERNEL_REQUIRE(u && probs && exps && n && n <= TSR_QUANTLIB_MAX_CONTEXT && t && t->levels >= 1 &&
-                       t->levels <= 255 && t->exp[0] > 0);
-    int32_t max = u[0];
-    for (uint32_t j = 1; j < n; ++j) max = u[j] > max ? u[j] : max;
-    uint32_t sum = 0; // n x 2^20 <= 2^31
-    for (uint32_t j = 0; j < n; ++j) {
-        const int32_t e = t->exp[max - u[j]];
-        TSR_KERNEL_REQUIRE((uint32_t)e <= (uint32_t)TSR_QUANTLIB_MAX_EXP); // the table is data
-        sum += (uint32_t)(exps[j] = e);
+    int32_t m = *u++;
+    if (const uint32_t pairs = (n - 1u) >> 1) {
+        int32_t a, b;
+        __asm__ volatile(TSR_HWLOOP_BEGIN("%[pairs]", 4)
+                         TSR_CV_LB_POST1("%[a]", "%[u]")
+                         TSR_CV_LB_POST1("%[b]", "%[u]")
+                         TSR_CV_MAX("%[m]", "%[m]", "%[a]")
+                         TSR_CV_MAX("%[m]", "%[m]", "%[b]")
+                         TSR_HWLOOP_END
+                         : [m] "+r"(m), [u] "+r"(u), [a] "=&r"(a), [b] "=&r"(b)
+                         : [pairs] "r"(pairs)
+                         : "memory");
     }
-    // sum >= exp[0] > 0; e levels <= 2^20 x 255 < 2^32; the quotient is at most levels.
-    const uint32_t levels = (uint32_t)t->levels, m = 0xFFFFFFFFu / sum;
-    for (uint32_t j = 0; j < n; ++j) probs[j] = t->prob[divide((uint32_t)exps[j] * levels, sum, m)];
-    return TSR_KERNEL_OK;
+    if (!(n & 1u)) m = *u > m ? *u : m;
+    return m;
 }
 
-tsr_kernel_status tsr_quantlib_accumulate_xpulpv2(const int8_t *probs, const int8_t *values, int32_t *acc,
-                                                  uint32_t count, uint32_t head_size)
+// exps[j] = exp[max - u_j] for j < n (max - u_j in 0..255); returns their sum and puts
+// the largest in *largest (unsigned: the table is data).
+uint32_t exps_of(const int8_t *u, int32_t *exps, uint32_t n, const int32_t *exp, int32_t max, uint32_t *largest)
 {
-    if (head_size != 4u || ((uintptr_t)values & 3u) != 0u)
-        return tsr_quantlib_accumulate(probs, values, acc, count, head_size);
-    TSR_KERNEL_REQUIRE(probs && values && acc);
+    uint32_t sum = 0, big = 0;
+    const int32_t *top = exp + max; // exp[max - u] is top[-u]: the word at top - 4 u
+    if (const uint32_t pairs = n >> 1) {
+        int32_t a, b;
+        __asm__ volatile(TSR_HWLOOP_BEGIN("%[pairs]", 14)
+                         TSR_CV_LB_POST1("%[a]", "%[u]")
+                         TSR_CV_LB_POST1("%[b]", "%[u]")
+                         "slli %[a], %[a], 2\n"
+                         "slli %[b], %[b], 2\n"
+                         "sub %[a], %[top], %[a]\n"
+                         "sub %[b], %[top], %[b]\n"
+                         "lw %[a], 0(%[a])\n"
+                         "lw %[b], 0(%[b])\n"
+                         "add %[sum], %[sum], %[a]\n"
+                         "add %[sum], %[sum], %[b]\n"
+                         TSR_CV_MAXU("%[big]", "%[big]", "%[a]")
+                         TSR_CV_MAXU("%[big]", "%[big]", "%[b]")
+                         TSR_CV_SW_POST4("%[a]", "%[e]")
+                         TSR_CV_SW_POST4("%[b]", "%[e]")
+                         TSR_HWLOOP_END
+                         : [u] "+r"(u), [e] "+r"(exps), [sum] "+r"(sum), [big] "+r"(big), [a] "=&r"(a), [b] "=&r"(b)
+                         : [pairs] "r"(pairs), [top] "r"(top)
+                         : "memory");
+    }
+    if (n & 1u) {
+        const uint32_t e = (uint32_t)(*exps = top[-*u]);
+        sum += e;
+        big = e > big ? e : big;
+    }
+    *largest = big;
+    return sum;
+}
+
+// probs[j] = prob[floor(exps[j] levels / sum)] for j < n, with m = floor((2^32 - 1) / sum):
+// e levels m / 2^32 lies within (e levels / sum - 1, e levels / sum], so the high half of
+// the product is the quotient or one less, and one step corrects it (prob is indexed
+// from its second entry, less one when the remainder is below sum).
+void probs_of(const int32_t *exps, int8_t *probs, uint32_t n, const int8_t *prob, uint32_t levels, uint32_t sum,
+              uint32_t m)
+{
+    const int8_t *next = prob + 1;
+    if (const uint32_t pairs = n >> 1) {
+        uint32_t a, b, qa, qb, ta, tb;
+        __asm__ volatile(TSR_HWLOOP_BEGIN("%[pairs]", 18)
+                         TSR_CV_LW_POST4("%[a]", "%[e]")
+                         TSR_CV_LW_POST4("%[b]", "%[e]")
+                         "mul %[a], %[a], %[lv]\n"
+                         "mul %[b], %[b], %[lv]\n"
+                         "mulhu %[qa], %[a], %[m]\n"
+                         "mulhu %[qb], %[b], %[m]\n"
+                         "mul %[ta], %[qa], %[s]\n"
+                         "mul %[tb], %[qb], %[s]\n"
+                         "sub %[a], %[a], %[ta]\n" // the remainders
+                         "sub %[b], %[b], %[tb]\n"
+                         "sltu %[a], %[a], %[s]\n"
+                         "sltu %[b], %[b], %[s]\n"
+                         "sub %[qa], %[qa], %[a]\n"
+                         "sub %[qb], %[qb], %[b]\n"
+                         TSR_CV_LB_RR("%[qa]", "%[n1]", "%[qa]")
+                         TSR_CV_LB_RR("%[qb]", "%[n1]", "%[qb]")
+                         TSR_CV_SB_POST1("%[qa]", "%[p]")
+                         TSR_CV_SB_POST1("%[qb]", "%[p]")
+                         TSR_HWLOOP_END
+                         : [e] "+r"(exps), [p] "+r"(probs), [a] "=&r"(a), [b] "=&r"(b), [qa] "=&r"(qa), [qb] "=&r"(qb),
+                           [ta] "=&r"(ta), [tb] "=&r"(tb)
+                         : [pairs] "r"(pairs), [lv] "r"(levels), [m] "r"(m), [s] "r"(sum), [n1] "r"(next)
+                         : "memory");
+    }
+    if (n & 1u) {
+        const uint32_t el = (uint32_t)*exps * levels, q = (uint32_t)(((uint64_t)el * m) >> 32);
+        *probs = next[q - (el - q * sum < sum)];
+    }
+}
+
+// acc[d] += sum_j probs[j] values[j][d] for j < n, head size 4. Four positions an
+// iteration: their value words w0..w3 (byte d of w_j is values[j][d]) transposed into one
+// word a dimension, [w0.d, w1.d, w2.d, w3.d], each against the word of four probabilities
+// in one cv.sdotsp.b; the rest one position at a time (cv.extract, cv.mac).
+void accumulate_4(const int8_t *probs, const uint32_t *v, int32_t acc[4], uint32_t n)
+{
     int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
-    const uint32_t *v = (const uint32_t *)(const void *)values;
-    for (uint32_t j = 0; j < count; ++j) {
+    if (const uint32_t quads = n >> 2) {
+        // cv.shuffle2.b selectors: byte i takes byte (s & 3) of rs1 when s & 4, else of rd.
+        const uint32_t lo = 0x05010400u; // [rd.0, rs1.0, rd.1, rs1.1]
+        const uint32_t hi = 0x07030602u; // [rd.2, rs1.2, rd.3, rs1.3]
+        uint32_t p, w0, w1, w2, w3, l01, l23;
+        __asm__ volatile(TSR_HWLOOP_BEGIN("%[quads]", 19)
+                         TSR_CV_LW_POST4("%[w0]", "%[v]")
+                         TSR_CV_LW_POST4("%[w1]", "%[v]")
+                         TSR_CV_LW_POST4("%[w2]", "%[v]")
+                         TSR_CV_LW_POST4("%[w3]", "%[v]")
+                         "mv %[l01], %[w0]\n"
+                         TSR_CV_SHUFFLE2_B("%[l01]", "%[w1]", "%[lo]") // [w0.0, w1.0, w0.1, w1.1]
+                         TSR_CV_SHUFFLE2_B("%[w0]", "%[w1]", "%[hi]")  // [w0.2, w1.2, w0.3, w1.3]
+                         "mv %[l23], %[w2]\n"
+                         TSR_CV_SHUFFLE2_B("%[l23]", "%[w3]", "%[lo]")
+                         TSR_CV_SHUFFLE2_B("%[w2]", "%[w3]", "%[hi]")
+                         TSR_CV_LW_POST4("%[p]", "%[pr]")
+                         TSR_CV_PACK("%[w1]", "%[l23]", "%[l01]")   // dimension 0
+                         TSR_CV_PACK_H("%[w3]", "%[l23]", "%[l01]") // dimension 1
+                         TSR_CV_PACK("%[l01]", "%[w2]", "%[w0]")    // dimension 2
+                         TSR_CV_PACK_H("%[l23]", "%[w2]", "%[w0]")  // dimension 3
+                         TSR_CV_SDOTSP_B("%[a0]", "%[p]", "%[w1]")
+                         TSR_CV_SDOTSP_B("%[a1]", "%[p]", "%[w3]")
+                         TSR_CV_SDOTSP_B("%[a2]", "%[p]", "%[l01]")
+                         TSR_CV_SDOTSP_B("%[a3]", "%[p]", "%[l23]")
+                         TSR_HWLOOP_END
+                         : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [v] "+r"(v), [pr] "+r"(probs),
+                           [p] "=&r"(p), [w0] "=&r"(w0), [w1] "=&r"(w1), [w2] "=&r"(w2), [w3] "=&r"(w3),
+                           [l01] "=&r"(l01), [l23] "=&r"(l23)
+                         : [quads] "r"(quads), [lo] "r"(lo), [hi] "r"(hi)
+                         : "memory");
+    }
+    for (uint32_t j = 0; j < (n & 3u); ++j) {
         const int32_t p = probs[j];
-        if (!p) continue; // mostly the masked positions
         const uint32_t w = v[j];
         int32_t b0, b1, b2, b3;
         __asm__(TSR_CV_EXTRACT_B("%0", "%4", 0) TSR_CV_EXTRACT_B("%1", "%4", 1) TSR_CV_EXTRACT_B("%2", "%4", 2)
@@ -99,5 +220,48 @@ tsr_kernel_status tsr_quantlib_accumulate_xpulpv2(const int8_t *probs, const int
                 : "r"(p), "r"(b0), "r"(b1), "r"(b2), "r"(b3));
     }
     acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;
+}
+
+bool within_i8(const tsr_rqs_params *r) { return r && tsr_rqs_valid(r) && r->lo >= -128 && r->hi <= 127; }
+
+} // namespace
+
+tsr_kernel_status tsr_quantlib_scores_xpulpv2(const int8_t *q, const int8_t *keys, int8_t *u, uint32_t count,
+                                              uint32_t head_size, uint32_t first, uint32_t row_pos,
+                                              const tsr_quantlib_attention *t)
+{
+    tsr_xpulpv2_rqs r;
+    if (head_size != 4u || !q || !keys || ((uintptr_t)keys & 3u) != 0u || !t || !within_i8(&t->scores) ||
+        !tsr_xpulpv2_rqs_for(&t->scores, 1u << 16, &r)) // |q . k| <= 4 x 2^14
+        return tsr_quantlib_scores(q, keys, u, count, head_size, first, row_pos, t); // it checks
+    TSR_KERNEL_REQUIRE(u);
+    const uint32_t visible = row_pos < first ? 0u : row_pos - first + 1u < count ? row_pos - first + 1u : count;
+    const uint32_t qw = word(q), *k = (const uint32_t *)(const void *)keys;
+    scores_part(qw, k, u, visible, t->visible + 128, r); // indexed by the int8 score
+    scores_part(qw, k + visible, u + visible, count - visible, t->masked + 128, r);
+    return TSR_KERNEL_OK;
+}
+
+tsr_kernel_status tsr_quantlib_softmax_xpulpv2(const int8_t *u, int8_t *probs, int32_t *exps, uint32_t n,
+                                               const tsr_quantlib_attention *t)
+{
+    TSR_KERNEL_REQUIRE(u && probs && exps && n && n <= TSR_QUANTLIB_MAX_CONTEXT && t && t->levels >= 1 &&
+                       t->levels <= 255 && t->exp[0] > 0);
+    uint32_t largest;
+    const uint32_t sum = exps_of(u, exps, n, t->exp, max_of(u, n), &largest); // n x 2^20 <= 2^31
+    TSR_KERNEL_REQUIRE(largest <= (uint32_t)TSR_QUANTLIB_MAX_EXP); // the table is data
+    // sum >= exp[0] > 0 (the maximum's own), e <= sum, e levels <= 2^20 x 255 < 2^32: the
+    // quotient is at most levels.
+    probs_of(exps, probs, n, t->prob, (uint32_t)t->levels, sum, 0xFFFFFFFFu / sum);
+    return TSR_KERNEL_OK;
+}
+
+tsr_kernel_status tsr_quantlib_accumulate_xpulpv2(const int8_t *probs, const int8_t *values, int32_t *acc,
+                                                  uint32_t count, uint32_t head_size)
+{
+    if (head_size != 4u || !values || ((uintptr_t)values & 3u) != 0u)
+        return tsr_quantlib_accumulate(probs, values, acc, count, head_size); // it checks
+    TSR_KERNEL_REQUIRE(probs && acc);
+    accumulate_4(probs, (const uint32_t *)(const void *)values, acc, count);
     return TSR_KERNEL_OK;
 }

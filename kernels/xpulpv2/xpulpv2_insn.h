@@ -6,6 +6,28 @@
 
 // cv.sdotsp.b rd, rs1, rs2: rd += the sum of the four signed byte products of rs1 and rs2.
 #define TSR_CV_SDOTSP_B(rd, rs1, rs2) ".insn r 0x7B, 1, 0x54, " rd ", " rs1 ", " rs2 "\n"
+// cv.dotsp.b rd, rs1, rs2: rd = the sum of the four signed byte products of rs1 and rs2.
+#define TSR_CV_DOTSP_B(rd, rs1, rs2) ".insn r 0x7B, 1, 0x48, " rd ", " rs1 ", " rs2 "\n"
+// cv.shuffle2.b rd, rs1, rs2: byte i of rd = byte (rs2's byte i & 3) of (rs2's byte i & 4 ?
+// rs1 : rd).
+#define TSR_CV_SHUFFLE2_B(rd, rs1, rs2) ".insn r 0x7B, 1, 0x70, " rd ", " rs1 ", " rs2 "\n"
+// cv.pack rd, rs1, rs2: rd = rs1's low half above rs2's low half; cv.pack.h: the high halves.
+#define TSR_CV_PACK(rd, rs1, rs2) ".insn r 0x7B, 0, 0x78, " rd ", " rs1 ", " rs2 "\n"
+#define TSR_CV_PACK_H(rd, rs1, rs2) ".insn r 0x7B, 0, 0x79, " rd ", " rs1 ", " rs2 "\n"
+// cv.max / cv.min / cv.maxu rd, rs1, rs2 (signed, signed, unsigned).
+#define TSR_CV_MAX(rd, rs1, rs2) ".insn r 0x2B, 3, 0x2D, " rd ", " rs1 ", " rs2 "\n"
+#define TSR_CV_MIN(rd, rs1, rs2) ".insn r 0x2B, 3, 0x2B, " rd ", " rs1 ", " rs2 "\n"
+#define TSR_CV_MAXU(rd, rs1, rs2) ".insn r 0x2B, 3, 0x2E, " rd ", " rs1 ", " rs2 "\n"
+// cv.abs rd, rs1: |rs1| (INT32_MIN stays 2^31 read unsigned).
+#define TSR_CV_ABS(rd, rs1) ".insn r 0x2B, 3, 0x28, " rd ", " rs1 ", x0\n"
+// cv.lb rd, (rs1), 1: the signed byte at rs1, then rs1 += 1.
+#define TSR_CV_LB_POST1(rd, rs1) ".insn i 0x0B, 0, " rd ", 1(" rs1 ")\n"
+// cv.lb rd, rs2(rs1) / cv.lw rd, rs2(rs1): the signed byte / the word at rs1 + rs2.
+#define TSR_CV_LB_RR(rd, rs1, rs2) ".insn r 0x2B, 3, 0x04, " rd ", " rs1 ", " rs2 "\n"
+#define TSR_CV_LW_RR(rd, rs1, rs2) ".insn r 0x2B, 3, 0x06, " rd ", " rs1 ", " rs2 "\n"
+// cv.sb rs2, (rs1), 1 / cv.sw rs2, (rs1), 4: store, then advance rs1 by the size.
+#define TSR_CV_SB_POST1(rs2, rs1) ".insn s 0x2B, 0, " rs2 ", 1(" rs1 ")\n"
+#define TSR_CV_SW_POST4(rs2, rs1) ".insn s 0x2B, 2, " rs2 ", 4(" rs1 ")\n"
 // cv.extract rd, rs1, 7, 8 * BYTE: the signed byte BYTE of rs1 (Is3 = 7: 8 bits, Is2 = its
 // offset; the bit-manipulation encoding, funct3 000, bits 31:30 = 00).
 #define TSR_CV_EXTRACT_B(rd, rs1, byte) ".insn i 0x5B, 0, " rd ", " rs1 ", (7 << 5) | (8 * " #byte ")\n"

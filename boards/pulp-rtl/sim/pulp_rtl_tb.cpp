@@ -294,7 +294,7 @@ bool load_elf(Testbench &tb, const char *path)
 int main(int argc, char **argv)
 {
     uint64_t max_cycles = 2'000'000'000ull;
-    bool pc_profile = false; // --pc-profile: core 0's fetch addresses, sampled every 64 cycles
+    bool pc_profile = false; // --pc-profile: core 0's fetch addresses in the measured runs, every cycle
     std::map<uint32_t, uint64_t> pc_samples;
     const char *elf = nullptr;
     for (int i = 1; i < argc; ++i) {
@@ -302,7 +302,8 @@ int main(int argc, char **argv)
             std::printf("usage: %s [--max-cycles N] [--pc-profile] FIRMWARE.elf\n"
                         "Runs a pulp-rtl firmware on the CV32E40P cluster RTL (%d cores%s): L1 %u bytes in %u banks,\n"
                         "L2 latency %d cycles, DMA %d bytes a cycle after %d cycles a job. Exits with the firmware's status.\n"
-                        "--pc-profile: print core 0's most fetched 256-byte blocks (sampled every 64 cycles) at exit.\n",
+                        "--pc-profile: print, at exit, core 0's fetch addresses in the measured runs by 16-byte block, every cycle sampled\n"
+                        "(most sampled first, every block: scripts/rtl-pc-profile.py attributes them to functions).\n",
                         argv[0], kCores, PULP_RTL_FPU_BUILT ? ", FPU" : "", kL1Bytes, kBanks, PULP_RTL_L2_LATENCY,
                         PULP_RTL_DMA_BYTES_PER_CYCLE, PULP_RTL_DMA_SETUP);
             return 0;
@@ -461,7 +462,7 @@ int main(int argc, char **argv)
             t.data_q[c].push_back(r);
         }
         t.tick_devices();
-        if (pc_profile && (t.cycle & 63u) == 0u) ++pc_samples[req[0].iaddr & ~255u];
+        if (pc_profile && t.measuring) ++pc_samples[top->instr_addr_o[0] & ~15u];
         ++t.cycle;
     }
     std::fflush(stdout);
@@ -469,8 +470,8 @@ int main(int argc, char **argv)
         std::vector<std::pair<uint64_t, uint32_t>> blocks;
         for (const auto &[pc, n] : pc_samples) blocks.push_back({n, pc});
         std::sort(blocks.rbegin(), blocks.rend());
-        std::printf("rtl pc profile (core 0, 256-byte blocks, samples every 64 cycles):\n");
-        for (size_t i = 0; i < blocks.size() && i < 20; ++i)
+        std::printf("rtl pc profile (core 0's fetch address in the measured runs, 16-byte blocks, cycles):\n");
+        for (size_t i = 0; i < blocks.size(); ++i)
             std::printf("  0x%08x %llu\n", blocks[i].second, (unsigned long long)blocks[i].first);
     }
     if (!t.exited) {

@@ -5,6 +5,7 @@
 #include "tessera/kernels_bf16.h"
 #include "tessera/kernels_i8.h"
 #include "tessera/kernels_quantlib.h"
+#include "tessera/kernel_sets.h"
 
 namespace tsr {
 namespace {
@@ -47,11 +48,12 @@ tessera_status check_rqs(StepChecker &c)
     return TESSERA_OK;
 }
 
+template <tsr_kernel_status (*AddRqs)(const tsr_add_i8_rqs_args *, uint32_t, uint32_t)>
 tsr_kernel_status add_rqs(const StepRun &r, uint8_t *a, uint8_t *b, uint8_t *y, uint32_t count)
 {
     const tsr_add_params &p = P(r.step);
     const tsr_add_i8_rqs_args args = {(int8_t *)a, (int8_t *)b, (int8_t *)y, &p.rqs_a, &p.rqs_b, &p.rqs_y, count};
-    return tsr_add_i8_rqs(&args, r.worker, r.workers);
+    return AddRqs(&args, r.worker, r.workers);
 }
 
 tessera_status validate(StepChecker &c)
@@ -73,7 +75,14 @@ void run(StepRun &r)
 TSR_REGISTER_VARIANT(ADD_F32, nullptr, Variant<Kernel>{add_f32})
 TSR_REGISTER_VARIANT(ADD_BF16, nullptr, Variant<Kernel>{add_bf16})
 TSR_REGISTER_VARIANT(ADD_I8, check_i8, Variant<Kernel>{add_i8})
-TSR_REGISTER_VARIANT(ADD_I8_RQS, check_rqs, Variant<Kernel>{add_rqs})
+TSR_REGISTER_VARIANT(ADD_I8_RQS, check_rqs, Variant<Kernel>{add_rqs<tsr_add_i8_rqs>})
+// The tuned kernel sets' (kernels/<set>/tuned_variants.def).
+#define TSR_TUNED_ADD_I8_RQS(SET, sfx) TSR_REGISTER_TUNED_VARIANT(SET, ADD_I8_RQS, check_rqs, Variant<Kernel>{add_rqs<tsr_add_i8_rqs_##sfx>})
+#define TSR_TUNED TSR_TUNED_ROW
+#if __has_include("tessera/tuned_ADD.def")
+#include "tessera/tuned_ADD.def"
+#endif
+#undef TSR_TUNED
 
 extern const OpDevice op_ADD = {validate, geometry, run, false};
 

@@ -4,6 +4,7 @@
 //           (the caches' own scales before the KV append).
 #include "row_tiles.h"
 #include "tessera/kernels_quantlib.h"
+#include "tessera/kernel_sets.h"
 
 namespace tsr {
 namespace {
@@ -18,9 +19,10 @@ tessera_status check_i8(StepChecker &c)
     return tsr_rqs_valid(&r) && r.lo >= -128 && r.hi <= 127 ? TESSERA_OK : c.fail("RequantShift constants out of range");
 }
 
+template <tsr_kernel_status (*Requant)(const int8_t *, int8_t *, uint32_t, const tsr_rqs_params *, uint32_t, uint32_t)>
 tsr_kernel_status requant_i8(const StepRun &r, uint8_t *x, uint8_t *y, uint32_t count)
 {
-    return tsr_requant_i8((const int8_t *)x, (int8_t *)y, count, &P(r.step).rqs, r.worker, r.workers);
+    return Requant((const int8_t *)x, (int8_t *)y, count, &P(r.step).rqs, r.worker, r.workers);
 }
 
 void operands(const tsr_step &s, RowOperand out[2])
@@ -58,7 +60,14 @@ void run(StepRun &r)
 } // namespace
 
 // The variants it registers (tessera/variants.def).
-TSR_REGISTER_VARIANT(REQUANT_I8, check_i8, Variant<Kernel>{requant_i8})
+TSR_REGISTER_VARIANT(REQUANT_I8, check_i8, Variant<Kernel>{requant_i8<tsr_requant_i8>})
+// The tuned kernel sets' (kernels/<set>/tuned_variants.def).
+#define TSR_TUNED_REQUANT_I8(SET, sfx) TSR_REGISTER_TUNED_VARIANT(SET, REQUANT_I8, check_i8, Variant<Kernel>{requant_i8<tsr_requant_i8_##sfx>})
+#define TSR_TUNED TSR_TUNED_ROW
+#if __has_include("tessera/tuned_REQUANT.def")
+#include "tessera/tuned_REQUANT.def"
+#endif
+#undef TSR_TUNED
 
 extern const OpDevice op_REQUANT = {validate, geometry, run, false};
 

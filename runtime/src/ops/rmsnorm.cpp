@@ -103,11 +103,12 @@ tsr_kernel_status rms_i8_float(const StepRun &r, uint8_t **p, uint32_t n)
                                 r.worker, r.workers);
 }
 
+template <tsr_kernel_status (*IRmsNorm)(const tsr_irmsnorm_i8_args *, uint32_t, uint32_t)>
 tsr_kernel_status rms_quantlib(const StepRun &r, uint8_t **p, uint32_t n)
 {
     const tsr_rmsnorm_params &q = P(r.step);
     const tsr_irmsnorm_i8_args a = {(const int8_t *)p[0], (const int32_t *)p[1], (int8_t *)p[2], n, q.dim, q.log2_d, q.lo, q.hi};
-    return tsr_irmsnorm_i8(&a, r.worker, r.workers);
+    return IRmsNorm(&a, r.worker, r.workers);
 }
 
 tessera_status validate(StepChecker &c)
@@ -143,13 +144,15 @@ TSR_REGISTER_VARIANT(RMSNORM_BF16, check_eps, RmsVariant{rms_bf16, 0})
 TSR_REGISTER_VARIANT(RMSNORM_I8, check_i8, RmsVariant{rms_i8<tsr_rmsnorm_i8>, 0})
 // The tuned kernel sets' (kernels/<set>/tuned_variants.def).
 #define TSR_TUNED_RMSNORM_I8(SET, sfx) TSR_REGISTER_TUNED_VARIANT(SET, RMSNORM_I8, check_i8, RmsVariant{rms_i8<tsr_rmsnorm_i8_##sfx>, 0})
+#define TSR_TUNED_RMSNORM_I8_QUANTLIB(SET, sfx)                                                                        \
+    TSR_REGISTER_TUNED_VARIANT(SET, RMSNORM_I8_QUANTLIB, check_quantlib, RmsVariant{rms_quantlib<tsr_irmsnorm_i8_##sfx>, TSR_DTYPE_I32})
 #define TSR_TUNED TSR_TUNED_ROW
 #if __has_include("tessera/tuned_RMSNORM.def")
 #include "tessera/tuned_RMSNORM.def"
 #endif
 #undef TSR_TUNED
 TSR_REGISTER_VARIANT(RMSNORM_I8_FLOAT, check_i8_float, RmsVariant{rms_i8_float, 0})
-TSR_REGISTER_VARIANT(RMSNORM_I8_QUANTLIB, check_quantlib, RmsVariant{rms_quantlib, TSR_DTYPE_I32})
+TSR_REGISTER_VARIANT(RMSNORM_I8_QUANTLIB, check_quantlib, RmsVariant{rms_quantlib<tsr_irmsnorm_i8>, TSR_DTYPE_I32})
 
 extern const OpDevice op_RMSNORM = {validate, geometry, run, false};
 

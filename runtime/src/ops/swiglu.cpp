@@ -80,12 +80,13 @@ tessera_status check_hardswish(StepChecker &c)
                : TESSERA_OK;
 }
 
+template <tsr_kernel_status (*Hardswish)(const tsr_hardswish_i8_args *, uint32_t, uint32_t)>
 tsr_kernel_status swiglu_hardswish(const StepRun &r, uint8_t *g, uint8_t *u, uint8_t *y, uint32_t count)
 {
     const tsr_swiglu_params &p = P(r.step);
     const tsr_hardswish_i8_args a = {(const int8_t *)g, (const int8_t *)u, (int8_t *)y, p.three, p.six, p.one_over_six,
                                      &p.rqs_act, &p.rqs_y, count};
-    return tsr_hardswish_i8(&a, r.worker, r.workers);
+    return Hardswish(&a, r.worker, r.workers);
 }
 
 tsr_kernel_status swiglu_hardswish_f32(const StepRun &r, uint8_t *g, uint8_t *u, uint8_t *y, uint32_t count)
@@ -108,13 +109,15 @@ TSR_REGISTER_VARIANT(SWIGLU_BF16_SCHRAUDOLPH, nullptr, Variant<Kernel>{swiglu_bf
 TSR_REGISTER_VARIANT(SWIGLU_I8, check_i8, Variant<Kernel>{swiglu_i8<tsr_swiglu_i8>})
 // The tuned kernel sets' (kernels/<set>/tuned_variants.def).
 #define TSR_TUNED_SWIGLU_I8(SET, sfx) TSR_REGISTER_TUNED_VARIANT(SET, SWIGLU_I8, check_i8, Variant<Kernel>{swiglu_i8<tsr_swiglu_i8_##sfx>})
+#define TSR_TUNED_SWIGLU_I8_HARDSWISH(SET, sfx)                                                                        \
+    TSR_REGISTER_TUNED_VARIANT(SET, SWIGLU_I8_HARDSWISH, check_hardswish, Variant<Kernel>{swiglu_hardswish<tsr_hardswish_i8_##sfx>})
 #define TSR_TUNED TSR_TUNED_ROW
 #if __has_include("tessera/tuned_SWIGLU.def")
 #include "tessera/tuned_SWIGLU.def"
 #endif
 #undef TSR_TUNED
 TSR_REGISTER_VARIANT(SWIGLU_I8_FLOAT, check_i8_float, Variant<Kernel>{swiglu_i8_float})
-TSR_REGISTER_VARIANT(SWIGLU_I8_HARDSWISH, check_hardswish, Variant<Kernel>{swiglu_hardswish})
+TSR_REGISTER_VARIANT(SWIGLU_I8_HARDSWISH, check_hardswish, Variant<Kernel>{swiglu_hardswish<tsr_hardswish_i8>})
 TSR_REGISTER_VARIANT(SWIGLU_F32_HARDSWISH, nullptr, Variant<Kernel>{swiglu_hardswish_f32})
 
 extern const OpDevice op_SWIGLU = {validate, geometry, run, false};

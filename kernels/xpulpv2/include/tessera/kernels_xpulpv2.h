@@ -28,7 +28,8 @@ tsr_kernel_status tsr_matmul_i8_rqs_xpulpv2(const tsr_matmul_i8_rqs_args *args, 
 
 /* QuantLib attention (tsr_quantlib_*): scores of head size 4 one cv.sdotsp.b a position
  * (other sizes: the portable kernel); iSoftmax's quotients by an exact reciprocal multiply
- * (one division a row, not one a position); the accumulation with cv.extract and cv.mac. */
+ * (one division a row, not one a position); the accumulation four positions a pass,
+ * transposed into one cv.sdotsp.b a dimension. */
 tsr_kernel_status tsr_quantlib_scores_xpulpv2(const int8_t *q, const int8_t *keys, int8_t *u, uint32_t count,
                                               uint32_t head_size, uint32_t first, uint32_t row_pos,
                                               const tsr_quantlib_attention *t);
@@ -36,6 +37,16 @@ tsr_kernel_status tsr_quantlib_softmax_xpulpv2(const int8_t *u, int8_t *probs, i
                                                const tsr_quantlib_attention *t);
 tsr_kernel_status tsr_quantlib_accumulate_xpulpv2(const int8_t *probs, const int8_t *values, int32_t *acc,
                                                   uint32_t count, uint32_t head_size);
+
+/* QuantLib's elementwise operators and iRMSNorm: each RequantShift in its 32-bit form,
+ * checked once a call against the bound of its input instead of once an element (where
+ * it does not hold: the portable kernel); iRMSNorm's squares by cv.sdotsp.b, its
+ * divisions by an exact reciprocal, a row's elements split over the cores. */
+tsr_kernel_status tsr_requant_i8_xpulpv2(const int8_t *x, int8_t *y, uint32_t count, const tsr_rqs_params *r,
+                                         uint32_t core_id, uint32_t core_count);
+tsr_kernel_status tsr_add_i8_rqs_xpulpv2(const tsr_add_i8_rqs_args *args, uint32_t core_id, uint32_t core_count);
+tsr_kernel_status tsr_hardswish_i8_xpulpv2(const tsr_hardswish_i8_args *args, uint32_t core_id, uint32_t core_count);
+tsr_kernel_status tsr_irmsnorm_i8_xpulpv2(const tsr_irmsnorm_i8_args *args, uint32_t core_id, uint32_t core_count);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,135 @@
+// QuantLib's elementwise operators and iRMSNorm (tessera/kernels_quantlib.h) on XpulpV2,
+// bit-exact with the portable kernels (quantlib_i8.cpp):
+//  - RequantShift, the residual add and iHardswish take each RequantShift in its 32-bit
+//    form (xpulpv2_rqs.h), checked once a call against the bound of what it is applied to
+//    (an int8, a sum of two, a product), instead of the portable tsr_rqs_apply's check of
+//    each element; where a bound does not hold they run the portable kernel;
+//  - iRMSNorm squares a row by cv.sdotsp.b, divides by its root through an exact
+//    reciprocal (one division a row, not one an element), and splits a row's elements
+//    over the cores (each core sums the rows it touches), not only whole rows, so that
+//    one row (a token) takes every core; in place (y overlapping x) it splits whole rows.
+#include "kernel_checks.h"
+#include "tessera/kernels_quantlib.h"
+#include "tessera/kernels_xpulpv2.h"
+#include "xpulpv2_dot.h"
+#include "xpulpv2_rqs.h"
+
+namespace {
+
+bool within_i8(const tsr_rqs_params *r) { return r && tsr_rqs_valid(r) && r->lo >= -128 && r->hi <= 127; }
+
+// floor(n / d) for n < 2^32 and d >= 1, given m = floor((2^32 - 1) / d): n m / 2^32 lies
+// within (n / d - 1, n / d], so the high half of the product is the quotient or one less.
+inline uint32_t divide(uint32_t n, uint32_t d, uint32_t m)
+{
+    uint32_t q = (uint32_t)(((uint64_t)n * m) >> 32);
+    if (n - q * d >= d) ++q;
+    return q;
+}
+
+// The sum of the squares of a row of dim int8s (<= 2^28).
+uint32_t squares(const int8_t *x, uint32_t dim)
+{
+    uint32_t sum = 0, i = 0;
+    if (tsr_xpulpv2_words(x, x, dim & ~3u)) {
+        sum = (uint32_t)tsr_xpulpv2_dot_1x1_part(x, x, dim >> 2, 0);
+        i = dim & ~3u;
+    }
+    for (; i < dim; ++i) sum += (uint32_t)(x[i] * x[i]);
+    return sum;
+}
+
+} // namespace
+
+tsr_kernel_status tsr_requant_i8_xpulpv2(const int8_t *x, int8_t *y, uint32_t count, const tsr_rqs_params *r,
+                                         uint32_t core_id, uint32_t core_count)
+{
+    tsr_xpulpv2_rqs f;
+    if (!x || !y || !count || !within_i8(r) || !tsr_xpulpv2_rqs_for(r, 128u, &f))
+        return tsr_requant_i8(x, y, count, r, core_id, core_count); // it checks
+    TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
+    uint32_t begin, end;
+    tsr_core_range(count, core_id, core_count, &begin, &end);
+    for (uint32_t i = begin; i < end; ++i) y[i] = (int8_t)tsr_xpulpv2_rqs_apply(f, x[i]);
+    return TSR_KERNEL_OK;
+}
+
+tsr_kernel_status tsr_add_i8_rqs_xpulpv2(const tsr_add_i8_rqs_args *a, uint32_t core_id, uint32_t core_count)
+{
+    tsr_xpulpv2_rqs fa, fb, fy;
+    // rqs_y sees a sum of two int8 ranges: |sum| <= 256.
+    if (!a || !a->a || !a->b || !a->y || !a->count || !within_i8(a->rqs_a) || !within_i8(a->rqs_b) ||
+        !within_i8(a->rqs_y) || !tsr_xpulpv2_rqs_for(a->rqs_a, 128u, &fa) || !tsr_xpulpv2_rqs_for(a->rqs_b, 128u, &fb) ||
+        !tsr_xpulpv2_rqs_for(a->rqs_y, 256u, &fy))
+        return tsr_add_i8_rqs(a, core_id, core_count); // it checks
+    TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
+    uint32_t begin, end;
+    tsr_core_range(a->count, core_id, core_count, &begin, &end);
+    const int8_t *x = a->a, *z = a->b;
+    int8_t *y = a->y;
+    for (uint32_t i = begin; i < end; ++i)
+        y[i] = (int8_t)tsr_xpulpv2_rqs_apply(fy, tsr_xpulpv2_rqs_apply(fa, x[i]) + tsr_xpulpv2_rqs_apply(fb, z[i]));
+    return TSR_KERNEL_OK;
+}
+
+tsr_kernel_status tsr_hardswish_i8_xpulpv2(const tsr_hardswish_i8_args *a, uint32_t core_id, uint32_t core_count)
+{
+    tsr_xpulpv2_rqs act, out;
+    // rqs_act sees g (gate one_over_six): |.| <= 128 six one_over_six, below 2^31 (the
+    // portable kernel's narrow case); rqs_y sees an int8 times an int8: |.| <= 2^14.
+    if (!a || !a->gate || !a->up || !a->y || !a->count || !within_i8(a->rqs_act) || !within_i8(a->rqs_y) ||
+        a->three < 0 || a->three > 32768 || a->six < 0 || a->six > 32768 || a->one_over_six < 0 ||
+        a->one_over_six > 32768 || (int64_t)128 * a->six * a->one_over_six >= ((int64_t)1 << 31) ||
+        !tsr_xpulpv2_rqs_for(a->rqs_act, (uint32_t)(128 * a->six * a->one_over_six), &act) ||
+        !tsr_xpulpv2_rqs_for(a->rqs_y, 1u << 14, &out))
+        return tsr_hardswish_i8(a, core_id, core_count); // it checks
+    TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
+    uint32_t begin, end;
+    tsr_core_range(a->count, core_id, core_count, &begin, &end);
+    const int8_t *gate = a->gate, *up = a->up;
+    int8_t *y = a->y;
+    const int32_t three = a->three, six = a->six, sixth = a->one_over_six;
+    for (uint32_t i = begin; i < end; ++i) {
+        const int32_t g = gate[i];
+        const int32_t h = tsr_xpulpv2_rqs_apply(act, g * (tsr_xpulpv2_clamp(g + three, 0, six) * sixth));
+        y[i] = (int8_t)tsr_xpulpv2_rqs_apply(out, h * up[i]);
+    }
+    return TSR_KERNEL_OK;
+}
+
+tsr_kernel_status tsr_irmsnorm_i8_xpulpv2(const tsr_irmsnorm_i8_args *a, uint32_t core_id, uint32_t core_count)
+{
+    if (!a || !a->x || !a->y || (uint64_t)a->rows * a->dim > 0xFFFFFFFFu) return tsr_irmsnorm_i8(a, core_id, core_count);
+    TSR_KERNEL_REQUIRE(a->w && a->rows && a->dim && a->dim <= 16384u && a->log2_d >= 0 && a->log2_d <= 31 &&
+                       a->lo <= a->hi && a->lo >= -128 && a->hi <= 127);
+    TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
+    const uint32_t dim = a->dim, items = a->rows * dim;
+    const int8_t *const x = a->x;
+    const int32_t *const w = a->w;
+    int8_t *const y = a->y;
+    const int32_t shift = a->log2_d, lo = a->lo, hi = a->hi;
+    const bool in_place = y < x + items && x < y + items; // a core's outputs may be another's row
+    uint32_t begin, end;
+    if (in_place) {
+        tsr_core_range(a->rows, core_id, core_count, &begin, &end);
+        begin *= dim, end *= dim;
+    } else {
+        tsr_core_range(items, core_id, core_count, &begin, &end);
+    }
+    for (uint32_t c = 0; c < dim; ++c) // |w| < 2^24, so |x w| < 2^31
+        TSR_KERNEL_REQUIRE((uint32_t)w[c] + ((1u << 24) - 1u) < (1u << 25) - 1u);
+    for (uint32_t i = begin; i < end;) {
+        const uint32_t r = i / dim, c0 = i - r * dim, c1 = end - i < dim - c0 ? c0 + (end - i) : dim;
+        const int8_t *xr = x + (size_t)r * dim;
+        int8_t *yr = y + (size_t)r * dim;
+        const uint32_t std = tsr_isqrt_u32(squares(xr, dim) / dim + 1u); // >= 1
+        const uint32_t m = 0xFFFFFFFFu / std;
+        for (uint32_t c = c0; c < c1; ++c) {
+            const int32_t p = xr[c] * w[c]; // C's division truncates: the quotient of |p|, signed
+            const uint32_t q = divide(p < 0 ? 0u - (uint32_t)p : (uint32_t)p, std, m);
+            yr[c] = (int8_t)tsr_xpulpv2_clamp((p < 0 ? -(int32_t)q : (int32_t)q) >> shift, lo, hi);
+        }
+        i += c1 - c0;
+    }
+    return TSR_KERNEL_OK;
+}

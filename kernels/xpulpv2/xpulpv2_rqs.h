@@ -1,0 +1,42 @@
+// QuantLib's RequantShift in its 32-bit form on XpulpV2, for kernels that know a bound on
+// their accumulators: (x mul + add + round) >> shift, clamped with cv.max / cv.min. It is
+// tsr_rqs_apply's fast form (tessera/kernels_quantlib.h), taken once per call or channel
+// when x mul + add + round stays within int32 for every |x| <= bound, so no element needs
+// the range check; the kernels take the portable form otherwise. Bit-exact with tsr_rqs.
+#ifndef TESSERA_XPULPV2_RQS_H
+#define TESSERA_XPULPV2_RQS_H
+
+#include <stdint.h>
+
+#include "tessera/kernels_quantlib.h"
+#include "xpulpv2_insn.h"
+
+struct tsr_xpulpv2_rqs {
+    int32_t mul, add_round, shift, lo, hi;
+};
+
+// Whether r's 32-bit form holds for every |x| <= bound (tsr_rqs_prepare's condition,
+// without its division); *q is that form then.
+static inline bool tsr_xpulpv2_rqs_for(const tsr_rqs_params *r, uint32_t bound, tsr_xpulpv2_rqs *q)
+{
+    if (r->shift < 0 || r->shift >= 31) return false;
+    const uint32_t round = r->shift > 0 ? 1u << (r->shift - 1) : 0u;
+    const uint64_t m = r->mul < 0 ? 0u - (uint64_t)(int64_t)r->mul : (uint64_t)r->mul;
+    const uint64_t a = r->add < 0 ? 0u - (uint64_t)(int64_t)r->add : (uint64_t)r->add;
+    if ((uint64_t)bound * m + a + round > 0x7FFFFFFFu) return false;
+    *q = tsr_xpulpv2_rqs{r->mul, r->add + (int32_t)round, r->shift, r->lo, r->hi};
+    return true;
+}
+
+static inline int32_t tsr_xpulpv2_clamp(int32_t v, int32_t lo, int32_t hi)
+{
+    __asm__(TSR_CV_MAX("%0", "%0", "%1") TSR_CV_MIN("%0", "%0", "%2") : "+r"(v) : "r"(lo), "r"(hi));
+    return v;
+}
+
+static inline int32_t tsr_xpulpv2_rqs_apply(const tsr_xpulpv2_rqs &q, int32_t x)
+{
+    return tsr_xpulpv2_clamp((x * q.mul + q.add_round) >> q.shift, q.lo, q.hi);
+}
+
+#endif
