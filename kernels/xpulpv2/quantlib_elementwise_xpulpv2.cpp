@@ -7,7 +7,9 @@
 //  - iRMSNorm squares a row by cv.sdotsp.b, divides by its root through an exact
 //    reciprocal (one division a row, not one an element), and splits a row's elements
 //    over the cores (each core sums the rows it touches), not only whole rows, so that
-//    one row (a token) takes every core; in place (y overlapping x) it splits whole rows.
+//    one row (a token) takes every core; in place (y overlapping x) it splits whole rows;
+//  - RoPE as a matrix, head size 4: each row's 4 x 4 matrix transposed once into a word
+//    a column, each output one cv.dotsp.b of the head's word with a column.
 #include "kernel_checks.h"
 #include "tessera/kernels_quantlib.h"
 #include "tessera/kernels_xpulpv2.h"
@@ -20,6 +22,13 @@ bool within_i8(const tsr_rqs_params *r) { return r && tsr_rqs_valid(r) && r->lo 
 
 // floor(n / d) for n < 2^32 and d >= 1, given m = floor((2^32 - 1) / d): n m / 2^32 lies
 // within (n / d - 1, n / d], so the high half of the product is the quotient or one less.
+inline int32_t dotsp(uint32_t a, uint32_t b)
+{
+    int32_t d;
+    __asm__(TSR_CV_DOTSP_B("%0", "%1", "%2") : "=r"(d) : "r"(a), "r"(b));
+    return d;
+}
+
 inline uint32_t divide(uint32_t n, uint32_t d, uint32_t m)
 {
     uint32_t q = (uint32_t)(((uint64_t)n * m) >> 32);
@@ -130,6 +139,39 @@ tsr_kernel_status tsr_irmsnorm_i8_xpulpv2(const tsr_irmsnorm_i8_args *a, uint32_
             yr[c] = (int8_t)tsr_xpulpv2_clamp((p < 0 ? -(int32_t)q : (int32_t)q) >> shift, lo, hi);
         }
         i += c1 - c0;
+    }
+    return TSR_KERNEL_OK;
+}
+
+tsr_kernel_status tsr_rope_matrix_i8_xpulpv2(const tsr_rope_matrix_i8_args *a, uint32_t core_id, uint32_t core_count)
+{
+    tsr_xpulpv2_rqs fq, fk; // |x . column| <= 4 x 2^14
+    if (!a || !a->q || !a->k || !a->rotation || a->head_size != 4u || !a->dim || !a->kv_dim || a->dim % 4u ||
+        a->kv_dim % 4u || (((uintptr_t)a->q | (uintptr_t)a->k | (uintptr_t)a->rotation) & 3u) || !within_i8(a->rqs_q) ||
+        !within_i8(a->rqs_k) || !tsr_xpulpv2_rqs_for(a->rqs_q, 1u << 16, &fq) || !tsr_xpulpv2_rqs_for(a->rqs_k, 1u << 16, &fk))
+        return tsr_rope_matrix_i8(a, core_id, core_count); // it checks
+    TSR_KERNEL_REQUIRE(a->rows);
+    TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
+    const uint32_t qh = a->dim / 4u, heads = qh + a->kv_dim / 4u;
+    if ((uint64_t)a->rows * heads > 0xFFFFFFFFu) return tsr_rope_matrix_i8(a, core_id, core_count);
+    uint32_t begin, end;
+    tsr_core_range(a->rows * heads, core_id, core_count, &begin, &end);
+    uint32_t r = begin / heads, h = begin - r * heads, row = 0xFFFFFFFFu;
+    uint32_t col[4];
+    for (uint32_t item = begin; item < end; ++item) {
+        if (r != row) { // the row's matrix m[i][j], column j as one word: byte i is m[i][j]
+            const uint32_t *m = (const uint32_t *)(const void *)(a->rotation + (size_t)r * 16u);
+            for (uint32_t j = 0; j < 4u; ++j)
+                col[j] = ((m[0] >> (8u * j)) & 0xFFu) | ((m[1] >> (8u * j)) & 0xFFu) << 8 |
+                         ((m[2] >> (8u * j)) & 0xFFu) << 16 | ((m[3] >> (8u * j)) & 0xFFu) << 24;
+            row = r;
+        }
+        const bool in_q = h < qh;
+        int8_t *x = in_q ? a->q + (size_t)r * a->dim + (size_t)h * 4u : a->k + (size_t)r * a->kv_dim + (size_t)(h - qh) * 4u;
+        const tsr_xpulpv2_rqs &f = in_q ? fq : fk;
+        const uint32_t xw = *(const uint32_t *)(const void *)x;
+        for (uint32_t j = 0; j < 4u; ++j) x[j] = (int8_t)tsr_xpulpv2_rqs_apply(f, dotsp(xw, col[j]));
+        if (++h == heads) h = 0, ++r;
     }
     return TSR_KERNEL_OK;
 }

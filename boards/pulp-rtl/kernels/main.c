@@ -1,7 +1,10 @@
 /* The tuned kernel set against the portable kernels on the RTL, one core, every operand
  * in L1: each pair runs on the same pseudo-random data, their outputs must be equal byte
  * for byte, and mcycle gives each one's cycles (per multiply-accumulate for the matmuls,
- * per position for the attention). Exits 1 when any output differs.
+ * per position for the attention, per element for the rest). The elementwise kernels and
+ * iRMSNorm also run split over 8 cores (each core's share in turn), and with constants
+ * whose 32-bit RequantShift does not hold (the tuned kernels take the portable path).
+ * Exits 1 when any output differs.
  *
  *   kernel matmul_i8 1x256x64: portable 34567 cycles (2.10 a MAC), xpulpv2 9876 (0.60 a MAC), outputs equal
  */
@@ -132,6 +135,93 @@ static void attention(uint32_t count)
            memcmp(u0, u1, count) == 0 && memcmp(p0, p1, count) == 0 && memcmp(acc0, acc1, 16) == 0);
 }
 
+/* Runs KERNEL(args, core, cores) for every core of `cores` in turn; its cycles. */
+#define SPLIT(kernel, args, cores)                                                                                     \
+    ({                                                                                                                 \
+        const uint32_t t0_ = mcycle();                                                                                 \
+        for (uint32_t c_ = 0; c_ < (cores); ++c_) kernel((args), c_, (cores));                                         \
+        mcycle() - t0_;                                                                                                \
+    })
+
+static tsr_rqs_params rqs_for(int wide)
+{
+    /* Narrow: what Deeploy's graphs hold; wide: a multiplier whose products overflow
+     * 32 bits for the largest inputs. */
+    tsr_rqs_params r = {(int32_t)(next() >> 25) + 1, (int32_t)(next() >> 14) - (1 << 17), 10, -128, 127};
+    if (wide) r.mul = 0x01000000 + (int32_t)(next() >> 8), r.shift = 30;
+    return r;
+}
+
+static void elementwise(uint32_t count, uint32_t cores, int wide)
+{
+    int8_t *a = l1(count), *b = l1(count), *y0 = l1(count), *y1 = l1(count);
+    fill(a, count), fill(b, count);
+    tsr_rqs_params *r = l1(3u * sizeof *r);
+    r[0] = rqs_for(wide), r[1] = rqs_for(0), r[2] = rqs_for(0);
+    const char *what = wide ? "wide" : cores == 1u ? "1 core" : "8 cores";
+    char name[64];
+    uint32_t portable, tuned;
+
+    portable = mcycle();
+    for (uint32_t c = 0; c < cores; ++c) tsr_requant_i8(a, y0, count, &r[0], c, cores);
+    portable = mcycle() - portable;
+    tuned = mcycle();
+    for (uint32_t c = 0; c < cores; ++c) TUNED(tsr_requant_i8)(a, y1, count, &r[0], c, cores);
+    tuned = mcycle() - tuned;
+    strcpy(name, "requant_i8 "), strcat(name, what);
+    report(name, portable, tuned, count, "element", memcmp(y0, y1, count) == 0);
+
+    tsr_add_i8_rqs_args add = {a, b, y0, &r[0], &r[1], &r[2], count};
+    portable = SPLIT(tsr_add_i8_rqs, &add, cores);
+    add.y = y1;
+    tuned = SPLIT(TUNED(tsr_add_i8_rqs), &add, cores);
+    strcpy(name, "add_i8_rqs "), strcat(name, what);
+    report(name, portable, tuned, count, "element", memcmp(y0, y1, count) == 0);
+
+    tsr_rqs_params act = rqs_for(0);
+    act.mul = (int32_t)(next() >> 28) + 1, act.shift = 16; /* |g gate one_over_six| mul within 2^31 */
+    tsr_hardswish_i8_args hs = {a, b, y0, 3 << 4, 6 << 4, wide ? 30000 : 2731, &act, &r[wide ? 0 : 2], count};
+    portable = SPLIT(tsr_hardswish_i8, &hs, cores);
+    hs.y = y1;
+    tuned = SPLIT(TUNED(tsr_hardswish_i8), &hs, cores);
+    strcpy(name, "hardswish_i8 "), strcat(name, what);
+    report(name, portable, tuned, count, "element", memcmp(y0, y1, count) == 0);
+
+    const uint32_t dim = 64u, rows = count / dim;
+    int32_t *w = l1(4u * dim);
+    for (uint32_t i = 0; i < dim; ++i) w[i] = (int32_t)(next() >> 12) - (1 << 19);
+    tsr_irmsnorm_i8_args rms = {a, w, y0, rows, dim, 4, -128, 127};
+    portable = SPLIT(tsr_irmsnorm_i8, &rms, cores);
+    rms.y = y1;
+    tuned = SPLIT(TUNED(tsr_irmsnorm_i8), &rms, cores);
+    strcpy(name, "irmsnorm_i8 "), strcat(name, what);
+    report(name, portable, tuned, count, "element", memcmp(y0, y1, count) == 0);
+    if (!wide) { /* in place: each core's rows whole */
+        memcpy(y0, a, count), memcpy(y1, a, count);
+        rms.x = rms.y = y0;
+        portable = SPLIT(tsr_irmsnorm_i8, &rms, cores);
+        rms.x = rms.y = y1;
+        tuned = SPLIT(TUNED(tsr_irmsnorm_i8), &rms, cores);
+        strcpy(name, "irmsnorm_i8 in place "), strcat(name, what);
+        report(name, portable, tuned, count, "element", memcmp(y0, y1, count) == 0);
+    }
+}
+
+static void rope(uint32_t rows, uint32_t cores, int wide)
+{
+    const uint32_t dim = 64u, n = rows * dim;
+    int8_t *q0 = l1(n), *k0 = l1(n), *q1 = l1(n), *k1 = l1(n), *m = l1(16u * rows);
+    fill(q0, n), fill(k0, n), fill(m, 16u * rows);
+    memcpy(q1, q0, n), memcpy(k1, k0, n);
+    tsr_rqs_params rq = rqs_for(wide), rk = rqs_for(0);
+    tsr_rope_matrix_i8_args a = {q0, k0, m, &rq, &rk, rows, dim, dim, 4u};
+    const uint32_t portable = SPLIT(tsr_rope_matrix_i8, &a, cores);
+    a.q = q1, a.k = k1;
+    const uint32_t tuned = SPLIT(TUNED(tsr_rope_matrix_i8), &a, cores);
+    report(wide ? "rope_matrix_i8 wide" : cores == 1u ? "rope_matrix_i8 1 core" : "rope_matrix_i8 8 cores", portable,
+           tuned, 2u * n, "element", memcmp(q0, q1, n) == 0 && memcmp(k0, k1, n) == 0);
+}
+
 int main(void)
 {
     const tsr_hal_board *board = tsr_pulp_board();
@@ -140,5 +230,11 @@ int main(void)
     matmul(1u, 256u, 64u);
     matmul(4u, 256u, 64u);
     attention(129u);
+    elementwise(128u, 1u, 0);
+    elementwise(128u, 8u, 0);
+    elementwise(128u, 1u, 1);
+    rope(2u, 1u, 0);
+    rope(2u, 8u, 0);
+    rope(2u, 1u, 1);
     return g_failed;
 }

@@ -202,6 +202,8 @@ public:
     // of a full share would make it the slowest core.
     // The numbering of the workers turns with the step index: where a split is uneven
     // (64 columns over 7 workers), the spare items fall on a different worker each step.
+    // A step of one tile is the exception: its transfers come before and after the
+    // compute, so core 0 takes a share too (every_core_works, from tiles()).
     static constexpr uint32_t kControllerOnlyFrom = 5;
     bool fine;
     uint32_t worker, workers;
@@ -234,12 +236,21 @@ public:
     Message *fail(tessera_status st) { return run.fail(st); }
     bool stopped = false; // the tile loop saw the run fail (every core sees it at the same barrier)
 
+    // Fine work on every core, core 0 too (a step of one tile).
+    void every_core_works()
+    {
+        fine = true;
+        workers = cores;
+        worker = (core + index) % cores;
+    }
+
     // The tile loop (every core): in(t) and out(t) run on core 0 and issue tile t's
     // transfers; compute(t) runs on every core. Status is read only right after the
     // barrier that follows core 0's part, where no core can be changing it.
     template <typename In, typename Compute, typename Out>
     void tiles(uint32_t count, In in, Compute compute, Out out)
     {
+        if (count == 1u) every_core_works(); // core 0 has no transfer to issue while the tile computes
         tsr_dma_handle ready[2] = {0, 0};
         for (uint32_t t = 0; t < count; ++t) {
             if (core == 0u) {

@@ -21,18 +21,19 @@ struct RmsVariant {
     Kernel kernel;
     uint32_t weight_dtype;
 };
-uint32_t weight_dtype(const tsr_step &s)
+// The weight's element type of variant index v (registered_variant) for step s.
+uint32_t weight_dtype(const tsr_step &s, uint8_t v)
 {
-    const uint8_t v = registered_variant(s.variant);
     const uint32_t w = v == kNoVariant ? 0u : variant_row<RmsVariant>(v).weight_dtype;
     return w ? w : s.dtype;
 }
+uint32_t weight_dtype(const tsr_step &s) { return weight_dtype(s, registered_variant(s.variant)); }
 
-void operands(const tsr_step &s, RowOperand out[3])
+void operands(const tsr_step &s, uint32_t wdtype, RowOperand out[3])
 {
     const uint32_t row = P(s).dim * act_bytes(s);
     out[0] = {0, row, 0, false, true, false};
-    out[1] = {1, P(s).dim * tsr_dtype_bytes(weight_dtype(s)), 0, true, true, false};
+    out[1] = {1, P(s).dim * tsr_dtype_bytes(wdtype), 0, true, true, false};
     out[2] = {2, row, 0, false, false, true};
 }
 
@@ -124,14 +125,14 @@ tessera_status validate(StepChecker &c)
 StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t)
 {
     RowOperand ops[3];
-    operands(s, ops);
+    operands(s, weight_dtype(s), ops);
     return row_geometry(s, rows, ops, 3);
 }
 
 void run(StepRun &r)
 {
     RowOperand ops[3];
-    operands(r.step, ops);
+    operands(r.step, weight_dtype(r.step, r.resolved.variant), ops); // resolved at open
     const Kernel kernel = variant_row<RmsVariant>(r.resolved.variant).kernel;
     run_rows(r, ops, 3, [&](uint8_t **p, uint32_t n) { return kernel(r, p, n); });
 }

@@ -9,6 +9,7 @@
 #include "tessera/kernels_bf16.h"
 #include "tessera/kernels_i8.h"
 #include "tessera/kernels_quantlib.h"
+#include "tessera/kernel_sets.h"
 
 namespace tsr {
 namespace {
@@ -39,12 +40,13 @@ tsr_kernel_status rope_i8(const StepRun &r, uint8_t **t, uint32_t n)
                        r.worker, r.workers);
 }
 
+template <tsr_kernel_status (*RopeMatrix)(const tsr_rope_matrix_i8_args *, uint32_t, uint32_t)>
 tsr_kernel_status rope_matrix(const StepRun &r, uint8_t **t, uint32_t n)
 {
     const tsr_rope_params &p = P(r.step);
     const tsr_rope_matrix_i8_args a = {(int8_t *)t[0], (int8_t *)t[1], (const int8_t *)t[2], &p.q, &p.k, n, p.dim, p.kv_dim,
                                        p.head_size};
-    return tsr_rope_matrix_i8(&a, r.worker, r.workers);
+    return RopeMatrix(&a, r.worker, r.workers);
 }
 
 tsr_kernel_status rope_matrix_f32(const StepRun &r, uint8_t **t, uint32_t n)
@@ -137,7 +139,15 @@ void run(StepRun &r)
 TSR_REGISTER_VARIANT(ROPE_F32, nullptr, RopeVariant{rope_f32, TSR_DTYPE_F32, false})
 TSR_REGISTER_VARIANT(ROPE_BF16, nullptr, RopeVariant{rope_bf16, TSR_DTYPE_F32, false})
 TSR_REGISTER_VARIANT(ROPE_I8, check_i8, RopeVariant{rope_i8, TSR_DTYPE_I16, false})
-TSR_REGISTER_VARIANT(ROPE_I8_MATRIX, check_matrix, RopeVariant{rope_matrix, TSR_DTYPE_I8, true})
+TSR_REGISTER_VARIANT(ROPE_I8_MATRIX, check_matrix, RopeVariant{rope_matrix<tsr_rope_matrix_i8>, TSR_DTYPE_I8, true})
+// The tuned kernel sets' (kernels/<set>/tuned_variants.def).
+#define TSR_TUNED_ROPE_I8_MATRIX(SET, sfx)                                                                             \
+    TSR_REGISTER_TUNED_VARIANT(SET, ROPE_I8_MATRIX, check_matrix, RopeVariant{rope_matrix<tsr_rope_matrix_i8_##sfx>, TSR_DTYPE_I8, true})
+#define TSR_TUNED TSR_TUNED_ROW
+#if __has_include("tessera/tuned_ROPE.def")
+#include "tessera/tuned_ROPE.def"
+#endif
+#undef TSR_TUNED
 TSR_REGISTER_VARIANT(ROPE_F32_MATRIX, check_matrix_f32, RopeVariant{rope_matrix_f32, TSR_DTYPE_F32, true})
 
 extern const OpDevice op_ROPE = {validate, geometry, run, false};

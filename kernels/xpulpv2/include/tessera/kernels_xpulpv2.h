@@ -47,6 +47,9 @@ tsr_kernel_status tsr_requant_i8_xpulpv2(const int8_t *x, int8_t *y, uint32_t co
 tsr_kernel_status tsr_add_i8_rqs_xpulpv2(const tsr_add_i8_rqs_args *args, uint32_t core_id, uint32_t core_count);
 tsr_kernel_status tsr_hardswish_i8_xpulpv2(const tsr_hardswish_i8_args *args, uint32_t core_id, uint32_t core_count);
 tsr_kernel_status tsr_irmsnorm_i8_xpulpv2(const tsr_irmsnorm_i8_args *args, uint32_t core_id, uint32_t core_count);
+/* RoPE as a matrix, head size 4: the row's matrix transposed once into a word a column,
+ * each output one cv.dotsp.b of the head's word with it (other head sizes: portable). */
+tsr_kernel_status tsr_rope_matrix_i8_xpulpv2(const tsr_rope_matrix_i8_args *args, uint32_t core_id, uint32_t core_count);
 
 #ifdef __cplusplus
 }
