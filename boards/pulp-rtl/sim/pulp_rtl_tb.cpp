@@ -90,6 +90,13 @@ struct Testbench {
     uint32_t counter_words = 0, counters[2] = {};
     uint64_t instr_begin = 0, run_instructions = 0, cycle_begin_csr = 0, run_csr_cycles = 0;
     OpStats *label[kCores] = {}; // the operator each core works on (its stats), or none
+    struct Event {
+        uint64_t cycle;
+        int core;
+        std::string label; // "-": the core left its operator
+    };
+    std::vector<Event> timeline; // --timeline N: the measured runs' first N label changes
+    size_t timeline_limit = 0;
     std::map<std::string, OpStats> ops;
     std::vector<uint64_t> busy = std::vector<uint64_t>(kCores), stalls = std::vector<uint64_t>(kCores);
     std::vector<uint64_t> run_busy = std::vector<uint64_t>(kCores), run_stalls = std::vector<uint64_t>(kCores);
@@ -162,6 +169,8 @@ struct Testbench {
             break;
         case PULP_RTL_LABEL:
             if (write) label[core] = wdata ? &ops[string_at(wdata)] : nullptr; // std::map: stable addresses
+            if (write && measuring && timeline.size() < timeline_limit)
+                timeline.push_back({cycle, core, wdata ? string_at(wdata) : std::string("-")});
             break;
         case PULP_RTL_CORES: r.data = kCores; break;
         case PULP_RTL_TRAP:
@@ -296,20 +305,24 @@ int main(int argc, char **argv)
     uint64_t max_cycles = 2'000'000'000ull;
     bool pc_profile = false; // --pc-profile: core 0's fetch addresses in the measured runs, every cycle
     std::map<uint32_t, uint64_t> pc_samples;
+    size_t timeline_limit = 0; // --timeline N
     const char *elf = nullptr;
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
-            std::printf("usage: %s [--max-cycles N] [--pc-profile] FIRMWARE.elf\n"
+            std::printf("usage: %s [--max-cycles N] [--pc-profile] [--timeline N] FIRMWARE.elf\n"
                         "Runs a pulp-rtl firmware on the CV32E40P cluster RTL (%d cores%s): L1 %u bytes in %u banks,\n"
                         "L2 latency %d cycles, DMA %d bytes a cycle after %d cycles a job. Exits with the firmware's status.\n"
                         "--pc-profile: print, at exit, core 0's fetch addresses in the measured runs by 16-byte block, every cycle sampled\n"
-                        "(most sampled first, every block: scripts/rtl-pc-profile.py attributes them to functions).\n",
+                        "(most sampled first, every block: scripts/rtl-pc-profile.py attributes them to functions).\n"
+                        "--timeline N: print the first N times a core began or left an operator in the measured runs.\n",
                         argv[0], kCores, PULP_RTL_FPU_BUILT ? ", FPU" : "", kL1Bytes, kBanks, PULP_RTL_L2_LATENCY,
                         PULP_RTL_DMA_BYTES_PER_CYCLE, PULP_RTL_DMA_SETUP);
             return 0;
         }
         if (!std::strcmp(argv[i], "--pc-profile")) {
             pc_profile = true;
+        } else if (!std::strcmp(argv[i], "--timeline") && i + 1 < argc) {
+            timeline_limit = std::strtoull(argv[++i], nullptr, 10);
         } else if (!std::strcmp(argv[i], "--max-cycles") && i + 1 < argc) {
             max_cycles = std::strtoull(argv[++i], nullptr, 10);
         } else if (argv[i][0] == '-') {
@@ -324,6 +337,7 @@ int main(int argc, char **argv)
         return 2;
     }
     auto tb = std::make_unique<Testbench>();
+    tb->timeline_limit = timeline_limit;
     if (!load_elf(*tb, elf)) return 2;
 
     auto context = std::make_unique<VerilatedContext>();
@@ -473,6 +487,11 @@ int main(int argc, char **argv)
         std::printf("rtl pc profile (core 0's fetch address in the measured runs, 16-byte blocks, cycles):\n");
         for (size_t i = 0; i < blocks.size(); ++i)
             std::printf("  0x%08x %llu\n", blocks[i].second, (unsigned long long)blocks[i].first);
+    }
+    if (!t.timeline.empty()) {
+        std::printf("rtl timeline (cycle, core, operator begun or '-' left), %zu events:\n", t.timeline.size());
+        for (const Testbench::Event &e : t.timeline)
+            std::printf("  %llu %d %s\n", (unsigned long long)e.cycle, e.core, e.label.c_str());
     }
     if (!t.exited) {
         std::fprintf(stderr, "pulp-rtl: no exit after %llu cycles (--max-cycles)\n", (unsigned long long)t.cycle);
