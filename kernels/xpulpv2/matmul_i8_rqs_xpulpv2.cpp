@@ -1,9 +1,10 @@
 // tsr_matmul_i8_rqs (QuantLib's RequantShift per channel: Deeploy's graphs) on XpulpV2:
 // the dot products of matmul_i8_xpulpv2.cpp, then the RequantShift. When x mul + add +
 // round stays within int32 for every possible dot product (|x . w| <= k 2^14) with the
-// largest |mul| and |add| of the core's channels (one hardware loop over them a call),
-// each output is the 32-bit form, clamped with cv.max / cv.min; otherwise the portable
-// tsr_rqs_apply, which checks each. The same integers either way, bit-exact.
+// largest |mul| and |add| of a block of four channels (checked once a block, from the
+// values the block reads anyway), each output is the 32-bit form, clamped with cv.max /
+// cv.min; otherwise the portable tsr_rqs_apply, which checks each. The same integers
+// either way, bit-exact.
 #include "kernel_checks.h"
 #include "tessera/kernels_quantlib.h"
 #include "tessera/kernels_xpulpv2.h"
@@ -12,45 +13,49 @@
 
 namespace {
 
-// Whether every channel in [begin, end) takes the 32-bit form.
-bool all_32_bit(const tsr_matmul_i8_rqs_args *a, uint32_t begin, uint32_t end)
+uint32_t magnitude(int32_t v) { return v < 0 ? 0u - (uint32_t)v : (uint32_t)v; }
+
+// Whether x mul + add + round stays within int32 for |x| <= bound, the largest |mul|
+// and |add| given.
+bool fits_32_bit(uint32_t bound, uint32_t mul, uint32_t add, uint32_t round)
 {
-    const int32_t shift = a->range.shift;
-    if (shift >= 31 || begin >= end) return shift < 31;
-    const int32_t *mul = a->mul + begin, *add = a->add + begin;
-    uint32_t most_mul = 0, most_add = 0, m, d;
-    __asm__ volatile(".balign 4\n.option push\n.option norvc\n.option norelax\n"
-                     TSR_CV_SETUP0("%[n]", 6)
-                     TSR_CV_LW_POST4("%[m]", "%[mul]")
-                     TSR_CV_LW_POST4("%[d]", "%[add]")
-                     TSR_CV_ABS("%[m]", "%[m]")
-                     TSR_CV_ABS("%[d]", "%[d]")
-                     TSR_CV_MAXU("%[mm]", "%[mm]", "%[m]")
-                     TSR_CV_MAXU("%[md]", "%[md]", "%[d]")
-                     ".option pop\n"
-                     : [mul] "+r"(mul), [add] "+r"(add), [mm] "+r"(most_mul), [md] "+r"(most_add), [m] "=&r"(m),
-                       [d] "=&r"(d)
-                     : [n] "r"(end - begin)
-                     : "memory");
-    const uint32_t round = shift > 0 ? 1u << (shift - 1) : 0u;
-    return (uint64_t)(a->k << 14) * most_mul + most_add + round <= 0x7FFFFFFFu;
+    return (uint64_t)bound * mul + add + round <= 0x7FFFFFFFu;
 }
 
-// Channels [begin, end) in the 32-bit form: four at a time (then one), each block's
-// multipliers and addends (with the rounding term) held for all rows.
-void rqs_32_bit(const tsr_matmul_i8_rqs_args *a, uint32_t begin, uint32_t end, uint32_t skew)
+// Channels [begin, end): four at a time (then one), each block's multipliers and
+// addends read once for all rows; the block's outputs in the 32-bit form when it holds
+// for all four channels, through tsr_rqs_apply (which checks each) otherwise.
+void rqs_blocks(const tsr_matmul_i8_rqs_args *a, uint32_t begin, uint32_t end, uint32_t skew)
 {
     const int8_t *const x = a->x, *const w = a->w;
     int8_t *const y = a->y; // its stores alias nothing the loops read from a
     const int32_t *const mul = a->mul, *const add = a->add;
-    const uint32_t rows = a->rows, k = a->k, ldy = a->ldy;
+    const uint32_t rows = a->rows, k = a->k, ldy = a->ldy, bound = a->k << 14; // |x . w| for int8 rows of k
     const int32_t shift = a->range.shift, lo = a->range.lo, hi = a->range.hi;
-    const int32_t round = shift > 0 ? (int32_t)(1u << (shift - 1)) : 0;
+    const bool shift_ok = shift < 31;
+    const int32_t round = shift > 0 && shift_ok ? (int32_t)(1u << (shift - 1)) : 0;
     uint32_t i = begin;
     for (; i + 4u <= end; i += 4u) {
         const int8_t *wi = w + (size_t)i * k;
         const int32_t m0 = mul[i], m1 = mul[i + 1], m2 = mul[i + 2], m3 = mul[i + 3];
-        const int32_t d0 = add[i] + round, d1 = add[i + 1] + round, d2 = add[i + 2] + round, d3 = add[i + 3] + round;
+        const int32_t a0 = add[i], a1 = add[i + 1], a2 = add[i + 2], a3 = add[i + 3];
+        uint32_t mm = magnitude(m0), ma = magnitude(a0);
+        mm = tsr_xpulpv2_maxu(tsr_xpulpv2_maxu(mm, magnitude(m1)), tsr_xpulpv2_maxu(magnitude(m2), magnitude(m3)));
+        ma = tsr_xpulpv2_maxu(tsr_xpulpv2_maxu(ma, magnitude(a1)), tsr_xpulpv2_maxu(magnitude(a2), magnitude(a3)));
+        if (!shift_ok || !fits_32_bit(bound, mm, ma, (uint32_t)round)) {
+            tsr_rqs_prepared p[4];
+            for (uint32_t c = 0; c < 4u; ++c) {
+                const tsr_rqs_params r = {mul[i + c], add[i + c], shift, lo, hi};
+                p[c] = tsr_rqs_prepare(&r);
+            }
+            for (uint32_t r = 0; r < rows; ++r) {
+                int32_t acc[4];
+                tsr_xpulpv2_dot_1x4(x + (size_t)r * k, wi, k, skew, acc);
+                for (uint32_t c = 0; c < 4u; ++c) y[(size_t)r * ldy + i + c] = (int8_t)tsr_rqs_apply(&p[c], acc[c]);
+            }
+            continue;
+        }
+        const int32_t d0 = a0 + round, d1 = a1 + round, d2 = a2 + round, d3 = a3 + round;
         for (uint32_t r = 0; r < rows; ++r) {
             int32_t acc[4];
             tsr_xpulpv2_dot_1x4(x + (size_t)r * k, wi, k, skew, acc);
@@ -63,10 +68,14 @@ void rqs_32_bit(const tsr_matmul_i8_rqs_args *a, uint32_t begin, uint32_t end, u
     }
     for (; i < end; ++i) {
         const int8_t *wi = w + (size_t)i * k;
-        const int32_t m = mul[i], d = add[i] + round;
-        for (uint32_t r = 0; r < rows; ++r)
-            y[(size_t)r * ldy + i] =
-                (int8_t)tsr_xpulpv2_clamp((tsr_xpulpv2_dot_1x1(x + (size_t)r * k, wi, k, skew) * m + d) >> shift, lo, hi);
+        const tsr_rqs_params r = {mul[i], add[i], shift, lo, hi};
+        const bool fast = shift_ok && fits_32_bit(bound, magnitude(r.mul), magnitude(r.add), (uint32_t)round);
+        const tsr_rqs_prepared p = fast ? tsr_rqs_prepared{} : tsr_rqs_prepare(&r);
+        for (uint32_t row = 0; row < rows; ++row) {
+            const int32_t acc = tsr_xpulpv2_dot_1x1(x + (size_t)row * k, wi, k, skew);
+            y[(size_t)row * ldy + i] = (int8_t)(fast ? tsr_xpulpv2_clamp((acc * r.mul + r.add + round) >> shift, lo, hi)
+                                                     : tsr_rqs_apply(&p, acc));
+        }
     }
 }
 
@@ -80,22 +89,6 @@ tsr_kernel_status tsr_matmul_i8_rqs_xpulpv2(const tsr_matmul_i8_rqs_args *a, uin
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
     uint32_t begin, end;
     tsr_core_range(a->n, core_id, core_count, &begin, &end);
-    if (all_32_bit(a, begin, end)) {
-        rqs_32_bit(a, begin, end, tsr_xpulpv2_skew(core_id, a->k >> 2));
-        return TSR_KERNEL_OK;
-    }
-    tsr_rqs_prepared rqs[4]; // the block's channels, prepared once for every row
-    tsr_xpulpv2_channel_blocks(
-        a->x, a->w, a->rows, a->k, a->n, core_id, core_count,
-        [&](uint32_t i, uint32_t block, const int8_t *) {
-            for (uint32_t c = 0; c < block; ++c) {
-                const tsr_rqs_params r = {a->mul[i + c], a->add[i + c], a->range.shift, a->range.lo, a->range.hi};
-                rqs[c] = tsr_rqs_prepare(&r);
-            }
-        },
-        [&](uint32_t r, uint32_t i, uint32_t block, const int32_t *acc) {
-            int8_t *y = a->y + (size_t)r * a->ldy + i;
-            for (uint32_t c = 0; c < block; ++c) y[c] = (int8_t)tsr_rqs_apply(&rqs[c], acc[c]);
-        });
+    rqs_blocks(a, begin, end, tsr_xpulpv2_skew(core_id, a->k >> 2));
     return TSR_KERNEL_OK;
 }

@@ -125,7 +125,9 @@ tsr_kernel_status tsr_irmsnorm_i8_xpulpv2(const tsr_irmsnorm_i8_args *a, uint32_
     } else {
         tsr_core_range(items, core_id, core_count, &begin, &end);
     }
-    for (uint32_t c = 0; c < dim; ++c) // |w| < 2^24, so |x w| < 2^31
+    // |w| < 2^24, so |x w| < 2^31: the columns this core reads, before it writes any.
+    const uint32_t c_first = begin < end ? begin % dim : 0u, c_count = end - begin < dim ? end - begin : dim;
+    for (uint32_t j = 0, c = c_first; j < c_count; ++j, c = c + 1u == dim ? 0u : c + 1u)
         TSR_KERNEL_REQUIRE((uint32_t)w[c] + ((1u << 24) - 1u) < (1u << 25) - 1u);
     for (uint32_t i = begin; i < end;) {
         const uint32_t r = i / dim, c0 = i - r * dim, c1 = end - i < dim - c0 ? c0 + (end - i) : dim;

@@ -18,8 +18,6 @@
 #define TSR_CV_MAX(rd, rs1, rs2) ".insn r 0x2B, 3, 0x2D, " rd ", " rs1 ", " rs2 "\n"
 #define TSR_CV_MIN(rd, rs1, rs2) ".insn r 0x2B, 3, 0x2B, " rd ", " rs1 ", " rs2 "\n"
 #define TSR_CV_MAXU(rd, rs1, rs2) ".insn r 0x2B, 3, 0x2E, " rd ", " rs1 ", " rs2 "\n"
-// cv.abs rd, rs1: |rs1| (INT32_MIN stays 2^31 read unsigned).
-#define TSR_CV_ABS(rd, rs1) ".insn r 0x2B, 3, 0x28, " rd ", " rs1 ", x0\n"
 // cv.lb rd, (rs1), 1: the signed byte at rs1, then rs1 += 1.
 #define TSR_CV_LB_POST1(rd, rs1) ".insn i 0x0B, 0, " rd ", 1(" rs1 ")\n"
 // cv.lb rd, rs2(rs1) / cv.lw rd, rs2(rs1): the signed byte / the word at rs1 + rs2.

@@ -28,6 +28,12 @@ static inline bool tsr_xpulpv2_rqs_for(const tsr_rqs_params *r, uint32_t bound, 
     return true;
 }
 
+static inline uint32_t tsr_xpulpv2_maxu(uint32_t a, uint32_t b)
+{
+    __asm__(TSR_CV_MAXU("%0", "%0", "%1") : "+r"(a) : "r"(b));
+    return a;
+}
+
 static inline int32_t tsr_xpulpv2_clamp(int32_t v, int32_t lo, int32_t hi)
 {
     __asm__(TSR_CV_MAX("%0", "%0", "%1") TSR_CV_MIN("%0", "%0", "%2") : "+r"(v) : "r"(lo), "r"(hi));

@@ -32,19 +32,26 @@ Counters counters(const RunState &run)
     return Counters{run.dma.bytes, run.dma.transfers, run.npu.jobs, run.dma.wait_cycles, run.npu.wait_cycles};
 }
 
+// The caller's profile may sit in slow memory (pulp-rtl: L2, 8 cycles a load or store):
+// a field is read and written only when it changes, which most do not in most steps.
+template <typename T> void add(uint64_t &field, T delta)
+{
+    if (delta) field += delta;
+}
+
 void charge(Task &task, uint32_t i, const Counters &before, bool ran)
 {
     const RunState &run = task.run;
     const uint64_t now = run.board->ops->cycles(run.board->ctx);
     tessera_step_profile &p = task.profile[i];
-    p.runs += ran ? 1u : 0u;
-    p.forks += ran && i == 0u ? 1u : 0u; // the run's one fork, opened for its first step
-    p.cycles += now - task.clock;
-    p.dma_bytes += run.dma.bytes - before.bytes;
-    p.dma_transfers += run.dma.transfers - before.transfers;
-    p.npu_jobs += run.npu.jobs - before.jobs;
-    p.dma_wait_cycles += run.dma.wait_cycles - before.dma_wait;
-    p.npu_wait_cycles += run.npu.wait_cycles - before.npu_wait;
+    add(p.runs, ran ? 1u : 0u);
+    add(p.forks, ran && i == 0u ? 1u : 0u); // the run's one fork, opened for its first step
+    add(p.cycles, now - task.clock);
+    add(p.dma_bytes, run.dma.bytes - before.bytes);
+    add(p.dma_transfers, run.dma.transfers - before.transfers);
+    add(p.npu_jobs, run.npu.jobs - before.jobs);
+    add(p.dma_wait_cycles, run.dma.wait_cycles - before.dma_wait);
+    add(p.npu_wait_cycles, run.npu.wait_cycles - before.npu_wait);
     task.clock = now;
 }
 

@@ -39,9 +39,14 @@ Shape shape_of(const tsr_step &s)
 
 // One attention core's scratch: its scores row (I8 integer: int8 scores, 12-bit
 // probabilities, the exponentials; else fp32 scores, then probabilities in place),
-// and the accumulators of its head (fp32 or int32; F32 sums straight into y).
+// and the accumulators of its head (fp32 or int32; F32 sums straight into y). QuantLib:
+// then room for its tables (tsr_quantlib_attention, 1,840 bytes), which the step's first
+// tile copies from the image into core 0's scratch, where every core reads them: the
+// kernels look one up for each position and score, and the image may sit in slow memory
+// (pulp-rtl: L2, 8 cycles a load).
 struct Scratch {
     uint32_t probs, exps, acc, bytes; // offsets in the core's buffer, and its size
+    uint32_t tables = 0;              // offset of the tables' copy (0: none)
 };
 // Each layout as its kernels state it (their scratch queries): the plan sizes the
 // scratch from these.
@@ -54,7 +59,8 @@ Scratch scratch_i8_float(const Shape &a)
 Scratch scratch_quantlib(const Shape &a)
 {
     const tsr_quantlib_attention_layout l = tsr_quantlib_attention_scratch_layout(a.ctx, a.hs);
-    return Scratch{l.probs, l.exps, l.acc, l.bytes};
+    const uint32_t tables = (l.bytes + 3u) & ~3u;
+    return Scratch{l.probs, l.exps, l.acc, tables + (uint32_t)sizeof(tsr_quantlib_attention), tables};
 }
 Scratch scratch_integer(const Shape &a)
 {
@@ -320,6 +326,7 @@ void run(StepRun &r)
     const AttentionVariant &v = variant_row<AttentionVariant>(r.resolved.variant);
     const Scratch sx = v.scratch(a);
     const uint8_t *tables = P(r.step).tables < r.run.img.header->tensor_count ? r.constant(P(r.step).tables) : nullptr;
+    uint8_t *const tables_l1 = sx.tables && tables && r.stage[3] ? r.stage[3] + sx.tables : nullptr; // core 0's scratch
     // Tile t: round, pass (0 keys, 1 values) and chunk.
     struct Tile {
         uint32_t round, pass, chunk;
@@ -360,6 +367,7 @@ void run(StepRun &r)
         tiles,
         [&](uint32_t t) {
             const Tile x = tile(t);
+            if (t == 0u && tables_l1) r.run.dma.copy(tables_l1, tables, sizeof(tsr_quantlib_attention));
             for (uint32_t j = 0; j < ac; ++j) {
                 const Item it = item(x, j);
                 if (!it.exists) continue;
@@ -384,9 +392,9 @@ void run(StepRun &r)
             r.check(mine, sx.bytes, 3);
             r.check(x.pass ? y : q, head, x.pass ? 4 : 0);
             r.kernel(x.pass == 0u ? v.score(r.step, ScoreArgs{q, kv, mine, sx, it.first, it.count, n, last_chunk, y,
-                                                              r.resolved.zero, r.pos + it.row, tables})
+                                                              r.resolved.zero, r.pos + it.row, tables_l1 ? tables_l1 : tables})
                                   : v.accumulate(r.step, AccumulateArgs{kv, mine, sx, it.first, it.count, last_chunk, y,
-                                                                        r.resolved.zero, tables}));
+                                                                        r.resolved.zero, tables_l1 ? tables_l1 : tables}));
         },
         [&](uint32_t t) {
             const Tile x = tile(t);
