@@ -16,7 +16,7 @@
 execute_process(COMMAND ${SIM} ${ELF} OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc TIMEOUT 1500)
 string(REGEX MATCH "^[^\n]*" first_line "${out}")
 message(STATUS "${first_line}")
-if(out MATCHES "\nconformance: ")
+if(out MATCHES "\nconformance: " OR out MATCHES "\nkernel ") # the conformance suite, tessera-rtl-kernels: all of it
   message(STATUS "${out}")
 endif()
 string(REGEX MATCH "\nrtl: .*" rtl_report "${out}")
