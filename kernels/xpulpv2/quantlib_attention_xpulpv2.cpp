@@ -13,6 +13,7 @@
 #include "kernel_checks.h"
 #include "tessera/kernels_quantlib.h"
 #include "tessera/kernels_xpulpv2.h"
+#include "xpulpv2_dot.h"
 #include "xpulpv2_insn.h"
 #include "xpulpv2_rqs.h"
 
@@ -20,13 +21,6 @@ namespace {
 
 #define TSR_HWLOOP_BEGIN(count, body) ".balign 4\n.option push\n.option norvc\n.option norelax\n" TSR_CV_SETUP0(count, body)
 #define TSR_HWLOOP_END ".option pop\n"
-
-inline int32_t dotsp(uint32_t a, uint32_t b)
-{
-    int32_t d;
-    __asm__(TSR_CV_DOTSP_B("%0", "%1", "%2") : "=r"(d) : "r"(a), "r"(b));
-    return d;
-}
 
 inline uint32_t word(const int8_t *p)
 {
@@ -66,7 +60,7 @@ void scores_part(uint32_t qw, const uint32_t *k, int8_t *u, uint32_t n, const in
                            [lo] "r"(r.lo), [hi] "r"(r.hi), [t] "r"(table)
                          : "memory");
     }
-    if (n & 1u) *u = table[tsr_xpulpv2_rqs_apply(r, dotsp(qw, *k))];
+    if (n & 1u) *u = table[tsr_xpulpv2_rqs_apply(r, tsr_xpulpv2_dotsp(qw, *k))];
 }
 
 // The largest of u[0..n) (n >= 1).

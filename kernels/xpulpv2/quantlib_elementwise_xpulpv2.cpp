@@ -22,13 +22,6 @@ bool within_i8(const tsr_rqs_params *r) { return r && tsr_rqs_valid(r) && r->lo 
 
 // floor(n / d) for n < 2^32 and d >= 1, given m = floor((2^32 - 1) / d): n m / 2^32 lies
 // within (n / d - 1, n / d], so the high half of the product is the quotient or one less.
-inline int32_t dotsp(uint32_t a, uint32_t b)
-{
-    int32_t d;
-    __asm__(TSR_CV_DOTSP_B("%0", "%1", "%2") : "=r"(d) : "r"(a), "r"(b));
-    return d;
-}
-
 inline uint32_t divide(uint32_t n, uint32_t d, uint32_t m)
 {
     uint32_t q = (uint32_t)(((uint64_t)n * m) >> 32);
@@ -172,7 +165,7 @@ tsr_kernel_status tsr_rope_matrix_i8_xpulpv2(const tsr_rope_matrix_i8_args *a, u
         int8_t *x = in_q ? a->q + (size_t)r * a->dim + (size_t)h * 4u : a->k + (size_t)r * a->kv_dim + (size_t)(h - qh) * 4u;
         const tsr_xpulpv2_rqs &f = in_q ? fq : fk;
         const uint32_t xw = *(const uint32_t *)(const void *)x;
-        for (uint32_t j = 0; j < 4u; ++j) x[j] = (int8_t)tsr_xpulpv2_rqs_apply(f, dotsp(xw, col[j]));
+        for (uint32_t j = 0; j < 4u; ++j) x[j] = (int8_t)tsr_xpulpv2_rqs_apply(f, tsr_xpulpv2_dotsp(xw, col[j]));
         if (++h == heads) h = 0, ++r;
     }
     return TSR_KERNEL_OK;

@@ -10,6 +10,14 @@
 #include "kernel_checks.h"
 #include "xpulpv2_insn.h"
 
+// The sum of the four signed byte products of a and b (cv.dotsp.b).
+static inline int32_t tsr_xpulpv2_dotsp(uint32_t a, uint32_t b)
+{
+    int32_t d;
+    __asm__(TSR_CV_DOTSP_B("%0", "%1", "%2") : "=r"(d) : "r"(a), "r"(b));
+    return d;
+}
+
 // acc[c] += x . w_c over `words` words, for the four weight rows w, w + k, w + 2k, w + 3k
 // (words > 0).
 static inline void tsr_xpulpv2_dot_1x4_part(const int8_t *x, const int8_t *w, uint32_t k, uint32_t words, int32_t acc[4])
