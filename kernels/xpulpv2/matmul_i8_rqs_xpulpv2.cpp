@@ -13,15 +13,6 @@
 
 namespace {
 
-uint32_t magnitude(int32_t v) { return v < 0 ? 0u - (uint32_t)v : (uint32_t)v; }
-
-// Whether x mul + add + round stays within int32 for |x| <= bound, the largest |mul|
-// and |add| given.
-bool fits_32_bit(uint32_t bound, uint32_t mul, uint32_t add, uint32_t round)
-{
-    return (uint64_t)bound * mul + add + round <= 0x7FFFFFFFu;
-}
-
 // Channels [begin, end): four at a time (then one), each block's multipliers and
 // addends read once for all rows; the block's outputs in the 32-bit form when it holds
 // for all four channels, through tsr_rqs_apply (which checks each) otherwise.
@@ -39,10 +30,12 @@ void rqs_blocks(const tsr_matmul_i8_rqs_args *a, uint32_t begin, uint32_t end, u
         const int8_t *wi = w + (size_t)i * k;
         const int32_t m0 = mul[i], m1 = mul[i + 1], m2 = mul[i + 2], m3 = mul[i + 3];
         const int32_t a0 = add[i], a1 = add[i + 1], a2 = add[i + 2], a3 = add[i + 3];
-        uint32_t mm = magnitude(m0), ma = magnitude(a0);
-        mm = tsr_xpulpv2_maxu(tsr_xpulpv2_maxu(mm, magnitude(m1)), tsr_xpulpv2_maxu(magnitude(m2), magnitude(m3)));
-        ma = tsr_xpulpv2_maxu(tsr_xpulpv2_maxu(ma, magnitude(a1)), tsr_xpulpv2_maxu(magnitude(a2), magnitude(a3)));
-        if (!shift_ok || !fits_32_bit(bound, mm, ma, (uint32_t)round)) {
+        // The block's largest |mul| and |add|.
+        const uint32_t mm = tsr_xpulpv2_maxu(tsr_xpulpv2_maxu(tsr_xpulpv2_magnitude(m0), tsr_xpulpv2_magnitude(m1)),
+                                             tsr_xpulpv2_maxu(tsr_xpulpv2_magnitude(m2), tsr_xpulpv2_magnitude(m3)));
+        const uint32_t ma = tsr_xpulpv2_maxu(tsr_xpulpv2_maxu(tsr_xpulpv2_magnitude(a0), tsr_xpulpv2_magnitude(a1)),
+                                             tsr_xpulpv2_maxu(tsr_xpulpv2_magnitude(a2), tsr_xpulpv2_magnitude(a3)));
+        if (!shift_ok || !tsr_xpulpv2_fits_32_bit(bound, mm, ma, (uint32_t)round)) {
             tsr_rqs_prepared p[4];
             for (uint32_t c = 0; c < 4u; ++c) {
                 const tsr_rqs_params r = {mul[i + c], add[i + c], shift, lo, hi};
@@ -69,12 +62,12 @@ void rqs_blocks(const tsr_matmul_i8_rqs_args *a, uint32_t begin, uint32_t end, u
     for (; i < end; ++i) {
         const int8_t *wi = w + (size_t)i * k;
         const tsr_rqs_params r = {mul[i], add[i], shift, lo, hi};
-        const bool fast = shift_ok && fits_32_bit(bound, magnitude(r.mul), magnitude(r.add), (uint32_t)round);
+        tsr_xpulpv2_rqs q;
+        const bool fast = tsr_xpulpv2_rqs_for(&r, bound, &q);
         const tsr_rqs_prepared p = fast ? tsr_rqs_prepared{} : tsr_rqs_prepare(&r);
         for (uint32_t row = 0; row < rows; ++row) {
             const int32_t acc = tsr_xpulpv2_dot_1x1(x + (size_t)row * k, wi, k, skew);
-            y[(size_t)row * ldy + i] = (int8_t)(fast ? tsr_xpulpv2_clamp((acc * r.mul + r.add + round) >> shift, lo, hi)
-                                                     : tsr_rqs_apply(&p, acc));
+            y[(size_t)row * ldy + i] = (int8_t)(fast ? tsr_xpulpv2_rqs_apply(q, acc) : tsr_rqs_apply(&p, acc));
         }
     }
 }

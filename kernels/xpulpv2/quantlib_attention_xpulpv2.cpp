@@ -216,8 +216,6 @@ void accumulate_4(const int8_t *probs, const uint32_t *v, int32_t acc[4], uint32
     acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;
 }
 
-bool within_i8(const tsr_rqs_params *r) { return r && tsr_rqs_valid(r) && r->lo >= -128 && r->hi <= 127; }
-
 } // namespace
 
 tsr_kernel_status tsr_quantlib_scores_xpulpv2(const int8_t *q, const int8_t *keys, int8_t *u, uint32_t count,
@@ -225,7 +223,7 @@ tsr_kernel_status tsr_quantlib_scores_xpulpv2(const int8_t *q, const int8_t *key
                                               const tsr_quantlib_attention *t)
 {
     tsr_xpulpv2_rqs r;
-    if (head_size != 4u || !q || !keys || ((uintptr_t)keys & 3u) != 0u || !t || !within_i8(&t->scores) ||
+    if (head_size != 4u || !q || !keys || ((uintptr_t)keys & 3u) != 0u || !t ||
         !tsr_xpulpv2_rqs_for(&t->scores, 1u << 16, &r)) // |q . k| <= 4 x 2^14
         return tsr_quantlib_scores(q, keys, u, count, head_size, first, row_pos, t); // it checks
     TSR_KERNEL_REQUIRE(u);

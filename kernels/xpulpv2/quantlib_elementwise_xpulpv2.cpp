@@ -18,8 +18,6 @@
 
 namespace {
 
-bool within_i8(const tsr_rqs_params *r) { return r && tsr_rqs_valid(r) && r->lo >= -128 && r->hi <= 127; }
-
 // floor(n / d) for n < 2^32 and d >= 1, given m = floor((2^32 - 1) / d): n m / 2^32 lies
 // within (n / d - 1, n / d], so the high half of the product is the quotient or one less.
 inline uint32_t divide(uint32_t n, uint32_t d, uint32_t m)
@@ -47,7 +45,7 @@ tsr_kernel_status tsr_requant_i8_xpulpv2(const int8_t *x, int8_t *y, uint32_t co
                                          uint32_t core_id, uint32_t core_count)
 {
     tsr_xpulpv2_rqs f;
-    if (!x || !y || !count || !within_i8(r) || !tsr_xpulpv2_rqs_for(r, 128u, &f))
+    if (!x || !y || !count || !tsr_xpulpv2_rqs_for(r, 128u, &f))
         return tsr_requant_i8(x, y, count, r, core_id, core_count); // it checks
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
     uint32_t begin, end;
@@ -60,8 +58,8 @@ tsr_kernel_status tsr_add_i8_rqs_xpulpv2(const tsr_add_i8_rqs_args *a, uint32_t 
 {
     tsr_xpulpv2_rqs fa, fb, fy;
     // rqs_y sees a sum of two int8 ranges: |sum| <= 256.
-    if (!a || !a->a || !a->b || !a->y || !a->count || !within_i8(a->rqs_a) || !within_i8(a->rqs_b) ||
-        !within_i8(a->rqs_y) || !tsr_xpulpv2_rqs_for(a->rqs_a, 128u, &fa) || !tsr_xpulpv2_rqs_for(a->rqs_b, 128u, &fb) ||
+    if (!a || !a->a || !a->b || !a->y || !a->count || !tsr_xpulpv2_rqs_for(a->rqs_a, 128u, &fa) ||
+        !tsr_xpulpv2_rqs_for(a->rqs_b, 128u, &fb) ||
         !tsr_xpulpv2_rqs_for(a->rqs_y, 256u, &fy))
         return tsr_add_i8_rqs(a, core_id, core_count); // it checks
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
@@ -79,7 +77,7 @@ tsr_kernel_status tsr_hardswish_i8_xpulpv2(const tsr_hardswish_i8_args *a, uint3
     tsr_xpulpv2_rqs act, out;
     // rqs_act sees g (gate one_over_six): |.| <= 128 six one_over_six, below 2^31 (the
     // portable kernel's narrow case); rqs_y sees an int8 times an int8: |.| <= 2^14.
-    if (!a || !a->gate || !a->up || !a->y || !a->count || !within_i8(a->rqs_act) || !within_i8(a->rqs_y) ||
+    if (!a || !a->gate || !a->up || !a->y || !a->count ||
         a->three < 0 || a->three > 32768 || a->six < 0 || a->six > 32768 || a->one_over_six < 0 ||
         a->one_over_six > 32768 || (int64_t)128 * a->six * a->one_over_six >= ((int64_t)1 << 31) ||
         !tsr_xpulpv2_rqs_for(a->rqs_act, (uint32_t)(128 * a->six * a->one_over_six), &act) ||
@@ -142,8 +140,8 @@ tsr_kernel_status tsr_rope_matrix_i8_xpulpv2(const tsr_rope_matrix_i8_args *a, u
 {
     tsr_xpulpv2_rqs fq, fk; // |x . column| <= 4 x 2^14
     if (!a || !a->q || !a->k || !a->rotation || a->head_size != 4u || !a->dim || !a->kv_dim || a->dim % 4u ||
-        a->kv_dim % 4u || (((uintptr_t)a->q | (uintptr_t)a->k | (uintptr_t)a->rotation) & 3u) || !within_i8(a->rqs_q) ||
-        !within_i8(a->rqs_k) || !tsr_xpulpv2_rqs_for(a->rqs_q, 1u << 16, &fq) || !tsr_xpulpv2_rqs_for(a->rqs_k, 1u << 16, &fk))
+        a->kv_dim % 4u || (((uintptr_t)a->q | (uintptr_t)a->k | (uintptr_t)a->rotation) & 3u) ||
+        !tsr_xpulpv2_rqs_for(a->rqs_q, 1u << 16, &fq) || !tsr_xpulpv2_rqs_for(a->rqs_k, 1u << 16, &fk))
         return tsr_rope_matrix_i8(a, core_id, core_count); // it checks
     TSR_KERNEL_REQUIRE(a->rows);
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);

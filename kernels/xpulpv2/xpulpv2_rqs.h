@@ -15,15 +15,24 @@ struct tsr_xpulpv2_rqs {
     int32_t mul, add_round, shift, lo, hi;
 };
 
-// Whether r's 32-bit form holds for every |x| <= bound (tsr_rqs_prepare's condition,
-// without its division); *q is that form then.
+static inline uint32_t tsr_xpulpv2_magnitude(int32_t v) { return v < 0 ? 0u - (uint32_t)v : (uint32_t)v; }
+
+// Whether x mul + add + round stays within int32 for every |x| <= bound, given |mul| and
+// |add| (tsr_rqs_prepare's condition, without its division).
+static inline bool tsr_xpulpv2_fits_32_bit(uint32_t bound, uint32_t mul, uint32_t add, uint32_t round)
+{
+    return (uint64_t)bound * mul + add + round <= 0x7FFFFFFFu;
+}
+
+// Whether r is a valid RequantShift into int8 whose 32-bit form holds for every
+// |x| <= bound; *q is that form then. When not, the kernels run the portable path,
+// which checks r and refuses what is invalid.
 static inline bool tsr_xpulpv2_rqs_for(const tsr_rqs_params *r, uint32_t bound, tsr_xpulpv2_rqs *q)
 {
-    if (r->shift < 0 || r->shift >= 31) return false;
+    if (!r || !tsr_rqs_valid(r) || r->lo < -128 || r->hi > 127 || r->shift >= 31) return false;
     const uint32_t round = r->shift > 0 ? 1u << (r->shift - 1) : 0u;
-    const uint64_t m = r->mul < 0 ? 0u - (uint64_t)(int64_t)r->mul : (uint64_t)r->mul;
-    const uint64_t a = r->add < 0 ? 0u - (uint64_t)(int64_t)r->add : (uint64_t)r->add;
-    if ((uint64_t)bound * m + a + round > 0x7FFFFFFFu) return false;
+    if (!tsr_xpulpv2_fits_32_bit(bound, tsr_xpulpv2_magnitude(r->mul), tsr_xpulpv2_magnitude(r->add), round))
+        return false;
     *q = tsr_xpulpv2_rqs{r->mul, r->add + (int32_t)round, r->shift, r->lo, r->hi};
     return true;
 }
