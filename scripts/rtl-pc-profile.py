@@ -44,11 +44,17 @@ def main():
     blocks = [(int(m.group(1), 16), int(m.group(2))) for m in re.finditer(r"^  0x([0-9a-f]{8}) (\d+)$", text, re.M)]
     syms = symbols(a.elf)
     starts = [s[0] for s in syms]
+    # Functions local to a file often share a name (each operator's run): those are told
+    # apart by their address.
+    count = {}
+    for s in syms:
+        count[s[2]] = count.get(s[2], 0) + 1
+    names = [s[2] if count[s[2]] == 1 else "%s @0x%08x" % (s[2], s[0]) for s in syms]
     by_fn, hot = {}, {}
     for addr, n in blocks:
         # A block may straddle two functions; it counts for the one its first byte is in.
         i = bisect.bisect_right(starts, addr) - 1
-        name = syms[i][2] if i >= 0 and addr < syms[i][0] + max(syms[i][1], 16) else "?"
+        name = names[i] if i >= 0 and addr < syms[i][0] + max(syms[i][1], 16) else "?"
         by_fn[name] = by_fn.get(name, 0) + n
         hot.setdefault(name, []).append((n, addr))
     total = sum(by_fn.values()) or 1

@@ -14,12 +14,6 @@ struct Task {
     uint64_t clock;                // core 0, profiling: when the current step began
 };
 
-void trace(const RunState &run, uint32_t core, const tsr_step &step, bool begin)
-{
-    const tsr_hal_board *b = run.board;
-    if (b->ops->trace) b->ops->trace(b->ctx, core, tsr_op_name(step.op), step.layer, run.pos, begin);
-}
-
 // Core 0, profiling: what step i's entry gets since the clock last read, from the
 // counters as they were then (`before`). A step ends where the next begins.
 struct Counters {
@@ -59,10 +53,13 @@ void run_task(void *arg, uint32_t core, uint32_t cores)
 {
     Task &task = *static_cast<Task *>(arg);
     RunState &run = task.run;
-    const tsr_hal_ops *ops = run.board->ops;
+    const tsr_hal_board *board = run.board;
     const bool profiling = core == 0u && task.profile != nullptr; // core 0 drives (and counts) the DMA engine and NPU
+    // Read once: the board's tables and the schedule may sit in slow memory (pulp-rtl: L2).
+    const auto trace = board->ops->trace;
+    const uint32_t steps = run.schedule.header->step_count;
     uint32_t last = 0;
-    for (uint32_t i = 0; i < run.schedule.header->step_count; ++i) {
+    for (uint32_t i = 0; i < steps; ++i) {
         const tsr_step &step = run.schedule.steps[i];
         const Counters before = profiling ? counters(run) : Counters{};
         // Data movement and NPU steps are core 0's alone: it drives the DMA engine and
@@ -78,9 +75,10 @@ void run_task(void *arg, uint32_t core, uint32_t cores)
         }
         if (alone && (core != 0u || run.status != TESSERA_OK)) continue;
         StepRun r(run, i, core, solo ? 1u : cores);
-        if (ops->trace) trace(run, core, step, true);
+        const char *label = trace ? tsr_op_name(step.op) : nullptr;
+        if (trace) trace(board->ctx, core, label, step.layer, run.pos, true);
         op_device(step.op)->run(r);
-        if (ops->trace) trace(run, core, step, false);
+        if (trace) trace(board->ctx, core, label, step.layer, run.pos, false);
         if (profiling) charge(task, i, before, true);
         last = i;
         // Every core stops at the same step; core 0, alone in a step, stops the others
@@ -92,7 +90,7 @@ void run_task(void *arg, uint32_t core, uint32_t cores)
         run.npu.drain();
         run.settle_npu();
         run.dma.drain();
-        run.settle(run.schedule.header->step_count - 1u);
+        run.settle(steps - 1u);
         if (profiling) charge(task, last, before, false); // the run's final drain: its last step's
     }
 }

@@ -374,8 +374,8 @@ void run(StepRun &r)
                 if (x.pass == 0u && x.chunk == 0u && r.stage[0])
                     r.run.dma.copy(head_of(0, it, x.round, j), r.addr[0] + head_offset(it), head);
                 if (!it.live) continue;
-                const uint8_t *cache = r.addr[1 + x.pass] + (size_t)it.first * a.kv_dim * e +
-                                       (size_t)(it.head / a.group) * head;
+                const uint32_t kv_head = a.group == 1u ? it.head : it.head / a.group; // a division: 35 cycles on RV32
+                const uint8_t *cache = r.addr[1 + x.pass] + (size_t)it.first * a.kv_dim * e + (size_t)kv_head * head;
                 r.run.dma.copy_2d(kv_buffer(j, t), head, cache, a.kv_dim * e, head, it.count); // the head's columns
             }
         },
