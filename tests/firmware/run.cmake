@@ -14,8 +14,10 @@
 # the run the firmware says it measured (tessera-inspect --predict, the qemu-virt-rv32
 # board's costs):
 #   PREDICTED instructions per run: N
+# or, for a run the model does not describe (one hart; a compute hart running the NPU's
+# jobs; NOT_MODELLED, the caller's reason), "PREDICTED: not modelled: <why>".
 # cmake -DQEMU=... -DELF=... -DSMP=N [-DGOLDEN=file] [-DHOST_GENERATE=exe -DIMAGE=tess] [-DEXPECT=regex]
-#       [-DEXPECT_EXIT=code] [-DPLUGIN=so [-DLAYERS=ON]] [-DINSPECT=exe -DPREDICT_IMAGE=tess] -P run.cmake
+#       [-DEXPECT_EXIT=code] [-DPLUGIN=so [-DLAYERS=ON]] [-DINSPECT=exe -DPREDICT_IMAGE=tess [-DNOT_MODELLED=why]] -P run.cmake
 set(plugin_args "")
 if(DEFINED PLUGIN)
   get_filename_component(counts "${ELF}.smp${SMP}.harts.txt" ABSOLUTE)
@@ -92,7 +94,9 @@ if(DEFINED PLUGIN AND EXISTS ${counts})
   # not what it models.
   set(not_modelled "")
   string(REGEX MATCH "NPU jobs ([0-9]+)" _ "${per_token}")
-  if(SMP EQUAL 1)
+  if(DEFINED NOT_MODELLED)
+    set(not_modelled "${NOT_MODELLED}")
+  elseif(SMP EQUAL 1)
     set(not_modelled "one hart also does the DMA engine's copies")
   elseif(CMAKE_MATCH_1 AND NOT CMAKE_MATCH_1 EQUAL 0 AND NOT SMP EQUAL 10)
     set(not_modelled "a compute hart also runs the NPU's jobs (no NPU hart)")

@@ -99,9 +99,8 @@ RunEstimate estimate_run(const uint8_t *image, size_t size, const BoardDesc &boa
             pending.pop_front();
         }
         const uint32_t n = tsr::step_rows(s, rows);
-        const uint32_t kv = pos + (n + 1) / 2; // attention's cached positions, averaged over the rows
         const OpHost &host = op_host(s.op);
-        const Work w = host.work ? host.work(s, n, kv) : Work{};
+        const Work w = host.work ? host.work(s, n, pos, cores) : Work{};
         const tsr::StepGeometry g = tsr::step_geometry(s, n, cores);
         double bytes = 0, transfers = 0;
         for (uint32_t k = 0; k < TSR_MAX_OPERANDS; ++k) {
@@ -114,20 +113,21 @@ RunEstimate estimate_run(const uint8_t *image, size_t size, const BoardDesc &boa
             }
         }
         if (w.dma_bytes >= 0) bytes = w.dma_bytes;
+        const double calls = w.tiles >= 0 ? std::max(w.tiles, 1.0) : std::max(g.tiles, 1u);
         tsr_variant_row variant{};
         const FittedVariantCost *fit = nullptr;
         VariantWork *vw = nullptr;
         if (tsr_variant_lookup(s.variant, &variant)) { // every step (an NPU step: its controller's share)
             const double share = workers(cores);
             vw = &r.variants[variant.name];
-            vw->calls += std::max(g.tiles, 1u); // a step without tiles (a move) is still a call
+            vw->calls += calls; // a step without tiles (a move) is still a call
             vw->macs += w.macs / share;
             vw->elements += w.elements / share;
             vw->bytes += bytes;
             if (r.fitted) fit = r.fitted->variant(variant.name, cores);
         }
         if (fit) { // measured as a whole: the kernel (or the NPU job's control), driver, DMA waits, barriers
-            const double step = fit->per_call * std::max(g.tiles, 1u) + fit->per_mac * w.macs / workers(cores) +
+            const double step = fit->per_call * calls + fit->per_mac * w.macs / workers(cores) +
                                 fit->per_element * w.elements / workers(cores) + fit->per_byte * bytes;
             busy_on(Lane::kCluster, tsr_op_name(s.op), now, now + step, 0);
             now += step;

@@ -15,7 +15,7 @@ void evaluate(const GraphStep &s, Evaluation &e)
     tsr_add_f32(e.values(s.operands[0]), e.values(s.operands[1]), e.values(s.operands[2]), s.params.add.n, 0, 1);
 }
 
-Work work(const tsr_step &s, uint32_t rows, uint32_t) { return Work{0, double(rows) * s.params.add.n, -1}; }
+Work work(const tsr_step &s, uint32_t rows, uint32_t, uint32_t) { return Work{0, double(rows) * s.params.add.n, -1}; }
 
 // int8: each input's factor to the output's scale.
 void derive_i8(GraphStep &s, Graph &g)

@@ -2,6 +2,7 @@
 // and cores sharing the heads (every halving of the cluster: fewer cores, less scratch,
 // more rounds). Its traffic depends on the run's position: the plan assumes half the
 // context cached.
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -62,13 +63,23 @@ void evaluate(const GraphStep &s, Evaluation &e)
     }
 }
 
-// Scores and weighted sums over the `kv` cached positions of every (row, head), the
+// Scores and weighted sums over the cached positions every (row, head) reads, the
 // softmax's exponentials; the keys and values of every head stream from the KV cache.
-Work work(const tsr_step &s, uint32_t rows, uint32_t kv)
+// Row i of a run from `pos` reads pos + i + 1 positions (pos + (rows + 1) / 2 on
+// average); with QuantLib's arithmetic every row reads the whole chunk, pos + rows (the
+// later rows' positions masked, as Deeploy's graphs apply their causal mask). Its
+// tiles are the runtime's (runtime/src/ops/attention.cpp): rounds of (row, head) items
+// over the cores (at most tile[1]), keys then values, chunk by chunk of the positions.
+Work work(const tsr_step &s, uint32_t rows, uint32_t pos, uint32_t cores)
 {
     const tsr_attention_params &p = s.params.attention;
     const double heads = double(rows) * p.n_heads, e = tsr_dtype_bytes(s.dtype);
-    return Work{2.0 * heads * kv * p.head_size, heads * kv, 2.0 * heads * kv * p.head_size * e + 2.0 * heads * p.head_size * e};
+    const bool whole_chunk = tsr_step_arithmetic(&s) == TSR_NONLINEAR_QUANTLIB;
+    const double kv = whole_chunk ? double(pos) + rows : double(pos) + (rows + 1) / 2;
+    const uint64_t ac = std::max(1u, std::min<uint32_t>(s.tile[1], cores)), tc = std::max<uint32_t>(s.tile[0], 1u);
+    const uint64_t rounds = (uint64_t(rows) * p.n_heads + ac - 1) / ac, chunks = (uint64_t(pos) + rows + tc - 1) / tc;
+    return Work{2.0 * heads * kv * p.head_size, heads * kv, 2.0 * heads * kv * p.head_size * e + 2.0 * heads * p.head_size * e,
+                double(rounds * 2 * chunks)};
 }
 
 // int8: the scores' real factor scale_q scale_k / sqrt(head_size); operands q, the K

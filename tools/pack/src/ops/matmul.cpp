@@ -36,7 +36,7 @@ void evaluate(const GraphStep &s, Evaluation &e)
     tsr_matmul_f32(e.values(s.operands[0]), e.values(s.operands[1]), e.values(s.operands[2]), 1, p.k, p.n, p.n, 0, 1);
 }
 
-Work work(const tsr_step &s, uint32_t rows, uint32_t) { return Work{double(rows) * s.params.matmul.k * s.params.matmul.n, 0, -1}; }
+Work work(const tsr_step &s, uint32_t rows, uint32_t, uint32_t) { return Work{double(rows) * s.params.matmul.k * s.params.matmul.n, 0, -1}; }
 
 // int8 output: per output channel, scale_x scale_w[i] / scale_y as a multiplier and a
 // shift, in a table of its own (n multipliers (int32), then n shifts (int8)).

@@ -4,7 +4,7 @@
 namespace tessera {
 namespace {
 
-Work work(const tsr_step &s, uint32_t rows, uint32_t) { return Work{0, double(rows) * s.params.requant.n, -1}; }
+Work work(const tsr_step &s, uint32_t rows, uint32_t, uint32_t) { return Work{0, double(rows) * s.params.requant.n, -1}; }
 
 } // namespace
 

@@ -18,7 +18,7 @@ void evaluate(const GraphStep &s, Evaluation &e)
                     s.params.rmsnorm.eps, 0, 1);
 }
 
-Work work(const tsr_step &s, uint32_t rows, uint32_t) { return Work{0, 2.0 * rows * s.params.rmsnorm.dim, -1}; } // squares, then scaling
+Work work(const tsr_step &s, uint32_t rows, uint32_t, uint32_t) { return Work{0, 2.0 * rows * s.params.rmsnorm.dim, -1}; } // squares, then scaling
 
 // int8, integer arithmetic: eps in the squared input's units (Q8), and the gain
 // (16 scale_g / scale_y) as a 15-bit multiplier and a shift.

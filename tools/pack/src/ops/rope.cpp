@@ -15,7 +15,7 @@ void evaluate(const GraphStep &s, Evaluation &e)
                  p.head_size, 0, 1);
 }
 
-Work work(const tsr_step &s, uint32_t rows, uint32_t) { return Work{0, double(rows) * (s.params.rope.dim + s.params.rope.kv_dim), -1}; }
+Work work(const tsr_step &s, uint32_t rows, uint32_t, uint32_t) { return Work{0, double(rows) * (s.params.rope.dim + s.params.rope.kv_dim), -1}; }
 
 } // namespace
 

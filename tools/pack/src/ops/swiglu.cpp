@@ -15,7 +15,7 @@ void evaluate(const GraphStep &s, Evaluation &e)
     tsr_swiglu_f32(e.values(s.operands[0]), e.values(s.operands[1]), e.values(s.operands[2]), s.params.swiglu.n, 0, 1);
 }
 
-Work work(const tsr_step &s, uint32_t rows, uint32_t) { return Work{0, double(rows) * s.params.swiglu.n, -1}; }
+Work work(const tsr_step &s, uint32_t rows, uint32_t, uint32_t) { return Work{0, double(rows) * s.params.swiglu.n, -1}; }
 
 // int8, integer arithmetic: the integer sigmoid for the gate's scale, the output factor
 // (the sigmoid in Q4 of the product's scale).

@@ -61,10 +61,10 @@ class Evaluation;
 
 // The work of one run of a step, for the cost model (tessera/pack/cost_model.h):
 // multiply-accumulates, elements of non-linear or elementwise arithmetic, and, for
-// an operator whose traffic depends on the run's position, the DMA bytes (else < 0:
-// the geometry's).
+// an operator whose traffic or tiles depend on the run's position or cores, the DMA
+// bytes and the busiest core's tiles (else < 0: the geometry's).
 struct Work {
-    double macs = 0, elements = 0, dma_bytes = -1;
+    double macs = 0, elements = 0, dma_bytes = -1, tiles = -1;
 };
 
 // A variant's host side (tessera/variants.def): how the packer derives the step's
@@ -85,7 +85,7 @@ struct OpHost {
     // precision (calibration, tessera/pack/calibration.h).
     void (*evaluate)(const GraphStep &s, Evaluation &e);
     // Null: no arithmetic (data movement). `rows` of the run, `kv` positions cached.
-    Work (*work)(const tsr_step &s, uint32_t rows, uint32_t kv);
+    Work (*work)(const tsr_step &s, uint32_t rows, uint32_t pos, uint32_t cores); // `rows` rows from `pos` on `cores`
     // Its variants whose parameters are derived (none: the lowering's are final).
     const HostVariant *variants = nullptr;
     uint32_t variant_count = 0;
