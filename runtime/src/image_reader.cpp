@@ -107,6 +107,7 @@ tessera_status check_sections(const uint8_t *data, const tsr_image_header &h, Im
         return TESSERA_ERR_IMAGE_BAD_CHECKSUM;
     }
     uint32_t weights_to = 0; // regions the weights sections target (one each)
+    bool read_in_place = false; // a weights section of some bytes the image keeps
     for (uint32_t i = 0; i < h.section_count; ++i) {
         const tsr_section &s = sections[i];
         auto bad = [&](const char *what) {
@@ -118,6 +119,7 @@ tessera_status check_sections(const uint8_t *data, const tsr_image_header &h, Im
             if (weights_to & (1u << s.region)) return bad("a second weights section for the same region");
             if (s.region == TSR_REGION_L1) return bad("weights may target IMAGE, L2 or NMS, not L1");
             weights_to |= 1u << s.region;
+            read_in_place = read_in_place || (s.region == TSR_REGION_IMAGE && s.size > 0u);
         } else if (by_kind[s.kind]) {
             return bad("kind appears twice");
         }
@@ -155,7 +157,9 @@ tessera_status check_sections(const uint8_t *data, const tsr_image_header &h, Im
         }
     }
     out->sections = sections;
-    out->weights_in_place = (weights_to & ~(1u << TSR_REGION_IMAGE)) == 0u;
+    // Some weights read from the image: every one, or (a board with off-chip memory) those
+    // not copied to L2.
+    out->weights_in_place = read_in_place || (weights_to & ~(1u << TSR_REGION_IMAGE)) == 0u;
     return TESSERA_OK;
 }
 

@@ -162,11 +162,31 @@ BoardMemory parse_memory(const Value &j)
     return m;
 }
 
+// "offchip": kind, bytes, mb_per_s, latency_ns, cores_read, sources.
+BoardOffChip parse_offchip(const Value &j)
+{
+    j.only_keys({"kind", "bytes", "mb_per_s", "latency_ns", "cores_read", "sources"});
+    BoardOffChip o;
+    o.kind = j["kind"].as_string();
+    if (std::none_of(std::begin(kOffChipKinds), std::end(kOffChipKinds), [&](const char *k) { return o.kind == k; })) {
+        std::string known;
+        for (const char *k : kOffChipKinds) known += std::string(known.empty() ? "" : ", ") + k;
+        j["kind"].fail("names memory kind '" + o.kind + "'; there are " + known);
+    }
+    o.bytes = uint32_t(j["bytes"].as_uint(1, 0xFFFFFFC0u));
+    o.bytes_per_second = j["mb_per_s"].as_positive(1e6) * 1e6;
+    o.latency_ns = nonnegative(j["latency_ns"], 1e6);
+    o.cores_read = j["cores_read"].as_bool();
+    o.sources = parse_sources(j);
+    return o;
+}
+
 BoardDesc parse_checked(const nlohmann::json &parsed, const std::string &source)
 {
     const Value j(parsed, source);
     j.expect_object();
-    j.only_keys({"$schema", "name", "description", "cluster", "regions", "dma", "npu", "clock_mhz", "cost", "memory"});
+    j.only_keys({"$schema", "name", "description", "cluster", "regions", "offchip", "dma", "npu", "clock_mhz", "cost",
+                 "memory"});
     BoardDesc d;
     d.source = source;
     d.name = j["name"].as_string();
@@ -187,6 +207,11 @@ BoardDesc parse_checked(const nlohmann::json &parsed, const std::string &source)
         d.region_size[id] = uint32_t(regions[it.key().c_str()].as_uint(0, 0xFFFFFFC0u));
     }
     if (!d.region_size[TSR_REGION_L2]) regions.fail("every board needs an L2 region above 0 bytes");
+    if (const auto offchip = j.find("offchip")) {
+        if (regions.find("flash")) regions["flash"].fail("and offchip both give the image's memory: keep offchip.bytes");
+        d.offchip = parse_offchip(*offchip);
+        d.region_size[TSR_REGION_IMAGE] = d.offchip.bytes;
+    }
     if (const auto dma = j.find("dma")) {
         dma->only_keys({"queue_depth"});
         if (const auto depth = dma->find("queue_depth")) d.dma_queue_depth = uint32_t(depth->as_uint(1, 1024));

@@ -86,7 +86,7 @@ typedef struct tessera_stats {
     uint64_t step_tokens;      /* through autoregressive mode since open */
     uint64_t step_cycles;
     uint32_t region_bytes[4];  /* bytes of each region the plan uses; [IMAGE] = image size */
-    uint32_t weights_in_place; /* 1: weights used from the image, 0: copied at open */
+    uint32_t weights_in_place; /* 1: weights used from the image (all, or those not copied to L2), 0: all copied at open */
     uint64_t runs;             /* schedule runs (prompt chunks and steps) since open */
     uint64_t forks;            /* cluster forks they took */
     uint64_t dma_bytes;        /* bytes the DMA engine moved for them */

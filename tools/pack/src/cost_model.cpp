@@ -85,6 +85,10 @@ RunEstimate estimate_run(const uint8_t *image, size_t size, const BoardDesc &boa
     if (r.fitted) r.unit = r.fitted->unit;
     const FittedCoreCosts *run_fit = r.fitted ? &r.fitted->for_cores(cores) : nullptr;
     double now = run_fit ? run_fit->per_run : c.fork_cycles; // the run's one fork (fitted: what a run adds)
+    // Off-chip memory's bytes a cycle at the board's clock, and a transfer's latency in cycles.
+    const double offchip_per_cycle = board.offchip.present() ? board.offchip.bytes_per_second / c.clock_hz : 1.0;
+    const double offchip_latency = board.offchip.latency_ns * 1e-9 * c.clock_hz;
+    double held_up = 0; // cycles the steps waited for the off-chip stream beyond their own time
     double npu_free = 0;
     std::deque<std::pair<uint32_t, double>> pending; // NPU jobs in flight: (join step, end)
     using Lane = EstimatedSlice::Lane;
@@ -102,7 +106,7 @@ RunEstimate estimate_run(const uint8_t *image, size_t size, const BoardDesc &boa
         const OpHost &host = op_host(s.op);
         const Work w = host.work ? host.work(s, n, pos, cores) : Work{};
         const tsr::StepGeometry g = tsr::step_geometry(s, n, cores);
-        double bytes = 0, transfers = 0;
+        double bytes = 0, transfers = 0, offchip_bytes = 0, offchip_transfers = 0;
         for (uint32_t k = 0; k < TSR_MAX_OPERANDS; ++k) {
             const tsr::OperandGeometry &o = g.operand[k];
             const bool staged = s.staging[k] != TSR_NO_TENSOR && o.shares == k;
@@ -110,8 +114,19 @@ RunEstimate estimate_run(const uint8_t *image, size_t size, const BoardDesc &boa
                 (o.use == tsr::OperandUse::kStreamed && staged)) {
                 bytes += double(o.moved);
                 transfers += o.transfers;
+                if (board.offchip.present() && s.operands[k] < t.h->tensor_count &&
+                    t.tensors[s.operands[k]].region == TSR_REGION_IMAGE) {
+                    offchip_bytes += double(o.moved);
+                    offchip_transfers += o.transfers;
+                }
             }
         }
+        // What the step streams from off-chip memory holds it up when the stream is
+        // slower than the rest of the step (tiles are double-buffered: they overlap).
+        const double offchip = offchip_bytes > 0 ? offchip_bytes / offchip_per_cycle + offchip_transfers * offchip_latency : 0;
+        r.offchip_bytes += offchip_bytes;
+        r.offchip += offchip;
+        const double before_step = now;
         if (w.dma_bytes >= 0) bytes = w.dma_bytes;
         const double calls = w.tiles >= 0 ? std::max(w.tiles, 1.0) : std::max(g.tiles, 1u);
         tsr_variant_row variant{};
@@ -177,6 +192,10 @@ RunEstimate estimate_run(const uint8_t *image, size_t size, const BoardDesc &boa
             r.dma += dma;
             if (vw) vw->cost += dma;
         }
+        if (offchip > now - before_step) { // the off-chip stream is the step's bound
+            held_up += offchip - (now - before_step);
+            now = before_step + offchip;
+        }
         r.dma_bytes += uint64_t(bytes);
         if (s.layer != TSR_NO_LAYER) r.decoder_cycles += now - begin;
     }
@@ -184,6 +203,7 @@ RunEstimate estimate_run(const uint8_t *image, size_t size, const BoardDesc &boa
     if (run_fit) // and per call of its steps
         for (const auto &[name, vw] : r.variants) now += run_fit->per_call * vw.calls;
     r.cycles = now;
+    r.compute_bound = now - held_up;
     const double cluster_mw = c.cluster_mw * double(cores) / double(board.cores);
     r.energy_uj = (cluster_mw * r.cluster + c.npu_mw * r.npu + c.dma_mw * r.dma + c.idle_mw * r.cycles) / c.clock_hz * 1e3;
     return r;
@@ -249,6 +269,16 @@ std::string estimate_lines(const std::vector<RunEstimate> &runs, const BoardDesc
                       r.tokens_per_second(board.cost.clock_hz), mhz, r.per_token(r.energy_uj), r.per_token(r.cluster),
                       r.per_token(r.dma), r.per_token(r.npu), r.per_token(double(r.dma_bytes)), r.per_token(r.npu_jobs));
         out += line;
+        if (r.offchip_bytes > 0) {
+            const double clock = board.cost.clock_hz, rows = r.rows;
+            std::snprintf(line, sizeof line,
+                          "          off-chip %s: %.0f bytes a token at %.0f MB/s, %.0f cycles; bandwidth bound %.1f tok/s, "
+                          "compute bound %.1f tok/s: %s bounds it\n",
+                          board.offchip.kind.c_str(), r.per_token(r.offchip_bytes), board.offchip.bytes_per_second / 1e6,
+                          r.per_token(r.offchip), clock * rows / r.offchip, clock * rows / r.compute_bound,
+                          r.bandwidth_bound() ? "bandwidth" : "compute");
+            out += line;
+        }
     }
     return out;
 }
@@ -267,7 +297,11 @@ nlohmann::json estimate_json(const std::vector<RunEstimate> &runs, const BoardDe
                         {"busy_cycles_per_token",
                          {{"cluster", r.per_token(r.cluster)}, {"dma", r.per_token(r.dma)}, {"npu", r.per_token(r.npu)}}},
                         {"dma_bytes_per_token", r.per_token(double(r.dma_bytes))},
-                        {"npu_jobs_per_token", r.per_token(r.npu_jobs)}});
+                        {"npu_jobs_per_token", r.per_token(r.npu_jobs)},
+                        {"offchip_bytes_per_token", r.per_token(r.offchip_bytes)},
+                        {"offchip_cycles_per_token", r.per_token(r.offchip)},
+                        {"compute_bound_cycles_per_token", r.per_token(r.compute_bound)},
+                        {"bound", r.offchip_bytes > 0 ? (r.bandwidth_bound() ? "bandwidth" : "compute") : "compute"}});
     nlohmann::json sources = board.cost.sources;
     const RunEstimate *first = runs.empty() ? nullptr : &runs.front();
     return {{"clock_hz", board.cost.clock_hz},

@@ -149,12 +149,15 @@ size_t section_index(const std::vector<PendingSection> &sections, uint32_t kind)
 std::vector<PendingSection> gather_sections(const Graph &g, const Vocabulary &vocab, const MemoryPlan &plan,
                                             const BoardDesc &board)
 {
-    std::vector<uint8_t> weights(plan.weights_bytes, 0), nms_weights(plan.nms_weights_bytes, 0);
+    // Three blocks: copied to L2 at open, read in place from the image, copied to NMS.
+    std::vector<uint8_t> l2_weights(plan.l2_weights_bytes, 0), image_weights(plan.image_weights_bytes, 0),
+        nms_weights(plan.nms_weights_bytes, 0);
     for (size_t i = 0; i < g.tensors.size(); ++i) {
         const GraphTensor &t = g.tensors[i];
         if (t.kind != TSR_TENSOR_WEIGHT) continue;
         if (t.data.size() > t.bytes) throw PlanError("weight " + t.name + " holds more bytes than its tensor");
-        std::memcpy((t.in_nms ? nms_weights : weights).data() + plan.offset[i], t.data.data(), t.data.size());
+        std::vector<uint8_t> &block = t.in_nms ? nms_weights : plan.region[i] == TSR_REGION_L2 ? l2_weights : image_weights;
+        std::memcpy(block.data() + plan.offset[i], t.data.data(), t.data.size());
     }
     std::vector<tsr_npu_desc> descs;
     std::vector<uint8_t> prompt = build_schedule(g, g.prompt, descs), token = build_schedule(g, g.token, descs);
@@ -163,7 +166,9 @@ std::vector<PendingSection> gather_sections(const Graph &g, const Vocabulary &vo
     sections.push_back({TSR_SECTION_TENSORS, std::vector<uint8_t>(g.tensors.size() * sizeof(tsr_tensor))});
     sections.push_back({TSR_SECTION_SCHEDULE_PROMPT, std::move(prompt)});
     sections.push_back({TSR_SECTION_SCHEDULE_TOKEN, std::move(token)});
-    sections.push_back({TSR_SECTION_WEIGHTS, std::move(weights), plan.weights_in_place ? uint32_t(TSR_REGION_IMAGE) : plan.weights_region});
+    if (!plan.weights_in_place) sections.push_back({TSR_SECTION_WEIGHTS, std::move(l2_weights), TSR_REGION_L2});
+    if (plan.weights_in_place || !image_weights.empty())
+        sections.push_back({TSR_SECTION_WEIGHTS, std::move(image_weights), TSR_REGION_IMAGE});
     if (!nms_weights.empty()) sections.push_back({TSR_SECTION_WEIGHTS, std::move(nms_weights), TSR_REGION_NMS});
     if (!descs.empty()) {
         std::vector<uint8_t> bytes(descs.size() * sizeof(tsr_npu_desc));
@@ -183,7 +188,7 @@ std::vector<PendingSection> gather_sections(const Graph &g, const Vocabulary &vo
     return sections;
 }
 
-// Tensor i's table entry (in-place weights need the weights section's file offset).
+// Tensor i's table entry (in-place weights need their weights section's file offset).
 tsr_tensor tensor_entry(const GraphTensor &t, size_t i, const MemoryPlan &plan, uint64_t weights_file_offset)
 {
     tsr_tensor d{};
@@ -202,8 +207,8 @@ tsr_tensor tensor_entry(const GraphTensor &t, size_t i, const MemoryPlan &plan, 
         d.region = TSR_REGION_NMS;
         d.offset = checked_u32(plan.offset[i], "an NMS weight offset");
     } else if (t.kind == TSR_TENSOR_WEIGHT) {
-        d.region = uint8_t(plan.weights_region);
-        d.offset = checked_u32(plan.offset[i] + (plan.weights_in_place ? weights_file_offset : plan.weights_region_offset),
+        d.region = uint8_t(plan.region[i]);
+        d.offset = checked_u32(plan.offset[i] + (plan.region[i] == TSR_REGION_IMAGE ? weights_file_offset : plan.weights_region_offset),
                                "a weight offset");
     } else {
         d.region = uint8_t(plan.region[i]);
@@ -276,7 +281,9 @@ std::vector<uint8_t> build_image(const Graph &g, const Vocabulary &vocab, const 
     }
     const uint32_t file_size = checked_u32(cursor, "the image");
     std::vector<uint8_t> &table = sections[section_index(sections, TSR_SECTION_TENSORS)].bytes;
-    const uint64_t weights_at = file_offset[section_index(sections, TSR_SECTION_WEIGHTS)];
+    uint64_t weights_at = 0; // the weights read in place
+    for (size_t i = 0; i < sections.size(); ++i)
+        if (sections[i].kind == TSR_SECTION_WEIGHTS && sections[i].region == TSR_REGION_IMAGE) weights_at = file_offset[i];
     for (size_t i = 0; i < g.tensors.size(); ++i) put(table, i * sizeof(tsr_tensor), tensor_entry(g.tensors[i], i, plan, weights_at));
 
     std::vector<uint8_t> out(file_size, 0);

@@ -35,9 +35,16 @@ void list_boards()
         try {
             const tessera::BoardDesc d = tessera::load_board_desc(name);
             const uint32_t flash = d.region_size[TSR_REGION_IMAGE];
-            std::printf("%-16s %2u cores, L1 %u, L2 %u, NMS %u bytes, flash %s, NPU %s  (%s)\n", d.name.c_str(), d.cores,
+            char image[160];
+            if (d.offchip.present())
+                std::snprintf(image, sizeof image, "off-chip %s %u bytes at %.0f MB/s (%s)", d.offchip.kind.c_str(),
+                              d.offchip.bytes, d.offchip.bytes_per_second / 1e6,
+                              d.offchip.cores_read ? "cores read it in place" : "DMA only");
+            else
+                std::snprintf(image, sizeof image, "flash %s", flash ? std::to_string(flash).c_str() : "not given");
+            std::printf("%-16s %2u cores, L1 %u, L2 %u, NMS %u bytes, %s, NPU %s  (%s)\n", d.name.c_str(), d.cores,
                         d.region_size[TSR_REGION_L1], d.region_size[TSR_REGION_L2], d.region_size[TSR_REGION_NMS],
-                        flash ? std::to_string(flash).c_str() : "not given", d.has_npu ? "yes" : "no", d.source.c_str());
+                        image, d.has_npu ? "yes" : "no", d.source.c_str());
         } catch (const std::exception &e) {
             std::printf("%-16s not usable: %s\n", name.c_str(), e.what());
         }

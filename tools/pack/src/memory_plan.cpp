@@ -343,19 +343,26 @@ void place_l1(Graph &g, MemoryPlan &plan, const L1Residents &res, L1Placement &l
 
 }
 
-// Weights: one block, each tensor aligned, in tensor order; the NPU's weights for
-// NMS in a block of their own, copied to NMS offset 0 at open.
-void place_weights(Graph &g, MemoryPlan &plan, const BoardDesc &board)
+// Lays out the weights for which `in(i)` holds as one block, each tensor aligned, in
+// tensor order: their offsets in it, and its size.
+template <typename In> uint64_t weight_block(const Graph &g, MemoryPlan &plan, In in)
 {
+    uint64_t block = 0;
     for (size_t i = 0; i < g.tensors.size(); ++i) {
-        if (g.tensors[i].kind != TSR_TENSOR_WEIGHT) continue;
-        uint64_t &block = g.tensors[i].in_nms ? plan.nms_weights_bytes : plan.weights_bytes;
+        if (g.tensors[i].kind != TSR_TENSOR_WEIGHT || !in(i)) continue;
         block = align_up(block, TSR_IMAGE_ALIGN);
         plan.offset[i] = block;
         block += g.tensors[i].bytes;
     }
-    plan.weights_bytes = align_up(plan.weights_bytes, TSR_IMAGE_ALIGN);
-    plan.nms_weights_bytes = align_up(plan.nms_weights_bytes, TSR_IMAGE_ALIGN);
+    return align_up(block, TSR_IMAGE_ALIGN);
+}
+
+// The NPU's weights for NMS: a block of their own, copied to NMS offset 0 at open. The
+// others' bytes as one block (place_l2 decides where they live).
+void place_weights(Graph &g, MemoryPlan &plan, const BoardDesc &board)
+{
+    plan.weights_bytes = weight_block(g, plan, [&](size_t i) { return !g.tensors[i].in_nms; });
+    plan.nms_weights_bytes = weight_block(g, plan, [&](size_t i) { return g.tensors[i].in_nms; });
     {
         RegionPlan &nms = plan.regions[TSR_REGION_NMS];
         nms.arena_bytes = nms.lower_bound = nms.weights_bytes = plan.nms_weights_bytes;
@@ -368,8 +375,45 @@ void place_weights(Graph &g, MemoryPlan &plan, const BoardDesc &board)
 
 }
 
+bool on_chip_any(const std::vector<bool> &v) { return std::find(v.begin(), v.end(), true) != v.end(); }
+
+// The weights to copy into `budget` bytes of L2 when not all fit, the most reused per
+// byte first: a matmul's weights are read whole by every token, an embedding table
+// that no matmul reads only a row a token (it stays off chip); among equals the
+// smaller first (more tensors on chip, fewer transfers off it).
+std::vector<bool> most_reused_weights(const Graph &g, uint64_t budget)
+{
+    const size_t n = g.tensors.size();
+    std::vector<bool> read_whole(n, false), read(n, false);
+    for (const GraphSchedule *sch : {&g.prompt, &g.token})
+        for (const GraphStep &st : sch->steps)
+            for (uint32_t k = 0; k < st.operand_count; ++k)
+                if (st.operands[k] != TSR_NO_TENSOR) {
+                    read[st.operands[k]] = true;
+                    if (st.op != TSR_OP_EMBED) read_whole[st.operands[k]] = true;
+                }
+    std::vector<size_t> order;
+    for (size_t i = 0; i < n; ++i)
+        if (g.tensors[i].kind == TSR_TENSOR_WEIGHT && !g.tensors[i].in_nms && read[i]) order.push_back(i);
+    auto per_byte = [&](size_t i) { return read_whole[i] ? 1.0 : 1.0 / std::max<uint32_t>(g.tensors[i].rows, 1u); };
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        if (per_byte(a) != per_byte(b)) return per_byte(a) > per_byte(b);
+        return g.tensors[a].bytes < g.tensors[b].bytes;
+    });
+    std::vector<bool> out(n, false);
+    uint64_t used = 0;
+    for (size_t i : order) {
+        const uint64_t bytes = align_up(g.tensors[i].bytes, TSR_IMAGE_ALIGN);
+        if (used + bytes > budget) continue;
+        out[i] = true;
+        used += bytes;
+    }
+    return out;
+}
+
 // L2: the KV cache, what the runtime reads and writes, demoted activations; the
-// weights first when they are copied there.
+// weights first when they are copied there (all of them, or on a board with off-chip
+// memory the most reused that fit).
 void place_l2(Graph &g, MemoryPlan &plan, const BoardDesc &board, const PlanOptions &opt)
 {
     std::vector<AllocRequest> l2_req;
@@ -406,17 +450,32 @@ void place_l2(Graph &g, MemoryPlan &plan, const BoardDesc &board, const PlanOpti
         arena.lower_bound = live_bytes_lower_bound(l2_req);
     }
     const uint64_t l2 = board.region_size[TSR_REGION_L2];
-    bool copy = false;
+    // Which weights are copied to L2 at open; the others are read from the image.
+    std::vector<bool> on_chip(g.tensors.size(), false);
+    auto all = [&](bool v) {
+        for (size_t i = 0; i < g.tensors.size(); ++i) on_chip[i] = g.tensors[i].kind == TSR_TENSOR_WEIGHT && v;
+    };
     switch (opt.weights) {
-    case WeightsPlacement::kImage: copy = false; break;
-    case WeightsPlacement::kL2: copy = true; break;
-    case WeightsPlacement::kAuto: copy = plan.weights_bytes + arena.arena_bytes <= l2; break;
+    case WeightsPlacement::kImage: all(false); break;
+    case WeightsPlacement::kL2: all(true); break;
+    case WeightsPlacement::kAuto:
+        all(plan.weights_bytes + arena.arena_bytes <= l2);
+        // Too many for L2 on a board with off-chip memory: the most reused on chip.
+        if (!on_chip_any(on_chip) && board.offchip.present() && arena.arena_bytes < l2)
+            on_chip = most_reused_weights(g, l2 - arena.arena_bytes);
+        break;
     }
+    for (size_t i = 0; i < g.tensors.size(); ++i)
+        if (g.tensors[i].in_nms) on_chip[i] = false; // in their own block
+    plan.l2_weights_bytes = weight_block(g, plan, [&](size_t i) { return on_chip[i]; });
+    plan.image_weights_bytes = weight_block(g, plan, [&](size_t i) { return !on_chip[i] && !g.tensors[i].in_nms; });
+    const bool copy = plan.l2_weights_bytes > 0;
     plan.weights_in_place = !copy;
     plan.weights_region = copy ? TSR_REGION_L2 : TSR_REGION_IMAGE;
     for (size_t i = 0; i < g.tensors.size(); ++i)
-        if (g.tensors[i].kind == TSR_TENSOR_WEIGHT) plan.region[i] = g.tensors[i].in_nms ? TSR_REGION_NMS : plan.weights_region;
-    const uint64_t base = copy ? plan.weights_bytes : 0; // weights first in L2, the arena after
+        if (g.tensors[i].kind == TSR_TENSOR_WEIGHT)
+            plan.region[i] = g.tensors[i].in_nms ? TSR_REGION_NMS : on_chip[i] ? TSR_REGION_L2 : TSR_REGION_IMAGE;
+    const uint64_t base = plan.l2_weights_bytes; // weights first in L2, the arena after
     for (size_t k = 0; k < l2_ids.size(); ++k) plan.offset[l2_ids[k]] = base + arena.offsets[k];
 
     RegionPlan &l2plan = plan.regions[TSR_REGION_L2];
@@ -428,7 +487,7 @@ void place_l2(Graph &g, MemoryPlan &plan, const BoardDesc &board, const PlanOpti
     if (l2plan.arena_bytes > l2 || l2plan.arena_bytes > 0xFFFFFFC0u) {
         throw PlanError("the plan needs " + kib(l2plan.arena_bytes) + " of L2 (KV cache " + kib(kv_bytes) +
                         ", other buffers " + kib(arena.arena_bytes - std::min(arena.arena_bytes, kv_bytes)) +
-                        (copy ? ", weights " + kib(plan.weights_bytes) : std::string()) + "); board '" + board.name +
+                        (copy ? ", weights " + kib(plan.l2_weights_bytes) : std::string()) + "); board '" + board.name +
                         "' has " + kib(l2) +
                         (copy && opt.weights == WeightsPlacement::kL2 ? ". Try --weights-in image or a smaller --context"
                                                                        : ". Try a smaller --context or --prompt-chunk"));

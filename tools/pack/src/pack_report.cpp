@@ -56,8 +56,21 @@ std::string pack_summary(const PackResult &r)
     s << "\n";
     for (const std::string &w : r.engines.streamed_weights) s << "npu       " << w << " streams (NMS full)\n";
     for (const std::string &w : r.engines.cluster_linear) s << "cluster   " << w << "\n";
-    s << "weights   " << r.plan.weights_bytes << " bytes, "
-      << (r.plan.weights_in_place ? "used in place from the image" : "copied to L2 at open") << "\n";
+    s << "weights   " << r.plan.weights_bytes << " bytes, ";
+    if (!r.plan.image_weights_bytes)
+        s << "copied to L2 at open";
+    else if (!r.plan.l2_weights_bytes)
+        s << "used in place from the image";
+    else
+        s << r.plan.l2_weights_bytes << " copied to L2 at open (the most reused), " << r.plan.image_weights_bytes
+          << " used in place from the image";
+    if (r.plan.image_weights_bytes && r.board.offchip.present())
+        s << " in off-chip " << r.board.offchip.kind << " (" << static_cast<uint64_t>(r.board.offchip.bytes_per_second / 1e6)
+          << " MB/s, " << (r.board.offchip.cores_read ? "cores read it in place" : "DMA only") << ")";
+    else if (r.plan.image_weights_bytes && r.plan.l2_weights_bytes == 0 && r.plan.weights_bytes + r.plan.regions[TSR_REGION_L2].arena_bytes > r.board.region_size[TSR_REGION_L2])
+        s << " (they do not fit in L2; board '" << r.board.name << "' describes no off-chip memory to hold them: "
+          << "\"offchip\" in its description)";
+    s << "\n";
     for (uint32_t reg = TSR_REGION_L1; reg < TSR_REGION_COUNT; ++reg) {
         const RegionPlan &p = r.plan.regions[reg];
         if (!p.arena_bytes) continue;
@@ -80,7 +93,9 @@ std::string pack_summary(const PackResult &r)
         if (tsr_variant_lookup(id, &row)) s << " " << row.name;
     s << "\n";
     s << "image     " << r.image_bytes << " bytes";
-    if (const uint32_t flash = r.board.region_size[TSR_REGION_IMAGE])
+    if (r.board.offchip.present())
+        s << " of " << r.board.offchip.bytes << " bytes of off-chip " << r.board.offchip.kind;
+    else if (const uint32_t flash = r.board.region_size[TSR_REGION_IMAGE])
         s << " of " << flash << " bytes of flash";
     else
         s << " (the board gives no flash size: not checked)";

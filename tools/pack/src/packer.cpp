@@ -35,9 +35,18 @@ std::vector<uint8_t> plan_graph(Graph graph, const Vocabulary &vocab, const Boar
     r.plan = plan_memory(r.graph, r.board, plan_options);
     std::vector<uint8_t> image = build_image(r.graph, vocab, r.plan, r.board);
     r.image_bytes = image.size();
-    if (const uint32_t flash = r.board.region_size[TSR_REGION_IMAGE]; flash && image.size() > flash)
-        throw PlanError("the image is " + std::to_string(image.size()) + " bytes; board '" + r.board.name + "' has " +
-                        std::to_string(flash) + " bytes of flash (regions.flash in its description)");
+    if (const uint32_t flash = r.board.region_size[TSR_REGION_IMAGE]; flash && image.size() > flash) {
+        if (!r.board.offchip.present())
+            throw PlanError("the image is " + std::to_string(image.size()) + " bytes; board '" + r.board.name + "' has " +
+                            std::to_string(flash) + " bytes of flash (regions.flash in its description)");
+        throw PlanError("the image is " + std::to_string(image.size()) + " bytes (weights: " +
+                        std::to_string(r.plan.image_weights_bytes) + " read from off-chip memory, " +
+                        std::to_string(r.plan.l2_weights_bytes) + " copied to L2 at open); board '" + r.board.name +
+                        "' has " + std::to_string(flash) + " bytes of off-chip " + r.board.offchip.kind +
+                        " (offchip.bytes in its description). It fits a board with at least " +
+                        std::to_string(image.size()) + " bytes of it, or in fewer bytes of weights: int8 takes about a "
+                        "quarter of fp32's, W4A8 (--precision int8 --weight-type int4) about an eighth");
+    }
     if (r.board.cost.present()) r.estimates = standard_estimates(image.data(), image.size(), r.board);
     return image;
 }

@@ -96,6 +96,22 @@ struct BoardMemory {
     bool present() const { return l1_banks > 0; }
 };
 
+// Off-chip memory ("offchip" in board.json): where the image lives on a board that has
+// it (HyperRAM, PSRAM, a QSPI/OctoSPI flash, SDRAM), so weights that do not fit on the
+// chip are read from there, in place or streamed by the DMA. Every figure says where it
+// came from in `sources`.
+struct BoardOffChip {
+    std::string kind;           // one of kOffChipKinds ("": the board describes none)
+    uint32_t bytes = 0;         // its size: the image's capacity (region IMAGE)
+    double bytes_per_second = 0; // sustained bandwidth to the chip ("mb_per_s": 10^6 bytes a second)
+    double latency_ns = 0;      // from a transfer's start to its first byte
+    bool cores_read = false;    // the cores may load from it (read in place); else only the DMA engine
+    std::map<std::string, std::string> sources;
+
+    bool present() const { return !kind.empty(); }
+};
+inline constexpr const char *kOffChipKinds[] = {"hyperram", "psram", "qspi-flash", "octospi-flash", "sdram"};
+
 struct BoardDesc {
     std::string name;
     std::string description;
@@ -110,6 +126,7 @@ struct BoardDesc {
     uint32_t isa = 0;    // cluster.kernels: the tuned kernel set its cores run (TSR_ISA_* bits; 0: portable)
     BoardCost cost;
     BoardMemory memory;
+    BoardOffChip offchip;
 
     uint32_t fingerprint() const { return tsr_board_fingerprint(name.c_str(), cores, region_size, has_npu); }
 };

@@ -38,6 +38,11 @@ struct RunEstimate {
     double cluster = 0, dma = 0, npu = 0; // cycles each engine is busy
     uint64_t dma_bytes = 0;
     uint32_t npu_jobs = 0;
+    // Off-chip memory (a board with "offchip"): the bytes the run streams from it (weights
+    // read in place from the image), the cycles that stream takes at its bandwidth, and the
+    // cycles the run would take were it free (the compute bound: steps no longer wait for it).
+    double offchip_bytes = 0, offchip = 0, compute_bound = 0;
+    bool bandwidth_bound() const { return offchip > compute_bound; }
     double energy_uj = 0;
     std::string unit = "cycles";                 // the fitted costs' unit where they are used
     const FittedCosts *fitted = nullptr;         // the fitted costs used, if any

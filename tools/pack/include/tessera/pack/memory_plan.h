@@ -56,10 +56,12 @@ struct MemoryPlan {
     uint64_t dma_bytes_per_token[2] = {0, 0}; // estimated, per schedule
     uint32_t cores = 0;            // the cluster cores the plan is for
     uint64_t nms_weights_bytes = 0; // weights the NPU reads in place from NMS (at NMS offset 0)
-    bool weights_in_place = true;
-    uint32_t weights_region = TSR_REGION_IMAGE;
-    uint64_t weights_region_offset = 0;
-    uint64_t weights_bytes = 0;
+    bool weights_in_place = true;                 // no weight is copied to L2
+    uint32_t weights_region = TSR_REGION_IMAGE;   // L2 when some are
+    uint64_t weights_region_offset = 0;           // the L2 block's offset in L2
+    uint64_t weights_bytes = 0;                   // every weight outside NMS, as one block
+    uint64_t l2_weights_bytes = 0;                // the block copied to L2 at open
+    uint64_t image_weights_bytes = 0;             // the block read in place from the image (off chip)
     uint32_t timeline_length = 0;
     uint32_t schedule_window[2][2] = {}; // first and last moment of each schedule (sampling included)
 };
