@@ -296,10 +296,10 @@ TEST_F(Untrusted, BoardDescriptionsAreReadStrictlyByKey)
     board_refused(board_json(R"(,"npu":true)"), "npu: expected an object, got true");
     board_refused(board_json(R"(,"clock_mhz":1e400)"), "not valid JSON: number overflow parsing '1e400'");
     board_refused(board_json(R"(,"colck_mhz":100)"),
-                  "colck_mhz: unknown key (did you mean 'clock_mhz'?) (known: $schema, name, description, cluster, regions, dma, "
-                  "npu, clock_mhz, cost, memory)");
+                  "colck_mhz: unknown key (did you mean 'clock_mhz'?) (known: $schema, name, description, cluster, regions, "
+                  "offchip, dma, npu, clock_mhz, cost, memory)");
     board_refused(board_json(R"(,"flash":1024)"),
-                  "flash: unknown key (known: $schema, name, description, cluster, regions, dma, npu, clock_mhz, cost, memory)");
+                  "flash: unknown key (known: $schema, name, description, cluster, regions, offchip, dma, npu, clock_mhz, cost, memory)");
     board_refused(board_json(R"(,"dma":{"queue_dpeth":4})"),
                   "dma.queue_dpeth: unknown key in dma (did you mean 'queue_depth'?) (known: queue_depth)");
     board_refused(board_json(R"(,"dma":{"queue_depht":4})"),
