@@ -377,25 +377,40 @@ void place_weights(Graph &g, MemoryPlan &plan, const BoardDesc &board)
 
 bool on_chip_any(const std::vector<bool> &v) { return std::find(v.begin(), v.end(), true) != v.end(); }
 
-// The weights to copy into `budget` bytes of L2 when not all fit, the most reused per
-// byte first: a matmul's weights are read whole by every token, an embedding table
-// that no matmul reads only a row a token (it stays off chip); among equals the
-// smaller first (more tensors on chip, fewer transfers off it).
-std::vector<bool> most_reused_weights(const Graph &g, uint64_t budget)
+// Weights a step reads as an operand: the DMA engine moves them (staged, or a row an
+// embedding). The others (per-channel scales, requantization vectors, tables) are the
+// constants its params name, which the cores read where they are.
+std::vector<bool> operand_weights(const Graph &g)
 {
-    const size_t n = g.tensors.size();
-    std::vector<bool> read_whole(n, false), read(n, false);
+    std::vector<bool> read(g.tensors.size(), false);
     for (const GraphSchedule *sch : {&g.prompt, &g.token})
         for (const GraphStep &st : sch->steps)
             for (uint32_t k = 0; k < st.operand_count; ++k)
-                if (st.operands[k] != TSR_NO_TENSOR) {
-                    read[st.operands[k]] = true;
-                    if (st.op != TSR_OP_EMBED) read_whole[st.operands[k]] = true;
-                }
+                if (st.operands[k] != TSR_NO_TENSOR) read[st.operands[k]] = true;
+    return read;
+}
+
+// The weights to copy into `budget` bytes of L2 when not all fit: first the constants
+// the cores read where they are (on a board whose cores cannot read its off-chip
+// memory they must be on chip: see place_l2), then the most reused per byte: a
+// matmul's weights are read whole by every token, an embedding table that no matmul
+// reads only a row a token (it stays off chip); among equals the smaller first (more
+// tensors on chip, fewer transfers off it).
+std::vector<bool> most_reused_weights(const Graph &g, uint64_t budget)
+{
+    const size_t n = g.tensors.size();
+    const std::vector<bool> operand = operand_weights(g);
+    std::vector<bool> read_whole(n, false);
+    for (const GraphSchedule *sch : {&g.prompt, &g.token})
+        for (const GraphStep &st : sch->steps)
+            for (uint32_t k = 0; k < st.operand_count; ++k)
+                if (st.operands[k] != TSR_NO_TENSOR && st.op != TSR_OP_EMBED) read_whole[st.operands[k]] = true;
     std::vector<size_t> order;
     for (size_t i = 0; i < n; ++i)
-        if (g.tensors[i].kind == TSR_TENSOR_WEIGHT && !g.tensors[i].in_nms && read[i]) order.push_back(i);
-    auto per_byte = [&](size_t i) { return read_whole[i] ? 1.0 : 1.0 / std::max<uint32_t>(g.tensors[i].rows, 1u); };
+        if (g.tensors[i].kind == TSR_TENSOR_WEIGHT && !g.tensors[i].in_nms) order.push_back(i);
+    auto per_byte = [&](size_t i) {
+        return !operand[i] ? 2.0 : read_whole[i] ? 1.0 : 1.0 / std::max<uint32_t>(g.tensors[i].rows, 1u);
+    };
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
         if (per_byte(a) != per_byte(b)) return per_byte(a) > per_byte(b);
         return g.tensors[a].bytes < g.tensors[b].bytes;
@@ -464,6 +479,11 @@ void place_l2(Graph &g, MemoryPlan &plan, const BoardDesc &board, const PlanOpti
         if (!on_chip_any(on_chip) && board.offchip.present() && arena.arena_bytes < l2)
             on_chip = most_reused_weights(g, l2 - arena.arena_bytes);
         break;
+    }
+    if (board.offchip.present() && !board.offchip.cores_read) { // the cores read the params' constants where they are
+        const std::vector<bool> operand = operand_weights(g);
+        for (size_t i = 0; i < g.tensors.size(); ++i)
+            if (g.tensors[i].kind == TSR_TENSOR_WEIGHT && !operand[i]) on_chip[i] = true;
     }
     for (size_t i = 0; i < g.tensors.size(); ++i)
         if (g.tensors[i].in_nms) on_chip[i] = false; // in their own block

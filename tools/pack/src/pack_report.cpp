@@ -52,7 +52,8 @@ std::string pack_summary(const PackResult &r)
     if (r.engines.npu_steps)
         s << " (" << r.engines.weight_bits << "-bit weights; " << r.engines.nms_weights.size() << " weight tensors, "
           << r.engines.nms_bytes << " bytes, in NMS; " << r.engines.streamed_weights.size()
-          << " streamed from " << (r.plan.weights_in_place ? "the image" : "L2") << ")";
+          << " streamed from "
+          << (!r.plan.image_weights_bytes ? "L2" : r.plan.l2_weights_bytes ? "L2 or the image" : "the image") << ")";
     s << "\n";
     for (const std::string &w : r.engines.streamed_weights) s << "npu       " << w << " streams (NMS full)\n";
     for (const std::string &w : r.engines.cluster_linear) s << "cluster   " << w << "\n";
