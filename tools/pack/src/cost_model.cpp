@@ -192,6 +192,7 @@ RunEstimate estimate_run(const uint8_t *image, size_t size, const BoardDesc &boa
             r.dma += dma;
             if (vw) vw->cost += dma;
         }
+        if (offchip > 0) busy_on(Lane::kDma, "off-chip", before_step, before_step + offchip, offchip_bytes);
         if (offchip > now - before_step) { // the off-chip stream is the step's bound
             held_up += offchip - (now - before_step);
             now = before_step + offchip;
