@@ -146,7 +146,7 @@ public:
     }
 
     // Weights and the KV caches, shared by both schedules; the checkpoint's arrays are freed.
-    void weights(LlamaWeights &w)
+    void weights(const LlamaWeights &w)
     {
         const uint32_t D = c_.dim, KV = c_.kv_dim(), H = c_.hidden_dim, V = c_.vocab_size, C = opt_.context;
         emb_ = i8_ ? int8_weight("token_embedding", w.token_embedding.data(), V, D)
@@ -184,7 +184,6 @@ public:
         } else {
             rope_table_ = b_.weight("rope_table", rope.data(), C, c_.head_size(), TSR_DTYPE_F32);
         }
-        w = LlamaWeights{};
         g_.sampler_scratch = b_.tensor("sampler_scratch", TSR_TENSOR_SCRATCH, TSR_SAMPLER_BYTES_PER_TOKEN / 4u, V,
                                        TSR_DTYPE_F32);
     }
@@ -381,15 +380,29 @@ private:
 
 } // namespace
 
-Graph lower_llama(LlamaCheckpoint &&ck, const LlamaLowering &opt)
+namespace {
+// `release`, when given, runs once the weights are in the graph (before the schedules).
+template <typename Release> Graph lower(const LlamaCheckpoint &ck, const LlamaLowering &opt, Release release)
 {
     Graph g;
     LlamaLowerer lower(ck.config, opt, g);
     lower.hyper();
     lower.weights(ck.weights);
+    release();
     lower.schedule(g.prompt, opt.prompt_chunk, ".prompt", g.tokens_prompt, g.logits_prompt);
     lower.schedule(g.token, 1, ".token", g.tokens_token, g.logits_token);
     return g;
+}
+} // namespace
+
+Graph lower_llama(LlamaCheckpoint &&ck, const LlamaLowering &opt)
+{
+    return lower(ck, opt, [&ck] { ck.weights = LlamaWeights{}; });
+}
+
+Graph lower_llama(const LlamaCheckpoint &ck, const LlamaLowering &opt)
+{
+    return lower(ck, opt, [] {});
 }
 
 } // namespace tessera

@@ -135,6 +135,10 @@ struct PendingSection {
     uint32_t kind;
     std::vector<uint8_t> bytes;
     uint32_t region = TSR_REGION_IMAGE;
+    // A weights block is written straight into the image (build_image): no copy of it
+    // is held beside the image, which for a large model is most of the packer's memory.
+    uint64_t weights_bytes = 0;
+    uint64_t size() const { return kind == TSR_SECTION_WEIGHTS ? weights_bytes : bytes.size(); }
 };
 // The place in gather_sections' list of the first section of `kind`.
 size_t section_index(const std::vector<PendingSection> &sections, uint32_t kind)
@@ -149,16 +153,6 @@ size_t section_index(const std::vector<PendingSection> &sections, uint32_t kind)
 std::vector<PendingSection> gather_sections(const Graph &g, const Vocabulary &vocab, const MemoryPlan &plan,
                                             const BoardDesc &board)
 {
-    // Three blocks: copied to L2 at open, read in place from the image, copied to NMS.
-    std::vector<uint8_t> l2_weights(plan.l2_weights_bytes, 0), image_weights(plan.image_weights_bytes, 0),
-        nms_weights(plan.nms_weights_bytes, 0);
-    for (size_t i = 0; i < g.tensors.size(); ++i) {
-        const GraphTensor &t = g.tensors[i];
-        if (t.kind != TSR_TENSOR_WEIGHT) continue;
-        if (t.data.size() > t.bytes) throw PlanError("weight " + t.name + " holds more bytes than its tensor");
-        std::vector<uint8_t> &block = t.in_nms ? nms_weights : plan.region[i] == TSR_REGION_L2 ? l2_weights : image_weights;
-        std::memcpy(block.data() + plan.offset[i], t.data.data(), t.data.size());
-    }
     std::vector<tsr_npu_desc> descs;
     std::vector<uint8_t> prompt = build_schedule(g, g.prompt, descs), token = build_schedule(g, g.token, descs);
     std::vector<PendingSection> sections;
@@ -166,10 +160,11 @@ std::vector<PendingSection> gather_sections(const Graph &g, const Vocabulary &vo
     sections.push_back({TSR_SECTION_TENSORS, std::vector<uint8_t>(g.tensors.size() * sizeof(tsr_tensor))});
     sections.push_back({TSR_SECTION_SCHEDULE_PROMPT, std::move(prompt)});
     sections.push_back({TSR_SECTION_SCHEDULE_TOKEN, std::move(token)});
-    if (!plan.weights_in_place) sections.push_back({TSR_SECTION_WEIGHTS, std::move(l2_weights), TSR_REGION_L2});
-    if (plan.weights_in_place || !image_weights.empty())
-        sections.push_back({TSR_SECTION_WEIGHTS, std::move(image_weights), TSR_REGION_IMAGE});
-    if (!nms_weights.empty()) sections.push_back({TSR_SECTION_WEIGHTS, std::move(nms_weights), TSR_REGION_NMS});
+    // Three weights blocks: copied to L2 at open, read in place from the image, copied to NMS.
+    if (!plan.weights_in_place) sections.push_back({TSR_SECTION_WEIGHTS, {}, TSR_REGION_L2, plan.l2_weights_bytes});
+    if (plan.weights_in_place || plan.image_weights_bytes)
+        sections.push_back({TSR_SECTION_WEIGHTS, {}, TSR_REGION_IMAGE, plan.image_weights_bytes});
+    if (plan.nms_weights_bytes) sections.push_back({TSR_SECTION_WEIGHTS, {}, TSR_REGION_NMS, plan.nms_weights_bytes});
     if (!descs.empty()) {
         std::vector<uint8_t> bytes(descs.size() * sizeof(tsr_npu_desc));
         std::memcpy(bytes.data(), descs.data(), bytes.size());
@@ -277,7 +272,7 @@ std::vector<uint8_t> build_image(const Graph &g, const Vocabulary &vocab, const 
     for (size_t i = 0; i < sections.size(); ++i) {
         cursor = align_up(cursor, TSR_IMAGE_ALIGN);
         file_offset[i] = cursor;
-        cursor += sections[i].bytes.size();
+        cursor += sections[i].size();
     }
     const uint32_t file_size = checked_u32(cursor, "the image");
     std::vector<uint8_t> &table = sections[section_index(sections, TSR_SECTION_TENSORS)].bytes;
@@ -287,21 +282,30 @@ std::vector<uint8_t> build_image(const Graph &g, const Vocabulary &vocab, const 
     for (size_t i = 0; i < g.tensors.size(); ++i) put(table, i * sizeof(tsr_tensor), tensor_entry(g.tensors[i], i, plan, weights_at));
 
     std::vector<uint8_t> out(file_size, 0);
+    for (size_t i = 0; i < g.tensors.size(); ++i) { // each weight into its block, in place
+        const GraphTensor &t = g.tensors[i];
+        if (t.kind != TSR_TENSOR_WEIGHT) continue;
+        if (t.data.size() > t.bytes) throw PlanError("weight " + t.name + " holds more bytes than its tensor");
+        const uint32_t block = t.in_nms ? uint32_t(TSR_REGION_NMS) : plan.region[i];
+        for (size_t k = 0; k < sections.size(); ++k)
+            if (sections[k].kind == TSR_SECTION_WEIGHTS && sections[k].region == block && !t.data.empty())
+                std::memcpy(out.data() + file_offset[k] + plan.offset[i], t.data.data(), t.data.size());
+    }
     tsr_image_header h = image_header(g, plan, board, file_size, uint32_t(sections.size()), uint32_t(table_offset));
     for (size_t i = 0; i < sections.size(); ++i) {
         const PendingSection &p = sections[i];
+        if (!p.bytes.empty()) std::memcpy(out.data() + file_offset[i], p.bytes.data(), p.bytes.size());
         tsr_section s{};
         s.kind = p.kind;
         s.file_offset = uint32_t(file_offset[i]);
-        s.size = uint32_t(p.bytes.size());
+        s.size = uint32_t(p.size());
         s.align = TSR_IMAGE_ALIGN;
-        s.crc32 = tsr_crc32(0, p.bytes.data(), p.bytes.size());
+        s.crc32 = tsr_crc32(0, out.data() + file_offset[i], p.size());
         if (p.kind == TSR_SECTION_WEIGHTS && p.region != TSR_REGION_IMAGE) {
             s.region = p.region;
             s.region_offset = p.region == TSR_REGION_NMS ? 0u : uint32_t(plan.weights_region_offset);
         }
         put(out, table_offset + i * sizeof(tsr_section), s);
-        if (!p.bytes.empty()) std::memcpy(out.data() + file_offset[i], p.bytes.data(), p.bytes.size());
     }
     h.section_table_crc = tsr_crc32(0, out.data() + table_offset, sections.size() * sizeof(tsr_section));
     h.header_crc = 0;

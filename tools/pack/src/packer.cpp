@@ -101,6 +101,7 @@ PackResult pack(const PackOptions &o)
     for (const std::string &f : model->other_inputs()) inputs.push_back({"the tokenizer", f});
     check_outputs(outputs, inputs);
     PackResult r;
+    model->lowering_for_the_last_time();
     const std::vector<uint8_t> image = plan_model(*model, o, board, false, r);
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     image_out.write(image.data(), image.size());

@@ -30,8 +30,11 @@ struct LlamaLowering {
     const std::map<std::string, double> *ranges = nullptr;
 };
 
-// The checkpoint's weights are moved into the graph.
+// The graph of a checkpoint: its weights copied in, in the element types `options`
+// asks for. The first form frees the checkpoint's weights as soon as they are in (a
+// large model's weights are then held once, not twice); the second leaves them.
 Graph lower_llama(LlamaCheckpoint &&checkpoint, const LlamaLowering &options);
+Graph lower_llama(const LlamaCheckpoint &checkpoint, const LlamaLowering &options);
 
 // RoPE angles as llama2.c computes them: table[pos][i] = {cos, sin} of
 // pos * theta^(-2i / head_size), in single precision.

@@ -92,13 +92,17 @@ public:
         LlamaLowering lowering = lowering_for(o);
         if (o.precision == Precision::kInt8) lowering.ranges = &ranges_for(o, sizing_only, calibration, seconds);
         try {
-            return lower_llama(LlamaCheckpoint(checkpoint_), lowering);
+            if (last_lowering_) return lower_llama(std::move(checkpoint_), lowering);
+            return lower_llama(checkpoint_, lowering);
         } catch (const std::range_error &e) {
             throw PlanError(std::string("int8 lowering: ") + e.what());
         }
     }
 
+    void lowering_for_the_last_time() override { last_lowering_ = true; }
+
 private:
+    bool last_lowering_ = false;
     LlamaLowering lowering_for(const PackOptions &o) const
     {
         const LlamaConfig &config = checkpoint_.config;
@@ -142,7 +146,7 @@ private:
         fp32_options.weight_type = WeightType::kFp32;
         LlamaLowering fp32 = lowering_for(fp32_options);
         if (sizing_only) fp32.context = fp32.prompt_chunk = 1;
-        Graph reference = lower_llama(LlamaCheckpoint(checkpoint_), fp32);
+        Graph reference = lower_llama(checkpoint_, fp32);
         CalibrationOptions co;
         Calibrated c;
         if (sizing_only) {

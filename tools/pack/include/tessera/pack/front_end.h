@@ -46,6 +46,9 @@ public:
     // `calibration_seconds` where it calibrates. Throws PlanError for arithmetic that does
     // not fit the variants (int8 lowering), InputError for options it refuses.
     virtual Graph lower(const PackOptions &o, bool sizing_only, std::string &calibration, double &calibration_seconds) = 0;
+    // The next lower() is the model's last: it may consume the weights it read instead of
+    // copying them (a pack holds one copy of a large model's weights, not two).
+    virtual void lowering_for_the_last_time() {}
 };
 
 struct FrontEnd {
