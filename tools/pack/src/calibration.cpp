@@ -9,15 +9,16 @@
 
 namespace tessera {
 
-Evaluation::Evaluation(const Graph &g) : graph_(g), values_(g.tensors.size())
+Evaluation::Evaluation(Graph &&fp32) : graph_(std::move(fp32)), values_(graph_.tensors.size())
 {
-    if (g.hyper.precision != TSR_DTYPE_F32) throw std::invalid_argument("calibration runs an fp32 graph");
-    for (size_t i = 0; i < g.tensors.size(); ++i) {
-        const GraphTensor &t = g.tensors[i];
+    if (graph_.hyper.precision != TSR_DTYPE_F32) throw std::invalid_argument("calibration runs an fp32 graph");
+    for (size_t i = 0; i < graph_.tensors.size(); ++i) {
+        GraphTensor &t = graph_.tensors[i];
         if (t.kind == TSR_TENSOR_STEP_TABLE || t.kind == TSR_TENSOR_STAGING) continue;
         if (t.kind == TSR_TENSOR_WEIGHT && t.dtype == TSR_DTYPE_F32) {
             values_[i].resize(t.data.size() / 4);
             std::memcpy(values_[i].data(), t.data.data(), t.data.size());
+            std::vector<uint8_t>().swap(t.data); // now held as floats only
         } else if (t.kind != TSR_TENSOR_WEIGHT) {
             values_[i].assign(size_t(t.rows) * t.cols, 0.0f);
         }
@@ -57,9 +58,10 @@ void Evaluation::step(int32_t token)
     ++pos_;
 }
 
-std::map<std::string, double> calibrate(const Graph &g, const CalibrationOptions &o)
+std::map<std::string, double> calibrate(Graph &&fp32, const CalibrationOptions &o)
 {
-    Evaluation e(g);
+    Evaluation e(std::move(fp32));
+    const Graph &g = e.graph();
     const uint32_t V = g.hyper.vocab_size;
     const uint32_t total = o.sequences.empty() ? 1u + o.sampled : uint32_t(o.sequences.size());
     const uint32_t length = o.length ? std::min(o.length, g.hyper.context) : std::min(g.hyper.context, 256u);

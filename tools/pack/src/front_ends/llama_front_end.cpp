@@ -162,7 +162,7 @@ private:
         }
         ProgressLine progress("calibrating", "positions", progress_ && !sizing_only);
         co.progress = [&progress](uint64_t done, uint64_t total) { progress.update(done, total); };
-        c.ranges = calibrate(reference, co);
+        c.ranges = calibrate(std::move(reference), co);
         c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count();
         calibration = c.what;
         seconds = c.seconds;

@@ -17,7 +17,9 @@ namespace tessera {
 
 class Evaluation {
 public:
-    explicit Evaluation(const Graph &fp32); // an F32 graph with its weights
+    // An F32 graph with its weights, which it takes: each weight's bytes become its floats
+    // (a large model's weights are held once, not twice).
+    explicit Evaluation(Graph &&fp32);
     // The floats of tensor id (weights decoded, activations and caches zeroed at start).
     float *values(uint32_t id) { return values_[id].data(); }
     uint32_t pos() const { return pos_; }
@@ -27,11 +29,12 @@ public:
     void reset() { pos_ = 0; }
     void record(const std::string &name, const float *v, size_t n);
     const std::map<std::string, double> &ranges() const { return ranges_; }
+    const Graph &graph() const { return graph_; } // its weights' bytes gone (values() has them)
     // A tensor's name without the schedule's suffix: the key of its range.
     static std::string key(const std::string &name);
 
 private:
-    const Graph &graph_;
+    Graph graph_;
     std::vector<std::vector<float>> values_;
     std::map<std::string, double> ranges_;
     uint32_t pos_ = 0;
@@ -48,7 +51,8 @@ struct CalibrationOptions {
 };
 
 // The largest magnitude of each activation over the sequences (names as Evaluation::key).
-std::map<std::string, double> calibrate(const Graph &fp32, const CalibrationOptions &options);
+// It takes the graph (Evaluation).
+std::map<std::string, double> calibrate(Graph &&fp32, const CalibrationOptions &options);
 
 } // namespace tessera
 
