@@ -145,7 +145,8 @@ public:
         h.precision = opt_.precision;
     }
 
-    // Weights and the KV caches, shared by both schedules; the checkpoint's arrays are freed.
+    // Weights and the KV caches, shared by both schedules (lower_llama frees the checkpoint's
+    // arrays after this when it owns them).
     void weights(const LlamaWeights &w)
     {
         const uint32_t D = c_.dim, KV = c_.kv_dim(), H = c_.hidden_dim, V = c_.vocab_size, C = opt_.context;
