@@ -1,7 +1,9 @@
 #include "tessera/pack/calibration.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
+#include <new>
 #include <random>
 #include <stdexcept>
 
@@ -9,19 +11,24 @@
 
 namespace tessera {
 
-Evaluation::Evaluation(Graph &&fp32) : graph_(std::move(fp32)), values_(graph_.tensors.size())
+Evaluation::Evaluation(Graph &&fp32)
+    : graph_(std::move(fp32)), values_(graph_.tensors.size()), at_(graph_.tensors.size(), nullptr)
 {
     if (graph_.hyper.precision != TSR_DTYPE_F32) throw std::invalid_argument("calibration runs an fp32 graph");
     for (size_t i = 0; i < graph_.tensors.size(); ++i) {
         GraphTensor &t = graph_.tensors[i];
         if (t.kind == TSR_TENSOR_STEP_TABLE || t.kind == TSR_TENSOR_STAGING) continue;
         if (t.kind == TSR_TENSOR_WEIGHT && t.dtype == TSR_DTYPE_F32) {
+            if (reinterpret_cast<uintptr_t>(t.data.data()) % alignof(float) == 0u) {
+                at_[i] = std::launder(reinterpret_cast<float *>(t.data.data())); // its bytes were copied from floats
+                continue;
+            }
             values_[i].resize(t.data.size() / 4);
             std::memcpy(values_[i].data(), t.data.data(), t.data.size());
-            std::vector<uint8_t>().swap(t.data); // now held as floats only
         } else if (t.kind != TSR_TENSOR_WEIGHT) {
             values_[i].assign(size_t(t.rows) * t.cols, 0.0f);
         }
+        at_[i] = values_[i].data();
     }
 }
 

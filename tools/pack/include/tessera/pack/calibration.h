@@ -17,11 +17,11 @@ namespace tessera {
 
 class Evaluation {
 public:
-    // An F32 graph with its weights, which it takes: each weight's bytes become its floats
-    // (a large model's weights are held once, not twice).
+    // An F32 graph with its weights, which it takes: a weight's floats are read where its
+    // bytes are (written by memcpy from floats: a large model's weights are held once).
     explicit Evaluation(Graph &&fp32);
-    // The floats of tensor id (weights decoded, activations and caches zeroed at start).
-    float *values(uint32_t id) { return values_[id].data(); }
+    // The floats of tensor id (weights as they are, activations and caches zeroed at start).
+    float *values(uint32_t id) { return at_[id]; }
     uint32_t pos() const { return pos_; }
     // Runs the token schedule on `token` at the next position; records every tensor it touches.
     void step(int32_t token);
@@ -29,13 +29,14 @@ public:
     void reset() { pos_ = 0; }
     void record(const std::string &name, const float *v, size_t n);
     const std::map<std::string, double> &ranges() const { return ranges_; }
-    const Graph &graph() const { return graph_; } // its weights' bytes gone (values() has them)
+    const Graph &graph() const { return graph_; }
     // A tensor's name without the schedule's suffix: the key of its range.
     static std::string key(const std::string &name);
 
 private:
     Graph graph_;
-    std::vector<std::vector<float>> values_;
+    std::vector<std::vector<float>> values_; // activations, caches (and a weight whose bytes are not aligned)
+    std::vector<float *> at_;                // each tensor's floats
     std::map<std::string, double> ranges_;
     uint32_t pos_ = 0;
 };
