@@ -332,10 +332,10 @@ void run(StepRun &r)
         uint32_t round, pass, chunk;
         bool last_of_round;
     };
-    // Core 0 decodes every core's tile and item once a tile: one division each at most
-    // (a token's single chunk and single row need none; a division is 35 cycles on RV32).
+    // Core 0 decodes every core's tile and item once a tile (quotient: a token's single
+    // chunk and single row need no division).
     auto tile = [&](uint32_t t) {
-        const uint32_t q = chunks == 1u ? t : t / chunks, chunk = t - q * chunks;
+        const uint32_t q = quotient(t, chunks), chunk = t - q * chunks;
         return Tile{q >> 1, q & 1u, chunk, (q & 1u) == 1u && chunk + 1u == chunks};
     };
     // Core j's item in a round: its row and head, its cached positions 0..last, and
@@ -349,7 +349,7 @@ void run(StepRun &r)
         const uint32_t i = x.round * ac + j;
         if (j >= ac || i >= items) return it;
         it.exists = true;
-        it.row = i < a.nh ? 0u : i / a.nh;
+        it.row = quotient(i, a.nh);
         it.head = i - it.row * a.nh;
         it.last = v.sees_chunk ? r.pos + r.rows - 1u : r.pos + it.row;
         it.first = x.chunk * tc;
@@ -374,8 +374,8 @@ void run(StepRun &r)
                 if (x.pass == 0u && x.chunk == 0u && r.stage[0])
                     r.run.dma.copy(head_of(0, it, x.round, j), r.addr[0] + head_offset(it), head);
                 if (!it.live) continue;
-                const uint32_t kv_head = a.group == 1u ? it.head : it.head / a.group; // a division: 35 cycles on RV32
-                const uint8_t *cache = r.addr[1 + x.pass] + (size_t)it.first * a.kv_dim * e + (size_t)kv_head * head;
+                const uint8_t *cache = r.addr[1 + x.pass] + (size_t)it.first * a.kv_dim * e +
+                                       (size_t)quotient(it.head, a.group) * head;
                 r.run.dma.copy_2d(kv_buffer(j, t), head, cache, a.kv_dim * e, head, it.count); // the head's columns
             }
         },

@@ -379,15 +379,22 @@ bool on_chip_any(const std::vector<bool> &v) { return std::find(v.begin(), v.end
 
 // Weights a step reads as an operand: the DMA engine moves them (staged, or a row an
 // embedding). The others (per-channel scales, requantization vectors, tables) are the
-// constants its params name, which the cores read where they are.
-std::vector<bool> operand_weights(const Graph &g)
+// constants its params name, which the cores read where they are. `whole`: an operand
+// of a step other than EMBED (read whole, not a row a token).
+struct OperandWeights {
+    std::vector<bool> operand, whole;
+};
+OperandWeights operand_weights(const Graph &g)
 {
-    std::vector<bool> read(g.tensors.size(), false);
+    OperandWeights out{std::vector<bool>(g.tensors.size(), false), std::vector<bool>(g.tensors.size(), false)};
     for (const GraphSchedule *sch : {&g.prompt, &g.token})
         for (const GraphStep &st : sch->steps)
             for (uint32_t k = 0; k < st.operand_count; ++k)
-                if (st.operands[k] != TSR_NO_TENSOR) read[st.operands[k]] = true;
-    return read;
+                if (st.operands[k] != TSR_NO_TENSOR) {
+                    out.operand[st.operands[k]] = true;
+                    if (st.op != TSR_OP_EMBED) out.whole[st.operands[k]] = true;
+                }
+    return out;
 }
 
 // The weights to copy into `budget` bytes of L2 when not all fit: first the constants
@@ -399,12 +406,8 @@ std::vector<bool> operand_weights(const Graph &g)
 std::vector<bool> most_reused_weights(const Graph &g, uint64_t budget)
 {
     const size_t n = g.tensors.size();
-    const std::vector<bool> operand = operand_weights(g);
-    std::vector<bool> read_whole(n, false);
-    for (const GraphSchedule *sch : {&g.prompt, &g.token})
-        for (const GraphStep &st : sch->steps)
-            for (uint32_t k = 0; k < st.operand_count; ++k)
-                if (st.operands[k] != TSR_NO_TENSOR && st.op != TSR_OP_EMBED) read_whole[st.operands[k]] = true;
+    const OperandWeights read = operand_weights(g);
+    const std::vector<bool> &operand = read.operand, &read_whole = read.whole;
     std::vector<size_t> order;
     for (size_t i = 0; i < n; ++i)
         if (g.tensors[i].kind == TSR_TENSOR_WEIGHT && !g.tensors[i].in_nms) order.push_back(i);
@@ -481,7 +484,7 @@ void place_l2(Graph &g, MemoryPlan &plan, const BoardDesc &board, const PlanOpti
         break;
     }
     if (board.offchip.present() && !board.offchip.cores_read) { // the cores read the params' constants where they are
-        const std::vector<bool> operand = operand_weights(g);
+        const std::vector<bool> operand = operand_weights(g).operand;
         for (size_t i = 0; i < g.tensors.size(); ++i)
             if (g.tensors[i].kind == TSR_TENSOR_WEIGHT && !operand[i]) on_chip[i] = true;
     }
