@@ -528,4 +528,52 @@ TEST_F(ImageValidation, RandomCorruptionIsRefusedOrHarmless)
     EXPECT_GT(refused, 250);
 }
 
+// An int8 image whose embedding reads the classifier's per-channel table (--tied-embedding
+// shared): its embed step's form, table and rescaling table are checked like any other.
+class SharedTableValidation : public ImageValidation {
+protected:
+    void SetUp() override
+    {
+        tessera::PackOptions o = *options_;
+        o.precision = tessera::Precision::kInt8;
+        o.shared_table_bits = 8;
+        o.output = temp_path("shared_table.tess");
+        img_ = pack_image(o);
+    }
+    tsr_step &embed() { return step(TSR_SECTION_SCHEDULE_TOKEN, 0); }
+};
+
+TEST_F(SharedTableValidation, OpensAndRefusesAFormItsTableIsNot)
+{
+    ASSERT_EQ(embed().op, TSR_OP_EMBED);
+    ASSERT_EQ(embed().variant, TSR_VARIANT_EMBED_I8_ROWS);
+    ASSERT_EQ(open(), TESSERA_OK) << message();
+    embed().params.embed.form = TSR_EMBED_W4_ROWS; // 4-bit rows of an 8-bit table
+    embed().variant = TSR_VARIANT_EMBED_I8_W4;
+    resign();
+    EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_SCHEDULE);
+    EXPECT_NE(message().find("token schedule step 0 (embed) operand 1: the table is not vocab x dim per channel in "
+                             "layout W4_G32"),
+              std::string::npos)
+        << message();
+}
+
+TEST_F(SharedTableValidation, ARescalingTableTooSmallOrOfAnotherTypeIsRefused)
+{
+    const uint32_t vocab = header().vocab_size;
+    const uint32_t small = [&] { // a weight of fewer bytes than vocab factors
+        for (uint32_t t = 0;; ++t)
+            if (tensor(t).kind == TSR_TENSOR_WEIGHT && tensor(t).dtype == TSR_DTYPE_I32 && tensor(t).size < vocab * 5u)
+                return t;
+    }();
+    embed().params.embed.requant = small;
+    resign();
+    EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_SCHEDULE);
+    EXPECT_NE(message().find("rescaling table does not fit"), std::string::npos) << message();
+    embed().params.embed.requant = 0xFFFFu; // no tensor
+    resign();
+    EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_SCHEDULE);
+    EXPECT_NE(message().find("rescaling table does not fit"), std::string::npos) << message();
+}
+
 } // namespace

@@ -12,6 +12,7 @@
 
 #include "requantize_fast.h" // the optimized kernels' 32-bit form, tested as they build it
 #include "tessera/kernels_i8.h"
+#include "tessera/kernels_i8_float.h"
 
 namespace {
 
@@ -203,6 +204,100 @@ TEST(MatmulW4A8, OptimizedIsTheReferenceBitForBit)
             for (uint32_t core = 0; core < 3; ++core) ASSERT_EQ(tsr_matmul_w4a8(&a, core, 3), TSR_KERNEL_OK);
             EXPECT_EQ(got, want) << "k " << k << ", rows " << rows;
         }
+}
+
+// The W4A8 classifier (fp32 out): the by-hand row above, 36 times its scale 0.5; the
+// optimized kernel gives the reference's bits on any k, rows and core split.
+TEST(MatmulW4A8F32, ByHandAndOptimizedIsTheReference)
+{
+    const int8_t x1[3] = {1, 2, 3};
+    const uint8_t w1[3] = {0xE1, 0x07, 2};
+    const float half = 0.5f;
+    float y1 = 0;
+    tsr_matmul_w4a8_f32_args one = {x1, w1, &half, &y1, 1, 3, 1, 1};
+    ASSERT_EQ(tsr_matmul_w4a8_f32_ref(&one, 0, 1), TSR_KERNEL_OK);
+    EXPECT_EQ(y1, 18.0f);
+    y1 = 0;
+    ASSERT_EQ(tsr_matmul_w4a8_f32(&one, 0, 1), TSR_KERNEL_OK);
+    EXPECT_EQ(y1, 18.0f);
+    one.k = 2049;
+    EXPECT_EQ(tsr_matmul_w4a8_f32(&one, 0, 1), TSR_KERNEL_BAD_ARGUMENT);
+    std::mt19937 rng(21);
+    std::uniform_int_distribution<int> byte(0, 255), i8(-128, 127), gsd(1, 255);
+    std::uniform_real_distribution<float> sd(1e-4f, 1e-2f);
+    for (uint32_t k : {1u, 33u, 64u, 288u, 2048u})
+        for (uint32_t rows : {1u, 2u}) {
+            const uint32_t n = 9, stride = tsr_w4_row_bytes(k);
+            std::vector<int8_t> x(size_t(rows) * k);
+            for (auto &v : x) v = int8_t(i8(rng));
+            std::vector<uint8_t> w(size_t(n) * stride);
+            for (uint32_t i = 0; i < n; ++i)
+                for (uint32_t b = 0; b < stride; ++b)
+                    w[size_t(i) * stride + b] = uint8_t(b < (k + 1) / 2 ? byte(rng) : gsd(rng));
+            std::vector<float> sc(n);
+            for (auto &v : sc) v = sd(rng);
+            std::vector<float> want(size_t(rows) * n), got(size_t(rows) * n);
+            tsr_matmul_w4a8_f32_args a = {x.data(), w.data(), sc.data(), want.data(), rows, k, n, n};
+            ASSERT_EQ(tsr_matmul_w4a8_f32_ref(&a, 0, 1), TSR_KERNEL_OK);
+            a.y = got.data();
+            for (uint32_t core = 0; core < 2; ++core) ASSERT_EQ(tsr_matmul_w4a8_f32(&a, core, 2), TSR_KERNEL_OK);
+            EXPECT_EQ(0, std::memcmp(got.data(), want.data(), got.size() * sizeof(float))) << "k " << k;
+        }
+}
+
+// ---- embedding from a table shared with the classifier ---------------------------------
+
+// int8 rows at factor 0.5 (multiplier 2^30, shift 0), rounding half up: 127 -> 63.5 -> 64,
+// -64 -> -32, 1 -> 0.5 -> 1, 0 -> 0.
+TEST(EmbedRowI8, Int8RowByHand)
+{
+    int8_t y[4] = {127, -64, 1, 0};
+    const tsr_embed_row_i8_args a = {y, nullptr, 1 << 30, 0, 4, 0};
+    ASSERT_EQ(tsr_embed_row_i8(&a), TSR_KERNEL_OK);
+    EXPECT_EQ(std::vector<int8_t>(y, y + 4), (std::vector<int8_t>{64, -32, 1, 0}));
+}
+
+// A W4 row in place: weights {1, -2, 7} (bytes 0xE1, 0x07), group scale 2, factor 0.25
+// (multiplier 2^30, shift -1): 0.5 -> 1, -1, 3.5 -> 4.
+TEST(EmbedRowI8, W4RowInPlaceByHand)
+{
+    int8_t y[3] = {int8_t(0xE1), 0x07, 99};
+    const uint8_t gs[1] = {2};
+    const tsr_embed_row_i8_args a = {y, gs, 1 << 30, -1, 3, 1};
+    ASSERT_EQ(tsr_embed_row_i8(&a), TSR_KERNEL_OK);
+    EXPECT_EQ(std::vector<int8_t>(y, y + 3), (std::vector<int8_t>{1, -1, 4}));
+}
+
+// Every element of wide W4 rows expanded in place equals the exact requantization of its
+// weight times its group's scale, computed from an untouched copy of the row.
+TEST(EmbedRowI8, W4RowsInPlaceEqualExactArithmetic)
+{
+    std::mt19937 rng(22);
+    std::uniform_int_distribution<int> byte(0, 255), gsd(1, 255);
+    for (uint32_t dim : {32u, 64u, 288u, 768u, 2048u}) {
+        const uint32_t half = (dim + 1) / 2, G = (dim + 31) / 32;
+        std::vector<uint8_t> row(half), gs(G);
+        for (auto &b : row) b = uint8_t(byte(rng));
+        for (auto &g : gs) g = uint8_t(gsd(rng));
+        int32_t m, s;
+        quantize_multiplier(0.013 + 0.001 * (dim % 7), &m, &s);
+        std::vector<int8_t> y(dim, 0);
+        std::memcpy(y.data(), row.data(), half);
+        const tsr_embed_row_i8_args a = {y.data(), gs.data(), m, s, dim, 1};
+        ASSERT_EQ(tsr_embed_row_i8(&a), TSR_KERNEL_OK);
+        for (uint32_t j = 0; j < dim; ++j) {
+            const uint32_t nib = (j & 1) ? row[j / 2] >> 4 : row[j / 2] & 15u;
+            const int32_t w = int32_t(nib) - int32_t((nib & 8u) << 1);
+            const int64_t want = std::clamp<int64_t>(exact_requantize(w * gs[j / 32], m, s), -128, 127);
+            ASSERT_EQ(y[j], want) << "dim " << dim << ", element " << j;
+        }
+    }
+    int8_t y[4] = {};
+    tsr_embed_row_i8_args bad = {y, nullptr, 1 << 30, 0, 4, 1}; // W4 without its group scales
+    EXPECT_EQ(tsr_embed_row_i8(&bad), TSR_KERNEL_BAD_ARGUMENT);
+    bad.w4 = 0;
+    bad.multiplier = 5; // below 2^30
+    EXPECT_EQ(tsr_embed_row_i8(&bad), TSR_KERNEL_BAD_ARGUMENT);
 }
 
 TEST(MatmulI8, ReferenceAgainstDoublePrecision)

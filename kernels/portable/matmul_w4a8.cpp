@@ -1,5 +1,6 @@
 #include "kernel_checks.h"
 #include "matmul_w4a8_checks.h"
+#include "matmul_w4a8_dot.h"
 #include "requantize_fast.h"
 
 // Integer sums are exact in any order (the ranges keep them below 2^31), so this gives
@@ -7,21 +8,6 @@
 //   sum_g gs_g sum_{j in g} (x_j - x_zero) w_j = sum_g gs_g sum_{j in g} x_j w_j - x_zero sum_g gs_g sum_{j in g} w_j,
 // the second sum once per output channel; a byte's two weights unpacked together.
 namespace {
-
-// sum_{j in group} x_j w_j for a whole group of 32 (16 bytes), or a partial last one.
-inline int32_t group_dot(const int8_t *x, const uint8_t *w, uint32_t count)
-{
-    int32_t even = 0, odd = 0;
-    uint32_t j = 0;
-    for (; j + 1u < count; j += 2u) {
-        const uint32_t b = w[j / 2u];
-        const int32_t lo = (int32_t)(int8_t)(uint8_t)(b << 4) >> 4, hi = (int32_t)(int8_t)(uint8_t)b >> 4;
-        even += (int32_t)x[j] * lo;
-        odd += (int32_t)x[j + 1u] * hi;
-    }
-    if (j < count) even += (int32_t)x[j] * ((int32_t)(int8_t)(uint8_t)(w[j / 2u] << 4) >> 4);
-    return even + odd;
-}
 
 // sum_g gs_g sum_{j in g} w_j: the zero point's share of a channel.
 inline int32_t weight_sum(const uint8_t *w, const uint8_t *gs, uint32_t k)
@@ -51,7 +37,7 @@ tsr_kernel_status tsr_matmul_w4a8(const tsr_matmul_w4a8_args *a, uint32_t core_i
             const int8_t *xr = a->x + (size_t)r * k;
             int32_t acc = offset;
             for (uint32_t j = 0, g = 0; j < k; j += 32u, ++g)
-                acc += (int32_t)gs[g] * group_dot(xr + j, wi + j / 2u, k - j < 32u ? k - j : 32u);
+                acc += (int32_t)gs[g] * tsr_w4_group_dot(xr + j, wi + j / 2u, k - j < 32u ? k - j : 32u);
             a->y[(size_t)r * a->ldy + i] =
                 tsr_requantize_to_i8_fast(acc, a->multiplier[i], a->shift[i], a->y_zero, -128, 127);
         }

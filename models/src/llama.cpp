@@ -11,6 +11,7 @@
 #include "tessera/kernels_bf16.h" // tsr_bf16_from_f32: weights as the kernels read them
 #include "tessera/kernels_i8.h"   // tsr_iexp_constants_for
 #include "tessera/models/quantize.h"
+#include "tessera/variants.h" // TSR_EMBED_*
 
 namespace tessera {
 
@@ -150,8 +151,17 @@ public:
     void weights(const LlamaWeights &w)
     {
         const uint32_t D = c_.dim, KV = c_.kv_dim(), H = c_.hidden_dim, V = c_.vocab_size, C = opt_.context;
-        emb_ = i8_ ? int8_weight("token_embedding", w.token_embedding.data(), V, D)
-                   : b_.weight("token_embedding", w.token_embedding.data(), V, D, AT_);
+        share_ = i8_ && c_.shared_classifier && opt_.shared_table_bits != 0;
+        if (share_) { // the classifier's table, read by the embedding too: its rows at the per-tensor scale
+            emb_scale_ = int8_scale(absmax(w.token_embedding.data(), size_t(V) * D));
+            wcls_ = opt_.shared_table_bits == 4u ? w4_linear("token_embedding", w.token_embedding.data(), V, D)
+                                                 : linear("token_embedding", w.token_embedding, 0, V, D, 8, false);
+            emb_ = wcls_.w;
+        } else {
+            emb_ = i8_ ? int8_weight("token_embedding", w.token_embedding.data(), V, D)
+                       : b_.weight("token_embedding", w.token_embedding.data(), V, D, AT_);
+            emb_scale_ = i8_ ? b_.at(emb_).scale : 1.0;
+        }
         layers_.resize(c_.n_layers);
         for (uint32_t l = 0; l < c_.n_layers; ++l) {
             const std::string p = "layer" + std::to_string(l) + ".";
@@ -176,7 +186,7 @@ public:
         // The classifier: an embedding shared with it is read as the embedding's type (F32
         // images), or stored again as the classifier wants it (BF16: the same; I8: per channel).
         if (c_.shared_classifier && !i8_) wcls_ = Linear{emb_, AT_};
-        else wcls_ = linear("wcls", c_.shared_classifier ? w.token_embedding : w.wcls, 0, V, D, 8, false); // 8-bit logits
+        else if (!share_) wcls_ = linear("wcls", c_.shared_classifier ? w.token_embedding : w.wcls, 0, V, D, 8, false); // 8-bit logits
         const std::vector<float> rope = llama_rope_table(C, c_.head_size(), c_.rope_theta);
         if (i8_) { // Q14
             std::vector<int16_t> q(rope.size());
@@ -202,10 +212,10 @@ public:
             b_.step(s, o, uint8_t(AT_), operands, p, std::move(label), layer, flags);
         };
         tokens = b_.tensor(std::string("tokens") + suffix, TSR_TENSOR_IO, R, 1, TSR_DTYPE_I32);
-        uint32_t x = act("x_embed", D); // its rows are the table's: the table's scale
-        if (i8_) b_.at(x).scale = b_.at(emb_).scale;
+        uint32_t x = act("x_embed", D); // its rows are the table's: the table's (per-tensor) scale
+        if (i8_) b_.at(x).scale = emb_scale_;
         tsr_op_params pe = params();
-        pe.embed = {V, D};
+        pe.embed = {V, D, share_ ? (wcls_.bits == 4u ? TSR_EMBED_W4_ROWS : TSR_EMBED_I8_ROWS) : 0u, 0u};
         op(TSR_OP_EMBED, {tokens, emb_, x}, pe, "embed");
         for (uint32_t l = 0; l < c_.n_layers; ++l) {
             const LayerWeights &lw = layers_[l];
@@ -375,6 +385,8 @@ private:
     const bool i8_, bf16_;
     const uint32_t AT_, WT_; // the activations' (and other weights') element type; the matmul weights'
     uint32_t emb_ = 0, rms_final_ = 0, rope_table_ = 0;
+    bool share_ = false;     // one table for the embedding and the classifier (int8)
+    double emb_scale_ = 1.0; // I8: the embedding's output scale
     Linear wcls_;
     std::vector<LayerWeights> layers_;
 };

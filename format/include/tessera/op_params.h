@@ -36,7 +36,12 @@ typedef struct tsr_rqs_params {
 } tsr_rqs_params;
 
 typedef struct tsr_embed_params {
-    uint32_t vocab, dim; /* the table is vocab x dim of the output's element type */
+    uint32_t vocab, dim; /* form 0: the table is vocab x dim of the output's element type */
+    uint32_t form;       /* 0: rows copied as they are; I8 steps reading a per-channel table
+                          * (an int8 classifier's, shared): TSR_EMBED_I8_ROWS (int8 rows) or
+                          * TSR_EMBED_W4_ROWS (W4_G32 rows), each rescaled to the output's scale */
+    uint32_t requant;    /* the rescaled forms: an I32 weight tensor of vocab Q31 multipliers
+                          * (int32) then vocab shifts (int8), row r's scale_w[r] / scale_x */
 } tsr_embed_params;
 
 typedef struct tsr_rmsnorm_params {

@@ -25,6 +25,8 @@ extern "C" {
 #define TSR_ADD_RQS 1u         /* QuantLib's RequantShift of each input and of the sum */
 #define TSR_MATMUL_BIAS 0x400u /* F32: plus a bias per output channel (QuantLib's float graphs) */
 #define TSR_SWIGLU_HARDSWISH 2u /* swiglu's exp: QuantLib's SiLU, Hardswish (= TSR_NONLINEAR_QUANTLIB for int8) */
+#define TSR_EMBED_I8_ROWS 1u    /* embed: per-channel int8 rows, each rescaled to the output's scale */
+#define TSR_EMBED_W4_ROWS 2u    /* embed: W4_G32 rows (4-bit, groups of 32), each rescaled */
 
 typedef enum tsr_variant_id {
     TSR_VARIANT_NONE = 0,
@@ -38,6 +40,7 @@ typedef enum tsr_variant_id {
  * arithmetic column). A matmul's types are masked to 4 bits each: a type of 16 or
  * more matches no row, and the operator refuses it by its own check. */
 static inline uint32_t tsr_arithmetic_none(const tsr_step *s) { (void)s; return 0u; }
+static inline uint32_t tsr_arithmetic_embed(const tsr_step *s) { return s->params.embed.form; }
 static inline uint32_t tsr_arithmetic_rope(const tsr_step *s) { return s->params.rope.form; }
 static inline uint32_t tsr_arithmetic_add(const tsr_step *s) { return s->params.add.form; }
 static inline uint32_t tsr_arithmetic_rmsnorm(const tsr_step *s) { return s->params.rmsnorm.nonlinear; }

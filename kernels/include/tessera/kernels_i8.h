@@ -255,6 +255,23 @@ typedef struct tsr_add_i8_args {
 } tsr_add_i8_args;
 tsr_kernel_status tsr_add_i8(const tsr_add_i8_args *args, uint32_t core_id, uint32_t core_count);
 
+/* One token's embedding read from a per-channel table (an int8 classifier's rows, stored
+ * once and shared with the embedding), rescaled in place to the output's scale:
+ *   int8 rows (w4 0):  y[j] = clamp(requantize(q[j], multiplier, shift), -128, 127)
+ *   W4_G32 rows (w4 1): y[j] = clamp(requantize(gs[j / 32] w[j], multiplier, shift), -128, 127)
+ * where on entry y holds the row as the table stores it: dim int8 values q, or the
+ * ceil(dim/2) bytes of 4-bit weights w of a W4_G32 row (tsr_matmul_w4a8_args), whose
+ * ceil(dim/32) group scales gs are passed apart (they would be overwritten). (multiplier,
+ * shift) stands for scale_w[row] / scale_y. One core; dim elements of work a token. */
+typedef struct tsr_embed_row_i8_args {
+    int8_t *y;                   /* dim bytes */
+    const uint8_t *group_scales; /* w4: ceil(dim/32) bytes, not inside y; else unused */
+    int32_t multiplier, shift;   /* multiplier 0 or in [2^30, 2^31), shift in [-31, 30] */
+    uint32_t dim;                /* >= 1; w4: <= 2048 */
+    uint32_t w4;                 /* 0 or 1 */
+} tsr_embed_row_i8_args;
+tsr_kernel_status tsr_embed_row_i8(const tsr_embed_row_i8_args *args);
+
 #ifdef __cplusplus
 }
 #endif

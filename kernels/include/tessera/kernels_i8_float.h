@@ -29,6 +29,20 @@ uint32_t tsr_matmul_i8_f32_scratch_bytes(const tsr_matmul_i8_f32_args *args); /*
 tsr_kernel_status tsr_matmul_i8_f32_ref(const tsr_matmul_i8_f32_args *args, uint32_t core_id, uint32_t core_count);
 tsr_kernel_status tsr_matmul_i8_f32(const tsr_matmul_i8_f32_args *args, uint32_t core_id, uint32_t core_count);
 
+/* The same with W4A8's weights (tsr_matmul_w4a8_args' rows: 4-bit, groups of 32 with an
+ * 8-bit scale each): y[r * ldy + i] = (float)(sum_g gs[i][g] sum_{j in g} x[r][j] w[i][j])
+ * * scale[i], scale[i] = scale_x scale_w[i]; 1 <= k <= 2048. The classifier of a W4A8
+ * image whose embedding table it shares. */
+typedef struct tsr_matmul_w4a8_f32_args {
+    const int8_t *x;    /* rows x k, symmetric */
+    const uint8_t *w;   /* n rows of tsr_w4_row_bytes(k) bytes */
+    const float *scale; /* n */
+    float *y;           /* rows x ldy */
+    uint32_t rows, k, n, ldy;
+} tsr_matmul_w4a8_f32_args;
+tsr_kernel_status tsr_matmul_w4a8_f32_ref(const tsr_matmul_w4a8_f32_args *args, uint32_t core_id, uint32_t core_count);
+tsr_kernel_status tsr_matmul_w4a8_f32(const tsr_matmul_w4a8_f32_args *args, uint32_t core_id, uint32_t core_count);
+
 /* y = requantize(g[i] x[i] / sqrt(mean(x^2) + eps) * out_scale): RMSNorm of int8 rows
  * (rows x dim, dim >= 1) with int8 gain g; eps = eps / scale_x^2 (> 0), out_scale =
  * scale_g / scale_y (> 0). Split over rows. y may equal x. */

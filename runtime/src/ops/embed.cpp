@@ -1,30 +1,82 @@
 // EMBED     in: tokens (I32 rows), table (vocab x dim)   out: x (rows x dim)
-//           params (tsr_embed_params): vocab, dim; table and x of the step's element type
-//           (I8: the same scale)       data movement: a table row per token, by the DMA engine.
+//           params (tsr_embed_params): vocab, dim, form;
+//             form 0: table and x of the step's element type (I8: the same scale), a row copied;
+//             TSR_EMBED_I8_ROWS / TSR_EMBED_W4_ROWS (I8): the table is an int8 classifier's,
+//               per channel (int8 rows, or W4_G32 rows), read once for both; each row is
+//               rescaled to x's scale by its factor in `requant` (tsr_embed_row_i8).
+//           data movement: a table row per token, by the DMA engine (into x itself).
 // The ids index a table: each is checked here at run time, whoever wrote it, and
 // the tokens must be the schedule's own token input (what the runtime writes).
 #include "op.h"
+#include "tessera/kernels_i8.h"
 
 namespace tsr {
 namespace {
 
+const tsr_embed_params &P(const tsr_step &s) { return s.params.embed; }
+bool w4(const tsr_step &s) { return P(s).form == TSR_EMBED_W4_ROWS; }
+// Bytes of a table row as stored.
+uint64_t row_bytes(const tsr_step &s)
+{
+    return w4(s) ? (uint64_t)tsr_w4_row_bytes(P(s).dim) : (uint64_t)P(s).dim * act_bytes(s);
+}
+
 tessera_status validate(StepChecker &c)
 {
-    const tsr_embed_params &p = c.step.params.embed;
+    const tsr_embed_params &p = P(c.step);
     const uint64_t R = c.rows, e = act_bytes(c.step);
     TSR_TRY(c.dtype_in(kAllTypes));
     if (p.vocab != c.h.vocab_size || p.dim != c.h.dim) return c.fail("vocab or dim does not match the model");
     TSR_TRY(c.pinned(0, c.tokens, "the schedule's token input"));
     TSR_TRY(c.operand(0, TSR_DTYPE_I32, R * 4u, false));
-    TSR_TRY(c.operand(1, c.step.dtype, (uint64_t)p.vocab * p.dim * e, false));
+    TSR_TRY(c.operand(1, c.step.dtype, (uint64_t)p.vocab * row_bytes(c.step), false));
     TSR_TRY(c.of_kind(1, TSR_TENSOR_WEIGHT, "the embedding table is not a weight"));
-    TSR_TRY(c.same_zero(1, 2)); // rows copied as they are
+    if (p.form == 0u) TSR_TRY(c.same_zero(1, 2)); // rows copied as they are
     return c.operand(2, c.step.dtype, R * p.dim * e, true);
+}
+
+// The rescaled forms: the table is the classifier's (per channel, symmetric), the output
+// symmetric, one factor a row; W4 rows in their layout, at most 2048 wide (the kernel's).
+tessera_status check_rows(StepChecker &c)
+{
+    const tsr_embed_params &p = P(c.step);
+    const uint32_t t = c.step.operands[1];
+    TSR_TRY(c.symmetric(2));
+    if (t < c.h.tensor_count) {
+        const tsr_tensor &w = c.tensors[t];
+        if (w.quant != TSR_QUANT_PER_CHANNEL || w.ndims != 2u || w.dims[0] != p.vocab || w.dims[1] != p.dim ||
+            (w.layout == TSR_LAYOUT_W4_G32) != w4(c.step))
+            return c.fail(w4(c.step) ? "the table is not vocab x dim per channel in layout W4_G32"
+                                     : "the table is not vocab x dim int8 per channel", 1);
+    }
+    if (w4(c.step) && (p.dim > 2048u || p.dim < 32u)) return c.fail("dim outside 32..2048 (4-bit table)");
+    return c.constant(p.requant, TSR_DTYPE_I32, (uint64_t)p.vocab * 5u, "rescaling table does not fit");
+}
+
+// A row's rescaling after its copy: nothing (form 0), or the kernel in place.
+using Rescale = void (*)(StepRun &r, uint8_t *y, uint32_t id);
+
+void rescale(StepRun &r, uint8_t *y, uint32_t id)
+{
+    const tsr_embed_params &p = P(r.step);
+    const int32_t *mult = (const int32_t *)r.constant(p.requant);
+    uint8_t groups[64]; // W4: the row's group scales (dim <= 2048), which the row's expansion would overwrite
+    const uint32_t half = (p.dim + 1u) / 2u, G = (p.dim + 31u) / 32u;
+    r.run.dma.drain(); // the row is in y
+    if (r.run.dma.failed()) return; // the run reports the DMA's failure
+    if (w4(r.step)) for (uint32_t g = 0; g < G; ++g) groups[g] = y[half + g]; // (dim >= half + G: validate)
+    r.check(y, p.dim, 2);
+    const tsr_embed_row_i8_args a = {(int8_t *)y, groups, mult[id], (int32_t)((const int8_t *)(mult + p.vocab))[id],
+                                     p.dim, w4(r.step) ? 1u : 0u};
+    r.kernel(tsr_embed_row_i8(&a));
 }
 
 void run(StepRun &r)
 {
-    const uint32_t V = r.step.params.embed.vocab, row = r.step.params.embed.dim * act_bytes(r.step);
+    const uint32_t V = P(r.step).vocab, out_row = P(r.step).dim * act_bytes(r.step);
+    const uint32_t row = (uint32_t)row_bytes(r.step);
+    const Rescale after = tsr_variants[r.resolved.variant]->row ? variant_row<Variant<Rescale>>(r.resolved.variant).kernel
+                                                                : nullptr; // form 0 registers no row
     const int32_t *tokens = (const int32_t *)r.addr[0];
     for (uint32_t i = 0; i < r.rows; ++i) {
         const int32_t id = tokens[i];
@@ -35,21 +87,26 @@ void run(StepRun &r)
                     .num(V - 1u);
             return;
         }
-        r.run.dma.copy(r.addr[2] + (size_t)i * row, r.addr[1] + (size_t)(uint32_t)id * row, row);
+        uint8_t *y = r.addr[2] + (size_t)i * out_row;
+        r.run.dma.copy(y, r.addr[1] + (size_t)(uint32_t)id * row, row);
+        if (after) after(r, y, (uint32_t)id);
     }
 }
 
 StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t cores)
 {
     StepGeometry g = move_geometry(s, rows, cores);
-    g.traffic(1, (uint64_t)rows * s.params.embed.dim * act_bytes(s), rows); // a table row per token
+    g.traffic(1, (uint64_t)rows * row_bytes(s), rows); // a table row per token
     return g;
 }
 
 } // namespace
 
-// Its one variant: a move of bytes, for every element type.
+// Its variants: a move of bytes, for every element type; int8 rows of a per-channel table
+// shared with the classifier, each rescaled after its copy.
 extern "C" const tsr_variant_impl TSR_VARIANT_IMPL(EMBED) = {TSR_VARIANT_EMBED, 0u, nullptr, nullptr};
+TSR_REGISTER_VARIANT(EMBED_I8_ROWS, check_rows, Variant<Rescale>{rescale})
+TSR_REGISTER_VARIANT(EMBED_I8_W4, check_rows, Variant<Rescale>{rescale})
 
 extern const OpDevice op_EMBED = {validate, geometry, run, false};
 

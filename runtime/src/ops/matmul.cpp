@@ -79,9 +79,8 @@ tessera_status check_i8(StepChecker &c)
     return c.constant(p.requant, TSR_DTYPE_I32, (uint64_t)p.n * 5u, "requantization table does not fit");
 }
 
-// W4A8: k within the accumulator's range, the weights in their layout, the same
-// requantization table as int8 weights.
-tessera_status check_i8_w4(StepChecker &c)
+// W4A8: k within the accumulator's range, the weights in their layout.
+tessera_status check_w4_layout(StepChecker &c)
 {
     const tsr_matmul_params &p = P(c.step);
     if (p.k > 2048u) return c.fail("k above 2048 (W4A8)");
@@ -89,7 +88,22 @@ tessera_status check_i8_w4(StepChecker &c)
     if (w < c.h.tensor_count && (c.tensors[w].layout != TSR_LAYOUT_W4_G32 || c.tensors[w].dims[0] != p.n ||
                                  c.tensors[w].dims[1] != p.k))
         return c.fail("4-bit weights are not n x k in layout W4_G32", 1);
-    return c.constant(p.requant, TSR_DTYPE_I32, (uint64_t)p.n * 5u, "requantization table does not fit");
+    return TESSERA_OK;
+}
+
+// ... and the same requantization table as int8 weights.
+tessera_status check_i8_w4(StepChecker &c)
+{
+    TSR_TRY(check_w4_layout(c));
+    return c.constant(P(c.step).requant, TSR_DTYPE_I32, (uint64_t)P(c.step).n * 5u, "requantization table does not fit");
+}
+
+// ... or the dequantizing classifier's (a table shared with the embedding).
+tessera_status check_i8_w4_f32_out(StepChecker &c)
+{
+    TSR_TRY(check_w4_layout(c));
+    TSR_TRY(c.symmetric(0));
+    return c.constant(P(c.step).requant, TSR_DTYPE_F32, (uint64_t)P(c.step).n * 4u, "dequantization table does not fit");
 }
 
 tsr_rqs_params rqs_range(const tsr_matmul_params &p) { return tsr_rqs_params{0, 0, p.rqs_shift, p.rqs_lo, p.rqs_hi}; }
@@ -191,6 +205,13 @@ tsr_kernel_status mm_i8_w4(const StepRun &r, const Product &t)
     const tsr_matmul_w4a8_args a = {(const int8_t *)t.x, t.w, mult + t.c0, (const int8_t *)(mult + P(r.step).n) + t.c0,
                                     (int8_t *)t.y, r.resolved.zero[0], r.resolved.zero[2], t.m, P(r.step).k, t.n, t.ldy};
     return tsr_matmul_w4a8(&a, r.worker, r.workers);
+}
+
+tsr_kernel_status mm_i8_w4_f32_out(const StepRun &r, const Product &t)
+{
+    const float *scales = (const float *)r.constant(P(r.step).requant) + t.c0;
+    const tsr_matmul_w4a8_f32_args a = {(const int8_t *)t.x, t.w, scales, (float *)t.y, t.m, P(r.step).k, t.n, t.ldy};
+    return tsr_matmul_w4a8_f32(&a, r.worker, r.workers);
 }
 
 using MatmulI8Rqs = tsr_kernel_status (*)(const tsr_matmul_i8_rqs_args *, uint32_t, uint32_t);
@@ -398,6 +419,7 @@ TSR_REGISTER_VARIANT(MATMUL_BF16_F32_OUT, nullptr, Variant<Kernel>{mm_bf16_f32_o
 TSR_REGISTER_VARIANT(MATMUL_I8, check_i8, Variant<Kernel>{mm_i8<tsr_matmul_i8>})
 TSR_REGISTER_VARIANT(MATMUL_I8_F32_OUT, check_i8_f32_out, Variant<Kernel>{mm_i8_f32_out<tsr_matmul_i8_f32>})
 TSR_REGISTER_VARIANT(MATMUL_I8_W4, check_i8_w4, Variant<Kernel>{mm_i8_w4})
+TSR_REGISTER_VARIANT(MATMUL_I8_W4_F32_OUT, check_i8_w4_f32_out, Variant<Kernel>{mm_i8_w4_f32_out})
 TSR_REGISTER_VARIANT(MATMUL_I8_RQS, check_i8_rqs, Variant<Kernel>{mm_i8_rqs<tsr_matmul_i8_rqs>})
 // The tuned kernel sets' (kernels/<set>/tuned_variants.def): the portable kernel's name
 // with the set's suffix, in the portable variant's row.

@@ -24,6 +24,7 @@ namespace {
 struct CommandLine {
     tessera::PackOptions o;
     std::string precision = "fp32", nonlinear = "integer", exp = "accurate", weight_type = "fp32", scenario = "auto";
+    std::string tied_embedding = "copy";
     std::string weights = "auto", prompt_logits = "last";
     bool quiet = false, dry_run = false, json = false, list_boards = false;
 };
@@ -105,8 +106,14 @@ int parse_command(CommandLine &c, int argc, char **argv)
                    "element type of the matmul weights: fp32, or bf16 (half the bytes and DMA traffic, rounded to "
                    "nearest even; activations, the KV cache and an embedding shared with the classifier stay fp32); "
                    "with --precision int8, int4: W4A8, the decoder layers' weights in 4 bits, groups of 32 with an "
-                   "8-bit scale each (the classifier keeps 8 bits)")
+                   "8-bit scale each (the classifier keeps 8 bits; see --tied-embedding)")
         ->check(CLI::IsMember(tessera::option_list(tessera::kWeightTypeNames)))->capture_default_str();
+    app.add_option("--tied-embedding", c.tied_embedding,
+                   "int8, a checkpoint whose classifier is its embedding table (llama2.c's shared weights): copy (stored "
+                   "twice: the embedding per tensor, the classifier per channel in 8 bits), shared (stored once, per "
+                   "channel in 8 bits, each row the embedding reads rescaled to its activations' scale: half the "
+                   "table's bytes) or shared-int4 (once, in W4A8's 4-bit groups: about a quarter)")
+        ->check(CLI::IsMember({"copy", "shared", "shared-int4"}))->capture_default_str();
     app.add_option("--weights-in", c.weights, "where weights live at run time: auto (L2 if it fits), image (in place), l2")
         ->check(CLI::IsMember({"auto", "image", "l2"}))->capture_default_str();
     CLI::Option *report = app.add_option("--report", o.report,
@@ -160,6 +167,7 @@ int parse_command(CommandLine &c, int argc, char **argv)
     o.weight_type = tessera::parse_option(tessera::kWeightTypeNames, c.weight_type, "--weight-type");
     o.scenario = tessera::parse_option(tessera::kScenarioNames, c.scenario, "--scenario");
     o.prompt_logits_all = c.prompt_logits == "all";
+    o.shared_table_bits = c.tied_embedding == "shared" ? 8u : c.tied_embedding == "shared-int4" ? 4u : 0u;
     o.progress = tessera::ProgressLine::wanted(c.quiet);
     o.weights = c.weights == "image" ? tessera::WeightsPlacement::kImage
               : c.weights == "l2"    ? tessera::WeightsPlacement::kL2

@@ -19,6 +19,13 @@ namespace tessera {
 std::vector<uint8_t> plan_graph(Graph graph, const Vocabulary &vocab, const BoardDesc &board, const PackOptions &o,
                                 PackResult &r)
 {
+    // Where the chip cannot hold the weights of a board with off-chip memory, the tables
+    // both schedules derive alike are stored once (an image that fits stays as it was).
+    uint64_t weights = 0;
+    for (const GraphTensor &t : graph.tensors)
+        if (t.kind == TSR_TENSOR_WEIGHT) weights += t.bytes;
+    graph.share_constants = board.offchip.present() &&
+                            weights > uint64_t(board.region_size[TSR_REGION_L2]) + board.region_size[TSR_REGION_NMS];
     try {
         derive_params(graph); // each step's variant derives its int8 factors from its operands' scales
     } catch (const std::range_error &e) {
@@ -45,7 +52,11 @@ std::vector<uint8_t> plan_graph(Graph graph, const Vocabulary &vocab, const Boar
                         "' has " + std::to_string(flash) + " bytes of off-chip " + r.board.offchip.kind +
                         " (offchip.bytes in its description). It fits a board with at least " +
                         std::to_string(image.size()) + " bytes of it, or in fewer bytes of weights: int8 takes about a "
-                        "quarter of fp32's, W4A8 (--precision int8 --weight-type int4) about an eighth");
+                        "quarter of fp32's, W4A8 (--precision int8 --weight-type int4) about an eighth" +
+                        (r.graph.hyper.shared_classifier && !o.shared_table_bits
+                             ? "; its classifier being its embedding table, int8 can store that once (--tied-embedding "
+                               "shared)"
+                             : ""));
     }
     if (r.board.cost.present()) r.estimates = standard_estimates(image.data(), image.size(), r.board);
     return image;

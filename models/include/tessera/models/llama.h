@@ -25,6 +25,11 @@ struct LlamaLowering {
     uint32_t nonlinear = TSR_NONLINEAR_INTEGER; // I8: how softmax, RMSNorm and SiLU compute
     uint32_t linear_bits = 8;                   // I8: bits of the decoder layers' linear weights (8 or 4; held as int8)
     bool w4_groups = false; // I8: the decoder layers' linear weights W4A8 (4-bit, groups of 32: tessera/kernels_i8.h)
+    // I8, a classifier that is the embedding table (llama2.c's shared weights): 0, the
+    // table twice (the embedding per tensor, the classifier per channel in 8 bits); 8 or 4,
+    // once, per channel in 8 bits or in W4A8's 4-bit groups, the embedding rescaling each
+    // row it reads to its activations' scale.
+    uint32_t shared_table_bits = 0;
     // I8: the largest magnitude of each activation (names without the schedule suffix:
     // "layer0.q", "layer0.attention.scores"), from calibration.
     const std::map<std::string, double> *ranges = nullptr;

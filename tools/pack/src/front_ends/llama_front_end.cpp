@@ -73,6 +73,7 @@ public:
     {
         const bool int8 = o.precision == Precision::kInt8;
         const bool npu = o.scenario == Scenario::kNpu || o.scenario == Scenario::kNpuNms;
+        const std::string shared = o.shared_table_bits == 4u ? "shared-int4" : "shared";
         if (!o.calibration.empty() && !int8) throw OptionError("--calibration applies to --precision int8 only");
         if (o.weight_type == WeightType::kBf16 && o.precision != Precision::kFp32)
             throw OptionError("--weight-type bf16 applies to --precision fp32 (bf16 and int8 images choose their weights)");
@@ -84,6 +85,10 @@ public:
             throw OptionError("--npu-weight-bits 4 needs --precision int8 and --scenario npu or npu-nms");
         if (o.weight_type == WeightType::kInt4 && npu)
             throw OptionError("--weight-type int4 is the cluster's W4A8; the NPU's 4-bit weights are --npu-weight-bits 4");
+        if (o.shared_table_bits && !int8) throw OptionError("--tied-embedding " + shared + " applies to --precision int8");
+        if (o.shared_table_bits && !checkpoint_.config.shared_classifier)
+            throw OptionError("--tied-embedding " + shared + ": this checkpoint's classifier has weights of its own, "
+                              "not the embedding table's");
         lowering_for(o); // --context and --prompt-chunk against the model
     }
 
@@ -118,6 +123,7 @@ private:
         lowering.prompt_logits_all = o.prompt_logits_all;
         lowering.matmul_weights = o.weight_type == WeightType::kBf16 ? TSR_DTYPE_BF16 : TSR_DTYPE_F32;
         lowering.w4_groups = o.weight_type == WeightType::kInt4;
+        lowering.shared_table_bits = o.shared_table_bits;
         lowering.precision = o.precision == Precision::kInt8   ? TSR_DTYPE_I8
                              : o.precision == Precision::kBf16 ? TSR_DTYPE_BF16
                                                               : TSR_DTYPE_F32;

@@ -55,6 +55,7 @@ public:
         if (o.npu_weight_bits != 8) throw OptionError(what + "--npu-weight-bits 4 does not apply: its weights are 8-bit");
         if (o.nonlinear_given) throw OptionError(what + "--nonlinear does not apply: its non-linearities are the graph's");
         if (o.exp_given) throw OptionError(what + "--exp does not apply: it is not a bf16 image");
+        if (o.shared_table_bits) throw OptionError(what + "--tied-embedding does not apply: a decoder-only graph has no embedding");
         if (o.prompt_logits_all) throw OptionError(what + "--prompt-logits all does not apply: a decoder-only graph has no logits");
         const bool npu = o.scenario == Scenario::kNpu || o.scenario == Scenario::kNpuNms;
         if (npu && p != "int8")

@@ -1,9 +1,13 @@
-// embed on the host: data movement (a table row per token), no tiles; its traffic is its geometry's.
+// embed on the host: data movement (a table row per token), no tiles; its traffic is its
+// geometry's. A table shared with an int8 classifier (per channel) gets each row's factor
+// to the output's scale.
 #include <cstring>
 
+#include "int8_params.h"
 #include "shapes.h"
 #include "tessera/kernels.h"
 #include "tessera/pack/calibration.h"
+#include "tessera/variants.h"
 
 namespace tessera {
 namespace {
@@ -16,8 +20,20 @@ void evaluate(const GraphStep &s, Evaluation &e)
     std::memcpy(e.values(s.operands[2]), e.values(s.operands[1]) + size_t(id) * D, D * 4);
 }
 
+// Row r's scale_w[r] / scale_x as a Q31 multiplier and a shift: vocab multipliers (int32),
+// then vocab shifts (int8). Both schedules' embed steps read the same table: one tensor.
+void derive_rows(GraphStep &s, Graph &g)
+{
+    const double sx = operand_scale(g, s, 2);
+    std::vector<double> factors;
+    for (const float scale : channel_scales(g, s.operands[1])) factors.push_back(scale / sx);
+    s.params.embed.requant = add_requant_table(g, s.label + ".rescale", factors, s.label, true);
+}
+
+const HostVariant kVariants[] = {{TSR_VARIANT_EMBED_I8_ROWS, derive_rows}, {TSR_VARIANT_EMBED_I8_W4, derive_rows}};
+
 } // namespace
 
-extern const OpHost op_host_EMBED = {no_tiles, nullptr, evaluate, nullptr};
+extern const OpHost op_host_EMBED = {no_tiles, nullptr, evaluate, nullptr, kVariants, sizeof kVariants / sizeof kVariants[0]};
 
 } // namespace tessera

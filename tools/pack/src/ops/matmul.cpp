@@ -43,23 +43,9 @@ Work work(const tsr_step &s, uint32_t rows, uint32_t, uint32_t) { return Work{do
 void derive_i8(GraphStep &s, Graph &g)
 {
     const double sx = operand_scale(g, s, 0), sy = operand_scale(g, s, 2);
-    const std::vector<float> scales = channel_scales(g, s.operands[1]);
-    const uint32_t n = uint32_t(scales.size());
-    std::vector<uint8_t> bytes(size_t(n) * 5);
-    for (uint32_t i = 0; i < n; ++i) {
-        const tsr_requant_params r = requant_factor(sx * scales[i] / sy, s.label);
-        std::memcpy(bytes.data() + 4 * size_t(i), &r.multiplier, 4);
-        bytes[4 * size_t(n) + i] = uint8_t(int8_t(r.shift));
-    }
-    GraphTensor t;
-    t.name = s.label + ".requant";
-    t.dtype = TSR_DTYPE_I32;
-    t.kind = TSR_TENSOR_WEIGHT;
-    t.rows = 1;
-    t.cols = (n * 5 + 3) / 4;
-    t.bytes = std::max<uint64_t>(bytes.size(), uint64_t(t.cols) * 4u);
-    t.data = std::move(bytes);
-    s.params.matmul.requant = g.add(std::move(t));
+    std::vector<double> factors;
+    for (const float scale : channel_scales(g, s.operands[1])) factors.push_back(sx * scale / sy);
+    s.params.matmul.requant = add_requant_table(g, s.label + ".requant", factors, s.label);
 }
 
 // fp32 output (the logits): per output channel, scale_x scale_w[i].
@@ -75,13 +61,14 @@ void derive_i8_f32_out(GraphStep &s, Graph &g)
     t.rows = 1;
     t.cols = uint32_t(f.size());
     t.data = raw_bytes(f);
-    s.params.matmul.requant = g.add(std::move(t));
+    s.params.matmul.requant = add_constant(g, std::move(t));
 }
 
 const HostVariant kVariants[] = {{TSR_VARIANT_MATMUL_I8, derive_i8},
                                  {TSR_VARIANT_MATMUL_I8_NPU, derive_i8},
                                  {TSR_VARIANT_MATMUL_I8_W4, derive_i8}, // the same table: scale_x scale_w[i] / scale_y
-                                 {TSR_VARIANT_MATMUL_I8_F32_OUT, derive_i8_f32_out}};
+                                 {TSR_VARIANT_MATMUL_I8_F32_OUT, derive_i8_f32_out},
+                                 {TSR_VARIANT_MATMUL_I8_W4_F32_OUT, derive_i8_f32_out}};
 
 } // namespace
 

@@ -34,6 +34,9 @@ struct PackOptions {
     bool prompt_logits_all = false; // logits for every row of a prompt chunk (teacher forcing)
     WeightType weight_type = WeightType::kFp32; // matmul weights: fp32 or bf16 (with fp32), int4 (with int8: W4A8)
     WeightsPlacement weights = WeightsPlacement::kAuto;
+    // int8, a classifier that is the embedding table: stored once per channel and shared,
+    // in 8 bits (--tied-embedding shared) or 4 (shared-int4); 0: twice (copy).
+    uint32_t shared_table_bits = 0;
     uint64_t l1_bytes = 0;     // 0: the board's L1
     Scenario scenario = Scenario::kAuto; // engines (engines.h)
     uint32_t npu_weight_bits = 8;  // int8 on the NPU: 8, or 4 (the decoder layers' linear weights)
