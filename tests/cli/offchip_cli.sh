@@ -71,4 +71,19 @@ if "$pack" "${model[@]}" --board tiny.json -o tiny.tess 2>err.txt; then bad "an 
 elif grep -qE "the image is [0-9]+ bytes \(weights: [0-9]+ read from off-chip memory, [0-9]+ copied to L2 at open\); board 'tiny' has 600000 bytes of off-chip psram.*at least [0-9]+ bytes" err.txt &&
      [[ ! -e tiny.tess ]]; then ok "off-chip memory too small is refused with the sizes, nothing written"
 else bad "too small: $(cat err.txt)"; fi
+
+# int8 keeps stories260K's tied table twice (413,575 bytes); 400,000 bytes take it once
+# (383,367): the refusal and the dry run say so.
+board tight "${psram/8388608/400000}"
+if "$pack" "${model[@]}" --precision int8 --board tight.json -q -o tight.tess 2>err.txt; then bad "413,575 bytes were accepted in 400,000"
+elif grep -q "int8 can store that once (--tied-embedding shared)" err.txt; then ok "the refusal names the shared table"
+else bad "tight: $(cat err.txt)"; fi
+"$pack" "${model[@]}" --precision int8 --board tight.json --dry-run >dry.txt || true
+if grep -q "^context   no context helps: the image (the weights, not the KV cache) is what does not fit" dry.txt &&
+   grep -qE "^type      --precision int8 --tied-embedding shared: fits at context 512 \(image [0-9]+ bytes\)" dry.txt
+then ok "the dry run: no context helps, the shared table fits"
+else bad "dry run: $(cat dry.txt)"; fi
+"$pack" "${model[@]}" --precision int8 --tied-embedding shared --board tight.json -q -o tight.tess &&
+  "$generate" tight.tess -t 0 -n 40 --ids -q >/dev/null && ok "with --tied-embedding shared it packs and generates" ||
+  bad "--tied-embedding shared on the tight board"
 exit $fail

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <sstream>
@@ -61,7 +62,7 @@ public:
         std::vector<Change> changes;
         auto add = [&](const std::string &flags, PackOptions c) {
             if (c.precision == o.precision && c.weight_type == o.weight_type && c.npu_weight_bits == o.npu_weight_bits &&
-                c.scenario == o.scenario)
+                c.scenario == o.scenario && c.shared_table_bits == o.shared_table_bits)
                 return;
             changes.push_back({flags, c});
         };
@@ -70,15 +71,29 @@ public:
             c.precision = precision;
             c.weight_type = weight_type;
             c.calibration.clear();
-            if (c.precision != Precision::kInt8) c.npu_weight_bits = 8;
+            if (c.precision != Precision::kInt8) c.npu_weight_bits = 8, c.shared_table_bits = 0;
+            if (weight_type == WeightType::kInt4 && (c.scenario == Scenario::kNpu || c.scenario == Scenario::kNpuNms))
+                c.scenario = Scenario::kAuto, c.npu_weight_bits = 8; // W4A8 is the cluster's
             return c;
         };
         const int rank = o.precision == Precision::kFp32 ? (o.weight_type == WeightType::kFp32 ? 0 : 1)
                          : o.precision == Precision::kBf16 ? 2
-                                                           : 3;
+                         : o.weight_type == WeightType::kInt4 ? 4
+                                                              : 3;
+        // int8's table shared with a classifier that is the embedding: 8 bits, then 4.
+        const bool tied = model_.description().hyper.shared_classifier;
+        auto shared = [&](PackOptions c, uint32_t bits) {
+            c.shared_table_bits = std::max(c.shared_table_bits, bits);
+            return c;
+        };
+        const std::string w4 = "--precision int8 --weight-type int4";
         if (rank < 1) add("--weight-type bf16", with(Precision::kFp32, WeightType::kBf16));
         if (rank < 2) add("--precision bf16", with(Precision::kBf16, WeightType::kFp32));
         if (rank < 3) add("--precision int8", with(Precision::kInt8, WeightType::kFp32));
+        if (rank < 4 && tied) add("--precision int8 --tied-embedding shared", shared(with(Precision::kInt8, WeightType::kFp32), 8));
+        if (rank < 4) add(w4, with(Precision::kInt8, WeightType::kInt4));
+        if (tied) add(w4 + " --tied-embedding shared", shared(with(Precision::kInt8, WeightType::kInt4), 8));
+        if (tied) add(w4 + " --tied-embedding shared-int4", shared(with(Precision::kInt8, WeightType::kInt4), 4));
         if (board_.has_npu && o.npu_weight_bits == 8) {
             PackOptions c = with(Precision::kInt8, WeightType::kFp32);
             c.scenario = Scenario::kNpuNms;
@@ -227,6 +242,8 @@ std::string fit_summary(const FitReport &f)
     s << "dry run   does not fit at context " << f.context << ": " << f.reason << "\n";
     if (f.largest_context)
         s << "context   the largest that fits: " << f.largest_context << " (--context " << f.largest_context << ")\n";
+    else if (f.reason.rfind("the image is", 0) == 0)
+        s << "context   no context helps: the image (the weights, not the KV cache) is what does not fit\n";
     else
         s << "context   none fits, not even 1 position\n";
     for (const FitAlternative &a : f.alternatives) {

@@ -378,15 +378,18 @@ void place_weights(Graph &g, MemoryPlan &plan, const BoardDesc &board)
 bool on_chip_any(const std::vector<bool> &v) { return std::find(v.begin(), v.end(), true) != v.end(); }
 
 // Weights a step reads as an operand: the DMA engine moves them (staged, or a row an
-// embedding). The others (per-channel scales, requantization vectors, tables) are the
-// constants its params name, which the cores read where they are. `whole`: an operand
-// of a step other than EMBED (read whole, not a row a token).
+// embedding). The others are the constants its params name (requantization vectors,
+// tables), which the cores read where they are, and per-channel scales, which nothing
+// reads once the packer has derived those from them. `whole`: an operand of a step
+// other than EMBED (read whole, not a row a token).
 struct OperandWeights {
     std::vector<bool> operand, whole;
+    std::vector<bool> scales; // per-channel scales no step reads: the runtime checks their size at open, no more
 };
 OperandWeights operand_weights(const Graph &g)
 {
-    OperandWeights out{std::vector<bool>(g.tensors.size(), false), std::vector<bool>(g.tensors.size(), false)};
+    const size_t n = g.tensors.size();
+    OperandWeights out{std::vector<bool>(n, false), std::vector<bool>(n, false), std::vector<bool>(n, false)};
     for (const GraphSchedule *sch : {&g.prompt, &g.token})
         for (const GraphStep &st : sch->steps)
             for (uint32_t k = 0; k < st.operand_count; ++k)
@@ -394,11 +397,14 @@ OperandWeights operand_weights(const Graph &g)
                     out.operand[st.operands[k]] = true;
                     if (st.op != TSR_OP_EMBED) out.whole[st.operands[k]] = true;
                 }
+    for (const GraphTensor &t : g.tensors)
+        if (t.quant == TSR_QUANT_PER_CHANNEL && t.quant_params < n && !out.operand[t.quant_params])
+            out.scales[t.quant_params] = true;
     return out;
 }
 
-// The weights to copy into `budget` bytes of L2 when not all fit: first the constants
-// the cores read where they are (on a board whose cores cannot read its off-chip
+// The weights to copy into `budget` bytes of L2 when not all fit (per-channel scales
+// last: nothing reads them): first the constants the cores read where they are (on a board whose cores cannot read its off-chip
 // memory they must be on chip: see place_l2), then the most reused per byte: a
 // matmul's weights are read whole by every token, an embedding table that no matmul
 // reads only a row a token (it stays off chip); among equals the smaller first (more
@@ -412,7 +418,7 @@ std::vector<bool> most_reused_weights(const Graph &g, uint64_t budget)
     for (size_t i = 0; i < n; ++i)
         if (g.tensors[i].kind == TSR_TENSOR_WEIGHT && !g.tensors[i].in_nms) order.push_back(i);
     auto per_byte = [&](size_t i) {
-        return !operand[i] ? 2.0 : read_whole[i] ? 1.0 : 1.0 / std::max<uint32_t>(g.tensors[i].rows, 1u);
+        return read.scales[i] ? 0.0 : !operand[i] ? 2.0 : read_whole[i] ? 1.0 : 1.0 / std::max<uint32_t>(g.tensors[i].rows, 1u);
     };
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
         if (per_byte(a) != per_byte(b)) return per_byte(a) > per_byte(b);
@@ -484,9 +490,9 @@ void place_l2(Graph &g, MemoryPlan &plan, const BoardDesc &board, const PlanOpti
         break;
     }
     if (board.offchip.present() && !board.offchip.cores_read) { // the cores read the params' constants where they are
-        const std::vector<bool> operand = operand_weights(g).operand;
+        const OperandWeights read = operand_weights(g);
         for (size_t i = 0; i < g.tensors.size(); ++i)
-            if (g.tensors[i].kind == TSR_TENSOR_WEIGHT && !operand[i]) on_chip[i] = true;
+            if (g.tensors[i].kind == TSR_TENSOR_WEIGHT && !read.operand[i] && !read.scales[i]) on_chip[i] = true;
     }
     for (size_t i = 0; i < g.tensors.size(); ++i)
         if (g.tensors[i].in_nms) on_chip[i] = false; // in their own block
