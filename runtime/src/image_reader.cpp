@@ -96,8 +96,37 @@ tessera_status check_board(const tsr_image_header &h, const tsr_hal_board *board
     return TESSERA_OK;
 }
 
-tessera_status check_sections(const uint8_t *data, const tsr_image_header &h, ImageView *out,
-                              const tsr_section **by_kind, Message &err)
+// CRC-32 of `size` bytes at `src` that only the DMA engine may read (the board's
+// image_dma_only): copied a chunk at a time to the start of L2, which holds nothing
+// before the open ends, and summed there.
+tessera_status dma_crc32(const tsr_hal_board *board, const uint8_t *src, uint32_t size, uint32_t *crc, Message &err)
+{
+    const tsr_hal_region &l2 = board->regions[TSR_REGION_L2];
+    const uint32_t chunk = l2.size < 65536u ? l2.size & ~63u : 65536u;
+    if (l2.base == nullptr || chunk == 0u) {
+        err.str("board '").str(board->name).str("' reads its image by DMA only and has no L2 to check it through");
+        return TESSERA_ERR_BOARD_TOO_SMALL;
+    }
+    uint32_t sum = 0;
+    for (uint32_t done = 0; done < size;) {
+        const uint32_t n = size - done < chunk ? size - done : chunk;
+        tsr_dma_handle handle = 0;
+        tsr_hal_status st = board->ops->dma_copy_1d(board->ctx, l2.base, src + done, n, &handle);
+        if (st == TSR_HAL_OK) st = board->ops->dma_wait(board->ctx, handle);
+        if (st != TSR_HAL_OK) {
+            err.str("DMA of image bytes ").num(done).str("..").num(done + n).str(" to L2 to check them failed (HAL status ")
+                .num(st).str(")");
+            return TESSERA_ERR_HAL;
+        }
+        sum = tsr_crc32(sum, l2.base, n);
+        done += n;
+    }
+    *crc = sum;
+    return TESSERA_OK;
+}
+
+tessera_status check_sections(const uint8_t *data, const tsr_image_header &h, const tsr_hal_board *board,
+                              ImageView *out, const tsr_section **by_kind, Message &err)
 {
     const tsr_section *sections = reinterpret_cast<const tsr_section *>(data + h.section_table_offset);
     const uint32_t table_crc = tsr_crc32(0, sections, h.section_count * sizeof(tsr_section));
@@ -149,7 +178,11 @@ tessera_status check_sections(const uint8_t *data, const tsr_image_header &h, Im
     // Checksums after the bounds, so a CRC is never computed over bytes we do not own.
     for (uint32_t i = 0; i < h.section_count; ++i) {
         const tsr_section &s = sections[i];
-        const uint32_t crc = tsr_crc32(0, data + s.file_offset, s.size);
+        uint32_t crc = 0;
+        if (board->image_dma_only && s.kind == TSR_SECTION_WEIGHTS && s.region == TSR_REGION_IMAGE)
+            TSR_TRY(dma_crc32(board, data + s.file_offset, s.size, &crc, err)); // the cores may not load them
+        else
+            crc = tsr_crc32(0, data + s.file_offset, s.size);
         if (crc != s.crc32) {
             err.str("section ").num(i).str(" (kind ").num(s.kind).str(", file offset ").num(s.file_offset)
                 .str("): CRC-32 ").hex(crc).str(", expected ").hex(s.crc32);
@@ -436,7 +469,7 @@ tessera_status read_image(const uint8_t *data, size_t size, const tsr_hal_board 
     out->base = data;
     out->header = &h;
     const tsr_section *by_kind[TSR_SECTION_KIND_LAST_ + 1] = {};
-    TSR_TRY(check_sections(data, h, out, by_kind, err));
+    TSR_TRY(check_sections(data, h, board, out, by_kind, err));
     TSR_TRY(check_tensors(h, *by_kind[TSR_SECTION_TENSORS], data, board, out, err));
     TSR_TRY(check_io_tensors(h, out->tensors, err));
     if (const tsr_section *jobs = by_kind[TSR_SECTION_NPU_JOBS]) {

@@ -16,7 +16,8 @@
 #   PREDICTED instructions per run: N
 # or, for a run the model does not describe (one hart; a compute hart running the NPU's
 # jobs; NOT_MODELLED, the caller's reason), "PREDICTED: not modelled: <why>".
-# cmake -DQEMU=... -DELF=... -DSMP=N [-DGOLDEN=file] [-DHOST_GENERATE=exe -DIMAGE=tess] [-DEXPECT=regex]
+# STEPS: the positions a demo built with TESSERA_DEMO_STEPS other than 200 runs.
+# cmake -DQEMU=... -DELF=... -DSMP=N [-DGOLDEN=file] [-DHOST_GENERATE=exe -DIMAGE=tess [-DSTEPS=n]] [-DEXPECT=regex]
 #       [-DEXPECT_EXIT=code] [-DPLUGIN=so [-DLAYERS=ON]] [-DINSPECT=exe -DPREDICT_IMAGE=tess [-DNOT_MODELLED=why]] -P run.cmake
 set(plugin_args "")
 if(DEFINED PLUGIN)
@@ -126,7 +127,10 @@ if(DEFINED EXPECT AND NOT out MATCHES "${EXPECT}")
   message(FATAL_ERROR "output does not match '${EXPECT}':\n${out}")
 endif()
 if(DEFINED HOST_GENERATE)
-  set(steps 200) # as many positions as the firmware ran: 200, or up to the one it measures
+  set(steps 200) # as many positions as the firmware ran: 200 (or STEPS), or up to the one it measures
+  if(DEFINED STEPS)
+    set(steps ${STEPS})
+  endif()
   if(out MATCHES "measured: the forward pass at position ([0-9]+)")
     math(EXPR steps "${CMAKE_MATCH_1} + 1")
   endif()

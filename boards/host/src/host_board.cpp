@@ -338,6 +338,9 @@ std::unique_ptr<HostBoard> HostBoard::create(const BoardDesc &desc, uint32_t thr
     impl->hal.has_npu = desc.has_npu;
     impl->hal.solo_bytes = solo_bytes;
     impl->hal.isa = desc.isa & machine_isa(); // the description's kernel set, where this machine runs it
+    // The image in off-chip memory the cores may not read: the runtime reads the weights it
+    // keeps there through the DMA engine only, as on the board itself.
+    impl->hal.image_dma_only = desc.offchip.present() && !desc.offchip.cores_read;
     impl->hal.ops = &impl->ops;
     impl->hal.ctx = impl.get();
     return std::unique_ptr<HostBoard>(new HostBoard(std::move(impl)));

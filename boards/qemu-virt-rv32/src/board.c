@@ -7,6 +7,7 @@
 #include "dma_engine.h"
 #include "npu_engine.h"
 #include "tessera/div_u64.h"
+#include "tessera/image_format.h"
 #include "tessera/qemu_virt_rv32.h"
 
 #define UART_BASE 0x10000000u
@@ -63,6 +64,63 @@ void tsr_qemu_exit(int status)
     *(volatile uint32_t *)TEST_DEVICE = status == 0 ? 0x5555u : (((uint32_t)status << 16) | 0x3333u);
     for (;;) __asm__ volatile("wfi");
 }
+
+static void put_hex(uint32_t v)
+{
+    tsr_qemu_puts("0x");
+    for (int shift = 28; shift >= 0; shift -= 4) uart_putc("0123456789abcdef"[(v >> shift) & 15u]);
+}
+
+/* start.S's trap vector: every trap ends the program (no interrupt is enabled to trap). */
+void tsr_qemu_trap(uint32_t cause, uint32_t tval, uint32_t epc, uint32_t hart) __attribute__((noreturn));
+void tsr_qemu_trap(uint32_t cause, uint32_t tval, uint32_t epc, uint32_t hart)
+{
+    tsr_qemu_puts(cause == 5u ? "trap: load access fault" : cause == 7u ? "trap: store access fault" : "trap");
+    tsr_qemu_puts(" (mcause ");
+    tsr_qemu_put_u64(cause);
+    tsr_qemu_puts(") at ");
+    put_hex(tval);
+    tsr_qemu_puts(", pc ");
+    put_hex(epc);
+    tsr_qemu_puts(", hart ");
+    tsr_qemu_put_u64(hart);
+    tsr_qemu_puts("\n");
+    tsr_qemu_exit(4);
+}
+
+/* ---- the off-chip memory only the DMA hart reads --------------------------------- */
+
+/* The firmware's image (boards/common/demo/image.S.in), if it has one. */
+extern const uint8_t tessera_image[] __attribute__((weak));
+static uintptr_t g_dma_only_begin, g_dma_only_end; /* the weights the image keeps off chip */
+
+/* On a board whose off-chip memory (the image's) only the DMA engine reads: the bytes of
+ * the weights section the image keeps in place, from its section table (read here,
+ * before anything is locked). Nothing for an image without one. */
+static void find_dma_only_range(void)
+{
+    if (!TSR_QEMU_DMA_ONLY || tessera_image == NULL) return;
+    const tsr_image_header *h = (const tsr_image_header *)tessera_image;
+    if (h->magic != TSR_IMAGE_MAGIC) return;
+    const tsr_section *s = (const tsr_section *)(tessera_image + h->section_table_offset);
+    for (uint32_t i = 0; i < h->section_count && i < 64u; ++i)
+        if (s[i].kind == TSR_SECTION_WEIGHTS && s[i].region == TSR_REGION_IMAGE && s[i].size > 0u) {
+            g_dma_only_begin = (uintptr_t)(tessera_image + s[i].file_offset) & ~(uintptr_t)3u;
+            g_dma_only_end = ((uintptr_t)(tessera_image + s[i].file_offset + s[i].size) + 3u) & ~(uintptr_t)3u;
+        }
+}
+
+/* A compute hart locks PMP entry 1 (top of range, entry 0 its bottom) over that range
+ * with no permission: locked, it binds machine mode too, so a load there traps. */
+static void lock_dma_only_range(void)
+{
+    if (g_dma_only_end == 0u) return;
+    __asm__ volatile("csrw pmpaddr0, %0" : : "r"(g_dma_only_begin >> 2));
+    __asm__ volatile("csrw pmpaddr1, %0" : : "r"(g_dma_only_end >> 2));
+    __asm__ volatile("csrw pmpcfg0, %0" : : "r"(0x8800u)); /* entry 1: L | A=TOR, R=W=X=0; entry 0: off */
+}
+
+const void *tsr_qemu_dma_only_begin(void) { return (const void *)g_dma_only_begin; }
 
 /* ---- counters ---------------------------------------------------------------- */
 
@@ -279,6 +337,7 @@ static void init_board(void)
     g_board.core_count = g_cores;
     g_board.has_npu = TSR_QEMU_HAS_NPU != 0u; /* served by a hart of its own, or by the submitting hart */
     g_board.solo_bytes = 0u; /* harts wake each other in a few hundred instructions: share every step */
+    g_board.image_dma_only = g_dma_only_end != 0u; /* set only with a DMA hart to read it */
     g_board.regions[TSR_REGION_L1] = (tsr_hal_region){"L1", __l1_start, TSR_QEMU_L1_BYTES};
     g_board.regions[TSR_REGION_L2] = (tsr_hal_region){"L2", __l2_start, TSR_QEMU_L2_BYTES};
     g_board.regions[TSR_REGION_NMS] = (tsr_hal_region){"NMS", __nms_start, TSR_QEMU_NMS_BYTES};
@@ -319,11 +378,13 @@ void tsr_qemu_hart_entry(uint32_t hart)
         if (TSR_QEMU_HAS_NPU && harts == TSR_QEMU_BOOT_HARTS) g_npu_hart = --harts;
         g_cores = harts > 1u ? harts - 1u : 1u;
         g_dma_hart = harts > 1u ? harts - 1u : TSR_QEMU_NO_DMA_HART;
+        if (g_dma_hart != TSR_QEMU_NO_DMA_HART) find_dma_only_range(); /* (one hart copies for itself) */
         init_board();
         tsr_dma_set_hart(g_dma_hart != TSR_QEMU_NO_DMA_HART, g_dma_hart);
         tsr_npu_set_hart(g_npu_hart != TSR_QEMU_NO_NPU_HART, g_npu_hart, g_board.regions);
         __atomic_store_n(&g_sealed, 1u, __ATOMIC_RELEASE);
         for (uint32_t h = 1; h < TSR_QEMU_BOOT_HARTS; ++h) *CLINT_MSIP(h) = 1u;
+        lock_dma_only_range();
         tsr_qemu_exit(main());
     }
     while (__atomic_load_n(&g_boot_ready, __ATOMIC_ACQUIRE) != 2u) wait_for_interrupt(hart);
@@ -335,5 +396,6 @@ void tsr_qemu_hart_entry(uint32_t hart)
     if (hart == g_npu_hart) tsr_npu_serve();
     if (hart >= g_cores) /* checked in too late to be counted: stay out of the cluster */
         for (;;) __asm__ volatile("wfi");
+    lock_dma_only_range();
     worker_loop(hart);
 }

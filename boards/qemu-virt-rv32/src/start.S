@@ -6,6 +6,8 @@ _start:
     .option norelax
     la      gp, __global_pointer$
     .option pop
+    la      t0, tsr_qemu_trap_entry  /* a trap (a load the PMP refuses, say) is reported, not run into */
+    csrw    mtvec, t0
     csrr    a0, mhartid
     li      t1, TSR_QEMU_BOOT_HART_COUNT /* TSR_QEMU_BOOT_HARTS, as the assembler reads numbers */
     bgeu    a0, t1, 2f              /* more harts than the cluster and its DMA and NPU engines: park */
@@ -21,6 +23,16 @@ _start:
     call    tsr_qemu_hart_entry     /* never returns */
 2:  wfi
     j       2b
+
+/* Traps: the cause, the faulting address and the hart on the console, then exit 4. */
+    .balign 4
+    .globl tsr_qemu_trap_entry
+tsr_qemu_trap_entry:
+    csrr    a0, mcause
+    csrr    a1, mtval
+    csrr    a2, mepc
+    csrr    a3, mhartid
+    call    tsr_qemu_trap           /* never returns */
 
 /* Operator labels, the same way: entry K executes `slti zero, zero, 0x500 + K`; entry
  * 255 labels "no operator". */

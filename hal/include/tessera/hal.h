@@ -113,7 +113,7 @@ typedef struct tsr_hal_ops {
 } tsr_hal_ops;
 
 /* A board as the runtime sees it. */
-#define TSR_HAL_ABI 0x34414854u /* "THA4": tsr_hal_board.abi of this layout (NPU jobs with RequantShift added) */
+#define TSR_HAL_ABI 0x35414854u /* "THA5": tsr_hal_board.abi of this layout (image_dma_only added) */
 
 /* Instruction-set extensions a board's cores run beyond the base ISA its firmware is
  * built for (tsr_hal_board.isa). The runtime runs a variant's tuned kernels (kernels/<isa>/)
@@ -135,6 +135,11 @@ typedef struct tsr_hal_board {
     /* TSR_ISA_* bits: the tuned kernel sets the cores run (checked by the board, at run
      * time where the machine varies: the host board asks the CPU). 0: portable kernels only. */
     uint32_t isa;
+    /* The image lies in memory only the DMA engine reads (off-chip memory the cores
+     * cannot load from: board.json "offchip" with "cores_read": false). The runtime then
+     * reads the weights it uses in place only through the DMA engine, checking their
+     * CRC-32 at open a chunk at a time through L2; the other sections it reads directly. */
+    bool image_dma_only;
     tsr_hal_region regions[TSR_REGION_COUNT]; /* index TSR_REGION_IMAGE is unused */
     const tsr_hal_ops *ops;
     void *ctx;

@@ -73,6 +73,12 @@ void tsr_qemu_label_layers(bool on);
  * plugin reports instructions per operator label); this prints "op labels: K=name ...". */
 void tsr_qemu_put_op_labels(void);
 
+/* On a board whose off-chip memory only the DMA engine reads (the description's
+ * "offchip" with "cores_read": false, and a DMA hart), the first byte of the weights the
+ * image keeps there, which each compute hart's PMP refuses to load (a trap: the console
+ * names it and QEMU exits with status 4); NULL otherwise. */
+const void *tsr_qemu_dma_only_begin(void);
+
 /* Ends QEMU: status 0 passes, anything else fails. */
 void tsr_qemu_exit(int status) __attribute__((noreturn));
 

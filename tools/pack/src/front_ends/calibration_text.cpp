@@ -71,7 +71,14 @@ std::vector<std::vector<int32_t>> encode_calibration_text(const std::string &pat
                                                           const Vocabulary &vocab)
 {
     std::istringstream in(read_utf8_text(path));
-    const BoardDesc host = load_board_desc("host");
+    BoardDesc host = load_board_desc("host");
+    // L2 for every buffer side by side, should the model's KV cache outgrow the host
+    // board's (only the tokenizer runs here).
+    uint64_t buffers = 0;
+    for (const GraphTensor &t : fp32.tensors)
+        if (t.kind != TSR_TENSOR_WEIGHT) buffers += (t.bytes + TSR_IMAGE_ALIGN - 1) / TSR_IMAGE_ALIGN * TSR_IMAGE_ALIGN;
+    if (buffers > host.region_size[TSR_REGION_L2] && buffers < 0xFFFFFFC0u)
+        host.region_size[TSR_REGION_L2] = uint32_t(buffers + TSR_IMAGE_ALIGN);
     const MemoryPlan plan = plan_memory(fp32, host, PlanOptions{});
     std::vector<uint8_t> image = build_image(fp32, vocab, plan, host);
     auto board = HostBoard::create(host, 1);
