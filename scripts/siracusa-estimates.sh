@@ -3,7 +3,8 @@
 # and the TinyLLama-v0 line): Deeploy's microLlama graphs and the TinyLLama-v0 shape,
 # planned for siracusa in each scenario, and `tessera-inspect IMAGE --predict RUN`'s
 # cycles with the costs in boards/siracusa/board.json (cost.fitted: the RTL's, refitted
-# by scripts/fit-costs.py --write). Nothing is measured here.
+# by scripts/fit-costs.py --write), and the stories15M shape's table with its weights in
+# HyperRAM. Nothing is measured here.
 #
 #   scripts/siracusa-estimates.sh [BUILD]      (default build; needs its tools, and for
 #                                               the TinyLLama-v0 shape its test tools)
@@ -53,4 +54,38 @@ if [ -x "$synth" ]; then
     done
 else
     echo "siracusa-estimates: no $synth (build the tests) for the TinyLLama-v0 shape" >&2
+fi
+
+# The stories15M shape (random weights; calibrated on two lines, as the tests do) with its
+# weights in siracusa's 16 MiB of HyperRAM: each estimate of the pack summary, a row of
+# the README's table (cycles on the critical path, tok/s and uJ a token at 360 MHz, the
+# bytes a token streams from HyperRAM and the bound that limits it).
+if [ -x "$synth" ]; then
+    "$synth" --dim 288 --hidden 768 --layers 6 --heads 6 --kv-heads 6 --vocab 32000 --seq-len 256 \
+        "$work/s15.bin" "$work/s15.tok" >/dev/null
+    printf 'Once upon a time there was a cat.\nThe dog ran to the park and played.\n' >"$work/calibration.txt"
+    echo
+    echo "| stories15M shape on siracusa | run | cycles a token | tok/s | uJ a token | off-chip bytes a token | bound |"
+    echo "| --- | --- | ---: | ---: | ---: | ---: | --- |"
+    for config in "int8:--tied-embedding shared" "W4A8:--weight-type int4 --tied-embedding shared" \
+        "W4A8, 4-bit table:--weight-type int4 --tied-embedding shared-int4"; do
+        name=${config%%:*} flags=${config#*:}
+        # shellcheck disable=SC2086 # flags are words
+        "$build/tessera-pack" "$work/s15.bin" --tokenizer "$work/s15.tok" --precision int8 $flags --scenario cluster \
+            --calibration "$work/calibration.txt" --board siracusa -o "$work/s15.tess" 2>&1 |
+            awk -v name="$name" '
+                /^estimate  (prompt chunk of 16|token at position)/ {
+                    run = $0; sub(/^estimate  /, "", run); sub(/, per token:.*/, "", run)
+                    match($0, /per token: [0-9]+ cycles/); cycles = substr($0, RSTART + 11, RLENGTH - 18)
+                    match($0, /, [0-9.]+ tok\/s/); tps = substr($0, RSTART + 2, RLENGTH - 8)
+                    match($0, /, [0-9.]+ uJ/); uj = substr($0, RSTART + 2, RLENGTH - 5)
+                    pending = 1; next }
+                pending && /^          off-chip/ {
+                    match($0, /: [0-9]+ bytes a token/); bytes = substr($0, RSTART + 2, RLENGTH - 15)
+                    bound = $0; sub(/.*: /, "", bound); sub(/ bounds it/, "", bound)
+                    match($0, /bandwidth bound [0-9.]+ tok\/s, compute bound [0-9.]+ tok\/s/)
+                    both = substr($0, RSTART, RLENGTH)
+                    printf "| %s | %s | %s | %s | %s | %s | %s (%s) |\n", name, run, cycles, tps, uj, bytes, bound, both
+                    pending = 0 }'
+    done
 fi
