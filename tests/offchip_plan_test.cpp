@@ -73,6 +73,15 @@ void expect_offchip_bytes_are_the_weights_read_there(const tessera::PackResult &
     for (const tessera::RunEstimate &e : r.estimates)
         if (!e.prompt) {
             EXPECT_NEAR(e.per_token(e.offchip_bytes), needed, 0.05 * needed) << "token at " << e.pos;
+            // The stream by layer adds up to the run's, and no layer waits longer than its stream.
+            double stream = 0, waited = 0;
+            for (const auto &[layer, ls] : e.layer_stream) {
+                EXPECT_LE(ls.exposed, ls.offchip + 1e-6) << "layer " << layer;
+                EXPECT_GE(ls.exposed, ls.offchip - ls.compute - 1e-6) << "layer " << layer;
+                stream += ls.offchip, waited += ls.exposed;
+            }
+            EXPECT_NEAR(stream, e.offchip, 1e-6 * e.offchip);
+            EXPECT_NEAR(waited, e.cycles - e.compute_bound, 1e-6 * e.cycles);
             std::printf("MEASURED off-chip bytes a token at position %u: estimate %.0f, weights read there %.0f\n", e.pos,
                         e.per_token(e.offchip_bytes), needed);
             checked = true;

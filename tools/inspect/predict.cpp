@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "tessera/image_format.h" // TSR_NO_LAYER
 #include "tessera/pack/cost_model.h"
 
 namespace tessera {
@@ -53,9 +54,15 @@ nlohmann::json predict(const uint8_t *image, size_t size, const BoardDesc &board
     }
     const double n = double(runs.size());
     nlohmann::json variants = nlohmann::json::object();
+    std::map<uint32_t, RunEstimate::LayerStream> stream; // averaged over the runs
     double total = 0;
     for (const RunEstimate &r : runs) {
         total += r.cycles / n;
+        for (const auto &[layer, ls] : r.layer_stream) {
+            stream[layer].offchip += ls.offchip / n;
+            stream[layer].compute += ls.compute / n;
+            stream[layer].exposed += ls.exposed / n;
+        }
         for (const auto &[name, w] : r.variants) {
             nlohmann::json &v = variants[name];
             for (const char *key : {"calls", "macs", "elements", "bytes", "cost"})
@@ -69,11 +76,18 @@ nlohmann::json predict(const uint8_t *image, size_t size, const BoardDesc &board
         }
     }
     const RunEstimate &first = runs.front();
+    nlohmann::json layers = nlohmann::json::array();
+    for (const auto &[layer, ls] : stream)
+        layers.push_back(nlohmann::json{{"layer", layer == TSR_NO_LAYER ? nlohmann::json(nullptr) : nlohmann::json(layer)},
+                          {"offchip", std::round(ls.offchip)},
+                          {"compute", std::round(ls.compute)},
+                          {"exposed", std::round(ls.exposed)}});
     return {{"unit", first.unit},
             {"predicted", std::round(total)},
             {"per_run", first.fitted ? first.fitted->for_cores(first.cores).per_run : 0.0},
             {"fitted_source", first.fitted ? first.fitted->source : "none: the board's per-precision rates"},
-            {"variants", variants}};
+            {"variants", variants},
+            {"offchip_by_layer", layers}};
 }
 
 std::string predict_lines(const nlohmann::json &p)
@@ -90,6 +104,18 @@ std::string predict_lines(const nlohmann::json &p)
                       name.c_str(), v["cost"].get<double>(), p["unit"].get<std::string>().c_str(),
                       v["fitted"].get<bool>() ? "fitted" : "rates", v["calls"].get<double>(), v["macs"].get<double>(),
                       v["elements"].get<double>(), v["bytes"].get<double>());
+        out += line;
+    }
+    // The off-chip stream by layer: how much of it the steps' own work hides.
+    for (const auto &l : p["offchip_by_layer"]) {
+        const double off = l["offchip"].get<double>(), exposed = l["exposed"].get<double>();
+        const std::string name = l["layer"].is_null() ? "outside the layers" : "layer " + std::to_string(l["layer"].get<uint32_t>());
+        std::snprintf(line, sizeof line,
+                      "  off-chip %-18s stream %10.0f, its steps %10.0f %s: %s\n", name.c_str(), off,
+                      l["compute"].get<double>(), p["unit"].get<std::string>().c_str(),
+                      exposed < 0.5 ? "hidden" : ("exposed " + std::to_string(int64_t(exposed + 0.5)) + " (" +
+                                                   std::to_string(int(100.0 * (off - exposed) / off + 0.5)) + " % hidden)")
+                                                      .c_str());
         out += line;
     }
     return out;

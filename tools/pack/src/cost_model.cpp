@@ -192,7 +192,13 @@ RunEstimate estimate_run(const uint8_t *image, size_t size, const BoardDesc &boa
             r.dma += dma;
             if (vw) vw->cost += dma;
         }
-        if (offchip > 0) busy_on(Lane::kDma, "off-chip", before_step, before_step + offchip, offchip_bytes);
+        if (offchip > 0) {
+            busy_on(Lane::kDma, "off-chip", before_step, before_step + offchip, offchip_bytes);
+            RunEstimate::LayerStream &ls = r.layer_stream[s.layer];
+            ls.offchip += offchip;
+            ls.compute += now - before_step;
+            ls.exposed += std::max(0.0, offchip - (now - before_step));
+        }
         if (offchip > now - before_step) { // the off-chip stream is the step's bound
             held_up += offchip - (now - before_step);
             now = before_step + offchip;

@@ -43,6 +43,13 @@ struct RunEstimate {
     // cycles the run would take were it free (the compute bound: steps no longer wait for it).
     double offchip_bytes = 0, offchip = 0, compute_bound = 0;
     bool bandwidth_bound() const { return offchip > compute_bound; }
+    // Per model layer (TSR_NO_LAYER: the steps outside the layers), the off-chip stream
+    // against the steps' own cycles: a step's stream overlaps its compute (its tiles are
+    // double-buffered), `exposed` is what the steps waited beyond that.
+    struct LayerStream {
+        double offchip = 0, compute = 0, exposed = 0;
+    };
+    std::map<uint32_t, LayerStream> layer_stream;
     double energy_uj = 0;
     std::string unit = "cycles";                 // the fitted costs' unit where they are used
     const FittedCosts *fitted = nullptr;         // the fitted costs used, if any
