@@ -21,6 +21,46 @@ double serial_cycles(const PackResult &r, uint32_t schedule)
 
 } // namespace
 
+// Which memory holds what, in one line: per region its arena's weights, KV cache and the
+// buffers that share the rest over the schedule (activations, staging tiles, I/O,
+// scratch, the step table: which of them is where is in --report); the image's memory
+// and the weights it keeps.
+std::string memory_line(const PackResult &r)
+{
+    uint64_t by[TSR_REGION_COUNT][TSR_TENSOR_KIND_LAST_ + 1] = {};
+    for (size_t i = 0; i < r.graph.tensors.size(); ++i) {
+        const GraphTensor &t = r.graph.tensors[i];
+        if (r.plan.region[i] < TSR_REGION_COUNT && t.kind <= TSR_TENSOR_KIND_LAST_)
+            by[r.plan.region[i]][t.kind] += (t.bytes + TSR_IMAGE_ALIGN - 1) / TSR_IMAGE_ALIGN * TSR_IMAGE_ALIGN;
+    }
+    std::ostringstream s;
+    s << "memory    ";
+    const char *sep = "";
+    for (uint32_t reg = TSR_REGION_L1; reg < TSR_REGION_COUNT; ++reg) {
+        const uint64_t arena = r.plan.regions[reg].arena_bytes;
+        if (!arena) continue;
+        const uint64_t weights = reg == TSR_REGION_L2 ? r.plan.l2_weights_bytes : by[reg][TSR_TENSOR_WEIGHT];
+        const uint64_t kv = by[reg][TSR_TENSOR_KV_CACHE];
+        s << sep << tsr_region_name(reg) << " " << arena << ":";
+        const char *inner = " ";
+        auto part = [&](const char *what, uint64_t bytes) {
+            if (!bytes) return;
+            s << inner << what << " " << bytes;
+            inner = ", ";
+        };
+        part("weights", weights);
+        part("KV cache", kv);
+        part(by[reg][TSR_TENSOR_STAGING] ? "activations, staging and I/O" : "activations and I/O",
+             arena > weights + kv ? arena - weights - kv : 0);
+        sep = "; ";
+    }
+    if (r.plan.image_weights_bytes)
+        s << sep << (r.board.offchip.present() ? "off-chip " + r.board.offchip.kind : std::string("image")) << ": weights "
+          << r.plan.image_weights_bytes;
+    s << "\n";
+    return s.str();
+}
+
 std::string pack_summary(const PackResult &r)
 {
     const ModelHyper &m = r.model.hyper;
@@ -81,6 +121,7 @@ std::string pack_summary(const PackResult &r)
             s << "; " << (k ? "token" : "prompt") << " " << p.schedule_arena[k] << " / " << p.schedule_lower_bound[k];
         s << "; capacity " << p.capacity << "\n";
     }
+    s << memory_line(r);
     s << "tiles     " << r.plan.demoted.size() << " activations moved to L2; planned DMA bytes per token with half the "
       << "context cached (position " << h.context / 2 << "): prompt " << r.plan.dma_bytes_per_token[0] << " (per row of a "
       << h.prompt_chunk << "-row chunk), token " << r.plan.dma_bytes_per_token[1] << "\n";
