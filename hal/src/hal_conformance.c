@@ -291,6 +291,57 @@ static void check_dma(suite *s)
     }
 }
 
+/* DMA to and from off-chip memory (the board's regions[TSR_REGION_IMAGE] window): 1D out
+ * and back, and 2D into it and out of it with strides; the cores read only L1 and L2,
+ * as on a board whose cores cannot load from that memory. */
+static void check_offchip_dma(suite *s)
+{
+    const tsr_hal_board *b = s->board;
+    const tsr_hal_ops *o = b->ops;
+    const tsr_hal_region *l1 = &b->regions[TSR_REGION_L1], *l2 = &b->regions[TSR_REGION_L2];
+    const tsr_hal_region *far = &b->regions[TSR_REGION_IMAGE];
+    const uint32_t bytes = 4096u;
+    begin(s);
+    if (far->size == 0u || far->base == NULL) {
+        put(s, "DMA off chip: the board describes no off-chip window (regions[IMAGE])");
+        finish(s, SKIPPED);
+        return;
+    }
+    if (far->size < bytes || l1->size < 2u * bytes || l2->size < 2u * bytes) {
+        put(s, "DMA off chip: needs 4 KiB off chip and 8 KiB of L1 and L2");
+        finish(s, SKIPPED);
+        return;
+    }
+    uint8_t *src = l2->base, *back = l2->base + bytes, *dst = l1->base, *out = far->base;
+    tsr_dma_handle h = 0;
+    for (uint32_t i = 0; i < bytes; ++i) src[i] = pattern(i, 5u), back[i] = 0xEEu, dst[i] = 0xEEu;
+    /* 1D: L2 -> off chip -> L1, and an odd piece back to L2 */
+    bool ok = o->dma_copy_1d(b->ctx, out, src, bytes, &h) == TSR_HAL_OK && o->dma_wait(b->ctx, h) == TSR_HAL_OK &&
+              o->dma_copy_1d(b->ctx, dst, out, bytes, &h) == TSR_HAL_OK && o->dma_wait(b->ctx, h) == TSR_HAL_OK &&
+              memcmp(dst, src, bytes) == 0;
+    ok = ok && o->dma_copy_1d(b->ctx, back + 3u, out + 101u, 67u, &h) == TSR_HAL_OK && o->dma_wait(b->ctx, h) == TSR_HAL_OK &&
+         memcmp(back + 3u, src + 101u, 67u) == 0 && back[2] == 0xEEu && back[70] == 0xEEu;
+    put(s, "DMA off chip 1D: 4096 bytes out of L2 and back into L1, 67 at odd offsets into L2, exact");
+    finish(s, ok ? PASSED : FAILED);
+
+    /* 2D: 8 rows of 24 bytes into off-chip memory (strides 40 -> 32) over a known fill, then
+     * out of it (strides 32 -> 48) into L1; the gaps keep the fill both ways */
+    memset(back, 0xEE, 512u);
+    memset(dst, 0x77, 512u);
+    ok = o->dma_copy_1d(b->ctx, out, back, 512u, &h) == TSR_HAL_OK && o->dma_wait(b->ctx, h) == TSR_HAL_OK &&
+         o->dma_copy_2d(b->ctx, out, 32u, src, 40u, 24u, 8u, &h) == TSR_HAL_OK && o->dma_wait(b->ctx, h) == TSR_HAL_OK &&
+         o->dma_copy_1d(b->ctx, back, out, 512u, &h) == TSR_HAL_OK && o->dma_wait(b->ctx, h) == TSR_HAL_OK &&
+         o->dma_copy_2d(b->ctx, dst, 48u, out, 32u, 24u, 8u, &h) == TSR_HAL_OK && o->dma_wait(b->ctx, h) == TSR_HAL_OK;
+    for (uint32_t r = 0; r < 8u && ok; ++r) {
+        for (uint32_t c = 0; c < 32u && ok; ++c) ok = back[r * 32u + c] == (c < 24u ? src[r * 40u + c] : 0xEEu);
+        for (uint32_t c = 0; c < 48u && ok; ++c) ok = dst[r * 48u + c] == (c < 24u ? src[r * 40u + c] : 0x77u);
+    }
+    begin(s);
+    put(s, "DMA off chip 2D: 8 rows of 24 bytes into it (strides 40 -> 32) and out of it (32 -> 48), rows exact and "
+           "gaps untouched");
+    finish(s, ok ? PASSED : FAILED);
+}
+
 /* ---- NPU --------------------------------------------------------------------------------- */
 
 /* The layout of tessera/npu.h, written here from its definition: word
@@ -437,6 +488,7 @@ tsr_conformance_result tsr_hal_conformance(const tsr_hal_board *board, tsr_confo
     check_regions(&s);
     check_cluster(&s, &arg);
     check_dma(&s);
+    check_offchip_dma(&s);
     check_npu(&s);
     check_cycles(&s);
     return s.result;

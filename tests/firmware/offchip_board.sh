@@ -6,7 +6,8 @@
 # in W4A8; the qemu-virt-rv32 board built to emulate it locks a PMP entry on every compute
 # hart over the weights the image keeps off chip. The firmware runs with 1 and with 8
 # compute harts beside the DMA hart and gives the host board's ids for the same image;
-# the plugin counts the DMA hart's instructions per byte it moved. A probe firmware then
+# the plugin counts the DMA hart's instructions per byte it moved. The HAL conformance
+# suite passes, its DMA to and from the off-chip memory included. A probe firmware then
 # loads from those weights on a compute hart: the load traps.
 # usage: offchip_board.sh SOURCE_DIR TOOLCHAIN QEMU TESSERA_PACK TESSERA_GENERATE RUN_CMAKE SYNTHETIC_MODEL PLUGIN WORK_DIR
 set -euo pipefail
@@ -38,8 +39,14 @@ cmake -S "$source" -B build -DCMAKE_BUILD_TYPE=Release -DCMAKE_TOOLCHAIN_FILE="$
   -DTESSERA_FREESTANDING_ONLY=ON -DTESSERA_QEMU_BOARD="$work/qemu-offchip.json" -DTESSERA_DEMO_STEPS=6 \
   "-DTESSERA_FIRMWARE_IMAGES=s15_int8=$work/s15_int8.tess;s15_w4a8=$work/s15_w4a8.tess" >configure.txt
 grep "qemu-virt-rv32 emulates 'qemu-offchip': 8 cores, L1 262144, L2 2097152, NMS 0 bytes, NPU 0, off-chip 33554432 bytes (DMA only: 1)" configure.txt
-cmake --build build -j2 --target tessera-firmware-s15_int8 tessera-firmware-s15_w4a8 tessera-offchip-probe-s15_int8 >build.txt
+cmake --build build -j2 --target tessera-firmware-s15_int8 tessera-firmware-s15_w4a8 tessera-offchip-probe-s15_int8 \
+  tessera-hal-conformance >build.txt
 dir=build/boards/qemu-virt-rv32
+# The HAL conformance suite on this board, DMA to and from its off-chip memory included.
+for smp in 2 9; do
+  cmake -DQEMU="$qemu" -DELF="$dir/tessera-hal-conformance.elf" -DSMP=$smp \
+    "-DEXPECT=  ok   DMA off chip 1D: .*  ok   DMA off chip 2D: .*conformance: [0-9]+ passed, 0 failed" -P "$run_cmake"
+done
 for image in int8 w4a8; do
   for smp in 2 9; do # 1 and 8 compute harts, and the DMA hart
     cmake -DQEMU="$qemu" -DELF="$dir/tessera-firmware-s15_$image.elf" -DSMP=$smp -DPLUGIN="$plugin" \

@@ -321,10 +321,13 @@ std::unique_ptr<HostBoard> HostBoard::create(const BoardDesc &desc, uint32_t thr
                          std::to_string(threads) + " threads (use 1.." + std::to_string(desc.cores) + ")");
     auto impl = std::make_unique<Impl>();
     impl->desc = desc;
+    // regions[IMAGE]: with off-chip memory, a window of it beside the image (the HAL
+    // conformance suite's DMA checks there); the image itself is the caller's buffer.
+    const uint32_t offchip_window = desc.offchip.present() ? 65536u : 0u;
     for (uint32_t r = 0; r < TSR_REGION_COUNT; ++r) {
-        impl->regions.push_back(std::make_unique<RegionBuffer>(r == TSR_REGION_IMAGE ? 0u : desc.region_size[r]));
-        impl->hal.regions[r] = {tsr_region_name(r), impl->regions.back()->base,
-                                r == TSR_REGION_IMAGE ? 0u : desc.region_size[r]};
+        const uint32_t bytes = r == TSR_REGION_IMAGE ? offchip_window : desc.region_size[r];
+        impl->regions.push_back(std::make_unique<RegionBuffer>(bytes));
+        impl->hal.regions[r] = {r == TSR_REGION_IMAGE ? "off-chip" : tsr_region_name(r), impl->regions.back()->base, bytes};
     }
     impl->dma = std::make_unique<DmaEngine>(desc.dma_queue_depth, impl->timeline);
     impl->cluster = std::make_unique<Cluster>(threads, adaptive, *impl->dma, impl->timeline);

@@ -20,7 +20,8 @@ int main(void)
     if (tsr_qemu_dma_hart() == TSR_QEMU_NO_DMA_HART) tsr_qemu_puts("by the compute hart");
     else tsr_qemu_put_u64(tsr_qemu_dma_hart());
     tsr_qemu_puts(", NPU ");
-    if (tsr_qemu_npu_hart() == TSR_QEMU_NO_NPU_HART) tsr_qemu_puts("by the controller");
+    if (!board->has_npu) tsr_qemu_puts("none");
+    else if (tsr_qemu_npu_hart() == TSR_QEMU_NO_NPU_HART) tsr_qemu_puts("by the controller");
     else tsr_qemu_put_u64(tsr_qemu_npu_hart());
     tsr_qemu_puts("\n");
     const tsr_conformance_result r = tsr_hal_conformance(board, print_line, 0);

@@ -24,7 +24,7 @@
 /* From the linker script. */
 extern uint8_t __bss_start[], __bss_end[];
 extern uint8_t __tdata_start[], __tdata_end[], __tbss_start[], __tbss_end[];
-extern uint8_t __l1_start[], __l2_start[], __nms_start[];
+extern uint8_t __l1_start[], __l2_start[], __nms_start[], __offchip_window_start[];
 
 int main(void);
 
@@ -341,6 +341,8 @@ static void init_board(void)
     g_board.regions[TSR_REGION_L1] = (tsr_hal_region){"L1", __l1_start, TSR_QEMU_L1_BYTES};
     g_board.regions[TSR_REGION_L2] = (tsr_hal_region){"L2", __l2_start, TSR_QEMU_L2_BYTES};
     g_board.regions[TSR_REGION_NMS] = (tsr_hal_region){"NMS", __nms_start, TSR_QEMU_NMS_BYTES};
+    /* With off-chip memory: a window of it beside the image (the HAL conformance suite's) */
+    g_board.regions[TSR_REGION_IMAGE] = (tsr_hal_region){"off-chip", __offchip_window_start, TSR_QEMU_OFFCHIP_WINDOW};
     g_board.ops = &g_ops;
     g_board.ctx = NULL;
 }

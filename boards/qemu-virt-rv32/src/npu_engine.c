@@ -42,6 +42,7 @@ void tsr_npu_serve(void)
 tsr_hal_status tsr_npu_submit(void *ctx, const tsr_npu_job *job, tsr_npu_handle *out)
 {
     (void)ctx;
+    if (!TSR_QEMU_HAS_NPU) return TSR_HAL_UNSUPPORTED; /* a description without an NPU */
     if (out == NULL) return TSR_HAL_INVALID;
     const tsr_hal_status st = tsr_npu_check_job(job, g_regions);
     if (st != TSR_HAL_OK) return st;

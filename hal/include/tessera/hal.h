@@ -140,7 +140,10 @@ typedef struct tsr_hal_board {
      * reads the weights it uses in place only through the DMA engine, checking their
      * CRC-32 at open a chunk at a time through L2; the other sections it reads directly. */
     bool image_dma_only;
-    tsr_hal_region regions[TSR_REGION_COUNT]; /* index TSR_REGION_IMAGE is unused */
+    /* L1, L2 and NMS. Index TSR_REGION_IMAGE, optional (size 0: none): a window of the
+     * off-chip memory the image lies in, holding no part of the image, that the DMA
+     * engine reaches: the HAL conformance suite's scratch there (the runtime uses none). */
+    tsr_hal_region regions[TSR_REGION_COUNT];
     const tsr_hal_ops *ops;
     void *ctx;
 } tsr_hal_board;

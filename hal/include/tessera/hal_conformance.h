@@ -14,7 +14,8 @@
  * completion (waiting on the last waits for all), an unknown handle refused, and
  * the queue-full status (a full queue answers BUSY, and accepts again once a
  * transfer is waited for; an engine that completes transfers as they are
- * submitted never fills, which is reported); the NPU queue (a job's result against
+ * submitted never fills, which is reported); DMA 1D and 2D to and from off-chip
+ * memory, where the board describes a window of it (regions[TSR_REGION_IMAGE]); the NPU queue (a job's result against
  * the bit-serial definition in tessera/npu.h, a misaligned job, weights outside
  * NMS, a full queue) or, without an NPU, UNSUPPORTED; the cycle counter (never goes
  * back, and advances over work).
