@@ -109,3 +109,30 @@ TEST(DmaEngine, IdleCoresRunQueuedJobsAndTheWaiterSeesThemDone)
 }
 
 } // namespace
+
+namespace {
+
+// The off-chip throttle: a copy out of memory outside the on-chip ranges takes at least
+// its bytes at the throttle's rate (a lower bound: a slower machine only adds to it) and
+// is named "off-chip" in the timeline; a copy between on-chip ranges is neither.
+TEST(DmaEngine, TheOffChipThrottleHoldsCopiesFromOffChipMemoryToItsRate)
+{
+    Engine e(4);
+    e.timeline.set(true);
+    const auto far = counting(100000); // the "image"
+    std::vector<uint8_t> l2(100000), l1(100000);
+    e.dma.throttle_offchip(10e6, {{l2.data(), l2.size()}, {l1.data(), l1.size()}}); // 10 MB/s: 10 ms for 100 KB
+    tsr_dma_handle h;
+    ASSERT_EQ(e.dma.submit(l2.data(), 0, far.data(), 0, 100000, 1, &h), TSR_HAL_OK);
+    ASSERT_EQ(e.dma.wait(h), TSR_HAL_OK);
+    ASSERT_EQ(e.dma.submit(l1.data(), 0, l2.data(), 0, 100000, 1, &h), TSR_HAL_OK);
+    ASSERT_EQ(e.dma.wait(h), TSR_HAL_OK);
+    EXPECT_EQ(l1, far);
+    const auto events = e.timeline.events();
+    ASSERT_EQ(events.size(), 2u);
+    EXPECT_STREQ(events[0].name, "off-chip");
+    EXPECT_GE(events[0].end_ns - events[0].start_ns, 10000000u) << "100,000 bytes at 10 MB/s";
+    EXPECT_STREQ(events[1].name, "copy");
+}
+
+} // namespace

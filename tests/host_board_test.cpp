@@ -290,3 +290,25 @@ TEST(HostBoardC, CreateReportsErrorsInOneLine)
 }
 
 } // namespace
+
+namespace {
+
+// --offchip-throttle's board side: only a description with off-chip memory has a rate
+// to throttle to; siracusa's HyperRAM does.
+TEST(HostBoardOffChip, ThrottlingNeedsOffChipMemory)
+{
+    auto host = tessera::HostBoard::create(tessera::load_board_desc("host"), 1);
+    try {
+        host->throttle_offchip(true);
+        FAIL() << "throttled a board without off-chip memory";
+    } catch (const tessera::BoardError &e) {
+        EXPECT_NE(std::string(e.what()).find("board 'host' describes no off-chip memory (\"offchip\") to throttle"),
+                  std::string::npos)
+            << e.what();
+    }
+    auto siracusa = tessera::HostBoard::create(tessera::load_board_desc("siracusa"), 1);
+    EXPECT_NO_THROW(siracusa->throttle_offchip(true));
+    EXPECT_NO_THROW(siracusa->throttle_offchip(false));
+}
+
+} // namespace

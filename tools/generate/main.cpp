@@ -266,7 +266,7 @@ struct Options {
     bool print_ids = false, quiet = false, as_json = false;
     uint32_t threads = 0;
     std::string timeline, timeline_clock = "wall";
-    bool check_l1 = false, profile = false;
+    bool check_l1 = false, profile = false, offchip_throttle = false;
     bool portable_kernels = false; // --kernels portable
 };
 
@@ -309,6 +309,10 @@ int parse_options(Options &o, int argc, char **argv)
                                 "ids and text generated and the statistics (with --profile its tables, and the board's "
                                 "estimates); the text is not streamed then");
     app.add_flag("--check-l1", o.check_l1, "stop loudly if a kernel is ever handed an operand outside L1 (testing)");
+    app.add_flag("--offchip-throttle", o.offchip_throttle,
+                 "a board with off-chip memory (\"offchip\" in its description): the host board's DMA engine reads the "
+                 "image no faster than its mb_per_s, in wall time, so that --timeline and --profile show the stream as "
+                 "the board would (\"off-chip\" transfers); default: the host's own speed");
     app.add_option("--timeline", o.timeline,
                    "write what each engine of the board did: FILE.svg a picture (a lane per core, DMA and NPU, a time "
                    "axis, operators labelled); any other name a Chrome/Perfetto trace (JSON)")
@@ -365,6 +369,13 @@ int open_model(Options &o, bool estimated_timeline, Model &m)
     m.board->record_timeline(!o.timeline.empty() && !estimated_timeline);
     m.board->check_l1(o.check_l1);
     if (o.portable_kernels) m.board->use_portable_kernels();
+    if (o.offchip_throttle) {
+        try {
+            m.board->throttle_offchip(true);
+        } catch (const std::exception &e) {
+            return fail(TESSERA_ERR_INVALID_ARGUMENT, (std::string("--offchip-throttle: ") + e.what()).c_str());
+        }
+    }
     st = tessera_open(&m.session, m.image->data(), m.image_size, m.board->hal());
     if (st != TESSERA_OK) return fail(st, (o.image_path + ": " + tessera_last_error(&m.session)).c_str());
     m.open = true;

@@ -16,9 +16,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <mutex>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "tessera/hal.h"
@@ -73,6 +76,16 @@ public:
             ++completed_;
         }
         return TSR_HAL_OK;
+    }
+
+    // Off-chip memory at its bandwidth (the board's optional throttle): a job whose source
+    // lies outside every range in `on_chip` (the board's regions: it reads the image, in
+    // off-chip memory) takes at least its bytes / bytes_per_second, one such job after
+    // another on the one bus, in wall time; the timeline names it "off-chip". 0: off.
+    void throttle_offchip(double bytes_per_second, std::vector<std::pair<const uint8_t *, size_t>> on_chip)
+    {
+        offchip_bytes_per_ns_ = bytes_per_second / 1e9;
+        on_chip_ = std::move(on_chip);
     }
 
     // Any core: runs the oldest job nobody has taken yet; false when there is none.
@@ -161,12 +174,40 @@ private:
             for (uint32_t r = 0; r < job.rows; ++r)
                 std::memmove(job.dst + size_t(r) * job.dst_stride, job.src + size_t(r) * job.src_stride, job.row_bytes);
         }
+        const bool offchip = offchip_bytes_per_ns_ > 0 && off_chip(job.src);
+        if (offchip) hold_the_bus(double(job.row_bytes) * job.rows);
         if (start)
             timeline_.add({TimelineEvent::Engine::kDma, 0, start, timeline_.now(), uint64_t(job.row_bytes) * job.rows,
-                           "copy", 0xFFFFu, 0, 0});
+                           offchip ? "off-chip" : "copy", 0xFFFFu, 0, 0});
+    }
+
+    bool off_chip(const uint8_t *p) const
+    {
+        for (const auto &[base, size] : on_chip_)
+            if (p >= base && p < base + size) return false;
+        return true;
+    }
+
+    // The bus is busy for `bytes` at the throttle's rate from when it is free (or now):
+    // wait until then.
+    void hold_the_bus(double bytes)
+    {
+        using Clock = std::chrono::steady_clock;
+        const auto take = std::chrono::nanoseconds(int64_t(bytes / offchip_bytes_per_ns_));
+        Clock::time_point until;
+        {
+            std::lock_guard<std::mutex> lock(bus_);
+            bus_free_ = std::max(bus_free_, Clock::now()) + take;
+            until = bus_free_;
+        }
+        std::this_thread::sleep_until(until);
     }
 
     std::vector<Slot> slots_;
+    double offchip_bytes_per_ns_ = 0;
+    std::vector<std::pair<const uint8_t *, size_t>> on_chip_;
+    std::mutex bus_;
+    std::chrono::steady_clock::time_point bus_free_{};
     std::atomic<uint64_t> issued_, claimed_;
     uint64_t completed_; // core 0's: jobs known done, in order
     Timeline &timeline_;

@@ -354,6 +354,17 @@ HostBoard::~HostBoard() = default;
 const tsr_hal_board *HostBoard::hal() const { return &impl_->hal; }
 const BoardDesc &HostBoard::desc() const { return impl_->desc; }
 void HostBoard::use_portable_kernels() { impl_->hal.isa = 0u; }
+
+void HostBoard::throttle_offchip(bool on)
+{
+    const BoardDesc &d = impl_->desc;
+    if (!d.offchip.present())
+        throw BoardError("board '" + d.name + "' describes no off-chip memory (\"offchip\") to throttle");
+    std::vector<std::pair<const uint8_t *, size_t>> on_chip;
+    for (uint32_t r = TSR_REGION_L1; r < TSR_REGION_COUNT; ++r)
+        if (impl_->hal.regions[r].size) on_chip.push_back({impl_->hal.regions[r].base, impl_->hal.regions[r].size});
+    impl_->dma->throttle_offchip(on ? d.offchip.bytes_per_second : 0.0, std::move(on_chip));
+}
 uint32_t HostBoard::isa() const { return impl_->hal.isa; }
 uint32_t HostBoard::threads() const { return impl_->cluster->cores(); }
 uint32_t HostBoard::threads_in_use() const { return impl_->cluster->chooser().best(); }

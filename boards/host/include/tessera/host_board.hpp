@@ -81,6 +81,12 @@ public:
     // outside L1 (the runtime reports every kernel operand range to the board).
     void check_l1(bool on);
 
+    // A description with off-chip memory: the DMA engine reads the image (any source
+    // outside L1, L2 and NMS) no faster than offchip.mb_per_s, in wall time, so that a
+    // timeline shows the stream as the board would (off by default: the host's own
+    // speed). Throws BoardError for a description without off-chip memory.
+    void throttle_offchip(bool on);
+
     // Tests: a paused NPU takes no job off its queue (to fill the queue on purpose).
     void pause_npu(bool on);
 
