@@ -150,6 +150,17 @@ TEST(MatmulI8, ByHand)
 
 // ---- W4A8 ----------------------------------------------------------------------------
 
+// n random W4_G32 rows of k weights: any bytes of weights, group scales 1..255.
+std::vector<uint8_t> random_w4_rows(std::mt19937 &rng, uint32_t n, uint32_t k)
+{
+    std::uniform_int_distribution<int> byte(0, 255), gsd(1, 255);
+    const uint32_t stride = tsr_w4_row_bytes(k);
+    std::vector<uint8_t> w(size_t(n) * stride);
+    for (uint32_t i = 0; i < n; ++i)
+        for (uint32_t b = 0; b < stride; ++b) w[size_t(i) * stride + b] = uint8_t(b < (k + 1) / 2 ? byte(rng) : gsd(rng));
+    return w;
+}
+
 // k = 3, one channel: weights {1, -2, 7} (bytes 0xE1, 0x07), group scale 2, x {1, 2, 3}:
 // 2 x (1 - 4 + 21) = 36, times 0.5 (multiplier 2^30, shift 0) = 18.
 TEST(MatmulW4A8, ByHand)
@@ -180,16 +191,13 @@ TEST(MatmulW4A8, ByHand)
 TEST(MatmulW4A8, OptimizedIsTheReferenceBitForBit)
 {
     std::mt19937 rng(20);
-    std::uniform_int_distribution<int> byte(0, 255), i8(-128, 127), gsd(1, 255);
+    std::uniform_int_distribution<int> i8(-128, 127);
     for (uint32_t k : {1u, 2u, 31u, 32u, 33u, 64u, 172u, 256u, 2048u})
         for (uint32_t rows : {1u, 3u}) {
-            const uint32_t n = 7, stride = tsr_w4_row_bytes(k);
+            const uint32_t n = 7;
             std::vector<int8_t> x(size_t(rows) * k);
             for (auto &v : x) v = int8_t(i8(rng));
-            std::vector<uint8_t> w(size_t(n) * stride);
-            for (uint32_t i = 0; i < n; ++i)
-                for (uint32_t b = 0; b < stride; ++b)
-                    w[size_t(i) * stride + b] = uint8_t(b < (k + 1) / 2 ? byte(rng) : gsd(rng));
+            const std::vector<uint8_t> w = random_w4_rows(rng, n, k);
             std::vector<int32_t> m(n);
             std::vector<int8_t> sh(n);
             for (uint32_t i = 0; i < n; ++i) {
@@ -223,17 +231,14 @@ TEST(MatmulW4A8F32, ByHandAndOptimizedIsTheReference)
     one.k = 2049;
     EXPECT_EQ(tsr_matmul_w4a8_f32(&one, 0, 1), TSR_KERNEL_BAD_ARGUMENT);
     std::mt19937 rng(21);
-    std::uniform_int_distribution<int> byte(0, 255), i8(-128, 127), gsd(1, 255);
+    std::uniform_int_distribution<int> i8(-128, 127);
     std::uniform_real_distribution<float> sd(1e-4f, 1e-2f);
     for (uint32_t k : {1u, 33u, 64u, 288u, 2048u})
         for (uint32_t rows : {1u, 2u}) {
-            const uint32_t n = 9, stride = tsr_w4_row_bytes(k);
+            const uint32_t n = 9;
             std::vector<int8_t> x(size_t(rows) * k);
             for (auto &v : x) v = int8_t(i8(rng));
-            std::vector<uint8_t> w(size_t(n) * stride);
-            for (uint32_t i = 0; i < n; ++i)
-                for (uint32_t b = 0; b < stride; ++b)
-                    w[size_t(i) * stride + b] = uint8_t(b < (k + 1) / 2 ? byte(rng) : gsd(rng));
+            const std::vector<uint8_t> w = random_w4_rows(rng, n, k);
             std::vector<float> sc(n);
             for (auto &v : sc) v = sd(rng);
             std::vector<float> want(size_t(rows) * n), got(size_t(rows) * n);

@@ -34,10 +34,7 @@ tsr_kernel_status tsr_matmul_w4a8(const tsr_matmul_w4a8_args *a, uint32_t core_i
         const uint8_t *wi = a->w + (size_t)i * stride, *gs = wi + half;
         const int32_t offset = a->x_zero ? -a->x_zero * weight_sum(wi, gs, k) : 0; // the same for every row
         for (uint32_t r = 0; r < a->rows; ++r) {
-            const int8_t *xr = a->x + (size_t)r * k;
-            int32_t acc = offset;
-            for (uint32_t j = 0, g = 0; j < k; j += 32u, ++g)
-                acc += (int32_t)gs[g] * tsr_w4_group_dot(xr + j, wi + j / 2u, k - j < 32u ? k - j : 32u);
+            const int32_t acc = offset + tsr_w4_row_dot(a->x + (size_t)r * k, wi, k);
             a->y[(size_t)r * a->ldy + i] =
                 tsr_requantize_to_i8_fast(acc, a->multiplier[i], a->shift[i], a->y_zero, -128, 127);
         }

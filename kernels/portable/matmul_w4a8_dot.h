@@ -19,4 +19,15 @@ static inline int32_t tsr_w4_group_dot(const int8_t *x, const uint8_t *w, uint32
     return even + odd;
 }
 
+// sum_g gs_g sum_{j in g} x_j w_j over a whole W4_G32 row of k weights (its group scales
+// follow its ceil(k/2) bytes): the product both W4A8 kernels requantize or dequantize.
+static inline int32_t tsr_w4_row_dot(const int8_t *x, const uint8_t *w, uint32_t k)
+{
+    const uint8_t *gs = w + (k + 1u) / 2u;
+    int32_t acc = 0;
+    for (uint32_t j = 0, g = 0; j < k; j += 32u, ++g)
+        acc += (int32_t)gs[g] * tsr_w4_group_dot(x + j, w + j / 2u, k - j < 32u ? k - j : 32u);
+    return acc;
+}
+
 #endif

@@ -43,16 +43,9 @@ tsr_kernel_status tsr_matmul_w4a8_f32(const tsr_matmul_w4a8_f32_args *a, uint32_
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
     uint32_t begin, end;
     tsr_core_range(a->n, core_id, core_count, &begin, &end);
-    const uint32_t k = a->k, half = (k + 1u) / 2u, stride = tsr_w4_row_bytes(k);
-    for (uint32_t i = begin; i < end; ++i) {
-        const uint8_t *wi = a->w + (size_t)i * stride, *gs = wi + half;
-        for (uint32_t r = 0; r < a->rows; ++r) {
-            const int8_t *xr = a->x + (size_t)r * k;
-            int32_t acc = 0;
-            for (uint32_t j = 0, g = 0; j < k; j += 32u, ++g)
-                acc += (int32_t)gs[g] * tsr_w4_group_dot(xr + j, wi + j / 2u, k - j < 32u ? k - j : 32u);
-            a->y[(size_t)r * a->ldy + i] = (float)acc * a->scale[i];
-        }
-    }
+    const uint32_t k = a->k, stride = tsr_w4_row_bytes(k);
+    for (uint32_t i = begin; i < end; ++i)
+        for (uint32_t r = 0; r < a->rows; ++r)
+            a->y[(size_t)r * a->ldy + i] = (float)tsr_w4_row_dot(a->x + (size_t)r * k, a->w + (size_t)i * stride, k) * a->scale[i];
     return TSR_KERNEL_OK;
 }
