@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what Tessera needs on Debian (12 or later): compilers, CMake, test and
-# benchmark libraries, the bare-metal RISC-V toolchain with picolibc, QEMU, and clang
+# benchmark libraries, the bare-metal RISC-V and Arm toolchains with picolibc, QEMU, and clang
 # with its runtime libraries for the libFuzzer harnesses.
 set -euo pipefail
 packages=(
@@ -9,6 +9,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev libtinyxml2-dev libsentencepiece-dev librsvg2-bin
   libonnx-dev libprotobuf-dev protobuf-compiler libzip-dev zlib1g-dev
   gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc verilator python3
+  gcc-arm-none-eabi picolibc-arm-none-eabi qemu-system-arm
   clang libclang-rt-dev
 )
 missing=()

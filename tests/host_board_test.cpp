@@ -62,7 +62,7 @@ TEST(BoardDesc, FingerprintFollowsEveryField)
 
 TEST(BoardDesc, ErrorsSayWhatIsWrong)
 {
-    EXPECT_NE(error_of([] { tessera::load_board_desc("nonexistent"); }).find("known boards: gap9, host, pulp-rtl, qemu-virt-rv32, siracusa"),
+    EXPECT_NE(error_of([] { tessera::load_board_desc("nonexistent"); }).find("known boards: gap9, host, mps3-an547, pulp-rtl, qemu-virt-rv32, siracusa"),
               std::string::npos);
     EXPECT_NE(error_of([] { tessera::parse_board_desc("{", "x.json"); }).find("x.json: not valid JSON"), std::string::npos);
     EXPECT_NE(error_of([] { tessera::parse_board_desc(R"({"cluster":{"cores":2},"regions":{"L2":1}})", "x"); })

@@ -24,7 +24,7 @@ unshare -m env -u TESSERA_BOARDS_DIR bash -c "set -euo pipefail; $hide
   cd '$work'
   [[ ! -e '$src/CMakeLists.txt' && ! -e '$build/CMakeCache.txt' ]]
   bin='$work/moved/bin'
-  \"\$bin/tessera-pack\" --help | grep 'gap9, host, pulp-rtl, qemu-virt-rv32, siracusa' >/dev/null
+  \"\$bin/tessera-pack\" --help | grep 'gap9, host, mps3-an547, pulp-rtl, qemu-virt-rv32, siracusa' >/dev/null
   \"\$bin/tessera-pack\" stories260K.bin --tokenizer tok512.bin --board siracusa -q -o s.tess
   \"\$bin/tessera-generate\" s.tess -n 40 -t 0 -q > story.txt
   \"\$bin/tessera-inspect\" s.tess > inspect.txt"

@@ -17,6 +17,7 @@
 # or, for a run the model does not describe (one hart; a compute hart running the NPU's
 # jobs; NOT_MODELLED, the caller's reason), "PREDICTED: not modelled: <why>".
 # STEPS: the positions a demo built with TESSERA_DEMO_STEPS other than 200 runs.
+# MACHINE=mps3-an547: the Arm board under qemu-system-arm (QEMU names it; SMP is 1).
 # cmake -DQEMU=... -DELF=... -DSMP=N [-DGOLDEN=file] [-DHOST_GENERATE=exe -DIMAGE=tess [-DSTEPS=n]] [-DEXPECT=regex]
 #       [-DEXPECT_EXIT=code] [-DPLUGIN=so [-DLAYERS=ON]] [-DINSPECT=exe -DPREDICT_IMAGE=tess [-DNOT_MODELLED=why]] -P run.cmake
 set(plugin_args "")
@@ -34,8 +35,14 @@ if(DEFINED PLUGIN)
   endif()
   set(plugin_args -plugin "${PLUGIN},out=${counts}${engines}")
 endif()
+# MACHINE: mps3-an547 runs the Cortex-M55 board (qemu-system-arm; semihosting ends it).
+if(MACHINE STREQUAL "mps3-an547")
+  set(machine_args -M mps3-an547 -semihosting-config enable=on,target=native)
+else()
+  set(machine_args -M virt -smp ${SMP} -bios none)
+endif()
 execute_process(
-  COMMAND ${QEMU} -M virt -smp ${SMP} -bios none -icount shift=0 -display none -serial stdio -monitor none
+  COMMAND ${QEMU} ${machine_args} -icount shift=0 -display none -serial stdio -monitor none
           -no-reboot ${plugin_args} -kernel ${ELF}
   INPUT_FILE /dev/null
   OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc TIMEOUT 900)
