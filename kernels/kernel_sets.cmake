@@ -1,7 +1,7 @@
 # The tuned kernel sets (kernels/<dir>/, after ggml's ggml-cpu/arch/<isa>/): each folder
 # owns its kernels, its rows and how it is detected. Adding a set is its folder and one
 # word in this list; nothing else in the tree names it.
-set(TESSERA_KNOWN_KERNEL_SETS x86 xpulpv2)
+set(TESSERA_KNOWN_KERNEL_SETS x86 xpulpv2 arm-mve)
 
 # A set's folder holds:
 #  - kernel_set.cmake, setting TSR_SET_NAME (the TSR_ISA_<NAME> suffix), TSR_SET_BIT (its

@@ -32,6 +32,10 @@
  * `skip=H` (repeatable) names an engine hart (DMA, NPU): its instructions are reported on
  * its own line but never counted as the cluster's busiest.
  *
+ * On Arm (Thumb-2: qemu-system-arm, the mps3-an547 board) the same codes are the
+ * immediates of `movw r12, #code`: r12 is the intra-procedure scratch register, free in
+ * the label table's entries and beside the marks, which name it clobbered.
+ *
  * Usage: qemu-system-riscv32 ... -icount shift=0 -plugin libtessera_hart_counter.so,out=FILE,skip=8,skip=9
  * Counting is per translated block, at block entry: a region's figures are exact to
  * the block around each mark.
@@ -46,8 +50,8 @@
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
 #define MAX_HARTS 64
-#define MARK_BEGIN 0x7A102013u /* slti x0, x0, 0x7a1 */
-#define MARK_END 0x7A202013u   /* slti x0, x0, 0x7a2 */
+#define MARK_BEGIN 0x7A1u /* slti x0, x0, 0x7a1 (RV32); movw r12, #0x7a1 (Thumb-2) */
+#define MARK_END 0x7A2u   /* slti x0, x0, 0x7a2; movw r12, #0x7a2 */
 #define MARK_SLTI_X0 0x00002013u /* slti x0, x0, imm: the low 20 bits */
 #define LABEL_BASE 0x400u       /* slti x0, x0, 0x400 + label */
 #define LABELS 256u             /* label 255: no layer */
@@ -125,6 +129,24 @@ static void on_mark(unsigned int hart, void *udata)
     }
 }
 
+/* A 4-byte instruction's mark code (1 when it is one): RV32's `slti x0, x0, code`, or
+ * Thumb-2's `movw r12, #code` (T3: first halfword 11110 i 10 0100 imm4, second 0 imm3
+ * 1100 imm8), which no 4-byte RV32 instruction matches (their low bits are 11) nor the
+ * other way round (a 32-bit Thumb instruction's first halfword is 0xE800 or above). */
+static int mark_code(uint32_t word, uint32_t *code)
+{
+    if ((word & 0xFFFFFu) == MARK_SLTI_X0) {
+        *code = word >> 20;
+        return 1;
+    }
+    const uint32_t hw1 = word & 0xFFFFu, hw2 = word >> 16;
+    if ((hw1 & 0xFBF0u) == 0xF240u && (hw2 & 0x8F00u) == 0x0C00u) {
+        *code = (hw1 & 15u) << 12 | ((hw1 >> 10) & 1u) << 11 | ((hw2 >> 12) & 7u) << 8 | (hw2 & 0xFFu);
+        return 1;
+    }
+    return 0;
+}
+
 static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
     (void)id;
@@ -139,16 +161,16 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     for (size_t i = 0; i < n; ++i) {
         struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
         if (qemu_plugin_insn_size(insn) != 4) continue;
-        uint32_t word;
+        uint32_t word, imm;
         memcpy(&word, qemu_plugin_insn_data(insn), 4);
-        const uint32_t imm = word >> 20;
-        if (word == MARK_BEGIN || word == MARK_END)
-            qemu_plugin_register_vcpu_insn_exec_cb(insn, on_mark, QEMU_PLUGIN_CB_NO_REGS, (void *)(uintptr_t)word);
-        else if ((word & 0xFFFFFu) == MARK_SLTI_X0 && imm >= LABEL_BASE && imm < LABEL_BASE + LABELS) {
+        if (!mark_code(word, &imm)) continue;
+        if (imm == MARK_BEGIN || imm == MARK_END)
+            qemu_plugin_register_vcpu_insn_exec_cb(insn, on_mark, QEMU_PLUGIN_CB_NO_REGS, (void *)(uintptr_t)imm);
+        else if (imm >= LABEL_BASE && imm < LABEL_BASE + LABELS) {
             g_layers.used = 1;
             qemu_plugin_register_vcpu_insn_exec_cb(insn, on_label, QEMU_PLUGIN_CB_NO_REGS,
                                                    (void *)(uintptr_t)(imm - LABEL_BASE));
-        } else if ((word & 0xFFFFFu) == MARK_SLTI_X0 && imm >= OP_LABEL_BASE && imm < OP_LABEL_BASE + LABELS) {
+        } else if (imm >= OP_LABEL_BASE && imm < OP_LABEL_BASE + LABELS) {
             g_ops.used = 1;
             qemu_plugin_register_vcpu_insn_exec_cb(insn, on_op_label, QEMU_PLUGIN_CB_NO_REGS,
                                                    (void *)(uintptr_t)(imm - OP_LABEL_BASE));

@@ -3,9 +3,13 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#if defined(__ARM_FEATURE_MVE)
+#include <arm_mve.h>
+#endif
 
 #include "tessera/div_u64.h"
 #include "tessera/mps3_an547.h"
+#include "tessera/op_labels.h"
 
 #define UART0_BASE 0x59303000u /* CMSDK APB UART0, secure alias (the core starts secure) */
 #define UART_DATA (*(volatile uint32_t *)(UART0_BASE + 0x00u))
@@ -120,13 +124,29 @@ static void cluster_barrier(void *ctx) { (void)ctx; }
 
 static uint32_t g_issued; /* the last handle given; handles run 1, 2, ... skipping 0 */
 
+/* A row: sixteen bytes a vector load and store (Helium), the tail predicated; memmove
+ * where the two overlap (the HAL's copies never do; a hostile caller might). */
+static void copy_row(uint8_t *dst, const uint8_t *src, uint32_t bytes)
+{
+#if defined(__ARM_FEATURE_MVE)
+    if (dst + bytes <= src || src + bytes <= dst) {
+        for (uint32_t j = 0; j < bytes; j += 16u) {
+            const mve_pred16_t p = vctp8q(bytes - j);
+            vstrbq_p_u8(dst + j, vldrbq_z_u8(src + j, p), p);
+        }
+        return;
+    }
+#endif
+    memmove(dst, src, bytes);
+}
+
 static tsr_hal_status dma_copy_2d(void *ctx, void *dst, uint32_t dst_stride, const void *src, uint32_t src_stride,
                                   uint32_t row_bytes, uint32_t rows, tsr_dma_handle *out)
 {
     (void)ctx;
     if (dst == NULL || src == NULL || out == NULL) return TSR_HAL_INVALID;
     for (uint32_t r = 0; r < rows; ++r)
-        memmove((uint8_t *)dst + (size_t)r * dst_stride, (const uint8_t *)src + (size_t)r * src_stride, row_bytes);
+        copy_row((uint8_t *)dst + (size_t)r * dst_stride, (const uint8_t *)src + (size_t)r * src_stride, row_bytes);
     if (++g_issued == 0u) ++g_issued;
     *out = g_issued;
     return TSR_HAL_OK;
@@ -168,9 +188,35 @@ static void console_write(void *ctx, const char *text, size_t len)
     for (size_t i = 0; i < len; ++i) uart_putc(text[i]);
 }
 
+/* Each step's operator (always) and layer (with tsr_m55_label_layers) labelled for the
+ * plugin: entries of src/labels.S, called with the Thumb bit set. */
+extern const char tsr_m55_op_label_table[], tsr_m55_label_table[];
+static tsr_op_labels g_op_labels;
+
+static void call_label(const char *table, uint32_t label) { ((void (*)(void))(table + 8u * label + 1u))(); }
+
+static void label_ops(void *ctx, uint32_t core, const char *name, uint32_t layer, uint32_t pos, bool begin)
+{
+    (void)ctx, (void)core, (void)layer, (void)pos;
+    call_label(tsr_m55_op_label_table, begin ? tsr_op_label(&g_op_labels, name) : TSR_NO_OP_LABEL);
+}
+
+static void label_ops_and_layers(void *ctx, uint32_t core, const char *name, uint32_t layer, uint32_t pos, bool begin)
+{
+    label_ops(ctx, core, name, layer, pos, begin);
+    call_label(tsr_m55_label_table, begin && layer < 255u ? layer : 255u);
+}
+
+void tsr_m55_put_op_labels(void) { tsr_op_labels_put(&g_op_labels, tsr_m55_puts, tsr_m55_put_u64); }
+
 static const tsr_hal_ops g_ops = {cluster_fork, cluster_barrier, dma_copy_1d, dma_copy_2d, dma_wait, npu_submit,
-                                  npu_poll,     npu_wait,        cycles,      console_write, NULL,    NULL};
+                                  npu_poll,     npu_wait,        cycles,      console_write, NULL,    label_ops};
+static const tsr_hal_ops g_ops_labelling = {cluster_fork, cluster_barrier, dma_copy_1d, dma_copy_2d,
+                                            dma_wait,     npu_submit,      npu_poll,    npu_wait,
+                                            cycles,       console_write,   NULL,        label_ops_and_layers};
 static tsr_hal_board g_board;
+
+void tsr_m55_label_layers(bool on) { g_board.ops = on ? &g_ops_labelling : &g_ops; }
 
 const tsr_hal_board *tsr_m55_board(void) { return &g_board; }
 
@@ -212,6 +258,7 @@ void tsr_m55_reset(void)
     g_board.core_count = 1u;
     g_board.has_npu = false;
     g_board.solo_bytes = 0u;
+    g_board.isa = TSR_M55_ISA; /* Helium's kernels (kernels/arm-mve) when this build has them */
     g_board.regions[TSR_REGION_L1] = (tsr_hal_region){"L1", __l1_start, TSR_M55_L1_BYTES};
     g_board.regions[TSR_REGION_L2] = (tsr_hal_region){"L2", __l2_start, TSR_M55_L2_BYTES};
     g_board.ops = &g_ops;

@@ -8,6 +8,7 @@
 #include "npu_engine.h"
 #include "tessera/div_u64.h"
 #include "tessera/image_format.h"
+#include "tessera/op_labels.h"
 #include "tessera/qemu_virt_rv32.h"
 
 #define UART_BASE 0x10000000u
@@ -244,35 +245,15 @@ static void console_write(void *ctx, const char *text, size_t len)
 
 /* Labels each core's instructions with the operator of the step it works on (always)
  * and its layer (with tsr_qemu_label_layers), for the plugin (start.S:
- * tsr_qemu_op_label_table, tsr_qemu_label_table). An operator's label is its slot in
- * an open-addressed table keyed by its name's address, claimed by the first core to
- * see it; tsr_qemu_put_op_labels names them. */
+ * tsr_qemu_op_label_table, tsr_qemu_label_table; tessera/op_labels.h). */
 extern const char tsr_qemu_label_table[];
 extern const char tsr_qemu_op_label_table[];
-#define OP_LABELS 64u
-static const char *g_op_label_names[OP_LABELS];
-
-static uint32_t op_label(const char *name)
-{
-    uint32_t slot = (uint32_t)((uintptr_t)name >> 2) % OP_LABELS;
-    for (uint32_t probe = 0; probe < OP_LABELS; ++probe, slot = (slot + 1u) % OP_LABELS) {
-        const char *seen = __atomic_load_n(&g_op_label_names[slot], __ATOMIC_ACQUIRE);
-        if (seen == name) return slot;
-        if (seen == NULL) {
-            const char *expected = NULL;
-            if (__atomic_compare_exchange_n(&g_op_label_names[slot], &expected, name, false, __ATOMIC_ACQ_REL,
-                                            __ATOMIC_ACQUIRE) ||
-                expected == name)
-                return slot;
-        }
-    }
-    return 255u; /* more operators than slots: unlabelled */
-}
+static tsr_op_labels g_op_labels;
 
 static void label_ops(void *ctx, uint32_t core, const char *name, uint32_t layer, uint32_t pos, bool begin)
 {
     (void)ctx, (void)core, (void)layer, (void)pos;
-    ((void (*)(void))(tsr_qemu_op_label_table + 8u * (begin ? op_label(name) : 255u)))();
+    ((void (*)(void))(tsr_qemu_op_label_table + 8u * (begin ? tsr_op_label(&g_op_labels, name) : TSR_NO_OP_LABEL)))();
 }
 
 static void label_ops_and_layers(void *ctx, uint32_t core, const char *name, uint32_t layer, uint32_t pos, bool begin)
@@ -282,18 +263,7 @@ static void label_ops_and_layers(void *ctx, uint32_t core, const char *name, uin
     ((void (*)(void))(tsr_qemu_label_table + 8u * label))();
 }
 
-void tsr_qemu_put_op_labels(void)
-{
-    tsr_qemu_puts("op labels:");
-    for (uint32_t k = 0; k < OP_LABELS; ++k)
-        if (g_op_label_names[k]) {
-            tsr_qemu_puts(" ");
-            tsr_qemu_put_u64(k);
-            tsr_qemu_puts("=");
-            tsr_qemu_puts(g_op_label_names[k]);
-        }
-    tsr_qemu_puts("\n");
-}
+void tsr_qemu_put_op_labels(void) { tsr_op_labels_put(&g_op_labels, tsr_qemu_puts, tsr_qemu_put_u64); }
 
 /* The engines, each on a hart of its own: DMA (dma_engine.c) and NPU (npu_engine.c). */
 static const tsr_hal_ops g_ops = {cluster_fork,   cluster_barrier, tsr_dma_submit_1d, tsr_dma_submit,

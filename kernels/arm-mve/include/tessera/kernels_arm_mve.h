@@ -1,0 +1,32 @@
+/*
+ * Tessera compute kernels for Arm's Helium (the M-profile Vector Extension of the
+ * Cortex-M55 and M85; kernels/arm-mve/): 128-bit vectors of sixteen int8 lanes,
+ * VMLADAV's sixteen multiply-accumulates into one 32-bit sum an instruction, tails by
+ * lane predication (VCTP) instead of scalar loops. The same contracts and the same
+ * results, bit for bit, as the portable kernels they stand in for (tessera/kernels_i8.h,
+ * tessera/kernels_i8_float.h). Built for Arm targets with MVE (CMake's
+ * TESSERA_KERNEL_SETS with ARM_MVE); the runtime registers them for boards whose
+ * tsr_hal_board.isa has TSR_ISA_ARM_MVE (boards/mps3-an547).
+ */
+#ifndef TESSERA_KERNELS_ARM_MVE_H
+#define TESSERA_KERNELS_ARM_MVE_H
+
+#include "tessera/kernels.h"
+#include "tessera/kernels_i8.h"
+#include "tessera/kernels_i8_float.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* tsr_matmul_i8: four output channels a pass over a row of x, one VMLADAVA per sixteen
+ * MACs a channel; the zero point folded out as in the portable kernel. */
+tsr_kernel_status tsr_matmul_i8_mve(const tsr_matmul_i8_args *args, uint32_t core_id, uint32_t core_count);
+/* tsr_matmul_i8_f32 (the dequantizing classifier): the same dot products. */
+tsr_kernel_status tsr_matmul_i8_f32_mve(const tsr_matmul_i8_f32_args *args, uint32_t core_id, uint32_t core_count);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
