@@ -25,7 +25,7 @@ double serial_cycles(const PackResult &r, uint32_t schedule)
 // buffers that share the rest over the schedule (activations, staging tiles, I/O,
 // scratch, the step table: which of them is where is in --report); the image's memory
 // and the weights it keeps.
-std::string memory_line(const PackResult &r)
+static std::string memory_line(const PackResult &r)
 {
     uint64_t by[TSR_REGION_COUNT][TSR_TENSOR_KIND_LAST_ + 1] = {};
     for (size_t i = 0; i < r.graph.tensors.size(); ++i) {
