@@ -124,20 +124,28 @@ static void cluster_barrier(void *ctx) { (void)ctx; }
 
 static uint32_t g_issued; /* the last handle given; handles run 1, 2, ... skipping 0 */
 
-/* A row: sixteen bytes a vector load and store (Helium), the tail predicated; memmove
- * where the two overlap (the HAL's copies never do; a hostile caller might). */
-static void copy_row(uint8_t *dst, const uint8_t *src, uint32_t bytes)
+/* Rows of a copy: sixteen bytes a vector load and store (Helium), a row's tail predicated;
+ * a row of at most sixteen bytes (a head of the KV cache) one predicated load and store.
+ * memmove where the two ranges overlap (the HAL's copies never do; a hostile caller might). */
+static void copy_rows(uint8_t *dst, uint32_t ds, const uint8_t *src, uint32_t ss, uint32_t bytes, uint32_t rows)
 {
 #if defined(__ARM_FEATURE_MVE)
-    if (dst + bytes <= src || src + bytes <= dst) {
-        for (uint32_t j = 0; j < bytes; j += 16u) {
-            const mve_pred16_t p = vctp8q(bytes - j);
-            vstrbq_p_u8(dst + j, vldrbq_z_u8(src + j, p), p);
+    const size_t dspan = rows ? (size_t)(rows - 1u) * ds + bytes : 0, sspan = rows ? (size_t)(rows - 1u) * ss + bytes : 0;
+    if (dst + dspan <= src || src + sspan <= dst) {
+        if (bytes <= 16u) {
+            const mve_pred16_t p = vctp8q(bytes);
+            for (uint32_t r = 0; r < rows; ++r, dst += ds, src += ss) vstrbq_p_u8(dst, vldrbq_z_u8(src, p), p);
+            return;
         }
+        for (uint32_t r = 0; r < rows; ++r, dst += ds, src += ss)
+            for (uint32_t j = 0; j < bytes; j += 16u) {
+                const mve_pred16_t p = vctp8q(bytes - j);
+                vstrbq_p_u8(dst + j, vldrbq_z_u8(src + j, p), p);
+            }
         return;
     }
 #endif
-    memmove(dst, src, bytes);
+    for (uint32_t r = 0; r < rows; ++r) memmove(dst + (size_t)r * ds, src + (size_t)r * ss, bytes);
 }
 
 static tsr_hal_status dma_copy_2d(void *ctx, void *dst, uint32_t dst_stride, const void *src, uint32_t src_stride,
@@ -145,8 +153,7 @@ static tsr_hal_status dma_copy_2d(void *ctx, void *dst, uint32_t dst_stride, con
 {
     (void)ctx;
     if (dst == NULL || src == NULL || out == NULL) return TSR_HAL_INVALID;
-    for (uint32_t r = 0; r < rows; ++r)
-        copy_row((uint8_t *)dst + (size_t)r * dst_stride, (const uint8_t *)src + (size_t)r * src_stride, row_bytes);
+    copy_rows((uint8_t *)dst, dst_stride, (const uint8_t *)src, src_stride, row_bytes, rows);
     if (++g_issued == 0u) ++g_issued;
     *out = g_issued;
     return TSR_HAL_OK;
