@@ -40,21 +40,26 @@ inline int32_t dot1(const int8_t *x, const int8_t *w, uint32_t k)
 }
 
 // Every output channel in [begin, end) of every row: `emit(r, i, acc)` with channel i's
-// sum for row r, four channels a pass.
-template <typename Emit>
-inline void channels(const int8_t *x, const int8_t *w, uint32_t rows, uint32_t k, uint32_t begin, uint32_t end, Emit emit)
+// sum for row r plus `offset(i)` (asked once a channel, whatever the rows), four channels
+// a pass.
+template <typename Offset, typename Emit>
+inline void channels(const int8_t *x, const int8_t *w, uint32_t rows, uint32_t k, uint32_t begin, uint32_t end,
+                     Offset offset, Emit emit)
 {
     uint32_t i = begin;
     for (; i + 4u <= end; i += 4u) {
         const int8_t *wi = w + (size_t)i * k;
+        const int32_t off[4] = {offset(i), offset(i + 1u), offset(i + 2u), offset(i + 3u)};
         for (uint32_t r = 0; r < rows; ++r) {
             int32_t acc[4];
             dot4(x + (size_t)r * k, wi, wi + k, wi + 2u * k, wi + 3u * k, k, acc);
-            for (uint32_t c = 0; c < 4u; ++c) emit(r, i + c, acc[c]);
+            for (uint32_t c = 0; c < 4u; ++c) emit(r, i + c, acc[c] + off[c]);
         }
     }
-    for (; i < end; ++i)
-        for (uint32_t r = 0; r < rows; ++r) emit(r, i, dot1(x + (size_t)r * k, w + (size_t)i * k, k));
+    for (; i < end; ++i) {
+        const int32_t off = offset(i);
+        for (uint32_t r = 0; r < rows; ++r) emit(r, i, dot1(x + (size_t)r * k, w + (size_t)i * k, k) + off);
+    }
 }
 
 } // namespace
@@ -66,12 +71,15 @@ tsr_kernel_status tsr_matmul_i8_mve(const tsr_matmul_i8_args *a, uint32_t core_i
     uint32_t begin, end;
     tsr_core_range(a->n, core_id, core_count, &begin, &end);
     const uint32_t k = a->k;
-    channels(a->x, a->w, a->rows, k, begin, end, [&](uint32_t r, uint32_t i, int32_t dot) {
-        // bias - x_zero sum_j w_ij (the portable kernel's offset), then requantized
-        const int32_t offset = (a->bias ? a->bias[i] : 0) - (a->x_zero ? a->x_zero * tsr_i8_row_sum(a->w + (size_t)i * k, k) : 0);
-        a->y[(size_t)r * a->ldy + i] =
-            tsr_requantize_to_i8_fast(dot + offset, a->multiplier[i], a->shift[i], a->y_zero, a->y_min, a->y_max);
-    });
+    channels(
+        a->x, a->w, a->rows, k, begin, end,
+        [&](uint32_t i) { // bias - x_zero sum_j w_ij (the portable kernel's offset): the same for every row
+            return (a->bias ? a->bias[i] : 0) - (a->x_zero ? a->x_zero * tsr_i8_row_sum(a->w + (size_t)i * k, k) : 0);
+        },
+        [&](uint32_t r, uint32_t i, int32_t acc) {
+            a->y[(size_t)r * a->ldy + i] =
+                tsr_requantize_to_i8_fast(acc, a->multiplier[i], a->shift[i], a->y_zero, a->y_min, a->y_max);
+        });
     return TSR_KERNEL_OK;
 }
 
@@ -81,7 +89,8 @@ tsr_kernel_status tsr_matmul_i8_f32_mve(const tsr_matmul_i8_f32_args *a, uint32_
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
     uint32_t begin, end;
     tsr_core_range(a->n, core_id, core_count, &begin, &end);
-    channels(a->x, a->w, a->rows, a->k, begin, end,
-             [&](uint32_t r, uint32_t i, int32_t dot) { a->y[(size_t)r * a->ldy + i] = (float)dot * a->scale[i]; });
+    channels(
+        a->x, a->w, a->rows, a->k, begin, end, [](uint32_t) { return int32_t(0); },
+        [&](uint32_t r, uint32_t i, int32_t dot) { a->y[(size_t)r * a->ldy + i] = (float)dot * a->scale[i]; });
     return TSR_KERNEL_OK;
 }
