@@ -411,6 +411,17 @@ TEST_F(TiledImageValidation, KernelOperandOutsideL1WithoutStagingIsRefused)
     EXPECT_NE(message().find("is a kernel operand outside L1 and not staged"), std::string::npos) << message();
 }
 
+// An image planned for a board whose cores do its copies (dma.by_core) says so in its
+// header, and then an unstaged operand outside L1 is read where it lies.
+TEST_F(TiledImageValidation, AnUnstagedOperandOutsideL1OpensWhenTheHeaderSaysOperandsInPlace)
+{
+    uint32_t k = 0;
+    first_staged(k)->staging[k] = TSR_NO_TENSOR;
+    header().flags |= TSR_IMAGE_OPERANDS_IN_PLACE;
+    resign();
+    EXPECT_EQ(open(), TESSERA_OK) << message();
+}
+
 TEST_F(TiledImageValidation, StagingSmallerThanItsTilesIsRefused)
 {
     uint32_t k = 0;

@@ -273,3 +273,54 @@ TEST(HostBoardL1Check, AKernelOperandOutsideL1StopsTheProgramLoudly)
 }
 
 } // namespace
+
+namespace {
+
+// A board whose DMA is its core (board.json dma.by_core, as mps3-an547): the plan stages
+// nothing a kernel may read where it lies, so the weights and the activations moved to
+// L2 are read there, and the header says so; with a small L1 and the host board's L1
+// check on (every other operand still in L1), stories260K gives the golden ids.
+TEST(Tiling, ABoardWhoseCoreCopiesReadsOperandsInPlaceAndGivesTheGoldenIds)
+{
+    const std::string shared = shared_dir();
+    if (shared.empty()) GTEST_SKIP() << "TESSERA_SHARED_DIR not found";
+    nlohmann::json d;
+    std::ifstream(std::string(TESSERA_SOURCE_DIR) + "/boards/host/board.json") >> d;
+    d["name"] = "host-by-core";
+    d["dma"]["by_core"] = true;
+    const std::string board = temp_path("host_by_core.json");
+    std::ofstream(board) << d.dump(2);
+    tessera::PackOptions o;
+    o.checkpoint = shared + "/models/stories260K.bin";
+    o.tokenizer = shared + "/models/tok512.bin";
+    o.output = temp_path("by_core.tess");
+    o.board = board;
+    o.l1_bytes = 16384;
+    const tessera::PackResult r = tessera::pack(o);
+    uint32_t staged = 0, matmuls = 0;
+    for (const tessera::GraphSchedule *sch : {&r.graph.prompt, &r.graph.token})
+        for (const tessera::GraphStep &st : sch->steps) {
+            if (st.op != TSR_OP_MATMUL) continue;
+            ++matmuls;
+            for (uint32_t k = 0; k < TSR_MAX_OPERANDS; ++k) staged += st.staging[k] != TSR_NO_TENSOR;
+        }
+    EXPECT_GT(matmuls, 0u);
+    EXPECT_EQ(staged, 0u) << "a matmul operand staged on a board whose core would copy it";
+    EXPECT_TRUE(r.plan.operands_in_place);
+    auto m = open_model(o, 0, board); // the support library turns the board's L1 check on
+    ASSERT_EQ(m->status, TESSERA_OK) << tessera_last_error(&m->session);
+    EXPECT_EQ(greedy(*m, 200), golden_ids(shared));
+
+    // The same board without by_core stages the weights through L1.
+    d["dma"].erase("by_core");
+    std::ofstream(board) << d.dump(2);
+    o.output = temp_path("by_dma.tess");
+    const tessera::PackResult staged_plan = tessera::pack(o);
+    EXPECT_FALSE(staged_plan.plan.operands_in_place);
+    uint32_t staged_weights = 0;
+    for (const tessera::GraphStep &st : staged_plan.graph.token.steps)
+        if (st.op == TSR_OP_MATMUL) staged_weights += st.staging[1] != TSR_NO_TENSOR;
+    EXPECT_GT(staged_weights, 0u);
+}
+
+} // namespace

@@ -301,9 +301,9 @@ TEST_F(Untrusted, BoardDescriptionsAreReadStrictlyByKey)
     board_refused(board_json(R"(,"flash":1024)"),
                   "flash: unknown key (known: $schema, name, description, cluster, regions, offchip, dma, npu, clock_mhz, cost, memory)");
     board_refused(board_json(R"(,"dma":{"queue_dpeth":4})"),
-                  "dma.queue_dpeth: unknown key in dma (did you mean 'queue_depth'?) (known: queue_depth)");
+                  "dma.queue_dpeth: unknown key in dma (did you mean 'queue_depth'?) (known: queue_depth, by_core)");
     board_refused(board_json(R"(,"dma":{"queue_depht":4})"),
-                  "dma.queue_depht: unknown key in dma (did you mean 'queue_depth'?) (known: queue_depth)");
+                  "dma.queue_depht: unknown key in dma (did you mean 'queue_depth'?) (known: queue_depth, by_core)");
     board_refused(R"({"name":"mymcu","cluster":{"cores":2},"regions":{"L1":65536,"L2":4194304.5}})",
                   "regions.L2: expected an integer in 0..4294967232, got a number (4194304.5)");
     board_refused("{\"name\":\"my\xFF\"}", "not valid JSON: parse error at line 1, column 12: syntax error while parsing value - "

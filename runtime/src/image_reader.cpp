@@ -80,6 +80,11 @@ tessera_status check_board(const tsr_image_header &h, const tsr_hal_board *board
         err.str("image runs NPU jobs; board '").str(board->name).str("' has no NPU");
         return TESSERA_ERR_BOARD_TOO_SMALL;
     }
+    if ((h.flags & TSR_IMAGE_OPERANDS_IN_PLACE) && board->image_dma_only) {
+        err.str("image's kernels read operands in place; board '").str(board->name)
+            .str("' lets only its DMA engine read the image");
+        return TESSERA_ERR_IMAGE_UNSUPPORTED;
+    }
     if (board->core_count == 0u || board->core_count > h.planned_cores) {
         err.str("board runs ").num(board->core_count).str(" cores; the image is planned for 1..")
             .num(h.planned_cores);

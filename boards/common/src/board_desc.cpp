@@ -213,8 +213,9 @@ BoardDesc parse_checked(const nlohmann::json &parsed, const std::string &source)
         d.region_size[TSR_REGION_IMAGE] = d.offchip.bytes;
     }
     if (const auto dma = j.find("dma")) {
-        dma->only_keys({"queue_depth"});
+        dma->only_keys({"queue_depth", "by_core"});
         if (const auto depth = dma->find("queue_depth")) d.dma_queue_depth = uint32_t(depth->as_uint(1, 1024));
+        if (const auto by_core = dma->find("by_core")) d.dma_by_core = by_core->as_bool();
     }
     if (const auto npu = j.find("npu")) {
         npu->only_keys({"present", "queue_depth"});

@@ -214,7 +214,11 @@ typedef enum tsr_tile_kind {
                                      tensors: rows x dim of the precision), hidden rows out (the logits
                                      tensors, the same shape; every row), and a side input per row (the
                                      rotation tensors: rows x head_size^2, I8) */
-#define TSR_IMAGE_FLAGS_ 3u
+#define TSR_IMAGE_OPERANDS_IN_PLACE 4u /* kernels read operands outside L1 where they lie (L2, the image)
+                                          instead of through L1 staging: planned for a board whose DMA is
+                                          its cores (board.json dma.by_core); a board whose cores cannot
+                                          load the image refuses it */
+#define TSR_IMAGE_FLAGS_ 7u
 
 typedef struct tsr_image_header {
     uint32_t magic;

@@ -101,8 +101,9 @@ typedef struct tsr_hal_ops {
     void (*console_write)(void *ctx, const char *text, size_t len);
 
     /* Optional (NULL on boards that do not check): called before a kernel runs for
-     * every operand range it will touch. Kernels may only touch L1; a checking board
-     * stops the program loudly on a range outside L1. */
+     * every operand range it will touch. Kernels may only touch L1 (but the operands
+     * an image planned with TSR_IMAGE_OPERANDS_IN_PLACE leaves unstaged, which are not
+     * passed here); a checking board stops the program loudly on a range outside L1. */
     void (*check_kernel_operand)(void *ctx, const void *addr, uint32_t bytes, uint32_t op, uint32_t operand);
 
     /* Optional (NULL: not recorded): `core` begins (begin = true) or ends a span of

@@ -9,7 +9,9 @@ namespace {
 
 // Kernels only see L1: every operand a kernel touches is in L1 itself or streams
 // through a staging tensor in L1 big enough for the step's tiles, as the operator's
-// geometry says; operands that share staging name the same tensor.
+// geometry says; operands that share staging name the same tensor. An image planned
+// for a board whose cores do its copies (TSR_IMAGE_OPERANDS_IN_PLACE) may leave a
+// streamed operand unstaged: kernels read it where it lies.
 tessera_status check_tiles(StepChecker &c, const StepGeometry &g)
 {
     const tsr_step &s = c.step;
@@ -28,7 +30,7 @@ tessera_status check_tiles(StepChecker &c, const StepGeometry &g)
         if (sid == TSR_NO_TENSOR) {
             if (o.use == OperandUse::kStaged) return c.fail("is streamed through staging only, and has none", i);
             if (o.use == OperandUse::kScratch) return c.fail("needs a scratch buffer, and has none", i);
-            if (c.tensors[s.operands[i]].region != TSR_REGION_L1)
+            if (c.tensors[s.operands[i]].region != TSR_REGION_L1 && !(c.h.flags & TSR_IMAGE_OPERANDS_IN_PLACE))
                 return c.fail("is a kernel operand outside L1 and not staged", i);
             continue;
         }

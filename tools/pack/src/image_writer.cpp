@@ -222,7 +222,8 @@ tsr_image_header image_header(const Graph &g, const MemoryPlan &plan, const Boar
     h.version = TSR_IMAGE_VERSION;
     h.header_size = sizeof(tsr_image_header);
     h.file_size = file_size;
-    h.flags = (m.prompt_logits_all ? TSR_IMAGE_PROMPT_LOGITS_ALL : 0u) | (m.decoder_only ? TSR_IMAGE_DECODER_ONLY : 0u);
+    h.flags = (m.prompt_logits_all ? TSR_IMAGE_PROMPT_LOGITS_ALL : 0u) | (m.decoder_only ? TSR_IMAGE_DECODER_ONLY : 0u) |
+              (plan.operands_in_place ? TSR_IMAGE_OPERANDS_IN_PLACE : 0u);
     h.arch = m.arch;
     h.precision = m.precision;
     h.required_features = variant_features(image_variants(g));

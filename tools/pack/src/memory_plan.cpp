@@ -157,6 +157,7 @@ struct L1Budget {
     uint64_t bytes;
     std::string source;
     uint32_t cores;
+    bool in_place; // the board's cores do its copies (dma.by_core): the cluster's kernels read operands where they lie
 };
 
 // Which tensors live in L1: attention scores and the NPU's inputs and outputs must;
@@ -246,7 +247,8 @@ L1Placement plan_l1(const Graph &g, MemoryPlan &plan, L1Residents &res, const L1
             }
             OperandsInL1 flags{};
             for (uint32_t k = 0; k < st.operand_count; ++k)
-                flags[k] = st.operands[k] != TSR_NO_TENSOR && in_l1[st.operands[k]];
+                flags[k] = st.operands[k] != TSR_NO_TENSOR &&
+                           (in_l1[st.operands[k]] || (budget.in_place && st.engine == TSR_ENGINE_CLUSTER));
             const uint64_t used = live[sp.moment];
             const auto choice =
                 used <= l1 ? choose_tile(StepShape{st, rows_of(g, sp), cores}, flags, std::min(l1 - used, step_cap[si]))
@@ -530,7 +532,9 @@ MemoryPlan plan_memory(Graph &g, const BoardDesc &board, const PlanOptions &opt)
     MemoryPlan plan;
     plan.lifetime = compute_lifetimes(g, plan);
     for (uint32_t r = 0; r < TSR_REGION_COUNT; ++r) plan.regions[r].capacity = board.region_size[r];
-    L1Budget l1{opt.l1_bytes ? opt.l1_bytes : board.region_size[TSR_REGION_L1], "", opt.cores ? opt.cores : board.cores};
+    L1Budget l1{opt.l1_bytes ? opt.l1_bytes : board.region_size[TSR_REGION_L1], "", opt.cores ? opt.cores : board.cores,
+                board.dma_by_core};
+    plan.operands_in_place = board.dma_by_core;
     l1.source = opt.l1_bytes ? "--l1 " + std::to_string(l1.bytes) : "board '" + board.name + "' L1";
     plan.cores = l1.cores;
     plan.regions[TSR_REGION_L1].capacity = l1.bytes;

@@ -121,6 +121,7 @@ struct BoardDesc {
     uint32_t region_size[TSR_REGION_COUNT] = {}; // [TSR_REGION_IMAGE]: flash, the image's capacity (0: not given)
     bool has_npu = false;
     uint32_t dma_queue_depth = 16;
+    bool dma_by_core = false; // dma.by_core: the cores do the copies (no DMA engine), so kernels read operands in place
     uint32_t npu_queue_depth = 2;
     double clock_hz = 0; // "clock_mhz" (or the cost model's); 0: not given
     uint32_t isa = 0;    // cluster.kernels: the tuned kernel set its cores run (TSR_ISA_* bits; 0: portable)

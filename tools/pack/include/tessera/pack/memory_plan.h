@@ -55,6 +55,7 @@ struct MemoryPlan {
     std::vector<uint32_t> demoted; // activations that did not fit L1 and live in L2
     uint64_t dma_bytes_per_token[2] = {0, 0}; // estimated, per schedule
     uint32_t cores = 0;            // the cluster cores the plan is for
+    bool operands_in_place = false; // the cluster's kernels read operands outside L1 unstaged (dma.by_core)
     uint64_t nms_weights_bytes = 0; // weights the NPU reads in place from NMS (at NMS offset 0)
     bool weights_in_place = true;                 // no weight is copied to L2
     uint32_t weights_region = TSR_REGION_IMAGE;   // L2 when some are
