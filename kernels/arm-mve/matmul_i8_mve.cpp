@@ -1,8 +1,12 @@
-// tsr_matmul_i8 and tsr_matmul_i8_f32 with Helium: sixteen int8 products summed into a
-// channel's 32-bit accumulator an instruction (VMLADAVA), four channels a pass over a
-// row of x so that each vector of x is loaded once for four; the last, partial vector
-// loaded with its missing lanes zero (VCTP predication), which adds nothing. Integer
-// sums are exact in any order: the portable kernels' results, bit for bit.
+// tsr_matmul_i8 and tsr_matmul_i8_f32 with Helium. Four output channels a pass over a
+// row of x, so that each vector of x is loaded once for four: sixteen int8 products
+// summed into a channel's 32-bit accumulator an instruction (VMLADAVA); when k is not a
+// multiple of sixteen the last vector is loaded with its missing lanes zero (VCTP
+// predication), which adds nothing. The four sums are then one vector: requantized
+// four lanes at once (VMULH and a rounding shift, the portable fast path's arithmetic:
+// requantize_fast.h) and stored narrowed to four bytes; the per-channel tables are
+// checked four at a time. Integer sums are exact in any order: the portable kernels'
+// results, bit for bit.
 #include <arm_mve.h>
 
 #include "kernel_checks.h"
@@ -13,52 +17,166 @@
 
 namespace {
 
-// sum_j x_j w_c[j] for four rows w_c of k weights, k >= 1.
-inline void dot4(const int8_t *x, const int8_t *w0, const int8_t *w1, const int8_t *w2, const int8_t *w3, uint32_t k,
-                 int32_t out[4])
+// tsr_matmul_i8_channels_ok, four channels a vector, as lane arithmetic whose nonzero
+// lanes are the faults, OR-ed over the table and tested once: a multiplier is 0 or has
+// m >> 30 == 1; a shift s has s + 31 <= 61 unsigned; a bias b has b + 2^26 <= 2^27
+// unsigned. Missing lanes load as 0, which passes. Also the largest shift.
+bool channels_ok(const tsr_matmul_i8_args *a, int32_t *max_shift)
 {
-    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-    for (uint32_t j = 0; j < k; j += 16u) {
-        const mve_pred16_t p = vctp8q(k - j);
-        const int8x16_t xv = vldrbq_z_s8(x + j, p);
-        a0 = vmladavaq_s8(a0, xv, vldrbq_z_s8(w0 + j, p));
-        a1 = vmladavaq_s8(a1, xv, vldrbq_z_s8(w1 + j, p));
-        a2 = vmladavaq_s8(a2, xv, vldrbq_z_s8(w2 + j, p));
-        a3 = vmladavaq_s8(a3, xv, vldrbq_z_s8(w3 + j, p));
+    const uint32x4_t one = vdupq_n_u32(1u);
+    uint32x4_t fault = vdupq_n_u32(0u), top = vdupq_n_u32(0u); // top: the largest s + 31
+    for (uint32_t i = 0; i < a->n; i += 4u) {
+        const mve_pred16_t p = vctp32q(a->n - i);
+        const int32x4_t m = vldrwq_z_s32(a->multiplier + i, p);
+        const uint32x4_t s = vreinterpretq_u32_s32(vaddq_n_s32(vldrbq_z_s32(a->shift + i, p), 31));
+        const uint32x4_t not_q30 = veorq_u32(vreinterpretq_u32_s32(vshrq_n_s32(m, 30)), one);
+        fault = vorrq_u32(fault, vandq_u32(vminq_u32(vreinterpretq_u32_s32(m), one), vminq_u32(not_q30, one)));
+        fault = vorrq_u32(fault, vqsubq_n_u32(s, 61u));
+        top = vmaxq_m_u32(top, top, s, p);
+        if (a->bias) {
+            const int32x4_t b = vldrwq_z_s32(a->bias + i, p);
+            fault = vorrq_u32(fault, vqsubq_n_u32(vreinterpretq_u32_s32(vaddq_n_s32(b, 1 << 26)), 1u << 27));
+        }
     }
-    out[0] = a0, out[1] = a1, out[2] = a2, out[3] = a3;
+    *max_shift = (int32_t)vmaxvq_u32(0u, top) - 31;
+    return vmaxvq_u32(0u, fault) == 0u;
 }
 
-inline int32_t dot1(const int8_t *x, const int8_t *w, uint32_t k)
+// sum_j x_j w_c[j] for the four rows w_c = w + c k, k >= 1, as one vector: `blocks`
+// whole vectors (k / 16) with the pointers stepping, then, when Tail (k not a multiple
+// of sixteen), the last one predicated.
+template <bool Tail> inline int32x4_t dot4(const int8_t *x, const int8_t *w, uint32_t k, uint32_t blocks)
+{
+    const int8_t *w1 = w + k, *w2 = w1 + k, *w3 = w2 + k;
+    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    for (uint32_t b = blocks; b; --b) {
+        const int8x16_t xv = vldrbq_s8(x);
+        a0 = vmladavaq_s8(a0, xv, vldrbq_s8(w));
+        a1 = vmladavaq_s8(a1, xv, vldrbq_s8(w1));
+        a2 = vmladavaq_s8(a2, xv, vldrbq_s8(w2));
+        a3 = vmladavaq_s8(a3, xv, vldrbq_s8(w3));
+        x += 16, w += 16, w1 += 16, w2 += 16, w3 += 16;
+    }
+    if (Tail) {
+        const mve_pred16_t p = vctp8q(k % 16u);
+        const int8x16_t xv = vldrbq_z_s8(x, p);
+        a0 = vmladavaq_s8(a0, xv, vldrbq_z_s8(w, p));
+        a1 = vmladavaq_s8(a1, xv, vldrbq_z_s8(w1, p));
+        a2 = vmladavaq_s8(a2, xv, vldrbq_z_s8(w2, p));
+        a3 = vmladavaq_s8(a3, xv, vldrbq_z_s8(w3, p));
+    }
+    int32x4_t v = vdupq_n_s32(a0);
+    v = vsetq_lane_s32(a1, v, 1);
+    v = vsetq_lane_s32(a2, v, 2);
+    return vsetq_lane_s32(a3, v, 3);
+}
+
+template <bool Tail> inline int32_t dot1(const int8_t *x, const int8_t *w, uint32_t k, uint32_t blocks)
 {
     int32_t a = 0;
-    for (uint32_t j = 0; j < k; j += 16u) {
-        const mve_pred16_t p = vctp8q(k - j);
-        a = vmladavaq_s8(a, vldrbq_z_s8(x + j, p), vldrbq_z_s8(w + j, p));
+    for (uint32_t b = blocks; b; --b, x += 16, w += 16) a = vmladavaq_s8(a, vldrbq_s8(x), vldrbq_s8(w));
+    if (Tail) {
+        const mve_pred16_t p = vctp8q(k % 16u);
+        a = vmladavaq_s8(a, vldrbq_z_s8(x, p), vldrbq_z_s8(w, p));
     }
     return a;
 }
 
-// Every output channel in [begin, end) of every row: `emit(r, i, acc)` with channel i's
-// sum for row r plus `offset(i)` (asked once a channel, whatever the rows), four channels
-// a pass.
-template <typename Offset, typename Emit>
-inline void channels(const int8_t *x, const int8_t *w, uint32_t rows, uint32_t k, uint32_t begin, uint32_t end,
-                     Offset offset, Emit emit)
+// sum_j w[j], sixteen a VADDVA.
+inline int32_t row_sum(const int8_t *w, uint32_t k)
 {
+    int32_t s = 0;
+    for (uint32_t j = 0; j < k; j += 16u) s = vaddvaq_p_s8(s, vldrbq_z_s8(w + j, vctp8q(k - j)), vctp8q(k - j));
+    return s;
+}
+
+// Every output channel in [begin, end) of every row, four channels a pass:
+// `emit4(r, i, sums)` with the sums of channels i..i+3 for row r, then `emit1(r, i, sum)`
+// for the last n mod 4.
+template <bool Tail, typename Emit4, typename Emit1>
+inline void channels(const int8_t *x, const int8_t *w, uint32_t rows, uint32_t k, uint32_t begin, uint32_t end,
+                     Emit4 emit4, Emit1 emit1)
+{
+    const uint32_t blocks = k / 16u;
     uint32_t i = begin;
-    for (; i + 4u <= end; i += 4u) {
-        const int8_t *wi = w + (size_t)i * k;
-        const int32_t off[4] = {offset(i), offset(i + 1u), offset(i + 2u), offset(i + 3u)};
-        for (uint32_t r = 0; r < rows; ++r) {
-            int32_t acc[4];
-            dot4(x + (size_t)r * k, wi, wi + k, wi + 2u * k, wi + 3u * k, k, acc);
-            for (uint32_t c = 0; c < 4u; ++c) emit(r, i + c, acc[c] + off[c]);
-        }
+    for (; i + 4u <= end; i += 4u)
+        for (uint32_t r = 0; r < rows; ++r) emit4(r, i, dot4<Tail>(x + (size_t)r * k, w + (size_t)i * k, k, blocks));
+    for (; i < end; ++i)
+        for (uint32_t r = 0; r < rows; ++r) emit1(r, i, dot1<Tail>(x + (size_t)r * k, w + (size_t)i * k, k, blocks));
+}
+
+template <typename Emit4, typename Emit1>
+inline void channels(const int8_t *x, const int8_t *w, uint32_t rows, uint32_t k, uint32_t begin, uint32_t end,
+                     Emit4 emit4, Emit1 emit1)
+{
+    if (k % 16u) channels<true>(x, w, rows, k, begin, end, emit4, emit1);
+    else channels<false>(x, w, rows, k, begin, end, emit4, emit1);
+}
+
+// The arguments, read once (the kernel's stores through y may alias nothing it reads,
+// but the compiler cannot know that of int8_t stores).
+struct Requant {
+    const int32_t *bias, *multiplier;
+    const int8_t *shift;
+    const int8_t *w;
+    int8_t *y;
+    int32_t x_zero, y_zero, y_min, y_max;
+    uint32_t k, ldy;
+
+    // bias - x_zero sum_j w_ij, the portable kernel's offset: the same for every row.
+    int32_t offset(uint32_t i) const
+    {
+        return (bias ? bias[i] : 0) - (x_zero ? x_zero * row_sum(w + (size_t)i * k, k) : 0);
     }
-    for (; i < end; ++i) {
-        const int32_t off = offset(i);
-        for (uint32_t r = 0; r < rows; ++r) emit(r, i, dot1(x + (size_t)r * k, w + (size_t)i * k, k) + off);
+    void one(uint32_t r, uint32_t i, int32_t acc) const
+    {
+        y[(size_t)r * ldy + i] =
+            tsr_requantize_to_i8_fast(acc + offset(i), multiplier[i], shift[i], y_zero, y_min, y_max);
+    }
+    // Channels i..i+3 with their offsets: as plain() below when their shifts are all
+    // <= -2, else lane by lane.
+    void four(uint32_t r, uint32_t i, int32x4_t acc) const
+    {
+        if (bias || x_zero)
+        {
+            const int32x4_t off = {offset(i), offset(i + 1u), offset(i + 2u), offset(i + 3u)};
+            acc = vaddq_s32(acc, off);
+        }
+        const int32x4_t s = vldrbq_s32(shift + i);
+        int8_t *out = y + (size_t)r * ldy + i;
+        if (vmaxvq_s32(INT32_MIN, s) > -2) {
+            int32_t lane[4];
+            vst1q_s32(lane, acc);
+            for (uint32_t c = 0; c < 4u; ++c)
+                out[c] = tsr_requantize_to_i8_fast(lane[c], multiplier[i + c], shift[i + c], y_zero, y_min, y_max);
+            return;
+        }
+        const int32x4_t t = vrshlq_s32(vmulhq_s32(acc, vldrwq_s32(multiplier + i)), vaddq_n_s32(s, 1));
+        vstrbq_s32(out, vmaxq_s32(vminq_s32(vaddq_n_s32(t, y_zero), vdupq_n_s32(y_max)), vdupq_n_s32(y_min)));
+    }
+};
+
+// The usual case, channels begin..end4 (a multiple of four apart): no bias, x_zero 0,
+// every shift <= -2 (30 - shift >= 32: the fast path of tsr_requantize_fast). Then
+// t = (acc m) >> 32 and (t >> (-2 - shift) + 1) >> 1, which is one rounding shift right
+// by -1 - shift (VRSHL); y_zero added and clamped once (|t| < 2^30, so that equals the
+// portable kernel's two clamps). Four channels an iteration, with every row.
+template <bool Tail>
+void plain(const tsr_matmul_i8_args *a, uint32_t begin, uint32_t end4)
+{
+    const int8_t *x = a->x, *w = a->w, *shift = a->shift;
+    const int32_t *mult = a->multiplier;
+    int8_t *y = a->y;
+    const uint32_t k = a->k, rows = a->rows, ldy = a->ldy, blocks = k / 16u;
+    const int32_t y_zero = a->y_zero, y_min = a->y_min, y_max = a->y_max;
+    for (uint32_t i = begin; i < end4; i += 4u) {
+        const int8_t *wi = w + (size_t)i * k;
+        for (uint32_t r = 0; r < rows; ++r) {
+            const int32x4_t acc = dot4<Tail>(x + (size_t)r * k, wi, k, blocks);
+            const int32x4_t t = vrshlq_s32(vmulhq_s32(acc, vldrwq_s32(mult + i)), vaddq_n_s32(vldrbq_s32(shift + i), 1));
+            vstrbq_s32(y + (size_t)r * ldy + i,
+                       vmaxq_s32(vminq_s32(vaddq_n_s32(t, y_zero), vdupq_n_s32(y_max)), vdupq_n_s32(y_min)));
+        }
     }
 }
 
@@ -66,20 +184,21 @@ inline void channels(const int8_t *x, const int8_t *w, uint32_t rows, uint32_t k
 
 tsr_kernel_status tsr_matmul_i8_mve(const tsr_matmul_i8_args *a, uint32_t core_id, uint32_t core_count)
 {
-    TSR_KERNEL_REQUIRE(tsr_matmul_i8_args_ok(a));
+    int32_t max_shift = 0;
+    TSR_KERNEL_REQUIRE(tsr_matmul_i8_scalars_ok(a) && channels_ok(a, &max_shift));
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
     uint32_t begin, end;
     tsr_core_range(a->n, core_id, core_count, &begin, &end);
-    const uint32_t k = a->k;
+    const Requant q = {a->bias, a->multiplier, a->shift, a->w, a->y, a->x_zero, a->y_zero, a->y_min, a->y_max, a->k, a->ldy};
+    if (!a->bias && !a->x_zero && max_shift <= -2) { // the rest (n mod 4) below, by the general path
+        const uint32_t end4 = begin + (end - begin) / 4u * 4u;
+        if (a->k % 16u) plain<true>(a, begin, end4);
+        else plain<false>(a, begin, end4);
+        begin = end4;
+    }
     channels(
-        a->x, a->w, a->rows, k, begin, end,
-        [&](uint32_t i) { // bias - x_zero sum_j w_ij (the portable kernel's offset): the same for every row
-            return (a->bias ? a->bias[i] : 0) - (a->x_zero ? a->x_zero * tsr_i8_row_sum(a->w + (size_t)i * k, k) : 0);
-        },
-        [&](uint32_t r, uint32_t i, int32_t acc) {
-            a->y[(size_t)r * a->ldy + i] =
-                tsr_requantize_to_i8_fast(acc, a->multiplier[i], a->shift[i], a->y_zero, a->y_min, a->y_max);
-        });
+        a->x, a->w, a->rows, a->k, begin, end, [&q](uint32_t r, uint32_t i, int32x4_t acc) { q.four(r, i, acc); },
+        [&q](uint32_t r, uint32_t i, int32_t acc) { q.one(r, i, acc); });
     return TSR_KERNEL_OK;
 }
 
@@ -89,8 +208,16 @@ tsr_kernel_status tsr_matmul_i8_f32_mve(const tsr_matmul_i8_f32_args *a, uint32_
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
     uint32_t begin, end;
     tsr_core_range(a->n, core_id, core_count, &begin, &end);
+    const float *scale = a->scale;
+    float *y = a->y;
+    const uint32_t ldy = a->ldy;
+    // (float)dot * scale[i]: VCVT rounds to nearest as the scalar conversion does, and
+    // the products are IEEE single multiplies (a packer's scales give no subnormal one).
     channels(
-        a->x, a->w, a->rows, a->k, begin, end, [](uint32_t) { return int32_t(0); },
-        [&](uint32_t r, uint32_t i, int32_t dot) { a->y[(size_t)r * a->ldy + i] = (float)dot * a->scale[i]; });
+        a->x, a->w, a->rows, a->k, begin, end,
+        [=](uint32_t r, uint32_t i, int32x4_t dot) {
+            vstrwq_f32(y + (size_t)r * ldy + i, vmulq_f32(vcvtq_f32_s32(dot), vldrwq_f32(scale + i)));
+        },
+        [=](uint32_t r, uint32_t i, int32_t dot) { y[(size_t)r * ldy + i] = (float)dot * scale[i]; });
     return TSR_KERNEL_OK;
 }

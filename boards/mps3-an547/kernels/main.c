@@ -1,0 +1,127 @@
+/* The Helium kernel set against the portable references on the Cortex-M55 (QEMU): each
+ * pair runs on the same pseudo-random operands over shapes that take every path of the
+ * Helium kernels (k a multiple of sixteen or not, n a multiple of four or not, one row
+ * or several, a zero point and a bias or none, shifts on the vector path (<= -2) and off
+ * it, zero multipliers, clamping bounds, the work split over cores), and their outputs
+ * must be equal byte for byte. Tables out of their documented ranges must be refused by
+ * both, with y untouched. Prints a line per kernel and exits 1 when anything differs.
+ *
+ *   kernels: matmul_i8 1512 cases equal, ...
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "tessera/kernels_arm_mve.h"
+#include "tessera/mps3_an547.h"
+
+static uint32_t g_seed = 12345u;
+static uint32_t next(void) { return g_seed = g_seed * 1664525u + 1013904223u; }
+static int32_t in_range(int32_t lo, int32_t hi) { return lo + (int32_t)((next() >> 8) % (uint32_t)(hi - lo + 1)); }
+static void fill(int8_t *p, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; ++i) p[i] = (int8_t)(next() >> 24);
+}
+
+enum { kMaxRows = 5, kMaxK = 300, kMaxN = 64 };
+static int8_t g_x[kMaxRows * kMaxK], g_w[kMaxN * kMaxK], g_y0[kMaxRows * kMaxN + 8], g_y1[kMaxRows * kMaxN + 8];
+static int32_t g_bias[kMaxN], g_mult[kMaxN];
+static int8_t g_shift[kMaxN];
+static float g_scale[kMaxN], g_f0[kMaxRows * kMaxN + 2], g_f1[kMaxRows * kMaxN + 2];
+
+static uint32_t g_cases, g_failed;
+static const char *g_first_failure;
+
+static void check(int equal, const char *what)
+{
+    ++g_cases;
+    if (!equal) {
+        if (!g_failed) g_first_failure = what;
+        ++g_failed;
+    }
+}
+
+/* The tables: multipliers 0 now and then, else in [2^30, 2^31); shifts mostly on the
+ * vector path, sometimes (fast_only 0) anywhere in [-31, 30]. */
+static void tables(uint32_t n, int fast_only)
+{
+    for (uint32_t i = 0; i < n; ++i) {
+        g_mult[i] = next() % 11u == 0u ? 0 : (int32_t)(0x40000000u + (next() >> 2));
+        g_shift[i] = (int8_t)(fast_only || next() % 3u ? in_range(-31, -2) : in_range(-31, 30));
+        g_bias[i] = in_range(-(1 << 26), 1 << 26);
+        g_scale[i] = (float)in_range(1, 1 << 20) * 1.0e-9f;
+    }
+}
+
+static void matmul_case(uint32_t rows, uint32_t k, uint32_t n, int32_t x_zero, int with_bias, int fast_only,
+                        uint32_t cores)
+{
+    fill(g_x, rows * k), fill(g_w, n * k);
+    tables(n, fast_only);
+    const int32_t y_min = next() % 2u ? -128 : in_range(-128, 0), y_max = next() % 2u ? 127 : in_range(y_min, 127);
+    const uint32_t ldy = n + (next() % 2u) * 3u; /* a column tile written in place */
+    memset(g_y0, 0x5a, sizeof g_y0), memset(g_y1, 0x5a, sizeof g_y1);
+    tsr_matmul_i8_args a = {g_x, g_w, with_bias ? g_bias : 0, g_mult, g_shift, g_y0, x_zero, in_range(-128, 127),
+                            y_min, y_max, rows, k, n, ldy};
+    if (ldy * rows > sizeof g_y0) a.ldy = n;
+    int ok = 1;
+    for (uint32_t c = 0; c < cores; ++c) ok &= tsr_matmul_i8_ref(&a, c, cores) == TSR_KERNEL_OK;
+    a.y = g_y1;
+    for (uint32_t c = 0; c < cores; ++c) ok &= tsr_matmul_i8_mve(&a, c, cores) == TSR_KERNEL_OK;
+    check(ok && memcmp(g_y0, g_y1, sizeof g_y0) == 0, "matmul_i8");
+
+    /* the dequantizing form on the same operands */
+    const tsr_matmul_i8_f32_args f = {g_x, g_w, g_scale, g_f0, rows, k, n, n};
+    tsr_matmul_i8_f32_args f1 = f;
+    f1.y = g_f1;
+    memset(g_f0, 0, sizeof g_f0), memset(g_f1, 0, sizeof g_f1);
+    ok = 1;
+    for (uint32_t c = 0; c < cores; ++c)
+        ok &= tsr_matmul_i8_f32_ref(&f, c, cores) == TSR_KERNEL_OK && tsr_matmul_i8_f32_mve(&f1, c, cores) == TSR_KERNEL_OK;
+    check(ok && memcmp(g_f0, g_f1, sizeof g_f0) == 0, "matmul_i8_f32");
+}
+
+/* One table entry out of its range: both refuse, neither writes. */
+static void refused_case(uint32_t n, int which)
+{
+    tables(n, 0);
+    const uint32_t at = next() % n;
+    if (which == 0) g_mult[at] = in_range(1, (1 << 30) - 1);
+    if (which == 1) g_mult[at] = -in_range(1, 1 << 30);
+    if (which == 2) g_shift[at] = (int8_t)(next() % 2u ? 31 : -32);
+    if (which == 3) g_bias[at] = next() % 2u ? (1 << 26) + 1 : -(1 << 26) - 1;
+    fill(g_x, 64), fill(g_w, n * 64u);
+    memset(g_y0, 0x5a, sizeof g_y0), memset(g_y1, 0x5a, sizeof g_y1);
+    tsr_matmul_i8_args a = {g_x, g_w, g_bias, g_mult, g_shift, g_y0, 0, 0, -128, 127, 1, 64, n, n};
+    const tsr_kernel_status r0 = tsr_matmul_i8_ref(&a, 0, 1);
+    a.y = g_y1;
+    const tsr_kernel_status r1 = tsr_matmul_i8_mve(&a, 0, 1);
+    check(r0 != TSR_KERNEL_OK && r1 == r0 && memcmp(g_y0, g_y1, sizeof g_y0) == 0 && (uint8_t)g_y1[0] == 0x5au,
+          "matmul_i8 refusal");
+}
+
+int main(void)
+{
+    static const uint32_t ks[] = {1, 7, 16, 17, 64, 172, 300};
+    static const uint32_t ns[] = {1, 3, 4, 5, 8, 13, 64};
+    static const uint32_t rows[] = {1, 2, 5};
+    for (uint32_t r = 0; r < 3; ++r)
+        for (uint32_t ki = 0; ki < 7; ++ki)
+            for (uint32_t ni = 0; ni < 7; ++ni)
+                for (uint32_t variant = 0; variant < 4; ++variant)
+                    matmul_case(rows[r], ks[ki], ns[ni], variant & 1u ? in_range(-128, 127) : 0, (variant & 2u) != 0,
+                                variant == 0, 1u + (ni % 3u == 2u ? 2u : 0u));
+    for (uint32_t n = 1; n <= 9; ++n)
+        for (int which = 0; which < 4; ++which) refused_case(n, which);
+    tsr_m55_puts("kernels: arm-mve against the portable references: ");
+    tsr_m55_put_u64(g_cases - g_failed);
+    tsr_m55_puts(" cases equal, ");
+    tsr_m55_put_u64(g_failed);
+    tsr_m55_puts(" differ");
+    if (g_failed) {
+        tsr_m55_puts(" (first: ");
+        tsr_m55_puts(g_first_failure);
+        tsr_m55_puts(")");
+    }
+    tsr_m55_puts("\n");
+    return g_failed ? 1 : 0;
+}
