@@ -8,4 +8,6 @@ set(TSR_SET_HEADER tessera/kernels_arm_mve.h)
 set(TSR_SET_DEFAULT_PROCESSOR "^arm$")
 set(TSR_SET_AVAILABLE "")
 set(TSR_SET_SOURCES
-  ${CMAKE_CURRENT_LIST_DIR}/matmul_i8_mve.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/matmul_i8_mve.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/attention_i8_mve.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/softmax_i8_mve.cpp)

@@ -20,10 +20,22 @@ extern "C" {
 #endif
 
 /* tsr_matmul_i8: four output channels a pass over a row of x, one VMLADAVA per sixteen
- * MACs a channel; the zero point folded out as in the portable kernel. */
+ * MACs a channel, the four sums requantized as one vector; the zero point folded out as
+ * in the portable kernel. */
 tsr_kernel_status tsr_matmul_i8_mve(const tsr_matmul_i8_args *args, uint32_t core_id, uint32_t core_count);
 /* tsr_matmul_i8_f32 (the dequantizing classifier): the same dot products. */
 tsr_kernel_status tsr_matmul_i8_f32_mve(const tsr_matmul_i8_f32_args *args, uint32_t core_id, uint32_t core_count);
+
+/* The integer attention's pieces (attention.i8.integer). Scores: head sizes 4, 8 and
+ * multiples of 16 with q_zero 0, a predicated VMLADAV a position, four positions
+ * requantized as one vector; any other shape runs the portable kernel. Accumulate: four
+ * accumulators a vector, a position's values times its probability (VMLA). Softmax: the
+ * integer exponential and the division four lanes at a time. */
+tsr_kernel_status tsr_attention_scores_i8_mve(const tsr_attention_scores_i8_args *args, uint32_t core_id,
+                                              uint32_t core_count);
+tsr_kernel_status tsr_attention_accumulate_i8_mve(const tsr_attention_accumulate_i8_args *args, uint32_t core_id,
+                                                  uint32_t core_count);
+tsr_kernel_status tsr_softmax_i8_mve(const tsr_softmax_i8_args *args, uint32_t *scratch);
 
 #ifdef __cplusplus
 }
