@@ -17,6 +17,8 @@
 # or, for a run the model does not describe (one hart; a compute hart running the NPU's
 # jobs; NOT_MODELLED, the caller's reason), "PREDICTED: not modelled: <why>".
 # STEPS: the positions a demo built with TESSERA_DEMO_STEPS other than 200 runs.
+# REGION_TOKENS: the firmware marks one region of that many tokens (the llama2.c
+# baseline), whose count the per-token figure divides.
 # MACHINE=mps3-an547: the Arm board under qemu-system-arm (QEMU names it; SMP is 1).
 # cmake -DQEMU=... -DELF=... -DSMP=N [-DGOLDEN=file] [-DHOST_GENERATE=exe -DIMAGE=tess [-DSTEPS=n]] [-DEXPECT=regex]
 #       [-DEXPECT_EXIT=code] [-DPLUGIN=so [-DLAYERS=ON]] [-DINSPECT=exe -DPREDICT_IMAGE=tess [-DNOT_MODELLED=why]] -P run.cmake
@@ -64,6 +66,9 @@ if(DEFINED PLUGIN AND EXISTS ${counts})
   message(STATUS "${harts}")
   string(REGEX MATCH "busiest instructions/region ([0-9]+)" _ "${harts}")
   set(busiest ${CMAKE_MATCH_1})
+  if(DEFINED REGION_TOKENS AND busiest) # one measured region of that many tokens
+    math(EXPR busiest "${busiest} / ${REGION_TOKENS}")
+  endif()
   string(REGEX MATCH "hart ${DMA_HART} instructions/region ([0-9]+)" _ "${harts}")
   set(dma ${CMAKE_MATCH_1})
   string(REGEX MATCH "DMA bytes ([0-9]+)" _ "${per_token}")

@@ -1,18 +1,15 @@
 /*
- * What run.c (../shared/reference/llama2.c, built unchanged) needs from an OS, on the
- * pulp-rtl board:
+ * What run.c (../shared/reference/llama2.c, built unchanged) needs from an OS, on a
+ * bare-metal board (its hooks: llama2c_board.h):
  *  - its checkpoint and tokenizer are files served from memory (the blobs
  *    llama2c_files.S embeds); mmap returns them in place;
  *  - malloc takes from the board's L2 and NMS regions (run.c frees nothing before it
  *    exits); stdout is the console;
- *  - expf and powf divide nowhere (picolibc's use fdiv.s, which never completes on the
- *    model of these cores: toolchain/riscv32-imfc-xpulpv2-elf.cmake): expf is Tessera's,
- *    powf e^(y ln x) with ln x by Newton's method on e^t = x;
- *  - clock_gettime reads mcycle as a 1 MHz clock, so run.c's "achieved tok/s" is 10^6
- *    divided by cycles a token.
- * main() runs run.c's main with the arguments below and reports the cycles between
- * run.c's first and last clock readings, which enclose its second token to its last,
- * per token. */
+ *  - clock_gettime reads the board's counter as a 1 MHz clock, so run.c's "achieved
+ *    tok/s" is 10^6 divided by counts a token.
+ * main() runs run.c's main with the arguments below, marks run.c's first and last clock
+ * readings for the board (they enclose its second token to its last: the instruction
+ * counting plugin's region on QEMU) and reports the counts between them per token. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -22,54 +19,18 @@
 #include <sys/mman.h>
 #include <time.h>
 
-#include "kernel_math.h" /* tsr_expf */
-#include "tessera/pulp_rtl.h"
+#include "llama2c_board.h"
 
 extern const unsigned char tsr_llama2c_model[], tsr_llama2c_model_end[];
 extern const unsigned char tsr_llama2c_tokenizer[], tsr_llama2c_tokenizer_end[];
 int llama2c_main(int argc, char *argv[]);
-
-float expf(float x)
-{
-    return tsr_expf(x);
-}
-
-/* ln x for finite x > 0 (run.c's one use: powf(10000, e) for RoPE): x = m 2^e with m in
- * [1, 2), ln m from two terms of its series, then Newton on e^t = m, t' = t + m e^-t - 1,
- * three steps (quadratic: far below a float's precision). */
-static float log_positive(float x)
-{
-    union {
-        float f;
-        uint32_t u;
-    } v = {x};
-    const int32_t e = (int32_t)((v.u >> 23) & 0xFFu) - 127;
-    v.u = (v.u & 0x7FFFFFu) | 0x3F800000u;
-    const float m = v.f, d = m - 1.0f;
-    float t = d - 0.5f * d * d;
-    for (int i = 0; i < 3; ++i) {
-        t = t + m * tsr_expf(-t) - 1.0f;
-    }
-    return t + (float)e * 0.693147180559945f;
-}
-
-float powf(float x, float y)
-{
-    if (y == 0.0f || x == 1.0f) {
-        return 1.0f;
-    }
-    if (!(x > 0.0f) || x > 3.4e38f) { /* run.c never asks: no sign or special-case rules */
-        return __builtin_nanf("");
-    }
-    return tsr_expf(y * log_positive(x));
-}
 
 /* The console. */
 static int console_put(char c, FILE *file)
 {
     (void)file;
     char s[2] = {c, 0};
-    tsr_pulp_puts(s);
+    tsr_llama2c_puts(s);
     return (unsigned char)c;
 }
 static FILE console = FDEV_SETUP_STREAM(console_put, NULL, NULL, _FDEV_SETUP_WRITE);
@@ -79,7 +40,7 @@ FILE *const stdin = &console;
 
 void _exit(int status)
 {
-    tsr_pulp_exit(status);
+    tsr_llama2c_exit(status);
 }
 
 /* The heap: the board's L2 and NMS regions, one after the other, never given back. */
@@ -94,7 +55,7 @@ void *malloc(size_t size)
             errno = ENOMEM;
             return NULL;
         }
-        const tsr_hal_region *r = &tsr_pulp_board()->regions[heap_region++];
+        const tsr_hal_region *r = &tsr_llama2c_board()->regions[heap_region++];
         heap_next = (uint8_t *)r->base;
         heap_end = heap_next + r->size;
     }
@@ -227,26 +188,32 @@ int munmap(void *addr, size_t length)
     return 0;
 }
 
-/* mcycle as a 1 MHz clock: a "millisecond" is 1,000 cycles. */
+/* The board's counter as a 1 MHz clock: a "millisecond" is 1,000 counts. */
 static uint64_t first_reading, last_reading;
 static int readings;
 
 int clock_gettime(clockid_t clock, struct timespec *t)
 {
     (void)clock;
-    const uint64_t now = tsr_pulp_mcycle();
+    if (readings > 0) {
+        tsr_llama2c_measure(0); /* the last reading ends the measured tokens */
+    }
+    const uint64_t now = tsr_llama2c_clock();
     if (readings++ == 0) {
         first_reading = now;
     }
     last_reading = now;
-    t->tv_sec = (time_t)tsr_pulp_div_u64(now, 1000000u);
+    if (readings == 1) {
+        tsr_llama2c_measure(1);
+    }
+    t->tv_sec = (time_t)tsr_llama2c_div_u64(now, 1000000u);
     t->tv_nsec = (long)(now - (uint64_t)t->tv_sec * 1000000u) * 1000;
     return 0;
 }
 
 time_t time(time_t *t) /* run.c's seed when none is given (main gives one) */
 {
-    const time_t now = (time_t)tsr_pulp_div_u64(tsr_pulp_mcycle(), 1000000u);
+    const time_t now = (time_t)tsr_llama2c_div_u64(tsr_llama2c_clock(), 1000000u);
     if (t) {
         *t = now;
     }
@@ -264,13 +231,15 @@ int main(void)
     const int status = llama2c_main(10, argv);
     const uint32_t timed = (uint32_t)atoi(TSR_LLAMA2C_STEPS) - 1u; /* stories260K's first tokens end no story */
     if (status != 0 || readings != 2 || timed == 0u) {
-        tsr_pulp_puts("run.c: no timed tokens\n");
+        tsr_llama2c_puts("run.c: no timed tokens\n");
         return status ? status : 1;
     }
-    tsr_pulp_puts("run.c: ");
-    tsr_pulp_put_u64(tsr_pulp_div_u64(last_reading - first_reading, timed));
-    tsr_pulp_puts(" cycles per token (its tokens 2 to ");
-    tsr_pulp_put_u64(timed + 1u);
-    tsr_pulp_puts(")\n");
+    tsr_llama2c_puts("run.c: ");
+    tsr_llama2c_put_u64(tsr_llama2c_div_u64(last_reading - first_reading, timed));
+    tsr_llama2c_puts(" ");
+    tsr_llama2c_puts(tsr_llama2c_clock_unit());
+    tsr_llama2c_puts(" per token (its tokens 2 to ");
+    tsr_llama2c_put_u64(timed + 1u);
+    tsr_llama2c_puts(")\n");
     return 0;
 }
