@@ -14,6 +14,7 @@
 #include "matmul_i8_dot.h"
 #include "requantize_fast.h"
 #include "tessera/kernels_arm_mve.h"
+#include "tessera/kernels_quantlib.h"
 
 namespace {
 
@@ -219,5 +220,83 @@ tsr_kernel_status tsr_matmul_i8_f32_mve(const tsr_matmul_i8_f32_args *a, uint32_
             vstrwq_f32(y + (size_t)r * ldy + i, vmulq_f32(vcvtq_f32_s32(dot), vldrwq_f32(scale + i)));
         },
         [=](uint32_t r, uint32_t i, int32_t dot) { y[(size_t)r * ldy + i] = (float)dot * scale[i]; });
+    return TSR_KERNEL_OK;
+}
+
+namespace {
+
+bool rqs_args_ok(const tsr_matmul_i8_rqs_args *a)
+{
+    return a && a->x && a->w && a->mul && a->add && a->y && a->rows && a->k && a->k <= 32768u && a->n && a->ldy >= a->n &&
+           tsr_rqs_valid(&a->range) && a->range.lo >= -128 && a->range.hi <= 127;
+}
+
+// RequantShift of four channels' sums, as tsr_rqs_apply: when every lane's |acc| is
+// within its channel's 32-bit limit (tsr_rqs_prepare), acc mul + add + round in 32 bits
+// shifted right arithmetically (VSHL by -shift: a shift of 32 or more leaves the sign, as
+// the 64-bit shift does for a value within int32), clamped, stored narrowed; else lane by
+// lane.
+struct Rqs4 {
+    tsr_rqs_prepared p[4];
+    int32x4_t mul, add_round, limit;
+    bool vector; // every channel has a 32-bit form
+    void prepare(const tsr_matmul_i8_rqs_args *a, uint32_t i)
+    {
+        int32_t m[4], ar[4], lim[4];
+        vector = true;
+        for (uint32_t c = 0; c < 4u; ++c) {
+            const tsr_rqs_params r = {a->mul[i + c], a->add[i + c], a->range.shift, a->range.lo, a->range.hi};
+            p[c] = tsr_rqs_prepare(&r);
+            vector = vector && p[c].span != 0u && p[c].limit <= 0x7FFFFFFFu;
+            m[c] = r.mul, ar[c] = p[c].add_round, lim[c] = (int32_t)(p[c].limit & 0x7FFFFFFFu);
+        }
+        mul = vld1q_s32(m), add_round = vld1q_s32(ar), limit = vld1q_s32(lim);
+    }
+    void store(int32x4_t acc, int8_t *y, const tsr_rqs_params &range) const
+    {
+        if (vector && !(vcmpgtq_s32(vabsq_s32(acc), limit) & 0xFFFFu)) {
+            const int32x4_t v = vshlq_s32(vaddq_s32(vmulq_s32(acc, mul), add_round), vdupq_n_s32(-range.shift));
+            vstrbq_s32(y, vmaxq_s32(vminq_s32(v, vdupq_n_s32(range.hi)), vdupq_n_s32(range.lo)));
+            return;
+        }
+        int32_t lane[4];
+        vst1q_s32(lane, acc);
+        for (uint32_t c = 0; c < 4u; ++c) y[c] = (int8_t)tsr_rqs_apply(&p[c], lane[c]);
+    }
+};
+
+template <bool Tail> void rqs_groups(const tsr_matmul_i8_rqs_args *a, uint32_t begin, uint32_t end4)
+{
+    const uint32_t k = a->k, blocks = k / 16u;
+    Rqs4 q;
+    for (uint32_t i = begin; i < end4; i += 4u) {
+        q.prepare(a, i);
+        const int8_t *wi = a->w + (size_t)i * k;
+        for (uint32_t r = 0; r < a->rows; ++r)
+            q.store(dot4<Tail>(a->x + (size_t)r * k, wi, k, blocks), a->y + (size_t)r * a->ldy + i, a->range);
+    }
+}
+
+} // namespace
+
+tsr_kernel_status tsr_matmul_i8_rqs_mve(const tsr_matmul_i8_rqs_args *a, uint32_t core_id, uint32_t core_count)
+{
+    TSR_KERNEL_REQUIRE(rqs_args_ok(a));
+    TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
+    uint32_t begin, end;
+    tsr_core_range(a->n, core_id, core_count, &begin, &end);
+    const uint32_t end4 = begin + (end - begin) / 4u * 4u;
+    if (a->k % 16u) rqs_groups<true>(a, begin, end4);
+    else rqs_groups<false>(a, begin, end4);
+    const uint32_t blocks = a->k / 16u;
+    for (uint32_t i = end4; i < end; ++i) {
+        const tsr_rqs_params r = {a->mul[i], a->add[i], a->range.shift, a->range.lo, a->range.hi};
+        const tsr_rqs_prepared p = tsr_rqs_prepare(&r);
+        for (uint32_t row = 0; row < a->rows; ++row) {
+            const int8_t *x = a->x + (size_t)row * a->k, *w = a->w + (size_t)i * a->k;
+            const int32_t acc = a->k % 16u ? dot1<true>(x, w, a->k, blocks) : dot1<false>(x, w, a->k, blocks);
+            a->y[(size_t)row * a->ldy + i] = (int8_t)tsr_rqs_apply(&p, acc);
+        }
+    }
     return TSR_KERNEL_OK;
 }

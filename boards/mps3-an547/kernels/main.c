@@ -82,6 +82,28 @@ static void matmul_case(uint32_t rows, uint32_t k, uint32_t n, int32_t x_zero, i
     check(ok && memcmp(g_f0, g_f1, sizeof g_f0) == 0, "matmul_i8_f32");
 }
 
+/* QuantLib's RequantShift matmul (Deeploy's graphs): multipliers and addends of the
+ * sizes its graphs have, and now and then ones whose 32-bit form does not hold (the
+ * 64-bit path), shifts across 0..62. */
+static int32_t g_mul[kMaxN], g_add[kMaxN];
+static void rqs_case(uint32_t rows, uint32_t k, uint32_t n, uint32_t cores)
+{
+    fill(g_x, rows * k), fill(g_w, n * k);
+    const int32_t shift = next() % 6u ? in_range(8, 24) : in_range(0, 62);
+    for (uint32_t i = 0; i < n; ++i) {
+        g_mul[i] = next() % 7u ? in_range(-512, 512) : (int32_t)next();
+        g_add[i] = next() % 7u ? in_range(-(1 << 20), 1 << 20) : (int32_t)next();
+    }
+    const tsr_rqs_params range = {0, 0, shift, next() % 2u ? -128 : in_range(-128, 0), next() % 2u ? 127 : in_range(1, 127)};
+    memset(g_y0, 0x5a, sizeof g_y0), memset(g_y1, 0x5a, sizeof g_y1);
+    tsr_matmul_i8_rqs_args a = {g_x, g_w, g_mul, g_add, g_y0, range, rows, k, n, n};
+    int ok = 1;
+    for (uint32_t c = 0; c < cores; ++c) ok &= tsr_matmul_i8_rqs_ref(&a, c, cores) == TSR_KERNEL_OK;
+    a.y = g_y1;
+    for (uint32_t c = 0; c < cores; ++c) ok &= tsr_matmul_i8_rqs_mve(&a, c, cores) == TSR_KERNEL_OK;
+    check(ok && memcmp(g_y0, g_y1, sizeof g_y0) == 0, "matmul_i8_rqs");
+}
+
 /* One table entry out of its range: both refuse, neither writes. */
 static void refused_case(uint32_t n, int which)
 {
@@ -154,6 +176,10 @@ int main(void)
                 for (uint32_t variant = 0; variant < 4; ++variant)
                     matmul_case(rows[r], ks[ki], ns[ni], variant & 1u ? in_range(-128, 127) : 0, (variant & 2u) != 0,
                                 variant == 0, 1u + (ni % 3u == 2u ? 2u : 0u));
+    for (uint32_t r = 0; r < 3; ++r)
+        for (uint32_t ki = 0; ki < 7; ++ki)
+            for (uint32_t ni = 0; ni < 7; ++ni)
+                for (uint32_t again = 0; again < 3; ++again) rqs_case(rows[r], ks[ki], ns[ni], again == 2 ? 3u : 1u);
     for (uint32_t n = 1; n <= 9; ++n)
         for (int which = 0; which < 4; ++which) refused_case(n, which);
     static const uint32_t counts[] = {1, 2, 3, 4, 5, 7, 8, 16, 33, 129, 300};

@@ -14,6 +14,7 @@
 #include "tessera/kernels.h"
 #include "tessera/kernels_i8.h"
 #include "tessera/kernels_i8_float.h"
+#include "tessera/kernels_quantlib.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -25,6 +26,9 @@ extern "C" {
 tsr_kernel_status tsr_matmul_i8_mve(const tsr_matmul_i8_args *args, uint32_t core_id, uint32_t core_count);
 /* tsr_matmul_i8_f32 (the dequantizing classifier): the same dot products. */
 tsr_kernel_status tsr_matmul_i8_f32_mve(const tsr_matmul_i8_f32_args *args, uint32_t core_id, uint32_t core_count);
+/* tsr_matmul_i8_rqs (Deeploy's graphs): the same dot products, four channels'
+ * RequantShift as one vector where its 32-bit form holds (tsr_rqs_apply), else by lane. */
+tsr_kernel_status tsr_matmul_i8_rqs_mve(const tsr_matmul_i8_rqs_args *args, uint32_t core_id, uint32_t core_count);
 
 /* The integer attention's pieces (attention.i8.integer). Scores: head sizes 4, 8 and
  * multiples of 16 with q_zero 0, a predicated VMLADAV a position, four positions
