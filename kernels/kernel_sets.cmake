@@ -16,14 +16,18 @@ set(TESSERA_KNOWN_KERNEL_SETS x86 xpulpv2 arm-mve)
 #    with _suffix (ggml's convention: the same names in every set).
 # From them this file generates, in ${TESSERA_GENERATED_INCLUDE}/tessera/:
 #  - isa_bits.h (public: every known set's TSR_ISA_* bit and board name),
-#  - kernel_sets.h (the built sets: TSR_KERNEL_SET_<NAME>, TSR_IF_KERNEL_SET_<NAME>(...),
+#  - kernel_sets.h (the built sets: TSR_KERNEL_SET_<NAME>, TSR_IF_KERNEL_SET_<NAME>(...) and
+#    TSR_IF_NOT_KERNEL_SET_<NAME>(...),
 #    their headers, tsr_machine_isa()),
-#  - tuned_<OP>.def (the built sets' rows for operator OP) and tuned_all.def.
+#  - tuned_<OP>.def (the built sets' rows for operator OP) and tuned_all.def;
+#  - tuned_known.def (every known set's rows, built or not: what tessera-pack
+#    --emit-variants lists for a board's set, each row guarded by TSR_IF_KERNEL_SET_<NAME>).
 set(TESSERA_GENERATED_INCLUDE ${CMAKE_BINARY_DIR}/generated/include)
 set(TESSERA_KERNEL_SET_INCLUDES "")
 set(_bits "")
 set(_names "")
 set(_known_names "")
+set(_rows_known "")
 set(_default "")
 foreach(dir IN LISTS TESSERA_KNOWN_KERNEL_SETS)
   unset(TSR_SET_DEFAULT_PROCESSOR)
@@ -36,6 +40,9 @@ foreach(dir IN LISTS TESSERA_KNOWN_KERNEL_SETS)
   string(APPEND _bits "#define TSR_ISA_${TSR_SET_NAME} (1u << ${TSR_SET_BIT}) /* kernels/${dir} */\n")
   string(APPEND _names "{\"${TSR_SET_BOARD_NAME}\", TSR_ISA_${TSR_SET_NAME}}, ")
   list(APPEND _known_names ${TSR_SET_NAME})
+  file(STRINGS ${CMAKE_CURRENT_LIST_DIR}/${dir}/tuned_variants.def _rows REGEX "^TSR_TUNED\\(")
+  string(REPLACE ";" "\n" _rows "${_rows}")
+  string(APPEND _rows_known "${_rows}\n")
   if(TSR_SET_DEFAULT_PROCESSOR AND CMAKE_SYSTEM_PROCESSOR MATCHES "${TSR_SET_DEFAULT_PROCESSOR}")
     list(APPEND _default ${TSR_SET_NAME})
   endif()
@@ -77,9 +84,9 @@ foreach(set IN LISTS TESSERA_KERNEL_SETS)
 endforeach()
 foreach(known IN LISTS _known_names)
   if(NOT known IN_LIST TESSERA_KERNEL_SETS)
-    string(APPEND _enabled "#define TSR_IF_KERNEL_SET_${known}(...)\n")
+    string(APPEND _enabled "#define TSR_IF_KERNEL_SET_${known}(...)\n#define TSR_IF_NOT_KERNEL_SET_${known}(...) __VA_ARGS__\n")
   else()
-    string(APPEND _enabled "#define TSR_IF_KERNEL_SET_${known}(...) __VA_ARGS__\n")
+    string(APPEND _enabled "#define TSR_IF_KERNEL_SET_${known}(...) __VA_ARGS__\n#define TSR_IF_NOT_KERNEL_SET_${known}(...)\n")
   endif()
 endforeach()
 file(WRITE ${TESSERA_GENERATED_INCLUDE}/tessera/kernel_sets.h.tmp
@@ -98,6 +105,7 @@ ${_available}    return isa;
 #endif
 ")
 file(WRITE ${TESSERA_GENERATED_INCLUDE}/tessera/tuned_all.def.tmp "/* Generated: every built set's rows. */\n${_rows_all}")
+file(WRITE ${TESSERA_GENERATED_INCLUDE}/tessera/tuned_known.def.tmp "/* Generated: every known set's rows. */\n${_rows_known}")
 list(REMOVE_DUPLICATES _ops)
 file(GLOB _old ${TESSERA_GENERATED_INCLUDE}/tessera/tuned_*.def) # a set no longer built leaves no rows behind
 foreach(f IN LISTS _old)
@@ -110,7 +118,7 @@ foreach(op IN LISTS _ops)
   file(WRITE ${TESSERA_GENERATED_INCLUDE}/tessera/tuned_${op}.def.tmp "/* Generated: the built sets' rows for ${op}. */\n${_rows_${op}}")
   file(COPY_FILE ${TESSERA_GENERATED_INCLUDE}/tessera/tuned_${op}.def.tmp ${TESSERA_GENERATED_INCLUDE}/tessera/tuned_${op}.def ONLY_IF_DIFFERENT)
 endforeach()
-foreach(f isa_bits.h kernel_sets.h tuned_all.def)
+foreach(f isa_bits.h kernel_sets.h tuned_all.def tuned_known.def)
   file(COPY_FILE ${TESSERA_GENERATED_INCLUDE}/tessera/${f}.tmp ${TESSERA_GENERATED_INCLUDE}/tessera/${f} ONLY_IF_DIFFERENT)
 endforeach()
 foreach(dir IN LISTS TESSERA_KNOWN_KERNEL_SETS)

@@ -80,3 +80,30 @@ TEST(VariantRegistry, ThePackersListNamesTheVariantsOfTheImage)
 }
 
 } // namespace
+
+namespace {
+
+// For a board whose cores run a tuned kernel set (mps3-an547: arm-mve), the list names
+// that set's implementation of each variant it tunes in place of the portable one, each
+// guarded so that a runtime built without the set compiles the portable one instead.
+TEST(VariantRegistry, ThePackersListForABoardWithAKernelSetNamesItsTunedImplementations)
+{
+    const std::string shared = shared_dir();
+    if (shared.empty()) GTEST_SKIP() << "TESSERA_SHARED_DIR not found";
+    tessera::PackOptions o = stories260k_int8(shared, "mps3-an547", "auto", temp_path("registry_m55.tess"));
+    o.variant_list = temp_path("registry_m55.c");
+    tessera::pack(o);
+    std::ifstream in(o.variant_list);
+    const std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (const char *tuned : {"MATMUL_I8", "MATMUL_I8_F32_OUT", "ATTENTION_I8"}) {
+        const std::string name(tuned);
+        EXPECT_NE(source.find("TSR_IF_KERNEL_SET_ARM_MVE(&TSR_VARIANT_IMPL_TUNED(" + name + ", ARM_MVE), )\n"
+                              "    TSR_IF_NOT_KERNEL_SET_ARM_MVE(&TSR_VARIANT_IMPL(" + name + "),)\n"),
+                  std::string::npos)
+            << source;
+    }
+    EXPECT_NE(source.find("    &TSR_VARIANT_IMPL(SWIGLU_I8),\n"), std::string::npos) << source; // not tuned there
+    EXPECT_NE(source.find("#include \"tessera/kernel_sets.h\""), std::string::npos) << source;
+}
+
+} // namespace

@@ -20,7 +20,7 @@ namespace {
 // The lanes of position j of a vector holding positions of `hs` bytes each. Made opaque
 // to the compiler: GCC 12 folds a constant predicate with its top bit set into a
 // sign-extended MOV immediate the assembler refuses (0xF000 as #-4096).
-inline mve_pred16_t lanes_of(uint32_t j, uint32_t hs)
+TSR_MVE_INLINE mve_pred16_t lanes_of(uint32_t j, uint32_t hs)
 {
     uint32_t p = ((1u << hs) - 1u) << (j * hs);
     __asm__("" : "+r"(p));
@@ -28,7 +28,7 @@ inline mve_pred16_t lanes_of(uint32_t j, uint32_t hs)
 }
 
 // The sum for position t: q (repeated in qv when hs < 16) against its keys.
-inline int32_t dot_at(const int8_t *keys, uint32_t t, uint32_t hs, int8x16_t qv, const int8_t *q)
+TSR_MVE_INLINE int32_t dot_at(const int8_t *keys, uint32_t t, uint32_t hs, int8x16_t qv, const int8_t *q)
 {
     const int8_t *k = keys + (size_t)t * hs;
     if (hs < 16u) return vmladavq_p_s8(qv, vldrbq_z_s8(k, vctp8q(hs)), vctp8q(hs));
@@ -38,7 +38,7 @@ inline int32_t dot_at(const int8_t *keys, uint32_t t, uint32_t hs, int8x16_t qv,
 }
 
 // Four consecutive positions' sums from t, as one vector.
-inline int32x4_t dot_four(const int8_t *keys, uint32_t t, uint32_t hs, int8x16_t qv, const int8_t *q)
+TSR_MVE_INLINE int32x4_t dot_four(const int8_t *keys, uint32_t t, uint32_t hs, int8x16_t qv, const int8_t *q)
 {
     const int8_t *k = keys + (size_t)t * hs;
     int32_t s[4];
@@ -59,7 +59,7 @@ inline int32x4_t dot_four(const int8_t *keys, uint32_t t, uint32_t hs, int8x16_t
 // A head of 4 C accumulators, all in registers over the positions: per position its
 // probability and C loads of four values widened to 32 bits, each multiplied into its
 // accumulators (VMLA), unpredicated.
-template <uint32_t C> void accumulate_head(const tsr_attention_accumulate_i8_args *a, int32_t offset)
+template <uint32_t C> TSR_MVE_INLINE void accumulate_head(const tsr_attention_accumulate_i8_args *a, int32_t offset)
 {
     int32x4_t acc[C];
     for (uint32_t c = 0; c < C; ++c) acc[c] = vaddq_n_s32(vldrwq_s32(a->acc + 4u * c), offset);

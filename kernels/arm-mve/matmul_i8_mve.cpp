@@ -46,7 +46,7 @@ bool channels_ok(const tsr_matmul_i8_args *a, int32_t *max_shift)
 // sum_j x_j w_c[j] for the four rows w_c = w + c k, k >= 1, as one vector: `blocks`
 // whole vectors (k / 16) with the pointers stepping, then, when Tail (k not a multiple
 // of sixteen), the last one predicated.
-template <bool Tail> inline int32x4_t dot4(const int8_t *x, const int8_t *w, uint32_t k, uint32_t blocks)
+template <bool Tail> TSR_MVE_INLINE int32x4_t dot4(const int8_t *x, const int8_t *w, uint32_t k, uint32_t blocks)
 {
     const int8_t *w1 = w + k, *w2 = w1 + k, *w3 = w2 + k;
     int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
@@ -72,7 +72,7 @@ template <bool Tail> inline int32x4_t dot4(const int8_t *x, const int8_t *w, uin
     return vsetq_lane_s32(a3, v, 3);
 }
 
-template <bool Tail> inline int32_t dot1(const int8_t *x, const int8_t *w, uint32_t k, uint32_t blocks)
+template <bool Tail> TSR_MVE_INLINE int32_t dot1(const int8_t *x, const int8_t *w, uint32_t k, uint32_t blocks)
 {
     int32_t a = 0;
     for (uint32_t b = blocks; b; --b, x += 16, w += 16) a = vmladavaq_s8(a, vldrbq_s8(x), vldrbq_s8(w));
@@ -84,7 +84,7 @@ template <bool Tail> inline int32_t dot1(const int8_t *x, const int8_t *w, uint3
 }
 
 // sum_j w[j], sixteen a VADDVA.
-inline int32_t row_sum(const int8_t *w, uint32_t k)
+TSR_MVE_INLINE int32_t row_sum(const int8_t *w, uint32_t k)
 {
     int32_t s = 0;
     for (uint32_t j = 0; j < k; j += 16u) s = vaddvaq_p_s8(s, vldrbq_z_s8(w + j, vctp8q(k - j)), vctp8q(k - j));
@@ -95,7 +95,7 @@ inline int32_t row_sum(const int8_t *w, uint32_t k)
 // `emit4(r, i, sums)` with the sums of channels i..i+3 for row r, then `emit1(r, i, sum)`
 // for the last n mod 4.
 template <bool Tail, typename Emit4, typename Emit1>
-inline void channels(const int8_t *x, const int8_t *w, uint32_t rows, uint32_t k, uint32_t begin, uint32_t end,
+TSR_MVE_INLINE void channels(const int8_t *x, const int8_t *w, uint32_t rows, uint32_t k, uint32_t begin, uint32_t end,
                      Emit4 emit4, Emit1 emit1)
 {
     const uint32_t blocks = k / 16u;
@@ -107,7 +107,7 @@ inline void channels(const int8_t *x, const int8_t *w, uint32_t rows, uint32_t k
 }
 
 template <typename Emit4, typename Emit1>
-inline void channels(const int8_t *x, const int8_t *w, uint32_t rows, uint32_t k, uint32_t begin, uint32_t end,
+TSR_MVE_INLINE void channels(const int8_t *x, const int8_t *w, uint32_t rows, uint32_t k, uint32_t begin, uint32_t end,
                      Emit4 emit4, Emit1 emit1)
 {
     if (k % 16u) channels<true>(x, w, rows, k, begin, end, emit4, emit1);
@@ -136,7 +136,7 @@ struct Requant {
     }
     // Channels i..i+3 with their offsets: as plain() below when their shifts are all
     // <= -2, else lane by lane.
-    void four(uint32_t r, uint32_t i, int32x4_t acc) const
+    TSR_MVE_INLINE void four(uint32_t r, uint32_t i, int32x4_t acc) const
     {
         if (bias || x_zero)
         {
@@ -162,7 +162,7 @@ struct Requant {
 // t = (acc m) >> 32 and (t >> (-2 - shift) + 1) >> 1, which is one rounding shift right
 // by -1 - shift (VRSHL); y_zero added and clamped once (|t| < 2^30, so that equals the
 // portable kernel's two clamps). Four channels an iteration, with every row.
-template <bool Tail>
+template <bool Tail> TSR_MVE_INLINE
 void plain(const tsr_matmul_i8_args *a, uint32_t begin, uint32_t end4)
 {
     const int8_t *x = a->x, *w = a->w, *shift = a->shift;
@@ -252,7 +252,7 @@ struct Rqs4 {
         }
         mul = vld1q_s32(m), add_round = vld1q_s32(ar), limit = vld1q_s32(lim);
     }
-    void store(int32x4_t acc, int8_t *y, const tsr_rqs_params &range) const
+    TSR_MVE_INLINE void store(int32x4_t acc, int8_t *y, const tsr_rqs_params &range) const
     {
         if (vector && !(vcmpgtq_s32(vabsq_s32(acc), limit) & 0xFFFFu)) {
             const int32x4_t v = vshlq_s32(vaddq_s32(vmulq_s32(acc, mul), add_round), vdupq_n_s32(-range.shift));
@@ -265,7 +265,7 @@ struct Rqs4 {
     }
 };
 
-template <bool Tail> void rqs_groups(const tsr_matmul_i8_rqs_args *a, uint32_t begin, uint32_t end4)
+template <bool Tail> TSR_MVE_INLINE void rqs_groups(const tsr_matmul_i8_rqs_args *a, uint32_t begin, uint32_t end4)
 {
     const uint32_t k = a->k, blocks = k / 16u;
     Rqs4 q;

@@ -18,10 +18,10 @@
 namespace {
 
 // -1 in the lanes where v < 0, else 0 (an arithmetic shift: no predicate to move).
-inline int32x4_t negative(int32x4_t v) { return vshrq_n_s32(v, 31); }
+TSR_MVE_INLINE int32x4_t negative(int32x4_t v) { return vshrq_n_s32(v, 31); }
 
 // The exponentials of x[0..4) (lanes beyond `p` not stored and not summed).
-inline uint32x4_t exps4(const int8_t *x, mve_pred16_t p, int32x4_t max, int32x4_t shift, float inv_ln2,
+TSR_MVE_INLINE uint32x4_t exps4(const int8_t *x, mve_pred16_t p, int32x4_t max, int32x4_t shift, float inv_ln2,
                         const tsr_iexp_constants &k)
 {
     const int32x4_t ln2 = vdupq_n_s32(k.ln2);
@@ -38,7 +38,7 @@ inline uint32x4_t exps4(const int8_t *x, mve_pred16_t p, int32x4_t max, int32x4_
 }
 
 // floor(m / sum) for the four m = 4096 e + half (< 2^31).
-inline uint32x4_t quotients(uint32x4_t e, uint32_t half, uint32_t reciprocal, uint32_t sum)
+TSR_MVE_INLINE uint32x4_t quotients(uint32x4_t e, uint32_t half, uint32_t reciprocal, uint32_t sum)
 {
     const uint32x4_t m = vaddq_n_u32(vshlq_n_u32(e, 12), half);
     int32x4_t q = vreinterpretq_s32_u32(vmulhq_u32(m, vdupq_n_u32(reciprocal)));

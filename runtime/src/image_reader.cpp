@@ -473,6 +473,7 @@ tessera_status read_image(const uint8_t *data, size_t size, const tsr_hal_board 
     memset(out, 0, sizeof *out);
     out->base = data;
     out->header = &h;
+    out->isa = board->isa;
     const tsr_section *by_kind[TSR_SECTION_KIND_LAST_ + 1] = {};
     TSR_TRY(check_sections(data, h, board, out, by_kind, err));
     TSR_TRY(check_tensors(h, *by_kind[TSR_SECTION_TENSORS], data, board, out, err));

@@ -42,6 +42,7 @@ struct ImageView {
     const tsr_npu_desc *npu_descs; // the NPU_JOBS section (null when the image has none)
     uint32_t npu_desc_count;
     bool weights_in_place;
+    uint32_t isa; // the board's TSR_ISA_* bits: which registered kernels it can run
 };
 
 // Size, alignment, magic, version and header CRC: enough to trust the header's

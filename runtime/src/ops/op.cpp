@@ -237,7 +237,7 @@ void resolve_steps(const ImageView &img, const tsr_hal_board *board)
             out->alone = controller_only                  ? ResolvedStep::kControllerOnly
                        : bytes < board->solo_bytes ? ResolvedStep::kSolo
                                                    : 0u;
-            out->variant = registered_variant_for(step.variant, board->isa); // validated: the portable one is there
+            out->variant = registered_variant_for(step.variant, board->isa); // validated: one the board runs is there
         }
     }
 }

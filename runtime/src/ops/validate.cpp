@@ -80,7 +80,7 @@ tessera_status check_step(StepChecker &c)
     if (s.reserved0 || s.reserved1 || s.reserved[0] || s.reserved[1] || s.reserved[2] || s.reserved[3])
         return c.fail("reserved fields are not 0");
     TSR_TRY(check_variant_row(c));
-    const uint8_t variant = registered_variant(s.variant);
+    const uint8_t variant = registered_variant_for(s.variant, c.image->isa); // one this board runs
     if (variant == kNoVariant) return c.no_variant();
     if (s.layer != TSR_NO_LAYER && s.layer >= c.h.n_layers) return c.fail("names a layer beyond the header's n_layers");
     const StepGeometry g = op->geometry(s, c.rows, c.h.planned_cores);

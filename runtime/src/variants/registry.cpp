@@ -9,7 +9,7 @@ uint8_t registered_variant_for(uint32_t id, uint32_t isa)
     return kNoVariant;
 }
 
-uint8_t registered_variant(uint32_t id) { return registered_variant_for(id, 0u); }
+uint8_t registered_variant(uint32_t id) { return registered_variant_for(id, 0xFFFFFFFFu); }
 
 uint32_t registered_features()
 {

@@ -26,9 +26,10 @@ namespace tsr {
 
 constexpr uint8_t kNoVariant = 0xFF;
 
-// The index in tsr_variants of variant `id`'s portable registration (what validation and
-// the geometry consult: a tuned one checks and lays out as it does), or kNoVariant when
-// this runtime does not register it.
+// The index in tsr_variants of a registration of variant `id`, tuned or portable (what
+// the checks and the geometry consult: a tuned one checks and lays out as the portable
+// one does; a firmware's list may hold only the tuned one), or kNoVariant when this
+// runtime does not register it.
 uint8_t registered_variant(uint32_t id);
 // The registration of variant `id` that runs on a board with TSR_ISA_* bits `isa`: the
 // first in tsr_variants whose bits the board has (tuned ones are listed before the

@@ -125,7 +125,8 @@ PackResult pack(const PackOptions &o)
         variants_out->write(variant_list_source(image_variants(r.graph),
                                                 "the image " + (o.output == "-" ? std::string("on standard output")
                                                                                 : std::filesystem::path(o.output).filename().string()) +
-                                                    " (board " + r.board.name + ")"));
+                                                    " (board " + r.board.name + ")",
+                                                r.board.isa));
     commit_all({&image_out, report_out ? &*report_out : nullptr, map_out ? &*map_out : nullptr,
                 variants_out ? &*variants_out : nullptr});
     release_weights(r);

@@ -16,6 +16,10 @@
 #include "tessera/kernels_i8_float.h"
 #include "tessera/kernels_quantlib.h"
 
+/* The sets' helpers (dot products, requantization, the exponential) are forced inline:
+ * a MinSizeRel build (-Os) would otherwise call them once per vector. */
+#define TSR_MVE_INLINE inline __attribute__((always_inline))
+
 #ifdef __cplusplus
 extern "C" {
 #endif
