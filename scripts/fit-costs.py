@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Fits the cost model to measured runs: the pulp-rtl board's cycles, or with --qemu
-the qemu-virt-rv32 board's instructions.
+the qemu-virt-rv32 board's instructions (--m55: mps3-an547's, the Cortex-M55 on QEMU).
 
 Runs `ctest -L rtl -V` (with --qemu: the firmware_* tests) in the build directory (or
 reads such output with --log), takes from each test that prints a MEASURED line its
@@ -22,7 +22,8 @@ costs.
 It prints the table and each run's prediction against its measurement; with --write it
 puts the costs into the descriptions, as "cost" -> "fitted": boards/pulp-rtl/board.json
 (every set fitted) and boards/siracusa and boards/gap9 (xpulpv2, the set their cores
-run); with --qemu boards/qemu-virt-rv32/board.json (portable, in instructions).
+run); with --qemu boards/qemu-virt-rv32/board.json (portable, in instructions); with --m55
+boards/mps3-an547/board.json (arm-mve, in instructions).
 Python's standard library only.
 """
 import argparse
@@ -68,6 +69,10 @@ MODES = {
              "op": r"qemu (\w+): instructions/run (\d+)", "unit": "instructions",
              "boards": (("qemu-virt-rv32", None),),
              "what": "the firmware_* tests on qemu-virt-rv32, the busiest compute hart's instructions (hart-counter plugin)"},
+    "m55": {"ctest": ["-R", "^firmware_m55_"], "measured": r"MEASURED instructions per token: busiest compute hart (\d+)",
+            "op": r"qemu (\w+): instructions/run (\d+)", "unit": "instructions",
+            "boards": (("mps3-an547", None),),
+            "what": "the firmware_m55_* tests on mps3-an547 (qemu-system-arm), the core's instructions (hart-counter plugin)"},
 }
 
 
@@ -165,9 +170,10 @@ def main():
     p.add_argument("--write", action="store_true", help="write the costs into the board descriptions")
     p.add_argument("--source", default="", help="what the costs were measured on, for their source (e.g. a commit)")
     p.add_argument("--qemu", action="store_true", help="fit qemu-virt-rv32's instruction counts instead")
+    p.add_argument("--m55", action="store_true", help="fit mps3-an547's instruction counts (Cortex-M55 on QEMU) instead")
     p.add_argument("--ops", action="store_true", help="also print each run's operators, predicted against measured")
     a = p.parse_args()
-    mode = MODES["qemu" if a.qemu else "rtl"]
+    mode = MODES["m55" if a.m55 else "qemu" if a.qemu else "rtl"]
     inspect = os.path.join(a.build, "tessera-inspect")
     if not os.access(inspect, os.X_OK):
         fail("no tessera-inspect in %s (build it first)" % a.build)
