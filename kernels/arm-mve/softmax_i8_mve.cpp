@@ -1,9 +1,6 @@
 // tsr_softmax_i8 with Helium, four lanes at a time, the portable kernel's bits:
 //  - the maximum, sixteen scores a VMAXV;
-//  - e = iexp(d) (softmax_i8_checks.h): z = floor(d_neg / ln2) from a float estimate
-//    (d_neg < 2^22 is exact in a float and the quotient, below 2^13, comes within one
-//    of it), corrected in integers; t = b - (d_neg - z ln2); (t^2 + c) >> (z + 6), the
-//    shift clamped to 32, which VSHL turns into 0 as z >= 26 does there;
+//  - e = iexp(d), tsr_mve_iexp (iexp_mve.h);
 //  - y = floor((4096 e + sum / 2) / sum) as the portable kernel finds it: the high word
 //    of m r, r = floor((2^32 - 1) / sum), then corrected upwards twice (it is at most
 //    two short), stored narrowed to sixteen bits.
@@ -11,30 +8,16 @@
 // vectors run unpredicated, the last partial one once.
 #include <arm_mve.h>
 
+#include "iexp_mve.h"
 #include "kernel_checks.h"
-#include "softmax_i8_checks.h"
-#include "tessera/kernels_arm_mve.h"
 
 namespace {
 
-// -1 in the lanes where v < 0, else 0 (an arithmetic shift: no predicate to move).
-TSR_MVE_INLINE int32x4_t negative(int32x4_t v) { return vshrq_n_s32(v, 31); }
-
 // The exponentials of x[0..4) (lanes beyond `p` not stored and not summed).
 TSR_MVE_INLINE uint32x4_t exps4(const int8_t *x, mve_pred16_t p, int32x4_t max, int32x4_t shift, float inv_ln2,
-                        const tsr_iexp_constants &k)
+                                const tsr_iexp_constants &k)
 {
-    const int32x4_t ln2 = vdupq_n_s32(k.ln2);
-    const int32x4_t d_neg = vshlq_s32(vsubq_s32(max, vldrbq_z_s32(x, p)), shift);
-    int32x4_t z = vcvtq_s32_f32(vmulq_n_f32(vcvtq_f32_s32(d_neg), inv_ln2));
-    int32x4_t rest = vsubq_s32(d_neg, vmulq_s32(z, ln2));
-    const int32x4_t low = negative(rest); // z one too big
-    z = vaddq_s32(z, low), rest = vaddq_s32(rest, vandq_s32(ln2, low));
-    const int32x4_t high = negative(vsubq_s32(vsubq_s32(ln2, vdupq_n_s32(1)), rest)); // rest >= ln2: one too small
-    z = vsubq_s32(z, high), rest = vsubq_s32(rest, vandq_s32(ln2, high));
-    const uint32x4_t t = vreinterpretq_u32_s32(vsubq_s32(vdupq_n_s32(k.b), rest));
-    const uint32x4_t l = vaddq_n_u32(vmulq_u32(t, t), (uint32_t)k.c);
-    return vshlq_u32(l, vnegq_s32(vminq_s32(vaddq_n_s32(z, 6), vdupq_n_s32(32))));
+    return tsr_mve_iexp(vshlq_s32(vsubq_s32(max, vldrbq_z_s32(x, p)), shift), inv_ln2, k);
 }
 
 // floor(m / sum) for the four m = 4096 e + half (< 2^31).
@@ -44,7 +27,7 @@ TSR_MVE_INLINE uint32x4_t quotients(uint32x4_t e, uint32_t half, uint32_t recipr
     int32x4_t q = vreinterpretq_s32_u32(vmulhq_u32(m, vdupq_n_u32(reciprocal)));
     int32x4_t rest = vreinterpretq_s32_u32(vsubq_u32(m, vmulq_n_u32(vreinterpretq_u32_s32(q), sum))); // < 3 sum < 2^30
     for (int step = 0; step < 2; ++step) {
-        const int32x4_t short_by_one = negative(vsubq_s32(vdupq_n_s32((int32_t)sum - 1), rest)); // rest >= sum
+        const int32x4_t short_by_one = tsr_mve_negative(vsubq_s32(vdupq_n_s32((int32_t)sum - 1), rest)); // rest >= sum
         q = vsubq_s32(q, short_by_one), rest = vsubq_s32(rest, vandq_s32(vdupq_n_s32((int32_t)sum), short_by_one));
     }
     return vreinterpretq_u32_s32(q);

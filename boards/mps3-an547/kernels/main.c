@@ -165,6 +165,52 @@ static void attention_case(uint32_t count, uint32_t hs, int32_t q_zero, int32_t 
     check(ok && memcmp(g_acc0, g_acc1, sizeof g_acc0) == 0, "attention_accumulate_i8");
 }
 
+/* The elementwise kernels: add with its two requantizations (shifts on the vector path
+ * and above 22), SwiGLU across softmax scales, RMSNorm rows of several sizes, in place too. */
+static void elementwise_case(uint32_t count, uint32_t cores)
+{
+    fill(g_x, count), fill(g_w, count);
+    const int32_t sa = next() % 8u ? in_range(-10, 2) : in_range(-31, 30), sb = next() % 8u ? in_range(-10, 2) : in_range(-31, 30);
+    tsr_add_i8_args add = {g_x, g_w, g_y0, (int32_t)(0x40000000u + (next() >> 2)), sa,
+                           next() % 9u ? (int32_t)(0x40000000u + (next() >> 2)) : 0, sb, count};
+    memset(g_y0, 0x5a, sizeof g_y0), memset(g_y1, 0x5a, sizeof g_y1);
+    int ok = 1;
+    for (uint32_t c = 0; c < cores; ++c) ok &= tsr_add_i8(&add, c, cores) == TSR_KERNEL_OK;
+    add.y = g_y1;
+    for (uint32_t c = 0; c < cores; ++c) ok &= tsr_add_i8_mve(&add, c, cores) == TSR_KERNEL_OK;
+    check(ok && memcmp(g_y0, g_y1, sizeof g_y0) == 0, "add_i8");
+
+    tsr_iexp_constants k;
+    const double scales[] = {1.0 / 2048.0, 0.01, 0.05, 0.3, 2.0, 15.9};
+    tsr_iexp_constants_for(scales[next() % 6u], &k);
+    tsr_swiglu_i8_args sw = {g_x, g_w, g_y0, in_range(-128, 127), in_range(-128, 127), in_range(-128, 127), k,
+                             (int32_t)(0x40000000u + (next() >> 2)), next() % 5u ? in_range(-20, -2) : in_range(-31, 30), count};
+    memset(g_y0, 0x5a, sizeof g_y0), memset(g_y1, 0x5a, sizeof g_y1);
+    ok = 1;
+    for (uint32_t c = 0; c < cores; ++c) ok &= tsr_swiglu_i8(&sw, c, cores) == TSR_KERNEL_OK;
+    sw.y = g_y1;
+    for (uint32_t c = 0; c < cores; ++c) ok &= tsr_swiglu_i8_mve(&sw, c, cores) == TSR_KERNEL_OK;
+    check(ok && memcmp(g_y0, g_y1, sizeof g_y0) == 0, "swiglu_i8");
+
+    const uint32_t dim = count % 97u + 1u, rows = count / dim < 3u ? count / dim : 3u;
+    if (rows == 0u) return;
+    tsr_rmsnorm_i8_args rn = {g_x, g_w + 512, g_y0, in_range(-128, 127), in_range(-128, 127),
+                              (uint32_t)in_range(0, 1 << 20), in_range(1 << 14, (1 << 15) - 1),
+                              next() % 2u ? in_range(0, 3) : in_range(0, 20), rows, dim};
+    fill(g_w + 512, dim);
+    memset(g_y0, 0x5a, sizeof g_y0), memset(g_y1, 0x5a, sizeof g_y1);
+    ok = 1;
+    for (uint32_t c = 0; c < cores; ++c) ok &= tsr_rmsnorm_i8(&rn, c, cores) == TSR_KERNEL_OK;
+    rn.y = g_y1;
+    for (uint32_t c = 0; c < cores; ++c) ok &= tsr_rmsnorm_i8_mve(&rn, c, cores) == TSR_KERNEL_OK;
+    check(ok && memcmp(g_y0, g_y1, sizeof g_y0) == 0, "rmsnorm_i8");
+    /* in place: y = x */
+    memcpy(g_y1, g_x, rows * dim);
+    rn.x = g_y1, rn.y = g_y1;
+    for (uint32_t c = 0; c < cores; ++c) ok &= tsr_rmsnorm_i8_mve(&rn, c, cores) == TSR_KERNEL_OK;
+    check(ok && memcmp(g_y0, g_y1, rows * dim) == 0, "rmsnorm_i8 in place");
+}
+
 int main(void)
 {
     static const uint32_t ks[] = {1, 7, 16, 17, 64, 172, 300};
@@ -182,6 +228,8 @@ int main(void)
                 for (uint32_t again = 0; again < 3; ++again) rqs_case(rows[r], ks[ki], ns[ni], again == 2 ? 3u : 1u);
     for (uint32_t n = 1; n <= 9; ++n)
         for (int which = 0; which < 4; ++which) refused_case(n, which);
+    for (uint32_t count = 1; count <= 300; count += count < 20 ? 1u : 17u)
+        for (uint32_t again = 0; again < 4; ++again) elementwise_case(count, again == 3 ? 3u : 1u);
     static const uint32_t counts[] = {1, 2, 3, 4, 5, 7, 8, 16, 33, 129, 300};
     static const uint32_t heads[] = {1, 4, 8, 12, 16, 32, 48};
     for (uint32_t ci = 0; ci < 11; ++ci)

@@ -31,12 +31,13 @@ tsr_kernel_status add_bf16(const StepRun &r, uint8_t *a, uint8_t *b, uint8_t *y,
     return tsr_add_bf16((tsr_bf16 *)a, (tsr_bf16 *)b, (tsr_bf16 *)y, count, r.worker, r.workers);
 }
 
-tsr_kernel_status add_i8(const StepRun &r, uint8_t *a, uint8_t *b, uint8_t *y, uint32_t count)
+using AddI8 = tsr_kernel_status (*)(const tsr_add_i8_args *, uint32_t, uint32_t);
+template <AddI8 Add> tsr_kernel_status add_i8(const StepRun &r, uint8_t *a, uint8_t *b, uint8_t *y, uint32_t count)
 {
     const tsr_add_params &p = P(r.step);
     const tsr_add_i8_args args = {(int8_t *)a, (int8_t *)b, (int8_t *)y, p.a.multiplier, p.a.shift,
                                   p.b.multiplier, p.b.shift, count};
-    return tsr_add_i8(&args, r.worker, r.workers);
+    return Add(&args, r.worker, r.workers);
 }
 
 tessera_status check_rqs(StepChecker &c)
@@ -74,9 +75,10 @@ void run(StepRun &r)
 // The variants it registers (tessera/variants.def).
 TSR_REGISTER_VARIANT(ADD_F32, nullptr, Variant<Kernel>{add_f32})
 TSR_REGISTER_VARIANT(ADD_BF16, nullptr, Variant<Kernel>{add_bf16})
-TSR_REGISTER_VARIANT(ADD_I8, check_i8, Variant<Kernel>{add_i8})
+TSR_REGISTER_VARIANT(ADD_I8, check_i8, Variant<Kernel>{add_i8<tsr_add_i8>})
 TSR_REGISTER_VARIANT(ADD_I8_RQS, check_rqs, Variant<Kernel>{add_rqs<tsr_add_i8_rqs>})
 // The tuned kernel sets' (kernels/<set>/tuned_variants.def).
+#define TSR_TUNED_ADD_I8(SET, sfx) TSR_REGISTER_TUNED_VARIANT(SET, ADD_I8, check_i8, Variant<Kernel>{add_i8<tsr_add_i8_##sfx>})
 #define TSR_TUNED_ADD_I8_RQS(SET, sfx) TSR_REGISTER_TUNED_VARIANT(SET, ADD_I8_RQS, check_rqs, Variant<Kernel>{add_rqs<tsr_add_i8_rqs_##sfx>})
 #define TSR_TUNED TSR_TUNED_ROW
 #if __has_include("tessera/tuned_ADD.def")

@@ -45,6 +45,12 @@ tsr_kernel_status tsr_attention_accumulate_i8_mve(const tsr_attention_accumulate
                                                   uint32_t core_count);
 tsr_kernel_status tsr_softmax_i8_mve(const tsr_softmax_i8_args *args, uint32_t *scratch);
 
+/* The int8 elementwise kernels, four lanes at a time (kernels/arm-mve/elementwise_i8_mve.cpp
+ * says how each stays exact). */
+tsr_kernel_status tsr_add_i8_mve(const tsr_add_i8_args *args, uint32_t core_id, uint32_t core_count);
+tsr_kernel_status tsr_swiglu_i8_mve(const tsr_swiglu_i8_args *args, uint32_t core_id, uint32_t core_count);
+tsr_kernel_status tsr_rmsnorm_i8_mve(const tsr_rmsnorm_i8_args *args, uint32_t core_id, uint32_t core_count);
+
 #ifdef __cplusplus
 }
 #endif
