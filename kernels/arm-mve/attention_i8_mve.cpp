@@ -3,7 +3,7 @@
 // there: attention_i8.cpp).
 //  - Scores, head sizes 4, 8 and multiples of 16 with q_zero 0 (Tessera's own images:
 //    q is symmetric): sixteen bytes of keys hold 16 / head_size positions, each summed
-//    by one VMLADAV predicated to its lanes against q repeated across the vector; four
+//    by one VMLADAV against a copy of q placed in its lanes (zeros elsewhere); four
 //    positions' sums requantized as one vector (VMULH, VRSHL: matmul_i8_mve.cpp). Other
 //    shapes take the portable kernel.
 //  - Accumulate: four accumulators a vector, a position's four values widened as they
@@ -17,43 +17,66 @@
 
 namespace {
 
-// The lanes of position j of a vector holding positions of `hs` bytes each. Made opaque
-// to the compiler: GCC 12 folds a constant predicate with its top bit set into a
-// sign-extended MOV immediate the assembler refuses (0xF000 as #-4096).
-TSR_MVE_INLINE mve_pred16_t lanes_of(uint32_t j, uint32_t hs)
-{
-    uint32_t p = ((1u << hs) - 1u) << (j * hs);
-    __asm__("" : "+r"(p));
-    return (mve_pred16_t)p;
-}
+// q in lanes [j hs, (j + 1) hs) of qv[j], zeros elsewhere, for the 16 / hs positions
+// sixteen bytes of keys hold (hs 4 or 8; hs 16 and up: qv[0] is q's first 16): a plain
+// VMLADAV of qv[j] against those bytes is position j's sum, no predicate to set.
+struct Query {
+    int8x16_t qv[4];
+    Query(const int8_t *q, uint32_t hs)
+    {
+        const uint32_t per = hs < 16u ? 16u / hs : 1u, width = hs < 16u ? hs : 16u;
+        for (uint32_t j = 0; j < per; ++j) {
+            int8_t lanes[16] = {};
+            for (uint32_t d = 0; d < width; ++d) lanes[j * width + d] = q[d];
+            qv[j] = vldrbq_s8(lanes);
+        }
+    }
+};
 
-// The sum for position t: q (repeated in qv when hs < 16) against its keys.
-TSR_MVE_INLINE int32_t dot_at(const int8_t *keys, uint32_t t, uint32_t hs, int8x16_t qv, const int8_t *q)
+// The sum for position t alone (the last positions of a call).
+TSR_MVE_INLINE int32_t dot_at(const int8_t *keys, uint32_t t, uint32_t hs, const Query &query, const int8_t *q)
 {
     const int8_t *k = keys + (size_t)t * hs;
-    if (hs < 16u) return vmladavq_p_s8(qv, vldrbq_z_s8(k, vctp8q(hs)), vctp8q(hs));
+    if (hs < 16u) return vmladavq_s8(query.qv[0], vldrbq_z_s8(k, vctp8q(hs)));
     int32_t dot = 0;
     for (uint32_t d = 0; d < hs; d += 16u) dot = vmladavaq_s8(dot, vldrbq_s8(q + d), vldrbq_s8(k + d));
     return dot;
 }
 
-// Four consecutive positions' sums from t, as one vector.
-TSR_MVE_INLINE int32x4_t dot_four(const int8_t *keys, uint32_t t, uint32_t hs, int8x16_t qv, const int8_t *q)
+// Four consecutive positions' sums from the keys at k, as one vector: H 4 or 8 (16 / H
+// positions a load), or 0 for a head size of 16 or more.
+template <uint32_t H>
+TSR_MVE_INLINE int32x4_t dot_four(const int8_t *k, uint32_t hs, const Query &query, const int8_t *q)
 {
-    const int8_t *k = keys + (size_t)t * hs;
     int32_t s[4];
-    if (hs == 4u) {
-        const int8x16_t kv = vldrbq_s8(k);
-        for (uint32_t j = 0; j < 4u; ++j) s[j] = vmladavq_p_s8(qv, kv, lanes_of(j, 4u));
-    } else if (hs == 8u) {
-        const int8x16_t k0 = vldrbq_s8(k), k1 = vldrbq_s8(k + 16);
-        const mve_pred16_t first = lanes_of(0, 8u), second = lanes_of(1, 8u);
-        s[0] = vmladavq_p_s8(qv, k0, first), s[1] = vmladavq_p_s8(qv, k0, second);
-        s[2] = vmladavq_p_s8(qv, k1, first), s[3] = vmladavq_p_s8(qv, k1, second);
+    if (H) {
+        for (uint32_t c = 0; c < 4u; c += 16u / H) {
+            const int8x16_t kv = vldrbq_s8(k + c * H);
+            for (uint32_t j = 0; j < 16u / H; ++j) s[c + j] = vmladavq_s8(query.qv[j], kv);
+        }
     } else {
-        for (uint32_t j = 0; j < 4u; ++j) s[j] = dot_at(keys, t + j, hs, qv, q);
+        for (uint32_t j = 0; j < 4u; ++j) s[j] = dot_at(k, j, hs, query, q);
     }
-    return vld1q_s32(s);
+    int32x4_t v = vdupq_n_s32(s[0]);
+    v = vsetq_lane_s32(s[1], v, 1);
+    v = vsetq_lane_s32(s[2], v, 2);
+    return vsetq_lane_s32(s[3], v, 3);
+}
+
+// Scores of positions t.. four at a time, requantized as one vector (shift <= -2: the
+// path of matmul_i8_mve.cpp); returns the first position left.
+template <uint32_t H>
+TSR_MVE_INLINE uint32_t scores_four(const tsr_attention_scores_i8_args *a, uint32_t t, uint32_t end, int32_t offset,
+                                    const Query &query)
+{
+    const uint32_t hs = a->head_size;
+    const int32x4_t vs = vdupq_n_s32(a->shift + 1), m = vdupq_n_s32(a->multiplier);
+    for (; t + 4u <= end; t += 4u) {
+        const int32x4_t sums = vaddq_n_s32(dot_four<H>(a->keys + (size_t)t * hs, hs, query, a->q), offset);
+        const int32x4_t r = vrshlq_s32(vmulhq_s32(sums, m), vs);
+        vstrbq_s32(a->scores + t, vmaxq_s32(vminq_s32(r, vdupq_n_s32(127)), vdupq_n_s32(-128)));
+    }
+    return t;
 }
 
 // A head of 4 C accumulators, all in registers over the positions: per position its
@@ -83,23 +106,16 @@ tsr_kernel_status tsr_attention_scores_i8_mve(const tsr_attention_scores_i8_args
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
     uint32_t begin, end;
     tsr_core_range(a->count, core_id, core_count, &begin, &end);
-    int8_t qq[16];
-    for (uint32_t d = 0; d < 16u; ++d) qq[d] = a->q[d % (hs < 16u ? hs : 16u)];
-    const int8x16_t qv = vldrbq_s8(qq);
+    const Query query(a->q, hs);
     int32_t q_sum = 0;
     for (uint32_t d = 0; d < hs; ++d) q_sum += a->q[d];
     const int32_t offset = -a->k_zero * q_sum, m = a->multiplier, s = a->shift;
     uint32_t t = begin;
-    if (s <= -2) { // the vector requantization (matmul_i8_mve.cpp): four scores a store
-        const int32x4_t vs = vdupq_n_s32(s + 1);
-        for (; t + 4u <= end; t += 4u) {
-            const int32x4_t sums = vaddq_n_s32(dot_four(a->keys, t, hs, qv, a->q), offset);
-            const int32x4_t r = vrshlq_s32(vmulhq_s32(sums, vdupq_n_s32(m)), vs);
-            vstrbq_s32(a->scores + t, vmaxq_s32(vminq_s32(r, vdupq_n_s32(127)), vdupq_n_s32(-128)));
-        }
-    }
+    if (s <= -2) t = hs == 4u ? scores_four<4>(a, t, end, offset, query)
+                   : hs == 8u ? scores_four<8>(a, t, end, offset, query)
+                              : scores_four<0>(a, t, end, offset, query);
     for (; t < end; ++t)
-        a->scores[t] = tsr_requantize_to_i8_fast(dot_at(a->keys, t, hs, qv, a->q) + offset, m, s, 0, -128, 127);
+        a->scores[t] = tsr_requantize_to_i8_fast(dot_at(a->keys, t, hs, query, a->q) + offset, m, s, 0, -128, 127);
     return TSR_KERNEL_OK;
 }
 
