@@ -18,29 +18,35 @@
 
 namespace {
 
-// tsr_matmul_i8_channels_ok, four channels a vector, as lane arithmetic whose nonzero
-// lanes are the faults, OR-ed over the table and tested once: a multiplier is 0 or has
-// m >> 30 == 1; a shift s has s + 31 <= 61 unsigned; a bias b has b + 2^26 <= 2^27
-// unsigned. Missing lanes load as 0, which passes. Also the largest shift.
+// tsr_matmul_i8_channels_ok as lane arithmetic whose nonzero lanes are the faults, OR-ed
+// over the table and tested once (missing lanes load as 0, which passes):
+//  - shifts, sixteen a vector: s + 31 (mod 256) <= 61 as an unsigned byte; and the largest;
+//  - multipliers, four a vector: m - 2^30 (mod 2^32) < 2^30 unsigned, or m = 0: the
+//    fault is the smaller of (m - 2^30) saturating-less (2^30 - 1) and m itself;
+//  - biases: b + 2^26 <= 2^27 unsigned.
 bool channels_ok(const tsr_matmul_i8_args *a, int32_t *max_shift)
 {
-    const uint32x4_t one = vdupq_n_u32(1u);
-    uint32x4_t fault = vdupq_n_u32(0u), top = vdupq_n_u32(0u); // top: the largest s + 31
-    for (uint32_t i = 0; i < a->n; i += 4u) {
-        const mve_pred16_t p = vctp32q(a->n - i);
-        const int32x4_t m = vldrwq_z_s32(a->multiplier + i, p);
-        const uint32x4_t s = vreinterpretq_u32_s32(vaddq_n_s32(vldrbq_z_s32(a->shift + i, p), 31));
-        const uint32x4_t not_q30 = veorq_u32(vreinterpretq_u32_s32(vshrq_n_s32(m, 30)), one);
-        fault = vorrq_u32(fault, vandq_u32(vminq_u32(vreinterpretq_u32_s32(m), one), vminq_u32(not_q30, one)));
-        fault = vorrq_u32(fault, vqsubq_n_u32(s, 61u));
-        top = vmaxq_m_u32(top, top, s, p);
-        if (a->bias) {
-            const int32x4_t b = vldrwq_z_s32(a->bias + i, p);
+    const uint32_t n = a->n;
+    uint8x16_t shift_fault = vdupq_n_u8(0u);
+    int8_t most = -31;
+    for (uint32_t i = 0; i < n; i += 16u) {
+        const mve_pred16_t p = vctp8q(n - i);
+        const int8x16_t s = vldrbq_z_s8(a->shift + i, p);
+        shift_fault = vorrq_u8(shift_fault, vqsubq_n_u8(vreinterpretq_u8_s8(vaddq_n_s8(s, 31)), 61u));
+        most = vmaxvq_p_s8(most, s, p);
+    }
+    uint32x4_t fault = vdupq_n_u32(0u);
+    for (uint32_t i = 0; i < n; i += 4u) {
+        const uint32x4_t m = vldrwq_z_u32((const uint32_t *)a->multiplier + i, vctp32q(n - i));
+        fault = vorrq_u32(fault, vminq_u32(vqsubq_n_u32(vsubq_n_u32(m, 1u << 30), (1u << 30) - 1u), m));
+    }
+    if (a->bias)
+        for (uint32_t i = 0; i < n; i += 4u) {
+            const int32x4_t b = vldrwq_z_s32(a->bias + i, vctp32q(n - i));
             fault = vorrq_u32(fault, vqsubq_n_u32(vreinterpretq_u32_s32(vaddq_n_s32(b, 1 << 26)), 1u << 27));
         }
-    }
-    *max_shift = (int32_t)vmaxvq_u32(0u, top) - 31;
-    return vmaxvq_u32(0u, fault) == 0u;
+    *max_shift = most;
+    return vmaxvq_u32(0u, fault) == 0u && vmaxvq_u8(0u, shift_fault) == 0u;
 }
 
 // sum_j x_j w_c[j] for the four rows w_c = w + c k, k >= 1, as one vector: `blocks`
@@ -181,6 +187,23 @@ void plain(const tsr_matmul_i8_args *a, uint32_t begin, uint32_t end4)
     }
 }
 
+// plain() for one row (a token's matrix-vector product): the pointers step from group to
+// group, nothing is recomputed from the channel index.
+template <bool Tail> TSR_MVE_INLINE void plain_row(const tsr_matmul_i8_args *a, uint32_t begin, uint32_t end4)
+{
+    const uint32_t k = a->k, blocks = k / 16u;
+    const int8_t *x = a->x, *w = a->w + (size_t)begin * k, *shift = a->shift + begin;
+    const int32_t *mult = a->multiplier + begin;
+    int8_t *y = a->y + begin;
+    const int32x4_t hi = vdupq_n_s32(a->y_max), lo = vdupq_n_s32(a->y_min);
+    const int32_t y_zero = a->y_zero;
+    for (uint32_t n = (end4 - begin) / 4u; n; --n, w += 4u * k, mult += 4, shift += 4, y += 4) {
+        const int32x4_t acc = dot4<Tail>(x, w, k, blocks);
+        const int32x4_t t = vrshlq_s32(vmulhq_s32(acc, vldrwq_s32(mult)), vaddq_n_s32(vldrbq_s32(shift), 1));
+        vstrbq_s32(y, vmaxq_s32(vminq_s32(vaddq_n_s32(t, y_zero), hi), lo));
+    }
+}
+
 } // namespace
 
 tsr_kernel_status tsr_matmul_i8_mve(const tsr_matmul_i8_args *a, uint32_t core_id, uint32_t core_count)
@@ -193,7 +216,9 @@ tsr_kernel_status tsr_matmul_i8_mve(const tsr_matmul_i8_args *a, uint32_t core_i
     const Requant q = {a->bias, a->multiplier, a->shift, a->w, a->y, a->x_zero, a->y_zero, a->y_min, a->y_max, a->k, a->ldy};
     if (!a->bias && !a->x_zero && max_shift <= -2) { // the rest (n mod 4) below, by the general path
         const uint32_t end4 = begin + (end - begin) / 4u * 4u;
-        if (a->k % 16u) plain<true>(a, begin, end4);
+        if (a->rows == 1u && a->k % 16u) plain_row<true>(a, begin, end4);
+        else if (a->rows == 1u) plain_row<false>(a, begin, end4);
+        else if (a->k % 16u) plain<true>(a, begin, end4);
         else plain<false>(a, begin, end4);
         begin = end4;
     }

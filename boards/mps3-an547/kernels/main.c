@@ -48,6 +48,7 @@ static void tables(uint32_t n, int fast_only)
 {
     for (uint32_t i = 0; i < n; ++i) {
         g_mult[i] = next() % 11u == 0u ? 0 : (int32_t)(0x40000000u + (next() >> 2));
+        if (next() % 13u == 0u) g_mult[i] = next() % 2u ? 0x7FFFFFFF : 0x40000000; /* the range's ends */
         g_shift[i] = (int8_t)(fast_only || next() % 3u ? in_range(-31, -2) : in_range(-31, 30));
         g_bias[i] = in_range(-(1 << 26), 1 << 26);
         g_scale[i] = (float)in_range(1, 1 << 20) * 1.0e-9f;
@@ -110,7 +111,7 @@ static void refused_case(uint32_t n, int which)
     tables(n, 0);
     const uint32_t at = next() % n;
     if (which == 0) g_mult[at] = in_range(1, (1 << 30) - 1);
-    if (which == 1) g_mult[at] = -in_range(1, 1 << 30);
+    if (which == 1) g_mult[at] = next() % 2u ? -in_range(1, 1 << 30) : (1 << 30) - 1; /* just below the range */
     if (which == 2) g_shift[at] = (int8_t)(next() % 2u ? 31 : -32);
     if (which == 3) g_bias[at] = next() % 2u ? (1 << 26) + 1 : -(1 << 26) - 1;
     fill(g_x, 64), fill(g_w, n * 64u);
