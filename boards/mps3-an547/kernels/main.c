@@ -83,6 +83,21 @@ static void matmul_case(uint32_t rows, uint32_t k, uint32_t n, int32_t x_zero, i
     check(ok && memcmp(g_f0, g_f1, sizeof g_f0) == 0, "matmul_i8_f32");
 }
 
+/* The fp32 matmul: the portable kernel's bits (its multiply-adds in input order). */
+static float g_xf[kMaxRows * kMaxK], g_wf[kMaxN * kMaxK];
+static float uniform(void) { return (float)((int32_t)(next() >> 8) - (1 << 23)) / (float)(1 << 23); }
+static void f32_case(uint32_t rows, uint32_t k, uint32_t n, uint32_t cores)
+{
+    for (uint32_t i = 0; i < rows * k; ++i) g_xf[i] = uniform();
+    for (uint32_t i = 0; i < n * k; ++i) g_wf[i] = uniform();
+    const uint32_t ldy = n + (next() % 2u) * 2u;
+    memset(g_f0, 0, sizeof g_f0), memset(g_f1, 0, sizeof g_f1);
+    int ok = 1;
+    for (uint32_t c = 0; c < cores; ++c) ok &= tsr_matmul_f32(g_xf, g_wf, g_f0, rows, k, n, ldy * rows <= kMaxRows * kMaxN ? ldy : n, c, cores) == TSR_KERNEL_OK;
+    for (uint32_t c = 0; c < cores; ++c) ok &= tsr_matmul_f32_mve(g_xf, g_wf, g_f1, rows, k, n, ldy * rows <= kMaxRows * kMaxN ? ldy : n, c, cores) == TSR_KERNEL_OK;
+    check(ok && memcmp(g_f0, g_f1, sizeof g_f0) == 0, "matmul_f32");
+}
+
 /* QuantLib's RequantShift matmul (Deeploy's graphs): multipliers and addends of the
  * sizes its graphs have, and now and then ones whose 32-bit form does not hold (the
  * 64-bit path), shifts across 0..62. */
@@ -227,6 +242,10 @@ int main(void)
         for (uint32_t ki = 0; ki < 7; ++ki)
             for (uint32_t ni = 0; ni < 7; ++ni)
                 for (uint32_t again = 0; again < 3; ++again) rqs_case(rows[r], ks[ki], ns[ni], again == 2 ? 3u : 1u);
+    static const uint32_t frows[] = {1, 2, 4, 5};
+    for (uint32_t r = 0; r < 4; ++r)
+        for (uint32_t ki = 0; ki < 7; ++ki)
+            for (uint32_t ni = 0; ni < 7; ++ni) f32_case(frows[r], ks[ki], ns[ni], ni % 3u == 2u ? 3u : 1u);
     for (uint32_t n = 1; n <= 9; ++n)
         for (int which = 0; which < 4; ++which) refused_case(n, which);
     for (uint32_t count = 1; count <= 300; count += count < 20 ? 1u : 17u)

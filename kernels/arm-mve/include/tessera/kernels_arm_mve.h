@@ -34,6 +34,12 @@ tsr_kernel_status tsr_matmul_i8_f32_mve(const tsr_matmul_i8_f32_args *args, uint
  * RequantShift as one vector where its 32-bit form holds (tsr_rqs_apply), else by lane. */
 tsr_kernel_status tsr_matmul_i8_rqs_mve(const tsr_matmul_i8_rqs_args *args, uint32_t core_id, uint32_t core_count);
 
+/* tsr_matmul_f32 in float lanes, a lane per output (its bits: each output's products
+ * added in input order with the reference's multiply-add), weights gathered four rows
+ * at a time. */
+tsr_kernel_status tsr_matmul_f32_mve(const float *x, const float *w, float *y, uint32_t rows, uint32_t k, uint32_t n,
+                                     uint32_t ldy, uint32_t core_id, uint32_t core_count);
+
 /* The integer attention's pieces (attention.i8.integer). Scores: head sizes 4, 8 and
  * multiples of 16 with q_zero 0, a predicated VMLADAV a position, four positions
  * requantized as one vector; any other shape runs the portable kernel. Accumulate: four
