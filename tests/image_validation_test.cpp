@@ -411,6 +411,17 @@ TEST_F(TiledImageValidation, KernelOperandOutsideL1WithoutStagingIsRefused)
     EXPECT_NE(message().find("is a kernel operand outside L1 and not staged"), std::string::npos) << message();
 }
 
+// A staging buffer's slots hold elements of up to 8 bytes: one off that alignment (the
+// fuzzer's: float stores to an odd address) is refused.
+TEST_F(TiledImageValidation, AStagingBufferOffEightByteAlignmentIsRefused)
+{
+    uint32_t k = 0;
+    tensor(first_staged(k)->staging[k]).offset -= 4;
+    resign();
+    EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_SCHEDULE);
+    EXPECT_NE(message().find("staging tensor is not 8-byte aligned in L1"), std::string::npos) << message();
+}
+
 // An image planned for a board whose cores do its copies (dma.by_core) says so in its
 // header, and then an unstaged operand outside L1 is read where it lies.
 TEST_F(TiledImageValidation, AnUnstagedOperandOutsideL1OpensWhenTheHeaderSaysOperandsInPlace)

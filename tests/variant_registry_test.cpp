@@ -102,7 +102,7 @@ TEST(VariantRegistry, ThePackersListForABoardWithAKernelSetNamesItsTunedImplemen
                   std::string::npos)
             << source;
     }
-    EXPECT_NE(source.find("    &TSR_VARIANT_IMPL(SWIGLU_I8),\n"), std::string::npos) << source; // not tuned there
+    EXPECT_NE(source.find("    &TSR_VARIANT_IMPL(ROPE_I8),\n"), std::string::npos) << source; // not tuned there
     EXPECT_NE(source.find("#include \"tessera/kernel_sets.h\""), std::string::npos) << source;
 }
 

@@ -18,8 +18,6 @@
 
 namespace {
 
-bool requant_ok(int32_t m, int32_t s) { return m >= 0 && (m == 0 || m >= (1 << 30)) && s >= -31 && s <= 30; }
-
 // requantize(v, m, s) for four int8 v (s <= 22), as above.
 TSR_MVE_INLINE int32x4_t requantize_i8(int32x4_t v, int32_t m, int32_t s)
 {
@@ -46,8 +44,7 @@ TSR_MVE_INLINE int32x4_t floor_div(int32x4_t a, uint32_t r, int32_t d)
 
 tsr_kernel_status tsr_add_i8_mve(const tsr_add_i8_args *a, uint32_t core_id, uint32_t core_count)
 {
-    TSR_KERNEL_REQUIRE(a && a->a && a->b && a->y && a->count && requant_ok(a->a_multiplier, a->a_shift) &&
-                       requant_ok(a->b_multiplier, a->b_shift));
+    TSR_KERNEL_REQUIRE(tsr_add_i8_args_ok(a));
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
     uint32_t begin, end;
     tsr_core_range(a->count, core_id, core_count, &begin, &end);

@@ -250,12 +250,6 @@ tsr_kernel_status tsr_matmul_i8_f32_mve(const tsr_matmul_i8_f32_args *a, uint32_
 
 namespace {
 
-bool rqs_args_ok(const tsr_matmul_i8_rqs_args *a)
-{
-    return a && a->x && a->w && a->mul && a->add && a->y && a->rows && a->k && a->k <= 32768u && a->n && a->ldy >= a->n &&
-           tsr_rqs_valid(&a->range) && a->range.lo >= -128 && a->range.hi <= 127;
-}
-
 // RequantShift of four channels' sums, as tsr_rqs_apply: when every lane's |acc| is
 // within its channel's 32-bit limit (tsr_rqs_prepare), acc mul + add + round in 32 bits
 // shifted right arithmetically (VSHL by -shift: a shift of 32 or more leaves the sign, as
@@ -306,7 +300,7 @@ template <bool Tail> TSR_MVE_INLINE void rqs_groups(const tsr_matmul_i8_rqs_args
 
 tsr_kernel_status tsr_matmul_i8_rqs_mve(const tsr_matmul_i8_rqs_args *a, uint32_t core_id, uint32_t core_count)
 {
-    TSR_KERNEL_REQUIRE(rqs_args_ok(a));
+    TSR_KERNEL_REQUIRE(tsr_matmul_i8_rqs_args_ok(a));
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
     uint32_t begin, end;
     tsr_core_range(a->n, core_id, core_count, &begin, &end);

@@ -59,11 +59,20 @@ static inline bool tsr_rmsnorm_i8_args_ok(const tsr_rmsnorm_i8_args *a)
            a->gain_shift >= 0 && a->gain_shift <= 30;
 }
 
+// A multiplier 0 or in [2^30, 2^31) and a shift in [-31, 30] (tsr_matmul_i8_args').
+static inline bool tsr_requant_ok(int32_t m, int32_t s) { return m >= 0 && (m == 0 || m >= (1 << 30)) && s >= -31 && s <= 30; }
+
+static inline bool tsr_add_i8_args_ok(const tsr_add_i8_args *a)
+{
+    return a && a->a && a->b && a->y && a->count && tsr_requant_ok(a->a_multiplier, a->a_shift) &&
+           tsr_requant_ok(a->b_multiplier, a->b_shift);
+}
+
 static inline bool tsr_swiglu_i8_args_ok(const tsr_swiglu_i8_args *a)
 {
     return a && a->gate && a->up && a->y && a->count && tsr_zero_point_ok(a->gate_zero) &&
            tsr_zero_point_ok(a->up_zero) && tsr_zero_point_ok(a->y_zero) && tsr_iexp_constants_ok(a->constants) &&
-           a->multiplier >= 0 && (a->multiplier == 0 || a->multiplier >= (1 << 30)) && a->shift >= -31 && a->shift <= 30;
+           tsr_requant_ok(a->multiplier, a->shift);
 }
 
 #endif

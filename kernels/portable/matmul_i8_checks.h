@@ -4,6 +4,7 @@
 
 #include "tessera/kernels_i8.h"
 #include "tessera/kernels_i8_float.h"
+#include "tessera/kernels_quantlib.h"
 
 // Output channels `from`..n: multiplier 0 or in [2^30, 2^31), shift in [-31, 30], bias in
 // [-2^26, 2^26].
@@ -29,6 +30,13 @@ static inline bool tsr_matmul_i8_scalars_ok(const tsr_matmul_i8_args *a)
 static inline bool tsr_matmul_i8_args_ok(const tsr_matmul_i8_args *a)
 {
     return tsr_matmul_i8_scalars_ok(a) && tsr_matmul_i8_channels_ok(a, 0u);
+}
+
+// QuantLib's RequantShift matmul (tessera/kernels_quantlib.h).
+static inline bool tsr_matmul_i8_rqs_args_ok(const tsr_matmul_i8_rqs_args *a)
+{
+    return a && a->x && a->w && a->mul && a->add && a->y && a->rows && a->k && a->k <= 32768u && a->n && a->ldy >= a->n &&
+           tsr_rqs_valid(&a->range) && a->range.lo >= -128 && a->range.hi <= 127;
 }
 
 static inline bool tsr_matmul_i8_f32_args_ok(const tsr_matmul_i8_f32_args *a)

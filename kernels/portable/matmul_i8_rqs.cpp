@@ -3,22 +3,13 @@
 // kernel, blocks of channels sharing each load of x and, four rows at a time, exact
 // float blocks (matmul_i8_dot.h). Exact integers: the two agree bit for bit.
 #include "kernel_checks.h"
+#include "matmul_i8_checks.h"
 #include "matmul_i8_dot.h"
 #include "tessera/kernels_quantlib.h"
 
-namespace {
-
-bool args_ok(const tsr_matmul_i8_rqs_args *a)
-{
-    return a && a->x && a->w && a->mul && a->add && a->y && a->rows && a->k && a->k <= 32768u && a->n && a->ldy >= a->n &&
-           tsr_rqs_valid(&a->range) && a->range.lo >= -128 && a->range.hi <= 127;
-}
-
-} // namespace
-
 tsr_kernel_status tsr_matmul_i8_rqs_ref(const tsr_matmul_i8_rqs_args *a, uint32_t core_id, uint32_t core_count)
 {
-    TSR_KERNEL_REQUIRE(args_ok(a));
+    TSR_KERNEL_REQUIRE(tsr_matmul_i8_rqs_args_ok(a));
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
     uint32_t begin, end;
     tsr_core_range(a->n, core_id, core_count, &begin, &end);
@@ -33,7 +24,7 @@ tsr_kernel_status tsr_matmul_i8_rqs_ref(const tsr_matmul_i8_rqs_args *a, uint32_
 
 tsr_kernel_status tsr_matmul_i8_rqs(const tsr_matmul_i8_rqs_args *a, uint32_t core_id, uint32_t core_count)
 {
-    TSR_KERNEL_REQUIRE(args_ok(a));
+    TSR_KERNEL_REQUIRE(tsr_matmul_i8_rqs_args_ok(a));
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
     uint32_t begin, end;
     tsr_core_range(a->n, core_id, core_count, &begin, &end);

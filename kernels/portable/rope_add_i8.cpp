@@ -1,4 +1,5 @@
 // The int8 rotary embedding and residual add: integers only.
+#include "elementwise_i8_checks.h"
 #include "kernel_checks.h"
 #include "split_loops.h"
 #include "tessera/kernels_i8.h"
@@ -9,8 +10,6 @@ int8_t saturate(int32_t v) { return int8_t(v < -128 ? -128 : v > 127 ? 127 : v);
 
 // round(v / 2^14), halves up.
 int32_t q14(int32_t v) { return (v + (1 << 13)) >> 14; }
-
-bool requant_ok(int32_t m, int32_t s) { return m >= 0 && (m == 0 || m >= (1 << 30)) && s >= -31 && s <= 30; }
 
 } // namespace
 
@@ -37,8 +36,7 @@ tsr_kernel_status tsr_rope_i8(int8_t *q, int8_t *k, const int16_t *table, uint32
 
 tsr_kernel_status tsr_add_i8(const tsr_add_i8_args *a, uint32_t core_id, uint32_t core_count)
 {
-    TSR_KERNEL_REQUIRE(a && a->a && a->b && a->y && a->count && requant_ok(a->a_multiplier, a->a_shift) &&
-                       requant_ok(a->b_multiplier, a->b_shift));
+    TSR_KERNEL_REQUIRE(tsr_add_i8_args_ok(a));
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
     uint32_t begin, end;
     tsr_core_range(a->count, core_id, core_count, &begin, &end);

@@ -14,7 +14,9 @@
 // of each core's head chunk by chunk (the DMA gathers the head's columns) and each
 // core scores them; after its last chunk a core takes the softmax of its scores; then
 // the values stream the same way and each core sums them into its head of y. q and y,
-// when not in L1, are staged a head at a time, two buffers a core (one per round).
+// when not in L1, are staged a head at a time, two buffers a core (one per round). A
+// buffer that already holds the rows a tile needs (grouped-query heads sharing their
+// keys and values, a round after the other) is not copied again.
 #include "op.h"
 #include "tessera/kernels_bf16.h"
 #include "tessera/kernels_i8.h"
@@ -359,6 +361,15 @@ void run(StepRun &r)
         return it;
     };
     auto kv_buffer = [&](uint32_t j, uint32_t t) { return r.stage[1] + (size_t)(2u * j + t % 2u) * r.resolved.slot_bytes[1]; };
+    // What each buffer of the first cores holds (the cache rows copied there): a tile
+    // that needs the same rows of the same head again (the next query head of a
+    // grouped-query pair, in a round of its own) copies nothing.
+    struct Held {
+        const uint8_t *from;
+        uint32_t count;
+    };
+    constexpr uint32_t kHeldCores = 8;
+    Held held[2 * kHeldCores] = {};
     auto head_offset = [&](const Item &it) { return ((size_t)it.row * a.dim + (size_t)it.head * a.hs) * e; };
     auto head_of = [&](uint32_t k, const Item &it, uint32_t round, uint32_t j) { // q or y: staged, or in place
         return r.stage[k] ? r.stage[k] + (size_t)(2u * j + round % 2u) * head : r.addr[k] + head_offset(it);
@@ -376,6 +387,11 @@ void run(StepRun &r)
                 if (!it.live) continue;
                 const uint8_t *cache = r.addr[1 + x.pass] + (size_t)it.first * a.kv_dim * e +
                                        (size_t)quotient(it.head, a.group) * head;
+                if (j < kHeldCores) {
+                    Held &h = held[2u * j + t % 2u];
+                    if (h.from == cache && h.count == it.count) continue;
+                    h = Held{cache, it.count};
+                }
                 r.run.dma.copy_2d(kv_buffer(j, t), head, cache, a.kv_dim * e, head, it.count); // the head's columns
             }
         },

@@ -38,6 +38,8 @@ tessera_status check_tiles(StepChecker &c, const StepGeometry &g)
         const tsr_tensor &st = c.tensors[sid];
         if (st.region != TSR_REGION_L1 || st.kind != TSR_TENSOR_STAGING)
             return c.fail("staging tensor is not a staging buffer in L1", i);
+        if (st.offset % 8u != 0u) // its slots hold elements of any type, up to 8 bytes
+            return c.fail("staging tensor is not 8-byte aligned in L1", i);
         if (st.size < o.bytes()) return c.fail("staging tensor is smaller than its tiles", i);
     }
     return TESSERA_OK;
