@@ -369,14 +369,15 @@ void run(StepRun &r)
         uint32_t count;
     };
     constexpr uint32_t kHeldCores = 8;
-    Held held[2 * kHeldCores] = {};
+    Held held[2 * kHeldCores]; // entry i valid where bit i of `known` is set: no clearing on every core
+    uint32_t known = 0;
     auto head_offset = [&](const Item &it) { return ((size_t)it.row * a.dim + (size_t)it.head * a.hs) * e; };
     auto head_of = [&](uint32_t k, const Item &it, uint32_t round, uint32_t j) { // q or y: staged, or in place
         return r.stage[k] ? r.stage[k] + (size_t)(2u * j + round % 2u) * head : r.addr[k] + head_offset(it);
     };
     r.tiles(
         tiles,
-        [&](uint32_t t) {
+        [&](uint32_t t) __attribute__((always_inline)) { // called twice in tiles(): kept in line
             const Tile x = tile(t);
             if (t == 0u && tables_l1) r.run.dma.copy(tables_l1, tables, sizeof(tsr_quantlib_attention));
             for (uint32_t j = 0; j < ac; ++j) {
@@ -388,9 +389,11 @@ void run(StepRun &r)
                 const uint8_t *cache = r.addr[1 + x.pass] + (size_t)it.first * a.kv_dim * e +
                                        (size_t)quotient(it.head, a.group) * head;
                 if (j < kHeldCores) {
-                    Held &h = held[2u * j + t % 2u];
-                    if (h.from == cache && h.count == it.count) continue;
+                    const uint32_t slot = 2u * j + t % 2u;
+                    Held &h = held[slot];
+                    if (((known >> slot) & 1u) && h.from == cache && h.count == it.count) continue;
                     h = Held{cache, it.count};
+                    known |= 1u << slot;
                 }
                 r.run.dma.copy_2d(kv_buffer(j, t), head, cache, a.kv_dim * e, head, it.count); // the head's columns
             }

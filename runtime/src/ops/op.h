@@ -232,10 +232,10 @@ public:
     // those an image planned with operands in place reads where they lie.
     void check(const void *p, uint64_t bytes, uint32_t operand) const
     {
+        if (!run.board->ops->check_kernel_operand) return;
         if ((run.img.header->flags & TSR_IMAGE_OPERANDS_IN_PLACE) && operand < TSR_MAX_OPERANDS && !stage[operand])
             return;
-        if (run.board->ops->check_kernel_operand)
-            run.board->ops->check_kernel_operand(run.board->ctx, p, (uint32_t)bytes, step.op, operand);
+        run.board->ops->check_kernel_operand(run.board->ctx, p, (uint32_t)bytes, step.op, operand);
     }
     void kernel(tsr_kernel_status st);
     void barrier() const
