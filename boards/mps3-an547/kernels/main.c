@@ -98,6 +98,19 @@ static void f32_case(uint32_t rows, uint32_t k, uint32_t n, uint32_t cores)
     check(ok && memcmp(g_f0, g_f1, sizeof g_f0) == 0, "matmul_f32");
 }
 
+/* The fp32 softmax: scores across the exponential's range, its clamps included. */
+static void softmax_f32_case(uint32_t n)
+{
+    for (uint32_t i = 0; i < n; ++i) {
+        const uint32_t kind = next() % 16u;
+        g_f0[i] = kind == 0u ? -150.0f + uniform() : kind == 1u ? 95.0f + uniform() : 30.0f * uniform();
+    }
+    memcpy(g_f1, g_f0, n * sizeof(float));
+    tsr_softmax_f32(g_f0, n);
+    tsr_softmax_f32_mve(g_f1, n);
+    check(memcmp(g_f0, g_f1, n * sizeof(float)) == 0, "softmax_f32");
+}
+
 /* QuantLib's RequantShift matmul (Deeploy's graphs): multipliers and addends of the
  * sizes its graphs have, and now and then ones whose 32-bit form does not hold (the
  * 64-bit path), shifts across 0..62. */
@@ -242,6 +255,7 @@ int main(void)
         for (uint32_t ki = 0; ki < 7; ++ki)
             for (uint32_t ni = 0; ni < 7; ++ni)
                 for (uint32_t again = 0; again < 3; ++again) rqs_case(rows[r], ks[ki], ns[ni], again == 2 ? 3u : 1u);
+    for (uint32_t n = 1; n <= 300; n += n < 24 ? 1u : 13u) softmax_f32_case(n);
     static const uint32_t frows[] = {1, 2, 4, 5};
     for (uint32_t r = 0; r < 4; ++r)
         for (uint32_t ki = 0; ki < 7; ++ki)

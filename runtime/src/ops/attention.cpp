@@ -135,14 +135,15 @@ void clear(float *acc, uint32_t n)
     for (uint32_t i = 0; i < n; ++i) acc[i] = 0.0f;
 }
 
-tsr_kernel_status score_f32(const tsr_step &s, const ScoreArgs &x)
+using SoftmaxF32 = void (*)(float *, uint32_t);
+template <SoftmaxF32 Softmax> tsr_kernel_status score_f32(const tsr_step &s, const ScoreArgs &x)
 {
     const uint32_t hs = P(s).head_size;
     float *scores = (float *)x.mine;
     const tsr_kernel_status st =
         tsr_attention_scores_f32((const float *)x.q, (const float *)x.keys, scores + x.first, x.count, hs, 0, 1);
     if (st == TSR_KERNEL_OK && x.last_chunk) {
-        tsr_softmax_f32(scores, x.n);
+        Softmax(scores, x.n);
         clear((float *)x.y, hs); // F32 sums straight into y
     }
     return st;
@@ -428,7 +429,8 @@ void run(StepRun &r)
 } // namespace
 
 // The variants it registers (tessera/variants.def).
-TSR_REGISTER_VARIANT(ATTENTION_F32, nullptr, AttentionVariant{score_f32, accumulate_f32, scratch_f32, false})
+TSR_REGISTER_VARIANT(ATTENTION_F32, nullptr,
+                     AttentionVariant{score_f32<tsr_softmax_f32>, accumulate_f32, scratch_f32, false})
 TSR_REGISTER_VARIANT(ATTENTION_BF16, nullptr, AttentionVariant{score_bf16, accumulate_bf16, scratch_bf16, false})
 TSR_REGISTER_VARIANT(ATTENTION_BF16_SCHRAUDOLPH, nullptr, AttentionVariant{score_bf16, accumulate_bf16, scratch_bf16, false})
 TSR_REGISTER_VARIANT(ATTENTION_I8, check_i8,
@@ -436,6 +438,9 @@ TSR_REGISTER_VARIANT(ATTENTION_I8, check_i8,
                                       accumulate_i8<tsr_attention_accumulate_i8>, scratch_integer, false})
 // The tuned kernel sets' (kernels/<set>/tuned_variants.def): the portable kernels' names
 // with the set's suffix.
+#define TSR_TUNED_ATTENTION_F32(SET, sfx)                                                                              \
+    TSR_REGISTER_TUNED_VARIANT(SET, ATTENTION_F32, nullptr,                                                            \
+                               AttentionVariant{score_f32<tsr_softmax_f32_##sfx>, accumulate_f32, scratch_f32, false})
 #define TSR_TUNED_ATTENTION_I8(SET, sfx)                                                                               \
     TSR_REGISTER_TUNED_VARIANT(SET, ATTENTION_I8, check_i8,                                                        \
                                AttentionVariant{score_i8<tsr_attention_scores_i8_##sfx, tsr_softmax_i8_##sfx>,     \

@@ -1,0 +1,89 @@
+// tsr_softmax_f32 with Helium's float lanes, the portable kernel's bits:
+//  - the maximum by lane compares (a NaN never wins, as in the plain loop);
+//  - e^x four lanes at a time by tsr_expf_branch_free's steps, each the same float
+//    operation in the same order (the multiply-adds fused where tsr_mac fuses), so every
+//    lane gives tsr_expf's bits (kernel_math.h), the out-of-range selections included;
+//  - the sum in the portable kernel's eight partial sums (two vectors) and its order of
+//    combining them; the division one element at a time (Helium divides nothing).
+#include <arm_mve.h>
+
+#include "kernel_math.h"
+#include "tessera/kernels_arm_mve.h"
+
+namespace {
+
+// tsr_mac(acc, a, b) in lanes.
+TSR_MVE_INLINE float32x4_t mac(float32x4_t acc, float32x4_t a, float32x4_t b)
+{
+#if defined(__riscv_flen) || defined(__FP_FAST_FMAF)
+    return vfmaq_f32(acc, a, b);
+#else
+    return vaddq_f32(acc, vmulq_f32(a, b));
+#endif
+}
+
+TSR_MVE_INLINE float32x4_t pow2i(int32x4_t e) // 2^e for e in -126..127
+{
+    return vreinterpretq_f32_s32(vshlq_n_s32(vaddq_n_s32(e, 127), 23));
+}
+
+// tsr_expf_branch_free in four lanes.
+TSR_MVE_INLINE float32x4_t expf4(float32x4_t x)
+{
+    const float lo = -103.972f, hi = 88.72283f;
+    const float32x4_t vlo = vdupq_n_f32(lo), vhi = vdupq_n_f32(hi);
+    const float32x4_t xc = vpselq_f32(vlo, vpselq_f32(vhi, x, vcmpgtq_f32(x, vhi)), vcmpltq_f32(x, vlo));
+    const float32x4_t t = vaddq_n_f32(vmulq_n_f32(xc, 1.44269504088896341f), 12582912.0f);
+    const int32x4_t n = vsubq_n_s32(vreinterpretq_s32_f32(t), 0x4B400000);
+    const float32x4_t fn = vsubq_n_f32(t, 12582912.0f);
+    float32x4_t r = mac(xc, fn, vdupq_n_f32(-0.693359375f));
+    r = mac(r, fn, vdupq_n_f32(2.12194440e-4f));
+    float32x4_t p = vdupq_n_f32(1.9875691500e-4f);
+    p = mac(vdupq_n_f32(1.3981999507e-3f), p, r);
+    p = mac(vdupq_n_f32(8.3334519073e-3f), p, r);
+    p = mac(vdupq_n_f32(4.1665795894e-2f), p, r);
+    p = mac(vdupq_n_f32(1.6666665459e-1f), p, r);
+    p = mac(vdupq_n_f32(5.0000001201e-1f), p, r);
+    p = vaddq_n_f32(mac(r, p, vmulq_f32(r, r)), 1.0f);
+    const int32x4_t e1 = vshrq_n_s32(n, 1), e2 = vsubq_s32(n, e1);
+    const float32x4_t y = vmulq_f32(vmulq_f32(p, pow2i(e1)), pow2i(e2));
+    // x < lo ? 0 : x >= hi ? inf : x != x ? x : y
+    float32x4_t out = vpselq_f32(x, y, vcmpneq_f32(x, x));
+    out = vpselq_f32(vdupq_n_f32(__builtin_inff()), out, vcmpgeq_f32(x, vhi));
+    return vpselq_f32(vdupq_n_f32(0.0f), out, vcmpltq_f32(x, vlo));
+}
+
+} // namespace
+
+void tsr_softmax_f32_mve(float *x, uint32_t n)
+{
+    const uint32_t n4 = n & ~3u;
+    float32x4_t m = vdupq_n_f32(x[0]);
+    for (uint32_t j = 0; j < n4; j += 4u) {
+        const float32x4_t v = vld1q_f32(x + j);
+        m = vpselq_f32(v, m, vcmpgtq_f32(v, m));
+    }
+    float max_val = vgetq_lane_f32(m, 0);
+    for (uint32_t l = 1; l < 4u; ++l) max_val = vgetq_lane_f32(m, l) > max_val ? vgetq_lane_f32(m, l) : max_val;
+    for (uint32_t j = n4; j < n; ++j) max_val = x[j] > max_val ? x[j] : max_val;
+
+    for (uint32_t i = 0; i < n; i += 4u) {
+        const mve_pred16_t p = vctp32q(n - i);
+        vstrwq_p_f32(x + i, expf4(vsubq_n_f32(vldrwq_z_f32(x + i, p), max_val)), p);
+    }
+
+    // The portable kernel's partial sums s0..s7: lo holds s0..s3, hi s4..s7.
+    float32x4_t lo = vdupq_n_f32(0.0f), hi = lo;
+    uint32_t i = 0;
+    for (; i + 8u <= n; i += 8u) lo = vaddq_f32(lo, vld1q_f32(x + i)), hi = vaddq_f32(hi, vld1q_f32(x + i + 4));
+    { // its tail: elements i.. added into s0..s6 (zeros beyond); s7 + 0 is s7, which is never -0
+        float tail[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+        for (uint32_t l = 0; i + l < n; ++l) tail[l] = x[i + l];
+        lo = vaddq_f32(lo, vld1q_f32(tail));
+        hi = vaddq_f32(hi, vld1q_f32(tail + 4));
+    }
+    const float32x4_t s = vaddq_f32(lo, hi); // s0 += s4, ..., s3 += s7
+    const float s0 = vgetq_lane_f32(s, 0) + vgetq_lane_f32(s, 2), s1 = vgetq_lane_f32(s, 1) + vgetq_lane_f32(s, 3);
+    const float sum = s0 + s1;
+    for (uint32_t k = 0; k < n; ++k) x[k] /= sum;
+}
