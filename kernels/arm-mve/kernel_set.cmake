@@ -13,4 +13,5 @@ set(TSR_SET_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/softmax_i8_mve.cpp
   ${CMAKE_CURRENT_LIST_DIR}/elementwise_i8_mve.cpp
   ${CMAKE_CURRENT_LIST_DIR}/matmul_f32_mve.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/softmax_f32_mve.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/softmax_f32_mve.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/attention_f32_mve.cpp)

@@ -24,7 +24,7 @@ static void fill(int8_t *p, uint32_t n)
     for (uint32_t i = 0; i < n; ++i) p[i] = (int8_t)(next() >> 24);
 }
 
-enum { kMaxRows = 5, kMaxK = 300, kMaxN = 64 };
+enum { kMaxRows = 5, kMaxK = 300, kMaxN = 64, kMaxCount = 300, kMaxHead = 48 };
 static int8_t g_x[kMaxRows * kMaxK], g_w[kMaxN * kMaxK], g_y0[kMaxRows * kMaxN + 8], g_y1[kMaxRows * kMaxN + 8];
 static int32_t g_bias[kMaxN], g_mult[kMaxN];
 static int8_t g_shift[kMaxN];
@@ -111,6 +111,26 @@ static void softmax_f32_case(uint32_t n)
     check(memcmp(g_f0, g_f1, n * sizeof(float)) == 0, "softmax_f32");
 }
 
+/* The fp32 attention's scores and weighted sum (outputs accumulating over a chunk). */
+static void attention_f32_case(uint32_t count, uint32_t hs, uint32_t cores)
+{
+    for (uint32_t i = 0; i < count * hs; ++i) g_xf[i] = uniform(), g_wf[i] = uniform();
+    for (uint32_t d = 0; d < hs; ++d) g_wf[kMaxN * kMaxK - 1 - d] = uniform(); /* q at the far end */
+    const float *q = g_wf + kMaxN * kMaxK - hs;
+    memset(g_f0, 0, sizeof g_f0), memset(g_f1, 0, sizeof g_f1);
+    int ok = 1;
+    for (uint32_t c = 0; c < cores; ++c) ok &= tsr_attention_scores_f32(q, g_xf, g_f0, count, hs, c, cores) == TSR_KERNEL_OK;
+    for (uint32_t c = 0; c < cores; ++c) ok &= tsr_attention_scores_f32_mve(q, g_xf, g_f1, count, hs, c, cores) == TSR_KERNEL_OK;
+    check(ok && memcmp(g_f0, g_f1, sizeof g_f0) == 0, "attention_scores_f32");
+    float p[kMaxCount], out0[kMaxHead], out1[kMaxHead];
+    for (uint32_t t = 0; t < count; ++t) p[t] = 0.5f + 0.5f * uniform();
+    for (uint32_t d = 0; d < hs; ++d) out0[d] = out1[d] = uniform();
+    ok = 1;
+    for (uint32_t c = 0; c < cores; ++c) ok &= tsr_attention_accumulate_f32(p, g_wf, out0, count, hs, c, cores) == TSR_KERNEL_OK;
+    for (uint32_t c = 0; c < cores; ++c) ok &= tsr_attention_accumulate_f32_mve(p, g_wf, out1, count, hs, c, cores) == TSR_KERNEL_OK;
+    check(ok && memcmp(out0, out1, hs * sizeof(float)) == 0, "attention_accumulate_f32");
+}
+
 /* QuantLib's RequantShift matmul (Deeploy's graphs): multipliers and addends of the
  * sizes its graphs have, and now and then ones whose 32-bit form does not hold (the
  * 64-bit path), shifts across 0..62. */
@@ -154,7 +174,6 @@ static void refused_case(uint32_t n, int which)
 
 /* The integer attention's pieces for one (row, head): scores of `count` keys, their
  * softmax, the weighted sum of the values into accumulators that already hold a chunk. */
-enum { kMaxCount = 300, kMaxHead = 48 };
 static int8_t g_q[kMaxHead], g_keys[kMaxCount * kMaxHead], g_values[kMaxCount * kMaxHead];
 static int8_t g_s0[kMaxCount + 4], g_s1[kMaxCount + 4];
 static uint16_t g_p0[kMaxCount + 4], g_p1[kMaxCount + 4];
@@ -256,6 +275,10 @@ int main(void)
             for (uint32_t ni = 0; ni < 7; ++ni)
                 for (uint32_t again = 0; again < 3; ++again) rqs_case(rows[r], ks[ki], ns[ni], again == 2 ? 3u : 1u);
     for (uint32_t n = 1; n <= 300; n += n < 24 ? 1u : 13u) softmax_f32_case(n);
+    static const uint32_t fheads[] = {1, 4, 5, 8, 12, 16, 48};
+    for (uint32_t n = 1; n <= 300; n += n < 12 ? 1u : 37u)
+        for (uint32_t h = 0; h < 7; ++h)
+            if (n * fheads[h] <= kMaxRows * kMaxK) attention_f32_case(n, fheads[h], h % 3u == 2u ? 3u : 1u);
     static const uint32_t frows[] = {1, 2, 4, 5};
     for (uint32_t r = 0; r < 4; ++r)
         for (uint32_t ki = 0; ki < 7; ++ki)

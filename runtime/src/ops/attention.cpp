@@ -135,13 +135,15 @@ void clear(float *acc, uint32_t n)
     for (uint32_t i = 0; i < n; ++i) acc[i] = 0.0f;
 }
 
+// The fp32 variant's passes, over the kernels of a set (as the integer variant's below).
+using ScoresF32 = tsr_kernel_status (*)(const float *, const float *, float *, uint32_t, uint32_t, uint32_t, uint32_t);
 using SoftmaxF32 = void (*)(float *, uint32_t);
-template <SoftmaxF32 Softmax> tsr_kernel_status score_f32(const tsr_step &s, const ScoreArgs &x)
+using AccumulateF32 = tsr_kernel_status (*)(const float *, const float *, float *, uint32_t, uint32_t, uint32_t, uint32_t);
+template <ScoresF32 Scores, SoftmaxF32 Softmax> tsr_kernel_status score_f32(const tsr_step &s, const ScoreArgs &x)
 {
     const uint32_t hs = P(s).head_size;
     float *scores = (float *)x.mine;
-    const tsr_kernel_status st =
-        tsr_attention_scores_f32((const float *)x.q, (const float *)x.keys, scores + x.first, x.count, hs, 0, 1);
+    const tsr_kernel_status st = Scores((const float *)x.q, (const float *)x.keys, scores + x.first, x.count, hs, 0, 1);
     if (st == TSR_KERNEL_OK && x.last_chunk) {
         Softmax(scores, x.n);
         clear((float *)x.y, hs); // F32 sums straight into y
@@ -195,10 +197,10 @@ template <ScoresI8 Scores, SoftmaxI8 Softmax> tsr_kernel_status score_i8(const t
     return st;
 }
 
-tsr_kernel_status accumulate_f32(const tsr_step &s, const AccumulateArgs &x)
+template <AccumulateF32 Accumulate> tsr_kernel_status accumulate_f32(const tsr_step &s, const AccumulateArgs &x)
 {
-    return tsr_attention_accumulate_f32((const float *)x.mine + x.first, (const float *)x.values, (float *)x.y, x.count,
-                                        P(s).head_size, 0, 1);
+    return Accumulate((const float *)x.mine + x.first, (const float *)x.values, (float *)x.y, x.count, P(s).head_size, 0,
+                      1);
 }
 
 tsr_kernel_status accumulate_bf16(const tsr_step &s, const AccumulateArgs &x)
@@ -430,7 +432,8 @@ void run(StepRun &r)
 
 // The variants it registers (tessera/variants.def).
 TSR_REGISTER_VARIANT(ATTENTION_F32, nullptr,
-                     AttentionVariant{score_f32<tsr_softmax_f32>, accumulate_f32, scratch_f32, false})
+                     AttentionVariant{score_f32<tsr_attention_scores_f32, tsr_softmax_f32>,
+                                      accumulate_f32<tsr_attention_accumulate_f32>, scratch_f32, false})
 TSR_REGISTER_VARIANT(ATTENTION_BF16, nullptr, AttentionVariant{score_bf16, accumulate_bf16, scratch_bf16, false})
 TSR_REGISTER_VARIANT(ATTENTION_BF16_SCHRAUDOLPH, nullptr, AttentionVariant{score_bf16, accumulate_bf16, scratch_bf16, false})
 TSR_REGISTER_VARIANT(ATTENTION_I8, check_i8,
@@ -440,7 +443,8 @@ TSR_REGISTER_VARIANT(ATTENTION_I8, check_i8,
 // with the set's suffix.
 #define TSR_TUNED_ATTENTION_F32(SET, sfx)                                                                              \
     TSR_REGISTER_TUNED_VARIANT(SET, ATTENTION_F32, nullptr,                                                            \
-                               AttentionVariant{score_f32<tsr_softmax_f32_##sfx>, accumulate_f32, scratch_f32, false})
+                               AttentionVariant{score_f32<tsr_attention_scores_f32_##sfx, tsr_softmax_f32_##sfx>,       \
+                                                accumulate_f32<tsr_attention_accumulate_f32_##sfx>, scratch_f32, false})
 #define TSR_TUNED_ATTENTION_I8(SET, sfx)                                                                               \
     TSR_REGISTER_TUNED_VARIANT(SET, ATTENTION_I8, check_i8,                                                        \
                                AttentionVariant{score_i8<tsr_attention_scores_i8_##sfx, tsr_softmax_i8_##sfx>,     \

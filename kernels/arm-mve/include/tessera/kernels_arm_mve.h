@@ -40,9 +40,15 @@ tsr_kernel_status tsr_matmul_i8_rqs_mve(const tsr_matmul_i8_rqs_args *args, uint
 tsr_kernel_status tsr_matmul_f32_mve(const float *x, const float *w, float *y, uint32_t rows, uint32_t k, uint32_t n,
                                      uint32_t ldy, uint32_t core_id, uint32_t core_count);
 
-/* tsr_softmax_f32 (attention.f32): e^x four lanes at a time by tsr_expf's own steps, the
+/* tsr_softmax_f32 (attention.f32 tuned whole: these three): e^x four lanes at a time by tsr_expf's own steps, the
  * sum in the portable kernel's order (its bits). */
 void tsr_softmax_f32_mve(float *x, uint32_t n);
+/* tsr_attention_scores_f32 (four positions a vector, keys gathered) and
+ * tsr_attention_accumulate_f32 (outputs in lanes), each lane in the reference's order. */
+tsr_kernel_status tsr_attention_scores_f32_mve(const float *q, const float *keys, float *scores, uint32_t count,
+                                               uint32_t head_size, uint32_t core_id, uint32_t core_count);
+tsr_kernel_status tsr_attention_accumulate_f32_mve(const float *probs, const float *values, float *out, uint32_t count,
+                                                   uint32_t head_size, uint32_t core_id, uint32_t core_count);
 
 /* The integer attention's pieces (attention.i8.integer). Scores: head sizes 4, 8 and
  * multiples of 16 with q_zero 0, a predicated VMLADAV a position, four positions
