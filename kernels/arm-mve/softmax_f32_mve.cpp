@@ -63,8 +63,10 @@ void tsr_softmax_f32_mve(float *x, uint32_t n)
         const float32x4_t v = vld1q_f32(x + j);
         m = vpselq_f32(v, m, vcmpgtq_f32(v, m));
     }
-    float max_val = vgetq_lane_f32(m, 0);
-    for (uint32_t l = 1; l < 4u; ++l) max_val = vgetq_lane_f32(m, l) > max_val ? vgetq_lane_f32(m, l) : max_val;
+    float lane[4];
+    vst1q_f32(lane, m);
+    float max_val = lane[0];
+    for (uint32_t l = 1; l < 4u; ++l) max_val = lane[l] > max_val ? lane[l] : max_val;
     for (uint32_t j = n4; j < n; ++j) max_val = x[j] > max_val ? x[j] : max_val;
 
     for (uint32_t i = 0; i < n; i += 4u) {
