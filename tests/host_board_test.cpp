@@ -81,6 +81,13 @@ TEST(BoardDesc, ErrorsSayWhatIsWrong)
                   tessera::parse_board_desc(R"({"name":"b","cluster":{"cores":2,"kernels":"neon"},"regions":{"L2":64}})", "x");
               }).find("x: cluster.kernels: names kernel set 'neon'; there are portable, x86-avx2"),
               std::string::npos);
+    // A name's bytes are echoed printable (fuzz_board: a non-ASCII byte in the message).
+    EXPECT_NE(error_of([] {
+                  tessera::parse_board_desc("{\"name\":\"b\",\"cluster\":{\"cores\":2,\"kernels\":\"x86\xD3\x9Bvx2\"},"
+                                            "\"regions\":{\"L2\":64}}",
+                                            "x");
+              }).find("names kernel set 'x86\\xD3\\x9Bvx2'"),
+              std::string::npos);
 }
 
 // The kernel set a description names (cluster.kernels) is what the board runs where

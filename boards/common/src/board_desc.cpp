@@ -41,7 +41,7 @@ uint32_t kernel_set_bits(const Value &v)
         if (name == k.name) return k.isa;
     std::string known;
     for (const KernelSetName &k : kKernelSets) known += std::string(known.empty() ? "" : ", ") + k.name;
-    v.fail("names kernel set '" + name + "'; there are " + known);
+    v.fail("names kernel set '" + json_input::printable(name) + "'; there are " + known);
     return 0;
 }
 
