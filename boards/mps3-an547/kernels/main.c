@@ -93,8 +93,10 @@ static void f32_case(uint32_t rows, uint32_t k, uint32_t n, uint32_t cores)
     const uint32_t ldy = n + (next() % 2u) * 2u;
     memset(g_f0, 0, sizeof g_f0), memset(g_f1, 0, sizeof g_f1);
     int ok = 1;
-    for (uint32_t c = 0; c < cores; ++c) ok &= tsr_matmul_f32(g_xf, g_wf, g_f0, rows, k, n, ldy * rows <= kMaxRows * kMaxN ? ldy : n, c, cores) == TSR_KERNEL_OK;
-    for (uint32_t c = 0; c < cores; ++c) ok &= tsr_matmul_f32_mve(g_xf, g_wf, g_f1, rows, k, n, ldy * rows <= kMaxRows * kMaxN ? ldy : n, c, cores) == TSR_KERNEL_OK;
+    const uint32_t stride = ldy * rows <= kMaxRows * kMaxN ? ldy : n;
+    for (uint32_t c = 0; c < cores; ++c) ok &= tsr_matmul_f32(g_xf, g_wf, g_f0, rows, k, n, stride, c, cores) == TSR_KERNEL_OK;
+    for (uint32_t c = 0; c < cores; ++c)
+        ok &= tsr_matmul_f32_mve(g_xf, g_wf, g_f1, rows, k, n, stride, c, cores) == TSR_KERNEL_OK;
     check(ok && memcmp(g_f0, g_f1, sizeof g_f0) == 0, "matmul_f32");
 }
 
