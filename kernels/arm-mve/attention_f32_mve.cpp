@@ -6,21 +6,8 @@
 #include <arm_mve.h>
 
 #include "kernel_checks.h"
-#include "kernel_math.h"
+#include "mac_mve.h"
 #include "tessera/kernels_arm_mve.h"
-
-namespace {
-
-TSR_MVE_INLINE float32x4_t mac_n(float32x4_t acc, float32x4_t v, float a)
-{
-#if defined(__riscv_flen) || defined(__FP_FAST_FMAF)
-    return vfmaq_n_f32(acc, v, a);
-#else
-    return vaddq_f32(acc, vmulq_n_f32(v, a));
-#endif
-}
-
-} // namespace
 
 tsr_kernel_status tsr_attention_scores_f32_mve(const float *q, const float *keys, float *scores, uint32_t count,
                                                uint32_t head_size, uint32_t core_id, uint32_t core_count)
@@ -36,7 +23,7 @@ tsr_kernel_status tsr_attention_scores_f32_mve(const float *q, const float *keys
     for (; t + 4u <= end; t += 4u) {
         const float *k = keys + (size_t)t * head_size;
         float32x4_t acc = vdupq_n_f32(0.0f);
-        for (uint32_t i = 0; i < head_size; ++i) acc = mac_n(acc, vldrwq_gather_shifted_offset_f32(k + i, rows), q[i]);
+        for (uint32_t i = 0; i < head_size; ++i) acc = tsr_mve_mac_n(acc, vldrwq_gather_shifted_offset_f32(k + i, rows), q[i]);
         float lane[4];
         vst1q_f32(lane, acc);
         for (uint32_t l = 0; l < 4u; ++l) scores[t + l] = lane[l] / scale;
@@ -63,7 +50,7 @@ tsr_kernel_status tsr_attention_accumulate_f32_mve(const float *probs, const flo
         const float *vt = values + i0;
         for (uint32_t t = 0; t < count; ++t, vt += head_size) {
             const float a = probs[t];
-            lo = mac_n(lo, vld1q_f32(vt), a), hi = mac_n(hi, vld1q_f32(vt + 4), a);
+            lo = tsr_mve_mac_n(lo, vld1q_f32(vt), a), hi = tsr_mve_mac_n(hi, vld1q_f32(vt + 4), a);
         }
         vst1q_f32(out + i0, lo);
         vst1q_f32(out + i0 + 4, hi);
@@ -72,7 +59,7 @@ tsr_kernel_status tsr_attention_accumulate_f32_mve(const float *probs, const flo
         const mve_pred16_t p = vctp32q(end - i0);
         float32x4_t o = vldrwq_z_f32(out + i0, p);
         const float *vt = values + i0;
-        for (uint32_t t = 0; t < count; ++t, vt += head_size) o = mac_n(o, vldrwq_z_f32(vt, p), probs[t]);
+        for (uint32_t t = 0; t < count; ++t, vt += head_size) o = tsr_mve_mac_n(o, vldrwq_z_f32(vt, p), probs[t]);
         vstrwq_p_f32(out + i0, o, p);
     }
     return TSR_KERNEL_OK;

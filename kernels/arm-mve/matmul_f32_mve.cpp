@@ -5,20 +5,11 @@
 // multiplies-adds it by that input of each activation row.
 #include <arm_mve.h>
 
-#include "kernel_math.h"
+#include "mac_mve.h"
 #include "matmul_f32_driver.h"
 #include "tessera/kernels_arm_mve.h"
 
 namespace {
-
-TSR_MVE_INLINE float32x4_t mac4(float32x4_t acc, float32x4_t w, float x)
-{
-#if defined(__riscv_flen) || defined(__FP_FAST_FMAF) // tsr_mac fuses
-    return vfmaq_n_f32(acc, w, x);
-#else
-    return vaddq_f32(acc, vmulq_n_f32(w, x));
-#endif
-}
 
 // The rows c < 4 of a block as element offsets from its first row, c k (a gather of
 // column j loads w0[j + c k]).
@@ -36,7 +27,7 @@ struct MveBlocks {
         float32x4_t a0 = vdupq_n_f32(0.0f), a1 = a0, a2 = a0, a3 = a0; // a_r: row r, outputs i0..i0+3
         for (uint32_t j = 0; j < k; ++j) {
             const float32x4_t c = vldrwq_gather_shifted_offset_f32(w0 + j, rows);
-            a0 = mac4(a0, c, x0[j]), a1 = mac4(a1, c, x1[j]), a2 = mac4(a2, c, x2[j]), a3 = mac4(a3, c, x3[j]);
+            a0 = tsr_mve_mac_n(a0, c, x0[j]), a1 = tsr_mve_mac_n(a1, c, x1[j]), a2 = tsr_mve_mac_n(a2, c, x2[j]), a3 = tsr_mve_mac_n(a3, c, x3[j]);
         }
         float *y0 = y + (size_t)r0 * ldy + i0;
         vst1q_f32(y0, a0);
@@ -51,8 +42,8 @@ struct MveBlocks {
         float32x4_t lo = vdupq_n_f32(0.0f), hi = lo;
         for (uint32_t j = 0; j < k; ++j) {
             const float v = xr[j];
-            lo = mac4(lo, vldrwq_gather_shifted_offset_f32(lo_w + j, rows), v);
-            hi = mac4(hi, vldrwq_gather_shifted_offset_f32(hi_w + j, rows), v);
+            lo = tsr_mve_mac_n(lo, vldrwq_gather_shifted_offset_f32(lo_w + j, rows), v);
+            hi = tsr_mve_mac_n(hi, vldrwq_gather_shifted_offset_f32(hi_w + j, rows), v);
         }
         vst1q_f32(yr + i0, lo);
         vst1q_f32(yr + i0 + 4, hi);
@@ -62,7 +53,7 @@ struct MveBlocks {
         const float *w0 = w + (size_t)i0 * k;
         const uint32x4_t rows = row_offsets(k);
         float32x4_t acc = vdupq_n_f32(0.0f);
-        for (uint32_t j = 0; j < k; ++j) acc = mac4(acc, vldrwq_gather_shifted_offset_f32(w0 + j, rows), xr[j]);
+        for (uint32_t j = 0; j < k; ++j) acc = tsr_mve_mac_n(acc, vldrwq_gather_shifted_offset_f32(w0 + j, rows), xr[j]);
         vst1q_f32(yr + i0, acc);
     }
 };

@@ -7,20 +7,10 @@
 //    combining them; the division one element at a time (Helium divides nothing).
 #include <arm_mve.h>
 
-#include "kernel_math.h"
+#include "mac_mve.h"
 #include "tessera/kernels_arm_mve.h"
 
 namespace {
-
-// tsr_mac(acc, a, b) in lanes.
-TSR_MVE_INLINE float32x4_t mac(float32x4_t acc, float32x4_t a, float32x4_t b)
-{
-#if defined(__riscv_flen) || defined(__FP_FAST_FMAF)
-    return vfmaq_f32(acc, a, b);
-#else
-    return vaddq_f32(acc, vmulq_f32(a, b));
-#endif
-}
 
 TSR_MVE_INLINE float32x4_t pow2i(int32x4_t e) // 2^e for e in -126..127
 {
@@ -36,15 +26,15 @@ TSR_MVE_INLINE float32x4_t expf4(float32x4_t x)
     const float32x4_t t = vaddq_n_f32(vmulq_n_f32(xc, 1.44269504088896341f), 12582912.0f);
     const int32x4_t n = vsubq_n_s32(vreinterpretq_s32_f32(t), 0x4B400000);
     const float32x4_t fn = vsubq_n_f32(t, 12582912.0f);
-    float32x4_t r = mac(xc, fn, vdupq_n_f32(-0.693359375f));
-    r = mac(r, fn, vdupq_n_f32(2.12194440e-4f));
+    float32x4_t r = tsr_mve_mac(xc, fn, vdupq_n_f32(-0.693359375f));
+    r = tsr_mve_mac(r, fn, vdupq_n_f32(2.12194440e-4f));
     float32x4_t p = vdupq_n_f32(1.9875691500e-4f);
-    p = mac(vdupq_n_f32(1.3981999507e-3f), p, r);
-    p = mac(vdupq_n_f32(8.3334519073e-3f), p, r);
-    p = mac(vdupq_n_f32(4.1665795894e-2f), p, r);
-    p = mac(vdupq_n_f32(1.6666665459e-1f), p, r);
-    p = mac(vdupq_n_f32(5.0000001201e-1f), p, r);
-    p = vaddq_n_f32(mac(r, p, vmulq_f32(r, r)), 1.0f);
+    p = tsr_mve_mac(vdupq_n_f32(1.3981999507e-3f), p, r);
+    p = tsr_mve_mac(vdupq_n_f32(8.3334519073e-3f), p, r);
+    p = tsr_mve_mac(vdupq_n_f32(4.1665795894e-2f), p, r);
+    p = tsr_mve_mac(vdupq_n_f32(1.6666665459e-1f), p, r);
+    p = tsr_mve_mac(vdupq_n_f32(5.0000001201e-1f), p, r);
+    p = vaddq_n_f32(tsr_mve_mac(r, p, vmulq_f32(r, r)), 1.0f);
     const int32x4_t e1 = vshrq_n_s32(n, 1), e2 = vsubq_s32(n, e1);
     const float32x4_t y = vmulq_f32(vmulq_f32(p, pow2i(e1)), pow2i(e2));
     // x < lo ? 0 : x >= hi ? inf : x != x ? x : y

@@ -7,11 +7,17 @@
 #include <string.h>
 
 // acc + a * b, fused (one rounding) where the core has a fused multiply-add
-// (RISC-V F, x86 FMA), else two roundings. Kernels are compiled with
-// -ffp-contract=off: no other expression is fused behind their back.
+// (RISC-V F, x86 FMA; TSR_MAC_FUSES, which a vector form of it follows to keep its
+// bits), else two roundings. Kernels are compiled with -ffp-contract=off: no other
+// expression is fused behind their back.
+#if defined(__riscv_flen) || defined(__FP_FAST_FMAF)
+#define TSR_MAC_FUSES 1
+#else
+#define TSR_MAC_FUSES 0
+#endif
 static inline float tsr_mac(float acc, float a, float b)
 {
-#if defined(__riscv_flen) || defined(__FP_FAST_FMAF)
+#if TSR_MAC_FUSES
     return __builtin_fmaf(a, b, acc);
 #else
     return acc + a * b;

@@ -46,14 +46,8 @@ void tsr_m55_puts(const char *text)
 
 void tsr_m55_put_u64(uint64_t v)
 {
-    char digits[21];
-    int n = 0;
-    do {
-        const uint64_t q = tsr_div_u64(v, 10u);
-        digits[n++] = (char)('0' + (v - q * 10u));
-        v = q;
-    } while (v);
-    while (n) uart_putc(digits[--n]);
+    char text[21];
+    tsr_m55_puts(tsr_u64_decimal(v, text));
 }
 
 /* Semihosting (bkpt 0xab) SYS_EXIT_EXTENDED: QEMU exits with `status`. */

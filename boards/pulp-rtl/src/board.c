@@ -27,17 +27,8 @@ uint64_t tsr_pulp_div_u64(uint64_t n, uint64_t d) { return tsr_div_u64(n, d); }
 
 void tsr_pulp_put_u64(uint64_t v)
 {
-    char digits[21];
-    int n = 0;
-    do {
-        const uint64_t q = tsr_pulp_div_u64(v, 10u);
-        digits[n++] = (char)('0' + (v - q * 10u));
-        v = q;
-    } while (v);
-    char text[22];
-    for (int i = 0; i < n; ++i) text[i] = digits[n - 1 - i];
-    text[n] = 0;
-    tsr_pulp_puts(text);
+    char text[21];
+    tsr_pulp_puts(tsr_u64_decimal(v, text));
 }
 
 void tsr_pulp_exit(int status)
