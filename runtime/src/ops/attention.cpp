@@ -374,6 +374,9 @@ void run(StepRun &r)
     constexpr uint32_t kHeldCores = 8;
     Held held[2 * kHeldCores]; // entry i valid where bit i of `known` is set: no clearing on every core
     uint32_t known = 0;
+    // A core's next round takes the head ac further on: the same KV head only when fewer
+    // cores than a group's query heads share the work (else nothing is ever held again).
+    const uint32_t held_cores = ac < a.group ? (ac < kHeldCores ? ac : kHeldCores) : 0u;
     auto head_offset = [&](const Item &it) { return ((size_t)it.row * a.dim + (size_t)it.head * a.hs) * e; };
     auto head_of = [&](uint32_t k, const Item &it, uint32_t round, uint32_t j) { // q or y: staged, or in place
         return r.stage[k] ? r.stage[k] + (size_t)(2u * j + round % 2u) * head : r.addr[k] + head_offset(it);
@@ -391,7 +394,7 @@ void run(StepRun &r)
                 if (!it.live) continue;
                 const uint8_t *cache = r.addr[1 + x.pass] + (size_t)it.first * a.kv_dim * e +
                                        (size_t)quotient(it.head, a.group) * head;
-                if (j < kHeldCores) {
+                if (j < held_cores) {
                     const uint32_t slot = 2u * j + t % 2u;
                     Held &h = held[slot];
                     if (((known >> slot) & 1u) && h.from == cache && h.count == it.count) continue;
