@@ -12,6 +12,7 @@ set(TSR_SET_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/attention_i8_mve.cpp
   ${CMAKE_CURRENT_LIST_DIR}/softmax_i8_mve.cpp
   ${CMAKE_CURRENT_LIST_DIR}/elementwise_i8_mve.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/rope_i8_mve.cpp
   ${CMAKE_CURRENT_LIST_DIR}/matmul_f32_mve.cpp
   ${CMAKE_CURRENT_LIST_DIR}/softmax_f32_mve.cpp
   ${CMAKE_CURRENT_LIST_DIR}/attention_f32_mve.cpp)

@@ -5,8 +5,10 @@
 // predication), which adds nothing. The four sums are then one vector: requantized
 // four lanes at once (VMULH and a rounding shift, the portable fast path's arithmetic:
 // requantize_fast.h) and stored narrowed to four bytes; the per-channel tables are
-// checked four at a time. Integer sums are exact in any order: the portable kernels'
-// results, bit for bit.
+// checked in tail-predicated loops. A token's products (one row, the plain
+// requantization) are inline assembly: x held in registers when k = 64, else a
+// tail-predicated loop; GCC 12 spills the intrinsic forms' pointers. Integer sums are
+// exact in any order: the portable kernels' results, bit for bit.
 #include <arm_mve.h>
 
 #include "kernel_checks.h"
@@ -19,34 +21,53 @@
 namespace {
 
 // tsr_matmul_i8_channels_ok as lane arithmetic whose nonzero lanes are the faults, OR-ed
-// over the table and tested once (missing lanes load as 0, which passes):
+// over the table and tested once, in tail-predicated loops (DLSTP/LETP: the last
+// iteration's missing lanes are left alone):
 //  - shifts, sixteen a vector: s + 31 (mod 256) <= 61 as an unsigned byte; and the largest;
 //  - multipliers, four a vector: m - 2^30 (mod 2^32) < 2^30 unsigned, or m = 0: the
 //    fault is the smaller of (m - 2^30) saturating-less (2^30 - 1) and m itself;
 //  - biases: b + 2^26 <= 2^27 unsigned.
+// Five instructions and the loop's end for sixteen shifts, or four multipliers.
 bool channels_ok(const tsr_matmul_i8_args *a, int32_t *max_shift)
 {
     const uint32_t n = a->n;
-    uint8x16_t shift_fault = vdupq_n_u8(0u);
-    int8_t most = -31;
-    for (uint32_t i = 0; i < n; i += 16u) {
-        const mve_pred16_t p = vctp8q(n - i);
-        const int8x16_t s = vldrbq_z_s8(a->shift + i, p);
-        shift_fault = vorrq_u8(shift_fault, vqsubq_n_u8(vreinterpretq_u8_s8(vaddq_n_s8(s, 31)), 61u));
-        most = vmaxvq_p_s8(most, s, p);
-    }
-    uint32x4_t fault = vdupq_n_u32(0u);
-    for (uint32_t i = 0; i < n; i += 4u) {
-        const uint32x4_t m = vldrwq_z_u32((const uint32_t *)a->multiplier + i, vctp32q(n - i));
-        fault = vorrq_u32(fault, vminq_u32(vqsubq_n_u32(vsubq_n_u32(m, 1u << 30), (1u << 30) - 1u), m));
-    }
-    if (a->bias)
+    const int8_t *shift = a->shift;
+    const int32_t *mult = a->multiplier;
+    int32_t most = -31; // VMAXV takes the larger of its register and the lanes
+    uint32_t shift_fault = 0u, mult_fault = 0u;
+    __asm__ volatile("vmov.i32 q2, #0\n"
+                     "dlstp.8 lr, %[n]\n"
+                     "1:\n"
+                     "vldrb.u8 q0, [%[s]], #16\n"
+                     "vadd.i8 q1, q0, %[k31]\n"
+                     "vqsub.u8 q1, q1, %[k61]\n"
+                     "vorr q2, q2, q1\n"
+                     "vmaxv.s8 %[most], q0\n"
+                     "letp lr, 1b\n"
+                     "vmaxv.u8 %[sf], q2\n"
+                     "vmov.i32 q2, #0\n"
+                     "dlstp.32 lr, %[n]\n"
+                     "2:\n"
+                     "vldrw.u32 q0, [%[m]], #16\n"
+                     "vsub.i32 q1, q0, %[two30]\n"
+                     "vqsub.u32 q1, q1, %[below]\n"
+                     "vmin.u32 q1, q1, q0\n"
+                     "vorr q2, q2, q1\n"
+                     "letp lr, 2b\n"
+                     "vmaxv.u32 %[mf], q2\n"
+                     : [s] "+r"(shift), [m] "+r"(mult), [most] "+r"(most), [sf] "+r"(shift_fault), [mf] "+r"(mult_fault)
+                     : [n] "r"(n), [k31] "r"(31), [k61] "r"(61), [two30] "r"(1u << 30), [below] "r"((1u << 30) - 1u)
+                     : "lr", "d0", "d1", "d2", "d3", "d4", "d5", "memory");
+    if (a->bias) {
+        uint32x4_t fault = vdupq_n_u32(0u);
         for (uint32_t i = 0; i < n; i += 4u) {
             const int32x4_t b = vldrwq_z_s32(a->bias + i, vctp32q(n - i));
             fault = vorrq_u32(fault, vqsubq_n_u32(vreinterpretq_u32_s32(vaddq_n_s32(b, 1 << 26)), 1u << 27));
         }
-    *max_shift = most;
-    return vmaxvq_u32(0u, fault) == 0u && vmaxvq_u8(0u, shift_fault) == 0u;
+        mult_fault |= vmaxvq_u32(0u, fault);
+    }
+    *max_shift = (int8_t)most;
+    return mult_fault == 0u && shift_fault == 0u;
 }
 
 // sum_j x_j w_c[j] for the four rows w_c = w + c k, k >= 1, as one vector: `blocks`
@@ -187,21 +208,155 @@ void plain(const tsr_matmul_i8_args *a, uint32_t begin, uint32_t end4)
     }
 }
 
-// plain() for one row (a token's matrix-vector product): the pointers step from group to
-// group, nothing is recomputed from the channel index.
-template <bool Tail> TSR_MVE_INLINE void plain_row(const tsr_matmul_i8_args *a, uint32_t begin, uint32_t end4)
+// One row (a token) with k = 64, hand-scheduled (GCC 12 spills the intrinsic form's
+// pointers): x held in q4..q7 for the whole call; a group's four channels are 256
+// consecutive weight bytes, read in order through one pointer; each channel's sum is
+// four VMLADAV(A) into an even core register, and the four sums become one vector
+// (VDUP and three lane VMOVs: QEMU 7.2 gets the two-lane VMOV's lanes wrong) for the
+// group's epilogue. 16 loads + 16 multiply-accumulates for 256 MACs.
+struct RowK64 {
+    const int8_t *x;
+    int32_t hi, lo; // plain_row_k64's clamp
+};
+// Clobbers of q0..q7 named by their D halves (GCC 12 takes "qN" for one of them only).
+#define TSR_Q_CLOBBERS_0_TO_3 "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7"
+#define TSR_Q_CLOBBERS_4_TO_7 "d8", "d9", "d10", "d11", "d12", "d13", "d14", "d15"
+#define TSR_K64_LOAD_X                                                                                               \
+    "ldr %[a0], [%[p]]\n"                                                                                          \
+    "vldrb.s8 q4, [%[a0]]\n"                                                                                       \
+    "vldrb.s8 q5, [%[a0], #16]\n"                                                                                  \
+    "vldrb.s8 q6, [%[a0], #32]\n"                                                                                  \
+    "vldrb.s8 q7, [%[a0], #48]\n"
+#define TSR_K64_DOT(acc)                                                                                             \
+    "vldrb.s8 q0, [%[w]], #16\n"                                                                                   \
+    "vmladav.s8 %[" acc "], q0, q4\n"                                                                              \
+    "vldrb.s8 q1, [%[w]], #16\n"                                                                                   \
+    "vmladava.s8 %[" acc "], q1, q5\n"                                                                             \
+    "vldrb.s8 q0, [%[w]], #16\n"                                                                                   \
+    "vmladava.s8 %[" acc "], q0, q6\n"                                                                             \
+    "vldrb.s8 q1, [%[w]], #16\n"                                                                                   \
+    "vmladava.s8 %[" acc "], q1, q7\n"
+#define TSR_K64_GROUP                                                                                                \
+    TSR_K64_DOT("a0") TSR_K64_DOT("a1") TSR_K64_DOT("a2") TSR_K64_DOT("a3")                                         \
+    "vdup.32 q0, %[a0]\n"                                                                                          \
+    "vmov.32 q0[1], %[a1]\n"                                                                                       \
+    "vmov.32 q0[2], %[a2]\n"                                                                                       \
+    "vmov.32 q0[3], %[a3]\n"
+
+// A token's groups for k = 64 (groups >= 1). The requantization is plain()'s with the
+// multiply doubled: with every shift s <= -2, a rounding shift right by -s of
+// (2 acc m) >> 32 (VQDMULH; m >= 0 never saturates) equals one by -1 - s of
+// (acc m) >> 32, since the bit the doubling keeps cannot carry a rounding (both round
+// down an odd numerator the same way), and it needs no s + 1.
+void plain_row_k64(const RowK64 &p, const int8_t *w, const int32_t *mult, const int8_t *shift, int8_t *y,
+                   uint32_t groups, int32_t y_zero)
 {
-    const uint32_t k = a->k, blocks = k / 16u;
-    const int8_t *x = a->x, *w = a->w + (size_t)begin * k, *shift = a->shift + begin;
-    const int32_t *mult = a->multiplier + begin;
-    int8_t *y = a->y + begin;
-    const int32x4_t hi = vdupq_n_s32(a->y_max), lo = vdupq_n_s32(a->y_min);
-    const int32_t y_zero = a->y_zero;
-    for (uint32_t n = (end4 - begin) / 4u; n; --n, w += 4u * k, mult += 4, shift += 4, y += 4) {
-        const int32x4_t acc = dot4<Tail>(x, w, k, blocks);
-        const int32x4_t t = vrshlq_s32(vmulhq_s32(acc, vldrwq_s32(mult)), vaddq_n_s32(vldrbq_s32(shift), 1));
-        vstrbq_s32(y, vmaxq_s32(vminq_s32(vaddq_n_s32(t, y_zero), hi), lo));
-    }
+    int32_t a0, a1, a2, a3;
+    __asm__ volatile(TSR_K64_LOAD_X
+                     "ldr %[a0], [%[p], #4]\n"
+                     "vdup.32 q2, %[a0]\n"
+                     "ldr %[a0], [%[p], #8]\n"
+                     "vdup.32 q3, %[a0]\n"
+                     "dls lr, %[n]\n"
+                     "1:\n" TSR_K64_GROUP
+                     "vldrw.u32 q1, [%[m]], #16\n"
+                     "vqdmulh.s32 q0, q0, q1\n"
+                     "vldrb.s32 q1, [%[s]], #4\n"
+                     "vrshl.s32 q0, q0, q1\n"
+                     "vadd.i32 q0, q0, %[yz]\n"
+                     "vmin.s32 q0, q0, q2\n"
+                     "vmax.s32 q0, q0, q3\n"
+                     "vstrb.32 q0, [%[y]], #4\n"
+                     "le lr, 1b\n"
+                     : [a0] "=&Te"(a0), [a1] "=&Te"(a1), [a2] "=&Te"(a2), [a3] "=&Te"(a3), [w] "+r"(w), [m] "+r"(mult),
+                       [s] "+r"(shift), [y] "+r"(y)
+                     : [p] "r"(&p), [n] "r"(groups), [yz] "r"(y_zero)
+                     : "lr", TSR_Q_CLOBBERS_0_TO_3, TSR_Q_CLOBBERS_4_TO_7, "memory");
+}
+
+// plain_row_k64 for any other k (at least one group): a tail-predicated loop
+// (DLSTP/LETP) over x and the group's four rows, each sixteen weights one VMLADAVA; the
+// last iteration's missing lanes add nothing. Every core register is taken, so the
+// loop reads x, k and where it ends from the RowAny, and y_zero sits in a vector.
+struct RowAny {
+    const int8_t *x;
+    int32_t hi, lo, y_zero;
+    uint32_t k;
+    uint32_t pad;       // 16 ceil(k / 16) - k: how far the last iteration's pointers overshoot
+    const int8_t *end;  // y after the last group
+};
+void plain_row_any(const RowAny &p, const int8_t *w, const int32_t *mult, const int8_t *shift, int8_t *y)
+{
+    int32_t a0, a1, a2, a3;
+    const int8_t *xp, *w1, *w2, *w3;
+    __asm__ volatile("ldr %[a0], [%[p], #4]\n"
+                     "vdup.32 q2, %[a0]\n"
+                     "ldr %[a0], [%[p], #8]\n"
+                     "vdup.32 q3, %[a0]\n"
+                     "ldr %[a0], [%[p], #12]\n"
+                     "vdup.32 q4, %[a0]\n"
+                     "1:\n"
+                     "ldr %[xp], [%[p]]\n"
+                     "ldr %[a0], [%[p], #16]\n"
+                     "add %[w1], %[w], %[a0]\n"
+                     "add %[w2], %[w1], %[a0]\n"
+                     "add %[w3], %[w2], %[a0]\n"
+                     "dlstp.8 lr, %[a0]\n"
+                     "movs %[a0], #0\n"
+                     "movs %[a1], #0\n"
+                     "movs %[a2], #0\n"
+                     "movs %[a3], #0\n"
+                     "2:\n"
+                     "vldrb.s8 q0, [%[xp]], #16\n"
+                     "vldrb.s8 q1, [%[w]], #16\n"
+                     "vmladava.s8 %[a0], q0, q1\n"
+                     "vldrb.s8 q1, [%[w1]], #16\n"
+                     "vmladava.s8 %[a1], q0, q1\n"
+                     "vldrb.s8 q1, [%[w2]], #16\n"
+                     "vmladava.s8 %[a2], q0, q1\n"
+                     "vldrb.s8 q1, [%[w3]], #16\n"
+                     "vmladava.s8 %[a3], q0, q1\n"
+                     "letp lr, 2b\n"
+                     "vdup.32 q0, %[a0]\n"
+                     "vmov.32 q0[1], %[a1]\n"
+                     "vmov.32 q0[2], %[a2]\n"
+                     "vmov.32 q0[3], %[a3]\n"
+                     "ldr %[a0], [%[p], #20]\n"
+                     "sub %[w], %[w3], %[a0]\n"
+                     "vldrw.u32 q1, [%[m]], #16\n"
+                     "vqdmulh.s32 q0, q0, q1\n"
+                     "vldrb.s32 q1, [%[s]], #4\n"
+                     "vrshl.s32 q0, q0, q1\n"
+                     "vadd.i32 q0, q0, q4\n"
+                     "vmin.s32 q0, q0, q2\n"
+                     "vmax.s32 q0, q0, q3\n"
+                     "vstrb.32 q0, [%[y]], #4\n"
+                     "ldr %[a0], [%[p], #24]\n"
+                     "cmp %[y], %[a0]\n"
+                     "bne 1b\n"
+                     : [a0] "=&Te"(a0), [a1] "=&Te"(a1), [a2] "=&Te"(a2), [a3] "=&Te"(a3), [xp] "=&r"(xp), [w1] "=&r"(w1),
+                       [w2] "=&r"(w2), [w3] "=&r"(w3), [w] "+r"(w), [m] "+r"(mult), [s] "+r"(shift), [y] "+r"(y)
+                     : [p] "r"(&p)
+                     : "lr", TSR_Q_CLOBBERS_0_TO_3, "d8", "d9", "memory");
+}
+
+// tsr_matmul_i8_f32's groups for one row with k = 64 (groups >= 1): (float)sum * scale
+// four lanes at once (VCVT rounds to nearest, as the scalar conversion).
+void f32_row_k64(const RowK64 &p, const int8_t *w, const float *scale, float *y, uint32_t groups)
+{
+    int32_t a0, a1, a2, a3;
+    __asm__ volatile(TSR_K64_LOAD_X
+                     "dls lr, %[n]\n"
+                     "1:\n" TSR_K64_GROUP
+                     "vcvt.f32.s32 q0, q0\n"
+                     "vldrw.u32 q1, [%[c]], #16\n"
+                     "vmul.f32 q0, q0, q1\n"
+                     "vstrw.32 q0, [%[y]], #16\n"
+                     "le lr, 1b\n"
+                     : [a0] "=&Te"(a0), [a1] "=&Te"(a1), [a2] "=&Te"(a2), [a3] "=&Te"(a3), [w] "+r"(w), [c] "+r"(scale),
+                       [y] "+r"(y)
+                     : [p] "r"(&p), [n] "r"(groups)
+                     : "lr", "d0", "d1", "d2", "d3", TSR_Q_CLOBBERS_4_TO_7, "memory");
 }
 
 } // namespace
@@ -216,10 +371,16 @@ tsr_kernel_status tsr_matmul_i8_mve(const tsr_matmul_i8_args *a, uint32_t core_i
     const Requant q = {a->bias, a->multiplier, a->shift, a->w, a->y, a->x_zero, a->y_zero, a->y_min, a->y_max, a->k, a->ldy};
     if (!a->bias && !a->x_zero && max_shift <= -2) { // the rest (n mod 4) below, by the general path
         const uint32_t end4 = begin + (end - begin) / 4u * 4u;
-        if (a->rows == 1u && a->k % 16u) plain_row<true>(a, begin, end4);
-        else if (a->rows == 1u) plain_row<false>(a, begin, end4);
-        else if (a->k % 16u) plain<true>(a, begin, end4);
-        else plain<false>(a, begin, end4);
+        if (a->rows == 1u && a->k == 64u && end4 > begin) { // a token's matrix-vector products
+            const RowK64 p = {a->x, a->y_max, a->y_min};
+            plain_row_k64(p, a->w + (size_t)begin * 64u, a->multiplier + begin, a->shift + begin, a->y + begin,
+                          (end4 - begin) / 4u, a->y_zero);
+        } else if (a->rows == 1u && end4 > begin) {
+            const uint32_t k = a->k;
+            const RowAny p = {a->x, a->y_max, a->y_min, a->y_zero, k, (16u - k % 16u) % 16u, a->y + end4};
+            plain_row_any(p, a->w + (size_t)begin * k, a->multiplier + begin, a->shift + begin, a->y + begin);
+        } else if (a->rows > 1u && a->k % 16u) plain<true>(a, begin, end4);
+        else if (a->rows > 1u) plain<false>(a, begin, end4);
         begin = end4;
     }
     channels(
@@ -237,6 +398,11 @@ tsr_kernel_status tsr_matmul_i8_f32_mve(const tsr_matmul_i8_f32_args *a, uint32_
     const float *scale = a->scale;
     float *y = a->y;
     const uint32_t ldy = a->ldy;
+    if (a->rows == 1u && a->k == 64u && end - begin >= 4u) {
+        const uint32_t groups = (end - begin) / 4u;
+        f32_row_k64(RowK64{a->x, 0, 0}, a->w + (size_t)begin * 64u, scale + begin, y + begin, groups);
+        begin += 4u * groups;
+    }
     // (float)dot * scale[i]: VCVT rounds to nearest as the scalar conversion does, and
     // the products are IEEE single multiplies (a packer's scales give no subnormal one).
     channels(

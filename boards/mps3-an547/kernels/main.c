@@ -261,6 +261,26 @@ static void elementwise_case(uint32_t count, uint32_t cores)
     check(ok && memcmp(g_y0, g_y1, rows * dim) == 0, "rmsnorm_i8 in place");
 }
 
+/* RoPE: q and k rotated by the portable kernel and by Helium's complex products; heads
+ * of 2 to 64 columns (a vector's four pairs, a head's predicated tail), k a prefix of q's
+ * heads, the table's ends (+-16384) now and then, rows and pairs split over cores. */
+static int8_t g_rq[2][kMaxRows * 256], g_rk[2][kMaxRows * 256];
+static int16_t g_rope_table[(3 + kMaxRows) * 64];
+static void rope_case(uint32_t rows, uint32_t head_size, uint32_t heads, uint32_t kv_heads, uint32_t cores)
+{
+    const uint32_t dim = head_size * heads, kv_dim = head_size * kv_heads, pos = next() % 4u;
+    fill(g_rq[0], rows * dim), fill(g_rk[0], rows * kv_dim);
+    memcpy(g_rq[1], g_rq[0], sizeof g_rq[0]), memcpy(g_rk[1], g_rk[0], sizeof g_rk[0]);
+    for (uint32_t i = 0; i < (pos + rows) * head_size; ++i)
+        g_rope_table[i] = (int16_t)(next() % 9u == 0u ? (next() % 2u ? 16384 : -16384) : in_range(-16384, 16384));
+    int ok = 1;
+    for (uint32_t c = 0; c < cores; ++c) {
+        ok &= tsr_rope_i8(g_rq[0], g_rk[0], g_rope_table, rows, pos, dim, kv_dim, head_size, c, cores) == TSR_KERNEL_OK;
+        ok &= tsr_rope_i8_mve(g_rq[1], g_rk[1], g_rope_table, rows, pos, dim, kv_dim, head_size, c, cores) == TSR_KERNEL_OK;
+    }
+    check(ok && memcmp(g_rq[0], g_rq[1], sizeof g_rq[0]) == 0 && memcmp(g_rk[0], g_rk[1], sizeof g_rk[0]) == 0, "rope_i8");
+}
+
 int main(void)
 {
     static const uint32_t ks[] = {1, 7, 16, 17, 64, 172, 300};
@@ -297,6 +317,11 @@ int main(void)
                 attention_case(counts[ci], heads[hi], variant == 2 ? in_range(-128, 127) : 0,
                                variant ? in_range(-128, 127) : 0, variant ? in_range(-128, 127) : 0,
                                variant == 1 && counts[ci] > 4 ? 3u : 1u);
+    static const uint32_t rope_heads[] = {2, 4, 6, 8, 10, 16, 18, 64};
+    for (uint32_t r = 1; r <= 3; r += 2)
+        for (uint32_t h = 0; h < 8; ++h)
+            for (uint32_t nh = 1; nh <= 4 && nh * rope_heads[h] <= 256; ++nh)
+                rope_case(r, rope_heads[h], nh, 1u + (nh - 1u) * (h % 2u), 1u + (h + nh) % 3u);
     tsr_m55_puts("kernels: arm-mve against the portable references: ");
     tsr_m55_put_u64(g_cases - g_failed);
     tsr_m55_puts(" cases equal, ");

@@ -33,10 +33,12 @@ tsr_kernel_status rope_bf16(const StepRun &r, uint8_t **t, uint32_t n)
                          r.worker, r.workers);
 }
 
-tsr_kernel_status rope_i8(const StepRun &r, uint8_t **t, uint32_t n)
+using RopeI8 = tsr_kernel_status (*)(int8_t *, int8_t *, const int16_t *, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t,
+                                     uint32_t, uint32_t);
+template <RopeI8 Rope> tsr_kernel_status rope_i8(const StepRun &r, uint8_t **t, uint32_t n)
 {
     const tsr_rope_params &p = P(r.step);
-    return tsr_rope_i8((int8_t *)t[0], (int8_t *)t[1], (const int16_t *)t[2], n, 0, p.dim, p.kv_dim, p.head_size,
+    return Rope((int8_t *)t[0], (int8_t *)t[1], (const int16_t *)t[2], n, 0, p.dim, p.kv_dim, p.head_size,
                        r.worker, r.workers);
 }
 
@@ -138,9 +140,11 @@ void run(StepRun &r)
 // The variants it registers (tessera/variants.def).
 TSR_REGISTER_VARIANT(ROPE_F32, nullptr, RopeVariant{rope_f32, TSR_DTYPE_F32, false})
 TSR_REGISTER_VARIANT(ROPE_BF16, nullptr, RopeVariant{rope_bf16, TSR_DTYPE_F32, false})
-TSR_REGISTER_VARIANT(ROPE_I8, check_i8, RopeVariant{rope_i8, TSR_DTYPE_I16, false})
+TSR_REGISTER_VARIANT(ROPE_I8, check_i8, RopeVariant{rope_i8<tsr_rope_i8>, TSR_DTYPE_I16, false})
 TSR_REGISTER_VARIANT(ROPE_I8_MATRIX, check_matrix, RopeVariant{rope_matrix<tsr_rope_matrix_i8>, TSR_DTYPE_I8, true})
 // The tuned kernel sets' (kernels/<set>/tuned_variants.def).
+#define TSR_TUNED_ROPE_I8(SET, sfx)                                                                                    \
+    TSR_REGISTER_TUNED_VARIANT(SET, ROPE_I8, check_i8, RopeVariant{rope_i8<tsr_rope_i8_##sfx>, TSR_DTYPE_I16, false})
 #define TSR_TUNED_ROPE_I8_MATRIX(SET, sfx)                                                                             \
     TSR_REGISTER_TUNED_VARIANT(SET, ROPE_I8_MATRIX, check_matrix, RopeVariant{rope_matrix<tsr_rope_matrix_i8_##sfx>, TSR_DTYPE_I8, true})
 #define TSR_TUNED TSR_TUNED_ROW

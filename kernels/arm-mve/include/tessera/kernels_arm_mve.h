@@ -66,6 +66,9 @@ tsr_kernel_status tsr_softmax_i8_mve(const tsr_softmax_i8_args *args, uint32_t *
 tsr_kernel_status tsr_add_i8_mve(const tsr_add_i8_args *args, uint32_t core_id, uint32_t core_count);
 tsr_kernel_status tsr_swiglu_i8_mve(const tsr_swiglu_i8_args *args, uint32_t core_id, uint32_t core_count);
 tsr_kernel_status tsr_rmsnorm_i8_mve(const tsr_rmsnorm_i8_args *args, uint32_t core_id, uint32_t core_count);
+/* tsr_rope_i8: four pairs a vector as complex products (VQRDMLSDH, VQRDMLADHX). */
+tsr_kernel_status tsr_rope_i8_mve(int8_t *q, int8_t *k, const int16_t *table, uint32_t rows, uint32_t pos, uint32_t dim,
+                                  uint32_t kv_dim, uint32_t head_size, uint32_t core_id, uint32_t core_count);
 
 #ifdef __cplusplus
 }
