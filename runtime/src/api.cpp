@@ -124,9 +124,34 @@ const tsr_tensor *kv_tensor(const Session *s, uint32_t layer, uint32_t kind, uin
     return nullptr;
 }
 
-// Checks a KV call and gives the rows' address and size.
+// Where a KV call's rows lie: row-major, one block of `count` rows at addr; head-major
+// (TSR_LAYOUT_KV_HEAD_MAJOR), `heads` blocks of count x (row / heads) bytes, `stride`
+// apart from addr, which the caller's rows hold side by side.
+struct KvRows {
+    uint8_t *addr;
+    size_t row;        // bytes of a cache row (every head)
+    uint32_t count, heads;
+    size_t stride;     // head-major: bytes from one head's block to the next
+};
+
+// Copies the rows between the cache and the caller's rows (row-major, as the API gives them).
+void kv_copy(const KvRows &k, uint8_t *rows, bool to_cache)
+{
+    if (k.heads == 1u) { // row-major: one block
+        if (k.count) memcpy(to_cache ? k.addr : rows, to_cache ? rows : k.addr, k.row * k.count);
+        return;
+    }
+    const size_t head = k.row / k.heads;
+    for (uint32_t h = 0; h < k.heads; ++h)
+        for (uint32_t i = 0; i < k.count; ++i) {
+            uint8_t *cache = k.addr + h * k.stride + i * head, *user = rows + i * k.row + h * head;
+            memcpy(to_cache ? cache : user, to_cache ? user : cache, head);
+        }
+}
+
+// Checks a KV call and gives where its rows lie.
 tessera_status kv_rows(const Session *s, uint32_t layer, uint32_t kind, uint32_t first, uint32_t count, uint32_t limit,
-                       uint8_t **addr, size_t *bytes, Message &err)
+                       KvRows *out, Message &err)
 {
     const tsr_image_header &h = *s->image.header;
     if (layer >= h.n_layers || kind > 1u) {
@@ -145,8 +170,13 @@ tessera_status kv_rows(const Session *s, uint32_t layer, uint32_t kind, uint32_t
         err.str("KV cache: the image has no cache tensor for layer ").num(layer).str(" kind ").num(kind);
         return TESSERA_ERR_INVALID_ARGUMENT;
     }
-    *addr = tsr::tensor_address(s->image, s->board, id) + (size_t)(row * first);
-    *bytes = (size_t)(row * count);
+    uint8_t *cache = tsr::tensor_address(s->image, s->board, id);
+    if (t->layout == TSR_LAYOUT_KV_HEAD_MAJOR) { // image_reader: whole heads; the blocks hold context rows
+        const size_t head = (size_t)row / h.n_kv_heads;
+        *out = KvRows{cache + head * first, (size_t)row, count, h.n_kv_heads, head * h.context};
+    } else {
+        *out = KvRows{cache + (size_t)(row * first), (size_t)row, count, 1u, 0u};
+    }
     return TESSERA_OK;
 }
 
@@ -443,10 +473,9 @@ tessera_status tessera_kv_read(const tessera_session *session, uint32_t layer, u
         err.str("rows must not be NULL");
         return TESSERA_ERR_INVALID_ARGUMENT;
     }
-    uint8_t *addr = nullptr;
-    size_t bytes = 0;
-    TSR_TRY(kv_rows(s, layer, kind, first, count, s->position, &addr, &bytes, err));
-    if (bytes) memcpy(rows, addr, bytes);
+    KvRows k = {};
+    TSR_TRY(kv_rows(s, layer, kind, first, count, s->position, &k, err));
+    kv_copy(k, static_cast<uint8_t *>(rows), false);
     return TESSERA_OK;
 }
 
@@ -460,10 +489,9 @@ tessera_status tessera_kv_write(tessera_session *session, uint32_t layer, uint32
         err.str("rows must not be NULL");
         return TESSERA_ERR_INVALID_ARGUMENT;
     }
-    uint8_t *addr = nullptr;
-    size_t bytes = 0;
-    TSR_TRY(kv_rows(s, layer, kind, first, count, s->image.header->context, &addr, &bytes, err));
-    if (bytes) memcpy(addr, rows, bytes);
+    KvRows k = {};
+    TSR_TRY(kv_rows(s, layer, kind, first, count, s->image.header->context, &k, err));
+    kv_copy(k, static_cast<uint8_t *>(const_cast<void *>(rows)), true);
     return TESSERA_OK;
 }
 

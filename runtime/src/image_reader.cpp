@@ -221,7 +221,10 @@ tessera_status check_tensors(const tsr_image_header &h, const tsr_section &sec, 
         if (t.kind < TSR_TENSOR_WEIGHT || t.kind > TSR_TENSOR_STEP_TABLE) return bad("unknown tensor kind");
         if (t.region >= TSR_REGION_COUNT) return bad("unknown region");
         if (t.layout > TSR_LAYOUT_LAST_) return bad("unknown layout");
-        if (t.layout == TSR_LAYOUT_W4_G32) { // the W4A8 matmul's: I8 weights {n, k} in rows of tsr_w4_row_bytes(k)
+        if (t.layout == TSR_LAYOUT_KV_HEAD_MAJOR) { // heads of kv_dim / n_kv_heads columns
+            if (t.kind != TSR_TENSOR_KV_CACHE || t.ndims != 2u || !h.n_kv_heads || t.dims[1] % h.n_kv_heads != 0u)
+                return bad("a head-major layout on a tensor that is not a KV cache {context, kv_dim} of whole heads");
+        } else if (t.layout == TSR_LAYOUT_W4_G32) { // the W4A8 matmul's: I8 weights {n, k} in rows of tsr_w4_row_bytes(k)
             if (t.kind != TSR_TENSOR_WEIGHT || t.dtype != TSR_DTYPE_I8 || t.ndims != 2u || t.quant != TSR_QUANT_PER_CHANNEL)
                 return bad("a 4-bit layout on a tensor that is not per-channel int8 weights {n, k}");
             if (!t.dims[0] || !t.dims[1] || t.dims[1] > 2048u ||

@@ -123,10 +123,13 @@ typedef enum tsr_layout {
     TSR_LAYOUT_ROW_MAJOR = 0, /* dims[ndims - 1] varies fastest; engine-specific layouts take later values */
     TSR_LAYOUT_NPU_W8 = 1,    /* I8 weights {n, k} in the NPU's bit-plane layout (tessera/npu.h), 8 bits */
     TSR_LAYOUT_NPU_W4 = 2,    /* the same with 4-bit weights (values in [-8, 7]) */
-    TSR_LAYOUT_W4_G32 = 3     /* I8 weights {n, k} for the cluster's W4A8 matmul: n rows of ceil(k/2) bytes of
+    TSR_LAYOUT_W4_G32 = 3,    /* I8 weights {n, k} for the cluster's W4A8 matmul: n rows of ceil(k/2) bytes of
                                  4-bit weights and ceil(k/32) group scales (tessera/kernels_i8.h) */
+    TSR_LAYOUT_KV_HEAD_MAJOR = 4 /* a KV cache {context, kv_dim} stored head by head: n_kv_heads (the header's)
+                                    blocks of context x head_size, so that a head's positions lie together
+                                    (kernels read them where they lie: TSR_IMAGE_OPERANDS_IN_PLACE) */
 } tsr_layout;
-#define TSR_LAYOUT_LAST_ 3u
+#define TSR_LAYOUT_LAST_ 4u
 
 /* Weight bits of an NPU layout; 0 for any other layout. */
 static inline uint32_t tsr_layout_npu_bits(uint32_t layout)

@@ -98,6 +98,7 @@ typedef struct tsr_attention_params {
     float score_scale;             /* I8 float: scale_q scale_k / sqrt(head_size) */
     float out_scale;               /* I8 float: scale_v / scale_out */
     uint32_t tables;               /* I8 QuantLib: the I32 tensor of its constants (tsr_quantlib_attention) */
+    uint32_t kv_layout;            /* its caches' tsr_layout: ROW_MAJOR (0) or KV_HEAD_MAJOR */
 } tsr_attention_params;
 
 typedef struct tsr_add_params {

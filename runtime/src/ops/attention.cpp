@@ -7,6 +7,8 @@
 //           as masked ones, as Deeploy's graphs apply their causal mask
 //           tiles: tile[0] cached positions per chunk, tile[1] cores sharing the heads
 //
+//           kv_layout: the caches' (both TSR_LAYOUT_ROW_MAJOR, or both KV_HEAD_MAJOR)
+//
 // Causal grouped-query attention over the KV cache. The work items are (row, head)
 // pairs, spread over the attention cores (all of them: the items are coarse) in
 // rounds: in a round, core j owns item
@@ -16,7 +18,9 @@
 // the values stream the same way and each core sums them into its head of y. q and y,
 // when not in L1, are staged a head at a time, two buffers a core (one per round). A
 // buffer that already holds the rows a tile needs (grouped-query heads sharing their
-// keys and values, a round after the other) is not copied again.
+// keys and values, a round after the other) is not copied again. A head-major cache
+// (TSR_LAYOUT_KV_HEAD_MAJOR) holds a head's positions together: a chunk is one
+// contiguous copy, or, on a board whose kernels read operands where they lie, no copy.
 #include "op.h"
 #include "tessera/kernels_bf16.h"
 #include "tessera/kernels_i8.h"
@@ -288,6 +292,10 @@ tessera_status validate(StepChecker &c)
     TSR_TRY(c.operand(2, T, cache, false));
     TSR_TRY(c.of_kind(1, TSR_TENSOR_KV_CACHE, "is not a KV cache"));
     TSR_TRY(c.of_kind(2, TSR_TENSOR_KV_CACHE, "is not a KV cache"));
+    const uint32_t layout = P(c.step).kv_layout;
+    if (layout != TSR_LAYOUT_ROW_MAJOR && layout != TSR_LAYOUT_KV_HEAD_MAJOR) return c.fail("unknown KV cache layout");
+    if (c.tensors[c.step.operands[1]].layout != layout || c.tensors[c.step.operands[2]].layout != layout)
+        return c.fail("KV caches not in the layout its params name");
     return c.operand(4, T, io, true);
 }
 
@@ -308,7 +316,11 @@ StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t cores)
         g.operand[k].slots = 2u * ac;
     };
     per_core(0, a.hs * e, OperandUse::kStreamed);
-    per_core(1, (uint64_t)tc * a.hs * e, OperandUse::kStaged); // keys, then values in the same buffers
+    // Keys, then values, in the same buffers: gathered (a head's columns) from a
+    // row-major cache; a head-major one's chunk is where it lies, so a kernel may read it
+    // there (kStreamed: unstaged where the image plans operands in place).
+    const bool head_major = P(s).kv_layout == TSR_LAYOUT_KV_HEAD_MAJOR;
+    per_core(1, (uint64_t)tc * a.hs * e, head_major ? OperandUse::kStreamed : OperandUse::kStaged);
     g.operand[2] = g.operand[1];
     g.operand[2].shares = 1u;
     g.operand[3] = OperandGeometry{OperandUse::kScratch, 3u, variant_row<AttentionVariant>(v).scratch(a).bytes, ac, 0u, 0u};
@@ -364,6 +376,14 @@ void run(StepRun &r)
         return it;
     };
     auto kv_buffer = [&](uint32_t j, uint32_t t) { return r.stage[1] + (size_t)(2u * j + t % 2u) * r.resolved.slot_bytes[1]; };
+    // Where an item's chunk starts in the cache of a pass: its KV head's columns of row
+    // `first` (row-major), or that head's block's row `first` (head-major).
+    const bool head_major = P(r.step).kv_layout == TSR_LAYOUT_KV_HEAD_MAJOR;
+    auto chunk_of = [&](uint32_t pass, const Item &it) {
+        const size_t kvh = quotient(it.head, a.group);
+        return r.addr[1 + pass] + (head_major ? (kvh * a.ctx + it.first) * head
+                                              : (size_t)it.first * a.kv_dim * e + kvh * head);
+    };
     // What each buffer of the first cores holds (the cache rows copied there): a tile
     // that needs the same rows of the same head again (the next query head of a
     // grouped-query pair, in a round of its own) copies nothing.
@@ -392,8 +412,8 @@ void run(StepRun &r)
                 if (x.pass == 0u && x.chunk == 0u && r.stage[0])
                     r.run.dma.copy(head_of(0, it, x.round, j), r.addr[0] + head_offset(it), head);
                 if (!it.live) continue;
-                const uint8_t *cache = r.addr[1 + x.pass] + (size_t)it.first * a.kv_dim * e +
-                                       (size_t)quotient(it.head, a.group) * head;
+                if (!r.stage[1]) continue; // head-major, read in place
+                const uint8_t *cache = chunk_of(x.pass, it);
                 if (j < held_cores) {
                     const uint32_t slot = 2u * j + t % 2u;
                     Held &h = held[slot];
@@ -401,7 +421,8 @@ void run(StepRun &r)
                     h = Held{cache, it.count};
                     known |= 1u << slot;
                 }
-                r.run.dma.copy_2d(kv_buffer(j, t), head, cache, a.kv_dim * e, head, it.count); // the head's columns
+                if (head_major) r.run.dma.copy(kv_buffer(j, t), cache, it.count * head);
+                else r.run.dma.copy_2d(kv_buffer(j, t), head, cache, a.kv_dim * e, head, it.count); // the head's columns
             }
         },
         [&](uint32_t t) {
@@ -409,7 +430,7 @@ void run(StepRun &r)
             const Item it = item(x, r.core);
             if (!it.live) return;
             uint8_t *mine = r.stage[3] + (size_t)r.core * r.resolved.slot_bytes[3];
-            const uint8_t *kv = kv_buffer(r.core, t);
+            const uint8_t *kv = r.stage[1] ? kv_buffer(r.core, t) : chunk_of(x.pass, it);
             uint8_t *q = head_of(0, it, x.round, r.core), *y = head_of(4, it, x.round, r.core);
             const uint32_t n = it.last + 1u; // positions of the row's softmax
             const bool last_chunk = it.first + it.count == n;

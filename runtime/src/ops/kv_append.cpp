@@ -1,7 +1,8 @@
 // KV_APPEND in: k (rows x kv_dim), v (rows x kv_dim)   inout: k_cache, v_cache (context x kv_dim)
 //           params (tsr_kv_append_params): kv_dim, context; all of the step's element type
 //           (I8: k and its cache share a scale, v and its cache)
-//           data movement: the run's rows into the caches at its position.
+//           data movement: the run's rows into the caches at its position; into each
+//           head's block of a head-major cache (TSR_LAYOUT_KV_HEAD_MAJOR), a head at a time.
 #include "op.h"
 
 namespace tsr {
@@ -21,12 +22,27 @@ tessera_status validate(StepChecker &c)
     TSR_TRY(c.of_kind(2, TSR_TENSOR_KV_CACHE, "is not a KV cache"));
     TSR_TRY(c.of_kind(3, TSR_TENSOR_KV_CACHE, "is not a KV cache"));
     TSR_TRY(c.same_zero(0, 2)); // rows copied as they are
-    return c.same_zero(1, 3);
+    TSR_TRY(c.same_zero(1, 3));
+    const uint32_t layout = c.tensors[c.step.operands[2]].layout;
+    if (c.tensors[c.step.operands[3]].layout != layout) return c.fail("keys' and values' caches in different layouts");
+    if (layout != TSR_LAYOUT_ROW_MAJOR && p.kv_dim % c.h.n_kv_heads != 0u) // image_reader: whole heads
+        return c.fail("kv_dim is not whole heads");
+    return TESSERA_OK;
 }
 
 void run(StepRun &r)
 {
-    const uint32_t row = r.step.params.kv_append.kv_dim * act_bytes(r.step), bytes = r.rows * row;
+    const tsr_kv_append_params &p = r.step.params.kv_append;
+    const uint32_t row = p.kv_dim * act_bytes(r.step), bytes = r.rows * row;
+    if (r.run.img.tensors[r.step.operands[2]].layout == TSR_LAYOUT_KV_HEAD_MAJOR) { // validated: both caches
+        const uint32_t heads = r.run.img.header->n_kv_heads, head = row / heads; // whole heads
+        for (uint32_t h = 0; h < heads; ++h) {
+            const size_t at = ((size_t)h * p.context + r.pos) * head; // pos + rows <= context: checked by the API
+            r.run.dma.copy_2d(r.addr[2] + at, head, r.addr[0] + (size_t)h * head, row, head, r.rows);
+            r.run.dma.copy_2d(r.addr[3] + at, head, r.addr[1] + (size_t)h * head, row, head, r.rows);
+        }
+        return;
+    }
     const size_t at = (size_t)r.pos * row; // pos + rows <= context: checked by the API
     r.run.dma.copy(r.addr[2] + at, r.addr[0], bytes);
     r.run.dma.copy(r.addr[3] + at, r.addr[1], bytes);

@@ -16,6 +16,24 @@
 
 namespace tessera {
 
+namespace {
+
+// A board whose cores do the DMA's copies (dma.by_core) has its kernels read operands
+// where they lie: attention reads a head's keys and values in the cache itself when the
+// cache holds that head's positions together (TSR_LAYOUT_KV_HEAD_MAJOR), where a
+// row-major cache needs each head's columns gathered first.
+void store_kv_caches_by_head(Graph &g)
+{
+    for (GraphSchedule *s : {&g.prompt, &g.token})
+        for (GraphStep &st : s->steps)
+            if (st.op == TSR_OP_ATTENTION) {
+                st.params.attention.kv_layout = TSR_LAYOUT_KV_HEAD_MAJOR;
+                g.tensors[st.operands[1]].layout = g.tensors[st.operands[2]].layout = TSR_LAYOUT_KV_HEAD_MAJOR;
+            }
+}
+
+} // namespace
+
 std::vector<uint8_t> plan_graph(Graph graph, const Vocabulary &vocab, const BoardDesc &board, const PackOptions &o,
                                 PackResult &r)
 {
@@ -35,6 +53,7 @@ std::vector<uint8_t> plan_graph(Graph graph, const Vocabulary &vocab, const Boar
     r.graph = std::move(graph);
     r.engines = assign_engines(r.graph, r.board, o.scenario, o.npu_weight_bits);
     finish_graph(r.graph, vocab);
+    if (r.board.dma_by_core) store_kv_caches_by_head(r.graph);
     PlanOptions plan_options;
     plan_options.weights = o.weights;
     plan_options.l1_bytes = o.l1_bytes;
