@@ -346,7 +346,9 @@ TEST(MatmulI8, RefusesArgumentsOutsideTheirRanges)
         std::vector<int8_t> s = p.shift;
         a.multiplier = m.data(), a.shift = s.data();
         edit(a, m, s);
-        return tsr_matmul_i8_ref(&a, 0, 1) == TSR_KERNEL_BAD_ARGUMENT && tsr_matmul_i8(&a, 0, 1) == TSR_KERNEL_BAD_ARGUMENT;
+        const bool both = tsr_matmul_i8_ref(&a, 0, 1) == TSR_KERNEL_BAD_ARGUMENT && tsr_matmul_i8(&a, 0, 1) == TSR_KERNEL_BAD_ARGUMENT;
+        a.flags = TSR_MATMUL_I8_TABLES_CHECKED | TSR_MATMUL_I8_SHIFTS_FAST; // the portable kernels check every call
+        return both && tsr_matmul_i8(&a, 0, 1) == TSR_KERNEL_BAD_ARGUMENT;
     };
     using M = std::vector<int32_t>;
     using S = std::vector<int8_t>;
@@ -363,6 +365,29 @@ TEST(MatmulI8, RefusesArgumentsOutsideTheirRanges)
     tsr_matmul_i8_args a = p.args(y.data());
     EXPECT_EQ(tsr_matmul_i8(&a, 2, 2), TSR_KERNEL_BAD_ARGUMENT);
     EXPECT_EQ(tsr_matmul_i8(nullptr, 0, 1), TSR_KERNEL_BAD_ARGUMENT);
+}
+
+// The check a caller makes once (the runtime: at open), and what it reports.
+TEST(MatmulI8, TablesCheckedOnceSayWhetherEveryShiftIsFast)
+{
+    std::vector<int32_t> m = {0, 1 << 30, 0x7FFFFFFF, 1 << 30};
+    std::vector<int8_t> s = {-31, -2, -9, -2};
+    std::vector<int32_t> bias = {1 << 26, -(1 << 26), 0, 5};
+    uint32_t flags = 0;
+    ASSERT_TRUE(tsr_matmul_i8_tables_ok(m.data(), s.data(), bias.data(), 4, &flags));
+    EXPECT_EQ(flags, TSR_MATMUL_I8_TABLES_CHECKED | TSR_MATMUL_I8_SHIFTS_FAST);
+    s[3] = -1; // a scale of 1/2 or more somewhere: checked, not fast
+    ASSERT_TRUE(tsr_matmul_i8_tables_ok(m.data(), s.data(), nullptr, 4, &flags));
+    EXPECT_EQ(flags, TSR_MATMUL_I8_TABLES_CHECKED);
+    flags = 0;
+    EXPECT_FALSE(tsr_matmul_i8_tables_ok(m.data(), s.data(), bias.data(), 3, nullptr));
+    bias[1] = -(1 << 26) - 1;
+    EXPECT_FALSE(tsr_matmul_i8_tables_ok(m.data(), s.data(), bias.data(), 4, &flags));
+    m[2] = -1;
+    EXPECT_FALSE(tsr_matmul_i8_tables_ok(m.data(), s.data(), nullptr, 4, &flags));
+    m[2] = 1 << 30, s[0] = 31;
+    EXPECT_FALSE(tsr_matmul_i8_tables_ok(m.data(), s.data(), nullptr, 4, &flags));
+    EXPECT_EQ(flags, 0u); // untouched when refused
 }
 
 } // namespace

@@ -53,7 +53,7 @@ TEST_F(KernelsX86, MatmulI8IsTheDefinitionBitForBit)
                 std::vector<int8_t> want(size_t(rows) * ldy, 0x5A), got = want;
                 tsr_matmul_i8_args a = {x.data(), w.data(), rng() % 2 ? bias.data() : nullptr, mult.data(), shift.data(),
                                         want.data(), zero(), zero(), -128 + int32_t(rng() % 20), 127 - int32_t(rng() % 20),
-                                        rows, k, n, ldy};
+                                        rows, k, n, ldy, 0};
                 ASSERT_EQ(tsr_matmul_i8_ref(&a, 0, 1), TSR_KERNEL_OK);
                 a.y = got.data();
                 for (uint32_t c = 0; c < cores; ++c) ASSERT_EQ(tsr_matmul_i8_avx2(&a, c, cores), TSR_KERNEL_OK);
@@ -66,7 +66,7 @@ TEST_F(KernelsX86, MatmulI8RefusesWhatTheDefinitionRefuses)
     const uint32_t n = 20, k = 8;
     std::vector<int8_t> x = i8s(k), w = i8s(n * k), shift(n, -5), y(n);
     std::vector<int32_t> mult(n, 1 << 30), bias(n, 0);
-    tsr_matmul_i8_args a = {x.data(), w.data(), bias.data(), mult.data(), shift.data(), y.data(), 0, 0, -128, 127, 1, k, n, n};
+    tsr_matmul_i8_args a = {x.data(), w.data(), bias.data(), mult.data(), shift.data(), y.data(), 0, 0, -128, 127, 1, k, n, n, 0};
     ASSERT_EQ(tsr_matmul_i8_avx2(&a, 0, 1), TSR_KERNEL_OK);
     for (uint32_t i : {0u, 9u, 19u}) { // in the vector part and in the tail
         for (int32_t bad : {1, (1 << 30) - 1, -5}) {

@@ -363,14 +363,21 @@ void f32_row_k64(const RowK64 &p, const int8_t *w, const float *scale, float *y,
 
 tsr_kernel_status tsr_matmul_i8_mve(const tsr_matmul_i8_args *a, uint32_t core_id, uint32_t core_count)
 {
-    int32_t max_shift = 0;
-    TSR_KERNEL_REQUIRE(tsr_matmul_i8_scalars_ok(a) && channels_ok(a, &max_shift));
+    TSR_KERNEL_REQUIRE(tsr_matmul_i8_scalars_ok(a));
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
     uint32_t begin, end;
     tsr_core_range(a->n, core_id, core_count, &begin, &end);
-    const Requant q = {a->bias, a->multiplier, a->shift, a->w, a->y, a->x_zero, a->y_zero, a->y_min, a->y_max, a->k, a->ldy};
+    const uint32_t end4 = begin + (end - begin) / 4u * 4u;
+    // Tables the caller checked (tsr_matmul_i8_tables_ok), all on the plain path: not
+    // scanned again, since its vector arithmetic is defined for any table; the entries
+    // of the channels left over (n mod 4), which take the scalar arithmetic, are.
+    int32_t max_shift = -2;
+    const uint32_t trusted = TSR_MATMUL_I8_TABLES_CHECKED | TSR_MATMUL_I8_SHIFTS_FAST;
+    if ((a->flags & trusted) == trusted && !a->bias && !a->x_zero)
+        TSR_KERNEL_REQUIRE(tsr_matmul_i8_table_ok(a->multiplier, a->shift, nullptr, end4, end));
+    else
+        TSR_KERNEL_REQUIRE(channels_ok(a, &max_shift));
     if (!a->bias && !a->x_zero && max_shift <= -2) { // the rest (n mod 4) below, by the general path
-        const uint32_t end4 = begin + (end - begin) / 4u * 4u;
         if (a->rows == 1u && a->k == 64u && end4 > begin) { // a token's matrix-vector products
             const RowK64 p = {a->x, a->y_max, a->y_min};
             plain_row_k64(p, a->w + (size_t)begin * 64u, a->multiplier + begin, a->shift + begin, a->y + begin,
@@ -383,6 +390,8 @@ tsr_kernel_status tsr_matmul_i8_mve(const tsr_matmul_i8_args *a, uint32_t core_i
         else if (a->rows > 1u) plain<false>(a, begin, end4);
         begin = end4;
     }
+    if (begin == end) return TSR_KERNEL_OK;
+    const Requant q = {a->bias, a->multiplier, a->shift, a->w, a->y, a->x_zero, a->y_zero, a->y_min, a->y_max, a->k, a->ldy};
     channels(
         a->x, a->w, a->rows, a->k, begin, end, [&q](uint32_t r, uint32_t i, int32x4_t acc) { q.four(r, i, acc); },
         [&q](uint32_t r, uint32_t i, int32_t acc) { q.one(r, i, acc); });

@@ -31,3 +31,13 @@ tsr_kernel_status tsr_matmul_i8(const tsr_matmul_i8_args *a, uint32_t core_id, u
         });
     return TSR_KERNEL_OK;
 }
+
+bool tsr_matmul_i8_tables_ok(const int32_t *multiplier, const int8_t *shift, const int32_t *bias, uint32_t n,
+                             uint32_t *flags)
+{
+    if (!multiplier || !shift || !flags || !tsr_matmul_i8_table_ok(multiplier, shift, bias, 0u, n)) return false;
+    int32_t most = -31;
+    for (uint32_t i = 0; i < n; ++i) most = shift[i] > most ? shift[i] : most;
+    *flags = TSR_MATMUL_I8_TABLES_CHECKED | (most <= -2 ? TSR_MATMUL_I8_SHIFTS_FAST : 0u);
+    return true;
+}

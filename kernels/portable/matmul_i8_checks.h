@@ -6,16 +6,22 @@
 #include "tessera/kernels_i8_float.h"
 #include "tessera/kernels_quantlib.h"
 
-// Output channels `from`..n: multiplier 0 or in [2^30, 2^31), shift in [-31, 30], bias in
-// [-2^26, 2^26].
-static inline bool tsr_matmul_i8_channels_ok(const tsr_matmul_i8_args *a, uint32_t from)
+// Channels `from`..n of the tables: multiplier 0 or in [2^30, 2^31), shift in [-31, 30],
+// bias (or NULL) in [-2^26, 2^26].
+static inline bool tsr_matmul_i8_table_ok(const int32_t *multiplier, const int8_t *shift, const int32_t *bias,
+                                          uint32_t from, uint32_t n)
 {
-    for (uint32_t i = from; i < a->n; ++i) {
-        const int32_t m = a->multiplier[i], s = a->shift[i];
+    for (uint32_t i = from; i < n; ++i) {
+        const int32_t m = multiplier[i], s = shift[i];
         if ((m != 0 && m < (1 << 30)) || m < 0 || s < -31 || s > 30) return false;
-        if (a->bias && (a->bias[i] > (1 << 26) || a->bias[i] < -(1 << 26))) return false;
+        if (bias && (bias[i] > (1 << 26) || bias[i] < -(1 << 26))) return false;
     }
     return true;
+}
+
+static inline bool tsr_matmul_i8_channels_ok(const tsr_matmul_i8_args *a, uint32_t from)
+{
+    return tsr_matmul_i8_table_ok(a->multiplier, a->shift, a->bias, from, a->n);
 }
 
 // The arguments other than the per-channel tables.

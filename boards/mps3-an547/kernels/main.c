@@ -64,13 +64,20 @@ static void matmul_case(uint32_t rows, uint32_t k, uint32_t n, int32_t x_zero, i
     const uint32_t ldy = n + (next() % 2u) * 3u; /* a column tile written in place */
     memset(g_y0, 0x5a, sizeof g_y0), memset(g_y1, 0x5a, sizeof g_y1);
     tsr_matmul_i8_args a = {g_x, g_w, with_bias ? g_bias : 0, g_mult, g_shift, g_y0, x_zero, in_range(-128, 127),
-                            y_min, y_max, rows, k, n, ldy};
+                            y_min, y_max, rows, k, n, ldy, 0};
     if (ldy * rows > sizeof g_y0) a.ldy = n;
     int ok = 1;
     for (uint32_t c = 0; c < cores; ++c) ok &= tsr_matmul_i8_ref(&a, c, cores) == TSR_KERNEL_OK;
     a.y = g_y1;
     for (uint32_t c = 0; c < cores; ++c) ok &= tsr_matmul_i8_mve(&a, c, cores) == TSR_KERNEL_OK;
     check(ok && memcmp(g_y0, g_y1, sizeof g_y0) == 0, "matmul_i8");
+    /* again with the tables checked once beforehand (tsr_matmul_i8_tables_ok: the runtime
+     * does it at open): the kernel skips its scan where it may, the same bytes */
+    ok = tsr_matmul_i8_tables_ok(g_mult, g_shift, a.bias, n, &a.flags);
+    memset(g_y1, 0x5a, sizeof g_y1);
+    for (uint32_t c = 0; c < cores; ++c) ok &= tsr_matmul_i8_mve(&a, c, cores) == TSR_KERNEL_OK;
+    check(ok && (a.flags & TSR_MATMUL_I8_SHIFTS_FAST || !fast_only) && memcmp(g_y0, g_y1, sizeof g_y0) == 0,
+          "matmul_i8 with checked tables");
 
     /* the dequantizing form on the same operands */
     const tsr_matmul_i8_f32_args f = {g_x, g_w, g_scale, g_f0, rows, k, n, n};
@@ -166,11 +173,13 @@ static void refused_case(uint32_t n, int which)
     if (which == 3) g_bias[at] = next() % 2u ? (1 << 26) + 1 : -(1 << 26) - 1;
     fill(g_x, 64), fill(g_w, n * 64u);
     memset(g_y0, 0x5a, sizeof g_y0), memset(g_y1, 0x5a, sizeof g_y1);
-    tsr_matmul_i8_args a = {g_x, g_w, g_bias, g_mult, g_shift, g_y0, 0, 0, -128, 127, 1, 64, n, n};
+    tsr_matmul_i8_args a = {g_x, g_w, g_bias, g_mult, g_shift, g_y0, 0, 0, -128, 127, 1, 64, n, n, 0};
     const tsr_kernel_status r0 = tsr_matmul_i8_ref(&a, 0, 1);
     a.y = g_y1;
     const tsr_kernel_status r1 = tsr_matmul_i8_mve(&a, 0, 1);
-    check(r0 != TSR_KERNEL_OK && r1 == r0 && memcmp(g_y0, g_y1, sizeof g_y0) == 0 && (uint8_t)g_y1[0] == 0x5au,
+    uint32_t flags = 0;
+    check(r0 != TSR_KERNEL_OK && r1 == r0 && memcmp(g_y0, g_y1, sizeof g_y0) == 0 && (uint8_t)g_y1[0] == 0x5au &&
+              !tsr_matmul_i8_tables_ok(g_mult, g_shift, g_bias, n, &flags) && flags == 0u,
           "matmul_i8 refusal");
 }
 

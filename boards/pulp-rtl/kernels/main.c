@@ -84,7 +84,7 @@ static void matmul(uint32_t rows, uint32_t k, uint32_t n, int32_t x_zero)
         mult[i] = (int32_t)(0x40000000u + (next() >> 2));
         shift[i] = (int8_t)(-8 - (int32_t)(next() >> 30));
     }
-    tsr_matmul_i8_args a = {x, w, bias, mult, shift, y0, x_zero, -2, -128, 127, rows, k, n, n};
+    tsr_matmul_i8_args a = {x, w, bias, mult, shift, y0, x_zero, -2, -128, 127, rows, k, n, n, 0};
     uint32_t t0 = mcycle();
     tsr_matmul_i8(&a, 0, 1);
     const uint32_t portable = mcycle() - t0;

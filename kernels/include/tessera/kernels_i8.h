@@ -19,6 +19,8 @@
 #ifndef TESSERA_KERNELS_I8_H
 #define TESSERA_KERNELS_I8_H
 
+#include <stdbool.h>
+
 #include "tessera/kernels.h"
 
 #ifdef __cplusplus
@@ -59,7 +61,24 @@ typedef struct tsr_matmul_i8_args {
     uint32_t k;                 /* 1..32768: |accumulator| < 32768 * 255 * 127 + 2^26 < 2^31 */
     uint32_t n;                 /* >= 1 */
     uint32_t ldy;               /* >= n: the row stride of y, so a column tile is written in place */
+    uint32_t flags;             /* TSR_MATMUL_I8_*: what the caller already knows of the tables; 0: nothing */
 } tsr_matmul_i8_args;
+
+/* tsr_matmul_i8_args.flags. TABLES_CHECKED: the caller found multiplier, shift and bias
+ * in their ranges with tsr_matmul_i8_tables_ok, once for many calls (the runtime: at
+ * open), which also says SHIFTS_FAST. A kernel may then skip its own scan of the tables
+ * on each call: the Helium one does where both are set (no bias, x_zero 0), for the
+ * channels its vector arithmetic takes, which is defined for any table (a table changed
+ * since gives wrong numbers, never undefined behaviour); the portable kernels check
+ * every call. */
+#define TSR_MATMUL_I8_TABLES_CHECKED 1u
+#define TSR_MATMUL_I8_SHIFTS_FAST 2u /* with TABLES_CHECKED: every shift <= -2 (a scale below 1/2) */
+
+/* Whether n channels' tables lie in the ranges above (bias may be NULL); if so, *flags
+ * gets TSR_MATMUL_I8_TABLES_CHECKED, with TSR_MATMUL_I8_SHIFTS_FAST when every shift is
+ * at most -2. */
+bool tsr_matmul_i8_tables_ok(const int32_t *multiplier, const int8_t *shift, const int32_t *bias, uint32_t n,
+                             uint32_t *flags);
 
 /* Per-core scratch bytes a call needs: none. */
 uint32_t tsr_matmul_i8_scratch_bytes(const tsr_matmul_i8_args *args);

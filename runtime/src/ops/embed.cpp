@@ -108,6 +108,6 @@ extern "C" const tsr_variant_impl TSR_VARIANT_IMPL(EMBED) = {TSR_VARIANT_EMBED, 
 TSR_REGISTER_VARIANT(EMBED_I8_ROWS, check_rows, Variant<Rescale>{rescale})
 TSR_REGISTER_VARIANT(EMBED_I8_W4, check_rows, Variant<Rescale>{rescale})
 
-extern const OpDevice op_EMBED = {validate, geometry, run, false};
+extern const OpDevice op_EMBED = {validate, geometry, run, false, nullptr};
 
 } // namespace tsr

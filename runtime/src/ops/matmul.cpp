@@ -196,6 +196,7 @@ template <MatmulI8 Matmul> tsr_kernel_status mm_i8(const StepRun &r, const Produ
     a.k = P(r.step).k;
     a.n = t.n;
     a.ldy = t.ldy;
+    a.flags = r.resolved.facts; // facts(): the table's ranges, known at open
     return Matmul(&a, r.worker, r.workers);
 }
 
@@ -438,6 +439,19 @@ TSR_REGISTER_VARIANT(MATMUL_I8_RQS, check_i8_rqs, Variant<Kernel>{mm_i8_rqs<tsr_
 TSR_REGISTER_VARIANT(MATMUL_I8_NPU, nullptr, NpuForm{validate_npu, geometry_npu, run_npu})
 TSR_REGISTER_VARIANT(MATMUL_I8_RQS_NPU, nullptr, NpuForm{validate_npu, geometry_npu, run_npu})
 
-extern const OpDevice op_MATMUL = {validate, geometry, run, true};
+namespace {
+// The int8 requantization table of a cluster step, checked once: tsr_matmul_i8_args.flags.
+uint8_t facts(const ImageView &img, const tsr_hal_board *board, const tsr_step &s)
+{
+    if (s.engine != TSR_ENGINE_CLUSTER || s.variant != TSR_VARIANT_MATMUL_I8) return 0u;
+    const tsr_matmul_params &p = P(s);
+    const int32_t *mult = (const int32_t *)tensor_address(img, board, p.requant); // validated: n x 5 bytes
+    uint32_t flags = 0;
+    return tsr_matmul_i8_tables_ok(mult, (const int8_t *)(mult + p.n), nullptr, p.n, &flags) ? (uint8_t)flags : 0u;
+}
+
+} // namespace
+
+extern const OpDevice op_MATMUL = {validate, geometry, run, true, facts};
 
 } // namespace tsr

@@ -148,11 +148,12 @@ void Dma::copy_2d(void *dst, uint32_t dst_stride, const void *src, uint32_t src_
 
 void Dma::wait(tsr_dma_handle h)
 {
-    if (h == 0u || failed()) return;
+    if (h == 0u || h == drained_ || failed()) return;
     const uint64_t t0 = timed ? board_->ops->cycles(board_->ctx) : 0u;
     const tsr_hal_status st = board_->ops->dma_wait(board_->ctx, h);
     if (timed) wait_cycles += board_->ops->cycles(board_->ctx) - t0;
     if (st != TSR_HAL_OK) status_ = st;
+    else if (h == last_) drained_ = h; // transfers complete in order: all of them are done
 }
 
 // ---- Npu ---------------------------------------------------------------------------------
@@ -238,6 +239,8 @@ void resolve_steps(const ImageView &img, const tsr_hal_board *board)
                        : bytes < board->solo_bytes ? ResolvedStep::kSolo
                                                    : 0u;
             out->variant = registered_variant_for(step.variant, board->isa); // validated: one the board runs is there
+            const OpDevice *op = op_device(step.op);
+            out->facts = op->facts ? op->facts(img, board, step) : 0u;
         }
     }
 }

@@ -83,7 +83,7 @@ public:
                  uint32_t rows);
     void copy(void *dst, const void *src, uint32_t bytes) { copy_2d(dst, bytes, src, bytes, bytes, 1u); }
     void wait(tsr_dma_handle h);
-    void drain() { wait(last_); }
+    void drain() { wait(last_); } // a no-op once it has waited for last_
     tsr_dma_handle last() const { return last_; }
     bool failed() const { return status_ != TSR_HAL_OK; }
     tsr_hal_status status() const { return status_; }
@@ -94,6 +94,7 @@ public:
 private:
     const tsr_hal_board *board_;
     tsr_dma_handle last_ = 0;
+    tsr_dma_handle drained_ = 0; // last_ when it was waited for: every transfer so far is done
     tsr_hal_status status_ = TSR_HAL_OK;
 };
 
@@ -144,6 +145,7 @@ struct ResolvedStep {
     uint8_t alone;                         // kControllerOnly or kSolo: core 0 runs it alone (or 0: every core)
     uint8_t variant;                       // its variant's index in tsr_variants (registered_variant)
     int8_t zero[TSR_MAX_OPERANDS];         // each operand's zero point (int8 tensors; else 0)
+    uint8_t facts;                         // what open found of its constants (OpDevice::facts; else 0)
     static constexpr uint8_t kControllerOnly = 1; // data movement or an NPU step
     static constexpr uint8_t kSolo = 2;           // a cluster step too small to share (tsr_hal_board.solo_bytes)
 };
@@ -262,19 +264,24 @@ public:
     {
         if (count == 1u) every_core_works(); // core 0 has no transfer to issue while the tile computes
         tsr_dma_handle ready[2] = {0, 0};
+        // The newest transfer a tile waits for: none while the step has issued none (the
+        // drain below completed the earlier steps'), as where operands lie in place.
+        uint32_t issued = 0;
+        auto newest = [&] { return run.dma.transfers != issued ? run.dma.last() : 0u; };
         for (uint32_t t = 0; t < count; ++t) {
             if (core == 0u) {
                 if (t == 0u) {
                     run.dma.drain(); // what earlier steps left in flight
                     run.settle(index);
+                    issued = run.dma.transfers;
                     if (!failed()) in(0u);
-                    ready[0] = run.dma.last();
+                    ready[0] = newest();
                 } else if (!failed()) {
                     out(t - 1u);
                 }
                 if (t + 1u < count && !failed()) {
                     in(t + 1u);
-                    ready[(t + 1u) % 2u] = run.dma.last();
+                    ready[(t + 1u) % 2u] = newest();
                 }
                 run.dma.wait(ready[t % 2u]);
                 run.settle(index);
@@ -350,6 +357,10 @@ struct OpDevice {
     StepGeometry (*geometry)(const tsr_step &s, uint32_t rows, uint32_t cores);
     void (*run)(StepRun &r); // every core; data-movement operators and NPU steps: core 0 alone
     bool npu;                // whether it has an NPU form (engine NPU): run by core 0 without barriers
+    // At open, once the image is bound (its constants where kernels read them): what
+    // its run may take as known of a validated step's constants (ResolvedStep::facts),
+    // or nullptr.
+    uint8_t (*facts)(const ImageView &img, const tsr_hal_board *board, const tsr_step &s);
 };
 
 // Data-movement operators: no kernel touches an operand, there are no tiles.
