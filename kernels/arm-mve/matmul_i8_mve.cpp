@@ -243,6 +243,19 @@ struct RowK64 {
     "vmov.32 q0[2], %[a2]\n"                                                                                       \
     "vmov.32 q0[3], %[a3]\n"
 
+// A group's four sums in q0 requantized (VQDMULH by the multipliers at m, VRSHL by the
+// shifts at s: see plain_row_k64), y_zero added (a scalar register or a vector), clamped
+// to [q3, q2] and stored as four bytes at y; m, s and y step past them.
+#define TSR_ROW_REQUANT(y_zero)                                                                                      \
+    "vldrw.u32 q1, [%[m]], #16\n"                                                                                 \
+    "vqdmulh.s32 q0, q0, q1\n"                                                                                     \
+    "vldrb.s32 q1, [%[s]], #4\n"                                                                                  \
+    "vrshl.s32 q0, q0, q1\n"                                                                                       \
+    "vadd.i32 q0, q0, " y_zero "\n"                                                                                \
+    "vmin.s32 q0, q0, q2\n"                                                                                        \
+    "vmax.s32 q0, q0, q3\n"                                                                                        \
+    "vstrb.32 q0, [%[y]], #4\n"
+
 // A token's groups for k = 64 (groups >= 1). The requantization is plain()'s with the
 // multiply doubled: with every shift s <= -2, a rounding shift right by -s of
 // (2 acc m) >> 32 (VQDMULH; m >= 0 never saturates) equals one by -1 - s of
@@ -259,14 +272,7 @@ void plain_row_k64(const RowK64 &p, const int8_t *w, const int32_t *mult, const 
                      "vdup.32 q3, %[a0]\n"
                      "dls lr, %[n]\n"
                      "1:\n" TSR_K64_GROUP
-                     "vldrw.u32 q1, [%[m]], #16\n"
-                     "vqdmulh.s32 q0, q0, q1\n"
-                     "vldrb.s32 q1, [%[s]], #4\n"
-                     "vrshl.s32 q0, q0, q1\n"
-                     "vadd.i32 q0, q0, %[yz]\n"
-                     "vmin.s32 q0, q0, q2\n"
-                     "vmax.s32 q0, q0, q3\n"
-                     "vstrb.32 q0, [%[y]], #4\n"
+                     TSR_ROW_REQUANT("%[yz]")
                      "le lr, 1b\n"
                      : [a0] "=&Te"(a0), [a1] "=&Te"(a1), [a2] "=&Te"(a2), [a3] "=&Te"(a3), [w] "+r"(w), [m] "+r"(mult),
                        [s] "+r"(shift), [y] "+r"(y)
@@ -323,14 +329,7 @@ void plain_row_any(const RowAny &p, const int8_t *w, const int32_t *mult, const 
                      "vmov.32 q0[3], %[a3]\n"
                      "ldr %[a0], [%[p], #20]\n"
                      "sub %[w], %[w3], %[a0]\n"
-                     "vldrw.u32 q1, [%[m]], #16\n"
-                     "vqdmulh.s32 q0, q0, q1\n"
-                     "vldrb.s32 q1, [%[s]], #4\n"
-                     "vrshl.s32 q0, q0, q1\n"
-                     "vadd.i32 q0, q0, q4\n"
-                     "vmin.s32 q0, q0, q2\n"
-                     "vmax.s32 q0, q0, q3\n"
-                     "vstrb.32 q0, [%[y]], #4\n"
+                     TSR_ROW_REQUANT("q4")
                      "ldr %[a0], [%[p], #24]\n"
                      "cmp %[y], %[a0]\n"
                      "bne 1b\n"
