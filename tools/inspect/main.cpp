@@ -98,6 +98,7 @@ void contents_json(const uint8_t *data, const tsr_image_header &h, json &doc)
                   {"bytes", t.size}, {"dims", dims}};
         if (t.quant == TSR_QUANT_PER_TENSOR) e["scale"] = t.scale;
         if (t.quant == TSR_QUANT_PER_CHANNEL) e["per_channel_scales"] = name_of(t.quant_params);
+        if (t.layout != TSR_LAYOUT_ROW_MAJOR) e["layout"] = tsr_layout_name(t.layout);
         tensors.push_back(e);
     }
     doc["tensors"] = tensors;
@@ -165,6 +166,7 @@ void print_contents(const json &d, bool tensors, bool steps)
             if (t.contains("scale")) std::printf("  scale %.6g", t["scale"].get<double>());
             if (t.contains("per_channel_scales"))
                 std::printf("  per-channel scales %s", t["per_channel_scales"].get<std::string>().c_str());
+            if (t.contains("layout")) std::printf("  layout %s", t["layout"].get<std::string>().c_str());
             std::printf("\n");
         }
     for (const char *which : {"prompt", "token"}) {
@@ -193,7 +195,7 @@ int main(int argc, char **argv)
     bool tensors = false, steps = false, as_json = false, quiet = false;
     CLI::App app{"tessera-inspect: print what a Tessera model image holds and check it against a board."};
     app.add_option("image", path, "model image")->required()->check(CLI::ExistingFile);
-    app.add_flag("--list-tensors", tensors, "list every tensor with its region, offset and size");
+    app.add_flag("--list-tensors", tensors, "list every tensor with its region, offset and size (and layout, where not row-major)");
     app.add_flag("--list-steps", steps, "list every step of both schedules, with its variant");
     tessera::renamed_option(app, "--tensors", "--list-tensors", false);
     tessera::renamed_option(app, "--steps", "--list-steps (--steps is tessera-generate's -n)", false);

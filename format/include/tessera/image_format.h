@@ -131,6 +131,12 @@ typedef enum tsr_layout {
 } tsr_layout;
 #define TSR_LAYOUT_LAST_ 4u
 
+static inline const char *tsr_layout_name(uint32_t layout)
+{
+    static const char *const names[] = {"row_major", "npu_w8", "npu_w4", "w4_g32", "kv_head_major"};
+    return layout <= TSR_LAYOUT_LAST_ ? names[layout] : "?";
+}
+
 /* Weight bits of an NPU layout; 0 for any other layout. */
 static inline uint32_t tsr_layout_npu_bits(uint32_t layout)
 {
