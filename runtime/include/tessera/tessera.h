@@ -211,7 +211,9 @@ tessera_status tessera_forward_rows(tessera_session *session, const void *rows_i
 /* The KV cache as rows: `count` cached positions from `first` of layer `layer`'s keys (kind 0)
  * or values (kind 1), kv_dim elements of the precision each. Reading needs first + count <=
  * the position; writing needs first + count <= the context and restores saved state (or loads
- * another system's cache): follow it with tessera_set_position. Every image has them. */
+ * another system's cache): follow it with tessera_set_position. Every image has them, in
+ * this order whatever the layout the image stores them in (head by head on a board whose
+ * kernels read the cache in place). */
 tessera_status tessera_kv_read(const tessera_session *session, uint32_t layer, uint32_t kind, uint32_t first,
                                uint32_t count, void *rows);
 tessera_status tessera_kv_write(tessera_session *session, uint32_t layer, uint32_t kind, uint32_t first,
