@@ -1,4 +1,5 @@
-// The ranges tsr_matmul_i8_args documents, checked once per call (every version).
+// The ranges tsr_matmul_i8_args documents, checked once per call (every version; the
+// Helium one skips its tables' where the caller's flags say they were checked).
 #ifndef TESSERA_MATMUL_I8_CHECKS_H
 #define TESSERA_MATMUL_I8_CHECKS_H
 
