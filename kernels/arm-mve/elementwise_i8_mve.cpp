@@ -27,19 +27,6 @@ TSR_MVE_INLINE int32x4_t requantize_i8(int32x4_t v, int32_t m, int32_t s)
 
 TSR_MVE_INLINE int32x4_t clamp_i8(int32x4_t v) { return vmaxq_s32(vminq_s32(v, vdupq_n_s32(127)), vdupq_n_s32(-128)); }
 
-// floor(a / d) for four a in [0, 2^31) and d >= 1, from r = floor((2^32 - 1) / d): the high
-// word of a r, at most two short (tsr_softmax_i8's argument), corrected on sign masks.
-TSR_MVE_INLINE int32x4_t floor_div(int32x4_t a, uint32_t r, int32_t d)
-{
-    int32x4_t q = vreinterpretq_s32_u32(vmulhq_u32(vreinterpretq_u32_s32(a), vdupq_n_u32(r)));
-    int32x4_t rest = vsubq_s32(a, vmulq_n_s32(q, d));
-    for (int step = 0; step < 2; ++step) {
-        const int32x4_t short_by_one = tsr_mve_negative(vsubq_s32(vdupq_n_s32(d - 1), rest)); // rest >= d
-        q = vsubq_s32(q, short_by_one), rest = vsubq_s32(rest, vandq_s32(vdupq_n_s32(d), short_by_one));
-    }
-    return q;
-}
-
 } // namespace
 
 tsr_kernel_status tsr_add_i8_mve(const tsr_add_i8_args *a, uint32_t core_id, uint32_t core_count)
@@ -127,7 +114,7 @@ tsr_kernel_status tsr_rmsnorm_i8_mve(const tsr_rmsnorm_i8_args *a, uint32_t core
             const int32x4_t u = vsubq_n_s32(vldrbq_z_s32(x + i, p), a->x_zero);
             const int32x4_t n = vmulq_n_s32(vmulq_s32(vldrbq_z_s32(a->weight + i, p), u), a->gain); // |n| < 2^30
             const int32x4_t sign = tsr_mve_negative(n);
-            const int32x4_t q = floor_div(vaddq_n_s32(vabsq_s32(n), (int32_t)(root / 2u)), reciprocal, (int32_t)root);
+            const int32x4_t q = tsr_mve_floor_div(vaddq_n_s32(vabsq_s32(n), (int32_t)(root / 2u)), reciprocal, (int32_t)root);
             const int32x4_t rounded = vsubq_s32(veorq_s32(q, sign), sign); // tsr_round_div: halves away from zero
             const int32x4_t v = vaddq_n_s32(vrshlq_s32(rounded, vdupq_n_s32(-a->gain_shift)), a->y_zero);
             vstrbq_p_s32(y + i, clamp_i8(v), p);

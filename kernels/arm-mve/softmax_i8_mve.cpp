@@ -24,13 +24,7 @@ TSR_MVE_INLINE uint32x4_t exps4(const int8_t *x, mve_pred16_t p, int32x4_t max, 
 TSR_MVE_INLINE uint32x4_t quotients(uint32x4_t e, uint32_t half, uint32_t reciprocal, uint32_t sum)
 {
     const uint32x4_t m = vaddq_n_u32(vshlq_n_u32(e, 12), half);
-    int32x4_t q = vreinterpretq_s32_u32(vmulhq_u32(m, vdupq_n_u32(reciprocal)));
-    int32x4_t rest = vreinterpretq_s32_u32(vsubq_u32(m, vmulq_n_u32(vreinterpretq_u32_s32(q), sum))); // < 3 sum < 2^30
-    for (int step = 0; step < 2; ++step) {
-        const int32x4_t short_by_one = tsr_mve_negative(vsubq_s32(vdupq_n_s32((int32_t)sum - 1), rest)); // rest >= sum
-        q = vsubq_s32(q, short_by_one), rest = vsubq_s32(rest, vandq_s32(vdupq_n_s32((int32_t)sum), short_by_one));
-    }
-    return vreinterpretq_u32_s32(q);
+    return vreinterpretq_u32_s32(tsr_mve_floor_div(vreinterpretq_s32_u32(m), reciprocal, (int32_t)sum)); // sum < 2^31
 }
 
 } // namespace
