@@ -3,6 +3,7 @@
 #ifndef TESSERA_ELEMENTWISE_I8_CHECKS_H
 #define TESSERA_ELEMENTWISE_I8_CHECKS_H
 
+#include "kernel_checks.h"
 #include "softmax_i8_checks.h"
 
 // floor(sqrt(v)) by bits, integers only.
@@ -58,9 +59,6 @@ static inline bool tsr_rmsnorm_i8_args_ok(const tsr_rmsnorm_i8_args *a)
            tsr_zero_point_ok(a->y_zero) && a->eps_q8 <= (1u << 24) && a->gain >= (1 << 14) && a->gain < (1 << 15) &&
            a->gain_shift >= 0 && a->gain_shift <= 30;
 }
-
-// A multiplier 0 or in [2^30, 2^31) and a shift in [-31, 30] (tsr_matmul_i8_args').
-static inline bool tsr_requant_ok(int32_t m, int32_t s) { return m >= 0 && (m == 0 || m >= (1 << 30)) && s >= -31 && s <= 30; }
 
 static inline bool tsr_add_i8_args_ok(const tsr_add_i8_args *a)
 {
