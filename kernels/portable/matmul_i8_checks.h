@@ -3,7 +3,6 @@
 #ifndef TESSERA_MATMUL_I8_CHECKS_H
 #define TESSERA_MATMUL_I8_CHECKS_H
 
-#include "kernel_checks.h"
 #include "tessera/kernels_i8.h"
 #include "tessera/kernels_i8_float.h"
 #include "tessera/kernels_quantlib.h"
@@ -14,7 +13,8 @@ static inline bool tsr_matmul_i8_table_ok(const int32_t *multiplier, const int8_
                                           uint32_t from, uint32_t n)
 {
     for (uint32_t i = from; i < n; ++i) {
-        if (!tsr_requant_ok(multiplier[i], shift[i])) return false;
+        const int32_t m = multiplier[i], s = shift[i];
+        if ((m != 0 && m < (1 << 30)) || m < 0 || s < -31 || s > 30) return false;
         if (bias && (bias[i] > (1 << 26) || bias[i] < -(1 << 26))) return false;
     }
     return true;
