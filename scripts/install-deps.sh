@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what Tessera needs on Debian (12 or later): compilers, CMake, test and
 # benchmark libraries, the bare-metal RISC-V and Arm toolchains with picolibc, QEMU, and clang
-# with its runtime libraries for the libFuzzer harnesses.
+# with its runtime libraries for the libFuzzer harnesses, and what GVSoC (the PULP virtual platform
+# in ../shared/gvsoc, built by scripts/build-gvsoc.sh) needs: Debian's Python modules and xtensor.
 set -euo pipefail
 packages=(
   build-essential cmake pkg-config ca-certificates curl
@@ -11,6 +12,8 @@ packages=(
   gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc verilator python3
   gcc-arm-none-eabi picolibc-arm-none-eabi qemu-system-arm
   clang libclang-rt-dev
+  python3-prettytable python3-pyelftools python3-pexpect python3-lz4 python3-pycryptodome
+  python3-rich python3-yaml python3-mako python3-tabulate python3-six xtensor-dev xtl-dev libxsimd-dev
 )
 missing=()
 for p in "${packages[@]}"; do

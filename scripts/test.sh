@@ -2,8 +2,10 @@
 # The whole test suite: configure, build everything (tests, benchmarks and, with clang,
 # the fuzzers: outside the timed tests), then run every test with ctest in a private
 # temporary folder that must be empty again afterwards. Each phase says how long it took.
-#   scripts/test.sh             every test (ctest labels: quick, firmware, fuzz, rtl) but the
-#                               long RTL measurements (label rtl_long)
+#   scripts/test.sh             every test (ctest labels: quick, firmware, fuzz, rtl, gvsoc) but
+#                               the long RTL measurements (label rtl_long); GVSoC (the Siracusa
+#                               simulator) is built first, once: scripts/build-gvsoc.sh keeps it
+#                               in a cache outside build/ while its sources are unchanged
 #   scripts/test.sh --long      those too (about 8 more minutes of simulation)
 #   scripts/test.sh -L quick    only those labelled quick (any ctest arguments pass through)
 #   scripts/test.sh --sanitize  the host half built with ASan + UBSan in build-sanitize/ and
@@ -39,7 +41,10 @@ if ((sanitize)); then
   export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
   set -- -L quick "$@"
 else
+  "$root/scripts/build-gvsoc.sh" ${TESSERA_SHARED_DIR:+--shared "$TESSERA_SHARED_DIR"} >/dev/null
+  phase "GVSoC (built once, then cached)"
   cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTESSERA_REQUIRE_CROSS=ON -DTESSERA_REQUIRE_FUZZ=ON -DTESSERA_REQUIRE_RTL=ON \
+    -DTESSERA_REQUIRE_GVSOC=ON \
     ${TESSERA_SHARED_DIR:+-DTESSERA_SHARED_DIR=$TESSERA_SHARED_DIR} >/dev/null
   cmake --build "$build" -j"$(nproc)"
   phase "build (tools, tests, benchmarks)"

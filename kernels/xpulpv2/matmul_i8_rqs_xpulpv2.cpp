@@ -2,8 +2,8 @@
 // the dot products of matmul_i8_xpulpv2.cpp, then the RequantShift. When x mul + add +
 // round stays within int32 for every possible dot product (|x . w| <= k 2^14) with the
 // largest |mul| and |add| of a block of four channels (checked once a block, from the
-// values the block reads anyway), each output is the 32-bit form, clamped with cv.max /
-// cv.min; otherwise the portable tsr_rqs_apply, which checks each. The same integers
+// values the block reads anyway), each output is the 32-bit form, clamped with max /
+// min; otherwise the portable tsr_rqs_apply, which checks each. The same integers
 // either way, bit-exact.
 #include "kernel_checks.h"
 #include "tessera/kernels_quantlib.h"

@@ -1,6 +1,6 @@
 // tsr_matmul_i8 on XpulpV2: for each row of x and each block of four output channels,
 // one pass over k in a hardware loop whose body loads a word of x and a word of each
-// of the four weight rows (post-incrementing) and does four cv.sdotsp.b: 16 MACs in 9
+// of the four weight rows (post-incrementing) and does four sdotsp.b: 16 MACs in 9
 // instructions, no branch. The integer sums equal the portable kernel's (exact in any
 // order), and the requantization is the portable one's (requantize_fast.h): bit-exact.
 #include "kernel_checks.h"

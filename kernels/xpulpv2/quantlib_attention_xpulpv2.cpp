@@ -2,14 +2,14 @@
 // portable kernels (quantlib_i8.cpp), bit for bit. Head size 4 (microLlama's) is one word
 // per cached position; other head sizes run the portable kernels. Each pass is a
 // hardware loop over two (or four) positions, with post-increment loads and stores:
-//  - scores: cv.dotsp.b of q's word with a key's, the RequantShift in its 32-bit form
+//  - scores: dotsp.b of q's word with a key's, the RequantShift in its 32-bit form
 //    (every score |q . k| <= 2^16, xpulpv2_rqs.h), the table lookup by register offset;
-//  - iSoftmax: the maximum by cv.max; each e = exp[max - u] summed (the largest e
-//    checked once, by cv.maxu); each quotient floor(e levels / sum) by a reciprocal of
+//  - iSoftmax: the maximum by max; each e = exp[max - u] summed (the largest e
+//    checked once, by maxu); each quotient floor(e levels / sum) by a reciprocal of
 //    the row's sum (one division a row), one mulhu and one correction step, exact for
 //    every e levels < 2^32;
-//  - accumulation: four positions' value words transposed (cv.shuffle2.b, cv.pack) into
-//    one word a dimension, each against the four probabilities in one cv.sdotsp.b.
+//  - accumulation: four positions' value words transposed (shuffle2.b, pack) into
+//    one word a dimension, each against the four probabilities in one sdotsp.b.
 #include "kernel_checks.h"
 #include "tessera/kernels_quantlib.h"
 #include "tessera/kernels_xpulpv2.h"
@@ -19,7 +19,7 @@
 
 namespace {
 
-#define TSR_HWLOOP_BEGIN(count, body) ".balign 4\n.option push\n.option norvc\n.option norelax\n" TSR_CV_SETUP0(count, body)
+#define TSR_HWLOOP_BEGIN(count, body) ".balign 4\n.option push\n.option norvc\n.option norelax\n" TSR_XP_SETUP0(count, body)
 #define TSR_HWLOOP_END ".option pop\n"
 
 inline uint32_t word(const int8_t *p)
@@ -36,24 +36,24 @@ void scores_part(uint32_t qw, const uint32_t *k, int8_t *u, uint32_t n, const in
         uint32_t k0, k1;
         int32_t d0, d1;
         __asm__ volatile(TSR_HWLOOP_BEGIN("%[pairs]", 18)
-                         TSR_CV_LW_POST4("%[k0]", "%[k]")
-                         TSR_CV_LW_POST4("%[k1]", "%[k]")
-                         TSR_CV_DOTSP_B("%[d0]", "%[q]", "%[k0]")
-                         TSR_CV_DOTSP_B("%[d1]", "%[q]", "%[k1]")
+                         TSR_XP_LW_POST4("%[k0]", "%[k]")
+                         TSR_XP_LW_POST4("%[k1]", "%[k]")
+                         TSR_XP_DOTSP_B("%[d0]", "%[q]", "%[k0]")
+                         TSR_XP_DOTSP_B("%[d1]", "%[q]", "%[k1]")
                          "mul %[d0], %[d0], %[mul]\n"
                          "mul %[d1], %[d1], %[mul]\n"
                          "add %[d0], %[d0], %[ar]\n"
                          "add %[d1], %[d1], %[ar]\n"
                          "sra %[d0], %[d0], %[sh]\n"
                          "sra %[d1], %[d1], %[sh]\n"
-                         TSR_CV_MAX("%[d0]", "%[d0]", "%[lo]")
-                         TSR_CV_MAX("%[d1]", "%[d1]", "%[lo]")
-                         TSR_CV_MIN("%[d0]", "%[d0]", "%[hi]")
-                         TSR_CV_MIN("%[d1]", "%[d1]", "%[hi]")
-                         TSR_CV_LB_RR("%[d0]", "%[t]", "%[d0]")
-                         TSR_CV_LB_RR("%[d1]", "%[t]", "%[d1]")
-                         TSR_CV_SB_POST1("%[d0]", "%[u]")
-                         TSR_CV_SB_POST1("%[d1]", "%[u]")
+                         TSR_XP_MAX("%[d0]", "%[d0]", "%[lo]")
+                         TSR_XP_MAX("%[d1]", "%[d1]", "%[lo]")
+                         TSR_XP_MIN("%[d0]", "%[d0]", "%[hi]")
+                         TSR_XP_MIN("%[d1]", "%[d1]", "%[hi]")
+                         TSR_XP_LB_RR("%[d0]", "%[t]", "%[d0]")
+                         TSR_XP_LB_RR("%[d1]", "%[t]", "%[d1]")
+                         TSR_XP_SB_POST1("%[d0]", "%[u]")
+                         TSR_XP_SB_POST1("%[d1]", "%[u]")
                          TSR_HWLOOP_END
                          : [k] "+r"(k), [u] "+r"(u), [k0] "=&r"(k0), [k1] "=&r"(k1), [d0] "=&r"(d0), [d1] "=&r"(d1)
                          : [pairs] "r"(pairs), [q] "r"(qw), [mul] "r"(r.mul), [ar] "r"(r.add_round), [sh] "r"(r.shift),
@@ -70,10 +70,10 @@ int32_t max_of(const int8_t *u, uint32_t n)
     if (const uint32_t pairs = (n - 1u) >> 1) {
         int32_t a, b;
         __asm__ volatile(TSR_HWLOOP_BEGIN("%[pairs]", 4)
-                         TSR_CV_LB_POST1("%[a]", "%[u]")
-                         TSR_CV_LB_POST1("%[b]", "%[u]")
-                         TSR_CV_MAX("%[m]", "%[m]", "%[a]")
-                         TSR_CV_MAX("%[m]", "%[m]", "%[b]")
+                         TSR_XP_LB_POST1("%[a]", "%[u]")
+                         TSR_XP_LB_POST1("%[b]", "%[u]")
+                         TSR_XP_MAX("%[m]", "%[m]", "%[a]")
+                         TSR_XP_MAX("%[m]", "%[m]", "%[b]")
                          TSR_HWLOOP_END
                          : [m] "+r"(m), [u] "+r"(u), [a] "=&r"(a), [b] "=&r"(b)
                          : [pairs] "r"(pairs)
@@ -92,8 +92,8 @@ uint32_t exps_of(const int8_t *u, int32_t *exps, uint32_t n, const int32_t *exp,
     if (const uint32_t pairs = n >> 1) {
         int32_t a, b;
         __asm__ volatile(TSR_HWLOOP_BEGIN("%[pairs]", 14)
-                         TSR_CV_LB_POST1("%[a]", "%[u]")
-                         TSR_CV_LB_POST1("%[b]", "%[u]")
+                         TSR_XP_LB_POST1("%[a]", "%[u]")
+                         TSR_XP_LB_POST1("%[b]", "%[u]")
                          "slli %[a], %[a], 2\n"
                          "slli %[b], %[b], 2\n"
                          "sub %[a], %[top], %[a]\n"
@@ -102,10 +102,10 @@ uint32_t exps_of(const int8_t *u, int32_t *exps, uint32_t n, const int32_t *exp,
                          "lw %[b], 0(%[b])\n"
                          "add %[sum], %[sum], %[a]\n"
                          "add %[sum], %[sum], %[b]\n"
-                         TSR_CV_MAXU("%[big]", "%[big]", "%[a]")
-                         TSR_CV_MAXU("%[big]", "%[big]", "%[b]")
-                         TSR_CV_SW_POST4("%[a]", "%[e]")
-                         TSR_CV_SW_POST4("%[b]", "%[e]")
+                         TSR_XP_MAXU("%[big]", "%[big]", "%[a]")
+                         TSR_XP_MAXU("%[big]", "%[big]", "%[b]")
+                         TSR_XP_SW_POST4("%[a]", "%[e]")
+                         TSR_XP_SW_POST4("%[b]", "%[e]")
                          TSR_HWLOOP_END
                          : [u] "+r"(u), [e] "+r"(exps), [sum] "+r"(sum), [big] "+r"(big), [a] "=&r"(a), [b] "=&r"(b)
                          : [pairs] "r"(pairs), [top] "r"(top)
@@ -131,8 +131,8 @@ void probs_of(const int32_t *exps, int8_t *probs, uint32_t n, const int8_t *prob
     if (const uint32_t pairs = n >> 1) {
         uint32_t a, b, qa, qb, ta, tb;
         __asm__ volatile(TSR_HWLOOP_BEGIN("%[pairs]", 18)
-                         TSR_CV_LW_POST4("%[a]", "%[e]")
-                         TSR_CV_LW_POST4("%[b]", "%[e]")
+                         TSR_XP_LW_POST4("%[a]", "%[e]")
+                         TSR_XP_LW_POST4("%[b]", "%[e]")
                          "mul %[a], %[a], %[lv]\n"
                          "mul %[b], %[b], %[lv]\n"
                          "mulhu %[qa], %[a], %[m]\n"
@@ -145,10 +145,10 @@ void probs_of(const int32_t *exps, int8_t *probs, uint32_t n, const int8_t *prob
                          "sltu %[b], %[b], %[s]\n"
                          "sub %[qa], %[qa], %[a]\n"
                          "sub %[qb], %[qb], %[b]\n"
-                         TSR_CV_LB_RR("%[qa]", "%[n1]", "%[qa]")
-                         TSR_CV_LB_RR("%[qb]", "%[n1]", "%[qb]")
-                         TSR_CV_SB_POST1("%[qa]", "%[p]")
-                         TSR_CV_SB_POST1("%[qb]", "%[p]")
+                         TSR_XP_LB_RR("%[qa]", "%[n1]", "%[qa]")
+                         TSR_XP_LB_RR("%[qb]", "%[n1]", "%[qb]")
+                         TSR_XP_SB_POST1("%[qa]", "%[p]")
+                         TSR_XP_SB_POST1("%[qb]", "%[p]")
                          TSR_HWLOOP_END
                          : [e] "+r"(exps), [p] "+r"(probs), [a] "=&r"(a), [b] "=&r"(b), [qa] "=&r"(qa), [qb] "=&r"(qb),
                            [ta] "=&r"(ta), [tb] "=&r"(tb)
@@ -164,52 +164,54 @@ void probs_of(const int32_t *exps, int8_t *probs, uint32_t n, const int8_t *prob
 // acc[d] += sum_j probs[j] values[j][d] for j < n, head size 4. Four positions an
 // iteration: their value words w0..w3 (byte d of w_j is values[j][d]) transposed into one
 // word a dimension, [w0.d, w1.d, w2.d, w3.d], each against the word of four probabilities
-// in one cv.sdotsp.b; the rest one position at a time (cv.extract, cv.mac).
+// in one sdotsp.b; the rest one position at a time (extract, mac). The transposition is
+// shuffle2.b and pack only: both cores have them (RI5CY has no pack of the high halves).
 void accumulate_4(const int8_t *probs, const uint32_t *v, int32_t acc[4], uint32_t n)
 {
     int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
     if (const uint32_t quads = n >> 2) {
-        // cv.shuffle2.b selectors: byte i takes byte (s & 3) of rs1 when s & 4, else of rd.
-        const uint32_t lo = 0x05010400u; // [rd.0, rs1.0, rd.1, rs1.1]
-        const uint32_t hi = 0x07030602u; // [rd.2, rs1.2, rd.3, rs1.3]
+        // shuffle2.b selectors: byte i takes byte (s & 3) of rs1 when s & 4, else of rd.
+        const uint32_t lo = 0x05010400u;  // [rd.0, rs1.0, rd.1, rs1.1]
+        const uint32_t hi = 0x07030602u;  // [rd.2, rs1.2, rd.3, rs1.3]
+        const uint32_t top = 0x07060302u; // [rd.2, rd.3, rs1.2, rs1.3]
         uint32_t p, w0, w1, w2, w3, l01, l23;
         __asm__ volatile(TSR_HWLOOP_BEGIN("%[quads]", 19)
-                         TSR_CV_LW_POST4("%[w0]", "%[v]")
-                         TSR_CV_LW_POST4("%[w1]", "%[v]")
-                         TSR_CV_LW_POST4("%[w2]", "%[v]")
-                         TSR_CV_LW_POST4("%[w3]", "%[v]")
+                         TSR_XP_LW_POST4("%[w0]", "%[v]")
+                         TSR_XP_LW_POST4("%[w1]", "%[v]")
+                         TSR_XP_LW_POST4("%[w2]", "%[v]")
+                         TSR_XP_LW_POST4("%[w3]", "%[v]")
                          "mv %[l01], %[w0]\n"
-                         TSR_CV_SHUFFLE2_B("%[l01]", "%[w1]", "%[lo]") // [w0.0, w1.0, w0.1, w1.1]
-                         TSR_CV_SHUFFLE2_B("%[w0]", "%[w1]", "%[hi]")  // [w0.2, w1.2, w0.3, w1.3]
+                         TSR_XP_SHUFFLE2_B("%[l01]", "%[w1]", "%[lo]") // [w0.0, w1.0, w0.1, w1.1]
+                         TSR_XP_SHUFFLE2_B("%[w0]", "%[w1]", "%[hi]")  // [w0.2, w1.2, w0.3, w1.3]
                          "mv %[l23], %[w2]\n"
-                         TSR_CV_SHUFFLE2_B("%[l23]", "%[w3]", "%[lo]")
-                         TSR_CV_SHUFFLE2_B("%[w2]", "%[w3]", "%[hi]")
-                         TSR_CV_LW_POST4("%[p]", "%[pr]")
-                         TSR_CV_PACK("%[w1]", "%[l23]", "%[l01]")   // dimension 0
-                         TSR_CV_PACK_H("%[w3]", "%[l23]", "%[l01]") // dimension 1
-                         TSR_CV_PACK("%[l01]", "%[w2]", "%[w0]")    // dimension 2
-                         TSR_CV_PACK_H("%[l23]", "%[w2]", "%[w0]")  // dimension 3
-                         TSR_CV_SDOTSP_B("%[a0]", "%[p]", "%[w1]")
-                         TSR_CV_SDOTSP_B("%[a1]", "%[p]", "%[w3]")
-                         TSR_CV_SDOTSP_B("%[a2]", "%[p]", "%[l01]")
-                         TSR_CV_SDOTSP_B("%[a3]", "%[p]", "%[l23]")
+                         TSR_XP_SHUFFLE2_B("%[l23]", "%[w3]", "%[lo]")
+                         TSR_XP_SHUFFLE2_B("%[w2]", "%[w3]", "%[hi]")
+                         TSR_XP_LW_POST4("%[p]", "%[pr]")
+                         TSR_XP_PACK("%[w1]", "%[l23]", "%[l01]")       // dimension 0
+                         TSR_XP_SHUFFLE2_B("%[l01]", "%[l23]", "%[top]") // dimension 1
+                         TSR_XP_PACK("%[l23]", "%[w2]", "%[w0]")        // dimension 2
+                         TSR_XP_SHUFFLE2_B("%[w0]", "%[w2]", "%[top]")   // dimension 3
+                         TSR_XP_SDOTSP_B("%[a0]", "%[p]", "%[w1]")
+                         TSR_XP_SDOTSP_B("%[a1]", "%[p]", "%[l01]")
+                         TSR_XP_SDOTSP_B("%[a2]", "%[p]", "%[l23]")
+                         TSR_XP_SDOTSP_B("%[a3]", "%[p]", "%[w0]")
                          TSR_HWLOOP_END
                          : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [v] "+r"(v), [pr] "+r"(probs),
                            [p] "=&r"(p), [w0] "=&r"(w0), [w1] "=&r"(w1), [w2] "=&r"(w2), [w3] "=&r"(w3),
                            [l01] "=&r"(l01), [l23] "=&r"(l23)
-                         : [quads] "r"(quads), [lo] "r"(lo), [hi] "r"(hi)
+                         : [quads] "r"(quads), [lo] "r"(lo), [hi] "r"(hi), [top] "r"(top)
                          : "memory");
     }
     for (uint32_t j = 0; j < (n & 3u); ++j) {
         const int32_t p = probs[j];
         const uint32_t w = v[j];
         int32_t b0, b1, b2, b3;
-        __asm__(TSR_CV_EXTRACT_B("%0", "%4", 0) TSR_CV_EXTRACT_B("%1", "%4", 1) TSR_CV_EXTRACT_B("%2", "%4", 2)
-                    TSR_CV_EXTRACT_B("%3", "%4", 3)
+        __asm__(TSR_XP_EXTRACT_B("%0", "%4", 0) TSR_XP_EXTRACT_B("%1", "%4", 1) TSR_XP_EXTRACT_B("%2", "%4", 2)
+                    TSR_XP_EXTRACT_B("%3", "%4", 3)
                 : "=&r"(b0), "=&r"(b1), "=&r"(b2), "=&r"(b3)
                 : "r"(w));
-        __asm__(TSR_CV_MAC("%0", "%4", "%5") TSR_CV_MAC("%1", "%4", "%6") TSR_CV_MAC("%2", "%4", "%7")
-                    TSR_CV_MAC("%3", "%4", "%8")
+        __asm__(TSR_XP_MAC("%0", "%4", "%5") TSR_XP_MAC("%1", "%4", "%6") TSR_XP_MAC("%2", "%4", "%7")
+                    TSR_XP_MAC("%3", "%4", "%8")
                 : "+r"(a0), "+r"(a1), "+r"(a2), "+r"(a3)
                 : "r"(p), "r"(b0), "r"(b1), "r"(b2), "r"(b3));
     }

@@ -4,12 +4,12 @@
 //    form (xpulpv2_rqs.h), checked once a call against the bound of what it is applied to
 //    (an int8, a sum of two, a product), instead of the portable tsr_rqs_apply's check of
 //    each element; where a bound does not hold they run the portable kernel;
-//  - iRMSNorm squares a row by cv.sdotsp.b, divides by its root through an exact
+//  - iRMSNorm squares a row by sdotsp.b, divides by its root through an exact
 //    reciprocal (one division a row, not one an element), and splits a row's elements
 //    over the cores (each core sums the rows it touches), not only whole rows, so that
 //    one row (a token) takes every core; in place (y overlapping x) it splits whole rows;
 //  - RoPE as a matrix, head size 4: each row's 4 x 4 matrix transposed once into a word
-//    a column, each output one cv.dotsp.b of the head's word with a column.
+//    a column, each output one dotsp.b of the head's word with a column.
 #include "kernel_checks.h"
 #include "tessera/kernels_quantlib.h"
 #include "tessera/kernels_xpulpv2.h"

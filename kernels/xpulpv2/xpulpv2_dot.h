@@ -1,5 +1,5 @@
 // Dot products of int8 rows on XpulpV2 (k a multiple of 4, rows word-aligned): a word of
-// x and of each weight row loaded with post-increment, one cv.sdotsp.b per four MACs,
+// x and of each weight row loaded with post-increment, one sdotsp.b per four MACs,
 // in a hardware loop. Shared by the set's int8 matmuls.
 #ifndef TESSERA_XPULPV2_DOT_H
 #define TESSERA_XPULPV2_DOT_H
@@ -10,11 +10,11 @@
 #include "kernel_checks.h"
 #include "xpulpv2_insn.h"
 
-// The sum of the four signed byte products of a and b (cv.dotsp.b).
+// The sum of the four signed byte products of a and b (dotsp.b).
 static inline int32_t tsr_xpulpv2_dotsp(uint32_t a, uint32_t b)
 {
     int32_t d;
-    __asm__(TSR_CV_DOTSP_B("%0", "%1", "%2") : "=r"(d) : "r"(a), "r"(b));
+    __asm__(TSR_XP_DOTSP_B("%0", "%1", "%2") : "=r"(d) : "r"(a), "r"(b));
     return d;
 }
 
@@ -27,16 +27,16 @@ static inline void tsr_xpulpv2_dot_1x4_part(const int8_t *x, const int8_t *w, ui
     uint32_t xv, v0, v1, v2, v3;
     __asm__ volatile(".balign 4\n"
                      ".option push\n.option norvc\n.option norelax\n"
-                     TSR_CV_SETUP0("%[n]", 9)
-                     TSR_CV_LW_POST4("%[xv]", "%[x]")
-                     TSR_CV_LW_POST4("%[v0]", "%[w0]")
-                     TSR_CV_LW_POST4("%[v1]", "%[w1]")
-                     TSR_CV_LW_POST4("%[v2]", "%[w2]")
-                     TSR_CV_LW_POST4("%[v3]", "%[w3]")
-                     TSR_CV_SDOTSP_B("%[a0]", "%[xv]", "%[v0]")
-                     TSR_CV_SDOTSP_B("%[a1]", "%[xv]", "%[v1]")
-                     TSR_CV_SDOTSP_B("%[a2]", "%[xv]", "%[v2]")
-                     TSR_CV_SDOTSP_B("%[a3]", "%[xv]", "%[v3]")
+                     TSR_XP_SETUP0("%[n]", 9)
+                     TSR_XP_LW_POST4("%[xv]", "%[x]")
+                     TSR_XP_LW_POST4("%[v0]", "%[w0]")
+                     TSR_XP_LW_POST4("%[v1]", "%[w1]")
+                     TSR_XP_LW_POST4("%[v2]", "%[w2]")
+                     TSR_XP_LW_POST4("%[v3]", "%[w3]")
+                     TSR_XP_SDOTSP_B("%[a0]", "%[xv]", "%[v0]")
+                     TSR_XP_SDOTSP_B("%[a1]", "%[xv]", "%[v1]")
+                     TSR_XP_SDOTSP_B("%[a2]", "%[xv]", "%[v2]")
+                     TSR_XP_SDOTSP_B("%[a3]", "%[xv]", "%[v3]")
                      ".option pop\n"
                      : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [x] "+r"(x), [w0] "+r"(w0),
                        [w1] "+r"(w1), [w2] "+r"(w2), [w3] "+r"(w3), [xv] "=&r"(xv), [v0] "=&r"(v0), [v1] "=&r"(v1),
@@ -52,11 +52,11 @@ static inline int32_t tsr_xpulpv2_dot_1x1_part(const int8_t *x, const int8_t *w,
     uint32_t xv, v;
     __asm__ volatile(".balign 4\n"
                      ".option push\n.option norvc\n.option norelax\n"
-                     TSR_CV_SETUP0("%[n]", 4)
-                     TSR_CV_LW_POST4("%[xv]", "%[x]")
-                     TSR_CV_LW_POST4("%[v]", "%[w]")
+                     TSR_XP_SETUP0("%[n]", 4)
+                     TSR_XP_LW_POST4("%[xv]", "%[x]")
+                     TSR_XP_LW_POST4("%[v]", "%[w]")
                      "nop\n"
-                     TSR_CV_SDOTSP_B("%[a]", "%[xv]", "%[v]")
+                     TSR_XP_SDOTSP_B("%[a]", "%[xv]", "%[v]")
                      ".option pop\n"
                      : [a] "+r"(a), [x] "+r"(x), [w] "+r"(w), [xv] "=&r"(xv), [v] "=&r"(v)
                      : [n] "r"(words)
@@ -65,7 +65,7 @@ static inline int32_t tsr_xpulpv2_dot_1x1_part(const int8_t *x, const int8_t *w,
 }
 
 // sums[c] = the sum of weight row c (of w, w + k, w + 2k, w + 3k): each word against
-// 0x01010101 in cv.sdotsp.b, 8 instructions per 16 weights.
+// 0x01010101 in sdotsp.b, 8 instructions per 16 weights.
 static inline void tsr_xpulpv2_row_sums_4(const int8_t *w, uint32_t k, int32_t sums[4])
 {
     const int8_t *w0 = w, *w1 = w + k, *w2 = w + 2 * k, *w3 = w + 3 * k;
@@ -74,15 +74,15 @@ static inline void tsr_xpulpv2_row_sums_4(const int8_t *w, uint32_t k, int32_t s
     uint32_t v0, v1, v2, v3;
     __asm__ volatile(".balign 4\n"
                      ".option push\n.option norvc\n.option norelax\n"
-                     TSR_CV_SETUP0("%[n]", 8)
-                     TSR_CV_LW_POST4("%[v0]", "%[w0]")
-                     TSR_CV_LW_POST4("%[v1]", "%[w1]")
-                     TSR_CV_LW_POST4("%[v2]", "%[w2]")
-                     TSR_CV_LW_POST4("%[v3]", "%[w3]")
-                     TSR_CV_SDOTSP_B("%[a0]", "%[one]", "%[v0]")
-                     TSR_CV_SDOTSP_B("%[a1]", "%[one]", "%[v1]")
-                     TSR_CV_SDOTSP_B("%[a2]", "%[one]", "%[v2]")
-                     TSR_CV_SDOTSP_B("%[a3]", "%[one]", "%[v3]")
+                     TSR_XP_SETUP0("%[n]", 8)
+                     TSR_XP_LW_POST4("%[v0]", "%[w0]")
+                     TSR_XP_LW_POST4("%[v1]", "%[w1]")
+                     TSR_XP_LW_POST4("%[v2]", "%[w2]")
+                     TSR_XP_LW_POST4("%[v3]", "%[w3]")
+                     TSR_XP_SDOTSP_B("%[a0]", "%[one]", "%[v0]")
+                     TSR_XP_SDOTSP_B("%[a1]", "%[one]", "%[v1]")
+                     TSR_XP_SDOTSP_B("%[a2]", "%[one]", "%[v2]")
+                     TSR_XP_SDOTSP_B("%[a3]", "%[one]", "%[v3]")
                      ".option pop\n"
                      : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [w0] "+r"(w0), [w1] "+r"(w1),
                        [w2] "+r"(w2), [w3] "+r"(w3), [v0] "=&r"(v0), [v1] "=&r"(v1), [v2] "=&r"(v2), [v3] "=&r"(v3)

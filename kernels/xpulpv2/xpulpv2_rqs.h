@@ -1,5 +1,5 @@
 // QuantLib's RequantShift in its 32-bit form on XpulpV2, for kernels that know a bound on
-// their accumulators: (x mul + add + round) >> shift, clamped with cv.max / cv.min. It is
+// their accumulators: (x mul + add + round) >> shift, clamped with max / min. It is
 // tsr_rqs_apply's fast form (tessera/kernels_quantlib.h), taken once per call or channel
 // when x mul + add + round stays within int32 for every |x| <= bound, so no element needs
 // the range check; the kernels take the portable form otherwise. Bit-exact with tsr_rqs.
@@ -39,13 +39,13 @@ static inline bool tsr_xpulpv2_rqs_for(const tsr_rqs_params *r, uint32_t bound, 
 
 static inline uint32_t tsr_xpulpv2_maxu(uint32_t a, uint32_t b)
 {
-    __asm__(TSR_CV_MAXU("%0", "%0", "%1") : "+r"(a) : "r"(b));
+    __asm__(TSR_XP_MAXU("%0", "%0", "%1") : "+r"(a) : "r"(b));
     return a;
 }
 
 static inline int32_t tsr_xpulpv2_clamp(int32_t v, int32_t lo, int32_t hi)
 {
-    __asm__(TSR_CV_MAX("%0", "%0", "%1") TSR_CV_MIN("%0", "%0", "%2") : "+r"(v) : "r"(lo), "r"(hi));
+    __asm__(TSR_XP_MAX("%0", "%0", "%1") TSR_XP_MIN("%0", "%0", "%2") : "+r"(v) : "r"(lo), "r"(hi));
     return v;
 }
 

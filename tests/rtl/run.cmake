@@ -1,5 +1,7 @@
-# Runs a pulp-rtl firmware on a Verilator simulator of the CV32E40P cluster and checks
-# it: exit 0 (or EXPECT_EXIT), EXPECT in its output, with HOST_GENERATE and IMAGE the
+# Runs a PULP firmware on a simulator and checks it: a pulp-rtl firmware on a Verilator
+# simulator of the CV32E40P cluster (SIM), or a siracusa firmware on GVSoC's Siracusa (GVSOC:
+# the gvsoc launcher; CORES_WORD, when given, is written to the ELF's .tessera_cores word, on a
+# copy, with OBJCOPY: the cluster cores the run uses; WORK: GVSoC's work folder). It checks: exit 0 (or EXPECT_EXIT), EXPECT in its output, with HOST_GENERATE and IMAGE the
 # host board's ids from the same image for as many tokens, with GOLDEN the golden ids'
 # first tokens. Prints the testbench's cycles and its profile, and
 #   MEASURED cycles per run: busiest core N
@@ -13,18 +15,40 @@
 # cmake -DSIM=... -DELF=... -DRUN=token [-DHOST_GENERATE=exe -DIMAGE=tess] [-DGOLDEN=file]
 #       [-DEXPECT=regex] [-DEXPECT_EXIT=code] [-DINSPECT=exe -DPREDICT_IMAGE=tess -DPREDICT_RUN=run
 #       -DCORES=n -DKERNEL_SET=name] -P run.cmake
-execute_process(COMMAND ${SIM} ${ELF} OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc TIMEOUT 1500)
+if(DEFINED GVSOC)
+  file(MAKE_DIRECTORY ${WORK})
+  set(run_elf ${ELF})
+  if(DEFINED CORES_WORD)
+    set(run_elf ${WORK}/cores${CORES_WORD}.elf)
+    execute_process(COMMAND bash -c "printf '\\x0${CORES_WORD}\\x00\\x00\\x00' > ${WORK}/cores.bin" RESULT_VARIABLE prc)
+    execute_process(COMMAND ${OBJCOPY} --update-section .tessera_cores=${WORK}/cores.bin ${ELF} ${run_elf} RESULT_VARIABLE prc)
+    if(NOT prc EQUAL 0)
+      message(FATAL_ERROR "${OBJCOPY} could not write .tessera_cores of ${ELF}")
+    endif()
+  endif()
+  # GVSoC's Python is Debian's; its own gapy beside the launcher.
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env PATH=/usr/bin:$ENV{PATH} ${GVSOC} --target=siracusa --binary ${run_elf}
+                          --work-dir=${WORK} run
+                  OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc TIMEOUT 1500)
+  string(APPEND out "${err}")
+  # gapy: "Platform returned an error (exitcode: N)": the firmware's status.
+  if(out MATCHES "Platform returned an error \\(exitcode: ([0-9]+)\\)")
+    set(rc ${CMAKE_MATCH_1})
+  endif()
+else()
+  execute_process(COMMAND ${SIM} ${ELF} OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc TIMEOUT 1500)
+endif()
 string(REGEX MATCH "^[^\n]*" first_line "${out}")
 message(STATUS "${first_line}")
 if(out MATCHES "\nconformance: " OR out MATCHES "\nkernel ") # the conformance suite, tessera-rtl-kernels: all of it
   message(STATUS "${out}")
 endif()
-string(REGEX MATCH "\nrtl: .*" rtl_report "${out}")
+string(REGEX MATCH "\n(rtl|gvsoc): .*" rtl_report "${out}")
 if(rtl_report)
   message(STATUS "${rtl_report}")
 endif()
-string(REGEX MATCH "rtl: [0-9]+ measured runs: ([0-9]+) cycles per run" _ "${out}")
-set(measured "${CMAKE_MATCH_1}")
+string(REGEX MATCH "(rtl|gvsoc): [0-9]+ measured runs: ([0-9]+) cycles per run" _ "${out}")
+set(measured "${CMAKE_MATCH_2}")
 if(NOT measured AND out MATCHES "run\\.c: ([0-9]+) cycles per token") # llama2.c's run.c, timed by itself
   set(measured "${CMAKE_MATCH_1}")
   set(RUN "token of run.c (its own clock readings: mcycle)")

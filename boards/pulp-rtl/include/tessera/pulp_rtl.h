@@ -21,28 +21,12 @@
 #include <stdint.h>
 
 #include "tessera/hal.h"
+#include "tessera/pulp_board.h" /* tsr_pulp_board, tsr_pulp_puts, ...: what it implements */
 #include "tessera/pulp_rtl_map.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* The board, ready once main() runs. */
-const tsr_hal_board *tsr_pulp_board(void);
-
-void tsr_pulp_puts(const char *text);
-/* This core's mcycle (64 bits). */
-uint64_t tsr_pulp_mcycle(void);
-void tsr_pulp_put_u64(uint64_t value);
-uint64_t tsr_pulp_div_u64(uint64_t n, uint64_t d);
-
-/* A measured run begins and ends (core 0): the testbench counts its cycles and, per
- * operator, each core's busy cycles and L1 bank-conflict stalls. */
-void tsr_pulp_mark_begin(void);
-void tsr_pulp_mark_end(void);
-
-/* Ends the simulation: status 0 passes, anything else fails. */
-void tsr_pulp_exit(int status) __attribute__((noreturn));
 
 #ifdef __cplusplus
 }

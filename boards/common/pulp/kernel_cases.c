@@ -1,4 +1,5 @@
-/* The tuned kernel set against the portable kernels on the RTL, one core, every operand
+/* The tuned kernel set against the portable kernels on a PULP cluster board (pulp-rtl: the
+ * RTL; siracusa: GVSoC's model), one core, every operand
  * in L1: each pair runs on the same pseudo-random data, their outputs must be equal byte
  * for byte, and mcycle gives each one's cycles (per multiply-accumulate for the matmuls,
  * per position for the attention, per element for the rest). The elementwise kernels and
@@ -13,7 +14,7 @@
 
 #include "tessera/kernels_i8.h"
 #include "tessera/kernels_quantlib.h"
-#include "tessera/pulp_rtl.h"
+#include "tessera/pulp_board.h"
 #if TSR_PULP_ISA != 0
 #include "tessera/kernels_xpulpv2.h"
 #define TUNED(name) name##_xpulpv2
@@ -229,7 +230,9 @@ int main(void)
 {
     const tsr_hal_board *board = tsr_pulp_board();
     g_l1 = board->regions[TSR_REGION_L1].base;
-    tsr_pulp_puts("kernels on pulp-rtl, one core, operands in L1: portable against " SET_NAME "\n");
+    tsr_pulp_puts("kernels on ");
+    tsr_pulp_puts(board->name);
+    tsr_pulp_puts(", one core, operands in L1: portable against " SET_NAME "\n");
     matmul(1u, 256u, 64u, 3);
     matmul(4u, 256u, 64u, 3);
     matmul(1u, 256u, 64u, 0);

@@ -1,7 +1,7 @@
-/* The HAL conformance suite (tessera/hal_conformance.h) on pulp-rtl: prints a line per
- * check and exits with the number of failures. */
+/* The HAL conformance suite (tessera/hal_conformance.h) on a PULP cluster board (pulp-rtl,
+ * siracusa): prints a line per check and exits with the number of failures. */
 #include "tessera/hal_conformance.h"
-#include "tessera/pulp_rtl.h"
+#include "tessera/pulp_board.h"
 
 static void print_line(void *ctx, const char *line)
 {
@@ -14,7 +14,9 @@ static void print_line(void *ctx, const char *line)
 int main(void)
 {
     const tsr_hal_board *board = tsr_pulp_board();
-    tsr_pulp_puts("conformance of pulp-rtl: ");
+    tsr_pulp_puts("conformance of ");
+    tsr_pulp_puts(board->name);
+    tsr_pulp_puts(": ");
     tsr_pulp_put_u64(board->core_count);
     tsr_pulp_puts(" cores\n");
     const tsr_conformance_result r = tsr_hal_conformance(board, print_line, 0);

@@ -1,0 +1,371 @@
+/* The siracusa board: the Tessera HAL on GVSoC's Siracusa model (tessera/siracusa.h). */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "tessera/div_u64.h"
+#include "tessera/npu.h"
+#include "tessera/siracusa.h"
+
+#define REG(addr) (*(volatile uint32_t *)(uintptr_t)(addr))
+
+extern uint8_t __bss_start[], __bss_end[];
+extern uint8_t __tdata_start[], __tdata_end[], __tbss_start[], __tbss_end[];
+extern uint8_t __l1_start[], __l2_start[], __nms_start[];
+
+int main(void);
+
+/* The cores a run uses: a word of its own section, the description's cores unless the
+ * runner wrote another (tests/gvsoc/run.cmake: objcopy --update-section .tessera_cores). */
+__attribute__((section(".tessera_cores"), used)) volatile const uint32_t tsr_siracusa_run_cores = TSR_SIRACUSA_CORES;
+
+static inline uint32_t this_core(void)
+{
+    uint32_t id;
+    __asm__ volatile("csrr %0, mhartid" : "=r"(id));
+    return id & 0x1Fu;
+}
+
+/* ---- console, exit, marks ----------------------------------------------------- */
+
+static void put_bytes(const char *text, size_t len)
+{
+    volatile uint32_t *out = (volatile uint32_t *)(uintptr_t)(SIRACUSA_STDOUT + (this_core() << 3));
+    for (size_t i = 0; i < len; ++i) *out = (uint8_t)text[i];
+}
+
+void tsr_pulp_puts(const char *text) { put_bytes(text, strlen(text)); }
+
+uint64_t tsr_pulp_div_u64(uint64_t n, uint64_t d) { return tsr_div_u64(n, d); }
+
+void tsr_pulp_put_u64(uint64_t v)
+{
+    char text[21];
+    tsr_pulp_puts(tsr_u64_decimal(v, text));
+}
+
+void tsr_pulp_exit(int status)
+{
+    REG(SIRACUSA_CORESTATUS) = 0x80000000u | ((uint32_t)status & 0x7FFFFFFFu);
+    for (;;) {
+    }
+}
+
+/* GVSoC's cores have no mcycleh: the high word is this core's count of mcycle's wraps, seen
+ * at least once every 2^32 cycles (a run reads it far more often). */
+uint64_t tsr_pulp_mcycle(void)
+{
+    static uint32_t last[TSR_SIRACUSA_CORES], wraps[TSR_SIRACUSA_CORES];
+    const uint32_t core = this_core();
+    uint32_t lo;
+    __asm__ volatile("csrr %0, mcycle" : "=r"(lo));
+    if (lo < last[core]) ++wraps[core];
+    last[core] = lo;
+    return ((uint64_t)wraps[core] << 32) | lo;
+}
+
+/* A measured run: each core's mcycle at its begin and end, printed by core 0 at the end
+ * ("gvsoc: run N: core C busy B cycles ..."): the busiest core's span is the measure. */
+static uint64_t g_mark_begin;
+static uint32_t g_runs;
+static uint64_t g_run_cycles;
+
+void tsr_pulp_mark_begin(void) { g_mark_begin = tsr_pulp_mcycle(); }
+
+void tsr_pulp_mark_end(void)
+{
+    const uint64_t cycles = tsr_pulp_mcycle() - g_mark_begin;
+    g_run_cycles += cycles;
+    ++g_runs;
+    tsr_pulp_puts("gvsoc: run ");
+    tsr_pulp_put_u64(g_runs);
+    tsr_pulp_puts(": ");
+    tsr_pulp_put_u64(cycles);
+    tsr_pulp_puts(" cycles of cluster core 0\n");
+}
+
+void tsr_siracusa_report_runs(void)
+{
+    if (g_runs == 0u) return;
+    tsr_pulp_puts("gvsoc: ");
+    tsr_pulp_put_u64(g_runs);
+    tsr_pulp_puts(" measured runs: ");
+    tsr_pulp_put_u64(tsr_div_u64(g_run_cycles, g_runs));
+    tsr_pulp_puts(" cycles per run (cluster core 0, which forks and joins every step)\n");
+}
+
+/* ---- the cluster: the event unit --------------------------------------------------- */
+
+static uint32_t g_cores = 1u;
+static volatile tsr_cluster_task g_task;
+static void *volatile g_arg;
+static volatile uint32_t g_fork_generation;
+
+/* Sleep until event E: this core's mask holds E alone while it waits, so an event meant
+ * for another wait stays pending, never consumed by this one. */
+static inline void wait_event(uint32_t event)
+{
+    REG(SIRACUSA_EU_DEMUX + SIRACUSA_EU_CORE_MASK) = 1u << event;
+    (void)REG(SIRACUSA_EU_DEMUX + SIRACUSA_EU_CORE_EVENT_WAIT_CLEAR);
+}
+
+static void cluster_barrier(void *ctx)
+{
+    (void)ctx;
+    if (g_cores == 1u) return;
+    REG(SIRACUSA_EU_DEMUX + SIRACUSA_EU_CORE_MASK) = 1u << SIRACUSA_EVENT_BARRIER;
+    (void)REG(SIRACUSA_EU_DEMUX + SIRACUSA_EU_BARRIER_WAIT_CLEAR(0));
+}
+
+static tsr_hal_status cluster_fork(void *ctx, tsr_cluster_task task, void *arg)
+{
+    if (task == NULL) return TSR_HAL_INVALID;
+    if (g_cores == 1u) {
+        task(arg, 0u, 1u);
+        return TSR_HAL_OK;
+    }
+    g_task = task;
+    g_arg = arg;
+    __atomic_store_n(&g_fork_generation, g_fork_generation + 1u, __ATOMIC_RELEASE);
+    REG(SIRACUSA_EU_DEMUX + SIRACUSA_EU_SW_EVENT(SIRACUSA_EVENT_SW_FORK)) = ((1u << g_cores) - 1u) & ~1u;
+    task(arg, 0u, g_cores);
+    cluster_barrier(ctx); /* the join */
+    return TSR_HAL_OK;
+}
+
+static void worker_loop(uint32_t core) __attribute__((noreturn));
+static void worker_loop(uint32_t core)
+{
+    uint32_t seen = 0u;
+    for (;;) {
+        while (__atomic_load_n(&g_fork_generation, __ATOMIC_ACQUIRE) == seen) wait_event(SIRACUSA_EVENT_SW_FORK);
+        seen = g_fork_generation;
+        g_task(g_arg, core, g_cores);
+        cluster_barrier(NULL);
+    }
+}
+
+/* ---- DMA: the cluster DMA (mchan) ------------------------------------------------ */
+
+/* A transfer between TCDM and any other address is the engine's (a TCDM side in rows is
+ * a command a row, the other side's rows the engine's 2D mode); one that does not touch
+ * TCDM, or lies in it on both sides, the calling core copies at once (the engine moves data
+ * between TCDM and the cluster's bus only). A handle is a counter of the engine's that its
+ * commands count on; DMA_SLOTS handles are in flight at most (BUSY beyond), one counter each. */
+#define DMA_SLOTS SIRACUSA_DMA_COUNTERS
+static uint32_t g_dma_issued, g_dma_retired; /* handles 1, 2, ...; retired: waited for, in order */
+static int8_t g_dma_counter[DMA_SLOTS];      /* each handle's counter; -1: copied by the core */
+
+static inline uint32_t dma_reg(uint32_t offset) { return SIRACUSA_DMA_DEMUX + offset; }
+
+static bool in_l1(uintptr_t a, uint32_t bytes)
+{
+    return a >= SIRACUSA_L1_BASE && a - SIRACUSA_L1_BASE <= SIRACUSA_L1_BYTES &&
+           bytes <= SIRACUSA_L1_BYTES - (a - SIRACUSA_L1_BASE);
+}
+
+static void dma_push(uint32_t cmd, uint32_t loc, uint32_t ext, bool two_d, uint32_t count, uint32_t stride)
+{
+    REG(dma_reg(SIRACUSA_DMA_CMD)) = cmd | SIRACUSA_DMA_INC | SIRACUSA_DMA_EVENT | (two_d ? SIRACUSA_DMA_2D_EXT : 0u);
+    REG(dma_reg(SIRACUSA_DMA_CMD)) = loc;
+    REG(dma_reg(SIRACUSA_DMA_CMD)) = ext;
+    if (two_d) {
+        REG(dma_reg(SIRACUSA_DMA_CMD)) = count;
+        REG(dma_reg(SIRACUSA_DMA_CMD)) = stride;
+    }
+}
+
+/* A contiguous block, in commands of the length field's size. */
+static void dma_push_1d(uint32_t dir, uint32_t loc, uint32_t ext, uint32_t bytes)
+{
+    for (uint32_t done = 0; done < bytes;) {
+        const uint32_t n = bytes - done < SIRACUSA_DMA_LEN_MAX ? bytes - done : SIRACUSA_DMA_LEN_MAX;
+        dma_push(dir | n, loc + done, ext + done, false, 0u, 0u);
+        done += n;
+    }
+}
+
+static tsr_hal_status dma_copy_2d(void *ctx, void *dst, uint32_t dst_stride, const void *src, uint32_t src_stride,
+                                  uint32_t row_bytes, uint32_t rows, tsr_dma_handle *out)
+{
+    (void)ctx;
+    if (dst == NULL || src == NULL || out == NULL) return TSR_HAL_INVALID;
+    const bool empty = rows == 0u || row_bytes == 0u;
+    const uint64_t dst_span = empty ? 0u : (uint64_t)(rows - 1u) * dst_stride + row_bytes;
+    const uint64_t src_span = empty ? 0u : (uint64_t)(rows - 1u) * src_stride + row_bytes;
+    if (dst_span > 0xFFFFFFFFu || src_span > 0xFFFFFFFFu) return TSR_HAL_INVALID;
+    if (g_dma_issued - g_dma_retired >= DMA_SLOTS) return TSR_HAL_BUSY;
+    const uintptr_t d = (uintptr_t)dst, s = (uintptr_t)src;
+    const bool dst_l1 = !empty && in_l1(d, (uint32_t)dst_span), src_l1 = !empty && in_l1(s, (uint32_t)src_span);
+    int8_t counter = -1;
+    if (empty || dst_l1 == src_l1) {
+        for (uint32_t r = 0; r < rows; ++r)
+            memmove((uint8_t *)dst + (size_t)r * dst_stride, (const uint8_t *)src + (size_t)r * src_stride, row_bytes);
+    } else {
+        counter = (int8_t)REG(dma_reg(SIRACUSA_DMA_CMD)); /* a free counter: 16 handles hold 16 at most */
+        const uint32_t dir = src_l1 ? 0u : SIRACUSA_DMA_EXT2LOC;
+        const uint32_t loc = (uint32_t)(src_l1 ? s : d), ext = (uint32_t)(src_l1 ? d : s);
+        const uint32_t loc_stride = src_l1 ? src_stride : dst_stride, ext_stride = src_l1 ? dst_stride : src_stride;
+        const bool loc_rows = rows > 1u && loc_stride != row_bytes, ext_rows = rows > 1u && ext_stride != row_bytes;
+        if (!loc_rows && !ext_rows) {
+            dma_push_1d(dir, loc, ext, row_bytes * rows); /* one block */
+        } else if (!loc_rows && row_bytes <= SIRACUSA_DMA_LEN_MAX) {
+            const uint32_t per = SIRACUSA_DMA_LEN_MAX / row_bytes; /* the engine's 2D rows: as many a command as fit */
+            for (uint32_t r = 0; r < rows; r += per) {
+                const uint32_t n = rows - r < per ? rows - r : per;
+                dma_push(dir | (n * row_bytes), loc + r * row_bytes, ext + r * ext_stride, true, row_bytes, ext_stride);
+            }
+        } else {
+            for (uint32_t r = 0; r < rows; ++r) dma_push_1d(dir, loc + r * loc_stride, ext + r * ext_stride, row_bytes);
+        }
+    }
+    g_dma_counter[g_dma_issued % DMA_SLOTS] = counter;
+    *out = ++g_dma_issued;
+    return TSR_HAL_OK;
+}
+
+static tsr_hal_status dma_copy_1d(void *ctx, void *dst, const void *src, uint32_t bytes, tsr_dma_handle *out)
+{
+    return dma_copy_2d(ctx, dst, bytes, src, bytes, bytes, 1u, out);
+}
+
+/* The oldest handle in flight is done: wait for its counter (asleep on the DMA's event), free it. */
+static void dma_retire_one(void)
+{
+    const int8_t counter = g_dma_counter[g_dma_retired % DMA_SLOTS];
+    if (counter >= 0) {
+        while (REG(dma_reg(SIRACUSA_DMA_STATUS)) & (1u << counter)) wait_event(SIRACUSA_EVENT_DMA);
+        REG(dma_reg(SIRACUSA_DMA_STATUS)) = 1u << counter;
+    }
+    ++g_dma_retired;
+}
+
+static tsr_hal_status dma_wait(void *ctx, tsr_dma_handle handle)
+{
+    (void)ctx;
+    if (handle == 0u || (int32_t)(g_dma_issued - handle) < 0) return TSR_HAL_INVALID; /* never issued */
+    while ((int32_t)(g_dma_retired - handle) < 0) dma_retire_one(); /* in order */
+    return TSR_HAL_OK;
+}
+
+/* ---- NPU: a queue of the description's depth, run by the core that waits ------------- */
+
+/* Jobs queue as on the NPU (BUSY when the queue is full) and run, in order, on the core
+ * that waits for or polls one, with every board's bit-serial execution (tessera/npu.h):
+ * the HAL on N-EUREKA itself is the next step (issue 44). */
+static tsr_npu_job g_npu_jobs[TSR_SIRACUSA_NPU_DEPTH];
+static uint32_t g_npu_issued, g_npu_done;
+static tsr_hal_board g_board;
+
+static tsr_hal_status npu_submit(void *ctx, const tsr_npu_job *job, tsr_npu_handle *out)
+{
+    (void)ctx;
+    if (out == NULL) return TSR_HAL_INVALID;
+    const tsr_hal_status st = tsr_npu_check_job(job, g_board.regions);
+    if (st != TSR_HAL_OK) return st;
+    if (g_npu_issued - g_npu_done >= TSR_SIRACUSA_NPU_DEPTH) return TSR_HAL_BUSY;
+    g_npu_jobs[g_npu_issued % TSR_SIRACUSA_NPU_DEPTH] = *job;
+    *out = ++g_npu_issued;
+    return TSR_HAL_OK;
+}
+
+static bool npu_issued(tsr_npu_handle handle) { return handle != 0u && handle <= g_npu_issued; }
+
+static void npu_run_until(tsr_npu_handle handle)
+{
+    while (g_npu_done < handle) tsr_npu_run_job(&g_npu_jobs[g_npu_done++ % TSR_SIRACUSA_NPU_DEPTH]);
+}
+
+static tsr_hal_status npu_poll(void *ctx, tsr_npu_handle handle, bool *done)
+{
+    (void)ctx;
+    if (done == NULL || !npu_issued(handle)) return TSR_HAL_INVALID;
+    npu_run_until(handle);
+    *done = true;
+    return TSR_HAL_OK;
+}
+
+static tsr_hal_status npu_wait(void *ctx, tsr_npu_handle handle)
+{
+    (void)ctx;
+    if (!npu_issued(handle)) return TSR_HAL_INVALID;
+    npu_run_until(handle);
+    return TSR_HAL_OK;
+}
+
+/* ---- counters, console ------------------------------------------------------------ */
+
+static uint64_t cycles(void *ctx)
+{
+    (void)ctx;
+    return tsr_pulp_mcycle();
+}
+
+static void console_write(void *ctx, const char *text, size_t len)
+{
+    (void)ctx;
+    put_bytes(text, len);
+}
+
+static const tsr_hal_ops g_ops = {cluster_fork, cluster_barrier, dma_copy_1d, dma_copy_2d, dma_wait, npu_submit,
+                                  npu_poll,     npu_wait,        cycles,      console_write, NULL,     NULL};
+
+const tsr_hal_board *tsr_pulp_board(void) { return &g_board; }
+
+/* ---- start-up (cluster cores; the FC only starts them: start.S) ------------------------ */
+
+#define TLS_BYTES 256u
+static uint8_t g_tls[TSR_SIRACUSA_CORES][TLS_BYTES] __attribute__((aligned(64)));
+
+static void init_tls(uint32_t core)
+{
+    const size_t tdata = (size_t)(__tdata_end - __tdata_start), tbss = (size_t)(__tbss_end - __tbss_start);
+    if (tdata + tbss > TLS_BYTES) tsr_pulp_exit(3);
+    memcpy(g_tls[core], __tdata_start, tdata);
+    memset(g_tls[core] + tdata, 0, tbss);
+    __asm__ volatile("mv tp, %0" : : "r"(g_tls[core]));
+}
+
+static volatile uint32_t g_boot_ready = 1u; /* in .data: valid before .bss is cleared */
+
+void tsr_siracusa_core_entry(uint32_t core) __attribute__((noreturn));
+void tsr_siracusa_core_entry(uint32_t core)
+{
+    if (core == 0u) {
+        memset(__bss_start, 0, (size_t)(__bss_end - __bss_start));
+        const uint32_t cores = tsr_siracusa_run_cores;
+        if (cores == 0u || cores > TSR_SIRACUSA_CORES) {
+            tsr_pulp_puts("error: .tessera_cores asks for more cores than the board description's (or none)\n");
+            tsr_pulp_exit(4);
+        }
+        g_cores = cores;
+        init_tls(0u);
+        /* Barrier 0: the run's cores arrive and are woken. */
+        REG(SIRACUSA_EU_BARRIER(0) + SIRACUSA_EU_BARR_TRIGGER_MASK) = (1u << cores) - 1u;
+        REG(SIRACUSA_EU_BARRIER(0) + SIRACUSA_EU_BARR_TARGET_MASK) = (1u << cores) - 1u;
+        /* The description's regions, its off-chip memory (HyperRAM) as the image's. */
+        static const uint32_t sizes[TSR_REGION_COUNT] = {TSR_SIRACUSA_OFFCHIP_BYTES, TSR_SIRACUSA_L1_BYTES, TSR_SIRACUSA_L2_BYTES,
+                                                         TSR_SIRACUSA_NMS_BYTES};
+        g_board.abi = TSR_HAL_ABI;
+        g_board.name = TSR_SIRACUSA_BOARD_NAME;
+        g_board.fingerprint = tsr_board_fingerprint(g_board.name, TSR_SIRACUSA_CORES, sizes, true);
+        g_board.core_count = g_cores;
+        g_board.has_npu = true; /* jobs run by the submitting core */
+        g_board.solo_bytes = 0u;
+        g_board.isa = TSR_SIRACUSA_ISA;
+        g_board.regions[TSR_REGION_L1] = (tsr_hal_region){"L1", __l1_start, TSR_SIRACUSA_L1_BYTES};
+        g_board.regions[TSR_REGION_L2] = (tsr_hal_region){"L2", __l2_start, TSR_SIRACUSA_L2_BYTES};
+        g_board.regions[TSR_REGION_NMS] = (tsr_hal_region){"NMS", __nms_start, TSR_SIRACUSA_NMS_BYTES};
+        g_board.ops = &g_ops;
+        g_board.ctx = NULL;
+        __atomic_store_n(&g_boot_ready, 2u, __ATOMIC_RELEASE);
+        REG(SIRACUSA_EU_DEMUX + SIRACUSA_EU_SW_EVENT(SIRACUSA_EVENT_SW_FORK)) = ((1u << TSR_SIRACUSA_CORES) - 1u) & ~1u;
+        const int status = main();
+        tsr_siracusa_report_runs();
+        tsr_pulp_exit(status);
+    }
+    while (__atomic_load_n(&g_boot_ready, __ATOMIC_ACQUIRE) != 2u) wait_event(SIRACUSA_EVENT_SW_FORK);
+    init_tls(core);
+    worker_loop(core);
+}

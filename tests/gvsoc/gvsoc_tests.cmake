@@ -1,0 +1,118 @@
+# The seed SoC itself: the siracusa board's firmware on GVSoC's Siracusa model (ctest -L gvsoc).
+# GVSoC is built out of tree from ${TESSERA_SHARED_DIR}/gvsoc/src by scripts/build-gvsoc.sh into a
+# cache outside the build folder (reused while its sources are unchanged; gvsoc_build only checks
+# it then). Images packed for siracusa, firmware cross-built with
+# toolchain/riscv32-imfc-xpulpv2-ri5cy-elf.cmake (the kernels in RI5CY's XpulpV2 encodings), run
+# on 1 and 8 cluster cores (the ELF's .tessera_cores word). Each prints GVSoC's cycles of cluster
+# core 0 and a MEASURED cycles line (tests/rtl/run.cmake serves both simulators).
+option(TESSERA_REQUIRE_GVSOC "Fail to configure when the gvsoc tests cannot run (no GVSoC sources, no RISC-V toolchain)" OFF)
+find_program(RISCV_OBJCOPY riscv64-unknown-elf-objcopy)
+find_program(RISCV_GCC riscv64-unknown-elf-gcc)
+set(_gvsoc_src ${TESSERA_SHARED_DIR}/gvsoc/src)
+if(NOT EXISTS ${_gvsoc_src}/CMakeLists.txt OR NOT RISCV_OBJCOPY OR NOT RISCV_GCC)
+  if(TESSERA_REQUIRE_GVSOC)
+    message(FATAL_ERROR "TESSERA_REQUIRE_GVSOC: no GVSoC sources at ${_gvsoc_src} or no RISC-V toolchain "
+                        "(scripts/install-deps.sh installs it)")
+  endif()
+  message(STATUS "gvsoc tests: not added (GVSoC sources: ${_gvsoc_src}; objcopy: ${RISCV_OBJCOPY})")
+  return()
+endif()
+execute_process(COMMAND bash ${CMAKE_SOURCE_DIR}/scripts/build-gvsoc.sh --path --shared ${TESSERA_SHARED_DIR}
+                OUTPUT_VARIABLE GVSOC_PREFIX OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE _rc)
+if(NOT _rc EQUAL 0)
+  message(FATAL_ERROR "scripts/build-gvsoc.sh --path failed")
+endif()
+set(GVSOC ${GVSOC_PREFIX}/bin/gvsoc)
+set(GV ${CMAKE_BINARY_DIR}/gvsoc)
+file(MAKE_DIRECTORY ${GV}/images)
+add_test(NAME gvsoc_build COMMAND bash ${CMAKE_SOURCE_DIR}/scripts/build-gvsoc.sh --shared ${TESSERA_SHARED_DIR})
+set_tests_properties(gvsoc_build PROPERTIES FIXTURES_SETUP gvsoc_sim TIMEOUT 1800)
+
+add_test(NAME gvsoc_pack_int8 COMMAND tessera-pack ${SHARED_MODELS}/stories260K.bin --tokenizer ${SHARED_MODELS}/tok512.bin
+         --board siracusa --precision int8 -q -o ${GV}/images/stories260K_int8.tess)
+# An image for another board, which the siracusa firmware must refuse by name.
+add_test(NAME gvsoc_pack_wrong_board COMMAND tessera-pack ${SHARED_MODELS}/stories260K.bin --tokenizer
+         ${SHARED_MODELS}/tok512.bin --board pulp-rtl --precision int8 -q -o ${GV}/images/stories260K_pulp_rtl.tess)
+set(GV_PACKS gvsoc_pack_int8 gvsoc_pack_wrong_board)
+set(GV_IMAGES "int8=${GV}/images/stories260K_int8.tess\\;wrong_board=${GV}/images/stories260K_pulp_rtl.tess")
+set(GV_VECTORS "")
+foreach(graph microLlama8 microLlama8_parallel microLlama128 microLlama64_parallel)
+  add_test(NAME gvsoc_pack_${graph}
+           COMMAND tessera-pack ${DEEPLOY_GRAPHS}/INT8/${graph}/network.onnx --board siracusa --scenario cluster -q
+                   -o ${GV}/images/${graph}.tess)
+  add_test(NAME gvsoc_vectors_${graph}
+           COMMAND tessera-eval ${GV}/images/${graph}.tess --npz-inputs ${DEEPLOY_GRAPHS}/INT8/${graph}/inputs.npz
+                   --npz-expect ${DEEPLOY_GRAPHS}/INT8/${graph}/outputs.npz --emit-vectors ${GV}/images/${graph}.vectors)
+  set_tests_properties(gvsoc_pack_${graph} PROPERTIES FIXTURES_SETUP gvsoc_${graph}_image)
+  set_tests_properties(gvsoc_vectors_${graph} PROPERTIES FIXTURES_REQUIRED gvsoc_${graph}_image)
+  list(APPEND GV_PACKS gvsoc_vectors_${graph})
+  string(APPEND GV_IMAGES "\\;${graph}=${GV}/images/${graph}.tess")
+  string(APPEND GV_VECTORS "\\;${graph}=${GV}/images/${graph}.vectors")
+endforeach()
+set_tests_properties(${GV_PACKS} PROPERTIES FIXTURES_SETUP gvsoc_images)
+add_test(NAME gvsoc_build_firmware
+         COMMAND ${CMAKE_COMMAND} -DSOURCE=${CMAKE_SOURCE_DIR} -DBINARY=${GV}/build
+                 -DTOOLCHAIN=${CMAKE_SOURCE_DIR}/toolchain/riscv32-imfc-xpulpv2-ri5cy-elf.cmake "-DIMAGES=${GV_IMAGES}"
+                 "-DVECTORS=${GV_VECTORS}" -DEXTRA=-DTESSERA_DEMO_STEPS=8 -P ${CMAKE_CURRENT_SOURCE_DIR}/firmware/build.cmake)
+set_tests_properties(gvsoc_build_firmware PROPERTIES FIXTURES_REQUIRED gvsoc_images FIXTURES_SETUP gvsoc_elf TIMEOUT 900)
+set(GV_ELF ${GV}/build/boards/siracusa)
+
+# name:elf:cores:run[:check]
+set(GV_RUNS hal_conformance_1core:tessera-hal-conformance:1:suite hal_conformance_8cores:tessera-hal-conformance:8:suite
+            kernels_1core:tessera-gvsoc-kernels:1:suite
+            int8_1core:tessera-firmware-int8:1:token:host int8_8cores:tessera-firmware-int8:8:token:host)
+foreach(graph ml8:microLlama8 ml8_parallel:microLlama8_parallel ml128:microLlama128 ml64_parallel:microLlama64_parallel)
+  string(REPLACE ":" ";" graph "${graph}")
+  list(GET graph 0 tag)
+  list(GET graph 1 g)
+  list(APPEND GV_RUNS deeploy_${tag}_1core:tessera-firmware-${g}:1:graph:vectors
+                      deeploy_${tag}_8cores:tessera-firmware-${g}:8:graph:vectors)
+endforeach()
+foreach(run IN LISTS GV_RUNS)
+  string(REPLACE ":" ";" run "${run}")
+  list(GET run 0 name)
+  list(GET run 1 elf)
+  list(GET run 2 cores)
+  list(GET run 3 what)
+  list(LENGTH run n)
+  set(check "")
+  if(n GREATER 4)
+    list(GET run 4 check)
+  endif()
+  string(REGEX REPLACE "^tessera-firmware-" "" image "${elf}")
+  set(args "")
+  if(what STREQUAL "token")
+    set(args -DPREDICT_IMAGE=${GV}/images/stories260K_${image}.tess)
+  elseif(what STREQUAL "graph")
+    set(args -DPREDICT_IMAGE=${GV}/images/${image}.tess)
+  endif()
+  if(args)
+    list(APPEND args -DPREDICT_RUN=firmware -DINSPECT=$<TARGET_FILE:tessera-inspect> -DCORES=${cores} -DKERNEL_SET=xpulpv2)
+  endif()
+  if(check STREQUAL "host")
+    list(APPEND args -DHOST_GENERATE=$<TARGET_FILE:tessera-generate> -DIMAGE=${GV}/images/stories260K_${image}.tess)
+  elseif(check STREQUAL "vectors")
+    list(APPEND args "-DEXPECT=vectors: all: 0 of [0-9]+ values differ")
+  elseif(what STREQUAL "suite" AND elf STREQUAL "tessera-hal-conformance")
+    list(APPEND args "-DEXPECT=conformance: [0-9]+ passed, 0 failed")
+  elseif(what STREQUAL "suite")
+    list(APPEND args "-DEXPECT=outputs equal")
+  endif()
+  add_test(NAME gvsoc_${name}
+           COMMAND ${CMAKE_COMMAND} -DGVSOC=${GVSOC} -DOBJCOPY=${RISCV_OBJCOPY} -DWORK=${GV}/work/${name} -DCORES_WORD=${cores}
+                   -DELF=${GV_ELF}/${elf}.elf -DRUN=${what} ${args} -P ${CMAKE_CURRENT_SOURCE_DIR}/rtl/run.cmake)
+  set_tests_properties(gvsoc_${name} PROPERTIES FIXTURES_REQUIRED "gvsoc_elf;gvsoc_sim" TIMEOUT 1500)
+  if(cores EQUAL 8)
+    set_tests_properties(gvsoc_${name} PROPERTIES COST 1000)
+  endif()
+endforeach()
+# Bad input: an image planned for pulp-rtl refused on siracusa by name; a trap on a cluster core
+# ends the simulation naming the core, the cause and the pc.
+add_test(NAME gvsoc_wrong_board
+         COMMAND ${CMAKE_COMMAND} -DGVSOC=${GVSOC} -DWORK=${GV}/work/wrong_board -DELF=${GV_ELF}/tessera-firmware-wrong_board.elf
+                 -DRUN=token "-DEXPECT=planned for board 'pulp-rtl'" -DEXPECT_EXIT=1 -P ${CMAKE_CURRENT_SOURCE_DIR}/rtl/run.cmake)
+add_test(NAME gvsoc_trap
+         COMMAND ${CMAKE_COMMAND} -DGVSOC=${GVSOC} -DWORK=${GV}/work/trap -DELF=${GV_ELF}/tessera-gvsoc-trap.elf -DRUN=token
+                 "-DEXPECT=trap: core C0: mcause 0x[0-9a-f]+, mepc 0x1c0[0-9a-f]+, mtval" -DEXPECT_EXIT=127
+                 -P ${CMAKE_CURRENT_SOURCE_DIR}/rtl/run.cmake)
+set_tests_properties(gvsoc_wrong_board gvsoc_trap PROPERTIES FIXTURES_REQUIRED "gvsoc_elf;gvsoc_sim" TIMEOUT 300)
