@@ -35,20 +35,12 @@ add_test(NAME gvsoc_pack_wrong_board COMMAND tessera-pack ${SHARED_MODELS}/stori
          ${SHARED_MODELS}/tok512.bin --board pulp-rtl --precision int8 -q -o ${GV}/images/stories260K_pulp_rtl.tess)
 set(GV_PACKS gvsoc_pack_int8 gvsoc_pack_wrong_board)
 set(GV_IMAGES "int8=${GV}/images/stories260K_int8.tess\\;wrong_board=${GV}/images/stories260K_pulp_rtl.tess")
-set(GV_VECTORS "")
-foreach(graph microLlama8 microLlama8_parallel microLlama128 microLlama64_parallel)
-  add_test(NAME gvsoc_pack_${graph}
-           COMMAND tessera-pack ${DEEPLOY_GRAPHS}/INT8/${graph}/network.onnx --board siracusa --scenario cluster -q
-                   -o ${GV}/images/${graph}.tess)
-  add_test(NAME gvsoc_vectors_${graph}
-           COMMAND tessera-eval ${GV}/images/${graph}.tess --npz-inputs ${DEEPLOY_GRAPHS}/INT8/${graph}/inputs.npz
-                   --npz-expect ${DEEPLOY_GRAPHS}/INT8/${graph}/outputs.npz --emit-vectors ${GV}/images/${graph}.vectors)
-  set_tests_properties(gvsoc_pack_${graph} PROPERTIES FIXTURES_SETUP gvsoc_${graph}_image)
-  set_tests_properties(gvsoc_vectors_${graph} PROPERTIES FIXTURES_REQUIRED gvsoc_${graph}_image)
-  list(APPEND GV_PACKS gvsoc_vectors_${graph})
-  string(APPEND GV_IMAGES "\\;${graph}=${GV}/images/${graph}.tess")
-  string(APPEND GV_VECTORS "\\;${graph}=${GV}/images/${graph}.vectors")
-endforeach()
+tessera_deeploy_vectors(gvsoc ${GV}/images siracusa microLlama8:microLlama8:cluster
+                        microLlama8_parallel:microLlama8_parallel:cluster microLlama128:microLlama128:cluster
+                        microLlama64_parallel:microLlama64_parallel:cluster)
+list(APPEND GV_PACKS ${DEEPLOY_PACKS})
+string(APPEND GV_IMAGES "${DEEPLOY_IMAGES}")
+set(GV_VECTORS "${DEEPLOY_VECTORS}")
 set_tests_properties(${GV_PACKS} PROPERTIES FIXTURES_SETUP gvsoc_images)
 add_test(NAME gvsoc_build_firmware
          COMMAND ${CMAKE_COMMAND} -DSOURCE=${CMAKE_SOURCE_DIR} -DBINARY=${GV}/build

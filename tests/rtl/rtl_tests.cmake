@@ -18,20 +18,12 @@ add_test(NAME rtl_pack_fp32 COMMAND tessera-pack ${SHARED_MODELS}/stories260K.bi
          --board pulp-rtl -q -o ${RTL}/images/stories260K_fp32.tess)
 set(RTL_PACKS rtl_pack_int8 rtl_pack_fp32)
 set(RTL_IMAGES "int8=${RTL}/images/stories260K_int8.tess")
-set(RTL_VECTORS "")
-foreach(graph microLlama8 microLlama8_parallel microLlama128 microLlama64_parallel)
-  add_test(NAME rtl_pack_${graph}
-           COMMAND tessera-pack ${DEEPLOY_GRAPHS}/INT8/${graph}/network.onnx --board pulp-rtl --scenario cluster -q
-                   -o ${RTL}/images/${graph}.tess)
-  add_test(NAME rtl_vectors_${graph}
-           COMMAND tessera-eval ${RTL}/images/${graph}.tess --npz-inputs ${DEEPLOY_GRAPHS}/INT8/${graph}/inputs.npz
-                   --npz-expect ${DEEPLOY_GRAPHS}/INT8/${graph}/outputs.npz --emit-vectors ${RTL}/images/${graph}.vectors)
-  set_tests_properties(rtl_pack_${graph} PROPERTIES FIXTURES_SETUP rtl_${graph}_image)
-  set_tests_properties(rtl_vectors_${graph} PROPERTIES FIXTURES_REQUIRED rtl_${graph}_image)
-  list(APPEND RTL_PACKS rtl_vectors_${graph})
-  string(APPEND RTL_IMAGES "\\;${graph}=${RTL}/images/${graph}.tess")
-  string(APPEND RTL_VECTORS "\\;${graph}=${RTL}/images/${graph}.vectors")
-endforeach()
+tessera_deeploy_vectors(rtl ${RTL}/images pulp-rtl microLlama8:microLlama8:cluster
+                        microLlama8_parallel:microLlama8_parallel:cluster microLlama128:microLlama128:cluster
+                        microLlama64_parallel:microLlama64_parallel:cluster)
+list(APPEND RTL_PACKS ${DEEPLOY_PACKS})
+string(APPEND RTL_IMAGES "${DEEPLOY_IMAGES}")
+set(RTL_VECTORS "${DEEPLOY_VECTORS}")
 set_tests_properties(${RTL_PACKS} PROPERTIES FIXTURES_SETUP rtl_images)
 set(RTL_STEPS 8) # tokens a demo generates on the RTL (about a second of simulation each on one core)
 # run.c's tokens (the baseline, rtl_llama2c_1core, label rtl_long: 24 M cycles in all on the

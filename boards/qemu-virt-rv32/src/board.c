@@ -10,6 +10,7 @@
 #include "tessera/image_format.h"
 #include "tessera/op_labels.h"
 #include "tessera/qemu_virt_rv32.h"
+#include "tessera/riscv_tls.h"
 
 #define UART_BASE 0x10000000u
 #define TEST_DEVICE 0x00100000u
@@ -24,7 +25,6 @@
 
 /* From the linker script. */
 extern uint8_t __bss_start[], __bss_end[];
-extern uint8_t __tdata_start[], __tdata_end[], __tbss_start[], __tbss_end[];
 extern uint8_t __l1_start[], __l2_start[], __nms_start[], __offchip_window_start[];
 
 int main(void);
@@ -284,17 +284,13 @@ uint32_t tsr_qemu_npu_hart(void) { return g_npu_hart; }
 
 /* ---- start-up --------------------------------------------------------------- */
 
-/* Each hart's thread-local block (picolibc keeps errno there): .tdata then .tbss. */
+/* Each hart's thread-local block (tessera/riscv_tls.h). */
 #define TLS_BYTES 256u
 static uint8_t g_tls[TSR_QEMU_BOOT_HARTS][TLS_BYTES] __attribute__((aligned(64)));
 
 static void init_tls(uint32_t hart)
 {
-    const size_t tdata = (size_t)(__tdata_end - __tdata_start), tbss = (size_t)(__tbss_end - __tbss_start);
-    if (tdata + tbss > TLS_BYTES) tsr_qemu_exit(3);
-    memcpy(g_tls[hart], __tdata_start, tdata);
-    memset(g_tls[hart] + tdata, 0, tbss);
-    __asm__ volatile("mv tp, %0" : : "r"(g_tls[hart]));
+    if (!tsr_riscv_init_tls(g_tls[hart], TLS_BYTES)) tsr_qemu_exit(3);
 }
 
 static void init_board(void)

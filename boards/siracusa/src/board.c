@@ -5,13 +5,13 @@
 #include <string.h>
 
 #include "tessera/div_u64.h"
-#include "tessera/npu.h"
+#include "tessera/npu_core_queue.h"
+#include "tessera/riscv_tls.h"
 #include "tessera/siracusa.h"
 
 #define REG(addr) (*(volatile uint32_t *)(uintptr_t)(addr))
 
 extern uint8_t __bss_start[], __bss_end[];
-extern uint8_t __tdata_start[], __tdata_end[], __tbss_start[], __tbss_end[];
 extern uint8_t __l1_start[], __l2_start[], __nms_start[];
 
 int main(void);
@@ -251,48 +251,11 @@ static tsr_hal_status dma_wait(void *ctx, tsr_dma_handle handle)
 
 /* ---- NPU: a queue of the description's depth, run by the core that waits ------------- */
 
-/* Jobs queue as on the NPU (BUSY when the queue is full) and run, in order, on the core
- * that waits for or polls one, with every board's bit-serial execution (tessera/npu.h):
- * the HAL on N-EUREKA itself is the next step (issue 44). */
+/* Jobs queue as on the NPU and run on the core that waits (tessera/npu_core_queue.h): the
+ * HAL on N-EUREKA itself is the next step (issue 44). */
 static tsr_npu_job g_npu_jobs[TSR_SIRACUSA_NPU_DEPTH];
-static uint32_t g_npu_issued, g_npu_done;
 static tsr_hal_board g_board;
-
-static tsr_hal_status npu_submit(void *ctx, const tsr_npu_job *job, tsr_npu_handle *out)
-{
-    (void)ctx;
-    if (out == NULL) return TSR_HAL_INVALID;
-    const tsr_hal_status st = tsr_npu_check_job(job, g_board.regions);
-    if (st != TSR_HAL_OK) return st;
-    if (g_npu_issued - g_npu_done >= TSR_SIRACUSA_NPU_DEPTH) return TSR_HAL_BUSY;
-    g_npu_jobs[g_npu_issued % TSR_SIRACUSA_NPU_DEPTH] = *job;
-    *out = ++g_npu_issued;
-    return TSR_HAL_OK;
-}
-
-static bool npu_issued(tsr_npu_handle handle) { return handle != 0u && handle <= g_npu_issued; }
-
-static void npu_run_until(tsr_npu_handle handle)
-{
-    while (g_npu_done < handle) tsr_npu_run_job(&g_npu_jobs[g_npu_done++ % TSR_SIRACUSA_NPU_DEPTH]);
-}
-
-static tsr_hal_status npu_poll(void *ctx, tsr_npu_handle handle, bool *done)
-{
-    (void)ctx;
-    if (done == NULL || !npu_issued(handle)) return TSR_HAL_INVALID;
-    npu_run_until(handle);
-    *done = true;
-    return TSR_HAL_OK;
-}
-
-static tsr_hal_status npu_wait(void *ctx, tsr_npu_handle handle)
-{
-    (void)ctx;
-    if (!npu_issued(handle)) return TSR_HAL_INVALID;
-    npu_run_until(handle);
-    return TSR_HAL_OK;
-}
+static tsr_npu_core_queue g_npu = {g_npu_jobs, TSR_SIRACUSA_NPU_DEPTH, g_board.regions, 0u, 0u};
 
 /* ---- counters, console ------------------------------------------------------------ */
 
@@ -308,23 +271,22 @@ static void console_write(void *ctx, const char *text, size_t len)
     put_bytes(text, len);
 }
 
-static const tsr_hal_ops g_ops = {cluster_fork, cluster_barrier, dma_copy_1d, dma_copy_2d, dma_wait, npu_submit,
-                                  npu_poll,     npu_wait,        cycles,      console_write, NULL,     NULL};
+/* ctx: the NPU queue (the other operations need none). */
+static const tsr_hal_ops g_ops = {cluster_fork,       cluster_barrier,   dma_copy_1d,       dma_copy_2d, dma_wait,
+                                  tsr_npu_core_submit, tsr_npu_core_poll, tsr_npu_core_wait, cycles,      console_write,
+                                  NULL,                NULL};
 
 const tsr_hal_board *tsr_pulp_board(void) { return &g_board; }
 
 /* ---- start-up (cluster cores; the FC only starts them: start.S) ------------------------ */
 
+/* Each core's thread-local block (tessera/riscv_tls.h). */
 #define TLS_BYTES 256u
 static uint8_t g_tls[TSR_SIRACUSA_CORES][TLS_BYTES] __attribute__((aligned(64)));
 
 static void init_tls(uint32_t core)
 {
-    const size_t tdata = (size_t)(__tdata_end - __tdata_start), tbss = (size_t)(__tbss_end - __tbss_start);
-    if (tdata + tbss > TLS_BYTES) tsr_pulp_exit(3);
-    memcpy(g_tls[core], __tdata_start, tdata);
-    memset(g_tls[core] + tdata, 0, tbss);
-    __asm__ volatile("mv tp, %0" : : "r"(g_tls[core]));
+    if (!tsr_riscv_init_tls(g_tls[core], TLS_BYTES)) tsr_pulp_exit(3);
 }
 
 static volatile uint32_t g_boot_ready = 1u; /* in .data: valid before .bss is cleared */
@@ -358,7 +320,7 @@ void tsr_siracusa_core_entry(uint32_t core)
         g_board.regions[TSR_REGION_L2] = (tsr_hal_region){"L2", __l2_start, TSR_SIRACUSA_L2_BYTES};
         g_board.regions[TSR_REGION_NMS] = (tsr_hal_region){"NMS", __nms_start, TSR_SIRACUSA_NMS_BYTES};
         g_board.ops = &g_ops;
-        g_board.ctx = NULL;
+        g_board.ctx = &g_npu;
         __atomic_store_n(&g_boot_ready, 2u, __ATOMIC_RELEASE);
         REG(SIRACUSA_EU_DEMUX + SIRACUSA_EU_SW_EVENT(SIRACUSA_EVENT_SW_FORK)) = ((1u << TSR_SIRACUSA_CORES) - 1u) & ~1u;
         const int status = main();
