@@ -65,8 +65,8 @@ uint64_t tsr_pulp_mcycle(void)
     return ((uint64_t)wraps[core] << 32) | lo;
 }
 
-/* A measured run: each core's mcycle at its begin and end, printed by core 0 at the end
- * ("gvsoc: run N: core C busy B cycles ..."): the busiest core's span is the measure. */
+/* A measured run: cluster core 0's cycles from its begin to its end, a line a run
+ * ("gvsoc: run N: C cycles ..."); core 0 forks and joins every step, so its span is the run's. */
 static uint64_t g_mark_begin;
 static uint32_t g_runs;
 static uint64_t g_run_cycles;
