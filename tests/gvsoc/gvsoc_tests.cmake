@@ -98,8 +98,10 @@ foreach(run IN LISTS GV_RUNS)
     set_tests_properties(gvsoc_${name} PROPERTIES COST 1000)
   endif()
 endforeach()
-# Bad input: an image planned for pulp-rtl refused on siracusa by name; a trap on a cluster core
-# ends the simulation naming the core, the cause and the pc.
+# Bad input: an image planned for pulp-rtl refused on siracusa by name; an image larger than
+# siracusa's HyperRAM (the stories15M shape in fp32, about 61 MB against 16 MiB) refused at pack
+# time (exit 1) naming it, no file written; a trap on a cluster core ends the simulation naming
+# the core, the cause and the pc.
 add_test(NAME gvsoc_wrong_board
          COMMAND ${CMAKE_COMMAND} -DGVSOC=${GVSOC} -DWORK=${GV}/work/wrong_board -DELF=${GV_ELF}/tessera-firmware-wrong_board.elf
                  -DRUN=token "-DEXPECT=planned for board 'pulp-rtl'" -DEXPECT_EXIT=1 -P ${CMAKE_CURRENT_SOURCE_DIR}/rtl/run.cmake)
@@ -107,4 +109,14 @@ add_test(NAME gvsoc_trap
          COMMAND ${CMAKE_COMMAND} -DGVSOC=${GVSOC} -DWORK=${GV}/work/trap -DELF=${GV_ELF}/tessera-gvsoc-trap.elf -DRUN=token
                  "-DEXPECT=trap: core C0: mcause 0x[0-9a-f]+, mepc 0x1c0[0-9a-f]+, mtval" -DEXPECT_EXIT=127
                  -P ${CMAKE_CURRENT_SOURCE_DIR}/rtl/run.cmake)
+add_test(NAME gvsoc_synthesize_stories15m
+         COMMAND tessera-synthetic-model --dim 288 --hidden 768 --layers 6 --heads 6 --kv-heads 6 --vocab 32000
+                 --seq-len 256 ${GV}/images/stories15M_shape.bin ${GV}/images/stories15M_shape.tok)
+set_tests_properties(gvsoc_synthesize_stories15m PROPERTIES FIXTURES_SETUP gvsoc_stories15m_checkpoint)
+add_test(NAME gvsoc_pack_larger_than_hyperram
+         COMMAND bash -c "rm -f $1; out=$($0 $2 --tokenizer $3 --board siracusa --context 32 -o $1 2>&1); rc=$?; echo \"$out\"; \
+                          [ $rc = 1 ] && [ ! -e $1 ] && grep -q \"board 'siracusa' has 16777216 bytes of off-chip hyperram\" <<<\"$out\""
+                 $<TARGET_FILE:tessera-pack> ${GV}/images/too_large.tess ${GV}/images/stories15M_shape.bin
+                 ${GV}/images/stories15M_shape.tok)
+set_tests_properties(gvsoc_pack_larger_than_hyperram PROPERTIES FIXTURES_REQUIRED gvsoc_stories15m_checkpoint)
 set_tests_properties(gvsoc_wrong_board gvsoc_trap PROPERTIES FIXTURES_REQUIRED "gvsoc_elf;gvsoc_sim" TIMEOUT 300)
