@@ -95,6 +95,7 @@ TEST(OffChip, AModelThatFitsGivesTheSamePlanAndImageSections)
     if (shared.empty()) GTEST_SKIP() << "TESSERA_SHARED_DIR not found";
     for (const char *precision : {"fp32", "int8"}) {
         tessera::PackOptions with = stories260k_int8(shared, "siracusa", "auto", temp_path("with.tess"));
+        with.context = 256; // fp32 at 512 does not fit siracusa's L2 arena: weights would stream
         if (std::string(precision) == "fp32") with.precision = tessera::Precision::kFp32;
         tessera::PackOptions without = with;
         without.board = board_file("siracusa", "siracusa", nullptr, 0);
@@ -161,9 +162,9 @@ TEST_F(SplitPlan, GeneratesWhatTheModelGeneratesWithEveryWeightOnChip)
 }
 
 // A stories15M-shaped model (random weights written here) in int8 and in W4A8, its
-// embedding table stored once: it packs for siracusa, whose 2 MiB of L2 hold a fraction
-// of its weights and whose 16 MiB of HyperRAM hold the rest, and generates on the host
-// board the ids of the same precision's image for a board whose L2 holds everything.
+// embedding table stored once, at context 128: it packs for siracusa, whose L2 arena holds a
+// fraction of its weights and whose 16 MiB of HyperRAM hold the rest, and generates on the
+// host board the ids of the same precision's image for a board whose L2 holds everything.
 TEST(OffChipStories15M, GeneratesOnSiracusaTheIdsOfAnImageWithEveryWeightOnChip)
 {
     SyntheticConfig c;
@@ -178,6 +179,7 @@ TEST(OffChipStories15M, GeneratesOnSiracusaTheIdsOfAnImageWithEveryWeightOnChip)
     o.precision = tessera::Precision::kInt8;
     o.shared_table_bits = 8;
     o.scenario = tessera::Scenario::kCluster;
+    o.context = 128; // its KV cache at 256 (864 KiB) and buffers leave the 1,600 KiB arena no weights
     const std::string big = board_file("siracusa", "siracusa-64mib-l2", nullptr, 64u << 20);
     for (const tessera::WeightType wt : {tessera::WeightType::kFp32, tessera::WeightType::kInt4}) {
         const char *what = wt == tessera::WeightType::kInt4 ? "W4A8" : "int8";
