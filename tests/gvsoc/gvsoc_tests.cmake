@@ -30,11 +30,13 @@ set_tests_properties(gvsoc_build PROPERTIES FIXTURES_SETUP gvsoc_sim TIMEOUT 180
 
 add_test(NAME gvsoc_pack_int8 COMMAND tessera-pack ${SHARED_MODELS}/stories260K.bin --tokenizer ${SHARED_MODELS}/tok512.bin
          --board siracusa --precision int8 -q -o ${GV}/images/stories260K_int8.tess)
+add_test(NAME gvsoc_pack_fp32 COMMAND tessera-pack ${SHARED_MODELS}/stories260K.bin --tokenizer ${SHARED_MODELS}/tok512.bin
+         --board siracusa -q -o ${GV}/images/stories260K_fp32.tess)
 # An image for another board, which the siracusa firmware must refuse by name.
 add_test(NAME gvsoc_pack_wrong_board COMMAND tessera-pack ${SHARED_MODELS}/stories260K.bin --tokenizer
          ${SHARED_MODELS}/tok512.bin --board pulp-rtl --precision int8 -q -o ${GV}/images/stories260K_pulp_rtl.tess)
-set(GV_PACKS gvsoc_pack_int8 gvsoc_pack_wrong_board)
-set(GV_IMAGES "int8=${GV}/images/stories260K_int8.tess\\;wrong_board=${GV}/images/stories260K_pulp_rtl.tess")
+set(GV_PACKS gvsoc_pack_int8 gvsoc_pack_fp32 gvsoc_pack_wrong_board)
+set(GV_IMAGES "int8=${GV}/images/stories260K_int8.tess\\;fp32=${GV}/images/stories260K_fp32.tess\\;wrong_board=${GV}/images/stories260K_pulp_rtl.tess")
 tessera_deeploy_vectors(gvsoc ${GV}/images siracusa microLlama8:microLlama8:cluster
                         microLlama8_parallel:microLlama8_parallel:cluster microLlama128:microLlama128:cluster
                         microLlama64_parallel:microLlama64_parallel:cluster)
@@ -52,7 +54,8 @@ set(GV_ELF ${GV}/build/boards/siracusa)
 # name:elf:cores:run[:check]
 set(GV_RUNS hal_conformance_1core:tessera-hal-conformance:1:suite hal_conformance_8cores:tessera-hal-conformance:8:suite
             kernels_1core:tessera-gvsoc-kernels:1:suite
-            int8_1core:tessera-firmware-int8:1:token:host int8_8cores:tessera-firmware-int8:8:token:host)
+            int8_1core:tessera-firmware-int8:1:token:host int8_8cores:tessera-firmware-int8:8:token:host
+            fp32_1core:tessera-firmware-fp32:1:token:golden fp32_8cores:tessera-firmware-fp32:8:token:golden)
 foreach(graph ml8:microLlama8 ml8_parallel:microLlama8_parallel ml128:microLlama128 ml64_parallel:microLlama64_parallel)
   string(REPLACE ":" ";" graph "${graph}")
   list(GET graph 0 tag)
@@ -83,6 +86,8 @@ foreach(run IN LISTS GV_RUNS)
   endif()
   if(check STREQUAL "host")
     list(APPEND args -DHOST_GENERATE=$<TARGET_FILE:tessera-generate> -DIMAGE=${GV}/images/stories260K_${image}.tess)
+  elseif(check STREQUAL "golden")
+    list(APPEND args -DGOLDEN=${GOLDEN_200})
   elseif(check STREQUAL "vectors")
     list(APPEND args "-DEXPECT=vectors: all: 0 of [0-9]+ values differ")
   elseif(what STREQUAL "suite" AND elf STREQUAL "tessera-hal-conformance")
