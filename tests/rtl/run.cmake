@@ -1,7 +1,8 @@
 # Runs a PULP firmware on a simulator and checks it: a pulp-rtl firmware on a Verilator
 # simulator of the CV32E40P cluster (SIM), or a siracusa firmware on GVSoC's Siracusa (GVSOC:
-# the gvsoc launcher; CORES_WORD, when given, is written to the ELF's .tessera_cores word, on a
-# copy, with OBJCOPY: the cluster cores the run uses; WORK: GVSoC's work folder). It checks: exit 0 (or EXPECT_EXIT), EXPECT in its output, with HOST_GENERATE and IMAGE the
+# the gvsoc launcher; CORES_WORD, 1 to 8, when given, is written to the ELF's .tessera_cores
+# word, on a copy, with OBJCOPY: the cluster cores the run uses; WORK: GVSoC's work folder).
+# It checks: exit 0 (or EXPECT_EXIT), EXPECT in its output, with HOST_GENERATE and IMAGE the
 # host board's ids from the same image for as many tokens, with GOLDEN the golden ids'
 # first tokens. Prints the testbench's cycles and its profile, and
 #   MEASURED cycles per run: busiest core N
@@ -12,16 +13,24 @@
 #   PREDICTED cycles per run: N
 # PREDICT_RUN is tessera-inspect's (token:FIRST-LAST, rows:COUNT@POSITION), or "firmware":
 # what the firmware says it measured. scripts/fit-costs.py reads these outputs.
-# cmake -DSIM=... -DELF=... -DRUN=token [-DHOST_GENERATE=exe -DIMAGE=tess] [-DGOLDEN=file]
+# cmake -DSIM=... | -DGVSOC=... -DWORK=dir [-DCORES_WORD=n -DOBJCOPY=exe]
+#       -DELF=... -DRUN=token [-DHOST_GENERATE=exe -DIMAGE=tess] [-DGOLDEN=file]
 #       [-DEXPECT=regex] [-DEXPECT_EXIT=code] [-DINSPECT=exe -DPREDICT_IMAGE=tess -DPREDICT_RUN=run
 #       -DCORES=n -DKERNEL_SET=name] -P run.cmake
 if(DEFINED GVSOC)
   file(MAKE_DIRECTORY ${WORK})
   set(run_elf ${ELF})
   if(DEFINED CORES_WORD)
+    if(NOT CORES_WORD MATCHES "^[1-8]$")
+      message(FATAL_ERROR "CORES_WORD '${CORES_WORD}': the cluster has 1 to 8 cores")
+    endif()
     set(run_elf ${WORK}/cores${CORES_WORD}.elf)
+    # The word, little-endian (CMake's strings cannot hold its zero bytes).
     execute_process(COMMAND bash -c "printf '\\x0${CORES_WORD}\\x00\\x00\\x00' > ${WORK}/cores.bin" RESULT_VARIABLE prc)
-    execute_process(COMMAND ${OBJCOPY} --update-section .tessera_cores=${WORK}/cores.bin ${ELF} ${run_elf} RESULT_VARIABLE prc)
+    if(prc EQUAL 0)
+      execute_process(COMMAND ${OBJCOPY} --update-section .tessera_cores=${WORK}/cores.bin ${ELF} ${run_elf}
+                      RESULT_VARIABLE prc)
+    endif()
     if(NOT prc EQUAL 0)
       message(FATAL_ERROR "${OBJCOPY} could not write .tessera_cores of ${ELF}")
     endif()
