@@ -184,8 +184,8 @@ tessera_status check_sections(const uint8_t *data, const tsr_image_header &h, co
     for (uint32_t i = 0; i < h.section_count; ++i) {
         const tsr_section &s = sections[i];
         uint32_t crc = 0;
-        if (board->image_dma_only && s.kind == TSR_SECTION_WEIGHTS && s.region == TSR_REGION_IMAGE)
-            TSR_TRY(dma_crc32(board, data + s.file_offset, s.size, &crc, err)); // the cores may not load them
+        if (board->image_dma_only && s.kind == TSR_SECTION_WEIGHTS) // the cores may not load them, whatever their region
+            TSR_TRY(dma_crc32(board, data + s.file_offset, s.size, &crc, err));
         else
             crc = tsr_crc32(0, data + s.file_offset, s.size);
         if (crc != s.crc32) {

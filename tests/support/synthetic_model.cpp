@@ -55,7 +55,7 @@ SyntheticWeights make_weights(const SyntheticConfig &c)
     const size_t KV = D / size_t(c.n_heads) * size_t(c.n_kv_heads);
     const float s = 1.0f / std::sqrt(float(D));
     SyntheticWeights w;
-    w.token_embedding = random_vector(rng, V * D, 1.0f);
+    w.token_embedding = random_vector(rng, V * D, c.embedding_scale);
     w.rms_att = random_vector(rng, L * D, 0.2f, 1.0f);
     w.wq = random_vector(rng, L * D * D, s);
     w.wk = random_vector(rng, L * KV * D, s);

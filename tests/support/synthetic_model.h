@@ -13,6 +13,9 @@ struct SyntheticConfig {
     int dim = 32, hidden_dim = 48, n_layers = 2, n_heads = 4, n_kv_heads = 2, vocab_size = 300, seq_len = 40;
     bool shared_classifier = true;
     uint32_t seed = 1;
+    // The embedding's values are uniform in +-embedding_scale. A shared classifier whose
+    // embedding is small beside the layers' outputs predicts from them, not the token itself.
+    float embedding_scale = 1.0f;
 };
 
 // Weights in llama2.c's logical layout (per-layer arrays concatenated).

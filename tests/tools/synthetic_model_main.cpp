@@ -24,6 +24,10 @@ int main(int argc, char **argv)
     app.add_option("--vocab", c.vocab_size)->capture_default_str()->check(CLI::Range(3, 1 << 20));
     app.add_option("--seq-len", c.seq_len)->capture_default_str()->check(CLI::Range(1, 1 << 16));
     app.add_option("--seed", c.seed)->capture_default_str();
+    app.add_option("--embedding-scale", c.embedding_scale,
+                   "the embedding's values are uniform in +-this (a shared classifier predicts the token itself "
+                   "unless it is small beside the layers' outputs, e.g. 0.05)")
+        ->capture_default_str()->check(CLI::Range(1e-6, 1e3));
     app.add_flag("--unshared-classifier", [&](int64_t) { c.shared_classifier = false; }, "separate classifier weights");
     app.add_flag("--v1", v1, "ak42 version-1 format instead of the legacy one");
     app.add_flag("--no-byte-pieces", no_bytes, "a tokenizer without the 256 <0xXX> pieces");

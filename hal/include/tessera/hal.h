@@ -138,8 +138,10 @@ typedef struct tsr_hal_board {
     uint32_t isa;
     /* The image lies in memory only the DMA engine reads (off-chip memory the cores
      * cannot load from: board.json "offchip" with "cores_read": false). The runtime then
-     * reads the weights it uses in place only through the DMA engine, checking their
-     * CRC-32 at open a chunk at a time through L2; the other sections it reads directly. */
+     * reads every weights section (those it copies to L2 or NMS at open, those it uses in
+     * place) only through the DMA engine, checking their CRC-32 at open a chunk at a time
+     * through L2; the other sections, which the packer lays out before them, it reads
+     * directly. */
     bool image_dma_only;
     /* L1, L2 and NMS. Index TSR_REGION_IMAGE, optional (size 0: none): a window of the
      * off-chip memory the image lies in, holding no part of the image, that the DMA

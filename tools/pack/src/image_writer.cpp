@@ -160,11 +160,6 @@ std::vector<PendingSection> gather_sections(const Graph &g, const Vocabulary &vo
     sections.push_back({TSR_SECTION_TENSORS, std::vector<uint8_t>(g.tensors.size() * sizeof(tsr_tensor))});
     sections.push_back({TSR_SECTION_SCHEDULE_PROMPT, std::move(prompt)});
     sections.push_back({TSR_SECTION_SCHEDULE_TOKEN, std::move(token)});
-    // Three weights blocks: copied to L2 at open, read in place from the image, copied to NMS.
-    if (!plan.weights_in_place) sections.push_back({TSR_SECTION_WEIGHTS, {}, TSR_REGION_L2, plan.l2_weights_bytes});
-    if (plan.weights_in_place || plan.image_weights_bytes)
-        sections.push_back({TSR_SECTION_WEIGHTS, {}, TSR_REGION_IMAGE, plan.image_weights_bytes});
-    if (plan.nms_weights_bytes) sections.push_back({TSR_SECTION_WEIGHTS, {}, TSR_REGION_NMS, plan.nms_weights_bytes});
     if (!descs.empty()) {
         std::vector<uint8_t> bytes(descs.size() * sizeof(tsr_npu_desc));
         std::memcpy(bytes.data(), descs.data(), bytes.size());
@@ -180,6 +175,13 @@ std::vector<PendingSection> gather_sections(const Graph &g, const Vocabulary &vo
     }
     if (!board.json.empty()) // the description planned for: tools run a custom board from the image alone
         sections.push_back({TSR_SECTION_BOARD, std::vector<uint8_t>(board.json.begin(), board.json.end())});
+    // Last, the three weights blocks: copied to L2 at open, read in place from the image,
+    // copied to NMS. Everything the cores read of the image comes before them, so that a
+    // board whose off-chip memory only its DMA engine reads keeps just that head on chip.
+    if (!plan.weights_in_place) sections.push_back({TSR_SECTION_WEIGHTS, {}, TSR_REGION_L2, plan.l2_weights_bytes});
+    if (plan.weights_in_place || plan.image_weights_bytes)
+        sections.push_back({TSR_SECTION_WEIGHTS, {}, TSR_REGION_IMAGE, plan.image_weights_bytes});
+    if (plan.nms_weights_bytes) sections.push_back({TSR_SECTION_WEIGHTS, {}, TSR_REGION_NMS, plan.nms_weights_bytes});
     return sections;
 }
 
