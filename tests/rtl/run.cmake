@@ -1,7 +1,8 @@
 # Runs a PULP firmware on a simulator and checks it: a pulp-rtl firmware on a Verilator
 # simulator of the CV32E40P cluster (SIM), or a siracusa firmware on GVSoC's Siracusa (GVSOC:
 # the gvsoc launcher; CORES_WORD, 1 to 8, when given, is written to the ELF's .tessera_cores
-# word, on a copy, with OBJCOPY: the cluster cores the run uses; WORK: GVSoC's work folder).
+# word, on a copy, with OBJCOPY: the cluster cores the run uses; WORK: GVSoC's work folder;
+# HYPERRAM_BYTES: the board's HyperRAM, which the model makes 8 MiB otherwise).
 # It checks: exit 0 (or EXPECT_EXIT), EXPECT in its output, with HOST_GENERATE and IMAGE the
 # host board's ids from the same image for as many tokens, with GOLDEN the golden ids'
 # first tokens. Prints the testbench's cycles and its profile, and
@@ -13,7 +14,7 @@
 #   PREDICTED cycles per run: N
 # PREDICT_RUN is tessera-inspect's (token:FIRST-LAST, rows:COUNT@POSITION), or "firmware":
 # what the firmware says it measured. scripts/fit-costs.py reads these outputs.
-# cmake -DSIM=... | -DGVSOC=... -DWORK=dir [-DCORES_WORD=n -DOBJCOPY=exe]
+# cmake -DSIM=... | -DGVSOC=... -DWORK=dir [-DCORES_WORD=n -DOBJCOPY=exe] [-DHYPERRAM_BYTES=n]
 #       -DELF=... -DRUN=token [-DHOST_GENERATE=exe -DIMAGE=tess] [-DGOLDEN=file]
 #       [-DEXPECT=regex] [-DEXPECT_EXIT=code] [-DINSPECT=exe -DPREDICT_IMAGE=tess -DPREDICT_RUN=run
 #       -DCORES=n -DKERNEL_SET=name] -P run.cmake
@@ -36,8 +37,12 @@ if(DEFINED GVSOC)
     endif()
   endif()
   # GVSoC's Python is Debian's; its own gapy beside the launcher.
+  set(gvsoc_opts "")
+  if(DEFINED HYPERRAM_BYTES) # the model's HyperRAM, 8 MiB unless set
+    set(gvsoc_opts "--config-opt=**/ram/size=${HYPERRAM_BYTES}")
+  endif()
   execute_process(COMMAND ${CMAKE_COMMAND} -E env PATH=/usr/bin:$ENV{PATH} ${GVSOC} --target=siracusa --binary ${run_elf}
-                          --work-dir=${WORK} run
+                          --work-dir=${WORK} ${gvsoc_opts} run
                   OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc TIMEOUT 1500)
   string(APPEND out "${err}")
   # gapy: "Platform returned an error (exitcode: N)": the firmware's status.

@@ -6,6 +6,7 @@
 #define TESSERA_DEMO_BOARD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "tessera/hal.h"
@@ -27,6 +28,10 @@ void tsr_demo_mark_begin(void);
 void tsr_demo_mark_end(void);
 /* Label each core's work by model layer, where the board measures per layer. */
 void tsr_demo_label_layers(bool on);
+/* A board that puts an image in its off-chip memory at boot (a demo of
+ * TESSERA_FIRMWARE_OFFCHIP_IMAGES, which links no image): loads the image file at `path`
+ * there and returns the address to open it at, its size in *bytes; NULL after printing why. */
+const uint8_t *tsr_demo_offchip_image(const char *path, size_t *bytes);
 /* Where the board labels work by operator for an outside counter: print the labels'
  * names (after the measured runs). */
 void tsr_demo_put_op_labels(void);

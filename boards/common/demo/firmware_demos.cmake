@@ -12,9 +12,30 @@ is decoder-only, runs them once (boards/common/demo/vectors.c) instead of genera
 set(TESSERA_FIRMWARE_VARIANTS "" CACHE STRING
     "Variant lists to link: NAME=VARIANTS.c;... (written by tessera-pack --emit-variants): firmware demo NAME \
 registers only those variants and carries only their kernels; the others register every variant")
+set(TESSERA_FIRMWARE_OFFCHIP_IMAGES "" CACHE STRING
+    "Firmware demos whose image the board loads into its off-chip memory at boot: NAME=IMAGE.tess[=STEPS];... \
+(boards with a loader: siracusa, through the simulator's semihosting); the ELF links no image; STEPS: tokens, \
+else TESSERA_DEMO_STEPS")
 set(TESSERA_DEMO_STEPS 200 CACHE STRING
     "Tokens a firmware demo generates (greedy; fewer when the model ends the text)")
 function(tessera_firmware_demos board_target)
+  foreach(entry IN LISTS TESSERA_FIRMWARE_OFFCHIP_IMAGES)
+    string(REPLACE "=" ";" parts "${entry}")
+    list(GET parts 0 name)
+    list(GET parts 1 image)
+    list(LENGTH parts n_parts)
+    set(steps ${TESSERA_DEMO_STEPS})
+    if(n_parts GREATER 2)
+      list(GET parts 2 steps)
+    endif()
+    get_filename_component(image ${image} ABSOLUTE)
+    add_executable(tessera-firmware-${name} ${_tsr_demo_dir}/main.c ${_tsr_demo_dir}/profile_report.c)
+    set_target_properties(tessera-firmware-${name} PROPERTIES SUFFIX ".elf" LINKER_LANGUAGE C)
+    target_link_libraries(tessera-firmware-${name} PRIVATE tessera_runtime ${board_target} m)
+    target_compile_definitions(tessera-firmware-${name} PRIVATE TESSERA_DEMO_STEPS=${steps}
+                               "TESSERA_DEMO_OFFCHIP_IMAGE=\"${image}\"")
+    target_include_directories(tessera-firmware-${name} PRIVATE ${_tsr_demo_dir})
+  endforeach()
   foreach(entry IN LISTS TESSERA_FIRMWARE_IMAGES)
     string(REPLACE "=" ";" parts "${entry}")
     list(GET parts 0 name)

@@ -1,4 +1,5 @@
-/* Firmware demo: greedy generation from the image linked into this ELF, then what it
+/* Firmware demo: greedy generation from the image linked into this ELF (or, with
+ * TESSERA_DEMO_OFFCHIP_IMAGE="path", the one the board loads into its off-chip memory), then what it
  * cost: per token the runs, forks and DMA traffic, and a profile by operator and by
  * layer. Each forward pass is marked for the hart-counter plugin, which counts the
  * instructions of every hart between the marks.
@@ -24,8 +25,10 @@
 #endif
 #define PROFILE_STEPS 512u
 
+#ifndef TESSERA_DEMO_OFFCHIP_IMAGE
 extern const uint8_t tessera_image[];
 extern const uint8_t tessera_image_end[];
+#endif
 
 static tessera_session session;
 static int32_t ids[TESSERA_DEMO_STEPS];
@@ -58,9 +61,17 @@ int main(void)
     tsr_demo_put_u64(board->core_count);
     tsr_demo_puts(" compute harts, ");
     tsr_demo_put_engines(board);
-    put(", image ", (uint64_t)(tessera_image_end - tessera_image));
+#ifdef TESSERA_DEMO_OFFCHIP_IMAGE /* the board loads it into its off-chip memory */
+    size_t image_bytes = 0;
+    const uint8_t *image = tsr_demo_offchip_image(TESSERA_DEMO_OFFCHIP_IMAGE, &image_bytes);
+    if (image == NULL) tsr_demo_exit(2);
+#else
+    const uint8_t *image = tessera_image;
+    const size_t image_bytes = (size_t)(tessera_image_end - tessera_image);
+#endif
+    put(", image ", (uint64_t)image_bytes);
     tsr_demo_puts(" bytes\n");
-    tessera_status st = tessera_open(&session, tessera_image, (size_t)(tessera_image_end - tessera_image), board);
+    tessera_status st = tessera_open(&session, image, image_bytes, board);
     if (st != TESSERA_OK) fail("open", st);
     const int profiled = tessera_profile(&session, profile, PROFILE_STEPS) == TESSERA_OK;
 #ifdef TESSERA_DEMO_MEASURE_POS

@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "hyperram.h"
 #include "tessera/div_u64.h"
 #include "tessera/npu_core_queue.h"
 #include "tessera/riscv_tls.h"
@@ -165,6 +166,17 @@ static bool in_l1(uintptr_t a, uint32_t bytes)
            bytes <= SIRACUSA_L1_BYTES - (a - SIRACUSA_L1_BASE);
 }
 
+/* The off-chip window (tessera/siracusa_map.h): HyperRAM, reached through the uDMA. */
+#define OFFCHIP_BYTES TSR_SIRACUSA_OFFCHIP_BYTES
+typedef enum { NEAR, FAR, ACROSS } far_part; /* outside the window, inside it, across its edge */
+
+static far_part offchip_part(uintptr_t a, uint64_t span)
+{
+    const uint64_t lo = SIRACUSA_OFFCHIP_WINDOW, hi = lo + OFFCHIP_BYTES;
+    if (span == 0u || a + span <= lo || a >= hi) return NEAR;
+    return a >= lo && a + span <= hi ? FAR : ACROSS;
+}
+
 static void dma_push(uint32_t cmd, uint32_t loc, uint32_t ext, bool two_d, uint32_t count, uint32_t stride)
 {
     REG(dma_reg(SIRACUSA_DMA_CMD)) = cmd | SIRACUSA_DMA_INC | SIRACUSA_DMA_EVENT | (two_d ? SIRACUSA_DMA_2D_EXT : 0u);
@@ -186,6 +198,37 @@ static void dma_push_1d(uint32_t dir, uint32_t loc, uint32_t ext, uint32_t bytes
     }
 }
 
+/* The cluster DMA's one block from `src` into TCDM, waited for on a counter of its own
+ * (HyperRAM's staging buffer into L1); elsewhere the core copies. */
+static void move_from_stage(void *dst, const void *src, uint32_t bytes)
+{
+    if (!in_l1((uintptr_t)dst, bytes)) {
+        memcpy(dst, src, bytes);
+        return;
+    }
+    const uint32_t counter = REG(dma_reg(SIRACUSA_DMA_CMD));
+    dma_push_1d(SIRACUSA_DMA_EXT2LOC, (uint32_t)(uintptr_t)dst, (uint32_t)(uintptr_t)src, bytes);
+    while (REG(dma_reg(SIRACUSA_DMA_STATUS)) & (1u << counter)) wait_event(SIRACUSA_EVENT_DMA);
+    REG(dma_reg(SIRACUSA_DMA_STATUS)) = 1u << counter;
+}
+
+/* A transfer with one side in HyperRAM: through the uDMA, a row at a time unless both
+ * sides are contiguous, done before it returns. */
+static void offchip_copy(uint8_t *dst, uint32_t dst_stride, const uint8_t *src, uint32_t src_stride,
+                         uint32_t row_bytes, uint32_t rows, bool src_far)
+{
+    if ((rows == 1u || (dst_stride == row_bytes && src_stride == row_bytes))) {
+        row_bytes *= rows;
+        rows = 1u;
+    }
+    for (uint32_t r = 0; r < rows; ++r) {
+        uint8_t *d = dst + (size_t)r * dst_stride;
+        const uint8_t *s = src + (size_t)r * src_stride;
+        if (src_far) tsr_hyperram_read((uint32_t)((uintptr_t)s - SIRACUSA_OFFCHIP_WINDOW), d, row_bytes, move_from_stage);
+        else tsr_hyperram_write((uint32_t)((uintptr_t)d - SIRACUSA_OFFCHIP_WINDOW), s, row_bytes);
+    }
+}
+
 static tsr_hal_status dma_copy_2d(void *ctx, void *dst, uint32_t dst_stride, const void *src, uint32_t src_stride,
                                   uint32_t row_bytes, uint32_t rows, tsr_dma_handle *out)
 {
@@ -198,8 +241,12 @@ static tsr_hal_status dma_copy_2d(void *ctx, void *dst, uint32_t dst_stride, con
     if (g_dma_issued - g_dma_retired >= DMA_SLOTS) return TSR_HAL_BUSY;
     const uintptr_t d = (uintptr_t)dst, s = (uintptr_t)src;
     const bool dst_l1 = !empty && in_l1(d, (uint32_t)dst_span), src_l1 = !empty && in_l1(s, (uint32_t)src_span);
+    const far_part src_far = empty ? NEAR : offchip_part(s, src_span), dst_far = empty ? NEAR : offchip_part(d, dst_span);
+    if (src_far == ACROSS || dst_far == ACROSS || (src_far == FAR && dst_far == FAR)) return TSR_HAL_INVALID;
     int8_t counter = -1;
-    if (empty || dst_l1 == src_l1) {
+    if (src_far == FAR || dst_far == FAR) {
+        offchip_copy((uint8_t *)dst, dst_stride, (const uint8_t *)src, src_stride, row_bytes, rows, src_far == FAR);
+    } else if (empty || dst_l1 == src_l1) {
         for (uint32_t r = 0; r < rows; ++r)
             memmove((uint8_t *)dst + (size_t)r * dst_stride, (const uint8_t *)src + (size_t)r * src_stride, row_bytes);
     } else {
@@ -278,6 +325,8 @@ static const tsr_hal_ops g_ops = {cluster_fork,       cluster_barrier,   dma_cop
 
 const tsr_hal_board *tsr_pulp_board(void) { return &g_board; }
 
+void tsr_siracusa_image_offchip(void) { g_board.image_dma_only = true; }
+
 /* ---- start-up (cluster cores; the FC only starts them: start.S) ------------------------ */
 
 /* Each core's thread-local block (tessera/riscv_tls.h). */
@@ -319,6 +368,11 @@ void tsr_siracusa_core_entry(uint32_t core)
         g_board.regions[TSR_REGION_L1] = (tsr_hal_region){"L1", __l1_start, TSR_SIRACUSA_L1_BYTES};
         g_board.regions[TSR_REGION_L2] = (tsr_hal_region){"L2", __l2_start, TSR_SIRACUSA_L2_BYTES};
         g_board.regions[TSR_REGION_NMS] = (tsr_hal_region){"NMS", __nms_start, TSR_SIRACUSA_NMS_BYTES};
+        /* HyperRAM's last 64 KiB, which no image uses: the HAL conformance suite's off-chip scratch. */
+        g_board.regions[TSR_REGION_IMAGE] =
+            (tsr_hal_region){"off-chip", (uint8_t *)(uintptr_t)(SIRACUSA_OFFCHIP_WINDOW + OFFCHIP_BYTES - TSR_SIRACUSA_OFFCHIP_SCRATCH),
+                             TSR_SIRACUSA_OFFCHIP_SCRATCH};
+        tsr_hyperram_init();
         g_board.ops = &g_ops;
         g_board.ctx = &g_npu;
         __atomic_store_n(&g_boot_ready, 2u, __ATOMIC_RELEASE);

@@ -12,7 +12,10 @@
  *  - DMA: the cluster DMA (mchan), each transfer on a counter of its own; a waiting core
  *    sleeps on the DMA's event. Copies that do not touch TCDM the calling core makes.
  *  - Memory: TCDM is L1 (the arena, then the cores' stacks), the L2 shared banks hold the
- *    program, the image and the L2 arena, the weight memory (wmem) is the NMS region.
+ *    program and the L2 arena, the weight memory (wmem) is the NMS region; an image linked
+ *    into the firmware lies in the weight memory's upper half, a larger one in HyperRAM
+ *    behind the uDMA (tsr_siracusa_load_image), which only the DMA reads: a transfer to or
+ *    from it goes through the uDMA, staged in L2.
  *  - NPU: a queue of the description's depth whose jobs run on the core that waits (the
  *    N-EUREKA driver is issue 44's).
  *  - Cycles: mcycle of each core. Console: the SoC's stdout peripheral; exit: its
@@ -21,6 +24,9 @@
  */
 #ifndef TESSERA_SIRACUSA_H
 #define TESSERA_SIRACUSA_H
+
+#include <stddef.h>
+#include <stdint.h>
 
 #include "tessera/pulp_board.h"
 #include "tessera/siracusa_map.h"
@@ -32,6 +38,21 @@ extern "C" {
 /* "gvsoc: N measured runs: C cycles per run ...", after main() returns (the runs marked by
  * tsr_pulp_mark_begin / _end). */
 void tsr_siracusa_report_runs(void);
+
+/* HyperRAM's last bytes, which no image may use: the board's regions[TSR_REGION_IMAGE] (the
+ * HAL conformance suite's off-chip scratch). */
+#define TSR_SIRACUSA_OFFCHIP_SCRATCH 65536u
+
+/* Loads the image file at `path` (on the simulator's host, through its semihosting calls, as
+ * a flasher fills a board's external memory): its head (every section but the weights, which
+ * the packer lays out last) into the weight memory's upper 4 MiB, its weights into HyperRAM
+ * (the description's offchip), run on at one address (tessera/siracusa_map.h). From then on
+ * the board reads weights only through its DMA (tsr_hal_board.image_dma_only). Returns the
+ * address to open it at and its size in *bytes, or NULL after printing why it cannot. */
+const uint8_t *tsr_siracusa_load_image(const char *path, size_t *bytes);
+
+/* The image lies in HyperRAM: the board's image_dma_only (tsr_siracusa_load_image sets it). */
+void tsr_siracusa_image_offchip(void);
 
 #ifdef __cplusplus
 }

@@ -52,4 +52,34 @@
 #define SIRACUSA_DMA_EVENT (1u << 20)  /* an event to the issuing core when done */
 #define SIRACUSA_DMA_COUNTERS 16u
 
+/* uDMA (udma_v3) and its HyperBus peripheral (udma_hyper_v3: periph 4, tran id 0), which
+ * reaches the HyperRAM on chip select 0 (the board's "ram", 8 MiB unless the run sets its
+ * size: tests/rtl/run.cmake gives it the description's offchip.bytes). */
+#define SIRACUSA_UDMA_CG 0x1A102000u           /* clock enable, a bit a peripheral */
+#define SIRACUSA_UDMA_HYPER_PERIPH 4u
+#define SIRACUSA_HYPER 0x1A102280u             /* its registers: uDMA + (4 << 7) + 0x80 */
+#define SIRACUSA_HYPER_RX_SADDR 0x00u          /* L2 address the bytes read go to */
+#define SIRACUSA_HYPER_RX_SIZE 0x04u
+#define SIRACUSA_HYPER_RX_CFG 0x08u            /* store EN: the read starts */
+#define SIRACUSA_HYPER_TX_SADDR 0x0Cu          /* L2 address the bytes written come from */
+#define SIRACUSA_HYPER_TX_SIZE 0x10u
+#define SIRACUSA_HYPER_TX_CFG 0x14u            /* store EN: the write starts */
+#define SIRACUSA_HYPER_CA_SETUP 0x18u          /* bit 2 read, bit 0 linear burst */
+#define SIRACUSA_HYPER_ADDR 0x1Cu              /* the HyperRAM's byte address */
+#define SIRACUSA_HYPER_STATUS 0x24u            /* bit 0: busy */
+#define SIRACUSA_HYPER_TWD_ACT 0x28u           /* 2D on the HyperRAM side: off */
+#define SIRACUSA_HYPER_TWD_ACT_L2 0x34u        /* 2D on the L2 side: off */
+#define SIRACUSA_HYPER_T_LATENCY 0x104u        /* common: initial latency, clocks */
+#define SIRACUSA_HYPER_EN_LATENCY_ADD 0x108u   /* common: 1 = fixed double latency */
+#define SIRACUSA_HYPER_MEM_SEL 0x120u          /* common: chip select (0: the RAM) */
+#define SIRACUSA_UDMA_CFG_EN 0x10u             /* a channel's CFG: enable, 8-bit words */
+
+/* The off-chip window: HyperRAM byte N has the address SIRACUSA_OFFCHIP_WINDOW + N, which no
+ * core can load from (it lies past the cluster's map and outside the SoC's); only the HAL's
+ * DMA, which moves it through the uDMA, understands it. The weight memory ends there, so an
+ * image's head (what the cores read of it) loaded into the weight memory's top runs on into
+ * its weights in HyperRAM at one address. */
+#define SIRACUSA_OFFCHIP_WINDOW 0x10C00000u
+#define SIRACUSA_IMAGE_HEAD_BASE 0x10800000u   /* the weight memory's upper 4 MiB: the image's head */
+
 #endif
