@@ -156,7 +156,8 @@ static void worker_loop(uint32_t core)
  * commands count on; DMA_SLOTS handles are in flight at most (BUSY beyond), one counter each. */
 #define DMA_SLOTS SIRACUSA_DMA_COUNTERS
 static uint32_t g_dma_issued, g_dma_retired; /* handles 1, 2, ...; retired: waited for, in order */
-static int8_t g_dma_counter[DMA_SLOTS];      /* each handle's counter; -1: copied by the core */
+static int8_t g_dma_counter[DMA_SLOTS];      /* each handle's counter; -1: copied by the core; FAR_READ: g_far */
+#define FAR_READ (-2)
 
 static inline uint32_t dma_reg(uint32_t offset) { return SIRACUSA_DMA_DEMUX + offset; }
 
@@ -212,6 +213,48 @@ static void move_from_stage(void *dst, const void *src, uint32_t bytes)
     REG(dma_reg(SIRACUSA_DMA_STATUS)) = 1u << counter;
 }
 
+/* A HyperRAM read into L1 in flight while the cores compute (one at a time): the uDMA fills
+ * the L2 that the program and the L2 arena leave (linker symbols), the cluster DMA moves it
+ * on when its handle is waited for, or before the next transfer that touches HyperRAM. */
+extern uint8_t __l2_free_start[], __l2_free_end[];
+static struct {
+    bool live;
+    uint8_t *dst;
+    uint32_t dst_stride, row_bytes, rows;
+} g_far;
+
+static void far_settle(void)
+{
+    if (!g_far.live) return;
+    g_far.live = false;
+    tsr_hyperram_wait();
+    if (g_far.dst_stride == g_far.row_bytes) {
+        move_from_stage(g_far.dst, __l2_free_start, g_far.row_bytes * g_far.rows);
+        return;
+    }
+    for (uint32_t r = 0; r < g_far.rows; ++r)
+        move_from_stage(g_far.dst + (size_t)r * g_far.dst_stride, __l2_free_start + (size_t)r * g_far.row_bytes,
+                        g_far.row_bytes);
+}
+
+/* A read from HyperRAM with contiguous rows into L1 that fits the free L2: started, not waited
+ * for. */
+static bool far_start(uint8_t *dst, uint32_t dst_stride, const uint8_t *src, uint32_t src_stride, uint32_t row_bytes,
+                      uint32_t rows)
+{
+    const uint64_t bytes = (uint64_t)row_bytes * rows;
+    if ((rows > 1u && src_stride != row_bytes) || !in_l1((uintptr_t)dst, (uint32_t)((uint64_t)(rows - 1u) * dst_stride + row_bytes)) ||
+        bytes + 4u > (uint64_t)(__l2_free_end - __l2_free_start))
+        return false;
+    tsr_hyperram_start_read((uint32_t)((uintptr_t)src - SIRACUSA_OFFCHIP_WINDOW), __l2_free_start, (uint32_t)bytes);
+    g_far.live = true;
+    g_far.dst = dst;
+    g_far.dst_stride = dst_stride;
+    g_far.row_bytes = row_bytes;
+    g_far.rows = rows;
+    return true;
+}
+
 /* A transfer with one side in HyperRAM: through the uDMA, a row at a time unless both
  * sides are contiguous, done before it returns. */
 static void offchip_copy(uint8_t *dst, uint32_t dst_stride, const uint8_t *src, uint32_t src_stride,
@@ -245,7 +288,11 @@ static tsr_hal_status dma_copy_2d(void *ctx, void *dst, uint32_t dst_stride, con
     if (src_far == ACROSS || dst_far == ACROSS || (src_far == FAR && dst_far == FAR)) return TSR_HAL_INVALID;
     int8_t counter = -1;
     if (src_far == FAR || dst_far == FAR) {
-        offchip_copy((uint8_t *)dst, dst_stride, (const uint8_t *)src, src_stride, row_bytes, rows, src_far == FAR);
+        far_settle();
+        if (src_far == FAR && far_start((uint8_t *)dst, dst_stride, (const uint8_t *)src, src_stride, row_bytes, rows))
+            counter = FAR_READ;
+        else
+            offchip_copy((uint8_t *)dst, dst_stride, (const uint8_t *)src, src_stride, row_bytes, rows, src_far == FAR);
     } else if (empty || dst_l1 == src_l1) {
         for (uint32_t r = 0; r < rows; ++r)
             memmove((uint8_t *)dst + (size_t)r * dst_stride, (const uint8_t *)src + (size_t)r * src_stride, row_bytes);
@@ -281,6 +328,7 @@ static tsr_hal_status dma_copy_1d(void *ctx, void *dst, const void *src, uint32_
 static void dma_retire_one(void)
 {
     const int8_t counter = g_dma_counter[g_dma_retired % DMA_SLOTS];
+    if (counter == FAR_READ) far_settle(); /* a later one may have settled it already */
     if (counter >= 0) {
         while (REG(dma_reg(SIRACUSA_DMA_STATUS)) & (1u << counter)) wait_event(SIRACUSA_EVENT_DMA);
         REG(dma_reg(SIRACUSA_DMA_STATUS)) = 1u << counter;

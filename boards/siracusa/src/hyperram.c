@@ -30,9 +30,16 @@ void tsr_hyperram_init(void)
     HYPER(SIRACUSA_HYPER_TWD_ACT_L2) = 0u;
 }
 
-/* One linear transfer between HyperRAM and word-aligned L2, waited for. */
-static void transfer(bool read, uint32_t offset, uintptr_t l2, uint32_t bytes)
+void tsr_hyperram_wait(void)
 {
+    while (HYPER(SIRACUSA_HYPER_STATUS) & 1u) {
+    }
+}
+
+/* One linear transfer between HyperRAM and word-aligned L2, started. */
+static void start(bool read, uint32_t offset, uintptr_t l2, uint32_t bytes)
+{
+    tsr_hyperram_wait(); /* one at a time */
     HYPER(SIRACUSA_HYPER_CA_SETUP) = read ? 0x5u : 0x1u;
     HYPER(SIRACUSA_HYPER_ADDR) = offset;
     if (read) { /* the address register first: it tells the model the direction */
@@ -44,8 +51,18 @@ static void transfer(bool read, uint32_t offset, uintptr_t l2, uint32_t bytes)
         HYPER(SIRACUSA_HYPER_TX_SIZE) = bytes;
         HYPER(SIRACUSA_HYPER_TX_CFG) = SIRACUSA_UDMA_CFG_EN;
     }
-    while (HYPER(SIRACUSA_HYPER_STATUS) & 1u) {
-    }
+}
+
+/* One linear transfer, waited for. */
+static void transfer(bool read, uint32_t offset, uintptr_t l2, uint32_t bytes)
+{
+    start(read, offset, l2, bytes);
+    tsr_hyperram_wait();
+}
+
+void tsr_hyperram_start_read(uint32_t offset, void *l2, uint32_t bytes)
+{
+    start(true, offset, (uintptr_t)l2, bytes);
 }
 
 static bool word_aligned_l2(uintptr_t a, uint32_t bytes)

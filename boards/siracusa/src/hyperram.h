@@ -22,6 +22,12 @@ void tsr_hyperram_init(void);
 void tsr_hyperram_read(uint32_t offset, void *dst, uint32_t bytes, tsr_hyperram_move move);
 void tsr_hyperram_write(uint32_t offset, const void *src, uint32_t bytes);
 
+/* A read in flight while the cores compute: starts HyperRAM bytes [offset, offset + bytes)
+ * into word-aligned L2 at `l2` (which holds bytes rounded up to a word); tsr_hyperram_wait
+ * returns once they are there. One at a time; the calls above wait for it first. */
+void tsr_hyperram_start_read(uint32_t offset, void *l2, uint32_t bytes);
+void tsr_hyperram_wait(void);
+
 /* The staging buffer, for a caller that fills it before tsr_hyperram_write (the image loader). */
 uint8_t *tsr_hyperram_stage(void);
 
