@@ -152,7 +152,8 @@ static void worker_loop(uint32_t core)
 /* A transfer between TCDM and any other address is the engine's (a TCDM side in rows is
  * a command a row, the other side's rows the engine's 2D mode); one that does not touch
  * TCDM, or lies in it on both sides, the calling core copies at once (the engine moves data
- * between TCDM and the cluster's bus only). A handle is a counter of the engine's that its
+ * between TCDM and the cluster's bus only); one with a side in HyperRAM goes through the uDMA
+ * (offchip_copy, far_start). A handle is a counter of the engine's that its
  * commands count on; DMA_SLOTS handles are in flight at most (BUSY beyond), one counter each. */
 #define DMA_SLOTS SIRACUSA_DMA_COUNTERS
 static uint32_t g_dma_issued, g_dma_retired; /* handles 1, 2, ...; retired: waited for, in order */
@@ -242,8 +243,8 @@ static void far_settle(void)
 static bool far_start(uint8_t *dst, uint32_t dst_stride, const uint8_t *src, uint32_t src_stride, uint32_t row_bytes,
                       uint32_t rows)
 {
-    const uint64_t bytes = (uint64_t)row_bytes * rows;
-    if ((rows > 1u && src_stride != row_bytes) || !in_l1((uintptr_t)dst, (uint32_t)((uint64_t)(rows - 1u) * dst_stride + row_bytes)) ||
+    const uint64_t bytes = (uint64_t)row_bytes * rows, dst_span = (uint64_t)(rows - 1u) * dst_stride + row_bytes;
+    if ((rows > 1u && src_stride != row_bytes) || !in_l1((uintptr_t)dst, (uint32_t)dst_span) ||
         bytes + 4u > (uint64_t)(__l2_free_end - __l2_free_start))
         return false;
     tsr_hyperram_start_read((uint32_t)((uintptr_t)src - SIRACUSA_OFFCHIP_WINDOW), __l2_free_start, (uint32_t)bytes);
@@ -260,7 +261,7 @@ static bool far_start(uint8_t *dst, uint32_t dst_stride, const uint8_t *src, uin
 static void offchip_copy(uint8_t *dst, uint32_t dst_stride, const uint8_t *src, uint32_t src_stride,
                          uint32_t row_bytes, uint32_t rows, bool src_far)
 {
-    if ((rows == 1u || (dst_stride == row_bytes && src_stride == row_bytes))) {
+    if (rows == 1u || (dst_stride == row_bytes && src_stride == row_bytes)) {
         row_bytes *= rows;
         rows = 1u;
     }
