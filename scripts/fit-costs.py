@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
-"""Fits the cost model to measured runs: the pulp-rtl board's cycles, or with --qemu
-the qemu-virt-rv32 board's instructions (--m55: mps3-an547's, the Cortex-M55 on QEMU).
+"""Fits the cost model to measured runs: the pulp-rtl board's cycles, with --gvsoc the
+siracusa board's on GVSoC's Siracusa, or with --qemu the qemu-virt-rv32 board's
+instructions (--m55: mps3-an547's, the Cortex-M55 on QEMU).
 
-Runs `ctest -L rtl -V` (with --qemu: the firmware_* tests) in the build directory (or
-reads such output with --log), takes from each test that prints a MEASURED line its
-cycles (instructions) per run, its figure per operator (the testbench's profile, or the
-hart-counter plugin's per operator label: the busiest core) and its run (the `predict:` line),
+Runs `ctest -L rtl -V` (with --gvsoc: -L gvsoc; with --qemu: the firmware_* tests) in the
+build directory (or reads such output with --log), takes from each test that prints a
+MEASURED line its cycles (instructions) per run, its figure per operator (the testbench's
+profile, the firmware's own profile on GVSoC (cluster core 0's mcycle, which forks and joins
+every step), or the hart-counter plugin's per operator label: the busiest core) and its run
+(the `predict:` line),
 asks tessera-inspect for that run's work per variant (tiles, and one core's MACs and
 elements), and fits, per kernel set and variant,
 
@@ -21,8 +24,9 @@ costs.
 
 It prints the table and each run's prediction against its measurement; with --write it
 puts the costs into the descriptions, as "cost" -> "fitted": boards/pulp-rtl/board.json
-(every set fitted) and boards/siracusa and boards/gap9 (xpulpv2, the set their cores
-run); with --qemu boards/qemu-virt-rv32/board.json (portable, in instructions); with --m55
+(every set fitted) and boards/gap9 (xpulpv2, the set its cores run); with --gvsoc
+boards/siracusa/board.json (xpulpv2; runs whose weights stream from off-chip memory are
+left out: their stream is the off-chip estimate's, not an operator's); with --qemu boards/qemu-virt-rv32/board.json (portable, in instructions); with --m55
 boards/mps3-an547/board.json (arm-mve, in instructions).
 Python's standard library only.
 """
@@ -63,8 +67,12 @@ def tests_from_log(text):
 MODES = {
     "rtl": {"ctest": ["-L", "rtl"], "measured": r"MEASURED cycles per run: busiest core (\d+)",
             "op": r"rtl (\w+): cycles/run (\d+)", "unit": "cycles",
-            "boards": (("pulp-rtl", None), ("siracusa", ["xpulpv2"]), ("gap9", ["xpulpv2"])),
+            "boards": (("pulp-rtl", None), ("gap9", ["xpulpv2"])),
             "what": "ctest -L rtl on pulp-rtl (CV32E40P RTL under Verilator), the busiest core's cycles"},
+    "gvsoc": {"ctest": ["-L", "gvsoc"], "measured": r"MEASURED cycles per run: busiest core (\d+)",
+              "op": r"(?m)^\s+(?!all:)(\w+): cycles/token (\d+), share", "unit": "cycles", "skip": r"-DELF=\S*offchip",
+              "boards": (("siracusa", ["xpulpv2"]),),
+              "what": "ctest -L gvsoc on GVSoC's Siracusa, cluster core 0's cycles (the firmware's profile)"},
     "qemu": {"ctest": ["-R", "^firmware_"], "measured": r"MEASURED instructions per token: busiest compute hart (\d+)",
              "op": r"qemu (\w+): instructions/run (\d+)", "unit": "instructions",
              "boards": (("qemu-virt-rv32", None),),
@@ -83,7 +91,7 @@ def measured_runs(tests, mode):
         total = re.search(mode["measured"], text)
         predict = re.search(r"predict: tessera-inspect (.*)", text)
         name = re.search(r'(?:Test command|Command): .*-DELF=([^\s"]+)', text)
-        if not total or not predict:
+        if not total or not predict or ("skip" in mode and re.search(mode["skip"], text)):
             continue
         ops = {m.group(1): float(m.group(2)) for m in re.finditer(mode["op"], text)}
         args = predict.group(1).split()
@@ -169,11 +177,12 @@ def main():
     p.add_argument("--log", help="read this saved output of `ctest -L rtl -V` instead of running it")
     p.add_argument("--write", action="store_true", help="write the costs into the board descriptions")
     p.add_argument("--source", default="", help="what the costs were measured on, for their source (e.g. a commit)")
+    p.add_argument("--gvsoc", action="store_true", help="fit siracusa's cycles on GVSoC's Siracusa instead")
     p.add_argument("--qemu", action="store_true", help="fit qemu-virt-rv32's instruction counts instead")
     p.add_argument("--m55", action="store_true", help="fit mps3-an547's instruction counts (Cortex-M55 on QEMU) instead")
     p.add_argument("--ops", action="store_true", help="also print each run's operators, predicted against measured")
     a = p.parse_args()
-    mode = MODES["m55" if a.m55 else "qemu" if a.qemu else "rtl"]
+    mode = MODES["m55" if a.m55 else "qemu" if a.qemu else "gvsoc" if a.gvsoc else "rtl"]
     inspect = os.path.join(a.build, "tessera-inspect")
     if not os.access(inspect, os.X_OK):
         fail("no tessera-inspect in %s (build it first)" % a.build)
