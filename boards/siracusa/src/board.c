@@ -172,6 +172,8 @@ static bool in_l1(uintptr_t a, uint32_t bytes)
 #define OFFCHIP_BYTES TSR_SIRACUSA_OFFCHIP_BYTES
 typedef enum { NEAR, FAR, ACROSS } far_part; /* outside the window, inside it, across its edge */
 
+#define MAYBE_FAR(a, span) ((a) + (span) > SIRACUSA_OFFCHIP_WINDOW && (a) < SIRACUSA_OFFCHIP_WINDOW + OFFCHIP_BYTES)
+
 static far_part offchip_part(uintptr_t a, uint64_t span)
 {
     const uint64_t lo = SIRACUSA_OFFCHIP_WINDOW, hi = lo + OFFCHIP_BYTES;
@@ -273,6 +275,25 @@ static void offchip_copy(uint8_t *dst, uint32_t dst_stride, const uint8_t *src, 
     }
 }
 
+/* A transfer with a side in HyperRAM (or across the window's edge: INVALID), out of the
+ * common path: its handle, already done or a read in flight (FAR_READ). */
+static __attribute__((noinline)) tsr_hal_status far_copy(void *dst, uint32_t dst_stride, const void *src, uint32_t src_stride,
+                                                        uint32_t row_bytes, uint32_t rows, uint64_t dst_span, uint64_t src_span,
+                                                        tsr_dma_handle *out)
+{
+    const far_part src_far = offchip_part((uintptr_t)src, src_span), dst_far = offchip_part((uintptr_t)dst, dst_span);
+    if (src_far == ACROSS || dst_far == ACROSS || src_far == dst_far) return TSR_HAL_INVALID;
+    far_settle();
+    int8_t counter = -1;
+    if (src_far == FAR && far_start((uint8_t *)dst, dst_stride, (const uint8_t *)src, src_stride, row_bytes, rows))
+        counter = FAR_READ;
+    else
+        offchip_copy((uint8_t *)dst, dst_stride, (const uint8_t *)src, src_stride, row_bytes, rows, src_far == FAR);
+    g_dma_counter[g_dma_issued % DMA_SLOTS] = counter;
+    *out = ++g_dma_issued;
+    return TSR_HAL_OK;
+}
+
 static tsr_hal_status dma_copy_2d(void *ctx, void *dst, uint32_t dst_stride, const void *src, uint32_t src_stride,
                                   uint32_t row_bytes, uint32_t rows, tsr_dma_handle *out)
 {
@@ -285,16 +306,10 @@ static tsr_hal_status dma_copy_2d(void *ctx, void *dst, uint32_t dst_stride, con
     if (g_dma_issued - g_dma_retired >= DMA_SLOTS) return TSR_HAL_BUSY;
     const uintptr_t d = (uintptr_t)dst, s = (uintptr_t)src;
     const bool dst_l1 = !empty && in_l1(d, (uint32_t)dst_span), src_l1 = !empty && in_l1(s, (uint32_t)src_span);
-    const far_part src_far = empty ? NEAR : offchip_part(s, src_span), dst_far = empty ? NEAR : offchip_part(d, dst_span);
-    if (src_far == ACROSS || dst_far == ACROSS || (src_far == FAR && dst_far == FAR)) return TSR_HAL_INVALID;
+    if (!empty && (MAYBE_FAR(s, src_span) || MAYBE_FAR(d, dst_span)))
+        return far_copy(dst, dst_stride, src, src_stride, row_bytes, rows, dst_span, src_span, out); /* HyperRAM */
     int8_t counter = -1;
-    if (src_far == FAR || dst_far == FAR) {
-        far_settle();
-        if (src_far == FAR && far_start((uint8_t *)dst, dst_stride, (const uint8_t *)src, src_stride, row_bytes, rows))
-            counter = FAR_READ;
-        else
-            offchip_copy((uint8_t *)dst, dst_stride, (const uint8_t *)src, src_stride, row_bytes, rows, src_far == FAR);
-    } else if (empty || dst_l1 == src_l1) {
+    if (empty || dst_l1 == src_l1) {
         for (uint32_t r = 0; r < rows; ++r)
             memmove((uint8_t *)dst + (size_t)r * dst_stride, (const uint8_t *)src + (size_t)r * src_stride, row_bytes);
     } else {

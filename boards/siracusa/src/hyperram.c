@@ -15,8 +15,11 @@
 /* A uDMA transfer's size field is 20 bits on the silicon: a direct transfer moves at most this. */
 #define DIRECT_MAX 0x80000u
 
-/* Four bytes of slack: the uDMA's last word into L2 is whole whatever the size. */
-static uint8_t g_stage[TSR_HYPERRAM_STAGE_BYTES + 4u] __attribute__((aligned(64)));
+/* The staging buffer: the top of the L2 the program and the L2 arena leave (the linker
+ * script keeps room for it), four bytes of slack past it: the uDMA's last word into L2 is
+ * whole whatever the size. */
+extern uint8_t __l2_stage[];
+#define g_stage __l2_stage
 
 uint8_t *tsr_hyperram_stage(void) { return g_stage; }
 
