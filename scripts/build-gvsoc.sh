@@ -5,6 +5,8 @@
 # build (or a second scripts/test.sh) on the same machine reuses it while the sources are unchanged.
 #   scripts/build-gvsoc.sh [--shared DIR] [--cache DIR]     build unless cached; print the prefix
 #   scripts/build-gvsoc.sh --path [--shared DIR]             print the prefix it builds to, only
+#   scripts/build-gvsoc.sh --debug ...                       the debug build (BUILD_DEBUG=ON: --power,
+#                                                            --trace; twice the build), cached apart
 #   scripts/build-gvsoc.sh --help
 # The simulator is then PREFIX/bin/gvsoc. The cache root is $TESSERA_GVSOC_CACHE, else
 # $XDG_CACHE_HOME/tessera, else ~/.cache/tessera. Needs the packages scripts/install-deps.sh installs.
@@ -13,12 +15,14 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 shared=${TESSERA_SHARED_DIR:-$root/../shared}
 cache=${TESSERA_GVSOC_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tessera}
 path_only=0
+debug=OFF
 while (($#)); do
   case $1 in
   --path) path_only=1 ;;
+  --debug) debug=ON ;;
   --shared) shared=$2; shift ;;
   --cache) cache=$2; shift ;;
-  -h | --help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h | --help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) echo "build-gvsoc: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -28,7 +32,7 @@ src=$(cd "$shared/gvsoc/src" 2>/dev/null && pwd) || {
   exit 1
 }
 # What the build depends on: every source file's path and bytes, the options below, the compiler.
-options="-DCMAKE_BUILD_TYPE=RelWithDebInfo -DGVSOC_TARGETS=siracusa -DBUILD_DEBUG=OFF"
+options="-DCMAKE_BUILD_TYPE=RelWithDebInfo -DGVSOC_TARGETS=siracusa -DBUILD_DEBUG=$debug"
 key=$( {
   echo "$options"
   c++ --version | head -1

@@ -52,7 +52,8 @@ add_test(NAME gvsoc_pack_offchip_int8 COMMAND tessera-pack ${GV}/images/stories1
 set_tests_properties(gvsoc_pack_offchip_int8 PROPERTIES FIXTURES_REQUIRED gvsoc_stories15m_checkpoint)
 set(GV_PACKS gvsoc_pack_int8 gvsoc_pack_fp32 gvsoc_pack_wrong_board gvsoc_pack_offchip_int8)
 set(GV_IMAGES "int8=${GV}/images/stories260K_int8.tess\\;fp32=${GV}/images/stories260K_fp32.tess\\;wrong_board=${GV}/images/stories260K_pulp_rtl.tess")
-set(GV_OFFCHIP_IMAGES "offchip_int8=${GV}/images/stories15M_shape_int8.tess=3") # 3 tokens
+# 3 tokens; and a file that is not an image, which the loader must refuse (gvsoc_offchip_not_an_image)
+set(GV_OFFCHIP_IMAGES "offchip_int8=${GV}/images/stories15M_shape_int8.tess=3\\;offchip_not_an_image=${GV}/images/stories15M_shape.tok=1")
 tessera_deeploy_vectors(gvsoc ${GV}/images siracusa microLlama8:microLlama8:cluster
                         microLlama8_parallel:microLlama8_parallel:cluster microLlama128:microLlama128:cluster
                         microLlama64_parallel:microLlama64_parallel:cluster)
@@ -126,7 +127,8 @@ foreach(run IN LISTS GV_RUNS)
     set_tests_properties(gvsoc_${name} PROPERTIES COST 1000)
   endif()
 endforeach()
-# Bad input: an image planned for pulp-rtl refused on siracusa by name; an image larger than
+# Bad input: an image planned for pulp-rtl refused on siracusa by name; a file the off-chip
+# loader is given that is not an image refused, saying so (exit 2); an image larger than
 # siracusa's HyperRAM (the stories15M shape in fp32, about 61 MB against 16 MiB) refused at pack
 # time (exit 1) naming it, no file written; a trap on a cluster core ends the simulation naming
 # the core, the cause and the pc.
@@ -134,6 +136,11 @@ add_test(NAME gvsoc_wrong_board
          COMMAND ${CMAKE_COMMAND} -DGVSOC=${GVSOC} -DHYPERRAM_BYTES=${HYPERRAM_BYTES} -DWORK=${GV}/work/wrong_board
                  -DELF=${GV_ELF}/tessera-firmware-wrong_board.elf
                  -DRUN=token "-DEXPECT=planned for board 'pulp-rtl'" -DEXPECT_EXIT=1 -P ${CMAKE_CURRENT_SOURCE_DIR}/rtl/run.cmake)
+add_test(NAME gvsoc_offchip_not_an_image
+         COMMAND ${CMAKE_COMMAND} -DGVSOC=${GVSOC} -DHYPERRAM_BYTES=${HYPERRAM_BYTES} -DWORK=${GV}/work/offchip_not_an_image
+                 -DELF=${GV_ELF}/tessera-firmware-offchip_not_an_image.elf -DRUN=token
+                 "-DEXPECT=error: image [^ ]+stories15M_shape.tok: not a Tessera image" -DEXPECT_EXIT=2
+                 -P ${CMAKE_CURRENT_SOURCE_DIR}/rtl/run.cmake)
 add_test(NAME gvsoc_trap
          COMMAND ${CMAKE_COMMAND} -DGVSOC=${GVSOC} -DHYPERRAM_BYTES=${HYPERRAM_BYTES} -DWORK=${GV}/work/trap
                  -DELF=${GV_ELF}/tessera-gvsoc-trap.elf -DRUN=token
@@ -145,4 +152,5 @@ add_test(NAME gvsoc_pack_larger_than_hyperram
                  $<TARGET_FILE:tessera-pack> ${GV}/images/too_large.tess ${GV}/images/stories15M_shape.bin
                  ${GV}/images/stories15M_shape.tok)
 set_tests_properties(gvsoc_pack_larger_than_hyperram PROPERTIES FIXTURES_REQUIRED gvsoc_stories15m_checkpoint)
-set_tests_properties(gvsoc_wrong_board gvsoc_trap PROPERTIES FIXTURES_REQUIRED "gvsoc_elf;gvsoc_sim" TIMEOUT 300)
+set_tests_properties(gvsoc_wrong_board gvsoc_trap gvsoc_offchip_not_an_image PROPERTIES FIXTURES_REQUIRED "gvsoc_elf;gvsoc_sim"
+                     TIMEOUT 300)

@@ -55,12 +55,6 @@ static void put(const char *label, uint64_t value)
 int main(void)
 {
     const tsr_hal_board *board = tsr_demo_board();
-    tsr_demo_puts("tessera firmware demo on board '");
-    tsr_demo_puts(board->name);
-    tsr_demo_puts("': ");
-    tsr_demo_put_u64(board->core_count);
-    tsr_demo_puts(" compute harts, ");
-    tsr_demo_put_engines(board);
 #ifdef TESSERA_DEMO_OFFCHIP_IMAGE /* the board loads it into its off-chip memory */
     size_t image_bytes = 0;
     const uint8_t *image = tsr_demo_offchip_image(TESSERA_DEMO_OFFCHIP_IMAGE, &image_bytes);
@@ -69,6 +63,12 @@ int main(void)
     const uint8_t *image = tessera_image;
     const size_t image_bytes = (size_t)(tessera_image_end - tessera_image);
 #endif
+    tsr_demo_puts("tessera firmware demo on board '");
+    tsr_demo_puts(board->name);
+    tsr_demo_puts("': ");
+    tsr_demo_put_u64(board->core_count);
+    tsr_demo_puts(" compute harts, ");
+    tsr_demo_put_engines(board);
     put(", image ", (uint64_t)image_bytes);
     tsr_demo_puts(" bytes\n");
     tessera_status st = tessera_open(&session, image, image_bytes, board);
