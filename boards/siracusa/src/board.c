@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "hyperram.h"
+#include "semihosting.h"
 #include "tessera/div_u64.h"
 #include "tessera/npu_core_queue.h"
 #include "tessera/riscv_tls.h"
@@ -72,11 +73,25 @@ static uint64_t g_mark_begin;
 static uint32_t g_runs;
 static uint64_t g_run_cycles;
 
-void tsr_pulp_mark_begin(void) { g_mark_begin = tsr_pulp_mcycle(); }
+/* With TSR_SIRACUSA_POWER_MARKS each mark is also GVSoC's syscall stop, at which the energy
+ * launcher (tools/gvsoc_energy) reads the power report; other launchers carry on. */
+static inline void power_mark(void)
+{
+#ifdef TSR_SIRACUSA_POWER_MARKS
+    semihost(SH_SYSCALL_STOP, 0);
+#endif
+}
+
+void tsr_pulp_mark_begin(void)
+{
+    power_mark();
+    g_mark_begin = tsr_pulp_mcycle();
+}
 
 void tsr_pulp_mark_end(void)
 {
     const uint64_t cycles = tsr_pulp_mcycle() - g_mark_begin;
+    power_mark();
     g_run_cycles += cycles;
     ++g_runs;
     tsr_pulp_puts("gvsoc: run ");

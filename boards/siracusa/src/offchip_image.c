@@ -9,22 +9,9 @@
 
 #include "demo_board.h"
 #include "hyperram.h"
+#include "semihosting.h"
 #include "tessera/image_format.h"
 #include "tessera/siracusa.h"
-
-enum { SH_OPEN = 0x01, SH_CLOSE = 0x02, SH_READ = 0x06, SH_FLEN = 0x0C };
-
-/* A semihosting call: the ISS takes an ebreak right after `slli x0, x0, 0x1f` as one. */
-static long semihost(long op, long arg)
-{
-    register long a0 __asm__("a0") = op;
-    register long a1 __asm__("a1") = arg;
-    __asm__ volatile(".option push\n.option norvc\nslli x0, x0, 0x1f\nebreak\nsrai x0, x0, 7\n.option pop"
-                     : "+r"(a0)
-                     : "r"(a1)
-                     : "memory");
-    return a0;
-}
 
 /* Reads `bytes` at the file's current position into `to`: true when all came. */
 static bool read_all(long fd, void *to, uint32_t bytes)
