@@ -64,7 +64,9 @@ int main(int argc, char **argv)
     gvsoc->bind(&marks);
     gvsoc->start();
     gvsoc->run();
+    gvsoc->quit(0); // as GVSoC's own launcher: this client does not hold the simulation; join waits for its end
     const int status = gvsoc->join();
+    if (marks.started) gvsoc->report_stop(); // power_report.csv: each component's share since the first mark
     gvsoc->stop();
     gvsoc->close();
     const size_t runs = marks.times.size() / 2;
