@@ -2,8 +2,8 @@
 # Prints the siracusa cost model's estimates that the README quotes (its siracusa column
 # and the TinyLLama-v0 line): Deeploy's microLlama graphs and the TinyLLama-v0 shape,
 # planned for siracusa in each scenario, and `tessera-inspect IMAGE --predict RUN`'s
-# cycles with the costs in boards/siracusa/board.json (cost.fitted: the RTL's, refitted
-# by scripts/fit-costs.py --write), and the stories15M shape's table with its weights in
+# cycles with the costs in boards/siracusa/board.json (cost.fitted: GVSoC's, refitted
+# by scripts/fit-costs.py --gvsoc --write), and the stories15M shape's table with its weights in
 # HyperRAM. Nothing is measured here.
 #
 #   scripts/siracusa-estimates.sh [BUILD]      (default build; needs its tools, and for
@@ -71,7 +71,7 @@ if [ -x "$synth" ]; then
         "W4A8, 4-bit table:--weight-type int4 --tied-embedding shared-int4"; do
         name=${config%%:*} flags=${config#*:}
         # shellcheck disable=SC2086 # flags are words
-        "$build/tessera-pack" "$work/s15.bin" --tokenizer "$work/s15.tok" --precision int8 $flags --scenario cluster \
+        "$build/tessera-pack" "$work/s15.bin" --tokenizer "$work/s15.tok" --precision int8 $flags --scenario cluster --context 128 \
             --calibration "$work/calibration.txt" --board siracusa -o "$work/s15.tess" 2>&1 |
             awk -v name="$name" '
                 /^estimate  (prompt chunk of 16|token at position)/ {
