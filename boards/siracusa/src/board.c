@@ -217,6 +217,13 @@ static void dma_push_1d(uint32_t dir, uint32_t loc, uint32_t ext, uint32_t bytes
     }
 }
 
+/* Sleeps on the DMA's event until `counter`'s bytes have moved, then frees it. */
+static void dma_counter_wait(uint32_t counter)
+{
+    while (REG(dma_reg(SIRACUSA_DMA_STATUS)) & (1u << counter)) wait_event(SIRACUSA_EVENT_DMA);
+    REG(dma_reg(SIRACUSA_DMA_STATUS)) = 1u << counter;
+}
+
 /* The cluster DMA's one block from `src` into TCDM, waited for on a counter of its own
  * (HyperRAM's staging buffer into L1); elsewhere the core copies. */
 static void move_from_stage(void *dst, const void *src, uint32_t bytes)
@@ -227,8 +234,7 @@ static void move_from_stage(void *dst, const void *src, uint32_t bytes)
     }
     const uint32_t counter = REG(dma_reg(SIRACUSA_DMA_CMD));
     dma_push_1d(SIRACUSA_DMA_EXT2LOC, (uint32_t)(uintptr_t)dst, (uint32_t)(uintptr_t)src, bytes);
-    while (REG(dma_reg(SIRACUSA_DMA_STATUS)) & (1u << counter)) wait_event(SIRACUSA_EVENT_DMA);
-    REG(dma_reg(SIRACUSA_DMA_STATUS)) = 1u << counter;
+    dma_counter_wait(counter);
 }
 
 /* A HyperRAM read into L1 in flight while the cores compute (one at a time): the uDMA fills
@@ -360,10 +366,7 @@ static void dma_retire_one(void)
 {
     const int8_t counter = g_dma_counter[g_dma_retired % DMA_SLOTS];
     if (counter == FAR_READ) far_settle(); /* a later one may have settled it already */
-    if (counter >= 0) {
-        while (REG(dma_reg(SIRACUSA_DMA_STATUS)) & (1u << counter)) wait_event(SIRACUSA_EVENT_DMA);
-        REG(dma_reg(SIRACUSA_DMA_STATUS)) = 1u << counter;
-    }
+    if (counter >= 0) dma_counter_wait((uint32_t)counter);
     ++g_dma_retired;
 }
 

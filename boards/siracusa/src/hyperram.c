@@ -19,7 +19,7 @@
  * script keeps room for it), four bytes of slack past it: the uDMA's last word into L2 is
  * whole whatever the size. */
 extern uint8_t __l2_stage[];
-#define g_stage __l2_stage
+static uint8_t *const g_stage = __l2_stage;
 
 uint8_t *tsr_hyperram_stage(void) { return g_stage; }
 

@@ -53,18 +53,17 @@ const uint8_t *tsr_siracusa_load_image(const char *path, size_t *bytes)
         return refuse(path, "not a Tessera image, or its section table lies past its first 16 KiB", fd);
     /* Its head: every byte before the first weights section; nothing but weights after it. */
     uint32_t head = h.file_size;
+    uint64_t others_end = 0; /* where the last section other than weights ends */
     for (uint32_t i = 0; i < h.section_count; ++i) {
         tsr_section s;
         memcpy(&s, stage + h.section_table_offset + i * sizeof s, sizeof s);
         if (s.kind == TSR_SECTION_WEIGHTS && s.file_offset < head) head = s.file_offset;
+        if (s.kind != TSR_SECTION_WEIGHTS && (uint64_t)s.file_offset + s.size > others_end)
+            others_end = (uint64_t)s.file_offset + s.size;
     }
-    for (uint32_t i = 0; i < h.section_count; ++i) {
-        tsr_section s;
-        memcpy(&s, stage + h.section_table_offset + i * sizeof s, sizeof s);
-        if (s.kind != TSR_SECTION_WEIGHTS && (uint64_t)s.file_offset + s.size > head)
-            return refuse(path, "a section other than weights lies after its weights (pack it again: the packer lays "
-                                "the weights out last)", fd);
-    }
+    if (others_end > head)
+        return refuse(path, "a section other than weights lies after its weights (pack it again: the packer lays "
+                            "the weights out last)", fd);
     if (head > head_max || h.file_size - head > far_max)
         return refuse(path, "its head (what the cores read) exceeds the weight memory's 4 MiB, or its weights "
                             "HyperRAM (less the last 64 KiB)", fd);
