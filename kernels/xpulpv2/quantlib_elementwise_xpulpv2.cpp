@@ -16,30 +16,6 @@
 #include "xpulpv2_dot.h"
 #include "xpulpv2_rqs.h"
 
-namespace {
-
-// floor(n / d) for n < 2^32 and d >= 1, given m = floor((2^32 - 1) / d): n m / 2^32 lies
-// within (n / d - 1, n / d], so the high half of the product is the quotient or one less.
-inline uint32_t divide(uint32_t n, uint32_t d, uint32_t m)
-{
-    uint32_t q = (uint32_t)(((uint64_t)n * m) >> 32);
-    if (n - q * d >= d) ++q;
-    return q;
-}
-
-// The sum of the squares of a row of dim int8s (<= 2^28).
-uint32_t squares(const int8_t *x, uint32_t dim)
-{
-    uint32_t sum = 0, i = 0;
-    if (tsr_xpulpv2_words(x, x, dim & ~3u)) {
-        sum = (uint32_t)tsr_xpulpv2_dot_1x1_part(x, x, dim >> 2, 0);
-        i = dim & ~3u;
-    }
-    for (; i < dim; ++i) sum += (uint32_t)(x[i] * x[i]);
-    return sum;
-}
-
-} // namespace
 
 tsr_kernel_status tsr_requant_i8_xpulpv2(const int8_t *x, int8_t *y, uint32_t count, const tsr_rqs_params *r,
                                          uint32_t core_id, uint32_t core_count)
@@ -124,11 +100,11 @@ tsr_kernel_status tsr_irmsnorm_i8_xpulpv2(const tsr_irmsnorm_i8_args *a, uint32_
         const uint32_t r = i / dim, c0 = i - r * dim, c1 = end - i < dim - c0 ? c0 + (end - i) : dim;
         const int8_t *xr = x + (size_t)r * dim;
         int8_t *yr = y + (size_t)r * dim;
-        const uint32_t std = tsr_isqrt_u32(squares(xr, dim) / dim + 1u); // >= 1
+        const uint32_t std = tsr_isqrt_u32(tsr_xpulpv2_squares(xr, dim) / dim + 1u); // >= 1
         const uint32_t m = 0xFFFFFFFFu / std;
         for (uint32_t c = c0; c < c1; ++c) {
             const int32_t p = xr[c] * w[c]; // C's division truncates: the quotient of |p|, signed
-            const uint32_t q = divide(p < 0 ? 0u - (uint32_t)p : (uint32_t)p, std, m);
+            const uint32_t q = tsr_xpulpv2_divide(p < 0 ? 0u - (uint32_t)p : (uint32_t)p, std, m);
             yr[c] = (int8_t)tsr_xpulpv2_clamp((p < 0 ? -(int32_t)q : (int32_t)q) >> shift, lo, hi);
         }
         i += c1 - c0;

@@ -144,4 +144,25 @@ static inline bool tsr_xpulpv2_words(const int8_t *x, const int8_t *w, uint32_t 
     return k != 0u && (k & 3u) == 0u && (((uintptr_t)x | (uintptr_t)w) & 3u) == 0u;
 }
 
+// floor(n / d) for n < 2^32 and d >= 1, given m = floor((2^32 - 1) / d): n m / 2^32 lies
+// within (n / d - 1, n / d], so the high half of the product is the quotient or one less.
+static inline uint32_t tsr_xpulpv2_divide(uint32_t n, uint32_t d, uint32_t m)
+{
+    uint32_t q = (uint32_t)(((uint64_t)n * m) >> 32);
+    if (n - q * d >= d) ++q;
+    return q;
+}
+
+// The sum of the squares of a row of dim int8s (<= 2^28).
+static inline uint32_t tsr_xpulpv2_squares(const int8_t *x, uint32_t dim)
+{
+    uint32_t sum = 0, i = 0;
+    if (tsr_xpulpv2_words(x, x, dim & ~3u)) {
+        sum = (uint32_t)tsr_xpulpv2_dot_1x1_part(x, x, dim >> 2, 0);
+        i = dim & ~3u;
+    }
+    for (; i < dim; ++i) sum += (uint32_t)(x[i] * x[i]);
+    return sum;
+}
+
 #endif

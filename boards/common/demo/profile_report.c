@@ -22,6 +22,7 @@ static void profile_line(const char *name, const tessera_step_profile *sum, uint
     put(", transfers/token ", tsr_demo_per(sum->dma_transfers, tokens));
     put(", NPU jobs/token ", tsr_demo_per(sum->npu_jobs, tokens));
     put(", forks/token ", tsr_demo_per(sum->forks, tokens));
+    put(", DMA wait cycles/token ", tsr_demo_per(sum->dma_wait_cycles, tokens));
     tsr_demo_puts("\n");
 }
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "tessera/kernels_i8.h"
+#include "tessera/kernels_i8_float.h"
 #include "tessera/kernels_quantlib.h"
 #include "tessera/pulp_board.h"
 #if TSR_PULP_ISA != 0
@@ -95,7 +96,35 @@ static void matmul(uint32_t rows, uint32_t k, uint32_t n, int32_t x_zero)
     const uint32_t tuned = mcycle() - t0;
     report(x_zero == 0 ? "matmul_i8 1x256x64, no zero point" : rows == 1u ? "matmul_i8 1x256x64" : "matmul_i8 4x256x64",
            portable, tuned, rows * k * n, "MAC", memcmp(y0, y1, rows * n) == 0);
-    if (x_zero == 0) return; /* the RequantShift matmul has no zero point */
+    if (x_zero == 0) {
+        /* As the runtime calls it: no bias, the tables checked once at open (the flags). */
+        a.bias = NULL;
+        a.y = y0;
+        t0 = mcycle();
+        tsr_matmul_i8(&a, 0, 1);
+        const uint32_t portable_open = mcycle() - t0;
+        a.y = y1;
+        if (!tsr_matmul_i8_tables_ok(mult, shift, NULL, n, &a.flags)) g_failed = 1;
+        t0 = mcycle();
+        TUNED(tsr_matmul_i8)(&a, 0, 1);
+        const uint32_t tuned_open = mcycle() - t0;
+        report("matmul_i8 1x256x64, tables checked at open", portable_open, tuned_open, rows * k * n, "MAC",
+               memcmp(y0, y1, rows * n) == 0);
+
+        /* The dequantizing classifier's form: float outputs. */
+        float *scale = l1(4u * n), *f0 = l1(4u * n * rows), *f1 = l1(4u * n * rows);
+        for (uint32_t i = 0; i < n; ++i) scale[i] = (float)(next() >> 8) * 1.0e-9f;
+        tsr_matmul_i8_f32_args f = {x, w, scale, f0, rows, k, n, n};
+        t0 = mcycle();
+        tsr_matmul_i8_f32(&f, 0, 1);
+        const uint32_t portable_f32 = mcycle() - t0;
+        f.y = f1;
+        t0 = mcycle();
+        TUNED(tsr_matmul_i8_f32)(&f, 0, 1);
+        const uint32_t tuned_f32 = mcycle() - t0;
+        report("matmul_i8_f32 1x256x64", portable_f32, tuned_f32, rows * k * n, "MAC", memcmp(f0, f1, 4u * rows * n) == 0);
+        return; /* the RequantShift matmul has no zero point */
+    }
 
     int32_t *mul = l1(4u * n), *add = l1(4u * n);
     for (uint32_t i = 0; i < n; ++i) mul[i] = (int32_t)(next() >> 22), add[i] = (int32_t)(next() >> 8) - (1 << 23);
@@ -211,6 +240,43 @@ static void elementwise(uint32_t count, uint32_t cores, int wide)
     }
 }
 
+/* Tessera's integer RMSNorm: rows x 64, split over `cores` (one row: its elements). */
+static void rmsnorm(uint32_t rows, uint32_t cores, int32_t x_zero, int in_place)
+{
+    const uint32_t dim = 64u, n = rows * dim;
+    int8_t *x0 = l1(n), *x1 = l1(n), *g = l1(dim), *y0 = l1(n), *y1 = l1(n);
+    fill(x0, n), fill(g, dim);
+    memcpy(x1, x0, n);
+    tsr_rmsnorm_i8_args a = {x0, g, in_place ? x0 : y0, x_zero, -3, 1200u, 23000, 9, rows, dim};
+    const uint32_t portable = SPLIT(tsr_rmsnorm_i8, &a, cores);
+    a.x = x1, a.y = in_place ? x1 : y1;
+    const uint32_t tuned = SPLIT(TUNED(tsr_rmsnorm_i8), &a, cores);
+    char name[64];
+    strcpy(name, rows == 1u ? "rmsnorm_i8 1x64" : "rmsnorm_i8 4x64");
+    strcat(name, x_zero ? ", zero point" : "");
+    strcat(name, in_place ? ", in place" : "");
+    strcat(name, cores == 1u ? ", 1 core" : ", 8 cores");
+    report(name, portable, tuned, n, "element", in_place ? memcmp(x0, x1, n) == 0 : memcmp(y0, y1, n) == 0);
+
+}
+
+/* The residual add of two rows of 64, each requantized to the output's scale: shifts that
+ * take the 32-bit forms (fast: -3, the product's high word; 0, both words) or one that
+ * does not (30). */
+static void add_i8(uint32_t cores, int fast)
+{
+    const uint32_t n = 64u;
+    int8_t *a = l1(n), *b = l1(n), *y0 = l1(n), *y1 = l1(n);
+    fill(a, n), fill(b, n);
+    tsr_add_i8_args add = {a, b, y0, (int32_t)(0x40000000u + (next() >> 2)), -3, (int32_t)(0x40000000u + (next() >> 2)),
+                           fast ? 0 : 30, n};
+    const uint32_t portable = SPLIT(tsr_add_i8, &add, cores);
+    add.y = y1;
+    const uint32_t tuned = SPLIT(TUNED(tsr_add_i8), &add, cores);
+    report(fast ? (cores == 1u ? "add_i8 64, 1 core" : "add_i8 64, 8 cores") : "add_i8 64, a shift of 30 (64-bit form)",
+           portable, tuned, n, "element", memcmp(y0, y1, n) == 0);
+}
+
 static void rope(uint32_t rows, uint32_t cores, int wide)
 {
     const uint32_t dim = 64u, n = rows * dim;
@@ -240,6 +306,13 @@ int main(void)
     elementwise(128u, 1u, 0);
     elementwise(128u, 8u, 0);
     elementwise(128u, 1u, 1);
+    rmsnorm(1u, 1u, 0, 0);
+    rmsnorm(1u, 8u, 0, 0);
+    rmsnorm(4u, 8u, 5, 0);
+    rmsnorm(4u, 8u, 0, 1);
+    add_i8(1u, 1);
+    add_i8(8u, 1);
+    add_i8(8u, 0);
     rope(2u, 1u, 0);
     rope(2u, 8u, 0);
     rope(2u, 1u, 1);

@@ -68,9 +68,10 @@ typedef struct tsr_matmul_i8_args {
  * in their ranges with tsr_matmul_i8_tables_ok, once for many calls (the runtime: at
  * open), which also says SHIFTS_FAST. A kernel may then skip its own scan of the tables
  * on each call: the Helium one does where both are set (no bias, x_zero 0), for the
- * channels its vector arithmetic takes, which is defined for any table (a table changed
- * since gives wrong numbers, never undefined behaviour); the portable kernels check
- * every call. */
+ * channels its vector arithmetic takes, and the XpulpV2 one where TABLES_CHECKED is set
+ * and there is no bias (it clamps each shift where it uses it); both are defined for any
+ * table (a table changed since gives wrong numbers, never undefined behaviour). The
+ * portable kernels check every call. */
 #define TSR_MATMUL_I8_TABLES_CHECKED 1u
 #define TSR_MATMUL_I8_SHIFTS_FAST 2u /* with TABLES_CHECKED: every shift <= -2 (a scale below 1/2) */
 

@@ -13,6 +13,7 @@
 
 #include "tessera/kernels.h"
 #include "tessera/kernels_i8.h"
+#include "tessera/kernels_i8_float.h"
 #include "tessera/kernels_quantlib.h"
 
 #ifdef __cplusplus
@@ -23,8 +24,18 @@ extern "C" {
  * MACs a channel, in a hardware loop (k a multiple of 4, x and w word-aligned; otherwise
  * the portable kernel). */
 tsr_kernel_status tsr_matmul_i8_xpulpv2(const tsr_matmul_i8_args *args, uint32_t core_id, uint32_t core_count);
+/* tsr_matmul_i8_f32 (the dequantizing classifier): the same dot products. */
+tsr_kernel_status tsr_matmul_i8_f32_xpulpv2(const tsr_matmul_i8_f32_args *args, uint32_t core_id, uint32_t core_count);
 /* tsr_matmul_i8_rqs (QuantLib's RequantShift): the same dot products. */
 tsr_kernel_status tsr_matmul_i8_rqs_xpulpv2(const tsr_matmul_i8_rqs_args *args, uint32_t core_id, uint32_t core_count);
+
+/* tsr_rmsnorm_i8 (Tessera's integer RMSNorm): a row's squares by cv.sdotsp.b, its
+ * quotients by an exact reciprocal of the row's root, a row's elements split over the
+ * cores (in place: whole rows). */
+tsr_kernel_status tsr_rmsnorm_i8_xpulpv2(const tsr_rmsnorm_i8_args *args, uint32_t core_id, uint32_t core_count);
+/* tsr_add_i8 (the residual add): each requantization in 32-bit operations where both
+ * shifts are at most 22 (otherwise the portable kernel). */
+tsr_kernel_status tsr_add_i8_xpulpv2(const tsr_add_i8_args *args, uint32_t core_id, uint32_t core_count);
 
 /* QuantLib attention (tsr_quantlib_*): scores of head size 4 one cv.sdotsp.b a position
  * (other sizes: the portable kernel); iSoftmax's quotients by an exact reciprocal multiply

@@ -1,0 +1,99 @@
+// Tessera's own integer RMSNorm (tsr_rmsnorm_i8) on XpulpV2: a row's squares by
+// sdotsp.b, its quotients by the row's root through an exact reciprocal (one division a
+// row, not one an element), and a row's elements split over the cores, not only whole
+// rows, so that one row (a token) takes every core: each core sums the rows it touches.
+// In place (y overlapping x) it splits whole rows, since a core's outputs may be another
+// core's inputs. The integers are the portable kernel's (elementwise_i8_checks.h).
+// The residual add (tsr_add_i8): each int8 input's requantization in 32-bit operations
+// (the product's two words from mul and mulh, shifted together), not a 64-bit shift an
+// element (a library call on RV32); bit-exact with the portable kernel.
+#include "elementwise_i8_checks.h"
+#include "kernel_checks.h"
+#include "tessera/kernels_xpulpv2.h"
+#include "xpulpv2_dot.h"
+#include "xpulpv2_rqs.h"
+
+namespace {
+
+// The row's sum of squared (x - x_zero), as the portable kernel's (< 2^31).
+uint32_t centred_squares(const int8_t *x, uint32_t dim, int32_t x_zero)
+{
+    if (x_zero == 0) return tsr_xpulpv2_squares(x, dim);
+    uint32_t sum = 0;
+    for (uint32_t i = 0; i < dim; ++i) {
+        const int32_t u = x[i] - x_zero;
+        sum += (uint32_t)(u * u);
+    }
+    return sum;
+}
+
+} // namespace
+
+tsr_kernel_status tsr_rmsnorm_i8_xpulpv2(const tsr_rmsnorm_i8_args *a, uint32_t core_id, uint32_t core_count)
+{
+    TSR_KERNEL_REQUIRE(tsr_rmsnorm_i8_args_ok(a));
+    TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
+    const uint32_t dim = a->dim;
+    if ((uint64_t)a->rows * dim > 0xFFFFFFFFu) return tsr_rmsnorm_i8(a, core_id, core_count);
+    const uint32_t items = a->rows * dim;
+    const bool in_place = a->y < a->x + items && a->x < a->y + items;
+    uint32_t begin, end;
+    if (in_place) {
+        tsr_core_range(a->rows, core_id, core_count, &begin, &end);
+        begin *= dim, end *= dim;
+    } else {
+        tsr_core_range(items, core_id, core_count, &begin, &end);
+    }
+    const int32_t scale = a->gain, y_zero = a->y_zero, x_zero = a->x_zero, gs = a->gain_shift;
+    const int32_t half_shift = gs ? 1 << (gs - 1) : 0;
+    for (uint32_t i = begin; i < end;) {
+        const uint32_t r = i / dim, c0 = i - r * dim, c1 = end - i < dim - c0 ? c0 + (end - i) : dim;
+        const int8_t *xr = a->x + (size_t)r * dim;
+        int8_t *yr = a->y + (size_t)r * dim;
+        const uint32_t root = tsr_rmsnorm_i8_root(centred_squares(xr, dim, x_zero), dim, a->eps_q8);
+        const uint32_t m = 0xFFFFFFFFu / root, half = root / 2u;
+        for (uint32_t c = c0; c < c1; ++c) {
+            // tsr_round_div(g u gain, root): |g u gain| < 2^30, halves away from zero.
+            const int32_t n = a->weight[c] * (xr[c] - x_zero) * scale;
+            const uint32_t q = tsr_xpulpv2_divide(tsr_xpulpv2_magnitude(n) + half, root, m);
+            const int32_t v = n >= 0 ? (int32_t)q : -(int32_t)q;
+            yr[c] = (int8_t)tsr_xpulpv2_clamp(y_zero + ((v + half_shift) >> gs), -128, 127);
+        }
+        i += c1 - c0;
+    }
+    return TSR_KERNEL_OK;
+}
+
+namespace {
+
+// tsr_requantize(v, multiplier, shift) for an int8 v, shift <= 22: |v multiplier| < 2^38,
+// so for s = 30 - shift >= 8 the product shifted right by s lies within +-2^30: its low
+// word is the high word's low bits over the low word's high bits. Then halves up, as
+// (t >> 1) + (t & 1) (no overflow), and never saturated.
+inline int32_t requantize_i8_input(int32_t v, int32_t multiplier, int32_t s)
+{
+    if (s >= 32) {
+        const int32_t t = (int32_t)(((int64_t)v * multiplier) >> 32) >> (s - 32);
+        return (t >> 1) + (t & 1);
+    }
+    const uint32_t lo = (uint32_t)(v * multiplier); // the low word (wraps: unsigned)
+    const int32_t hi = (int32_t)(((int64_t)v * multiplier) >> 32);
+    const int32_t t = (int32_t)(((uint32_t)hi << (32 - s)) | (lo >> s));
+    return (t >> 1) + (t & 1);
+}
+
+} // namespace
+
+tsr_kernel_status tsr_add_i8_xpulpv2(const tsr_add_i8_args *a, uint32_t core_id, uint32_t core_count)
+{
+    TSR_KERNEL_REQUIRE(tsr_add_i8_args_ok(a));
+    TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
+    if (a->a_shift > 22 || a->b_shift > 22) return tsr_add_i8(a, core_id, core_count); // the 64-bit form
+    uint32_t begin, end;
+    tsr_core_range(a->count, core_id, core_count, &begin, &end);
+    const int32_t am = a->a_multiplier, as = 30 - a->a_shift, bm = a->b_multiplier, bs = 30 - a->b_shift;
+    for (uint32_t i = begin; i < end; ++i) // each term within +-2^30: their sum fits
+        a->y[i] = (int8_t)tsr_xpulpv2_clamp(requantize_i8_input(a->a[i], am, as) + requantize_i8_input(a->b[i], bm, bs),
+                                            -128, 127);
+    return TSR_KERNEL_OK;
+}
