@@ -7,7 +7,8 @@ Runs `ctest -L rtl -V` (with --gvsoc: -L gvsoc; with --qemu: the firmware_* test
 build directory (or reads such output with --log), takes from each test that prints a
 MEASURED line its cycles (instructions) per run, its figure per operator (the testbench's
 profile, the firmware's own profile on GVSoC (cluster core 0's mcycle, which forks and joins
-every step), or the hart-counter plugin's per operator label: the busiest core) and its run
+every step: a profiled run of its own, each operator's share of it taken of the measured
+run), or the hart-counter plugin's per operator label: the busiest core) and its run
 (the `predict:` line),
 asks tessera-inspect for that run's work per variant (tiles, and one core's MACs and
 elements), and fits, per kernel set and variant,
@@ -71,6 +72,7 @@ MODES = {
             "what": "ctest -L rtl on pulp-rtl (CV32E40P RTL under Verilator), the busiest core's cycles"},
     "gvsoc": {"ctest": ["-L", "gvsoc"], "measured": r"MEASURED cycles per run: busiest core (\d+)",
               "op": r"(?m)^\s+(?!all:)(\w+): cycles/token (\d+), share", "unit": "cycles", "skip": r"-DELF=\S*offchip",
+              "op_total": r"(?m)^\s+all: cycles/token (\d+), share",
               "boards": (("siracusa", ["xpulpv2"]),),
               "what": "ctest -L gvsoc on GVSoC's Siracusa, cluster core 0's cycles (the firmware's profile)"},
     "qemu": {"ctest": ["-R", "^firmware_"], "measured": r"MEASURED instructions per token: busiest compute hart (\d+)",
@@ -94,6 +96,12 @@ def measured_runs(tests, mode):
         if not total or not predict or ("skip" in mode and re.search(mode["skip"], text)):
             continue
         ops = {m.group(1): float(m.group(2)) for m in re.finditer(mode["op"], text)}
+        # The firmware's profile is a run of its own (the last token again, the profiler
+        # attached): each operator gets its share of it, of the measured run.
+        profiled = re.search(mode["op_total"], text) if "op_total" in mode else None
+        if profiled and float(profiled.group(1)) > 0:
+            scale = float(total.group(1)) / float(profiled.group(1))
+            ops = {k: v * scale for k, v in ops.items()}
         args = predict.group(1).split()
         kernel_set = args[args.index("--kernel-set") + 1] if "--kernel-set" in args else "portable"
         work_args = args[: args.index("--kernel-set")] + args[args.index("--kernel-set") + 2:] \

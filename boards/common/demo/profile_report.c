@@ -31,7 +31,7 @@ void tsr_demo_print_profile(tessera_session *session, const tessera_step_profile
     const uint32_t steps = tessera_profile_size(session);
     tessera_step_profile all, sum;
     tessera_profile_sum(profile, steps, TESSERA_PROFILE_ANY, TESSERA_PROFILE_ANY, &all);
-    tsr_demo_puts("profile by operator (core 0 ");
+    tsr_demo_puts("profile by operator (the last token run again, the profiler attached; core 0 ");
     tsr_demo_puts(tsr_demo_cycles_meaning());
     tsr_demo_puts("):\n");
     for (uint32_t op = 1; op < TSR_OP_COUNT_; ++op)

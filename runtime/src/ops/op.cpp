@@ -130,11 +130,11 @@ void Dma::copy_2d(void *dst, uint32_t dst_stride, const void *src, uint32_t src_
 {
     if (failed() || rows == 0u || row_bytes == 0u) return;
     tsr_dma_handle h = 0;
-    tsr_hal_status st = board_->ops->dma_copy_2d(board_->ctx, dst, dst_stride, src, src_stride, row_bytes, rows, &h);
+    tsr_hal_status st = copy_2d_(ctx_, dst, dst_stride, src, src_stride, row_bytes, rows, &h);
     if (st != TSR_HAL_OK) {
         if (st == TSR_HAL_BUSY && last_) { // a full queue: everything queued completes, then there is room
             wait(last_);
-            st = board_->ops->dma_copy_2d(board_->ctx, dst, dst_stride, src, src_stride, row_bytes, rows, &h);
+            st = copy_2d_(ctx_, dst, dst_stride, src, src_stride, row_bytes, rows, &h);
         }
         if (st != TSR_HAL_OK) {
             status_ = st;
@@ -150,7 +150,7 @@ void Dma::wait(tsr_dma_handle h)
 {
     if (h == 0u || h == drained_ || failed()) return;
     const uint64_t t0 = timed ? board_->ops->cycles(board_->ctx) : 0u;
-    const tsr_hal_status st = board_->ops->dma_wait(board_->ctx, h);
+    const tsr_hal_status st = wait_(ctx_, h);
     if (timed) wait_cycles += board_->ops->cycles(board_->ctx) - t0;
     if (st != TSR_HAL_OK) status_ = st;
     else if (h == last_) drained_ = h; // transfers complete in order: all of them are done

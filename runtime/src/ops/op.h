@@ -78,7 +78,12 @@ inline uint32_t act_bytes(const tsr_step &s) { return tsr_dtype_bytes(s.dtype); 
 // first failure sticks and every later call is a no-op.
 class Dma {
 public:
-    explicit Dma(const tsr_hal_board *board) : board_(board) {}
+    // The entry points it calls, read once a run: the board's tables may sit in slow memory
+    // (siracusa: L2, about 15 cycles a load from a cluster core).
+    explicit Dma(const tsr_hal_board *board)
+        : board_(board), ctx_(board->ctx), copy_2d_(board->ops->dma_copy_2d), wait_(board->ops->dma_wait)
+    {
+    }
     void copy_2d(void *dst, uint32_t dst_stride, const void *src, uint32_t src_stride, uint32_t row_bytes,
                  uint32_t rows);
     void copy(void *dst, const void *src, uint32_t bytes) { copy_2d(dst, bytes, src, bytes, bytes, 1u); }
@@ -93,6 +98,9 @@ public:
 
 private:
     const tsr_hal_board *board_;
+    void *ctx_;
+    tsr_hal_status (*copy_2d_)(void *, void *, uint32_t, const void *, uint32_t, uint32_t, uint32_t, tsr_dma_handle *);
+    tsr_hal_status (*wait_)(void *, tsr_dma_handle);
     tsr_dma_handle last_ = 0;
     tsr_dma_handle drained_ = 0; // last_ when it was waited for: every transfer so far is done
     tsr_hal_status status_ = TSR_HAL_OK;
@@ -161,7 +169,8 @@ void resolve_steps(const ImageView &img, const tsr_hal_board *board);
 // One schedule run, shared by every core of the task.
 struct RunState {
     RunState(const ImageView &i, const tsr_hal_board *b, const ScheduleView &s, uint32_t r, uint32_t p, Message &e)
-        : img(i), board(b), schedule(s), rows(r), pos(p), err(e), dma(b), npu(b)
+        : img(i), board(b), schedule(s), rows(r), pos(p), err(e), dma(b), npu(b), ctx(b->ctx),
+          barrier(b->ops->cluster_barrier), check_operand(b->ops->check_kernel_operand)
     {
         resolved = (const ResolvedStep *)tensor_address(i, b, i.header->step_table_tensor);
         if (&s == &i.token) resolved += i.prompt.header->step_count;
@@ -174,6 +183,11 @@ struct RunState {
     Message &err;                  // core 0
     Dma dma;                       // core 0
     Npu npu;                       // core 0
+    // What every core calls at every step, read once a run from the board's tables (which
+    // may sit in slow memory: siracusa's L2).
+    void *const ctx;
+    void (*const barrier)(void *);
+    void (*const check_operand)(void *, const void *, uint32_t, uint32_t, uint32_t);
     uint32_t status = TESSERA_OK;  // tessera_status: core 0 writes it between barriers only
     uint32_t refused = 0;          // 1 + index of a step whose kernel refused its arguments (any core)
 
@@ -234,15 +248,15 @@ public:
     // those an image planned with operands in place reads where they lie.
     void check(const void *p, uint64_t bytes, uint32_t operand) const
     {
-        if (!run.board->ops->check_kernel_operand) return;
+        if (!run.check_operand) return;
         if ((run.img.header->flags & TSR_IMAGE_OPERANDS_IN_PLACE) && operand < TSR_MAX_OPERANDS && !stage[operand])
             return;
-        run.board->ops->check_kernel_operand(run.board->ctx, p, (uint32_t)bytes, step.op, operand);
+        run.check_operand(run.ctx, p, (uint32_t)bytes, step.op, operand);
     }
     void kernel(tsr_kernel_status st);
     void barrier() const
     {
-        if (cores > 1u) run.board->ops->cluster_barrier(run.board->ctx);
+        if (cores > 1u) run.barrier(run.ctx);
     }
     bool failed() const { return __atomic_load_n(&run.status, __ATOMIC_ACQUIRE) != TESSERA_OK; }
     Message *fail(tessera_status st) { return run.fail(st); }
