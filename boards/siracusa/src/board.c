@@ -13,7 +13,10 @@
 
 #define REG(addr) (*(volatile uint32_t *)(uintptr_t)(addr))
 
-extern uint8_t __bss_start[], __bss_end[];
+extern uint8_t __bss_start[], __bss_end[], __l1_state_start[], __l1_state_end[];
+
+/* State every step touches, in TCDM (the linker script's .l1_state, cleared at start-up). */
+#define L1_STATE __attribute__((section(".l1_state")))
 extern uint8_t __l1_start[], __l2_start[], __nms_start[];
 
 int main(void);
@@ -58,7 +61,7 @@ void tsr_pulp_exit(int status)
  * at least once every 2^32 cycles (a run reads it far more often). */
 uint64_t tsr_pulp_mcycle(void)
 {
-    static uint32_t last[TSR_SIRACUSA_CORES], wraps[TSR_SIRACUSA_CORES];
+    static uint32_t last[TSR_SIRACUSA_CORES] L1_STATE, wraps[TSR_SIRACUSA_CORES] L1_STATE;
     const uint32_t core = this_core();
     uint32_t lo;
     __asm__ volatile("csrr %0, mcycle" : "=r"(lo));
@@ -113,7 +116,7 @@ void tsr_siracusa_report_runs(void)
 
 /* ---- the cluster: the event unit --------------------------------------------------- */
 
-static uint32_t g_cores = 1u;
+static uint32_t g_cores L1_STATE; /* set at start-up */
 static volatile tsr_cluster_task g_task;
 static void *volatile g_arg;
 static volatile uint32_t g_fork_generation;
@@ -171,8 +174,8 @@ static void worker_loop(uint32_t core)
  * (offchip_copy, far_start). A handle is a counter of the engine's that its
  * commands count on; DMA_SLOTS handles are in flight at most (BUSY beyond), one counter each. */
 #define DMA_SLOTS SIRACUSA_DMA_COUNTERS
-static uint32_t g_dma_issued, g_dma_retired; /* handles 1, 2, ...; retired: waited for, in order */
-static int8_t g_dma_counter[DMA_SLOTS];      /* each handle's counter; -1: copied by the core; FAR_READ: g_far */
+static uint32_t g_dma_issued L1_STATE, g_dma_retired L1_STATE; /* handles 1, 2, ...; retired: waited for, in order */
+static int8_t g_dma_counter[DMA_SLOTS] L1_STATE; /* each handle's counter; -1: copied by the core; FAR_READ: g_far */
 #define FAR_READ (-2)
 
 static inline uint32_t dma_reg(uint32_t offset) { return SIRACUSA_DMA_DEMUX + offset; }
@@ -427,6 +430,7 @@ void tsr_siracusa_core_entry(uint32_t core)
 {
     if (core == 0u) {
         memset(__bss_start, 0, (size_t)(__bss_end - __bss_start));
+        memset(__l1_state_start, 0, (size_t)(__l1_state_end - __l1_state_start));
         const uint32_t cores = tsr_siracusa_run_cores;
         if (cores == 0u || cores > TSR_SIRACUSA_CORES) {
             tsr_pulp_puts("error: .tessera_cores asks for more cores than the board description's (or none)\n");
