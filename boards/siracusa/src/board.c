@@ -318,11 +318,37 @@ static __attribute__((noinline)) tsr_hal_status far_copy(void *dst, uint32_t dst
     return TSR_HAL_OK;
 }
 
+static inline bool within(uintptr_t a, uint32_t bytes, uintptr_t base, uint32_t size)
+{
+    return a - base < size && bytes <= size - (a - base);
+}
+
+/* The usual transfer, on a short path (a step's weights, a row of activations): one block of
+ * at most the engine's length between TCDM and L2 or the weight memory, a command of three
+ * words. Whether it is one: the first check of dma_copy_2d. */
+static inline bool dma_block(uintptr_t d, uintptr_t s, uint32_t bytes, tsr_dma_handle *out)
+{
+    const bool d_l1 = within(d, bytes, SIRACUSA_L1_BASE, SIRACUSA_L1_BYTES);
+    const bool s_l1 = within(s, bytes, SIRACUSA_L1_BASE, SIRACUSA_L1_BYTES);
+    const uintptr_t ext = d_l1 ? s : d;
+    if (d_l1 == s_l1 || !(within(ext, bytes, SIRACUSA_L2_BASE, SIRACUSA_L2_BYTES) ||
+                          within(ext, bytes, SIRACUSA_WMEM_BASE, SIRACUSA_WMEM_BYTES)))
+        return false;
+    const int8_t counter = (int8_t)REG(dma_reg(SIRACUSA_DMA_CMD)); /* a free counter: 16 handles hold 16 at most */
+    dma_push((d_l1 ? SIRACUSA_DMA_EXT2LOC : 0u) | bytes, (uint32_t)(d_l1 ? d : s), (uint32_t)ext, false, 0u, 0u);
+    g_dma_counter[g_dma_issued % DMA_SLOTS] = counter;
+    *out = ++g_dma_issued;
+    return true;
+}
+
 static tsr_hal_status dma_copy_2d(void *ctx, void *dst, uint32_t dst_stride, const void *src, uint32_t src_stride,
                                   uint32_t row_bytes, uint32_t rows, tsr_dma_handle *out)
 {
     (void)ctx;
     if (dst == NULL || src == NULL || out == NULL) return TSR_HAL_INVALID;
+    if (rows == 1u && row_bytes - 1u < SIRACUSA_DMA_LEN_MAX && g_dma_issued - g_dma_retired < DMA_SLOTS &&
+        dma_block((uintptr_t)dst, (uintptr_t)src, row_bytes, out))
+        return TSR_HAL_OK;
     const bool empty = rows == 0u || row_bytes == 0u;
     const uint64_t dst_span = empty ? 0u : (uint64_t)(rows - 1u) * dst_stride + row_bytes;
     const uint64_t src_span = empty ? 0u : (uint64_t)(rows - 1u) * src_stride + row_bytes;
