@@ -3,7 +3,8 @@
 # the fuzzers: outside the timed tests), then run every test with ctest in a private
 # temporary folder that must be empty again afterwards. Each phase says how long it took.
 #   scripts/test.sh             every test (ctest labels: quick, firmware, fuzz, rtl, gvsoc) but
-#                               the long RTL measurements (label rtl_long); GVSoC (the Siracusa
+#                               the long RTL and GVSoC measurements (labels rtl_long, gvsoc_long);
+#                               GVSoC (the Siracusa
 #                               simulator) is built first, once: scripts/build-gvsoc.sh keeps it
 #                               in a cache outside build/ while its sources are unchanged
 #   scripts/test.sh --long      those too (about 8 more minutes of simulation)
@@ -52,7 +53,7 @@ else
   TESSERA_SHARED_DIR=${TESSERA_SHARED_DIR:-$root/../shared} "$root/scripts/fuzz.sh" --build-only --require -b "$build/fuzz"
   phase "build the fuzzers (clang, ASan + UBSan)"
 fi
-((long)) || set -- -LE rtl_long "$@"
+((long)) || set -- -LE "rtl_long|gvsoc_long" "$@"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tessera-test-run.XXXXXX")
 status=0
 TMPDIR=$tmp TEST_TMPDIR=$tmp ctest --test-dir "$build" -j"$(nproc)" --output-on-failure "$@" || status=$?

@@ -1,7 +1,7 @@
 # Configures, builds and (with PREFIX) installs a CMake project: for bare-metal RV32
 # with TOOLCHAIN, for the host without it.
 # cmake -DSOURCE=... -DBINARY=... [-DTOOLCHAIN=...] [-DBUILD_TYPE=Release] [-DFREESTANDING=ON] [-DIMAGES=...] [-DOFFCHIP_IMAGES=...]
-#       [-DVARIANTS=...] [-DVECTORS=...] [-DPREFIX=...]
+#       [-DVARIANTS=...] [-DVECTORS=...] [-DPROMPTS=...] [-DPREFIX=...]
 #       [-DPREFIX_PATH=...] [-DEXTRA=-DVAR=value] -P build.cmake    (or include() it with those variables set)
 file(REMOVE_RECURSE ${BINARY})
 if(NOT DEFINED BUILD_TYPE)
@@ -20,6 +20,9 @@ if(DEFINED IMAGES)
 endif()
 if(DEFINED OFFCHIP_IMAGES)
   list(APPEND args "-DTESSERA_FIRMWARE_OFFCHIP_IMAGES=${OFFCHIP_IMAGES}")
+endif()
+if(DEFINED PROMPTS)
+  list(APPEND args "-DTESSERA_FIRMWARE_PROMPTS=${PROMPTS}")
 endif()
 if(DEFINED VARIANTS)
   list(APPEND args "-DTESSERA_FIRMWARE_VARIANTS=${VARIANTS}")

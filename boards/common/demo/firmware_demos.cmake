@@ -16,6 +16,9 @@ set(TESSERA_FIRMWARE_OFFCHIP_IMAGES "" CACHE STRING
     "Firmware demos whose image the board loads into its off-chip memory at boot: NAME=IMAGE.tess[=STEPS];... \
 (boards with a loader: siracusa, through the simulator's semihosting); the ELF links no image; STEPS: tokens, \
 else TESSERA_DEMO_STEPS")
+set(TESSERA_FIRMWARE_PROMPTS "" CACHE STRING
+    "Firmware demos that start from a prompt: NAME=TEXT[=STEPS];...: demo NAME (of TESSERA_FIRMWARE_IMAGES) encodes TEXT \
+on the device and runs it in prompt mode, then generates STEPS tokens (else TESSERA_DEMO_STEPS) as one measured run")
 set(TESSERA_DEMO_STEPS 200 CACHE STRING
     "Tokens a firmware demo generates (greedy; fewer when the model ends the text)")
 # A demo ELF of these sources, linked with the runtime and the board.
@@ -64,11 +67,20 @@ function(tessera_firmware_demos board_target)
         target_sources(tessera-firmware-${name} PRIVATE ${CMAKE_MATCH_1}) # defines tsr_variants before the library does
       endif()
     endforeach()
+    set(steps ${TESSERA_DEMO_STEPS})
+    foreach(prompt_entry IN LISTS TESSERA_FIRMWARE_PROMPTS)
+      if(prompt_entry MATCHES "^${name}=([^=]+)(=([0-9]+))?$")
+        target_compile_definitions(tessera-firmware-${name} PRIVATE "TESSERA_DEMO_PROMPT=\"${CMAKE_MATCH_1}\"")
+        if(CMAKE_MATCH_3)
+          set(steps ${CMAKE_MATCH_3})
+        endif()
+      endif()
+    endforeach()
     if(n_parts GREATER 2)
       list(GET parts 2 position)
       target_compile_definitions(tessera-firmware-${name} PRIVATE TESSERA_DEMO_MEASURE_POS=${position})
     else()
-      target_compile_definitions(tessera-firmware-${name} PRIVATE TESSERA_DEMO_STEPS=${TESSERA_DEMO_STEPS})
+      target_compile_definitions(tessera-firmware-${name} PRIVATE TESSERA_DEMO_STEPS=${steps})
     endif()
   endforeach()
 endfunction()

@@ -8,7 +8,12 @@
  *
  * With TESSERA_DEMO_MEASURE_POS=P, it generates up to position P and marks only the
  * forward pass at P, with each hart's instructions labelled by layer: the plugin
- * then reports the busiest hart's instructions per layer for that one token. */
+ * then reports the busiest hart's instructions per layer for that one token.
+ *
+ * With TESSERA_DEMO_PROMPT="text", the device encodes the text (BOS first) and runs it in
+ * prompt mode, unmeasured; then TESSERA_DEMO_STEPS tokens in autoregressive mode, each
+ * sampled greedily and fed back whatever it is (a fixed workload, as a benchmark's: an
+ * end of text does not stop it), marked as one run. */
 #include <stdint.h>
 
 #include "tessera/image_format.h"
@@ -33,7 +38,7 @@ extern const uint8_t tessera_image_end[];
 #endif
 
 static tessera_session session;
-static int32_t ids[TESSERA_DEMO_STEPS];
+static int32_t ids[TESSERA_DEMO_STEPS + 64]; /* with a prompt: its ids (BOS excluded) first, as tessera-generate --ids */
 static tessera_step_profile profile[PROFILE_STEPS];
 
 static void fail(const char *what, tessera_status st)
@@ -85,6 +90,32 @@ int main(void)
     tessera_sampler_init(&greedy, 0.0f, 0.0f, 1);
     int32_t token = 1; /* BOS */
     int n = 0, runs = 0, first_measured = -1, last_measured = -1;
+    int32_t last_token = 1; /* the last measured run's: its input token and position */
+    uint32_t last_pos = 0;
+#ifdef TESSERA_DEMO_PROMPT
+    int32_t prompt[64];
+    uint32_t prompt_count = 0;
+    st = tessera_encode(&session, TESSERA_DEMO_PROMPT, true, false, prompt, 64u, &prompt_count);
+    if (st != TESSERA_OK) fail("encode", st);
+    st = tessera_prompt(&session, prompt, prompt_count);
+    if (st != TESSERA_OK) fail("prompt", st);
+    for (uint32_t i = 1; i < prompt_count; ++i) ids[n++] = prompt[i];
+    st = tessera_sample(&session, &greedy, &token);
+    if (st != TESSERA_OK) fail("sample", st);
+    ids[n++] = token;
+    tsr_demo_mark_begin();
+    for (int i = 0; i < TESSERA_DEMO_STEPS; ++i) {
+        last_token = token;
+        last_pos = prompt_count + (uint32_t)i;
+        st = tessera_step(&session, token);
+        if (st != TESSERA_OK) fail("step", st);
+        st = tessera_sample(&session, &greedy, &token);
+        if (st != TESSERA_OK) fail("sample", st);
+        ids[n++] = token;
+    }
+    tsr_demo_mark_end();
+    runs = TESSERA_DEMO_STEPS;
+#else
     for (int pos = 0; pos < TESSERA_DEMO_STEPS; ++pos) {
         ++runs;
         if (MEASURED(pos)) {
@@ -92,6 +123,8 @@ int main(void)
             last_measured = pos;
             tsr_demo_mark_begin();
         }
+        last_token = token;
+        last_pos = (uint32_t)pos;
         st = pos == 0 ? tessera_prompt(&session, &token, 1) : tessera_step(&session, token);
         if (MEASURED(pos)) tsr_demo_mark_end();
         if (st != TESSERA_OK) fail(pos == 0 ? "prompt" : "step", st);
@@ -112,6 +145,7 @@ int main(void)
         ids[n++] = next;
         token = next;
     }
+#endif
 
     tsr_demo_puts("text: ");
     int32_t prev = 1;
@@ -127,6 +161,11 @@ int main(void)
     tsr_demo_puts("\nids:");
     for (int i = 0; i < n; ++i) put(" ", (uint64_t)ids[i]);
     tsr_demo_puts("\n");
+#ifdef TESSERA_DEMO_PROMPT
+    put("measured: ", (uint64_t)TESSERA_DEMO_STEPS);
+    put(" tokens after a prompt of ", prompt_count);
+    tsr_demo_puts(" (BOS included), as one run\n");
+#endif
     if (first_measured >= 0) { /* what the marks enclose: a token at each position */
         put("measured: a token at each position from ", (uint64_t)first_measured);
         put(" to ", (uint64_t)last_measured);
@@ -142,12 +181,10 @@ int main(void)
 #ifdef TESSERA_DEMO_MEASURE_POS
     tsr_demo_label_layers(false);
 #endif
-    const int last = runs - 1;
-    int profiled = last >= 0 && tessera_set_position(&session, (uint32_t)last) == TESSERA_OK &&
+    int profiled = runs > 0 && tessera_set_position(&session, last_pos) == TESSERA_OK &&
                    tessera_profile(&session, profile, PROFILE_STEPS) == TESSERA_OK;
     if (profiled) {
-        token = last == 0 ? 1 : ids[last - 1];
-        st = last == 0 ? tessera_prompt(&session, &token, 1) : tessera_step(&session, token);
+        st = last_pos == 0u ? tessera_prompt(&session, &last_token, 1) : tessera_step(&session, last_token);
         if (st != TESSERA_OK) fail("profiled run", st);
         profiled = tessera_profile(&session, NULL, 0) == TESSERA_OK;
     }
