@@ -240,6 +240,42 @@ static void elementwise(uint32_t count, uint32_t cores, int wide)
     }
 }
 
+/* Tessera's integer attention for one head of size 8 over `count` positions: scores,
+ * softmax, accumulation and output, as the runtime runs them (one core a head). */
+static void attention_i8(uint32_t count, int32_t k_zero)
+{
+    const uint32_t hs = 8u;
+    int8_t *q = l1(hs), *keys = l1(hs * count), *values = l1(hs * count), *s0 = l1(count), *s1 = l1(count);
+    uint16_t *p0 = l1(2u * count), *p1 = l1(2u * count);
+    uint32_t *e = l1(4u * count);
+    int32_t *acc0 = l1(4u * hs), *acc1 = l1(4u * hs);
+    int8_t *y0 = l1(hs), *y1 = l1(hs);
+    fill(q, hs), fill(keys, hs * count), fill(values, hs * count);
+    const tsr_iexp_constants k = {7, 887, 1731, 1572132}; /* tsr_iexp_constants_for(0.1) */
+    tsr_attention_scores_i8_args sa = {q, keys, s0, 0, k_zero, 0x5A000000, -7, count, hs};
+    tsr_softmax_i8_args sm = {s0, p0, count, k};
+    tsr_attention_accumulate_i8_args ac = {p0, values, acc0, -3, count, hs};
+    uint32_t t0 = mcycle();
+    tsr_attention_scores_i8(&sa, 0, 1);
+    tsr_softmax_i8(&sm, e);
+    memset(acc0, 0, 4u * hs);
+    tsr_attention_accumulate_i8(&ac, 0, 1);
+    tsr_attention_output_i8(acc0, y0, hs, 0x6C000000, -9, 2);
+    const uint32_t portable = mcycle() - t0;
+    sa.scores = s1, sm.x = s1, sm.y = p1, ac.probs = p1, ac.acc = acc1;
+    t0 = mcycle();
+    TUNED(tsr_attention_scores_i8)(&sa, 0, 1);
+    TUNED(tsr_softmax_i8)(&sm, e);
+    memset(acc1, 0, 4u * hs);
+    TUNED(tsr_attention_accumulate_i8)(&ac, 0, 1);
+    tsr_attention_output_i8(acc1, y1, hs, 0x6C000000, -9, 2);
+    const uint32_t tuned = mcycle() - t0;
+    report(k_zero ? "attention_i8, head size 8, 129 positions, keys' zero point" : "attention_i8, head size 8, 129 positions",
+           portable, tuned, count, "position",
+           memcmp(s0, s1, count) == 0 && memcmp(p0, p1, 2u * count) == 0 && memcmp(acc0, acc1, 4u * hs) == 0 &&
+               memcmp(y0, y1, hs) == 0);
+}
+
 /* Tessera's integer RMSNorm: rows x 64, split over `cores` (one row: its elements). */
 static void rmsnorm(uint32_t rows, uint32_t cores, int32_t x_zero, int in_place)
 {
@@ -303,6 +339,8 @@ int main(void)
     matmul(4u, 256u, 64u, 3);
     matmul(1u, 256u, 64u, 0);
     attention(129u);
+    attention_i8(129u, 0);
+    attention_i8(129u, 5);
     elementwise(128u, 1u, 0);
     elementwise(128u, 8u, 0);
     elementwise(128u, 1u, 1);

@@ -37,6 +37,16 @@ tsr_kernel_status tsr_rmsnorm_i8_xpulpv2(const tsr_rmsnorm_i8_args *args, uint32
  * shifts are at most 22 (otherwise the portable kernel). */
 tsr_kernel_status tsr_add_i8_xpulpv2(const tsr_add_i8_args *args, uint32_t core_id, uint32_t core_count);
 
+/* Tessera's integer attention: scores one cv.sdotsp.b a word of the head (symmetric queries,
+ * head sizes a multiple of 4, word-aligned; otherwise the portable kernel); the softmax's
+ * exponentials without a division each; the accumulation (head size 8, one core) one p.mac
+ * a product. */
+tsr_kernel_status tsr_attention_scores_i8_xpulpv2(const tsr_attention_scores_i8_args *args, uint32_t core_id,
+                                                  uint32_t core_count);
+tsr_kernel_status tsr_softmax_i8_xpulpv2(const tsr_softmax_i8_args *args, uint32_t *scratch);
+tsr_kernel_status tsr_attention_accumulate_i8_xpulpv2(const tsr_attention_accumulate_i8_args *args, uint32_t core_id,
+                                                      uint32_t core_count);
+
 /* QuantLib attention (tsr_quantlib_*): scores of head size 4 one cv.sdotsp.b a position
  * (other sizes: the portable kernel); iSoftmax's quotients by an exact reciprocal multiply
  * (one division a row, not one a position); the accumulation four positions a pass,

@@ -1,0 +1,112 @@
+// Tessera's own integer attention (tsr_attention_scores_i8, tsr_softmax_i8,
+// tsr_attention_accumulate_i8) on XpulpV2, the portable kernels' integers bit for bit:
+//  - scores: a position's dot product with the query one sdotsp.b a word (symmetric
+//    queries, head sizes a multiple of 4, word-aligned rows; otherwise the portable
+//    kernel), then the portable requantization;
+//  - softmax: the integer exponential's quotient by ln2 through an exact reciprocal (one
+//    division a row, not one a position), the normalization as the portable kernel's;
+//  - accumulation: one p.mac a product, a position's probability held in a register.
+#include "attention_i8_checks.h"
+#include "kernel_checks.h"
+#include "requantize_fast.h"
+#include "softmax_i8_checks.h"
+#include "tessera/kernels_xpulpv2.h"
+#include "xpulpv2_dot.h"
+
+namespace {
+
+inline int32_t mac(int32_t acc, int32_t a, int32_t b)
+{
+    __asm__(TSR_XP_MAC("%0", "%1", "%2") : "+r"(acc) : "r"(a), "r"(b));
+    return acc;
+}
+
+inline int32_t sdot(int32_t acc, uint32_t a, uint32_t b)
+{
+    __asm__(TSR_XP_SDOTSP_B("%0", "%1", "%2") : "+r"(acc) : "r"(a), "r"(b));
+    return acc;
+}
+
+// tsr_iexp(d, k) for d <= 0 (|d| < 2^22), its quotient -d / ln2 from m = floor((2^32 - 1) / ln2).
+inline uint32_t iexp(int32_t d, const tsr_iexp_constants &k, uint32_t m)
+{
+    const uint32_t z = tsr_xpulpv2_divide((uint32_t)-d, (uint32_t)k.ln2, m);
+    const int32_t t = d + (int32_t)z * k.ln2 + k.b;
+    const uint32_t l = uint32_t(t) * uint32_t(t) + uint32_t(k.c);
+    return z >= 26u ? 0u : l >> (z + 6u);
+}
+
+} // namespace
+
+tsr_kernel_status tsr_attention_scores_i8_xpulpv2(const tsr_attention_scores_i8_args *a, uint32_t core_id,
+                                                  uint32_t core_count)
+{
+    TSR_KERNEL_REQUIRE(tsr_attention_scores_i8_args_ok(a));
+    TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
+    const uint32_t hs = a->head_size, words = hs >> 2;
+    if (a->q_zero != 0 || (hs & 3u) || words > 16u || (((uintptr_t)a->q | (uintptr_t)a->keys) & 3u))
+        return tsr_attention_scores_i8(a, core_id, core_count);
+    uint32_t begin, end;
+    tsr_core_range(a->count, core_id, core_count, &begin, &end);
+    const uint32_t *q = (const uint32_t *)(const void *)a->q;
+    int32_t q_sum = 0;
+    for (uint32_t d = 0; d < hs; ++d) q_sum += a->q[d];
+    const int32_t offset = -a->k_zero * q_sum, multiplier = a->multiplier, shift = a->shift;
+    const uint32_t *key = (const uint32_t *)(const void *)(a->keys + (size_t)begin * hs);
+    if (words == 2u) { // stories260K's head size 8: the query's two words in registers
+        const uint32_t q0 = q[0], q1 = q[1];
+        for (uint32_t t = begin; t < end; ++t, key += 2)
+            a->scores[t] = tsr_requantize_to_i8_fast(sdot(sdot(offset, q0, key[0]), q1, key[1]), multiplier, shift, 0, -128, 127);
+        return TSR_KERNEL_OK;
+    }
+    for (uint32_t t = begin; t < end; ++t, key += words) {
+        int32_t dot = offset;
+        for (uint32_t w = 0; w < words; ++w) dot = sdot(dot, q[w], key[w]);
+        a->scores[t] = tsr_requantize_to_i8_fast(dot, multiplier, shift, 0, -128, 127);
+    }
+    return TSR_KERNEL_OK;
+}
+
+tsr_kernel_status tsr_softmax_i8_xpulpv2(const tsr_softmax_i8_args *a, uint32_t *e)
+{
+    if (!tsr_softmax_i8_args_ok(a, e)) return TSR_KERNEL_BAD_ARGUMENT;
+    const int8_t *x = a->x;
+    const uint32_t n = a->n;
+    const int32_t shift = a->constants.shift;
+    const uint32_t m_ln2 = 0xFFFFFFFFu / (uint32_t)a->constants.ln2; // ln2 >= 1 (tsr_iexp_constants_ok)
+    int32_t max = x[0];
+    for (uint32_t i = 1; i < n; ++i) max = x[i] > max ? x[i] : max;
+    uint32_t sum = 0;
+    for (uint32_t i = 0; i < n; ++i) sum += e[i] = iexp((x[i] - max) * (1 << shift), a->constants, m_ln2);
+    const uint32_t reciprocal = 0xFFFFFFFFu / sum, half = sum / 2u;
+    for (uint32_t i = 0; i < n; ++i) {
+        const uint32_t m = e[i] * 4096u + half;
+        uint32_t q = uint32_t((uint64_t(m) * reciprocal) >> 32);
+        uint32_t rest = m - q * sum;
+        while (rest >= sum) ++q, rest -= sum;
+        a->y[i] = uint16_t(q);
+    }
+    return TSR_KERNEL_OK;
+}
+
+tsr_kernel_status tsr_attention_accumulate_i8_xpulpv2(const tsr_attention_accumulate_i8_args *a, uint32_t core_id,
+                                                      uint32_t core_count)
+{
+    TSR_KERNEL_REQUIRE(tsr_attention_accumulate_i8_args_ok(a));
+    TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
+    const uint32_t hs = a->head_size;
+    if (core_count != 1u || hs != 8u) return tsr_attention_accumulate_i8(a, core_id, core_count);
+    int32_t p_sum = 0;
+    for (uint32_t t = 0; t < a->count; ++t) p_sum += a->probs[t];
+    const int32_t offset = -a->v_zero * p_sum;
+    int32_t a0 = offset, a1 = offset, a2 = offset, a3 = offset, a4 = offset, a5 = offset, a6 = offset, a7 = offset;
+    const int8_t *v = a->values;
+    for (const uint16_t *p = a->probs, *stop = p + a->count; p != stop; ++p, v += 8) {
+        const int32_t w = *p;
+        a0 = mac(a0, w, v[0]), a1 = mac(a1, w, v[1]), a2 = mac(a2, w, v[2]), a3 = mac(a3, w, v[3]);
+        a4 = mac(a4, w, v[4]), a5 = mac(a5, w, v[5]), a6 = mac(a6, w, v[6]), a7 = mac(a7, w, v[7]);
+    }
+    int32_t *acc = a->acc;
+    acc[0] += a0, acc[1] += a1, acc[2] += a2, acc[3] += a3, acc[4] += a4, acc[5] += a5, acc[6] += a6, acc[7] += a7;
+    return TSR_KERNEL_OK;
+}
