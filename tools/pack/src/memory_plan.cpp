@@ -161,10 +161,8 @@ struct L1Budget {
 };
 
 // Which tensors live in L1: attention scores and the NPU's inputs and outputs must;
-// activations do while they fit (demoted to L2 otherwise), and so does the runtime's step
-// table (every core reads its step's entry at every step: the first to go where L1 is
-// short); weights, the KV cache and what the runtime reads (tokens, logits, sampler
-// scratch) are in L2.
+// activations do while they fit (demoted to L2 otherwise); weights, the KV cache and
+// what the runtime reads (tokens, logits, sampler scratch) are in L2.
 struct L1Residents {
     std::vector<bool> must, in;
     L1Residents(const Graph &g)
@@ -177,8 +175,7 @@ struct L1Residents {
         for (size_t i = 0; i < n; ++i)
             if (g.tensors[i].kind == TSR_TENSOR_SCRATCH && i != g.sampler_scratch) must[i] = true;
         in.assign(n, false);
-        for (size_t i = 0; i < n; ++i)
-            in[i] = must[i] || g.tensors[i].kind == TSR_TENSOR_ACTIVATION || g.tensors[i].kind == TSR_TENSOR_STEP_TABLE;
+        for (size_t i = 0; i < n; ++i) in[i] = must[i] || g.tensors[i].kind == TSR_TENSOR_ACTIVATION;
     }
 };
 
@@ -227,12 +224,11 @@ L1Placement plan_l1(const Graph &g, MemoryPlan &plan, L1Residents &res, const L1
             if (in_l1[i])
                 for (uint32_t t = plan.lifetime[i].first; t <= plan.lifetime[i].last; ++t)
                     live[t] += align_up(g.tensors[i].bytes, kL1Align);
-        auto demote_largest_live_at = [&](uint32_t t) { // the step table first, then the largest activation
+        auto demote_largest_live_at = [&](uint32_t t) {
             size_t victim = SIZE_MAX;
             for (size_t i = 0; i < n; ++i)
                 if (in_l1[i] && !res.must[i] && live_at(plan.lifetime[i], t) &&
-                    (victim == SIZE_MAX || g.tensors[i].kind == TSR_TENSOR_STEP_TABLE ||
-                     (g.tensors[victim].kind != TSR_TENSOR_STEP_TABLE && g.tensors[i].bytes > g.tensors[victim].bytes)))
+                    (victim == SIZE_MAX || g.tensors[i].bytes > g.tensors[victim].bytes))
                     victim = i;
             if (victim == SIZE_MAX) return false;
             in_l1[victim] = false;
