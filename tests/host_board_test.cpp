@@ -35,10 +35,11 @@ std::string error_of(const std::function<void()> &f)
 TEST(BoardDesc, ShippedBoardsHaveTheDescribedSizes)
 {
     // siracusa as GVSoC models it (boards/siracusa/board.json's memory.sources): the TCDM's
-    // 256 KiB less 36 KiB of stacks, the L2 shared banks' 1,984 KiB less 384 KiB for the program.
+    // 256 KiB less 36 KiB of stacks and the firmware's 256 bytes of state, the L2 shared banks'
+    // 1,984 KiB less 384 KiB for the program.
     const auto s = tessera::load_board_desc("siracusa");
     EXPECT_EQ(s.cores, 8u);
-    EXPECT_EQ(s.region_size[TSR_REGION_L1], 256u * 1024 - 36u * 1024);
+    EXPECT_EQ(s.region_size[TSR_REGION_L1], 256u * 1024 - 36u * 1024 - 256u);
     EXPECT_EQ(s.region_size[TSR_REGION_L2], 1984u * 1024 - 384u * 1024);
     EXPECT_EQ(s.region_size[TSR_REGION_NMS], 4u * 1024 * 1024);
     EXPECT_TRUE(s.has_npu);

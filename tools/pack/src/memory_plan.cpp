@@ -341,6 +341,22 @@ void place_l1(Graph &g, MemoryPlan &plan, const L1Residents &res, L1Placement &l
     l1plan.arena_bytes = l1_alloc.arena_bytes;
     l1plan.lower_bound = l1_alloc.lower_bound;
     l1plan.method = l1_alloc.method;
+    // The runtime's step table (every core reads its step's entry at every step) above the
+    // arena where L1 has room left for it, else in L2: the tiles never give way to it.
+    const uint64_t table_at = align_up(l1_alloc.arena_bytes, kL1Align);
+    const uint64_t table_bytes = align_up(g.tensors[g.step_table].bytes, kL1Align);
+    if (table_at + table_bytes <= l1plan.capacity) {
+        plan.region[g.step_table] = TSR_REGION_L1;
+        plan.offset[g.step_table] = table_at;
+        std::vector<AllocRequest> requests = l1_req;
+        std::vector<uint64_t> offsets = l1_alloc.offsets;
+        requests.push_back({table_bytes, kL1Align, plan.lifetime[g.step_table].first, plan.lifetime[g.step_table].last});
+        offsets.push_back(table_at);
+        l1plan.arena_bytes = table_at + table_bytes;
+        l1plan.lower_bound = live_bytes_lower_bound(requests);
+        measure(l1plan, requests, offsets, 0, plan);
+        return;
+    }
     measure(l1plan, l1_req, l1_alloc.offsets, 0, plan);
 
 }
