@@ -12,6 +12,7 @@
 #include "softmax_i8_checks.h"
 #include "tessera/kernels_xpulpv2.h"
 #include "xpulpv2_dot.h"
+#include "xpulpv2_iexp.h"
 
 namespace {
 
@@ -25,15 +26,6 @@ inline int32_t sdot(int32_t acc, uint32_t a, uint32_t b)
 {
     __asm__(TSR_XP_SDOTSP_B("%0", "%1", "%2") : "+r"(acc) : "r"(a), "r"(b));
     return acc;
-}
-
-// tsr_iexp(d, k) for d <= 0 (|d| < 2^22), its quotient -d / ln2 from m = floor((2^32 - 1) / ln2).
-inline uint32_t iexp(int32_t d, const tsr_iexp_constants &k, uint32_t m)
-{
-    const uint32_t z = tsr_xpulpv2_divide((uint32_t)-d, (uint32_t)k.ln2, m);
-    const int32_t t = d + (int32_t)z * k.ln2 + k.b;
-    const uint32_t l = uint32_t(t) * uint32_t(t) + uint32_t(k.c);
-    return z >= 26u ? 0u : l >> (z + 6u);
 }
 
 } // namespace
@@ -73,11 +65,11 @@ tsr_kernel_status tsr_softmax_i8_xpulpv2(const tsr_softmax_i8_args *a, uint32_t 
     const int8_t *x = a->x;
     const uint32_t n = a->n;
     const int32_t shift = a->constants.shift;
-    const uint32_t m_ln2 = 0xFFFFFFFFu / (uint32_t)a->constants.ln2; // ln2 >= 1 (tsr_iexp_constants_ok)
+    const uint32_t m_ln2 = tsr_xpulpv2_iexp_reciprocal(a->constants);
     int32_t max = x[0];
     for (uint32_t i = 1; i < n; ++i) max = x[i] > max ? x[i] : max;
     uint32_t sum = 0;
-    for (uint32_t i = 0; i < n; ++i) sum += e[i] = iexp((x[i] - max) * (1 << shift), a->constants, m_ln2);
+    for (uint32_t i = 0; i < n; ++i) sum += e[i] = tsr_xpulpv2_iexp((x[i] - max) * (1 << shift), a->constants, m_ln2);
     const uint32_t reciprocal = 0xFFFFFFFFu / sum, half = sum / 2u;
     for (uint32_t i = 0; i < n; ++i) {
         const uint32_t m = e[i] * 4096u + half;

@@ -4,13 +4,17 @@
 // rows, so that one row (a token) takes every core: each core sums the rows it touches.
 // In place (y overlapping x) it splits whole rows, since a core's outputs may be another
 // core's inputs. The integers are the portable kernel's (elementwise_i8_checks.h).
+// SwiGLU (tsr_swiglu_i8): the integer exponential without its division (xpulpv2_iexp.h);
+// the quotient by e0 + e, which changes with each element, stays a division.
 // The residual add (tsr_add_i8): each int8 input's requantization in 32-bit operations
 // (the product's two words from mul and mulh, shifted together), not a 64-bit shift an
 // element (a library call on RV32); bit-exact with the portable kernel.
 #include "elementwise_i8_checks.h"
 #include "kernel_checks.h"
 #include "tessera/kernels_xpulpv2.h"
+#include "requantize_fast.h"
 #include "xpulpv2_dot.h"
+#include "xpulpv2_iexp.h"
 #include "xpulpv2_rqs.h"
 
 namespace {
@@ -95,5 +99,25 @@ tsr_kernel_status tsr_add_i8_xpulpv2(const tsr_add_i8_args *a, uint32_t core_id,
     for (uint32_t i = begin; i < end; ++i) // each term within +-2^30: their sum fits
         a->y[i] = (int8_t)tsr_xpulpv2_clamp(requantize_i8_input(a->a[i], am, as) + requantize_i8_input(a->b[i], bm, bs),
                                             -128, 127);
+    return TSR_KERNEL_OK;
+}
+
+tsr_kernel_status tsr_swiglu_i8_xpulpv2(const tsr_swiglu_i8_args *a, uint32_t core_id, uint32_t core_count)
+{
+    TSR_KERNEL_REQUIRE(tsr_swiglu_i8_args_ok(a));
+    TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
+    uint32_t begin, end;
+    tsr_core_range(a->count, core_id, core_count, &begin, &end);
+    const tsr_iexp_constants &k = a->constants;
+    const uint32_t m = tsr_xpulpv2_iexp_reciprocal(k);
+    const int32_t e0 = (int32_t)tsr_xpulpv2_iexp(0, k, m); // e^0: at most 2^18
+    for (uint32_t i = begin; i < end; ++i) {
+        // tsr_silu16_i8 (elementwise_i8_checks.h) with this exponential.
+        const int32_t g = a->gate[i] - a->gate_zero;
+        const int32_t e = (int32_t)tsr_xpulpv2_iexp(-(g < 0 ? -g : g) * (1 << k.shift), k, m);
+        const int32_t p = (g >= 0 ? e0 : e) >> 2, q = (e0 + e) >> 2;
+        const int32_t silu16 = tsr_round_div(16 * g * p, q);
+        a->y[i] = tsr_requantize_to_i8_fast(silu16 * (a->up[i] - a->up_zero), a->multiplier, a->shift, a->y_zero, -128, 127);
+    }
     return TSR_KERNEL_OK;
 }

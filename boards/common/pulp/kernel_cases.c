@@ -296,6 +296,20 @@ static void rmsnorm(uint32_t rows, uint32_t cores, int32_t x_zero, int in_place)
 
 }
 
+/* Tessera's integer SwiGLU over a row of 172 (stories260K's hidden size). */
+static void swiglu_i8(uint32_t cores)
+{
+    const uint32_t n = 172u;
+    int8_t *gate = l1(n), *up = l1(n), *y0 = l1(n), *y1 = l1(n);
+    fill(gate, n), fill(up, n);
+    tsr_swiglu_i8_args a = {gate, up, y0, 3, -2, 1, {7, 887, 1731, 1572132}, 0x51000000, -9, n};
+    const uint32_t portable = SPLIT(tsr_swiglu_i8, &a, cores);
+    a.y = y1;
+    const uint32_t tuned = SPLIT(TUNED(tsr_swiglu_i8), &a, cores);
+    report(cores == 1u ? "swiglu_i8 172, 1 core" : "swiglu_i8 172, 8 cores", portable, tuned, n, "element",
+           memcmp(y0, y1, n) == 0);
+}
+
 /* The residual add of two rows of 64, each requantized to the output's scale: shifts that
  * take the 32-bit forms (fast: -3, the product's high word; 0, both words) or one that
  * does not (30). */
@@ -348,6 +362,8 @@ int main(void)
     rmsnorm(1u, 8u, 0, 0);
     rmsnorm(4u, 8u, 5, 0);
     rmsnorm(4u, 8u, 0, 1);
+    swiglu_i8(1u);
+    swiglu_i8(8u);
     add_i8(1u, 1);
     add_i8(8u, 1);
     add_i8(8u, 0);

@@ -36,6 +36,8 @@ tsr_kernel_status tsr_rmsnorm_i8_xpulpv2(const tsr_rmsnorm_i8_args *args, uint32
 /* tsr_add_i8 (the residual add): each requantization in 32-bit operations where both
  * shifts are at most 22 (otherwise the portable kernel). */
 tsr_kernel_status tsr_add_i8_xpulpv2(const tsr_add_i8_args *args, uint32_t core_id, uint32_t core_count);
+/* tsr_swiglu_i8: the integer exponential's quotient by ln2 through an exact reciprocal. */
+tsr_kernel_status tsr_swiglu_i8_xpulpv2(const tsr_swiglu_i8_args *args, uint32_t core_id, uint32_t core_count);
 
 /* Tessera's integer attention: scores one cv.sdotsp.b a word of the head (symmetric queries,
  * head sizes a multiple of 4, word-aligned; otherwise the portable kernel); the softmax's
