@@ -36,3 +36,27 @@ uint32_t tsr_crc32(uint32_t crc, const void *data, size_t len)
     for (; len; --len, ++p) crc = (crc >> 8) ^ table[(crc ^ *p) & 255u];
     return ~crc;
 }
+
+// Combining: crc(A B) = crc_a x^(8 len_b) + crc_b in GF(2) modulo the CRC's polynomial
+// (reflected: bit 31 is x^0), x^(8 len_b) from the powers x^(2^k) by len_b's bits.
+static uint32_t multiply_mod_p(uint32_t a, uint32_t b)
+{
+    uint32_t product = 0;
+    for (uint32_t m = 1u << 31; m != 0u; m >>= 1) {
+        if (a & m) product ^= b;
+        b = (b & 1u) ? (b >> 1) ^ 0xEDB88320u : b >> 1; // b times x
+    }
+    return product;
+}
+
+uint32_t tsr_crc32_combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b)
+{
+    uint32_t power = 1u << 30; // x^1; squared k times: x^(2^k)
+    uint32_t factor = 1u << 31; // x^0
+    uint64_t n = len_b * 8u; // bits
+    for (; n != 0u; n >>= 1) {
+        if (n & 1u) factor = multiply_mod_p(power, factor);
+        power = multiply_mod_p(power, power);
+    }
+    return multiply_mod_p(factor, crc_a) ^ crc_b;
+}

@@ -130,6 +130,46 @@ tessera_status dma_crc32(const tsr_hal_board *board, const uint8_t *src, uint32_
     return TESSERA_OK;
 }
 
+// CRC-32 of `size` bytes the cores may load, split over the board's cluster (one fork):
+// each of the fork's cores sums a part of whole 64-byte lines (the last one the rest), core 0
+// joins the parts' sums (tsr_crc32_combine). A board of one core, or a size below 64 KiB,
+// sums them on the calling core.
+struct CrcParts {
+    static constexpr uint32_t kMaxParts = 64;
+    const uint8_t *data;
+    uint32_t size;
+    uint32_t parts; // the fork's cores (core 0 writes it)
+    uint32_t crc[kMaxParts];
+};
+
+uint32_t part_begin(uint32_t size, uint32_t part, uint32_t parts)
+{
+    return part >= parts ? size : part * ((size / parts) & ~63u);
+}
+
+void crc_part(void *arg, uint32_t core, uint32_t cores)
+{
+    CrcParts &t = *static_cast<CrcParts *>(arg);
+    if (cores > CrcParts::kMaxParts || core >= cores) return; // no parts: core 0 sums it all
+    if (core == 0u) t.parts = cores;
+    const uint32_t begin = part_begin(t.size, core, cores), end = part_begin(t.size, core + 1u, cores);
+    t.crc[core] = tsr_crc32(0, t.data + begin, end - begin);
+}
+
+uint32_t cluster_crc32(const tsr_hal_board *board, const uint8_t *data, uint32_t size)
+{
+    if (board->core_count < 2u || size < 65536u || !board->ops->cluster_fork) return tsr_crc32(0, data, size);
+    CrcParts t;
+    t.data = data;
+    t.size = size;
+    t.parts = 0;
+    if (board->ops->cluster_fork(board->ctx, crc_part, &t) != TSR_HAL_OK || t.parts == 0u) return tsr_crc32(0, data, size);
+    uint32_t crc = t.crc[0];
+    for (uint32_t c = 1; c < t.parts; ++c)
+        crc = tsr_crc32_combine(crc, t.crc[c], part_begin(size, c + 1u, t.parts) - part_begin(size, c, t.parts));
+    return crc;
+}
+
 tessera_status check_sections(const uint8_t *data, const tsr_image_header &h, const tsr_hal_board *board,
                               ImageView *out, const tsr_section **by_kind, Message &err)
 {
@@ -187,7 +227,7 @@ tessera_status check_sections(const uint8_t *data, const tsr_image_header &h, co
         if (board->image_dma_only && s.kind == TSR_SECTION_WEIGHTS) // the cores may not load them, whatever their region
             TSR_TRY(dma_crc32(board, data + s.file_offset, s.size, &crc, err));
         else
-            crc = tsr_crc32(0, data + s.file_offset, s.size);
+            crc = cluster_crc32(board, data + s.file_offset, s.size);
         if (crc != s.crc32) {
             err.str("section ").num(i).str(" (kind ").num(s.kind).str(", file offset ").num(s.file_offset)
                 .str("): CRC-32 ").hex(crc).str(", expected ").hex(s.crc32);
