@@ -61,7 +61,8 @@ void run_task(void *arg, uint32_t core, uint32_t cores)
     uint32_t last = 0;
     for (uint32_t i = 0; i < steps; ++i) {
         const tsr_step &step = run.schedule.steps[i];
-        const Counters before = profiling ? counters(run) : Counters{};
+        Counters before; // read only when profiling (zeroing it costs a memset a step on some cores)
+        if (profiling) before = counters(run);
         // Data movement and NPU steps are core 0's alone: it drives the DMA engine and
         // the NPU queue; the other cores go on to the next shared step and wait at its
         // first barrier. So are cluster steps too small to share on this board (solo):
@@ -86,7 +87,8 @@ void run_task(void *arg, uint32_t core, uint32_t cores)
         if (r.stopped && !alone) break;
     }
     if (core == 0u) {
-        const Counters before = profiling ? counters(run) : Counters{};
+        Counters before;
+        if (profiling) before = counters(run);
         run.npu.drain();
         run.settle_npu();
         run.dma.drain();

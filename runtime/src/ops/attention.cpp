@@ -381,7 +381,7 @@ void run(StepRun &r)
     // The query heads of a KV group lie side by side in a round (its cores a multiple of the
     // group): the group's first core gathers the chunk, the others read its buffer.
     const bool shared_kv = r.stage[1] && a.group > 1u && ac % a.group == 0u;
-    auto kv_core = [&](const Item &it, uint32_t j) { return shared_kv ? j - it.head % a.group : j; };
+    auto kv_core = [&](uint32_t head, uint32_t j) { return shared_kv ? j - head % a.group : j; };
     // Where an item's chunk starts in the cache of a pass: its KV head's columns of row
     // `first` (row-major), or that head's block's row `first` (head-major).
     const bool head_major = P(r.step).kv_layout == TSR_LAYOUT_KV_HEAD_MAJOR;
@@ -419,7 +419,7 @@ void run(StepRun &r)
                     r.run.dma.copy(head_of(0, it, x.round, j), r.addr[0] + head_offset(it), head);
                 if (!it.live) continue;
                 if (!r.stage[1]) continue; // head-major, read in place
-                if (kv_core(it, j) != j) continue; // its group's first core gathers it
+                if (kv_core(it.head, j) != j) continue; // its group's first core gathers it
                 const uint8_t *cache = chunk_of(x.pass, it);
                 if (j < held_cores) {
                     const uint32_t slot = 2u * j + t % 2u;
@@ -437,7 +437,7 @@ void run(StepRun &r)
             const Item it = item(x, r.core);
             if (!it.live) return;
             uint8_t *mine = r.stage[3] + (size_t)r.core * r.resolved.slot_bytes[3];
-            const uint8_t *kv = r.stage[1] ? kv_buffer(kv_core(it, r.core), t) : chunk_of(x.pass, it);
+            const uint8_t *kv = r.stage[1] ? kv_buffer(kv_core(it.head, r.core), t) : chunk_of(x.pass, it);
             uint8_t *q = head_of(0, it, x.round, r.core), *y = head_of(4, it, x.round, r.core);
             const uint32_t n = it.last + 1u; // positions of the row's softmax
             const bool last_chunk = it.first + it.count == n;
