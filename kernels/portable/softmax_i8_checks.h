@@ -23,4 +23,21 @@ static inline uint32_t tsr_iexp(int32_t d, const tsr_iexp_constants &k)
     return z >= 26 ? 0u : l >> (z + 6);
 }
 
+// The probabilities from the exponentials e (n of them, summing to sum >= 1): y = round(4096
+// e / sum) without a division each: q = floor(m / sum) from one reciprocal, r = floor((2^32 -
+// 1) / sum), as the high word of m * r, corrected upwards (q is at most 2 short, as m < 2^31:
+// m * r / 2^32 > m / sum - m / 2^32 - 1). e[i] < 2^18 and sum < 2^28, so m = 4096 e[i] +
+// sum / 2 < 2^31, and q <= 4096.
+static inline void tsr_softmax_i8_normalize(const uint32_t *e, uint32_t n, uint32_t sum, uint16_t *y)
+{
+    const uint32_t reciprocal = 0xFFFFFFFFu / sum, half = sum / 2u;
+    for (uint32_t i = 0; i < n; ++i) {
+        const uint32_t m = e[i] * 4096u + half;
+        uint32_t q = uint32_t((uint64_t(m) * reciprocal) >> 32);
+        uint32_t rest = m - q * sum;
+        while (rest >= sum) ++q, rest -= sum;
+        y[i] = uint16_t(q);
+    }
+}
+
 #endif

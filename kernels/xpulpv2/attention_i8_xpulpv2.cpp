@@ -70,14 +70,7 @@ tsr_kernel_status tsr_softmax_i8_xpulpv2(const tsr_softmax_i8_args *a, uint32_t 
     for (uint32_t i = 1; i < n; ++i) max = x[i] > max ? x[i] : max;
     uint32_t sum = 0;
     for (uint32_t i = 0; i < n; ++i) sum += e[i] = tsr_xpulpv2_iexp((x[i] - max) * (1 << shift), a->constants, m_ln2);
-    const uint32_t reciprocal = 0xFFFFFFFFu / sum, half = sum / 2u;
-    for (uint32_t i = 0; i < n; ++i) {
-        const uint32_t m = e[i] * 4096u + half;
-        uint32_t q = uint32_t((uint64_t(m) * reciprocal) >> 32);
-        uint32_t rest = m - q * sum;
-        while (rest >= sum) ++q, rest -= sum;
-        a->y[i] = uint16_t(q);
-    }
+    tsr_softmax_i8_normalize(e, n, sum, a->y);
     return TSR_KERNEL_OK;
 }
 

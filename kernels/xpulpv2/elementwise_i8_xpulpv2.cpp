@@ -39,15 +39,8 @@ tsr_kernel_status tsr_rmsnorm_i8_xpulpv2(const tsr_rmsnorm_i8_args *a, uint32_t 
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
     const uint32_t dim = a->dim;
     if ((uint64_t)a->rows * dim > 0xFFFFFFFFu) return tsr_rmsnorm_i8(a, core_id, core_count);
-    const uint32_t items = a->rows * dim;
-    const bool in_place = a->y < a->x + items && a->x < a->y + items;
     uint32_t begin, end;
-    if (in_place) {
-        tsr_core_range(a->rows, core_id, core_count, &begin, &end);
-        begin *= dim, end *= dim;
-    } else {
-        tsr_core_range(items, core_id, core_count, &begin, &end);
-    }
+    tsr_xpulpv2_row_items(a->x, a->y, a->rows, dim, core_id, core_count, &begin, &end);
     const int32_t scale = a->gain, y_zero = a->y_zero, x_zero = a->x_zero, gs = a->gain_shift;
     const int32_t half_shift = gs ? 1 << (gs - 1) : 0;
     for (uint32_t i = begin; i < end;) {

@@ -84,14 +84,8 @@ tsr_kernel_status tsr_irmsnorm_i8_xpulpv2(const tsr_irmsnorm_i8_args *a, uint32_
     const int32_t *const w = a->w;
     int8_t *const y = a->y;
     const int32_t shift = a->log2_d, lo = a->lo, hi = a->hi;
-    const bool in_place = y < x + items && x < y + items; // a core's outputs may be another's row
     uint32_t begin, end;
-    if (in_place) {
-        tsr_core_range(a->rows, core_id, core_count, &begin, &end);
-        begin *= dim, end *= dim;
-    } else {
-        tsr_core_range(items, core_id, core_count, &begin, &end);
-    }
+    tsr_xpulpv2_row_items(x, y, a->rows, dim, core_id, core_count, &begin, &end);
     // |w| < 2^24, so |x w| < 2^31: the columns this core reads, before it writes any.
     const uint32_t c_first = begin < end ? begin % dim : 0u, c_count = end - begin < dim ? end - begin : dim;
     for (uint32_t j = 0, c = c_first; j < c_count; ++j, c = c + 1u == dim ? 0u : c + 1u)

@@ -165,4 +165,19 @@ static inline uint32_t tsr_xpulpv2_squares(const int8_t *x, uint32_t dim)
     return sum;
 }
 
+// A row-normalizing kernel's share of rows x dim items (rows * dim < 2^32): a run of them
+// split over the cores, so that one row takes every core; in place (y overlapping x), whole
+// rows, since a core's outputs may be another core's inputs.
+static inline void tsr_xpulpv2_row_items(const int8_t *x, const int8_t *y, uint32_t rows, uint32_t dim,
+                                         uint32_t core_id, uint32_t core_count, uint32_t *begin, uint32_t *end)
+{
+    const uint32_t items = rows * dim;
+    if (y < x + items && x < y + items) {
+        tsr_core_range(rows, core_id, core_count, begin, end);
+        *begin *= dim, *end *= dim;
+    } else {
+        tsr_core_range(items, core_id, core_count, begin, end);
+    }
+}
+
 #endif
