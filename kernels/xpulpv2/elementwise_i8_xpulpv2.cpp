@@ -73,7 +73,7 @@ inline int32_t requantize_i8_input(int32_t v, int32_t multiplier, int32_t s)
         const int32_t t = (int32_t)(((int64_t)v * multiplier) >> 32) >> (s - 32);
         return (t >> 1) + (t & 1);
     }
-    const uint32_t lo = (uint32_t)(v * multiplier); // the low word (wraps: unsigned)
+    const uint32_t lo = (uint32_t)v * (uint32_t)multiplier; // the low word (unsigned: it wraps)
     const int32_t hi = (int32_t)(((int64_t)v * multiplier) >> 32);
     const int32_t t = (int32_t)(((uint32_t)hi << (32 - s)) | (lo >> s));
     return (t >> 1) + (t & 1);
