@@ -4,10 +4,10 @@
 # temporary folder that must be empty again afterwards. Each phase says how long it took.
 #   scripts/test.sh             every test (ctest labels: quick, firmware, fuzz, rtl, gvsoc) but
 #                               the long RTL and GVSoC measurements (labels rtl_long, gvsoc_long);
-#                               GVSoC (the Siracusa
-#                               simulator) is built first, once: scripts/build-gvsoc.sh keeps it
-#                               in a cache outside build/ while its sources are unchanged
-#   scripts/test.sh --long      those too (about 8 more minutes of simulation)
+#                               GVSoC (the Siracusa simulator) is built first, once:
+#                               scripts/build-gvsoc.sh keeps it in a cache outside build/ while
+#                               its sources are unchanged
+#   scripts/test.sh --long      those too (about 9 more minutes of simulation)
 #   scripts/test.sh -L quick    only those labelled quick (any ctest arguments pass through)
 #   scripts/test.sh --sanitize  the host half built with ASan + UBSan in build-sanitize/ and
 #                               every host test (label quick) run under them, stopping at
