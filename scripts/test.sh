@@ -13,6 +13,11 @@
 #                               every host test (label quick) run under them, stopping at
 #                               the first report (halt_on_error)
 set -euo pipefail
+case "${1:-}" in -h | --help)
+    sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
+    exit 0
+    ;;
+esac
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${TESSERA_BUILD_DIR:-$root/build}
 sanitize=0
