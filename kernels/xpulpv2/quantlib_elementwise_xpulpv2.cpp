@@ -16,7 +16,6 @@
 #include "xpulpv2_dot.h"
 #include "xpulpv2_rqs.h"
 
-
 tsr_kernel_status tsr_requant_i8_xpulpv2(const int8_t *x, int8_t *y, uint32_t count, const tsr_rqs_params *r,
                                          uint32_t core_id, uint32_t core_count)
 {
@@ -79,7 +78,7 @@ tsr_kernel_status tsr_irmsnorm_i8_xpulpv2(const tsr_irmsnorm_i8_args *a, uint32_
     TSR_KERNEL_REQUIRE(a->w && a->rows && a->dim && a->dim <= 16384u && a->log2_d >= 0 && a->log2_d <= 31 &&
                        a->lo <= a->hi && a->lo >= -128 && a->hi <= 127);
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
-    const uint32_t dim = a->dim, items = a->rows * dim;
+    const uint32_t dim = a->dim;
     const int8_t *const x = a->x;
     const int32_t *const w = a->w;
     int8_t *const y = a->y;

@@ -14,10 +14,10 @@
 #define REG(addr) (*(volatile uint32_t *)(uintptr_t)(addr))
 
 extern uint8_t __bss_start[], __bss_end[], __l1_state_start[], __l1_state_end[];
+extern uint8_t __l1_start[], __l2_start[], __nms_start[];
 
 /* State every step touches, in TCDM (the linker script's .l1_state, cleared at start-up). */
 #define L1_STATE __attribute__((section(".l1_state")))
-extern uint8_t __l1_start[], __l2_start[], __nms_start[];
 
 int main(void);
 
@@ -178,6 +178,13 @@ static uint32_t g_dma_issued L1_STATE, g_dma_retired L1_STATE; /* handles 1, 2, 
 static int8_t g_dma_counter[DMA_SLOTS] L1_STATE; /* each handle's counter; -1: copied by the core; FAR_READ: g_far */
 #define FAR_READ (-2)
 
+/* A new handle for a transfer counted on `counter` (-1: done by the core; FAR_READ). */
+static tsr_dma_handle issued(int8_t counter)
+{
+    g_dma_counter[g_dma_issued % DMA_SLOTS] = counter;
+    return ++g_dma_issued;
+}
+
 static inline uint32_t dma_reg(uint32_t offset) { return SIRACUSA_DMA_DEMUX + offset; }
 
 static bool in_l1(uintptr_t a, uint32_t bytes)
@@ -313,8 +320,7 @@ static __attribute__((noinline)) tsr_hal_status far_copy(void *dst, uint32_t dst
         counter = FAR_READ;
     else
         offchip_copy((uint8_t *)dst, dst_stride, (const uint8_t *)src, src_stride, row_bytes, rows, src_far == FAR);
-    g_dma_counter[g_dma_issued % DMA_SLOTS] = counter;
-    *out = ++g_dma_issued;
+    *out = issued(counter);
     return TSR_HAL_OK;
 }
 
@@ -328,16 +334,14 @@ static inline bool within(uintptr_t a, uint32_t bytes, uintptr_t base, uint32_t 
  * words. Whether it is one: the first check of dma_copy_2d. */
 static inline bool dma_block(uintptr_t d, uintptr_t s, uint32_t bytes, tsr_dma_handle *out)
 {
-    const bool d_l1 = within(d, bytes, SIRACUSA_L1_BASE, SIRACUSA_L1_BYTES);
-    const bool s_l1 = within(s, bytes, SIRACUSA_L1_BASE, SIRACUSA_L1_BYTES);
+    const bool d_l1 = in_l1(d, bytes), s_l1 = in_l1(s, bytes);
     const uintptr_t ext = d_l1 ? s : d;
     if (d_l1 == s_l1 || !(within(ext, bytes, SIRACUSA_L2_BASE, SIRACUSA_L2_BYTES) ||
                           within(ext, bytes, SIRACUSA_WMEM_BASE, SIRACUSA_WMEM_BYTES)))
         return false;
     const int8_t counter = (int8_t)REG(dma_reg(SIRACUSA_DMA_CMD)); /* a free counter: 16 handles hold 16 at most */
     dma_push((d_l1 ? SIRACUSA_DMA_EXT2LOC : 0u) | bytes, (uint32_t)(d_l1 ? d : s), (uint32_t)ext, false, 0u, 0u);
-    g_dma_counter[g_dma_issued % DMA_SLOTS] = counter;
-    *out = ++g_dma_issued;
+    *out = issued(counter);
     return true;
 }
 
@@ -380,8 +384,7 @@ static tsr_hal_status dma_copy_2d(void *ctx, void *dst, uint32_t dst_stride, con
             for (uint32_t r = 0; r < rows; ++r) dma_push_1d(dir, loc + r * loc_stride, ext + r * ext_stride, row_bytes);
         }
     }
-    g_dma_counter[g_dma_issued % DMA_SLOTS] = counter;
-    *out = ++g_dma_issued;
+    *out = issued(counter);
     return TSR_HAL_OK;
 }
 

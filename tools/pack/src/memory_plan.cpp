@@ -337,30 +337,23 @@ void place_l1(Graph &g, MemoryPlan &plan, const L1Residents &res, L1Placement &l
                 st.staging[k] = st.staging[geo.operand[k].shares];
         plan.dma_bytes_per_token[sp.schedule] += sp.choice.cost.dma_bytes / rows;
     }
-    RegionPlan &l1plan = plan.regions[TSR_REGION_L1];
-    l1plan.arena_bytes = l1_alloc.arena_bytes;
-    l1plan.lower_bound = l1_alloc.lower_bound;
-    l1plan.method = l1_alloc.method;
     // The runtime's step table (every core reads its step's entry at every step) at the
     // bottom of L1, the arena above it, where L1 has room left for it; else in L2: the tiles
     // never give way to it.
+    RegionPlan &l1plan = plan.regions[TSR_REGION_L1];
     const uint64_t table_bytes = align_up(g.tensors[g.step_table].bytes, kL1Align);
+    uint64_t base = 0; // the arena's offset in L1
     if (align_up(l1_alloc.arena_bytes, kL1Align) + table_bytes <= l1plan.capacity) {
+        base = table_bytes;
         for (size_t i = 0; i < plan.region.size(); ++i)
-            if (plan.region[i] == TSR_REGION_L1) plan.offset[i] += table_bytes;
+            if (plan.region[i] == TSR_REGION_L1) plan.offset[i] += base;
         plan.region[g.step_table] = TSR_REGION_L1;
         plan.offset[g.step_table] = 0;
-        std::vector<AllocRequest> requests = l1_req;
-        std::vector<uint64_t> offsets = l1_alloc.offsets;
-        for (uint64_t &o : offsets) o += table_bytes;
-        requests.push_back({table_bytes, kL1Align, plan.lifetime[g.step_table].first, plan.lifetime[g.step_table].last});
-        offsets.push_back(0);
-        l1plan.arena_bytes = table_bytes + l1_alloc.arena_bytes;
-        l1plan.lower_bound = live_bytes_lower_bound(requests);
-        measure(l1plan, requests, offsets, 0, plan);
-        return;
     }
-    measure(l1plan, l1_req, l1_alloc.offsets, 0, plan);
+    l1plan.arena_bytes = base + l1_alloc.arena_bytes;
+    l1plan.lower_bound = base + l1_alloc.lower_bound; // the table is live at every moment
+    l1plan.method = l1_alloc.method;
+    measure(l1plan, l1_req, l1_alloc.offsets, base, plan);
 
 }
 
