@@ -25,20 +25,27 @@ tsr_kernel_status tsr_matmul_i8_xpulpv2(const tsr_matmul_i8_args *a, uint32_t co
     if (!tsr_xpulpv2_words(a->x, a->w, k))
         return tsr_matmul_i8(a, core_id, core_count); // words only: the portable kernel for the rest
     int32_t offset[4]; // bias - x_zero * sum_j w_ij, as the portable kernel
+    // The arguments in locals: a store of an output byte may alias *a, so read through a
+    // the compiler would load each again for every channel.
+    const int32_t *const bias = a->bias, *const multiplier = a->multiplier;
+    const int8_t *const shifts = a->shift;
+    int8_t *const y = a->y;
+    const uint32_t ldy = a->ldy;
+    const int32_t x_zero = a->x_zero, y_zero = a->y_zero, y_min = a->y_min, y_max = a->y_max;
     tsr_xpulpv2_channel_blocks(
         a->x, a->w, a->rows, k, a->n, core_id, core_count,
-        [&](uint32_t i, uint32_t block, const int8_t *wi) {
+        [&offset, bias, x_zero, k](uint32_t i, uint32_t block, const int8_t *wi) {
             int32_t sums[4] = {0, 0, 0, 0};
-            if (a->x_zero && block == 4u) tsr_xpulpv2_row_sums_4(wi, k, sums);
-            else if (a->x_zero) sums[0] = tsr_i8_row_sum(wi, k);
-            for (uint32_t c = 0; c < block; ++c) offset[c] = (a->bias ? a->bias[i + c] : 0) - a->x_zero * sums[c];
+            if (x_zero && block == 4u) tsr_xpulpv2_row_sums_4(wi, k, sums);
+            else if (x_zero) sums[0] = tsr_i8_row_sum(wi, k);
+            for (uint32_t c = 0; c < block; ++c) offset[c] = (bias ? bias[i + c] : 0) - x_zero * sums[c];
         },
-        [&](uint32_t r, uint32_t i, uint32_t block, const int32_t *acc) {
-            int8_t *yr = a->y + (size_t)r * a->ldy + i;
+        [&offset, multiplier, shifts, y, ldy, y_zero, y_min, y_max](uint32_t r, uint32_t i, uint32_t block, const int32_t *acc) {
+            int8_t *yr = y + (size_t)r * ldy + i;
             for (uint32_t c = 0; c < block; ++c) {
-                const int32_t shift = a->shift[i + c];
-                yr[c] = tsr_requantize_to_i8_fast(acc[c] + offset[c], a->multiplier[i + c],
-                                                  shift < -31 ? -31 : shift > 30 ? 30 : shift, a->y_zero, a->y_min, a->y_max);
+                const int32_t shift = shifts[i + c];
+                yr[c] = tsr_requantize_to_i8_fast(acc[c] + offset[c], multiplier[i + c],
+                                                  shift < -31 ? -31 : shift > 30 ? 30 : shift, y_zero, y_min, y_max);
             }
         });
     return TSR_KERNEL_OK;
