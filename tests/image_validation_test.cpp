@@ -54,6 +54,15 @@ protected:
     {
         return reinterpret_cast<tsr_step *>(section_bytes(kind) + sizeof(tsr_schedule_header))[i];
     }
+    // The token schedule's first matmul for several outputs (Q, K and V).
+    tsr_step &first_split_matmul()
+    {
+        const auto *h = reinterpret_cast<const tsr_schedule_header *>(section_bytes(TSR_SECTION_SCHEDULE_TOKEN));
+        for (uint32_t i = 0; i < h->step_count; ++i)
+            if (step(TSR_SECTION_SCHEDULE_TOKEN, i).op == TSR_OP_MATMUL && step(TSR_SECTION_SCHEDULE_TOKEN, i).params.matmul.split[0])
+                return step(TSR_SECTION_SCHEDULE_TOKEN, i);
+        throw std::runtime_error("no split matmul in the token schedule");
+    }
     // Makes every checksum consistent again: the image is then hostile, not corrupt.
     void resign() { tessera::test::resign(img_); }
     tessera_status open(size_t size = 0, const tsr_hal_board *board = nullptr)
@@ -299,6 +308,36 @@ TEST_F(ImageValidation, OperandTooSmallForTheOperator)
     resign();
     EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_SCHEDULE);
     EXPECT_NE(message().find("smaller than the operator reads or writes"), std::string::npos) << message();
+}
+
+// A matmul step for several outputs (Q, K and V): its split within n, its outputs named
+// only where it splits, each in L1.
+TEST_F(ImageValidation, AMatmulSplitBeyondItsColumnsIsRefused)
+{
+    tsr_step *split = &first_split_matmul();
+    split->params.matmul.split[1] = split->params.matmul.n - split->params.matmul.split[0]; // nothing left for V
+    resign();
+    EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_SCHEDULE);
+    EXPECT_NE(message().find("output split (split) out of range"), std::string::npos) << message();
+}
+
+TEST_F(ImageValidation, AMatmulNamingOutputsItDoesNotSplitToIsRefused)
+{
+    tsr_step *split = &first_split_matmul();
+    split->params.matmul.split[0] = split->params.matmul.split[1] = 0; // one output; K and V still named
+    resign();
+    EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_SCHEDULE);
+    EXPECT_NE(message().find("operand 3: names a tensor the step does not use"), std::string::npos) << message();
+}
+
+TEST_F(ImageValidation, ASplitMatmulsOutputOutsideL1IsRefused)
+{
+    tsr_step *split = &first_split_matmul();
+    tensor(split->operands[3]).region = TSR_REGION_L2;
+    tensor(split->operands[3]).offset = 0; // where the L2 plan has room (whatever else is there)
+    resign();
+    EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_SCHEDULE);
+    EXPECT_NE(message().find("operand 3: is an output of a split matmul outside L1 and not staged"), std::string::npos) << message();
 }
 
 TEST_F(ImageValidation, StepWritingIntoWeights)

@@ -133,17 +133,22 @@ TEST_F(SplitPlan, KeepsTheConstantsTheCoresReadOnChipAndStreamsTheRest)
     std::vector<bool> scales(r.graph.tensors.size(), false); // per-channel scales: only the packer reads them
     for (const auto &t : r.graph.tensors)
         if (t.quant == TSR_QUANT_PER_CHANNEL) scales.at(t.quant_params) = true;
-    uint64_t l2 = 0, image = 0;
+    uint64_t l1 = 0, l2 = 0, image = 0;
     for (size_t i = 0; i < r.graph.tensors.size(); ++i) {
         const auto &t = r.graph.tensors[i];
         if (t.kind != TSR_TENSOR_WEIGHT) continue;
         if (r.plan.region[i] == TSR_REGION_IMAGE) {
             image += t.bytes;
             EXPECT_TRUE(operand[i] || scales[i]) << t.name << ": a constant the cores read left off chip";
+        } else if (r.plan.region[i] == TSR_REGION_L1) { // held in L1 (the memory plan's hold_weights_in_l1)
+            l1 += t.bytes;
+            EXPECT_FALSE(scales[i]) << t.name << ": per-channel scales, which no core reads, held in L1";
         } else {
+            EXPECT_EQ(r.plan.region[i], uint32_t(TSR_REGION_L2)) << t.name;
             l2 += t.bytes;
         }
     }
+    EXPECT_LE(l1, r.plan.l1_weights_bytes);
     EXPECT_LE(l2, r.plan.l2_weights_bytes);
     EXPECT_LE(image, r.plan.image_weights_bytes);
     expect_offchip_bytes_are_the_weights_read_there(r);

@@ -185,6 +185,40 @@ TEST(Tiling, TinyLlamaV0ShapeFitsSiracusaAtItsFullContextAndGeneratesAsOnTheHost
     }
 }
 
+// The weights L1 has room for beside the arena stay there from open (copied once, not
+// streamed at every step): the constants the cores read, then the whole-read weights,
+// the smaller first; never per-channel scales; the token then streams fewer bytes, and
+// generates what the plan without them generates. --weights-in l2 holds none.
+TEST(Tiling, WeightsL1HasRoomForStayThereAndTheIdsDoNotChange)
+{
+    const std::string shared = shared_dir();
+    if (shared.empty()) GTEST_SKIP() << "TESSERA_SHARED_DIR not found";
+    tessera::PackOptions held = stories260k_int8(shared, "siracusa", "cluster", temp_path("held.tess"));
+    tessera::PackOptions none = held;
+    none.weights = tessera::WeightsPlacement::kL2;
+    none.output = temp_path("not_held.tess");
+    const tessera::PackResult a = tessera::pack(held), b = tessera::pack(none);
+    ASSERT_GT(a.plan.l1_weights_bytes, 0u);
+    EXPECT_EQ(b.plan.l1_weights_bytes, 0u);
+    EXPECT_EQ(a.plan.regions[TSR_REGION_L1].weights_bytes, a.plan.l1_weights_bytes);
+    EXPECT_LE(a.plan.regions[TSR_REGION_L1].arena_bytes, a.plan.regions[TSR_REGION_L1].capacity);
+    uint64_t in_l1 = 0;
+    for (size_t i = 0; i < a.graph.tensors.size(); ++i) {
+        const tessera::GraphTensor &t = a.graph.tensors[i];
+        if (t.kind != TSR_TENSOR_WEIGHT || a.plan.region[i] != TSR_REGION_L1) continue;
+        in_l1 += t.bytes;
+        EXPECT_NE(t.name.find(".scales"), t.name.size() - 7) << t.name << ": per-channel scales no core reads";
+        EXPECT_NE(t.name, "token_embedding") << "a table the embedding reads a row of";
+    }
+    EXPECT_GT(in_l1, 0u);
+    EXPECT_LE(in_l1, a.plan.l1_weights_bytes);
+    EXPECT_LT(a.plan.dma_bytes_per_token[1], b.plan.dma_bytes_per_token[1]);
+    auto x = open_model(held, 4, "siracusa"), y = open_model(none, 4, "siracusa");
+    ASSERT_EQ(x->status, TESSERA_OK) << tessera_last_error(&x->session);
+    ASSERT_EQ(y->status, TESSERA_OK) << tessera_last_error(&y->session);
+    EXPECT_EQ(greedy(*x, 60), greedy(*y, 60));
+}
+
 TEST(Tiling, ReportAndMemoryMap)
 {
     const std::string shared = shared_dir();

@@ -109,7 +109,21 @@ struct Linear {
 struct LayerWeights {
     uint32_t rms_att, rms_ffn, k_cache, v_cache;
     Linear wq, wk, wv, wo, w1, w2, w3;
+    Linear wqkv, w13; // LlamaLowering::fuse_linears: wq, wk, wv's rows stacked; w1's and w3's
 };
+
+// Layer l's rows of several matrices, one matrix's after another's: the weights of one
+// matmul step for several outputs.
+std::vector<float> stacked(std::initializer_list<std::pair<const std::vector<float> *, uint32_t>> parts, uint32_t l,
+                           uint32_t cols)
+{
+    std::vector<float> out;
+    for (const auto &[all, rows] : parts) {
+        const float *v = all->data() + size_t(l) * rows * cols;
+        out.insert(out.end(), v, v + size_t(rows) * cols);
+    }
+    return out;
+}
 
 tsr_op_params params() { return tsr_op_params{}; }
 
@@ -167,14 +181,23 @@ public:
             const std::string p = "layer" + std::to_string(l) + ".";
             LayerWeights &lw = layers_[l];
             lw.rms_att = gain(p + "rms_att", w.rms_att.data() + size_t(l) * D);
-            lw.wq = linear(p + "wq", w.wq, l, D, D, opt_.linear_bits);
-            lw.wk = linear(p + "wk", w.wk, l, KV, D, opt_.linear_bits);
-            lw.wv = linear(p + "wv", w.wv, l, KV, D, opt_.linear_bits);
+            if (opt_.fuse_linears) {
+                lw.wqkv = linear(p + "wqkv", stacked({{&w.wq, D}, {&w.wk, KV}, {&w.wv, KV}}, l, D), 0, D + 2 * KV, D,
+                                 opt_.linear_bits);
+            } else {
+                lw.wq = linear(p + "wq", w.wq, l, D, D, opt_.linear_bits);
+                lw.wk = linear(p + "wk", w.wk, l, KV, D, opt_.linear_bits);
+                lw.wv = linear(p + "wv", w.wv, l, KV, D, opt_.linear_bits);
+            }
             lw.wo = linear(p + "wo", w.wo, l, D, D, opt_.linear_bits);
             lw.rms_ffn = gain(p + "rms_ffn", w.rms_ffn.data() + size_t(l) * D);
-            lw.w1 = linear(p + "w1", w.w1, l, H, D, opt_.linear_bits);
+            if (opt_.fuse_linears) {
+                lw.w13 = linear(p + "w13", stacked({{&w.w1, H}, {&w.w3, H}}, l, D), 0, 2 * H, D, opt_.linear_bits);
+            } else {
+                lw.w1 = linear(p + "w1", w.w1, l, H, D, opt_.linear_bits);
+                lw.w3 = linear(p + "w3", w.w3, l, H, D, opt_.linear_bits);
+            }
             lw.w2 = linear(p + "w2", w.w2, l, D, H, opt_.linear_bits);
-            lw.w3 = linear(p + "w3", w.w3, l, H, D, opt_.linear_bits);
             lw.k_cache = b_.tensor(p + "k_cache", TSR_TENSOR_KV_CACHE, C, KV, AT_);
             lw.v_cache = b_.tensor(p + "v_cache", TSR_TENSOR_KV_CACHE, C, KV, AT_);
             if (i8_) {
@@ -227,9 +250,13 @@ public:
                            h3 = act(p + "ffn_up", H), gl = act(p + "ffn_act", H), f = act(p + "ffn_out", D),
                            x_out = act(p + "x_out", D);
             op(TSR_OP_RMSNORM, {x, lw.rms_att, xb}, rmsnorm(), p + "attn_norm", L);
-            op(TSR_OP_MATMUL, {xb, lw.wq.w, q}, matmul(lw.wq, D, D), p + "wq", L);
-            op(TSR_OP_MATMUL, {xb, lw.wk.w, k}, matmul(lw.wk, D, KV), p + "wk", L);
-            op(TSR_OP_MATMUL, {xb, lw.wv.w, v}, matmul(lw.wv, D, KV), p + "wv", L);
+            if (opt_.fuse_linears) {
+                op(TSR_OP_MATMUL, {xb, lw.wqkv.w, q, k, v}, matmul(lw.wqkv, D, D + 2 * KV, false, D, KV), p + "wqkv", L);
+            } else {
+                op(TSR_OP_MATMUL, {xb, lw.wq.w, q}, matmul(lw.wq, D, D), p + "wq", L);
+                op(TSR_OP_MATMUL, {xb, lw.wk.w, k}, matmul(lw.wk, D, KV), p + "wk", L);
+                op(TSR_OP_MATMUL, {xb, lw.wv.w, v}, matmul(lw.wv, D, KV), p + "wv", L);
+            }
             op(TSR_OP_ROPE, {q, k, rope_table_}, rope(), p + "rope", L);
             op(TSR_OP_KV_APPEND, {k, v, lw.k_cache, lw.v_cache}, kv_append(), p + "kv_append", L);
             // Operand 3 is the scores scratch the plan sizes for the cores it gives attention.
@@ -239,8 +266,12 @@ public:
             op(TSR_OP_MATMUL, {att, lw.wo.w, o}, matmul(lw.wo, D, D), p + "wo", L);
             op(TSR_OP_ADD, {x, o, x_att}, add(), p + "residual_attn", L);
             op(TSR_OP_RMSNORM, {x_att, lw.rms_ffn, xb2}, rmsnorm(), p + "ffn_norm", L);
-            op(TSR_OP_MATMUL, {xb2, lw.w1.w, h1}, matmul(lw.w1, D, H), p + "w1", L);
-            op(TSR_OP_MATMUL, {xb2, lw.w3.w, h3}, matmul(lw.w3, D, H), p + "w3", L);
+            if (opt_.fuse_linears) {
+                op(TSR_OP_MATMUL, {xb2, lw.w13.w, h1, h3}, matmul(lw.w13, D, 2 * H, false, H), p + "w13", L);
+            } else {
+                op(TSR_OP_MATMUL, {xb2, lw.w1.w, h1}, matmul(lw.w1, D, H), p + "w1", L);
+                op(TSR_OP_MATMUL, {xb2, lw.w3.w, h3}, matmul(lw.w3, D, H), p + "w3", L);
+            }
             op(TSR_OP_SWIGLU, {h1, h3, gl}, swiglu(), p + "swiglu", L);
             op(TSR_OP_MATMUL, {gl, lw.w2.w, f}, matmul(lw.w2, H, D), p + "w2", L);
             op(TSR_OP_ADD, {x_att, f, x_out}, add(), p + "residual_ffn", L);
@@ -340,10 +371,14 @@ private:
         p.rmsnorm.nonlinear = i8_ ? opt_.nonlinear : 0u;
         return p;
     }
-    tsr_op_params matmul(const Linear &lin, uint32_t k, uint32_t n, bool f32_out = false) const
+    // split0, split1: the columns of the first outputs of a step for several (tsr_matmul_params.split).
+    tsr_op_params matmul(const Linear &lin, uint32_t k, uint32_t n, bool f32_out = false, uint32_t split0 = 0,
+                         uint32_t split1 = 0) const
     {
         tsr_op_params p = params();
         p.matmul = {k, n, lin.dtype, f32_out ? uint32_t(TSR_DTYPE_F32) : AT_, 0, 0, 0, lin.bits};
+        p.matmul.split[0] = split0;
+        p.matmul.split[1] = split1;
         return p;
     }
     tsr_op_params rope() const

@@ -191,7 +191,6 @@ tessera_status check_sections(const uint8_t *data, const tsr_image_header &h, co
         if (s.kind < TSR_SECTION_TOKENIZER || s.kind > TSR_SECTION_KIND_LAST_) return bad("unknown kind");
         if (s.kind == TSR_SECTION_WEIGHTS && s.region < TSR_REGION_COUNT) {
             if (weights_to & (1u << s.region)) return bad("a second weights section for the same region");
-            if (s.region == TSR_REGION_L1) return bad("weights may target IMAGE, L2 or NMS, not L1");
             weights_to |= 1u << s.region;
             read_in_place = read_in_place || (s.region == TSR_REGION_IMAGE && s.size > 0u);
         } else if (by_kind[s.kind]) {

@@ -62,7 +62,7 @@ expect "wrong board" 1 "planned for board 'siracusa'" "$generate" sir.tess --boa
 expect "inspect a valid image" 0 "valid     yes, on board siracusa" "$inspect" sir.tess --list-steps
 expect "inspect names tensors and steps" 0 "matmul     matmul.f32                 layer 0  cluster" "$inspect" sir.tess --list-steps --list-tensors
 expect "inspect --steps renamed" 2 "--steps is now --list-steps" "$inspect" sir.tess --steps
-expect "inspect names tensors" 0 "layer0.wq " "$inspect" sir.tess --list-tensors
+expect "inspect names tensors" 0 "layer0.wqkv " "$inspect" sir.tess --list-tensors
 expect "inspect on the wrong board" 1 "tessera-inspect: error: image planned for another board (status 20): sir.tess: tessera_open: image planned for board 'siracusa'" "$inspect" sir.tess --board host
 expect "inspect a corrupted image" 1 "tessera-inspect: error: image checksum mismatch (status 13): flip.tess: tessera_open: section" "$inspect" flip.tess
 expect "too many threads" 1 "cannot back it with 9 threads" "$generate" sir.tess --threads 9

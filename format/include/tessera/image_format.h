@@ -25,7 +25,7 @@ extern "C" {
 #endif
 
 #define TSR_IMAGE_MAGIC 0x53534554u /* "TESS" read as a little-endian uint32 */
-#define TSR_IMAGE_VERSION 5u
+#define TSR_IMAGE_VERSION 6u
 #define TSR_IMAGE_ALIGN 64u         /* file alignment of sections; buffer alignment in regions */
 #define TSR_NO_TENSOR 0xFFFFu
 #define TSR_BOARD_NAME_BYTES 32u
@@ -278,7 +278,7 @@ typedef struct tsr_image_header {
     uint32_t reserved[4];
 } tsr_image_header;
 
-/* One section of each kind, except WEIGHTS: one per region it targets (IMAGE, L2,
+/* One section of each kind, except WEIGHTS: one per region it targets (IMAGE, L1, L2,
  * NMS), each at most once. */
 typedef struct tsr_section {
     uint32_t kind;          /* tsr_section_kind */

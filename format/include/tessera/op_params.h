@@ -70,6 +70,12 @@ typedef struct tsr_matmul_params {
                               I32 tensor of n multipliers then n addends (the bias folded in), with the shift and
                               output range below. F32: 2, plus a bias: requant is the F32 tensor of n biases */
     int32_t rqs_shift, rqs_lo, rqs_hi;
+    /* Cluster steps: where the output columns go. split[0] == 0: all n to y (operand 2;
+       operands 3 and 4 name no tensor). Else the first split[0] to operand 2, the next
+       split[1] to operand 3 and the rest to operand 4 (split[1] == 0: the rest to operand
+       3, operand 4 names no tensor): one step for the matmuls that read the same input
+       (Q, K and V; W1 and W3), each output its own rows x columns tensor in L1. */
+    uint32_t split[2];
 } tsr_matmul_params;
 
 typedef struct tsr_rope_params {

@@ -21,7 +21,8 @@ enum class OperandUse : uint8_t {
     kNone = 0, // no kernel touches it (the DMA engine moves it, from any region)
     kStreamed, // kernels read or write it in L1: it lives there, or streams through staging
     kStaged,   // kernels see it only through staging (a KV cache)
-    kScratch   // no tensor: a buffer in L1 the plan gives the step (per-core scores), sized by its tiles
+    kScratch,  // no tensor: a buffer in L1 the plan gives the step (per-core scores), sized by its tiles
+    kAbsent    // not used by this step (an operand the operator takes only in some forms): names no tensor
 };
 
 struct OperandGeometry {

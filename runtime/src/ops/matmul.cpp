@@ -7,6 +7,11 @@
 //               QuantLib's RequantShift (requant_form 1): requant holds n multipliers then n addends (I32),
 //               rqs_shift, rqs_lo and rqs_hi the rest.
 //             F32 steps with a bias (requant_form 2): requant names the F32 tensor of n biases.
+//           split (cluster steps): the output columns in up to three tensors, operands 2, 3
+//             and 4 (tsr_matmul_params.split: Q, K and V as one step, or W1 and W3), each
+//             rows x its columns; staged, they share operand 2's buffer (a tile's outputs),
+//             from which each goes to its tensor; every core computes a run of the columns
+//             of each tile, cut where one output ends.
 //           tiles: rows x output columns (tile[0], tile[1]); a row tile's x is
 //           loaded once, the weights stream tile by tile.
 //           NPU steps (engine NPU, I8 only): the weights are in the NPU's layout (tensor layout
@@ -35,6 +40,26 @@ uint64_t weight_row_bytes(const tsr_step &s)
 }
 uint32_t out_bytes(const tsr_step &s) { return tsr_dtype_bytes(P(s).out_dtype); }
 
+// Where the output columns go (tsr_matmul_params.split): `count` outputs, operand 2 + i
+// taking columns first[i] .. first[i] + cols[i] - 1. 0 outputs: a split out of range.
+struct Outputs {
+    uint32_t count, first[3], cols[3];
+};
+inline Outputs outputs(const tsr_matmul_params &p)
+{
+    Outputs o = {1u, {0u, 0u, 0u}, {p.n, 0u, 0u}};
+    if (p.split[0] == 0u) return p.split[1] == 0u ? o : Outputs{0u, {}, {}};
+    const uint64_t used = (uint64_t)p.split[0] + p.split[1];
+    if (used >= p.n) return Outputs{0u, {}, {}};
+    o.count = p.split[1] ? 3u : 2u;
+    o.cols[0] = p.split[0];
+    o.first[1] = p.split[0];
+    o.cols[1] = p.split[1] ? p.split[1] : p.n - p.split[0];
+    o.first[2] = (uint32_t)used;
+    o.cols[2] = p.split[1] ? p.n - (uint32_t)used : 0u;
+    return o;
+}
+
 tessera_status validate_npu(StepChecker &c)
 {
     const tsr_matmul_params &p = P(c.step);
@@ -44,6 +69,7 @@ tessera_status validate_npu(StepChecker &c)
     TSR_TRY(c.symmetric(0));
     TSR_TRY(c.symmetric(2));
     if (!p.k || !p.n || p.k > TSR_NPU_MAX_K) return c.fail("k or n out of the NPU's range");
+    if (p.split[0] || p.split[1]) return c.fail("an NPU job writes one output (split)");
     const bool rqs = p.requant_form == 1u; // matmul.i8.rqs.npu: n multipliers and n addends
     TSR_TRY(c.constant(p.requant, TSR_DTYPE_I32, (uint64_t)p.n * (rqs ? 8u : 5u), "requantization table does not fit"));
     if (rqs && (p.rqs_shift < 0 || p.rqs_shift > 62 || p.rqs_lo != -128 || p.rqs_hi != 127))
@@ -253,10 +279,21 @@ tessera_status validate(StepChecker &c)
     const tsr_matmul_params &p = P(c.step);
     if (!p.k || !p.n) return c.fail("k or n is 0");
     if (!tsr_dtype_bytes(p.weight_dtype) || !tsr_dtype_bytes(p.out_dtype)) return c.fail("weight or output element type unknown");
+    const Outputs o = outputs(p);
+    if (o.count == 0u) return c.fail("output split (split) out of range");
     const uint64_t R = c.rows;
     TSR_TRY(c.operand(0, c.step.dtype, R * p.k * act_bytes(c.step), false));
     TSR_TRY(c.operand(1, p.weight_dtype, (uint64_t)p.n * weight_row_bytes(c.step), false));
-    return c.operand(2, p.out_dtype, R * p.n * out_bytes(c.step), true);
+    for (uint32_t i = 0; i < o.count; ++i) {
+        TSR_TRY(c.operand(2u + i, p.out_dtype, R * o.cols[i] * out_bytes(c.step), true));
+        if (i) TSR_TRY(c.same_zero(2, 2u + i)); // the kernels take one zero point
+        // Unstaged, each output is written where it lies (staged, all of them go through
+        // operand 2's buffer: the geometry has them share it).
+        if (o.count > 1u && c.step.staging[2] == TSR_NO_TENSOR && c.tensors[c.step.operands[2u + i]].region != TSR_REGION_L1 &&
+            !(c.h.flags & TSR_IMAGE_OPERANDS_IN_PLACE))
+            return c.fail("is an output of a split matmul outside L1 and not staged", 2u + i);
+    }
+    return TESSERA_OK;
 }
 
 // NPU steps: x and y whole in L1; the weights in NMS (not staged) or streamed a job's
@@ -281,25 +318,37 @@ StepGeometry geometry_npu(const tsr_step &s, uint32_t rows)
     return g;
 }
 
-StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t)
+// The cluster's tiles (an invalid geometry: the caller marks the outputs a split does
+// not name absent).
+StepGeometry cluster_geometry(const tsr_step &s, uint32_t rows, const Outputs &o)
 {
-    if (s.engine == TSR_ENGINE_NPU) {
-        const NpuForm *npu = npu_form(s);
-        return npu ? npu->geometry(s, rows) : StepGeometry::none();
-    }
     StepGeometry g = StepGeometry::none();
     const uint32_t tr = s.tile[0], tn = s.tile[1], K = P(s).k, N = P(s).n, xb = act_bytes(s), yb = out_bytes(s);
     const uint64_t wrow = weight_row_bytes(s);
-    if (!tr || tr > rows || !tn || tn > N || !wrow || !xb || !yb) return g;
+    if (!tr || tr > rows || !tn || tn > N || !wrow || !xb || !yb || o.count == 0u) return g;
     const uint32_t rt = ceil_div(rows, tr), ct = ceil_div(N, tn);
     g.tiles = rt * ct;
     g.stream(0, (uint64_t)tr * K * xb, rt);
     g.stream(1, (uint64_t)tn * wrow, g.tiles);
-    g.stream(2, (uint64_t)tr * tn * yb, g.tiles);
     g.traffic(0, (uint64_t)rows * K * xb, rt);               // x: once per row tile
     g.traffic(1, (uint64_t)rt * N * wrow, g.tiles);        // w: every row tile again
-    g.traffic(2, (uint64_t)rows * N * yb, g.tiles);
+    for (uint32_t i = 0; i < o.count; ++i) {
+        g.stream(2u + i, (uint64_t)tr * tn * yb, g.tiles); // a tile's outputs, whichever tensors they go to
+        g.operand[2u + i].shares = 2u;
+        g.traffic(2u + i, (uint64_t)rows * o.cols[i] * yb, g.tiles);
+    }
     g.valid = true;
+    return g;
+}
+
+StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t)
+{
+    const Outputs o = outputs(P(s));
+    StepGeometry g = StepGeometry::none();
+    if (s.engine != TSR_ENGINE_NPU) g = cluster_geometry(s, rows, o);
+    else if (const NpuForm *npu = npu_form(s)) g = npu->geometry(s, rows);
+    if (o.count) // (a split out of range: validate says so)
+        for (uint32_t i = o.count; i < 3u; ++i) g.operand[2u + i].use = OperandUse::kAbsent; // named by no split
     return g;
 }
 
@@ -360,6 +409,46 @@ void run_npu(StepRun &r)
     r.run.settle_npu();
 }
 
+// A split step's compute of tile (rows r0.., m; columns c0.., n) on this core: its run of
+// the tile's columns, in whole groups of four (the kernels' blocks), cut where an output
+// ends, each part on its own. Out of the common path.
+__attribute__((noinline)) void compute_split(StepRun &r, Kernel kernel, const uint8_t *in, const uint8_t *w, size_t wrow,
+                                             uint32_t t, uint32_t r0, uint32_t m, uint32_t c0, uint32_t n, uint32_t tn,
+                                             uint32_t yb)
+{
+    const Outputs o = outputs(P(r.step)); // validated: 2 or 3, one zero point (the kernels take operand 2's)
+    StepRun part = r; // each part is the kernel's whole call: worker 0 of 1
+    part.worker = 0u;
+    part.workers = 1u;
+    // (32-bit: a wrapped product only shortens a core's run, never leaves the tile.)
+    const uint32_t per = (quotient(n + r.workers - 1u, r.workers) + 3u) & ~3u;
+    const uint32_t a = c0 + (r.worker * per < n ? r.worker * per : n);
+    const uint32_t b = c0 + ((r.worker + 1u) * per < n ? (r.worker + 1u) * per : n);
+    const bool staged = r.stage[2] != nullptr;
+    for (uint32_t i = 0; i < o.count; ++i) {
+        const uint32_t lo = a > o.first[i] ? a : o.first[i], end = o.first[i] + o.cols[i], hi = b < end ? b : end;
+        if (lo >= hi) continue;
+        uint8_t *y = staged ? r.slot(2, t) + (size_t)(lo - c0) * yb
+                            : r.addr[2u + i] + ((size_t)r0 * o.cols[i] + (lo - o.first[i])) * yb;
+        const uint32_t ldy = staged ? tn : o.cols[i];
+        r.check(y, ((uint64_t)(m - 1u) * ldy + (hi - lo)) * yb, staged ? 2u : 2u + i);
+        r.kernel(kernel(part, Product{in, w + (size_t)(lo - c0) * wrow, y, m, hi - lo, ldy, lo}));
+    }
+}
+
+// Core 0: a split step's staged tile to its outputs, each output's columns of it.
+__attribute__((noinline)) void out_split(StepRun &r, uint32_t t, uint32_t r0, uint32_t m, uint32_t c0, uint32_t n,
+                                         uint32_t tn, uint32_t yb)
+{
+    const Outputs o = outputs(P(r.step));
+    for (uint32_t i = 0; i < o.count; ++i) {
+        const uint32_t end = o.first[i] + o.cols[i], lo = c0 > o.first[i] ? c0 : o.first[i], hi = c0 + n < end ? c0 + n : end;
+        if (lo < hi)
+            r.run.dma.copy_2d(r.addr[2u + i] + ((size_t)r0 * o.cols[i] + (lo - o.first[i])) * yb, o.cols[i] * yb,
+                              r.slot(2, t) + (size_t)(lo - c0) * yb, tn * yb, (hi - lo) * yb, m);
+    }
+}
+
 void run(StepRun &r)
 {
     if (r.step.engine == TSR_ENGINE_NPU) return variant_row<NpuForm>(r.resolved.variant).run(r);
@@ -367,6 +456,7 @@ void run(StepRun &r)
     const size_t wrow = (size_t)weight_row_bytes(r.step); // validated: the tensor holds n of them
     const uint32_t tr = r.step.tile[0], tn = r.step.tile[1], ct = ceil_div(N, tn);
     const Kernel kernel = variant_row<Variant<Kernel>>(r.resolved.variant).kernel;
+    const bool split = P(r.step).split[0] != 0u; // several outputs (validated)
     struct Tile {
         uint32_t ri, r0, m, c0, n;
     };
@@ -393,20 +483,21 @@ void run(StepRun &r)
             const Tile x = tile(t);
             const uint8_t *in = r.at(0, x.ri, (size_t)x.r0 * K * xb);
             const uint8_t *w = r.at(1, t, (size_t)x.c0 * wrow);
-            uint8_t *y = r.at(2, t, ((size_t)x.r0 * N + x.c0) * yb);
-            const uint32_t ldy = r.stage[2] ? tn : N;
             if (r.worker == 0u) {
                 r.check(in, (uint64_t)x.m * K * xb, 0);
                 r.check(w, (uint64_t)x.n * wrow, 1);
-                r.check(y, ((uint64_t)(x.m - 1u) * ldy + x.n) * yb, 2);
             }
+            if (split) return compute_split(r, kernel, in, w, wrow, t, x.r0, x.m, x.c0, x.n, tn, yb);
+            uint8_t *y = r.at(2, t, ((size_t)x.r0 * N + x.c0) * yb);
+            const uint32_t ldy = r.stage[2] ? tn : N;
+            if (r.worker == 0u) r.check(y, ((uint64_t)(x.m - 1u) * ldy + x.n) * yb, 2);
             r.kernel(kernel(r, Product{in, w, y, x.m, x.n, ldy, x.c0}));
         },
         [&](uint32_t t) {
+            if (!r.stage[2]) return;
             const Tile x = tile(t);
-            if (r.stage[2])
-                r.run.dma.copy_2d(r.addr[2] + ((size_t)x.r0 * N + x.c0) * yb, N * yb, r.slot(2, t), tn * yb, x.n * yb,
-                                  x.m);
+            if (split) return out_split(r, t, x.r0, x.m, x.c0, x.n, tn, yb);
+            r.run.dma.copy_2d(r.addr[2] + ((size_t)x.r0 * N + x.c0) * yb, N * yb, r.slot(2, t), tn * yb, x.n * yb, x.m);
         });
 }
 

@@ -19,7 +19,7 @@ tessera_status check_tiles(StepChecker &c, const StepGeometry &g)
     for (uint32_t i = 0; i < TSR_MAX_OPERANDS; ++i) {
         const OperandGeometry &o = g.operand[i];
         const uint32_t sid = s.staging[i];
-        if (o.use == OperandUse::kNone) {
+        if (o.use == OperandUse::kNone || o.use == OperandUse::kAbsent) {
             if (sid != TSR_NO_TENSOR) return c.fail("has a staging buffer but is not streamed", i);
             continue;
         }
@@ -87,6 +87,10 @@ tessera_status check_step(StepChecker &c)
     if (s.layer != TSR_NO_LAYER && s.layer >= c.h.n_layers) return c.fail("names a layer beyond the header's n_layers");
     const StepGeometry g = op->geometry(s, c.rows, c.h.planned_cores);
     for (uint32_t i = 0; i < tsr_op_operand_count(s.op); ++i) {
+        if (g.operand[i].use == OperandUse::kAbsent) {
+            if (s.operands[i] != TSR_NO_TENSOR) return c.fail("names a tensor the step does not use", i);
+            continue;
+        }
         const bool scratch = g.operand[i].use == OperandUse::kScratch;
         if (scratch ? s.operands[i] != TSR_NO_TENSOR : s.operands[i] >= c.h.tensor_count)
             return c.fail(scratch ? "is a scratch buffer and names a tensor" : "names no tensor", i);

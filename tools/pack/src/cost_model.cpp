@@ -109,7 +109,7 @@ RunEstimate estimate_run(const uint8_t *image, size_t size, const BoardDesc &boa
         double bytes = 0, transfers = 0, offchip_bytes = 0, offchip_transfers = 0;
         for (uint32_t k = 0; k < TSR_MAX_OPERANDS; ++k) {
             const tsr::OperandGeometry &o = g.operand[k];
-            const bool staged = s.staging[k] != TSR_NO_TENSOR && o.shares == k;
+            const bool staged = s.staging[o.shares] != TSR_NO_TENSOR; // its own buffer, or the one it shares
             if (o.use == tsr::OperandUse::kNone || o.use == tsr::OperandUse::kStaged ||
                 (o.use == tsr::OperandUse::kStreamed && staged)) {
                 bytes += double(o.moved);

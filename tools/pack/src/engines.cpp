@@ -40,7 +40,7 @@ bool eligible(const Graph &g, const GraphStep &s)
     // Q31 factors on per-channel weights, or QuantLib's RequantShift onto the whole int8 range
     // (the NPU clamps to -128..127).
     const bool requant = p.requant_form == 1u ? p.rqs_lo == -128 && p.rqs_hi == 127 : w.quant == TSR_QUANT_PER_CHANNEL;
-    return p.weight_dtype == TSR_DTYPE_I8 && p.out_dtype == TSR_DTYPE_I8 && p.weight_bits == 0u &&
+    return p.weight_dtype == TSR_DTYPE_I8 && p.out_dtype == TSR_DTYPE_I8 && p.weight_bits == 0u && !p.split[0] &&
            w.kind == TSR_TENSOR_WEIGHT && requant && p.k <= TSR_NPU_MAX_K;
 }
 
@@ -81,6 +81,8 @@ EngineAssignment assign_engines(Graph &g, const BoardDesc &board, Scenario scena
             if (s.op == TSR_OP_MATMUL)
                 a.cluster_linear.push_back(s.label + (s.params.matmul.weight_bits == 4u
                                                           ? " (W4A8: its 4-bit groups are the cluster's)"
+                                                      : s.params.matmul.split[0]
+                                                          ? " (one step for several outputs: an NPU job writes one)"
                                                           : " (its output is not int8: the logits)"));
             return;
         }

@@ -175,14 +175,28 @@ std::vector<PendingSection> gather_sections(const Graph &g, const Vocabulary &vo
     }
     if (!board.json.empty()) // the description planned for: tools run a custom board from the image alone
         sections.push_back({TSR_SECTION_BOARD, std::vector<uint8_t>(board.json.begin(), board.json.end())});
-    // Last, the three weights blocks: copied to L2 at open, read in place from the image,
-    // copied to NMS. Everything the cores read of the image comes before them, so that a
-    // board whose off-chip memory only its DMA engine reads keeps just that head on chip.
+    // Last, the weights blocks: copied to L2 at open, read in place from the image, copied
+    // to NMS, copied to L1. Everything the cores read of the image comes before them, so
+    // that a board whose off-chip memory only its DMA engine reads keeps just that head on
+    // chip.
     if (!plan.weights_in_place) sections.push_back({TSR_SECTION_WEIGHTS, {}, TSR_REGION_L2, plan.l2_weights_bytes});
     if (plan.weights_in_place || plan.image_weights_bytes)
         sections.push_back({TSR_SECTION_WEIGHTS, {}, TSR_REGION_IMAGE, plan.image_weights_bytes});
     if (plan.nms_weights_bytes) sections.push_back({TSR_SECTION_WEIGHTS, {}, TSR_REGION_NMS, plan.nms_weights_bytes});
+    if (plan.l1_weights_bytes) sections.push_back({TSR_SECTION_WEIGHTS, {}, TSR_REGION_L1, plan.l1_weights_bytes});
     return sections;
+}
+
+// Where the weights block of `region` begins: in the file (IMAGE: read in place), or in
+// the region it is copied to at open.
+uint64_t block_offset(const MemoryPlan &plan, uint32_t region, uint64_t weights_file_offset)
+{
+    switch (region) {
+    case TSR_REGION_IMAGE: return weights_file_offset;
+    case TSR_REGION_L1: return plan.l1_weights_offset;
+    case TSR_REGION_L2: return plan.weights_region_offset;
+    default: return 0; // NMS: the NPU's block at its start
+    }
 }
 
 // Tensor i's table entry (in-place weights need their weights section's file offset).
@@ -205,8 +219,7 @@ tsr_tensor tensor_entry(const GraphTensor &t, size_t i, const MemoryPlan &plan, 
         d.offset = checked_u32(plan.offset[i], "an NMS weight offset");
     } else if (t.kind == TSR_TENSOR_WEIGHT) {
         d.region = uint8_t(plan.region[i]);
-        d.offset = checked_u32(plan.offset[i] + (plan.region[i] == TSR_REGION_IMAGE ? weights_file_offset : plan.weights_region_offset),
-                               "a weight offset");
+        d.offset = checked_u32(plan.offset[i] + block_offset(plan, plan.region[i], weights_file_offset), "a weight offset");
     } else {
         d.region = uint8_t(plan.region[i]);
         d.offset = checked_u32(plan.offset[i], "a buffer offset");
@@ -306,7 +319,7 @@ std::vector<uint8_t> build_image(const Graph &g, const Vocabulary &vocab, const 
         s.crc32 = tsr_crc32(0, out.data() + file_offset[i], p.size());
         if (p.kind == TSR_SECTION_WEIGHTS && p.region != TSR_REGION_IMAGE) {
             s.region = p.region;
-            s.region_offset = p.region == TSR_REGION_NMS ? 0u : uint32_t(plan.weights_region_offset);
+            s.region_offset = uint32_t(block_offset(plan, p.region, 0));
         }
         put(out, table_offset + i * sizeof(tsr_section), s);
     }

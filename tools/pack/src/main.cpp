@@ -26,7 +26,7 @@ struct CommandLine {
     std::string precision = "fp32", nonlinear = "integer", exp = "accurate", weight_type = "fp32", scenario = "auto";
     std::string tied_embedding = "copy";
     std::string weights = "auto", prompt_logits = "last";
-    bool quiet = false, dry_run = false, json = false, list_boards = false;
+    bool quiet = false, dry_run = false, json = false, list_boards = false, no_fuse = false;
 };
 
 // The board list of --list-boards, and where it was looked for.
@@ -114,7 +114,9 @@ int parse_command(CommandLine &c, int argc, char **argv)
                    "channel in 8 bits, each row the embedding reads rescaled to its activations' scale: half the "
                    "table's bytes) or shared-int4 (once, in W4A8's 4-bit groups: about a quarter)")
         ->check(CLI::IsMember({"copy", "shared", "shared-int4"}))->capture_default_str();
-    app.add_option("--weights-in", c.weights, "where weights live at run time: auto (L2 if it fits), image (in place), l2")
+    app.add_option("--weights-in", c.weights,
+                   "where weights live at run time: auto (those L1 has room for beside the plan's buffers there, the "
+                   "rest in L2 if it fits, else the most reused), image (in place), l2")
         ->check(CLI::IsMember({"auto", "image", "l2"}))->capture_default_str();
     CLI::Option *report = app.add_option("--report", o.report,
                    "write a JSON report: per region arena and lower bound, per operator tile and DMA bytes, "
@@ -139,6 +141,10 @@ int parse_command(CommandLine &c, int argc, char **argv)
                    "int8 linear layer on the NPU, weights streamed from L2 or the image), npu-nms (the same, weights in "
                    "NMS while they fit)")
         ->check(CLI::IsMember(tessera::option_list(tessera::kScenarioNames)))->capture_default_str();
+    app.add_flag("--no-fuse", c.no_fuse,
+                 "keep Q, K and V (and W1 and W3) as matmul steps of their own; by default each group is one step "
+                 "(its weights stacked, its outputs apart: fewer steps a token, the same values), on the cluster "
+                 "(not under --scenario npu or npu-nms, where each is an NPU job)");
     app.add_option("--npu-weight-bits", o.npu_weight_bits,
                    "npu, npu-nms: bits of the decoder layers' linear weights, 8 or 4 (the classifier keeps 8)")
         ->check(CLI::IsMember({8u, 4u}))->capture_default_str();
@@ -167,6 +173,7 @@ int parse_command(CommandLine &c, int argc, char **argv)
     o.weight_type = tessera::parse_option(tessera::kWeightTypeNames, c.weight_type, "--weight-type");
     o.scenario = tessera::parse_option(tessera::kScenarioNames, c.scenario, "--scenario");
     o.prompt_logits_all = c.prompt_logits == "all";
+    o.fuse_linears = !c.no_fuse;
     o.shared_table_bits = c.tied_embedding == "shared" ? 8u : c.tied_embedding == "shared-int4" ? 4u : 0u;
     o.progress = tessera::ProgressLine::wanted(c.quiet);
     o.weights = c.weights == "image" ? tessera::WeightsPlacement::kImage

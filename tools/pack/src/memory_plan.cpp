@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 
 #include "tessera/pack/static_allocator.h"
 #include "tessera/step_geometry.h"
@@ -165,9 +166,11 @@ struct L1Budget {
 // what the runtime reads (tokens, logits, sampler scratch) are in L2.
 struct L1Residents {
     std::vector<bool> must, in;
+    std::vector<bool> held; // weights L1 holds for good: a block of their own below the arena (hold_in_l1)
     L1Residents(const Graph &g)
     {
         const size_t n = g.tensors.size();
+        held.assign(n, false);
         must.assign(n, false);
         for (const GraphSchedule *sch : {&g.prompt, &g.token})
             for (const GraphStep &st : sch->steps)
@@ -248,7 +251,8 @@ L1Placement plan_l1(const Graph &g, MemoryPlan &plan, L1Residents &res, const L1
             OperandsInL1 flags{};
             for (uint32_t k = 0; k < st.operand_count; ++k)
                 flags[k] = st.operands[k] != TSR_NO_TENSOR &&
-                           (in_l1[st.operands[k]] || (budget.in_place && st.engine == TSR_ENGINE_CLUSTER));
+                           (in_l1[st.operands[k]] || res.held[st.operands[k]] ||
+                            (budget.in_place && st.engine == TSR_ENGINE_CLUSTER));
             const uint64_t used = live[sp.moment];
             const auto choice =
                 used <= l1 ? choose_tile(StepShape{st, rows_of(g, sp), cores}, flags, std::min(l1 - used, step_cap[si]))
@@ -338,20 +342,26 @@ void place_l1(Graph &g, MemoryPlan &plan, const L1Residents &res, L1Placement &l
         plan.dma_bytes_per_token[sp.schedule] += sp.choice.cost.dma_bytes / rows;
     }
     // The runtime's step table (every core reads its step's entry at every step) at the
-    // bottom of L1, the arena above it, where L1 has room left for it; else in L2: the tiles
-    // never give way to it.
+    // bottom of L1, the weights held there above it (hold_in_l1), the arena above them,
+    // where L1 has room left for the table; else in L2: the tiles never give way to it.
     RegionPlan &l1plan = plan.regions[TSR_REGION_L1];
     const uint64_t table_bytes = align_up(g.tensors[g.step_table].bytes, kL1Align);
     uint64_t base = 0; // the arena's offset in L1
-    if (align_up(l1_alloc.arena_bytes, kL1Align) + table_bytes <= l1plan.capacity) {
-        base = table_bytes;
+    if (align_up(l1_alloc.arena_bytes, kL1Align) + table_bytes + plan.l1_weights_bytes <= l1plan.capacity) {
+        base = table_bytes + plan.l1_weights_bytes;
         for (size_t i = 0; i < plan.region.size(); ++i)
             if (plan.region[i] == TSR_REGION_L1) plan.offset[i] += base;
         plan.region[g.step_table] = TSR_REGION_L1;
         plan.offset[g.step_table] = 0;
+        plan.l1_weights_offset = table_bytes;
+        for (size_t i = 0; i < n; ++i)
+            if (res.held[i]) plan.region[i] = TSR_REGION_L1; // offsets in their block: place_weights
+    } else if (plan.l1_weights_bytes) {
+        throw std::logic_error("the weights held in L1 leave no room for the plan's arena");
     }
     l1plan.arena_bytes = base + l1_alloc.arena_bytes;
-    l1plan.lower_bound = base + l1_alloc.lower_bound; // the table is live at every moment
+    l1plan.lower_bound = base + l1_alloc.lower_bound; // the table and the weights are live at every moment
+    l1plan.weights_bytes = plan.l1_weights_bytes;
     l1plan.method = l1_alloc.method;
     measure(l1plan, l1_req, l1_alloc.offsets, base, plan);
 
@@ -375,7 +385,10 @@ template <typename In> uint64_t weight_block(const Graph &g, MemoryPlan &plan, I
 // others' bytes as one block (place_l2 decides where they live).
 void place_weights(Graph &g, MemoryPlan &plan, const BoardDesc &board)
 {
-    plan.weights_bytes = weight_block(g, plan, [&](size_t i) { return !g.tensors[i].in_nms; });
+    auto held = [&](size_t i) { return plan.region[i] == TSR_REGION_L1; }; // hold_in_l1's
+    if (weight_block(g, plan, held) > plan.l1_weights_bytes)
+        throw std::logic_error("the weights held in L1 outgrow the room kept for them");
+    plan.weights_bytes = weight_block(g, plan, [&](size_t i) { return !g.tensors[i].in_nms && !held(i); });
     plan.nms_weights_bytes = weight_block(g, plan, [&](size_t i) { return g.tensors[i].in_nms; });
     {
         RegionPlan &nms = plan.regions[TSR_REGION_NMS];
@@ -423,14 +436,15 @@ OperandWeights operand_weights(const Graph &g)
 // matmul's weights are read whole by every token, an embedding table that no matmul
 // reads only a row a token (it stays off chip); among equals the smaller first (more
 // tensors on chip, fewer transfers off it).
-std::vector<bool> most_reused_weights(const Graph &g, uint64_t budget)
+std::vector<bool> most_reused_weights(const Graph &g, const MemoryPlan &plan, uint64_t budget)
 {
     const size_t n = g.tensors.size();
     const OperandWeights read = operand_weights(g);
     const std::vector<bool> &operand = read.operand, &read_whole = read.whole;
     std::vector<size_t> order;
     for (size_t i = 0; i < n; ++i)
-        if (g.tensors[i].kind == TSR_TENSOR_WEIGHT && !g.tensors[i].in_nms) order.push_back(i);
+        if (g.tensors[i].kind == TSR_TENSOR_WEIGHT && !g.tensors[i].in_nms && plan.region[i] != TSR_REGION_L1)
+            order.push_back(i);
     auto per_byte = [&](size_t i) {
         return read.scales[i] ? 0.0 : !operand[i] ? 2.0 : read_whole[i] ? 1.0 : 1.0 / std::max<uint32_t>(g.tensors[i].rows, 1u);
     };
@@ -447,6 +461,96 @@ std::vector<bool> most_reused_weights(const Graph &g, uint64_t budget)
         used += bytes;
     }
     return out;
+}
+
+// The weights L1 holds for good, below the arena: a weight held there is copied once, at
+// open, where a streamed one costs a transfer (and its wait) at every step that reads it,
+// and a constant read in place costs an L2 load (about 15 cycles on siracusa) at every
+// use. The candidates, in order: the constants the cores read where they are
+// (requantization and rotation tables), then the weights steps read whole, the smaller
+// first (the more transfers a byte saves); never an embedding table only the embedding
+// reads (a row a token), per-channel scales (nothing reads them) or what an NPU step reads
+// (in its own layout, from NMS or streamed). Every prefix of that order that fits is
+// planned again, its weights in L1 (their steps stage nothing, the arena has that much
+// less room); the one kept is the plan with the fewest estimated cycles a token (a token
+// run's steps, plus a prompt run's per row) among those that move no activation to L2 and
+// give no step a costlier tile than it had: the room is taken only where no step's tiles
+// wanted it.
+void hold_in_l1(const Graph &g, MemoryPlan &plan, L1Residents &res, L1Placement &placement, const L1Budget &budget,
+                double search_ms)
+{
+    const uint64_t table = align_up(g.tensors[g.step_table].bytes, kL1Align);
+    if (table >= budget.bytes) return;
+    const OperandWeights read = operand_weights(g);
+    std::vector<bool> npu(g.tensors.size(), false);
+    for (const GraphSchedule *sch : {&g.prompt, &g.token})
+        for (const GraphStep &st : sch->steps)
+            if (st.engine == TSR_ENGINE_NPU)
+                for (uint32_t k = 0; k < st.operand_count; ++k)
+                    if (st.operands[k] != TSR_NO_TENSOR) npu[st.operands[k]] = true;
+    std::vector<size_t> order;
+    for (size_t i = 0; i < g.tensors.size(); ++i) {
+        const GraphTensor &t = g.tensors[i];
+        if (t.kind != TSR_TENSOR_WEIGHT || t.in_nms || npu[i] || read.scales[i] || (read.operand[i] && !read.whole[i]))
+            continue;
+        order.push_back(i);
+    }
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        if (read.operand[a] != read.operand[b]) return !read.operand[a]; // the constants first
+        return g.tensors[a].bytes < g.tensors[b].bytes;
+    });
+    const double prompt_rows = std::max<uint32_t>(g.prompt.max_rows, 1u);
+    auto cycles_a_token = [&](const MemoryPlan &p) {
+        double c = 0;
+        for (const StepPlan &sp : p.steps) c += sp.choice.cost.cycles / (sp.schedule == 0 ? prompt_rows : 1.0);
+        return c;
+    };
+    struct Trial {
+        MemoryPlan plan;
+        L1Residents res;
+        L1Placement placement;
+        uint64_t bytes;
+    };
+    // The plan with the first `count` candidates held (bytes: as weight_block lays them
+    // out, each tensor aligned), or none where it demotes an activation or does not fit.
+    auto hold = [&](size_t count, double ms) -> std::optional<Trial> {
+        Trial t{plan, res, {}, 0};
+        t.res.held.assign(g.tensors.size(), false);
+        for (size_t j = 0; j < count; ++j) {
+            t.res.held[order[j]] = true;
+            t.bytes += align_up(g.tensors[order[j]].bytes, TSR_IMAGE_ALIGN);
+        }
+        if (table + t.bytes >= budget.bytes) return std::nullopt;
+        L1Budget b = budget;
+        b.bytes = budget.bytes - table - t.bytes;
+        try {
+            t.placement = plan_l1(g, t.plan, t.res, b, ms);
+        } catch (const PlanError &) {
+            return std::nullopt;
+        }
+        if (t.plan.demoted.size() != plan.demoted.size()) return std::nullopt;
+        for (size_t i = 0; i < plan.steps.size(); ++i) // the room they take costs no step its tiles
+            if (t.plan.steps[i].choice.cost.cycles > plan.steps[i].choice.cost.cycles) return std::nullopt;
+        return t;
+    };
+    double best = cycles_a_token(plan);
+    size_t best_count = 0;
+    uint64_t bytes = 0;
+    for (size_t count = 1; count <= order.size(); ++count) {
+        bytes += align_up(g.tensors[order[count - 1]].bytes, TSR_IMAGE_ALIGN);
+        if (table + bytes >= budget.bytes) break;
+        const std::optional<Trial> t = hold(count, 0);
+        if (!t) continue;
+        const double c = cycles_a_token(t->plan);
+        if (c < best) best = c, best_count = count;
+    }
+    if (best_count == 0) return;
+    std::optional<Trial> t = hold(best_count, search_ms);
+    if (!t) return;
+    t->plan.l1_weights_bytes = t->bytes;
+    plan = std::move(t->plan);
+    res = std::move(t->res);
+    placement = std::move(t->placement);
 }
 
 // L2: the KV cache, what the runtime reads and writes, demoted activations; the
@@ -490,8 +594,9 @@ void place_l2(Graph &g, MemoryPlan &plan, const BoardDesc &board, const PlanOpti
     const uint64_t l2 = board.region_size[TSR_REGION_L2];
     // Which weights are copied to L2 at open; the others are read from the image.
     std::vector<bool> on_chip(g.tensors.size(), false);
+    auto held = [&](size_t i) { return g.tensors[i].kind == TSR_TENSOR_WEIGHT && plan.region[i] == TSR_REGION_L1; };
     auto all = [&](bool v) {
-        for (size_t i = 0; i < g.tensors.size(); ++i) on_chip[i] = g.tensors[i].kind == TSR_TENSOR_WEIGHT && v;
+        for (size_t i = 0; i < g.tensors.size(); ++i) on_chip[i] = g.tensors[i].kind == TSR_TENSOR_WEIGHT && !held(i) && v;
     };
     switch (opt.weights) {
     case WeightsPlacement::kImage: all(false); break;
@@ -500,23 +605,24 @@ void place_l2(Graph &g, MemoryPlan &plan, const BoardDesc &board, const PlanOpti
         all(plan.weights_bytes + arena.arena_bytes <= l2);
         // Too many for L2 on a board with off-chip memory: the most reused on chip.
         if (!on_chip_any(on_chip) && board.offchip.present() && arena.arena_bytes < l2)
-            on_chip = most_reused_weights(g, l2 - arena.arena_bytes);
+            on_chip = most_reused_weights(g, plan, l2 - arena.arena_bytes);
         break;
     }
     if (board.offchip.present() && !board.offchip.cores_read) { // the cores read the params' constants where they are
         const OperandWeights read = operand_weights(g);
         for (size_t i = 0; i < g.tensors.size(); ++i)
-            if (g.tensors[i].kind == TSR_TENSOR_WEIGHT && !read.operand[i] && !read.scales[i]) on_chip[i] = true;
+            if (g.tensors[i].kind == TSR_TENSOR_WEIGHT && !held(i) && !read.operand[i] && !read.scales[i]) on_chip[i] = true;
     }
     for (size_t i = 0; i < g.tensors.size(); ++i)
         if (g.tensors[i].in_nms) on_chip[i] = false; // in their own block
     plan.l2_weights_bytes = weight_block(g, plan, [&](size_t i) { return on_chip[i]; });
-    plan.image_weights_bytes = weight_block(g, plan, [&](size_t i) { return !on_chip[i] && !g.tensors[i].in_nms; });
+    plan.image_weights_bytes =
+        weight_block(g, plan, [&](size_t i) { return !on_chip[i] && !g.tensors[i].in_nms && !held(i); });
     const bool copy = plan.l2_weights_bytes > 0;
     plan.weights_in_place = !copy;
     plan.weights_region = copy ? TSR_REGION_L2 : TSR_REGION_IMAGE;
     for (size_t i = 0; i < g.tensors.size(); ++i)
-        if (g.tensors[i].kind == TSR_TENSOR_WEIGHT)
+        if (g.tensors[i].kind == TSR_TENSOR_WEIGHT && !held(i))
             plan.region[i] = g.tensors[i].in_nms ? TSR_REGION_NMS : on_chip[i] ? TSR_REGION_L2 : TSR_REGION_IMAGE;
     const uint64_t base = plan.l2_weights_bytes; // weights first in L2, the arena after
     for (size_t k = 0; k < l2_ids.size(); ++k) plan.offset[l2_ids[k]] = base + arena.offsets[k];
@@ -554,6 +660,7 @@ MemoryPlan plan_memory(Graph &g, const BoardDesc &board, const PlanOptions &opt)
     L1Residents residents(g);
     check_smallest_l1(g, plan, l1);
     L1Placement placement = plan_l1(g, plan, residents, l1, opt.search_ms);
+    if (opt.weights == WeightsPlacement::kAuto) hold_in_l1(g, plan, residents, placement, l1, opt.search_ms);
     place_l1(g, plan, residents, placement, l1.cores);
     place_weights(g, plan, board);
     place_l2(g, plan, board, opt);

@@ -18,10 +18,22 @@ tsr::StepGeometry geometry_of(const StepShape &s, const Tile &tile)
     return tsr::step_geometry(probe_step(s.step, tile), s.rows, s.cores);
 }
 
+// An operand whose staging buffer others share (a split matmul's outputs) is in L1, for
+// staging, only when every one of them is: else all of them go through the buffer.
+OperandsInL1 sharing(const tsr::StepGeometry &geo, OperandsInL1 in_l1)
+{
+    for (size_t j = 0; j < TSR_MAX_OPERANDS; ++j) {
+        const tsr::OperandGeometry &o = geo.operand[j];
+        if (o.shares != j && o.use == tsr::OperandUse::kStreamed && !in_l1[j]) in_l1[o.shares] = false;
+    }
+    return in_l1;
+}
+
 // Traffic of the operands that move: staged ones, and those only the DMA engine
 // touches (data movement).
-TileCost geometry_cost(const tsr::StepGeometry &geo, const OperandsInL1 &in_l1)
+TileCost geometry_cost(const tsr::StepGeometry &geo, const OperandsInL1 &given)
 {
+    const OperandsInL1 in_l1 = sharing(geo, given);
     TileCost c;
     for (size_t k = 0; k < TSR_MAX_OPERANDS; ++k) {
         const tsr::OperandGeometry &o = geo.operand[k];
@@ -37,9 +49,10 @@ TileCost geometry_cost(const tsr::StepGeometry &geo, const OperandsInL1 &in_l1)
 
 // Staging of a candidate: every operand kernels stream that is not in L1 gets a
 // buffer of its own, unless it shares another operand's.
-TileChoice staging_of(const StepShape &s, const Tile &tile, const OperandsInL1 &in_l1)
+TileChoice staging_of(const StepShape &s, const Tile &tile, const OperandsInL1 &given)
 {
     const tsr::StepGeometry geo = geometry_of(s, tile);
+    const OperandsInL1 in_l1 = sharing(geo, given);
     TileChoice c;
     c.tile = tile;
     for (size_t k = 0; k < TSR_MAX_OPERANDS; ++k) {

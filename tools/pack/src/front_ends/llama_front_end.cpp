@@ -130,6 +130,7 @@ private:
         lowering.exp = o.exp == ExpKind::kSchraudolph ? 1u : 0u; // tsr_exp_kind
         lowering.nonlinear = o.nonlinear == Nonlinear::kFloat ? TSR_NONLINEAR_FLOAT : TSR_NONLINEAR_INTEGER;
         lowering.linear_bits = o.npu_weight_bits;
+        lowering.fuse_linears = o.fuse_linears && o.scenario != Scenario::kNpu && o.scenario != Scenario::kNpuNms;
         return lowering;
     }
 

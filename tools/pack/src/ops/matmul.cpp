@@ -30,21 +30,39 @@ std::vector<Tile> candidates(const StepShape &s)
     return out;
 }
 
+// The outputs of a step (tsr_matmul_params.split): operand 2 + i takes `cols[i]` columns.
+std::vector<uint32_t> output_columns(const tsr_matmul_params &p)
+{
+    if (!p.split[0]) return {p.n};
+    if (!p.split[1]) return {p.split[0], p.n - p.split[0]};
+    return {p.split[0], p.split[1], p.n - p.split[0] - p.split[1]};
+}
+
 void evaluate(const GraphStep &s, Evaluation &e)
 {
     const tsr_matmul_params &p = s.params.matmul;
-    tsr_matmul_f32(e.values(s.operands[0]), e.values(s.operands[1]), e.values(s.operands[2]), 1, p.k, p.n, p.n, 0, 1);
+    const float *w = e.values(s.operands[1]);
+    uint32_t c0 = 0;
+    for (uint32_t i = 0; const uint32_t n : output_columns(p)) {
+        tsr_matmul_f32(e.values(s.operands[0]), w + size_t(c0) * p.k, e.values(s.operands[2 + i++]), 1, p.k, n, n, 0, 1);
+        c0 += n;
+    }
 }
 
 Work work(const tsr_step &s, uint32_t rows, uint32_t, uint32_t) { return Work{double(rows) * s.params.matmul.k * s.params.matmul.n, 0, -1}; }
 
 // int8 output: per output channel, scale_x scale_w[i] / scale_y as a multiplier and a
 // shift, in a table of its own (n multipliers (int32), then n shifts (int8)).
+// A split step's columns each divide by their own output's scale.
 void derive_i8(GraphStep &s, Graph &g)
 {
-    const double sx = operand_scale(g, s, 0), sy = operand_scale(g, s, 2);
+    const double sx = operand_scale(g, s, 0);
+    const std::vector<float> w = channel_scales(g, s.operands[1]);
     std::vector<double> factors;
-    for (const float scale : channel_scales(g, s.operands[1])) factors.push_back(sx * scale / sy);
+    for (uint32_t i = 0, c = 0; const uint32_t n : output_columns(s.params.matmul)) {
+        const double sy = operand_scale(g, s, 2 + i++);
+        for (uint32_t j = 0; j < n; ++j, ++c) factors.push_back(sx * w.at(c) / sy);
+    }
     s.params.matmul.requant = add_requant_table(g, s.label + ".requant", factors, s.label);
 }
 

@@ -60,6 +60,8 @@ struct MemoryPlan {
     bool weights_in_place = true;                 // no weight is copied to L2
     uint32_t weights_region = TSR_REGION_IMAGE;   // L2 when some are
     uint64_t weights_region_offset = 0;           // the L2 block's offset in L2
+    uint64_t l1_weights_bytes = 0;                // the block copied to L1 at open (the weights L1 holds)
+    uint64_t l1_weights_offset = 0;               // its offset in L1 (above the step table)
     uint64_t weights_bytes = 0;                   // every weight outside NMS, as one block
     uint64_t l2_weights_bytes = 0;                // the block copied to L2 at open
     uint64_t image_weights_bytes = 0;             // the block read in place from the image (off chip)

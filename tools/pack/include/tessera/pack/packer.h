@@ -40,6 +40,9 @@ struct PackOptions {
     uint64_t l1_bytes = 0;     // 0: the board's L1
     Scenario scenario = Scenario::kAuto; // engines (engines.h)
     uint32_t npu_weight_bits = 8;  // int8 on the NPU: 8, or 4 (the decoder layers' linear weights)
+    // Q, K and V as one matmul step, W1 and W3 as one (--no-fuse: apart). Never under the
+    // npu and npu-nms scenarios, where each is an NPU job of its own.
+    bool fuse_linears = true;
     std::string report;        // JSON report path (optional)
     std::string memory_map;    // SVG memory map path (optional)
     std::string variant_list;  // C source registering the variants the image runs (optional; variant_list.h)
