@@ -47,9 +47,9 @@ Shape shape_of(const tsr_step &s)
 // probabilities, the exponentials; else fp32 scores, then probabilities in place),
 // and the accumulators of its head (fp32 or int32; F32 sums straight into y). QuantLib:
 // then room for its tables (tsr_quantlib_attention, 1,840 bytes), which the step's first
-// tile copies from the image into core 0's scratch (unless the plan holds them in L1),
-// where every core reads them: the kernels look one up for each position and score, and
-// the image may sit in slow memory (pulp-rtl: L2, 8 cycles a load).
+// tile copies from the image into core 0's scratch, where every core reads them: the
+// kernels look one up for each position and score, and the image may sit in slow memory
+// (pulp-rtl: L2, 8 cycles a load).
 struct Scratch {
     uint32_t probs, exps, acc, bytes; // offsets in the core's buffer, and its size
     uint32_t tables = 0;              // offset of the tables' copy (0: none)
@@ -336,14 +336,6 @@ StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t cores)
     return g;
 }
 
-// Where a QuantLib step's tables are copied (core 0's scratch), or null: none to copy,
-// or the plan holds them in L1 already (read there).
-__attribute__((noinline)) uint8_t *tables_copy(const StepRun &r, const Scratch &sx, const uint8_t *tables)
-{
-    if (!sx.tables || !tables || !r.stage[3] || r.run.img.tensors[P(r.step).tables].region == TSR_REGION_L1) return nullptr;
-    return r.stage[3] + sx.tables;
-}
-
 void run(StepRun &r)
 {
     const Shape a = shape_of(r.step);
@@ -353,8 +345,7 @@ void run(StepRun &r)
     const AttentionVariant &v = variant_row<AttentionVariant>(r.resolved.variant);
     const Scratch sx = v.scratch(a);
     const uint8_t *tables = P(r.step).tables < r.run.img.header->tensor_count ? r.constant(P(r.step).tables) : nullptr;
-    uint8_t *const tables_l1 = tables_copy(r, sx, tables);
-    const uint8_t *const kernel_tables = tables_l1 ? tables_l1 : tables; // where the kernels read them
+    uint8_t *const tables_l1 = sx.tables && tables && r.stage[3] ? r.stage[3] + sx.tables : nullptr; // core 0's scratch
     // Tile t: round, pass (0 keys, 1 values) and chunk.
     struct Tile {
         uint32_t round, pass, chunk;
@@ -454,9 +445,9 @@ void run(StepRun &r)
             r.check(mine, sx.bytes, 3);
             r.check(x.pass ? y : q, head, x.pass ? 4 : 0);
             r.kernel(x.pass == 0u ? v.score(r.step, ScoreArgs{q, kv, mine, sx, it.first, it.count, n, last_chunk, y,
-                                                              r.resolved.zero, r.pos + it.row, kernel_tables})
+                                                              r.resolved.zero, r.pos + it.row, tables_l1 ? tables_l1 : tables})
                                   : v.accumulate(r.step, AccumulateArgs{kv, mine, sx, it.first, it.count, last_chunk, y,
-                                                                        r.resolved.zero, kernel_tables}));
+                                                                        r.resolved.zero, tables_l1 ? tables_l1 : tables}));
         },
         [&](uint32_t t) {
             const Tile x = tile(t);

@@ -469,8 +469,10 @@ std::vector<bool> most_reused_weights(const Graph &g, const MemoryPlan &plan, ui
 // use. The candidates, in order: the constants the cores read where they are
 // (requantization and rotation tables), then the weights steps read whole, the smaller
 // first (the more transfers a byte saves); never an embedding table only the embedding
-// reads (a row a token), per-channel scales (nothing reads them) or what an NPU step reads
-// (in its own layout, from NMS or streamed). Every prefix of that order that fits is
+// reads (a row a token), per-channel scales (nothing reads them), what an NPU step reads
+// (in its own layout, from NMS or streamed) or attention's QuantLib tables (a step copies
+// them into its scratch: on GVSoC, an L1-to-L1 copy by core 0 cost microLlama128 12 % of
+// its cycles). Every prefix of that order that fits is
 // planned again, its weights in L1 (their steps stage nothing, the arena has that much
 // less room); the one kept is the plan with the fewest estimated cycles a token (a token
 // run's steps, plus a prompt run's per row) among those that move no activation to L2 and
@@ -482,16 +484,19 @@ void hold_in_l1(const Graph &g, MemoryPlan &plan, L1Residents &res, L1Placement 
     const uint64_t table = align_up(g.tensors[g.step_table].bytes, kL1Align);
     if (table >= budget.bytes) return;
     const OperandWeights read = operand_weights(g);
-    std::vector<bool> npu(g.tensors.size(), false);
+    std::vector<bool> skip(g.tensors.size(), false); // what an NPU step reads; attention's QuantLib tables
     for (const GraphSchedule *sch : {&g.prompt, &g.token})
-        for (const GraphStep &st : sch->steps)
+        for (const GraphStep &st : sch->steps) {
             if (st.engine == TSR_ENGINE_NPU)
                 for (uint32_t k = 0; k < st.operand_count; ++k)
-                    if (st.operands[k] != TSR_NO_TENSOR) npu[st.operands[k]] = true;
+                    if (st.operands[k] != TSR_NO_TENSOR) skip[st.operands[k]] = true;
+            if (st.op == TSR_OP_ATTENTION && st.params.attention.tables < g.tensors.size())
+                skip[st.params.attention.tables] = true;
+        }
     std::vector<size_t> order;
     for (size_t i = 0; i < g.tensors.size(); ++i) {
         const GraphTensor &t = g.tensors[i];
-        if (t.kind != TSR_TENSOR_WEIGHT || t.in_nms || npu[i] || read.scales[i] || (read.operand[i] && !read.whole[i]))
+        if (t.kind != TSR_TENSOR_WEIGHT || t.in_nms || skip[i] || read.scales[i] || (read.operand[i] && !read.whole[i]))
             continue;
         order.push_back(i);
     }
