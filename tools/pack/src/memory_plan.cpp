@@ -504,6 +504,9 @@ void hold_in_l1(const Graph &g, MemoryPlan &plan, L1Residents &res, L1Placement 
         if (read.operand[a] != read.operand[b]) return !read.operand[a]; // the constants first
         return g.tensors[a].bytes < g.tensors[b].bytes;
     });
+    // The constants are no step's operand: held alone they lower no step's cost, so no
+    // prefix of them alone is planned.
+    const size_t constants = size_t(std::count_if(order.begin(), order.end(), [&](size_t i) { return !read.operand[i]; }));
     const double prompt_rows = std::max<uint32_t>(g.prompt.max_rows, 1u);
     auto cycles_a_token = [&](const MemoryPlan &p) {
         double c = 0;
@@ -544,6 +547,7 @@ void hold_in_l1(const Graph &g, MemoryPlan &plan, L1Residents &res, L1Placement 
     for (size_t count = 1; count <= order.size(); ++count) {
         bytes += align_up(g.tensors[order[count - 1]].bytes, TSR_IMAGE_ALIGN);
         if (table + bytes >= budget.bytes) break;
+        if (count <= constants) continue;
         const std::optional<Trial> t = hold(count, 0);
         if (!t) continue;
         const double c = cycles_a_token(t->plan);
