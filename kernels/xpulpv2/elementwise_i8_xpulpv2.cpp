@@ -114,3 +114,34 @@ tsr_kernel_status tsr_swiglu_i8_xpulpv2(const tsr_swiglu_i8_args *a, uint32_t co
     }
     return TSR_KERNEL_OK;
 }
+
+// One token's embedding row rescaled in place (tsr_embed_row_i8): each requantization in
+// its 32-bit forms (requantize_fast.h), a W4 row's byte expanded into its two elements at
+// once (the bytes from the last, whose two outputs lie at or after it).
+tsr_kernel_status tsr_embed_row_i8_xpulpv2(const tsr_embed_row_i8_args *a)
+{
+    TSR_KERNEL_REQUIRE(a && a->y && a->dim && a->w4 <= 1u);
+    TSR_KERNEL_REQUIRE((a->multiplier == 0 || a->multiplier >= (1 << 30)) && a->multiplier >= 0 && a->shift >= -31 &&
+                       a->shift <= 30);
+    int8_t *const y = a->y;
+    const int32_t m = a->multiplier, s = a->shift;
+    const uint32_t dim = a->dim;
+    if (!a->w4) {
+        for (uint32_t j = 0; j < dim; ++j) y[j] = tsr_requantize_to_i8_fast(y[j], m, s, 0, -128, 127);
+        return TSR_KERNEL_OK;
+    }
+    TSR_KERNEL_REQUIRE(a->group_scales && dim <= 2048u);
+    const uint8_t *gs = a->group_scales;
+    if (dim & 1u) { // the last byte's low nibble alone
+        const uint32_t j = dim - 1u;
+        const int32_t w = (int32_t)(int8_t)(uint8_t)((uint8_t)y[j / 2u] << 4) >> 4;
+        y[j] = tsr_requantize_to_i8_fast(w * (int32_t)gs[j / 32u], m, s, 0, -128, 127);
+    }
+    for (uint32_t b = dim / 2u; b-- > 0u;) {
+        const int32_t byte = (int8_t)y[b], g = gs[b / 16u]; // elements 2b, 2b + 1: one group
+        const int32_t lo = (int32_t)(int8_t)(uint8_t)(byte << 4) >> 4, hi = byte >> 4;
+        y[2u * b + 1u] = tsr_requantize_to_i8_fast(hi * g, m, s, 0, -128, 127);
+        y[2u * b] = tsr_requantize_to_i8_fast(lo * g, m, s, 0, -128, 127);
+    }
+    return TSR_KERNEL_OK;
+}

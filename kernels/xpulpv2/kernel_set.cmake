@@ -11,6 +11,8 @@ set(TSR_SET_AVAILABLE "")
 set(TSR_SET_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/matmul_i8_xpulpv2.cpp
   ${CMAKE_CURRENT_LIST_DIR}/matmul_i8_f32_xpulpv2.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/matmul_w4a8_xpulpv2.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/rope_i8_xpulpv2.cpp
   ${CMAKE_CURRENT_LIST_DIR}/elementwise_i8_xpulpv2.cpp
   ${CMAKE_CURRENT_LIST_DIR}/attention_i8_xpulpv2.cpp
   ${CMAKE_CURRENT_LIST_DIR}/matmul_i8_rqs_xpulpv2.cpp

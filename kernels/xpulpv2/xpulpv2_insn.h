@@ -16,6 +16,8 @@
 #define TSR_XP_SDOTSP_B(rd, rs1, rs2) ".insn r 0x7B, 1, 0x54, " rd ", " rs1 ", " rs2 "\n"
 // dotsp.b rd, rs1, rs2: rd = the sum of the four signed byte products of rs1 and rs2.
 #define TSR_XP_DOTSP_B(rd, rs1, rs2) ".insn r 0x7B, 1, 0x48, " rd ", " rs1 ", " rs2 "\n"
+// dotsp.h rd, rs1, rs2: rd = the sum of the two signed half-word products of rs1 and rs2.
+#define TSR_XP_DOTSP_H(rd, rs1, rs2) ".insn r 0x7B, 0, 0x48, " rd ", " rs1 ", " rs2 "\n"
 // shuffle2.b rd, rs1, rs2: byte i of rd = byte (rs2's byte i & 3) of (rs2's byte i & 4 ? rs1 : rd).
 #define TSR_XP_SHUFFLE2_B(rd, rs1, rs2) ".insn r 0x7B, 1, 0x70, " rd ", " rs1 ", " rs2 "\n"
 // pack rd, rs1, rs2: rd = rs1's low half above rs2's low half (CORE-V cv.pack, RI5CY pv.pack.h).
@@ -32,13 +34,23 @@
 #define TSR_XP_EXTRACT_B(rd, rs1, byte) ".insn i 0x5B, 0, " rd ", " rs1 ", (7 << 5) | (8 * " #byte ")\n"
 // mac rd, rs1, rs2: rd += rs1 * rs2 (32 bits).
 #define TSR_XP_MAC(rd, rs1, rs2) ".insn r 0x2B, 3, 0x48, " rd ", " rs1 ", " rs2 "\n"
+// sll.sci.b / sra.sci.b rd, rs1, SHIFT: each byte of rs1 shifted left / right arithmetically
+// by SHIFT (0..7): bits 31:26 010100 / 010010, funct3 111 (.sci.b), and the 6-bit immediate
+// as both cores take it, {bits 24:20, bit 25} (the id stage's imm_vu_type; GVSoC's Format_RRU).
+#define TSR_XP_SCI_IMM(funct6, shift) "(" #funct6 " << 6) | ((" #shift " & 1) << 5) | (" #shift " >> 1)"
+#define TSR_XP_SLL_SCI_B(rd, rs1, shift) ".insn i 0x7B, 7, " rd ", " rs1 ", " TSR_XP_SCI_IMM(20, shift) "\n"
+#define TSR_XP_SRA_SCI_B(rd, rs1, shift) ".insn i 0x7B, 7, " rd ", " rs1 ", " TSR_XP_SCI_IMM(18, shift) "\n"
 // setup 0, rs1, BODY: hardware loop 0 runs the BODY instructions that follow, rs1 times
 // (rs1 > 0). CORE-V's end is the address after the body, BODY + 1 words after the set-up;
 // the rd field is 0111 L (x14: loop 0).
 #define TSR_XP_SETUP0(rs1, body) ".insn i 0x2B, 4, x14, " rs1 ", " #body " + 1\n"
+// setup 1, rs1, BODY: hardware loop 1 (rd 01111: x15), the outer one where loops nest (its
+// body holds loop 0's and ends at least one instruction after it).
+#define TSR_XP_SETUP1(rs1, body) ".insn i 0x2B, 4, x15, " rs1 ", " #body " + 1\n"
 #else
 #define TSR_XP_SDOTSP_B(rd, rs1, rs2) ".insn r 0x57, 1, 0x5C, " rd ", " rs1 ", " rs2 "\n"   /* pv.sdotsp.b */
 #define TSR_XP_DOTSP_B(rd, rs1, rs2) ".insn r 0x57, 1, 0x4C, " rd ", " rs1 ", " rs2 "\n"    /* pv.dotsp.b */
+#define TSR_XP_DOTSP_H(rd, rs1, rs2) ".insn r 0x57, 0, 0x4C, " rd ", " rs1 ", " rs2 "\n"    /* pv.dotsp.h */
 #define TSR_XP_SHUFFLE2_B(rd, rs1, rs2) ".insn r 0x57, 1, 0x64, " rd ", " rs1 ", " rs2 "\n" /* pv.shuffle2.b */
 #define TSR_XP_PACK(rd, rs1, rs2) ".insn r 0x57, 0, 0x68, " rd ", " rs1 ", " rs2 "\n"       /* pv.pack.h */
 #define TSR_XP_MAX(rd, rs1, rs2) ".insn r 0x33, 6, 0x02, " rd ", " rs1 ", " rs2 "\n"        /* p.max */
@@ -50,8 +62,13 @@
 #define TSR_XP_EXTRACT_B(rd, rs1, byte) \
     ".insn i 0x33, 0, " rd ", " rs1 ", ((3 << 10) | (7 << 5) | (8 * " #byte ")) - 4096\n"
 #define TSR_XP_MAC(rd, rs1, rs2) ".insn r 0x33, 0, 0x21, " rd ", " rs1 ", " rs2 "\n" /* p.mac */
+// pv.sll.sci.b / pv.sra.sci.b: CORE-V's fields, in the SIMD opcode 0x57.
+#define TSR_XP_SCI_IMM(funct6, shift) "(" #funct6 " << 6) | ((" #shift " & 1) << 5) | (" #shift " >> 1)"
+#define TSR_XP_SLL_SCI_B(rd, rs1, shift) ".insn i 0x57, 7, " rd ", " rs1 ", " TSR_XP_SCI_IMM(20, shift) "\n"
+#define TSR_XP_SRA_SCI_B(rd, rs1, shift) ".insn i 0x57, 7, " rd ", " rs1 ", " TSR_XP_SCI_IMM(18, shift) "\n"
 // lp.setup L0, rs1, END: RI5CY's end is the body's last instruction, in half-words from the set-up.
 #define TSR_XP_SETUP0(rs1, body) ".insn i 0x7B, 4, x0, " rs1 ", 2 * " #body "\n"
+#define TSR_XP_SETUP1(rs1, body) ".insn i 0x7B, 4, x1, " rs1 ", 2 * " #body "\n" /* lp.setup L1 */
 #endif
 
 // The post-increment loads and stores share their encodings on both cores.

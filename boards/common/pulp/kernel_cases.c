@@ -176,6 +176,44 @@ static void attention(uint32_t count)
         mcycle() - t0_;                                                                                                \
     })
 
+/* W4A8: rows of k (a multiple of 32: weight rows of tsr_w4_row_bytes(k), word-aligned for
+ * k = 256, not for k = 288) against n channels, split over `cores` in turn (n = 66: two channels past the
+ * last block of four on one core); the requantizing form and the dequantizing one. */
+static void matmul_w4(uint32_t rows, uint32_t k, uint32_t n, int32_t x_zero, uint32_t cores)
+{
+    const uint32_t stride = tsr_w4_row_bytes(k);
+    int8_t *x = l1(rows * k), *y0 = l1(rows * n), *y1 = l1(rows * n);
+    uint8_t *w = l1(n * stride);
+    int32_t *mult = l1(4u * n);
+    int8_t *shift = l1(n);
+    float *scale = l1(4u * n), *f0 = l1(4u * rows * n), *f1 = l1(4u * rows * n);
+    fill(x, rows * k), fill((int8_t *)w, n * stride);
+    for (uint32_t i = 0; i < n; ++i) {
+        mult[i] = (int32_t)(0x40000000u + (next() >> 2));
+        shift[i] = (int8_t)(-12 - (int32_t)(next() >> 30));
+        scale[i] = (float)(next() >> 8) * 1.0e-9f;
+    }
+    char shape[48], name[64];
+    strcpy(shape, rows == 1u ? "1x" : "3x");
+    strcat(shape, k == 288u ? "288" : "256");
+    strcat(shape, n == 66u ? "x66" : "x64");
+    strcat(shape, x_zero ? ", zero point" : "");
+    strcat(shape, cores == 1u ? ", 1 core" : ", 8 cores");
+    strcpy(name, "matmul_w4a8 "), strcat(name, shape);
+    tsr_matmul_w4a8_args a = {x, w, mult, shift, y0, x_zero, -2, rows, k, n, n};
+    const uint32_t portable = SPLIT(tsr_matmul_w4a8, &a, cores);
+    a.y = y1;
+    const uint32_t tuned = SPLIT(TUNED(tsr_matmul_w4a8), &a, cores);
+    report(name, portable, tuned, rows * k * n, "MAC", memcmp(y0, y1, rows * n) == 0);
+    if (x_zero) return; /* the dequantizing form takes symmetric inputs */
+    tsr_matmul_w4a8_f32_args f = {x, w, scale, f0, rows, k, n, n};
+    const uint32_t portable_f32 = SPLIT(tsr_matmul_w4a8_f32, &f, cores);
+    f.y = f1;
+    const uint32_t tuned_f32 = SPLIT(TUNED(tsr_matmul_w4a8_f32), &f, cores);
+    strcpy(name, "matmul_w4a8_f32 "), strcat(name, shape);
+    report(name, portable_f32, tuned_f32, rows * k * n, "MAC", memcmp(f0, f1, 4u * rows * n) == 0);
+}
+
 static tsr_rqs_params rqs_for(int wide)
 {
     /* Narrow: what Deeploy's graphs hold; wide: a multiplier whose products overflow
@@ -342,6 +380,49 @@ static void rope(uint32_t rows, uint32_t cores, int wide)
            tuned, 2u * n, "element", memcmp(q0, q1, n) == 0 && memcmp(k0, k1, n) == 0);
 }
 
+/* Tessera's integer RoPE: rows of dim 64 (q) and 32 (k), head size 8, at position 5 of a
+ * Q14 table; `extreme` puts -32768 and 32767 in it (a table is the image's: any value). */
+static void rope_i8(uint32_t rows, uint32_t cores, int extreme)
+{
+    const uint32_t dim = 64u, kv_dim = 32u, hs = 8u, pos = 5u, n = rows * dim, nk = rows * kv_dim;
+    const uint32_t entries = (pos + rows) * hs;
+    int8_t *q0 = l1(n), *k0 = l1(nk), *q1 = l1(n), *k1 = l1(nk);
+    int16_t *table = l1(2u * entries);
+    fill(q0, n), fill(k0, nk);
+    for (uint32_t i = 0; i < entries; ++i) table[i] = (int16_t)((int32_t)(next() >> 17) - (1 << 14));
+    if (extreme) table[pos * hs + 1] = -32768, table[pos * hs + 2] = 32767, table[pos * hs + 5] = -32768;
+    memcpy(q1, q0, n), memcpy(k1, k0, nk);
+    uint32_t t0 = mcycle();
+    for (uint32_t c = 0; c < cores; ++c) tsr_rope_i8(q0, k0, table, rows, pos, dim, kv_dim, hs, c, cores);
+    const uint32_t portable = mcycle() - t0;
+    t0 = mcycle();
+    for (uint32_t c = 0; c < cores; ++c) TUNED(tsr_rope_i8)(q1, k1, table, rows, pos, dim, kv_dim, hs, c, cores);
+    const uint32_t tuned = mcycle() - t0;
+    report(extreme ? "rope_i8 2x64, a table's extremes" : cores == 1u ? "rope_i8 2x64, 1 core" : "rope_i8 2x64, 8 cores",
+           portable, tuned, n + nk, "element", memcmp(q0, q1, n) == 0 && memcmp(k0, k1, nk) == 0);
+}
+
+/* A token's embedding row rescaled in place: int8 rows, and W4 rows (an odd width: the last
+ * byte's one element), each from the same stored row for both kernels. */
+static void embed_row(uint32_t dim, uint32_t w4)
+{
+    const uint32_t bytes = w4 ? (dim + 1u) / 2u : dim, groups = (dim + 31u) / 32u;
+    int8_t *stored = l1(dim), *y0 = l1(dim), *y1 = l1(dim);
+    uint8_t *gs = l1(groups);
+    fill(stored, bytes), fill((int8_t *)gs, groups);
+    memcpy(y0, stored, bytes), memcpy(y1, stored, bytes);
+    tsr_embed_row_i8_args a = {y0, gs, (int32_t)(0x40000000u + (next() >> 2)), w4 ? -9 : -1, dim, w4};
+    uint32_t t0 = mcycle();
+    tsr_embed_row_i8(&a);
+    const uint32_t portable = mcycle() - t0;
+    a.y = y1;
+    t0 = mcycle();
+    TUNED(tsr_embed_row_i8)(&a);
+    const uint32_t tuned = mcycle() - t0;
+    report(!w4 ? "embed_row_i8 288" : dim == 288u ? "embed_row_i8 W4 288" : "embed_row_i8 W4 65", portable, tuned, dim,
+           "element", memcmp(y0, y1, dim) == 0);
+}
+
 int main(void)
 {
     const tsr_hal_board *board = tsr_pulp_board();
@@ -352,6 +433,10 @@ int main(void)
     matmul(1u, 256u, 64u, 3);
     matmul(4u, 256u, 64u, 3);
     matmul(1u, 256u, 64u, 0);
+    matmul_w4(1u, 256u, 64u, 0, 1u);
+    matmul_w4(1u, 288u, 66u, 0, 1u);
+    matmul_w4(1u, 288u, 66u, 0, 8u);
+    matmul_w4(3u, 256u, 64u, 3, 1u);
     attention(129u);
     attention_i8(129u, 0);
     attention_i8(129u, 5);
@@ -370,5 +455,11 @@ int main(void)
     rope(2u, 1u, 0);
     rope(2u, 8u, 0);
     rope(2u, 1u, 1);
+    rope_i8(2u, 1u, 0);
+    rope_i8(2u, 8u, 0);
+    rope_i8(2u, 1u, 1);
+    embed_row(288u, 0u);
+    embed_row(288u, 1u);
+    embed_row(65u, 1u);
     return g_failed;
 }

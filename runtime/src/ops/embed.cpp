@@ -8,6 +8,7 @@
 // The ids index a table: each is checked here at run time, whoever wrote it, and
 // the tokens must be the schedule's own token input (what the runtime writes).
 #include "op.h"
+#include "tessera/kernel_sets.h"
 #include "tessera/kernels_i8.h"
 
 namespace tsr {
@@ -56,7 +57,9 @@ tessera_status check_rows(StepChecker &c)
 // A row's rescaling after its copy: nothing (form 0), or the kernel in place.
 using Rescale = void (*)(StepRun &r, uint8_t *y, uint32_t id);
 
-void rescale(StepRun &r, uint8_t *y, uint32_t id)
+using EmbedRow = tsr_kernel_status (*)(const tsr_embed_row_i8_args *);
+
+template <EmbedRow Kernel> void rescale(StepRun &r, uint8_t *y, uint32_t id)
 {
     const tsr_embed_params &p = P(r.step);
     const int32_t *mult = (const int32_t *)r.constant(p.requant);
@@ -68,7 +71,7 @@ void rescale(StepRun &r, uint8_t *y, uint32_t id)
     if (w4(r.step)) for (uint32_t g = 0; g < G; ++g) groups[g] = y[half + g]; // (dim >= half + G: validate)
     const tsr_embed_row_i8_args a = {(int8_t *)y, groups, mult[id], (int32_t)((const int8_t *)(mult + p.vocab))[id],
                                      p.dim, w4(r.step) ? 1u : 0u};
-    r.kernel(tsr_embed_row_i8(&a));
+    r.kernel(Kernel(&a));
 }
 
 void run(StepRun &r)
@@ -105,8 +108,18 @@ StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t cores)
 // Its variants: a move of bytes, for every element type; int8 rows of a per-channel table
 // shared with the classifier, each rescaled after its copy.
 extern "C" const tsr_variant_impl TSR_VARIANT_IMPL(EMBED) = {TSR_VARIANT_EMBED, 0u, nullptr, nullptr};
-TSR_REGISTER_VARIANT(EMBED_I8_ROWS, check_rows, Variant<Rescale>{rescale})
-TSR_REGISTER_VARIANT(EMBED_I8_W4, check_rows, Variant<Rescale>{rescale})
+TSR_REGISTER_VARIANT(EMBED_I8_ROWS, check_rows, Variant<Rescale>{rescale<tsr_embed_row_i8>})
+TSR_REGISTER_VARIANT(EMBED_I8_W4, check_rows, Variant<Rescale>{rescale<tsr_embed_row_i8>})
+// The tuned kernel sets' (kernels/<set>/tuned_variants.def): the row kernel with the set's suffix.
+#define TSR_TUNED_EMBED_I8_ROWS(SET, sfx)                                                                              \
+    TSR_REGISTER_TUNED_VARIANT(SET, EMBED_I8_ROWS, check_rows, Variant<Rescale>{rescale<tsr_embed_row_i8_##sfx>})
+#define TSR_TUNED_EMBED_I8_W4(SET, sfx)                                                                                \
+    TSR_REGISTER_TUNED_VARIANT(SET, EMBED_I8_W4, check_rows, Variant<Rescale>{rescale<tsr_embed_row_i8_##sfx>})
+#define TSR_TUNED TSR_TUNED_ROW
+#if __has_include("tessera/tuned_EMBED.def")
+#include "tessera/tuned_EMBED.def"
+#endif
+#undef TSR_TUNED
 
 extern const OpDevice op_EMBED = {validate, geometry, run, false, nullptr};
 

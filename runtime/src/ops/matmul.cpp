@@ -227,19 +227,22 @@ template <MatmulI8 Matmul> tsr_kernel_status mm_i8(const StepRun &r, const Produ
     return Matmul(&a, r.worker, r.workers);
 }
 
-tsr_kernel_status mm_i8_w4(const StepRun &r, const Product &t)
+using MatmulW4 = tsr_kernel_status (*)(const tsr_matmul_w4a8_args *, uint32_t, uint32_t);
+using MatmulW4F32 = tsr_kernel_status (*)(const tsr_matmul_w4a8_f32_args *, uint32_t, uint32_t);
+
+template <MatmulW4 Matmul> tsr_kernel_status mm_i8_w4(const StepRun &r, const Product &t)
 {
     const int32_t *mult = (const int32_t *)r.constant(P(r.step).requant);
     const tsr_matmul_w4a8_args a = {(const int8_t *)t.x, t.w, mult + t.c0, (const int8_t *)(mult + P(r.step).n) + t.c0,
                                     (int8_t *)t.y, r.resolved.zero[0], r.resolved.zero[2], t.m, P(r.step).k, t.n, t.ldy};
-    return tsr_matmul_w4a8(&a, r.worker, r.workers);
+    return Matmul(&a, r.worker, r.workers);
 }
 
-tsr_kernel_status mm_i8_w4_f32_out(const StepRun &r, const Product &t)
+template <MatmulW4F32 Matmul> tsr_kernel_status mm_i8_w4_f32_out(const StepRun &r, const Product &t)
 {
     const float *scales = (const float *)r.constant(P(r.step).requant) + t.c0;
     const tsr_matmul_w4a8_f32_args a = {(const int8_t *)t.x, t.w, scales, (float *)t.y, t.m, P(r.step).k, t.n, t.ldy};
-    return tsr_matmul_w4a8_f32(&a, r.worker, r.workers);
+    return Matmul(&a, r.worker, r.workers);
 }
 
 using MatmulI8Rqs = tsr_kernel_status (*)(const tsr_matmul_i8_rqs_args *, uint32_t, uint32_t);
@@ -511,8 +514,8 @@ TSR_REGISTER_VARIANT(MATMUL_BF16, nullptr, Variant<Kernel>{mm_bf16})
 TSR_REGISTER_VARIANT(MATMUL_BF16_F32_OUT, nullptr, Variant<Kernel>{mm_bf16_f32_out})
 TSR_REGISTER_VARIANT(MATMUL_I8, check_i8, Variant<Kernel>{mm_i8<tsr_matmul_i8>})
 TSR_REGISTER_VARIANT(MATMUL_I8_F32_OUT, check_i8_f32_out, Variant<Kernel>{mm_i8_f32_out<tsr_matmul_i8_f32>})
-TSR_REGISTER_VARIANT(MATMUL_I8_W4, check_i8_w4, Variant<Kernel>{mm_i8_w4})
-TSR_REGISTER_VARIANT(MATMUL_I8_W4_F32_OUT, check_i8_w4_f32_out, Variant<Kernel>{mm_i8_w4_f32_out})
+TSR_REGISTER_VARIANT(MATMUL_I8_W4, check_i8_w4, Variant<Kernel>{mm_i8_w4<tsr_matmul_w4a8>})
+TSR_REGISTER_VARIANT(MATMUL_I8_W4_F32_OUT, check_i8_w4_f32_out, Variant<Kernel>{mm_i8_w4_f32_out<tsr_matmul_w4a8_f32>})
 TSR_REGISTER_VARIANT(MATMUL_I8_RQS, check_i8_rqs, Variant<Kernel>{mm_i8_rqs<tsr_matmul_i8_rqs>})
 // The tuned kernel sets' (kernels/<set>/tuned_variants.def): the portable kernel's name
 // with the set's suffix, in the portable variant's row.
@@ -520,6 +523,11 @@ TSR_REGISTER_VARIANT(MATMUL_I8_RQS, check_i8_rqs, Variant<Kernel>{mm_i8_rqs<tsr_
 #define TSR_TUNED_MATMUL_I8(SET, sfx) TSR_REGISTER_TUNED_VARIANT(SET, MATMUL_I8, check_i8, Variant<Kernel>{mm_i8<tsr_matmul_i8_##sfx>})
 #define TSR_TUNED_MATMUL_I8_F32_OUT(SET, sfx)                                                                          \
     TSR_REGISTER_TUNED_VARIANT(SET, MATMUL_I8_F32_OUT, check_i8_f32_out, Variant<Kernel>{mm_i8_f32_out<tsr_matmul_i8_f32_##sfx>})
+#define TSR_TUNED_MATMUL_I8_W4(SET, sfx)                                                                               \
+    TSR_REGISTER_TUNED_VARIANT(SET, MATMUL_I8_W4, check_i8_w4, Variant<Kernel>{mm_i8_w4<tsr_matmul_w4a8_##sfx>})
+#define TSR_TUNED_MATMUL_I8_W4_F32_OUT(SET, sfx)                                                                       \
+    TSR_REGISTER_TUNED_VARIANT(SET, MATMUL_I8_W4_F32_OUT, check_i8_w4_f32_out,                                         \
+                               Variant<Kernel>{mm_i8_w4_f32_out<tsr_matmul_w4a8_f32_##sfx>})
 #define TSR_TUNED_MATMUL_I8_RQS(SET, sfx)                                                                              \
     TSR_REGISTER_TUNED_VARIANT(SET, MATMUL_I8_RQS, check_i8_rqs, Variant<Kernel>{mm_i8_rqs<tsr_matmul_i8_rqs_##sfx>})
 #define TSR_TUNED TSR_TUNED_ROW

@@ -29,6 +29,14 @@ tsr_kernel_status tsr_matmul_i8_f32_xpulpv2(const tsr_matmul_i8_f32_args *args, 
 /* tsr_matmul_i8_rqs (QuantLib's RequantShift): the same dot products. */
 tsr_kernel_status tsr_matmul_i8_rqs_xpulpv2(const tsr_matmul_i8_rqs_args *args, uint32_t core_id, uint32_t core_count);
 
+/* tsr_matmul_w4a8 and tsr_matmul_w4a8_f32 (W4A8): four output channels a pass over a group of
+ * 32 weights, each word of nibbles made two words of bytes (xor, shift, masks) against x's
+ * even and odd bytes in cv.sdotsp.b, in a hardware loop (k a multiple of 32, x word-aligned;
+ * otherwise the portable kernels). */
+tsr_kernel_status tsr_matmul_w4a8_xpulpv2(const tsr_matmul_w4a8_args *args, uint32_t core_id, uint32_t core_count);
+tsr_kernel_status tsr_matmul_w4a8_f32_xpulpv2(const tsr_matmul_w4a8_f32_args *args, uint32_t core_id,
+                                              uint32_t core_count);
+
 /* tsr_rmsnorm_i8 (Tessera's integer RMSNorm): a row's squares by cv.sdotsp.b, its
  * quotients by an exact reciprocal of the row's root, a row's elements split over the
  * cores (in place: whole rows). */
@@ -38,6 +46,10 @@ tsr_kernel_status tsr_rmsnorm_i8_xpulpv2(const tsr_rmsnorm_i8_args *args, uint32
 tsr_kernel_status tsr_add_i8_xpulpv2(const tsr_add_i8_args *args, uint32_t core_id, uint32_t core_count);
 /* tsr_swiglu_i8: the integer exponential's quotient by ln2 through an exact reciprocal. */
 tsr_kernel_status tsr_swiglu_i8_xpulpv2(const tsr_swiglu_i8_args *args, uint32_t core_id, uint32_t core_count);
+
+/* tsr_embed_row_i8 (a token's row of a table shared with the classifier, int8 or W4): each
+ * requantization in 32-bit operations, a W4 byte's two elements together. */
+tsr_kernel_status tsr_embed_row_i8_xpulpv2(const tsr_embed_row_i8_args *args);
 
 /* Tessera's integer attention: scores one cv.sdotsp.b a word of the head (symmetric queries,
  * head sizes a multiple of 4, word-aligned; otherwise the portable kernel); the softmax's
@@ -70,6 +82,10 @@ tsr_kernel_status tsr_requant_i8_xpulpv2(const int8_t *x, int8_t *y, uint32_t co
 tsr_kernel_status tsr_add_i8_rqs_xpulpv2(const tsr_add_i8_rqs_args *args, uint32_t core_id, uint32_t core_count);
 tsr_kernel_status tsr_hardswish_i8_xpulpv2(const tsr_hardswish_i8_args *args, uint32_t core_id, uint32_t core_count);
 tsr_kernel_status tsr_irmsnorm_i8_xpulpv2(const tsr_irmsnorm_i8_args *args, uint32_t core_id, uint32_t core_count);
+/* tsr_rope_i8 (Tessera's integer RoPE): a pair packed into half-words, each output one
+ * cv.dotsp.h with the table pair's (c, -s) or (s, c) (a table not word-aligned: portable). */
+tsr_kernel_status tsr_rope_i8_xpulpv2(int8_t *q, int8_t *k, const int16_t *table, uint32_t rows, uint32_t pos, uint32_t dim,
+                                      uint32_t kv_dim, uint32_t head_size, uint32_t core_id, uint32_t core_count);
 /* RoPE as a matrix, head size 4: the row's matrix transposed once into a word a column,
  * each output one cv.dotsp.b of the head's word with it (other head sizes: portable). */
 tsr_kernel_status tsr_rope_matrix_i8_xpulpv2(const tsr_rope_matrix_i8_args *args, uint32_t core_id, uint32_t core_count);
