@@ -84,6 +84,16 @@ expect "report to a bad path" 1 "cannot write '$work/no/such/dir/r.json'" \
 expect "memory map to a bad path" 1 "cannot write '/proc/m.svg'" "$pack" "$ckpt" --tokenizer "$tok" -o rep.tess --memory-map /proc/m.svg
 expect "-n beyond the context is said" 0 "note: -n 50 is more than the image's context; running 8 positions" \
   "$generate" small.tess -n 50 -t 0 -q --ids
+expect "--depth at the context" 1 "error: invalid argument (status 1): --depth 8 leaves no position of the image's context of 8" \
+  "$generate" small.tess --depth 8 -n 2 -t 0 -q --ids
+# --depth reaches the model: the zero positions dilute its attention, so that sampled ids
+# (the same seed) part from those at position 0, while --depth 0 is no depth at all.
+d0=$("$generate" small.tess -n 8 -t 2 -s 42 -q --ids) dz=$("$generate" small.tess --depth 0 -n 8 -t 2 -s 42 -q --ids)
+d3=$("$generate" small.tess --depth 3 -n 5 -t 2 -s 42 -q --ids)
+if [[ -n $d0 && $d0 == "$dz" && ${d0:0:${#d3}} != "$d3" ]]; then echo "ok   --depth moves the start"
+else echo "FAIL --depth: '$d0' / '$dz' / '$d3'"; fail=1; fi
+expect "-n beyond the context after --depth" 0 "note: -n 8 is more than the image's context after --depth; running 3 positions" \
+  "$generate" small.tess --depth 5 -n 8 -t 0 -q --ids
 if "$generate" small.tess -n 8 -t 0 -q >/dev/full 2>full.txt; then
   echo "FAIL a full stdout went unnoticed"; fail=1
 elif grep -q "tessera-generate: error: writing the output failed" full.txt; then echo "ok   a full stdout is an error (exit 1)"

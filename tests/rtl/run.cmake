@@ -4,7 +4,8 @@
 # word, on a copy, with OBJCOPY: the cluster cores the run uses; WORK: GVSoC's work folder;
 # HYPERRAM_BYTES: the board's HyperRAM, which the model makes 8 MiB otherwise).
 # It checks: exit 0 (or EXPECT_EXIT), EXPECT in its output, with HOST_GENERATE and IMAGE the
-# host board's ids from the same image for as many tokens, with GOLDEN the golden ids'
+# host board's ids from the same image for as many tokens (from position DEPTH over a zero
+# cache where the firmware starts there: tessera-generate --depth), with GOLDEN the golden ids'
 # first tokens. Prints the testbench's cycles and its profile, and
 #   MEASURED cycles per run: busiest core N
 # where a run is what the firmware marks (RUN names it: a token, a graph) and N
@@ -15,7 +16,7 @@
 # PREDICT_RUN is tessera-inspect's (token:FIRST-LAST, rows:COUNT@POSITION), or "firmware":
 # what the firmware says it measured. scripts/fit-costs.py reads these outputs.
 # cmake -DSIM=... | -DGVSOC=... -DWORK=dir [-DCORES_WORD=n -DOBJCOPY=exe] [-DHYPERRAM_BYTES=n]
-#       -DELF=... -DRUN=token [-DHOST_GENERATE=exe -DIMAGE=tess] [-DGOLDEN=file]
+#       -DELF=... -DRUN=token [-DHOST_GENERATE=exe -DIMAGE=tess [-DDEPTH=n]] [-DGOLDEN=file]
 #       [-DEXPECT=regex] [-DEXPECT_EXIT=code] [-DINSPECT=exe -DPREDICT_IMAGE=tess -DPREDICT_RUN=run
 #       -DCORES=n -DKERNEL_SET=name] -P run.cmake
 if(DEFINED GVSOC)
@@ -103,7 +104,11 @@ if(DEFINED HOST_GENERATE)
     execute_process(COMMAND ${HOST_GENERATE} ${IMAGE} -i ${PROMPT} -n 0 -t 0 --ids -q
                     OUTPUT_VARIABLE host_ids RESULT_VARIABLE hrc OUTPUT_STRIP_TRAILING_WHITESPACE)
   else()
-    execute_process(COMMAND ${HOST_GENERATE} ${IMAGE} -n ${n} -t 0 --ids -q
+    set(depth_args "")
+    if(DEFINED DEPTH)
+      set(depth_args --depth ${DEPTH})
+    endif()
+    execute_process(COMMAND ${HOST_GENERATE} ${IMAGE} -n ${n} -t 0 --ids -q ${depth_args}
                     OUTPUT_VARIABLE host_ids RESULT_VARIABLE hrc OUTPUT_STRIP_TRAILING_WHITESPACE)
   endif()
   if(NOT hrc EQUAL 0)

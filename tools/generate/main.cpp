@@ -261,6 +261,7 @@ json board_estimate_json(const std::vector<tessera::RunEstimate> &estimates, con
 struct Options {
     std::string image_path, prompt, board_arg;
     int steps = 256;
+    uint32_t depth = 0; // --depth: the position the prompt starts at, over a zero cache
     float temperature = 1.0f, topp = 0.9f;
     uint64_t seed = 0;
     bool print_ids = false, quiet = false, as_json = false;
@@ -279,6 +280,10 @@ int parse_options(Options &o, int argc, char **argv)
     app.add_option("-i,--prompt", o.prompt, "prompt text");
     app.add_option("-n,--steps", o.steps, "positions to run, prompt included; 0 or more than the context = the context")
         ->capture_default_str()->check(CLI::Range(0, std::numeric_limits<int>::max()));
+    app.add_option("--depth", o.depth,
+                   "start at position N over a cache of N zero positions instead of position 0 (llama-bench's depth: a "
+                   "token deep in the context without the prompt that would fill it); -n counts the positions after it")
+        ->check(CLI::Range(0u, 1u << 30));
     app.add_option("-t,--temperature", o.temperature, "0 = greedy; a finite number >= 0")
         ->capture_default_str()
         ->check(CLI::Validator(
@@ -398,21 +403,40 @@ struct Generation {
     std::vector<int32_t> ids;           // the ids generated (BOS excluded)
 };
 
+// --depth: the cache's first `depth` positions zero (in every layer, keys and values), the
+// session at position `depth`.
+tessera_status start_at_depth(Model &m, uint32_t depth)
+{
+    if (depth == 0u) return TESSERA_OK;
+    const tessera_image_summary &s = m.summary;
+    const std::vector<uint8_t> zeros((size_t)depth * s.dim / s.n_heads * s.n_kv_heads * tsr_dtype_bytes(s.precision), 0u);
+    for (uint32_t layer = 0; layer < s.n_layers; ++layer)
+        for (uint32_t kind = 0; kind < 2u; ++kind)
+            if (const tessera_status st = tessera_kv_write(&m.session, layer, kind, 0u, depth, zeros.data()); st != TESSERA_OK)
+                return st;
+    return tessera_set_position(&m.session, depth);
+}
+
 // Encodes the prompt, runs it in prompt mode, then samples and steps as run.c does,
 // printing text (or ids) on stdout: -1 to go on, or the status to exit with.
 int generate(const Options &o, bool estimated_timeline, Model &m, tessera_sampler &sampler, Generation &g)
 {
     tessera_session &session = m.session;
-    const uint32_t context = m.summary.context; // the runtime refuses a prompt that needs more tokens
-    std::vector<int32_t> ids(context);
+    if (o.depth >= m.summary.context)
+        return fail(TESSERA_ERR_INVALID_ARGUMENT, ("--depth " + std::to_string(o.depth) + " leaves no position of the image's context of " +
+                                                   std::to_string(m.summary.context)).c_str());
+    tessera_status st = start_at_depth(m, o.depth);
+    if (st != TESSERA_OK) return fail(st, ("--depth: " + std::string(tessera_last_error(&session))).c_str());
+    const uint32_t context = m.summary.context - o.depth; // the runtime refuses a prompt that needs more tokens
+    std::vector<int32_t> ids(m.summary.context);
     uint32_t n_prompt = 0;
-    tessera_status st = tessera_encode(&session, o.prompt.c_str(), true, false, ids.data(), context, &n_prompt);
+    st = tessera_encode(&session, o.prompt.c_str(), true, false, ids.data(), m.summary.context, &n_prompt);
     if (st != TESSERA_OK) return fail(st, ("prompt: " + std::string(tessera_last_error(&session))).c_str());
     const int steps = o.steps;
     const uint32_t total = (steps <= 0 || static_cast<uint32_t>(steps) > context) ? context : static_cast<uint32_t>(steps);
     if (steps > 0 && static_cast<uint32_t>(steps) > context)
-        std::fprintf(stderr, "tessera-generate: note: -n %d is more than the image's context; running %u positions\n", steps,
-                     context);
+        std::fprintf(stderr, "tessera-generate: note: -n %d is more than the image's context%s; running %u positions\n", steps,
+                     o.depth ? " after --depth" : "", context);
 
     std::vector<int32_t> &out_ids = g.ids;
     auto emit = [&](int32_t prev, int32_t next) {
@@ -431,7 +455,7 @@ int generate(const Options &o, bool estimated_timeline, Model &m, tessera_sample
     if (st != TESSERA_OK) return fail(st, tessera_last_error(&session));
     if (estimated_timeline)
         for (uint32_t done = 0; done < prompt_run; done += m.summary.prompt_chunk)
-            g.runs.push_back({true, std::min(m.summary.prompt_chunk, prompt_run - done), done});
+            g.runs.push_back({true, std::min(m.summary.prompt_chunk, prompt_run - done), o.depth + done});
     for (uint32_t i = 0; i + 1 < prompt_run; ++i) emit(ids[i], ids[i + 1]);
     int32_t token = ids[prompt_run - 1];
     // Rate as run.c measures it: the clock starts once the first position is done and
@@ -457,7 +481,7 @@ int generate(const Options &o, bool estimated_timeline, Model &m, tessera_sample
         if (pos >= total || g_interrupted) break;
         st = tessera_step(&session, token);
         if (st != TESSERA_OK) return fail(st, tessera_last_error(&session));
-        if (estimated_timeline) g.runs.push_back({false, 1u, pos});
+        if (estimated_timeline) g.runs.push_back({false, 1u, o.depth + pos});
     }
     if (!o.as_json) {
         if (o.print_ids)

@@ -13,9 +13,10 @@ set(TESSERA_FIRMWARE_VARIANTS "" CACHE STRING
     "Variant lists to link: NAME=VARIANTS.c;... (written by tessera-pack --emit-variants): firmware demo NAME \
 registers only those variants and carries only their kernels; the others register every variant")
 set(TESSERA_FIRMWARE_OFFCHIP_IMAGES "" CACHE STRING
-    "Firmware demos whose image the board loads into its off-chip memory at boot: NAME=IMAGE.tess[=STEPS];... \
+    "Firmware demos whose image the board loads into its off-chip memory at boot: NAME=IMAGE.tess[=STEPS[=DEPTH]];... \
 (boards with a loader: siracusa, through the simulator's semihosting); the ELF links no image; STEPS: tokens, \
-else TESSERA_DEMO_STEPS")
+else TESSERA_DEMO_STEPS; DEPTH: start at that position over a zero cache, BOS unmeasured, then STEPS measured tokens \
+(tessera-generate --depth)")
 set(TESSERA_FIRMWARE_PROMPTS "" CACHE STRING
     "Firmware demos that start from a prompt: NAME=TEXT[=STEPS];...: demo NAME (of TESSERA_FIRMWARE_IMAGES) encodes TEXT \
 on the device and runs it in prompt mode, then generates STEPS tokens (else TESSERA_DEMO_STEPS) as one measured run")
@@ -43,6 +44,10 @@ function(tessera_firmware_demos board_target)
     _tsr_demo_executable(${name} ${board_target} ${_tsr_demo_dir}/main.c)
     target_compile_definitions(tessera-firmware-${name} PRIVATE TESSERA_DEMO_STEPS=${steps}
                                "TESSERA_DEMO_OFFCHIP_IMAGE=\"${image}\"")
+    if(n_parts GREATER 3)
+      list(GET parts 3 depth)
+      target_compile_definitions(tessera-firmware-${name} PRIVATE TESSERA_DEMO_DEPTH=${depth})
+    endif()
   endforeach()
   foreach(entry IN LISTS TESSERA_FIRMWARE_IMAGES)
     string(REPLACE "=" ";" parts "${entry}")

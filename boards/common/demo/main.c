@@ -10,6 +10,10 @@
  * forward pass at P, with each hart's instructions labelled by layer: the plugin
  * then reports the busiest hart's instructions per layer for that one token.
  *
+ * With TESSERA_DEMO_DEPTH=D, it starts at position D over a cache of D zero positions (as
+ * tessera-generate --depth D): BOS at D, unmeasured, then TESSERA_DEMO_STEPS tokens at D + 1
+ * on, each marked: a token deep in the context without the prompt that would fill it.
+ *
  * With TESSERA_DEMO_PROMPT="text", the device encodes the text (BOS first) and runs it in
  * prompt mode, unmeasured; then TESSERA_DEMO_STEPS tokens in autoregressive mode, each
  * sampled greedily and fed back whatever it is (a fixed workload, as a benchmark's: an
@@ -28,7 +32,18 @@
 #ifndef TESSERA_DEMO_STEPS
 #define TESSERA_DEMO_STEPS 200
 #endif
+#ifdef TESSERA_DEMO_DEPTH
+#define MEASURED(pos) ((pos) > TESSERA_DEMO_DEPTH)
+#else
 #define MEASURED(pos) 1
+#endif
+#endif
+#ifdef TESSERA_DEMO_DEPTH /* the positions run: BOS at the depth, then the measured tokens */
+#define FIRST_POS TESSERA_DEMO_DEPTH
+#define END_POS (TESSERA_DEMO_DEPTH + 1 + TESSERA_DEMO_STEPS)
+#else
+#define FIRST_POS 0
+#define END_POS TESSERA_DEMO_STEPS
 #endif
 #define PROFILE_STEPS 512u
 
@@ -58,6 +73,32 @@ static void put(const char *label, uint64_t value)
     tsr_demo_puts(label);
     tsr_demo_put_u64(value);
 }
+
+#ifdef TESSERA_DEMO_DEPTH
+/* The cache's first TESSERA_DEMO_DEPTH positions zero in every layer (keys and values), a few
+ * rows a write; the session at that position. */
+static void start_at_depth(void)
+{
+    static uint8_t zeros[2048];
+    tessera_image_summary s;
+    tessera_status st = tessera_image_summary_of(&session, &s);
+    if (st != TESSERA_OK) fail("summary", st);
+    const uint32_t row = s.dim / s.n_heads * s.n_kv_heads * tsr_dtype_bytes(s.precision);
+    const uint32_t per_write = row <= sizeof zeros ? (uint32_t)(sizeof zeros / row) : 0u;
+    if (per_write == 0u) fail("depth: a cache row is larger than the demo's buffer of zeros", TESSERA_ERR_INVALID_ARGUMENT);
+    for (uint32_t layer = 0; layer < s.n_layers; ++layer)
+        for (uint32_t kind = 0; kind < 2u; ++kind)
+            for (uint32_t first = 0; first < TESSERA_DEMO_DEPTH; first += per_write) {
+                const uint32_t count = TESSERA_DEMO_DEPTH - first < per_write ? TESSERA_DEMO_DEPTH - first : per_write;
+                st = tessera_kv_write(&session, layer, kind, first, count, zeros);
+                if (st != TESSERA_OK) fail("depth: kv_write", st);
+            }
+    st = tessera_set_position(&session, TESSERA_DEMO_DEPTH);
+    if (st != TESSERA_OK) fail("depth: set_position", st);
+    put("depth: the cache's first ", TESSERA_DEMO_DEPTH);
+    tsr_demo_puts(" positions zero\n");
+}
+#endif
 
 int main(void)
 {
@@ -116,7 +157,10 @@ int main(void)
     tsr_demo_mark_end();
     runs = TESSERA_DEMO_STEPS;
 #else
-    for (int pos = 0; pos < TESSERA_DEMO_STEPS; ++pos) {
+#ifdef TESSERA_DEMO_DEPTH
+    start_at_depth();
+#endif
+    for (int pos = FIRST_POS; pos < END_POS; ++pos) {
         ++runs;
         if (MEASURED(pos)) {
             if (first_measured < 0) first_measured = pos;
@@ -125,9 +169,9 @@ int main(void)
         }
         last_token = token;
         last_pos = (uint32_t)pos;
-        st = pos == 0 ? tessera_prompt(&session, &token, 1) : tessera_step(&session, token);
+        st = pos == FIRST_POS ? tessera_prompt(&session, &token, 1) : tessera_step(&session, token);
         if (MEASURED(pos)) tsr_demo_mark_end();
-        if (st != TESSERA_OK) fail(pos == 0 ? "prompt" : "step", st);
+        if (st != TESSERA_OK) fail(pos == FIRST_POS ? "prompt" : "step", st);
         int32_t next;
         st = tessera_sample(&session, &greedy, &next);
         if (st != TESSERA_OK) fail("sample", st);
