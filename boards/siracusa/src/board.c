@@ -247,45 +247,71 @@ static void move_from_stage(void *dst, const void *src, uint32_t bytes)
     dma_counter_wait(counter);
 }
 
-/* A HyperRAM read into L1 in flight while the cores compute (one at a time): the uDMA fills
- * the L2 that the program and the L2 arena leave (linker symbols), the cluster DMA moves it
- * on when its handle is waited for, or before the next transfer that touches HyperRAM. */
+/* A HyperRAM read into L1 in flight while the cores compute: the uDMA fills one half of the
+ * L2 that the program and the L2 arena leave (linker symbols) while the cluster DMA moves the
+ * read before it out of the other half. One uDMA read at a time: the next one's start (or
+ * its handle's wait) first waits for it and hands its move to the cluster DMA, on a counter
+ * that becomes its handle's (waited for as any other); a half is filled again only once
+ * the handle whose move reads it is retired. */
 extern uint8_t __l2_free_start[], __l2_free_end[];
 static struct {
     bool live;
     uint8_t *dst;
     uint32_t dst_stride, row_bytes, rows;
+    tsr_dma_handle handle; /* its handle: FAR_READ in g_dma_counter until it is settled */
+    uint32_t half;         /* the half of the free L2 it fills */
 } g_far;
+static tsr_dma_handle g_half_handle[2]; /* per half, the handle whose move reads it (0: none) */
+static uint32_t g_next_half;
 
+static tsr_hal_status dma_wait(void *ctx, tsr_dma_handle handle);
+
+static uint8_t *far_half(uint32_t half)
+{
+    const uint32_t bytes = (uint32_t)(__l2_free_end - __l2_free_start) / 2u & ~3u;
+    return __l2_free_start + half * bytes;
+}
+
+/* The live read is in L2: its move into L1 is the cluster DMA's, on one counter, which
+ * becomes its handle's. */
 static void far_settle(void)
 {
     if (!g_far.live) return;
     g_far.live = false;
     tsr_hyperram_wait();
-    if (g_far.dst_stride == g_far.row_bytes) {
-        move_from_stage(g_far.dst, __l2_free_start, g_far.row_bytes * g_far.rows);
-        return;
-    }
-    for (uint32_t r = 0; r < g_far.rows; ++r)
-        move_from_stage(g_far.dst + (size_t)r * g_far.dst_stride, __l2_free_start + (size_t)r * g_far.row_bytes,
-                        g_far.row_bytes);
+    const uint8_t *stage = far_half(g_far.half);
+    const uint32_t counter = REG(dma_reg(SIRACUSA_DMA_CMD));
+    if (g_far.dst_stride == g_far.row_bytes)
+        dma_push_1d(SIRACUSA_DMA_EXT2LOC, (uint32_t)(uintptr_t)g_far.dst, (uint32_t)(uintptr_t)stage,
+                    g_far.row_bytes * g_far.rows);
+    else
+        for (uint32_t r = 0; r < g_far.rows; ++r)
+            dma_push_1d(SIRACUSA_DMA_EXT2LOC, (uint32_t)(uintptr_t)(g_far.dst + (size_t)r * g_far.dst_stride),
+                        (uint32_t)(uintptr_t)(stage + (size_t)r * g_far.row_bytes), g_far.row_bytes);
+    g_dma_counter[(g_far.handle - 1u) % DMA_SLOTS] = (int8_t)counter;
 }
 
-/* A read from HyperRAM with contiguous rows into L1 that fits the free L2: started, not waited
- * for. */
+/* A read from HyperRAM with contiguous rows into L1 that fits half the free L2: started, not
+ * waited for; its handle (FAR_READ until settled). */
 static bool far_start(uint8_t *dst, uint32_t dst_stride, const uint8_t *src, uint32_t src_stride, uint32_t row_bytes,
-                      uint32_t rows)
+                      uint32_t rows, tsr_dma_handle *out)
 {
     const uint64_t bytes = (uint64_t)row_bytes * rows, dst_span = (uint64_t)(rows - 1u) * dst_stride + row_bytes;
     if ((rows > 1u && src_stride != row_bytes) || !in_l1((uintptr_t)dst, (uint32_t)dst_span) ||
-        bytes + 4u > (uint64_t)(__l2_free_end - __l2_free_start))
+        bytes + 4u > (uint64_t)(far_half(1u) - far_half(0u)))
         return false;
-    tsr_hyperram_start_read((uint32_t)((uintptr_t)src - SIRACUSA_OFFCHIP_WINDOW), __l2_free_start, (uint32_t)bytes);
+    const uint32_t half = g_next_half;
+    if (g_half_handle[half] != 0u) dma_wait(NULL, g_half_handle[half]); /* its last move out of this half is done */
+    g_next_half = half ^ 1u;
+    tsr_hyperram_start_read((uint32_t)((uintptr_t)src - SIRACUSA_OFFCHIP_WINDOW), far_half(half), (uint32_t)bytes);
     g_far.live = true;
     g_far.dst = dst;
     g_far.dst_stride = dst_stride;
     g_far.row_bytes = row_bytes;
     g_far.rows = rows;
+    g_far.half = half;
+    g_far.handle = *out = issued(FAR_READ);
+    g_half_handle[half] = g_far.handle;
     return true;
 }
 
@@ -315,12 +341,10 @@ static __attribute__((noinline)) tsr_hal_status far_copy(void *dst, uint32_t dst
     const far_part src_far = offchip_part((uintptr_t)src, src_span), dst_far = offchip_part((uintptr_t)dst, dst_span);
     if (src_far == ACROSS || dst_far == ACROSS || src_far == dst_far) return TSR_HAL_INVALID;
     far_settle();
-    int8_t counter = -1;
-    if (src_far == FAR && far_start((uint8_t *)dst, dst_stride, (const uint8_t *)src, src_stride, row_bytes, rows))
-        counter = FAR_READ;
-    else
-        offchip_copy((uint8_t *)dst, dst_stride, (const uint8_t *)src, src_stride, row_bytes, rows, src_far == FAR);
-    *out = issued(counter);
+    if (src_far == FAR && far_start((uint8_t *)dst, dst_stride, (const uint8_t *)src, src_stride, row_bytes, rows, out))
+        return TSR_HAL_OK;
+    offchip_copy((uint8_t *)dst, dst_stride, (const uint8_t *)src, src_stride, row_bytes, rows, src_far == FAR);
+    *out = issued(-1);
     return TSR_HAL_OK;
 }
 
@@ -396,8 +420,8 @@ static tsr_hal_status dma_copy_1d(void *ctx, void *dst, const void *src, uint32_
 /* The oldest handle in flight is done: wait for its counter (asleep on the DMA's event), free it. */
 static void dma_retire_one(void)
 {
+    if (g_dma_counter[g_dma_retired % DMA_SLOTS] == FAR_READ) far_settle(); /* its move: now on a counter */
     const int8_t counter = g_dma_counter[g_dma_retired % DMA_SLOTS];
-    if (counter == FAR_READ) far_settle(); /* a later one may have settled it already */
     if (counter >= 0) dma_counter_wait((uint32_t)counter);
     ++g_dma_retired;
 }
