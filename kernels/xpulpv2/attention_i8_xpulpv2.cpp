@@ -5,7 +5,8 @@
 //    kernel), then the portable requantization;
 //  - softmax: the integer exponential's quotient by ln2 through an exact reciprocal (one
 //    division a row, not one a position), the normalization as the portable kernel's;
-//  - accumulation: one p.mac a product, a position's probability held in a register.
+//  - accumulation (head sizes 4 and 8, one core): one p.mac a product, a position's
+//    probability held in a register.
 #include "attention_i8_checks.h"
 #include "kernel_checks.h"
 #include "requantize_fast.h"
@@ -64,12 +65,13 @@ tsr_kernel_status tsr_softmax_i8_xpulpv2(const tsr_softmax_i8_args *a, uint32_t 
     if (!tsr_softmax_i8_args_ok(a, e)) return TSR_KERNEL_BAD_ARGUMENT;
     const int8_t *x = a->x;
     const uint32_t n = a->n;
-    const int32_t shift = a->constants.shift;
-    const uint32_t m_ln2 = tsr_xpulpv2_iexp_reciprocal(a->constants);
+    const tsr_iexp_constants k = a->constants; // a copy: a store to e could alias *a
+    const int32_t shift = k.shift;
+    const uint32_t m_ln2 = tsr_xpulpv2_iexp_reciprocal(k);
     int32_t max = x[0];
     for (uint32_t i = 1; i < n; ++i) max = x[i] > max ? x[i] : max;
     uint32_t sum = 0;
-    for (uint32_t i = 0; i < n; ++i) sum += e[i] = tsr_xpulpv2_iexp((x[i] - max) * (1 << shift), a->constants, m_ln2);
+    for (uint32_t i = 0; i < n; ++i) sum += e[i] = tsr_xpulpv2_iexp((x[i] - max) * (1 << shift), k, m_ln2);
     tsr_softmax_i8_normalize(e, n, sum, a->y);
     return TSR_KERNEL_OK;
 }
@@ -80,12 +82,21 @@ tsr_kernel_status tsr_attention_accumulate_i8_xpulpv2(const tsr_attention_accumu
     TSR_KERNEL_REQUIRE(tsr_attention_accumulate_i8_args_ok(a));
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
     const uint32_t hs = a->head_size;
-    if (core_count != 1u || hs != 8u) return tsr_attention_accumulate_i8(a, core_id, core_count);
+    if (core_count != 1u || (hs != 8u && hs != 4u)) return tsr_attention_accumulate_i8(a, core_id, core_count);
     int32_t p_sum = 0;
     for (uint32_t t = 0; t < a->count; ++t) p_sum += a->probs[t];
     const int32_t offset = -a->v_zero * p_sum;
     int32_t a0 = offset, a1 = offset, a2 = offset, a3 = offset, a4 = offset, a5 = offset, a6 = offset, a7 = offset;
     const int8_t *v = a->values;
+    if (hs == 4u) { // TinyLLama-v0's (microLlama's) head size
+        for (const uint16_t *p = a->probs, *stop = p + a->count; p != stop; ++p, v += 4) {
+            const int32_t w = *p;
+            a0 = mac(a0, w, v[0]), a1 = mac(a1, w, v[1]), a2 = mac(a2, w, v[2]), a3 = mac(a3, w, v[3]);
+        }
+        int32_t *acc = a->acc;
+        acc[0] += a0, acc[1] += a1, acc[2] += a2, acc[3] += a3;
+        return TSR_KERNEL_OK;
+    }
     for (const uint16_t *p = a->probs, *stop = p + a->count; p != stop; ++p, v += 8) {
         const int32_t w = *p;
         a0 = mac(a0, w, v[0]), a1 = mac(a1, w, v[1]), a2 = mac(a2, w, v[2]), a3 = mac(a3, w, v[3]);

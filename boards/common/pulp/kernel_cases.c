@@ -278,11 +278,11 @@ static void elementwise(uint32_t count, uint32_t cores, int wide)
     }
 }
 
-/* Tessera's integer attention for one head of size 8 over `count` positions: scores,
+/* Tessera's integer attention for one head of size hs (8: stories260K's, 4: TinyLLama-v0's)
+ * over `count` positions: scores,
  * softmax, accumulation and output, as the runtime runs them (one core a head). */
-static void attention_i8(uint32_t count, int32_t k_zero)
+static void attention_i8(uint32_t hs, uint32_t count, int32_t k_zero)
 {
-    const uint32_t hs = 8u;
     int8_t *q = l1(hs), *keys = l1(hs * count), *values = l1(hs * count), *s0 = l1(count), *s1 = l1(count);
     uint16_t *p0 = l1(2u * count), *p1 = l1(2u * count);
     uint32_t *e = l1(4u * count);
@@ -308,7 +308,8 @@ static void attention_i8(uint32_t count, int32_t k_zero)
     TUNED(tsr_attention_accumulate_i8)(&ac, 0, 1);
     tsr_attention_output_i8(acc1, y1, hs, 0x6C000000, -9, 2);
     const uint32_t tuned = mcycle() - t0;
-    report(k_zero ? "attention_i8, head size 8, 129 positions, keys' zero point" : "attention_i8, head size 8, 129 positions",
+    report(hs == 4u ? "attention_i8, head size 4, 129 positions"
+           : k_zero ? "attention_i8, head size 8, 129 positions, keys' zero point" : "attention_i8, head size 8, 129 positions",
            portable, tuned, count, "position",
            memcmp(s0, s1, count) == 0 && memcmp(p0, p1, 2u * count) == 0 && memcmp(acc0, acc1, 4u * hs) == 0 &&
                memcmp(y0, y1, hs) == 0);
@@ -438,8 +439,9 @@ int main(void)
     matmul_w4(1u, 288u, 66u, 0, 8u);
     matmul_w4(3u, 256u, 64u, 3, 1u);
     attention(129u);
-    attention_i8(129u, 0);
-    attention_i8(129u, 5);
+    attention_i8(8u, 129u, 0);
+    attention_i8(8u, 129u, 5);
+    attention_i8(4u, 129u, 0);
     elementwise(128u, 1u, 0);
     elementwise(128u, 8u, 0);
     elementwise(128u, 1u, 1);
