@@ -75,14 +75,18 @@ set(GV_PACKS gvsoc_pack_int8 gvsoc_pack_fp32 gvsoc_pack_wrong_board gvsoc_pack_o
 set(GV_PULP_TRAINLIB_PROMPT "Tim was very happy")
 set(GV_IMAGES "int8=${GV}/images/stories260K_int8.tess\\;int8_256tokens=${GV}/images/stories260K_int8.tess\\;fp32=${GV}/images/stories260K_fp32.tess\\;wrong_board=${GV}/images/stories260K_pulp_rtl.tess")
 # 3 tokens; and a file that is not an image, which the loader must refuse (gvsoc_offchip_not_an_image);
-# the whole models at depth 127: NAME=IMAGE=STEPS=DEPTH.
+# the whole models at depth 127: NAME=IMAGE=STEPS=DEPTH; stories260K int8 at positions 201 to 208
+# (from depth 200; its weights on chip at open), attention deep in the context for the fit.
 set(GV_IMAGE_offchip_int8 ${GV}/images/stories15M_shape_int8.tess)
 set(GV_IMAGE_stories15m_w4a8 ${GV}/images/stories15M_shape_w4a8.tess)
 set(GV_IMAGE_tinyllama_token128_w4table ${GV}/images/tinyllama_shape_w4table.tess)
+set(GV_IMAGE_int8_depth200 ${GV}/images/stories260K_int8.tess)
 set(GV_DEPTH_stories15m_w4a8 127)
 set(GV_DEPTH_tinyllama_token128_w4table 127)
+set(GV_DEPTH_int8_depth200 200)
 set(GV_OFFCHIP_IMAGES "offchip_int8=${GV_IMAGE_offchip_int8}=3\\;offchip_not_an_image=${GV}/images/stories15M_shape.tok=1\\;\
-stories15m_w4a8=${GV_IMAGE_stories15m_w4a8}=1=127\\;tinyllama_token128_w4table=${GV_IMAGE_tinyllama_token128_w4table}=1=127")
+stories15m_w4a8=${GV_IMAGE_stories15m_w4a8}=1=127\\;tinyllama_token128_w4table=${GV_IMAGE_tinyllama_token128_w4table}=1=127\\;\
+int8_depth200=${GV_IMAGE_int8_depth200}=8=200")
 tessera_deeploy_vectors(gvsoc ${GV}/images siracusa microLlama8:microLlama8:cluster
                         microLlama8_parallel:microLlama8_parallel:cluster microLlama128:microLlama128:cluster
                         microLlama64_parallel:microLlama64_parallel:cluster)
@@ -106,7 +110,8 @@ set(GV_RUNS hal_conformance_1core:tessera-hal-conformance:1:suite hal_conformanc
             fp32_1core:tessera-firmware-fp32:1:token:golden fp32_8cores:tessera-firmware-fp32:8:token:golden
             offchip_int8_8cores:tessera-firmware-offchip_int8:8:token:host
             stories15m_w4a8_8cores:tessera-firmware-stories15m_w4a8:8:token:host
-            tinyllama_token128_w4table_8cores:tessera-firmware-tinyllama_token128_w4table:8:token:host)
+            tinyllama_token128_w4table_8cores:tessera-firmware-tinyllama_token128_w4table:8:token:host
+            int8_depth200_8cores:tessera-firmware-int8_depth200:8:token:host)
 foreach(graph ml8:microLlama8 ml8_parallel:microLlama8_parallel ml128:microLlama128 ml64_parallel:microLlama64_parallel)
   string(REPLACE ":" ";" graph "${graph}")
   list(GET graph 0 tag)
