@@ -7,32 +7,16 @@
 // the reference's bits while doing less per weight:
 //   sum_g gs_g sum_{j in g} (x_j - x_zero) w_j = sum_g gs_g sum_{j in g} x_j w_j - x_zero sum_g gs_g sum_{j in g} w_j,
 // the second sum once per output channel; a byte's two weights unpacked together.
-namespace {
-
-// sum_g gs_g sum_{j in g} w_j: the zero point's share of a channel.
-inline int32_t weight_sum(const uint8_t *w, const uint8_t *gs, uint32_t k)
-{
-    int32_t total = 0;
-    for (uint32_t g = 0; 32u * g < k; ++g) {
-        int32_t sum = 0;
-        for (uint32_t j = 32u * g; j < k && j < 32u * g + 32u; ++j) sum += tsr_w4_at(w, j);
-        total += (int32_t)gs[g] * sum;
-    }
-    return total;
-}
-
-} // namespace
-
 tsr_kernel_status tsr_matmul_w4a8(const tsr_matmul_w4a8_args *a, uint32_t core_id, uint32_t core_count)
 {
     TSR_KERNEL_REQUIRE(tsr_matmul_w4a8_args_ok(a));
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
     uint32_t begin, end;
     tsr_core_range(a->n, core_id, core_count, &begin, &end);
-    const uint32_t k = a->k, half = (k + 1u) / 2u, stride = tsr_w4_row_bytes(k);
+    const uint32_t k = a->k, stride = tsr_w4_row_bytes(k);
     for (uint32_t i = begin; i < end; ++i) {
-        const uint8_t *wi = a->w + (size_t)i * stride, *gs = wi + half;
-        const int32_t offset = a->x_zero ? -a->x_zero * weight_sum(wi, gs, k) : 0; // the same for every row
+        const uint8_t *wi = a->w + (size_t)i * stride;
+        const int32_t offset = a->x_zero ? -a->x_zero * tsr_w4_weight_sum(wi, k) : 0; // the same for every row
         for (uint32_t r = 0; r < a->rows; ++r) {
             const int32_t acc = offset + tsr_w4_row_dot(a->x + (size_t)r * k, wi, k);
             a->y[(size_t)r * a->ldy + i] =

@@ -5,6 +5,8 @@
 
 #include <stdint.h>
 
+#include "matmul_w4a8_checks.h"
+
 static inline int32_t tsr_w4_group_dot(const int8_t *x, const uint8_t *w, uint32_t count)
 {
     int32_t even = 0, odd = 0;
@@ -28,6 +30,20 @@ static inline int32_t tsr_w4_row_dot(const int8_t *x, const uint8_t *w, uint32_t
     for (uint32_t j = 0, g = 0; j < k; j += 32u, ++g)
         acc += (int32_t)gs[g] * tsr_w4_group_dot(x + j, w + j / 2u, k - j < 32u ? k - j : 32u);
     return acc;
+}
+
+// sum_g gs_g sum_{j in g} w_j over a W4_G32 row of k weights: the zero point's share of a
+// channel (x_zero times it comes off the channel's sums).
+static inline int32_t tsr_w4_weight_sum(const uint8_t *w, uint32_t k)
+{
+    const uint8_t *gs = w + (k + 1u) / 2u;
+    int32_t total = 0;
+    for (uint32_t g = 0; 32u * g < k; ++g) {
+        int32_t sum = 0;
+        for (uint32_t j = 32u * g; j < k && j < 32u * g + 32u; ++j) sum += tsr_w4_at(w, j);
+        total += (int32_t)gs[g] * sum;
+    }
+    return total;
 }
 
 #endif

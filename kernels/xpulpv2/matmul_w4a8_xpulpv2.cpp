@@ -121,19 +121,6 @@ inline void w4_channel_blocks(const int8_t *x, const uint8_t *w, uint32_t rows, 
 // Whether the operands suit the groups above.
 bool w4_fits(const int8_t *x, uint32_t k) { return k != 0u && k % 32u == 0u && ((uintptr_t)x & 3u) == 0u; }
 
-// sum_g gs_g sum_{j in g} w_j of a row: the zero point's share of a channel (as the portable kernel).
-int32_t w4_weight_sum(const uint8_t *w, uint32_t k)
-{
-    const uint8_t *gs = w + (k + 1u) / 2u;
-    int32_t total = 0;
-    for (uint32_t g = 0; 32u * g < k; ++g) {
-        int32_t sum = 0;
-        for (uint32_t j = 32u * g; j < k && j < 32u * g + 32u; ++j) sum += tsr_w4_at(w, j);
-        total += (int32_t)gs[g] * sum;
-    }
-    return total;
-}
-
 } // namespace
 
 tsr_kernel_status tsr_matmul_w4a8_xpulpv2(const tsr_matmul_w4a8_args *a, uint32_t core_id, uint32_t core_count)
@@ -153,7 +140,7 @@ tsr_kernel_status tsr_matmul_w4a8_xpulpv2(const tsr_matmul_w4a8_args *a, uint32_
         a->x, w, a->rows, k, a->n, core_id, core_count,
         [&offset, w, x_zero, k, stride](uint32_t i, uint32_t block) {
             if (x_zero)
-                for (uint32_t c = 0; c < block; ++c) offset[c] = -x_zero * w4_weight_sum(w + (size_t)(i + c) * stride, k);
+                for (uint32_t c = 0; c < block; ++c) offset[c] = -x_zero * tsr_w4_weight_sum(w + (size_t)(i + c) * stride, k);
         },
         [&offset, multiplier, shifts, y, ldy, y_zero](uint32_t r, uint32_t i, uint32_t block, const int32_t *acc) {
             int8_t *yr = y + (size_t)r * ldy + i;
