@@ -46,16 +46,23 @@ tsr_kernel_status tsr_attention_scores_i8_xpulpv2(const tsr_attention_scores_i8_
     for (uint32_t d = 0; d < hs; ++d) q_sum += a->q[d];
     const int32_t offset = -a->k_zero * q_sum, multiplier = a->multiplier, shift = a->shift;
     const uint32_t *key = (const uint32_t *)(const void *)(a->keys + (size_t)begin * hs);
+    int8_t *const scores = a->scores; // a local: a score's store could alias *a
+    if (words == 1u) { // TinyLLama-v0's (microLlama's) head size 4: the query's word in a register
+        const uint32_t q0 = q[0];
+        for (uint32_t t = begin; t < end; ++t, ++key)
+            scores[t] = tsr_requantize_to_i8_fast(sdot(offset, q0, key[0]), multiplier, shift, 0, -128, 127);
+        return TSR_KERNEL_OK;
+    }
     if (words == 2u) { // stories260K's head size 8: the query's two words in registers
         const uint32_t q0 = q[0], q1 = q[1];
         for (uint32_t t = begin; t < end; ++t, key += 2)
-            a->scores[t] = tsr_requantize_to_i8_fast(sdot(sdot(offset, q0, key[0]), q1, key[1]), multiplier, shift, 0, -128, 127);
+            scores[t] = tsr_requantize_to_i8_fast(sdot(sdot(offset, q0, key[0]), q1, key[1]), multiplier, shift, 0, -128, 127);
         return TSR_KERNEL_OK;
     }
     for (uint32_t t = begin; t < end; ++t, key += words) {
         int32_t dot = offset;
         for (uint32_t w = 0; w < words; ++w) dot = sdot(dot, q[w], key[w]);
-        a->scores[t] = tsr_requantize_to_i8_fast(dot, multiplier, shift, 0, -128, 127);
+        scores[t] = tsr_requantize_to_i8_fast(dot, multiplier, shift, 0, -128, 127);
     }
     return TSR_KERNEL_OK;
 }
