@@ -403,17 +403,23 @@ struct Generation {
     std::vector<int32_t> ids;           // the ids generated (BOS excluded)
 };
 
-// --depth: the cache's first `depth` positions zero (in every layer, keys and values), the
-// session at position `depth`.
+// --depth: the cache's first `depth` positions zero (in every layer, keys and values, a few
+// hundred KB a write), the session at position `depth`.
 tessera_status start_at_depth(Model &m, uint32_t depth)
 {
     if (depth == 0u) return TESSERA_OK;
     const tessera_image_summary &s = m.summary;
-    const std::vector<uint8_t> zeros((size_t)depth * s.dim / s.n_heads * s.n_kv_heads * tsr_dtype_bytes(s.precision), 0u);
+    if (s.n_heads == 0u) return TESSERA_ERR_INVALID_ARGUMENT; // (validated images have heads)
+    const size_t row = (size_t)s.dim / s.n_heads * s.n_kv_heads * tsr_dtype_bytes(s.precision);
+    const uint32_t per_write = (uint32_t)std::max<size_t>(1u, (size_t(256) << 10) / std::max<size_t>(row, 1u));
+    const std::vector<uint8_t> zeros(std::min<size_t>(per_write, depth) * row, 0u);
     for (uint32_t layer = 0; layer < s.n_layers; ++layer)
         for (uint32_t kind = 0; kind < 2u; ++kind)
-            if (const tessera_status st = tessera_kv_write(&m.session, layer, kind, 0u, depth, zeros.data()); st != TESSERA_OK)
-                return st;
+            for (uint32_t first = 0; first < depth; first += per_write)
+                if (const tessera_status st =
+                        tessera_kv_write(&m.session, layer, kind, first, std::min(per_write, depth - first), zeros.data());
+                    st != TESSERA_OK)
+                    return st;
     return tessera_set_position(&m.session, depth);
 }
 

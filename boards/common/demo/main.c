@@ -83,9 +83,9 @@ static void start_at_depth(void)
     tessera_image_summary s;
     tessera_status st = tessera_image_summary_of(&session, &s);
     if (st != TESSERA_OK) fail("summary", st);
-    const uint32_t row = s.dim / s.n_heads * s.n_kv_heads * tsr_dtype_bytes(s.precision);
-    const uint32_t per_write = row <= sizeof zeros ? (uint32_t)(sizeof zeros / row) : 0u;
-    if (per_write == 0u) fail("depth: a cache row is larger than the demo's buffer of zeros", TESSERA_ERR_INVALID_ARGUMENT);
+    const uint32_t row = s.n_heads ? s.dim / s.n_heads * s.n_kv_heads * tsr_dtype_bytes(s.precision) : 0u;
+    const uint32_t per_write = row && row <= sizeof zeros ? (uint32_t)(sizeof zeros / row) : 0u;
+    if (per_write == 0u) fail("depth: no cache rows, or one larger than the demo's buffer of zeros", TESSERA_ERR_INVALID_ARGUMENT);
     for (uint32_t layer = 0; layer < s.n_layers; ++layer)
         for (uint32_t kind = 0; kind < 2u; ++kind)
             for (uint32_t first = 0; first < TESSERA_DEMO_DEPTH; first += per_write) {
