@@ -337,7 +337,7 @@ static bool far_start(uint8_t *dst, uint32_t dst_stride, const uint8_t *src, uin
 {
     const uint64_t bytes = (uint64_t)row_bytes * rows, dst_span = (uint64_t)(rows - 1u) * dst_stride + row_bytes;
     if ((rows > 1u && src_stride != row_bytes) || !in_l1((uintptr_t)dst, (uint32_t)dst_span) ||
-        bytes + 4u > (uint64_t)(far_half(1u) - far_half(0u)))
+        bytes + 4u > far_half_bytes())
         return false;
     const uint32_t offset = (uint32_t)((uintptr_t)src - SIRACUSA_OFFCHIP_WINDOW);
     const uint32_t skip = g_ahead.live ? offset - g_ahead.offset : 0u; /* where it begins in the read ahead */
