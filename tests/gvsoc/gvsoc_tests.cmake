@@ -92,8 +92,9 @@ set(GV_DEPTH_stories15m_w4a8 127)
 set(GV_DEPTH_tinyllama_token128_w4table 127)
 set(GV_DEPTH_int8_depth200 200)
 set(GV_OFFCHIP_IMAGES "offchip_int8=${GV_IMAGE_offchip_int8}=3\\;offchip_not_an_image=${GV}/images/stories15M_shape.tok=1\\;\
-stories15m_w4a8=${GV_IMAGE_stories15m_w4a8}=1=127\\;tinyllama_token128_w4table=${GV_IMAGE_tinyllama_token128_w4table}=1=127\\;\
-int8_depth200=${GV_IMAGE_int8_depth200}=8=200\\;stories15m_int8=${GV_IMAGE_stories15m_int8}=1=127")
+stories15m_w4a8=${GV_IMAGE_stories15m_w4a8}=1=${GV_DEPTH_stories15m_w4a8}\\;\
+tinyllama_token128_w4table=${GV_IMAGE_tinyllama_token128_w4table}=1=${GV_DEPTH_tinyllama_token128_w4table}\\;\
+int8_depth200=${GV_IMAGE_int8_depth200}=8=${GV_DEPTH_int8_depth200}\\;stories15m_int8=${GV_IMAGE_stories15m_int8}=1=${GV_DEPTH_stories15m_int8}")
 tessera_deeploy_vectors(gvsoc ${GV}/images siracusa microLlama8:microLlama8:cluster
                         microLlama8_parallel:microLlama8_parallel:cluster microLlama128:microLlama128:cluster
                         microLlama64_parallel:microLlama64_parallel:cluster)
