@@ -5,8 +5,8 @@
 //    kernel), then the portable requantization;
 //  - softmax: the integer exponential's quotient by ln2 through an exact reciprocal (one
 //    division a row, not one a position), the normalization as the portable kernel's;
-//  - accumulation (head sizes 4 and 8, one core): one p.mac a product, a position's
-//    probability held in a register.
+//  - accumulation (head sizes a multiple of 4, one core): one p.mac a product, eight (or
+//    four) dimensions a pass over the positions, a position's probability held in a register.
 #include "attention_i8_checks.h"
 #include "kernel_checks.h"
 #include "requantize_fast.h"
@@ -88,28 +88,34 @@ tsr_kernel_status tsr_attention_accumulate_i8_xpulpv2(const tsr_attention_accumu
 {
     TSR_KERNEL_REQUIRE(tsr_attention_accumulate_i8_args_ok(a));
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
-    const uint32_t hs = a->head_size;
-    if (core_count != 1u || (hs != 8u && hs != 4u)) return tsr_attention_accumulate_i8(a, core_id, core_count);
+    const uint32_t hs = a->head_size, count = a->count;
+    if (core_count != 1u || hs % 4u != 0u) return tsr_attention_accumulate_i8(a, core_id, core_count);
     int32_t p_sum = 0;
-    for (uint32_t t = 0; t < a->count; ++t) p_sum += a->probs[t];
+    for (uint32_t t = 0; t < count; ++t) p_sum += a->probs[t];
     const int32_t offset = -a->v_zero * p_sum;
-    int32_t a0 = offset, a1 = offset, a2 = offset, a3 = offset, a4 = offset, a5 = offset, a6 = offset, a7 = offset;
-    const int8_t *v = a->values;
-    if (hs == 4u) { // TinyLLama-v0's (microLlama's) head size
-        for (const uint16_t *p = a->probs, *stop = p + a->count; p != stop; ++p, v += 4) {
+    const uint16_t *const probs = a->probs;
+    int32_t *const acc = a->acc;
+    // Eight dimensions a pass over the positions (their sums in registers), then four.
+    uint32_t d = 0;
+    for (; d + 8u <= hs; d += 8u) {
+        int32_t a0 = offset, a1 = offset, a2 = offset, a3 = offset, a4 = offset, a5 = offset, a6 = offset, a7 = offset;
+        const int8_t *v = a->values + d;
+        for (const uint16_t *p = probs, *stop = p + count; p != stop; ++p, v += hs) {
+            const int32_t w = *p;
+            a0 = mac(a0, w, v[0]), a1 = mac(a1, w, v[1]), a2 = mac(a2, w, v[2]), a3 = mac(a3, w, v[3]);
+            a4 = mac(a4, w, v[4]), a5 = mac(a5, w, v[5]), a6 = mac(a6, w, v[6]), a7 = mac(a7, w, v[7]);
+        }
+        acc[d] += a0, acc[d + 1] += a1, acc[d + 2] += a2, acc[d + 3] += a3;
+        acc[d + 4] += a4, acc[d + 5] += a5, acc[d + 6] += a6, acc[d + 7] += a7;
+    }
+    if (d < hs) { // four left (TinyLLama-v0's head size 4: all of it)
+        int32_t a0 = offset, a1 = offset, a2 = offset, a3 = offset;
+        const int8_t *v = a->values + d;
+        for (const uint16_t *p = probs, *stop = p + count; p != stop; ++p, v += hs) {
             const int32_t w = *p;
             a0 = mac(a0, w, v[0]), a1 = mac(a1, w, v[1]), a2 = mac(a2, w, v[2]), a3 = mac(a3, w, v[3]);
         }
-        int32_t *acc = a->acc;
-        acc[0] += a0, acc[1] += a1, acc[2] += a2, acc[3] += a3;
-        return TSR_KERNEL_OK;
+        acc[d] += a0, acc[d + 1] += a1, acc[d + 2] += a2, acc[d + 3] += a3;
     }
-    for (const uint16_t *p = a->probs, *stop = p + a->count; p != stop; ++p, v += 8) {
-        const int32_t w = *p;
-        a0 = mac(a0, w, v[0]), a1 = mac(a1, w, v[1]), a2 = mac(a2, w, v[2]), a3 = mac(a3, w, v[3]);
-        a4 = mac(a4, w, v[4]), a5 = mac(a5, w, v[5]), a6 = mac(a6, w, v[6]), a7 = mac(a7, w, v[7]);
-    }
-    int32_t *acc = a->acc;
-    acc[0] += a0, acc[1] += a1, acc[2] += a2, acc[3] += a3, acc[4] += a4, acc[5] += a5, acc[6] += a6, acc[7] += a7;
     return TSR_KERNEL_OK;
 }

@@ -278,7 +278,8 @@ static void elementwise(uint32_t count, uint32_t cores, int wide)
     }
 }
 
-/* Tessera's integer attention for one head of size hs (8: stories260K's, 4: TinyLLama-v0's)
+/* Tessera's integer attention for one head of size hs (8: stories260K's, 4: TinyLLama-v0's,
+ * 48: stories15M's)
  * over `count` positions: scores,
  * softmax, accumulation and output, as the runtime runs them (one core a head). */
 static void attention_i8(uint32_t hs, uint32_t count, int32_t k_zero)
@@ -309,6 +310,7 @@ static void attention_i8(uint32_t hs, uint32_t count, int32_t k_zero)
     tsr_attention_output_i8(acc1, y1, hs, 0x6C000000, -9, 2);
     const uint32_t tuned = mcycle() - t0;
     report(hs == 4u ? "attention_i8, head size 4, 129 positions"
+           : hs == 48u ? "attention_i8, head size 48, 129 positions"
            : k_zero ? "attention_i8, head size 8, 129 positions, keys' zero point" : "attention_i8, head size 8, 129 positions",
            portable, tuned, count, "position",
            memcmp(s0, s1, count) == 0 && memcmp(p0, p1, 2u * count) == 0 && memcmp(acc0, acc1, 4u * hs) == 0 &&
@@ -442,6 +444,7 @@ int main(void)
     attention_i8(8u, 129u, 0);
     attention_i8(8u, 129u, 5);
     attention_i8(4u, 129u, 0);
+    attention_i8(48u, 129u, 0);
     elementwise(128u, 1u, 0);
     elementwise(128u, 8u, 0);
     elementwise(128u, 1u, 1);
