@@ -5,15 +5,12 @@
 
 tsr_kernel_status tsr_embed_row_i8(const tsr_embed_row_i8_args *a)
 {
-    TSR_KERNEL_REQUIRE(a && a->y && a->dim && a->w4 <= 1u);
-    TSR_KERNEL_REQUIRE((a->multiplier == 0 || a->multiplier >= (1 << 30)) && a->multiplier >= 0 && a->shift >= -31 &&
-                       a->shift <= 30);
+    TSR_KERNEL_REQUIRE(tsr_embed_row_i8_args_ok(a));
     int8_t *y = a->y;
     if (!a->w4) {
         for (uint32_t j = 0; j < a->dim; ++j) y[j] = tsr_requantize_to_i8(y[j], a->multiplier, a->shift, 0, -128, 127);
         return TSR_KERNEL_OK;
     }
-    TSR_KERNEL_REQUIRE(a->group_scales && a->dim <= 2048u);
     // Backwards: element j reads byte j / 2 <= j, which no later (smaller) element writes first.
     for (uint32_t j = a->dim; j-- > 0u;) {
         const int32_t w = tsr_w4_at((const uint8_t *)y, j) * (int32_t)a->group_scales[j / 32u];

@@ -3,6 +3,7 @@
 #define TESSERA_MATMUL_W4A8_CHECKS_H
 
 #include "tessera/kernels_i8.h"
+#include "tessera/kernels_i8_float.h"
 
 static inline bool tsr_matmul_w4a8_args_ok(const tsr_matmul_w4a8_args *a)
 {
@@ -14,6 +15,21 @@ static inline bool tsr_matmul_w4a8_args_ok(const tsr_matmul_w4a8_args *a)
         if ((m != 0 && m < (1 << 30)) || m < 0 || s < -31 || s > 30) return false;
     }
     return true;
+}
+
+// The dequantizing form's ranges (tsr_matmul_w4a8_f32_args).
+static inline bool tsr_matmul_w4a8_f32_args_ok(const tsr_matmul_w4a8_f32_args *a)
+{
+    return a && a->x && a->w && a->scale && a->y && a->rows && a->k && a->k <= 2048u && a->n && a->ldy >= a->n;
+}
+
+// A token's embedding row (tsr_embed_row_i8_args): its factor's ranges, and a W4 row's
+// group scales and width (both versions).
+static inline bool tsr_embed_row_i8_args_ok(const tsr_embed_row_i8_args *a)
+{
+    if (!a || !a->y || !a->dim || a->w4 > 1u) return false;
+    if ((a->multiplier != 0 && a->multiplier < (1 << 30)) || a->multiplier < 0 || a->shift < -31 || a->shift > 30) return false;
+    return !a->w4 || (a->group_scales && a->dim <= 2048u);
 }
 
 // Weight j of a row: the nibble of byte j/2, sign-extended.

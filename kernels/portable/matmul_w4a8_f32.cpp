@@ -5,19 +5,10 @@
 #include "matmul_w4a8_dot.h"
 #include "tessera/kernels_i8_float.h"
 
-namespace {
-
-bool args_ok(const tsr_matmul_w4a8_f32_args *a)
-{
-    return a && a->x && a->w && a->scale && a->y && a->rows && a->k && a->k <= 2048u && a->n && a->ldy >= a->n;
-}
-
-} // namespace
-
 // The definition, one weight at a time.
 tsr_kernel_status tsr_matmul_w4a8_f32_ref(const tsr_matmul_w4a8_f32_args *a, uint32_t core_id, uint32_t core_count)
 {
-    TSR_KERNEL_REQUIRE(args_ok(a));
+    TSR_KERNEL_REQUIRE(tsr_matmul_w4a8_f32_args_ok(a));
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
     uint32_t begin, end;
     tsr_core_range(a->n, core_id, core_count, &begin, &end);
@@ -39,7 +30,7 @@ tsr_kernel_status tsr_matmul_w4a8_f32_ref(const tsr_matmul_w4a8_f32_args *a, uin
 // The same bits: a byte (two weights) at a time.
 tsr_kernel_status tsr_matmul_w4a8_f32(const tsr_matmul_w4a8_f32_args *a, uint32_t core_id, uint32_t core_count)
 {
-    TSR_KERNEL_REQUIRE(args_ok(a));
+    TSR_KERNEL_REQUIRE(tsr_matmul_w4a8_f32_args_ok(a));
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
     uint32_t begin, end;
     tsr_core_range(a->n, core_id, core_count, &begin, &end);

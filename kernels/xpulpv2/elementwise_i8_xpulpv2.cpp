@@ -10,6 +10,7 @@
 // (the product's two words from mul and mulh, shifted together), not a 64-bit shift an
 // element (a library call on RV32); bit-exact with the portable kernel.
 #include "elementwise_i8_checks.h"
+#include "matmul_w4a8_checks.h"
 #include "kernel_checks.h"
 #include "tessera/kernels_xpulpv2.h"
 #include "requantize_fast.h"
@@ -120,9 +121,7 @@ tsr_kernel_status tsr_swiglu_i8_xpulpv2(const tsr_swiglu_i8_args *a, uint32_t co
 // once (the bytes from the last, whose two outputs lie at or after it).
 tsr_kernel_status tsr_embed_row_i8_xpulpv2(const tsr_embed_row_i8_args *a)
 {
-    TSR_KERNEL_REQUIRE(a && a->y && a->dim && a->w4 <= 1u);
-    TSR_KERNEL_REQUIRE((a->multiplier == 0 || a->multiplier >= (1 << 30)) && a->multiplier >= 0 && a->shift >= -31 &&
-                       a->shift <= 30);
+    TSR_KERNEL_REQUIRE(tsr_embed_row_i8_args_ok(a));
     int8_t *const y = a->y;
     const int32_t m = a->multiplier, s = a->shift;
     const uint32_t dim = a->dim;
@@ -130,7 +129,6 @@ tsr_kernel_status tsr_embed_row_i8_xpulpv2(const tsr_embed_row_i8_args *a)
         for (uint32_t j = 0; j < dim; ++j) y[j] = tsr_requantize_to_i8_fast(y[j], m, s, 0, -128, 127);
         return TSR_KERNEL_OK;
     }
-    TSR_KERNEL_REQUIRE(a->group_scales && dim <= 2048u);
     const uint8_t *gs = a->group_scales;
     if (dim & 1u) { // the last byte's low nibble alone
         const uint32_t j = dim - 1u;

@@ -152,9 +152,9 @@ tsr_kernel_status tsr_matmul_w4a8_xpulpv2(const tsr_matmul_w4a8_args *a, uint32_
 
 tsr_kernel_status tsr_matmul_w4a8_f32_xpulpv2(const tsr_matmul_w4a8_f32_args *a, uint32_t core_id, uint32_t core_count)
 {
-    if (!a || !w4_fits(a->x, a->k)) return tsr_matmul_w4a8_f32(a, core_id, core_count); // it checks the rest
-    TSR_KERNEL_REQUIRE(a->w && a->scale && a->y && a->rows && a->k <= 2048u && a->n && a->ldy >= a->n);
+    TSR_KERNEL_REQUIRE(tsr_matmul_w4a8_f32_args_ok(a));
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
+    if (!w4_fits(a->x, a->k)) return tsr_matmul_w4a8_f32(a, core_id, core_count);
     const float *const scale = a->scale;
     float *const y = a->y;
     const uint32_t ldy = a->ldy;

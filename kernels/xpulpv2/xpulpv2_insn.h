@@ -11,6 +11,10 @@
 #ifndef TESSERA_XPULPV2_INSN_H
 #define TESSERA_XPULPV2_INSN_H
 
+// A .sci instruction's 12-bit immediate: FUNCT6 in bits 31:26, then the 6-bit SHIFT as both cores
+// take it, {bits 24:20, bit 25} (CV32E40P's imm_vu_type; GVSoC's Format_RRU).
+#define TSR_XP_SCI_IMM(funct6, shift) "(" #funct6 " << 6) | ((" #shift " & 1) << 5) | (" #shift " >> 1)"
+
 #ifndef TSR_XPULPV2_ENCODING_RI5CY
 // sdotsp.b rd, rs1, rs2: rd += the sum of the four signed byte products of rs1 and rs2.
 #define TSR_XP_SDOTSP_B(rd, rs1, rs2) ".insn r 0x7B, 1, 0x54, " rd ", " rs1 ", " rs2 "\n"
@@ -35,9 +39,7 @@
 // mac rd, rs1, rs2: rd += rs1 * rs2 (32 bits).
 #define TSR_XP_MAC(rd, rs1, rs2) ".insn r 0x2B, 3, 0x48, " rd ", " rs1 ", " rs2 "\n"
 // sll.sci.b / sra.sci.b rd, rs1, SHIFT: each byte of rs1 shifted left / right arithmetically
-// by SHIFT (0..7): bits 31:26 010100 / 010010, funct3 111 (.sci.b), and the 6-bit immediate
-// as both cores take it, {bits 24:20, bit 25} (the id stage's imm_vu_type; GVSoC's Format_RRU).
-#define TSR_XP_SCI_IMM(funct6, shift) "(" #funct6 " << 6) | ((" #shift " & 1) << 5) | (" #shift " >> 1)"
+// by SHIFT (0..7): bits 31:26 010100 / 010010, funct3 111 (.sci.b).
 #define TSR_XP_SLL_SCI_B(rd, rs1, shift) ".insn i 0x7B, 7, " rd ", " rs1 ", " TSR_XP_SCI_IMM(20, shift) "\n"
 #define TSR_XP_SRA_SCI_B(rd, rs1, shift) ".insn i 0x7B, 7, " rd ", " rs1 ", " TSR_XP_SCI_IMM(18, shift) "\n"
 // setup 0, rs1, BODY: hardware loop 0 runs the BODY instructions that follow, rs1 times
@@ -63,7 +65,6 @@
     ".insn i 0x33, 0, " rd ", " rs1 ", ((3 << 10) | (7 << 5) | (8 * " #byte ")) - 4096\n"
 #define TSR_XP_MAC(rd, rs1, rs2) ".insn r 0x33, 0, 0x21, " rd ", " rs1 ", " rs2 "\n" /* p.mac */
 // pv.sll.sci.b / pv.sra.sci.b: CORE-V's fields, in the SIMD opcode 0x57.
-#define TSR_XP_SCI_IMM(funct6, shift) "(" #funct6 " << 6) | ((" #shift " & 1) << 5) | (" #shift " >> 1)"
 #define TSR_XP_SLL_SCI_B(rd, rs1, shift) ".insn i 0x57, 7, " rd ", " rs1 ", " TSR_XP_SCI_IMM(20, shift) "\n"
 #define TSR_XP_SRA_SCI_B(rd, rs1, shift) ".insn i 0x57, 7, " rd ", " rs1 ", " TSR_XP_SCI_IMM(18, shift) "\n"
 // lp.setup L0, rs1, END: RI5CY's end is the body's last instruction, in half-words from the set-up.
