@@ -9,11 +9,11 @@
 //    four) dimensions a pass over the positions, a position's probability held in a register.
 #include "attention_i8_checks.h"
 #include "kernel_checks.h"
-#include "requantize_fast.h"
 #include "softmax_i8_checks.h"
 #include "tessera/kernels_xpulpv2.h"
 #include "xpulpv2_dot.h"
 #include "xpulpv2_iexp.h"
+#include "xpulpv2_requantize.h"
 
 namespace {
 
@@ -50,19 +50,19 @@ tsr_kernel_status tsr_attention_scores_i8_xpulpv2(const tsr_attention_scores_i8_
     if (words == 1u) { // TinyLLama-v0's (microLlama's) head size 4: the query's word in a register
         const uint32_t q0 = q[0];
         for (uint32_t t = begin; t < end; ++t, ++key)
-            scores[t] = tsr_requantize_to_i8_fast(sdot(offset, q0, key[0]), multiplier, shift, 0, -128, 127);
+            scores[t] = tsr_xpulpv2_requantize_to_i8(sdot(offset, q0, key[0]), multiplier, shift, 0, -128, 127);
         return TSR_KERNEL_OK;
     }
     if (words == 2u) { // stories260K's head size 8: the query's two words in registers
         const uint32_t q0 = q[0], q1 = q[1];
         for (uint32_t t = begin; t < end; ++t, key += 2)
-            scores[t] = tsr_requantize_to_i8_fast(sdot(sdot(offset, q0, key[0]), q1, key[1]), multiplier, shift, 0, -128, 127);
+            scores[t] = tsr_xpulpv2_requantize_to_i8(sdot(sdot(offset, q0, key[0]), q1, key[1]), multiplier, shift, 0, -128, 127);
         return TSR_KERNEL_OK;
     }
     for (uint32_t t = begin; t < end; ++t, key += words) {
         int32_t dot = offset;
         for (uint32_t w = 0; w < words; ++w) dot = sdot(dot, q[w], key[w]);
-        scores[t] = tsr_requantize_to_i8_fast(dot, multiplier, shift, 0, -128, 127);
+        scores[t] = tsr_xpulpv2_requantize_to_i8(dot, multiplier, shift, 0, -128, 127);
     }
     return TSR_KERNEL_OK;
 }

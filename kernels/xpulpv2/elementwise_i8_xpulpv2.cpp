@@ -10,12 +10,12 @@
 // (the product's two words from mul and mulh, shifted together), not a 64-bit shift an
 // element (a library call on RV32); bit-exact with the portable kernel.
 #include "elementwise_i8_checks.h"
-#include "matmul_w4a8_checks.h"
 #include "kernel_checks.h"
+#include "matmul_w4a8_checks.h"
 #include "tessera/kernels_xpulpv2.h"
-#include "requantize_fast.h"
 #include "xpulpv2_dot.h"
 #include "xpulpv2_iexp.h"
+#include "xpulpv2_requantize.h"
 #include "xpulpv2_rqs.h"
 
 namespace {
@@ -111,7 +111,7 @@ tsr_kernel_status tsr_swiglu_i8_xpulpv2(const tsr_swiglu_i8_args *a, uint32_t co
         const int32_t e = (int32_t)tsr_xpulpv2_iexp(-(g < 0 ? -g : g) * (1 << k.shift), k, m);
         const int32_t p = (g >= 0 ? e0 : e) >> 2, q = (e0 + e) >> 2;
         const int32_t silu16 = tsr_round_div(16 * g * p, q);
-        a->y[i] = tsr_requantize_to_i8_fast(silu16 * (a->up[i] - a->up_zero), a->multiplier, a->shift, a->y_zero, -128, 127);
+        a->y[i] = tsr_xpulpv2_requantize_to_i8(silu16 * (a->up[i] - a->up_zero), a->multiplier, a->shift, a->y_zero, -128, 127);
     }
     return TSR_KERNEL_OK;
 }
@@ -126,20 +126,20 @@ tsr_kernel_status tsr_embed_row_i8_xpulpv2(const tsr_embed_row_i8_args *a)
     const int32_t m = a->multiplier, s = a->shift;
     const uint32_t dim = a->dim;
     if (!a->w4) {
-        for (uint32_t j = 0; j < dim; ++j) y[j] = tsr_requantize_to_i8_fast(y[j], m, s, 0, -128, 127);
+        for (uint32_t j = 0; j < dim; ++j) y[j] = tsr_xpulpv2_requantize_to_i8(y[j], m, s, 0, -128, 127);
         return TSR_KERNEL_OK;
     }
     const uint8_t *gs = a->group_scales;
     if (dim & 1u) { // the last byte's low nibble alone
         const uint32_t j = dim - 1u;
         const int32_t w = (int32_t)(int8_t)(uint8_t)((uint8_t)y[j / 2u] << 4) >> 4;
-        y[j] = tsr_requantize_to_i8_fast(w * (int32_t)gs[j / 32u], m, s, 0, -128, 127);
+        y[j] = tsr_xpulpv2_requantize_to_i8(w * (int32_t)gs[j / 32u], m, s, 0, -128, 127);
     }
     for (uint32_t b = dim / 2u; b-- > 0u;) {
         const int32_t byte = (int8_t)y[b], g = gs[b / 16u]; // elements 2b, 2b + 1: one group
         const int32_t lo = (int32_t)(int8_t)(uint8_t)(byte << 4) >> 4, hi = byte >> 4;
-        y[2u * b + 1u] = tsr_requantize_to_i8_fast(hi * g, m, s, 0, -128, 127);
-        y[2u * b] = tsr_requantize_to_i8_fast(lo * g, m, s, 0, -128, 127);
+        y[2u * b + 1u] = tsr_xpulpv2_requantize_to_i8(hi * g, m, s, 0, -128, 127);
+        y[2u * b] = tsr_xpulpv2_requantize_to_i8(lo * g, m, s, 0, -128, 127);
     }
     return TSR_KERNEL_OK;
 }

@@ -2,7 +2,7 @@
 // one pass over k in a hardware loop whose body loads a word of x and a word of each
 // of the four weight rows (post-incrementing) and does four sdotsp.b: 16 MACs in 9
 // instructions, no branch. The integer sums equal the portable kernel's (exact in any
-// order), and the requantization is the portable one's (requantize_fast.h): bit-exact.
+// order), and the requantization is the portable one's (xpulpv2_requantize.h): bit-exact.
 // Where the caller checked the tables once (flags TABLES_CHECKED: the runtime, at open)
 // the kernel does not scan all n channels' multipliers and shifts again on every call (in
 // L2 on siracusa: two loads of about 15 cycles a channel, on every core); each shift is
@@ -11,9 +11,9 @@
 #include "kernel_checks.h"
 #include "matmul_i8_checks.h"
 #include "matmul_i8_dot.h"
-#include "requantize_fast.h"
 #include "tessera/kernels_xpulpv2.h"
 #include "xpulpv2_dot.h"
+#include "xpulpv2_requantize.h"
 
 
 tsr_kernel_status tsr_matmul_i8_xpulpv2(const tsr_matmul_i8_args *a, uint32_t core_id, uint32_t core_count)
@@ -42,11 +42,9 @@ tsr_kernel_status tsr_matmul_i8_xpulpv2(const tsr_matmul_i8_args *a, uint32_t co
         },
         [&offset, multiplier, shifts, y, ldy, y_zero, y_min, y_max](uint32_t r, uint32_t i, uint32_t block, const int32_t *acc) {
             int8_t *yr = y + (size_t)r * ldy + i;
-            for (uint32_t c = 0; c < block; ++c) {
-                const int32_t shift = shifts[i + c];
-                yr[c] = tsr_requantize_to_i8_fast(acc[c] + offset[c], multiplier[i + c],
-                                                  shift < -31 ? -31 : shift > 30 ? 30 : shift, y_zero, y_min, y_max);
-            }
+            for (uint32_t c = 0; c < block; ++c)
+                yr[c] = tsr_xpulpv2_requantize_to_i8(acc[c] + offset[c], multiplier[i + c], shifts[i + c], y_zero, y_min,
+                                                     y_max);
         });
     return TSR_KERNEL_OK;
 }

@@ -12,9 +12,9 @@
 #include "kernel_checks.h"
 #include "matmul_w4a8_checks.h"
 #include "matmul_w4a8_dot.h"
-#include "requantize_fast.h"
 #include "tessera/kernels_xpulpv2.h"
 #include "xpulpv2_dot.h"
+#include "xpulpv2_requantize.h"
 
 namespace {
 
@@ -145,7 +145,7 @@ tsr_kernel_status tsr_matmul_w4a8_xpulpv2(const tsr_matmul_w4a8_args *a, uint32_
         [&offset, multiplier, shifts, y, ldy, y_zero](uint32_t r, uint32_t i, uint32_t block, const int32_t *acc) {
             int8_t *yr = y + (size_t)r * ldy + i;
             for (uint32_t c = 0; c < block; ++c)
-                yr[c] = tsr_requantize_to_i8_fast(acc[c] + offset[c], multiplier[i + c], shifts[i + c], y_zero, -128, 127);
+                yr[c] = tsr_xpulpv2_requantize_to_i8(acc[c] + offset[c], multiplier[i + c], shifts[i + c], y_zero, -128, 127);
         });
     return TSR_KERNEL_OK;
 }
