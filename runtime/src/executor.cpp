@@ -79,6 +79,7 @@ void run_task(void *arg, uint32_t core, uint32_t cores)
         const char *label = trace ? tsr_op_name(step.op) : nullptr;
         if (trace) trace(board->ctx, core, label, step.layer, run.pos, true);
         op_device(step.op)->run(r);
+        if (core == 0u) run.dma.flush(); // a step's gathers are its own transfers
         if (trace) trace(board->ctx, core, label, step.layer, run.pos, false);
         if (profiling) charge(task, i, before, true);
         last = i;

@@ -381,12 +381,18 @@ void run(StepRun &r)
     // The query heads of a KV group lie side by side in a round (its cores a multiple of the
     // group): the group's first core gathers the chunk, the others read its buffer.
     const bool shared_kv = r.stage[1] && a.group > 1u && ac % a.group == 0u;
-    auto kv_core = [&](uint32_t head, uint32_t j) { return shared_kv ? j - head % a.group : j; };
+    // A query head's KV head, by a shift where the group is a power of two (core 0 decodes
+    // every item of a tile; a division costs RV32 cores up to 35 cycles).
+    uint32_t group_log2 = 0;
+    while (group_log2 < 31u && (1u << group_log2) < a.group) ++group_log2;
+    const bool group_pow2 = (1u << group_log2) == a.group;
+    auto kv_head = [&](uint32_t head) { return group_pow2 ? head >> group_log2 : quotient(head, a.group); };
+    auto kv_core = [&](uint32_t head, uint32_t j) { return shared_kv ? j - (head - kv_head(head) * a.group) : j; };
     // Where an item's chunk starts in the cache of a pass: its KV head's columns of row
     // `first` (row-major), or that head's block's row `first` (head-major).
     const bool head_major = P(r.step).kv_layout == TSR_LAYOUT_KV_HEAD_MAJOR;
     auto chunk_of = [&](uint32_t pass, const Item &it) {
-        const size_t kvh = quotient(it.head, a.group);
+        const size_t kvh = kv_head(it.head);
         return r.addr[1 + pass] + (head_major ? (kvh * a.ctx + it.first) * head
                                               : (size_t)it.first * a.kv_dim * e + kvh * head);
     };
@@ -412,13 +418,15 @@ void run(StepRun &r)
         [&](uint32_t t) __attribute__((always_inline)) { // called twice in tiles(): kept in line
             const Tile x = tile(t);
             if (t == 0u && tables_l1) r.run.dma.copy(tables_l1, tables, sizeof(tsr_quantlib_attention));
+            if (x.pass == 0u && x.chunk == 0u && r.stage[0])
+                for (uint32_t j = 0; j < ac; ++j) {
+                    const Item it = item(x, j);
+                    if (it.exists) r.run.dma.gather(head_of(0, it, x.round, j), r.addr[0] + head_offset(it), head);
+                }
+            if (!r.stage[1]) return; // head-major, read in place
             for (uint32_t j = 0; j < ac; ++j) {
                 const Item it = item(x, j);
-                if (!it.exists) continue;
-                if (x.pass == 0u && x.chunk == 0u && r.stage[0])
-                    r.run.dma.copy(head_of(0, it, x.round, j), r.addr[0] + head_offset(it), head);
                 if (!it.live) continue;
-                if (!r.stage[1]) continue; // head-major, read in place
                 if (kv_core(it.head, j) != j) continue; // its group's first core gathers it
                 const uint8_t *cache = chunk_of(x.pass, it);
                 if (j < held_cores) {
@@ -428,7 +436,7 @@ void run(StepRun &r)
                     h = Held{cache, it.count};
                     known |= 1u << slot;
                 }
-                if (head_major) r.run.dma.copy(kv_buffer(j, t), cache, it.count * head);
+                if (head_major) r.run.dma.gather(kv_buffer(j, t), cache, it.count * head); // the round's heads: one transfer
                 else r.run.dma.copy_2d(kv_buffer(j, t), head, cache, a.kv_dim * e, head, it.count); // the head's columns
             }
         },
@@ -454,7 +462,7 @@ void run(StepRun &r)
             if (!x.last_of_round || !r.stage[4]) return;
             for (uint32_t j = 0; j < ac; ++j) {
                 const Item it = item(x, j);
-                if (it.exists) r.run.dma.copy(r.addr[4] + head_offset(it), head_of(4, it, x.round, j), head);
+                if (it.exists) r.run.dma.gather(r.addr[4] + head_offset(it), head_of(4, it, x.round, j), head);
             }
         });
 }

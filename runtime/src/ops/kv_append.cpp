@@ -36,6 +36,12 @@ void run(StepRun &r)
     const uint32_t row = p.kv_dim * act_bytes(r.step), bytes = r.rows * row;
     if (r.run.img.tensors[r.step.operands[2]].layout == TSR_LAYOUT_KV_HEAD_MAJOR) { // validated: both caches
         const uint32_t heads = r.run.img.header->n_kv_heads, head = row / heads; // whole heads
+        if (r.rows == 1u) { // the row's heads, each into its block: one 2D transfer a cache
+            const size_t at = (size_t)r.pos * head; // pos < context: checked by the API
+            r.run.dma.copy_2d(r.addr[2] + at, p.context * head, r.addr[0], head, head, heads);
+            r.run.dma.copy_2d(r.addr[3] + at, p.context * head, r.addr[1], head, head, heads);
+            return;
+        }
         for (uint32_t h = 0; h < heads; ++h) {
             const size_t at = ((size_t)h * p.context + r.pos) * head; // pos + rows <= context: checked by the API
             r.run.dma.copy_2d(r.addr[2] + at, head, r.addr[0] + (size_t)h * head, row, head, r.rows);

@@ -125,15 +125,40 @@ tessera_status StepChecker::nonlinear(uint32_t v)
 
 // ---- Dma ---------------------------------------------------------------------------------
 
-void Dma::copy_2d(void *dst, uint32_t dst_stride, const void *src, uint32_t src_stride, uint32_t row_bytes,
-                  uint32_t rows)
+void Dma::gather_slow(uint8_t *d, const uint8_t *s, uint32_t bytes)
+{
+    Gather &g = gather_;
+    if (g.rows == 1u && bytes == g.bytes) { // the second sets the strides: forward, rows apart, within 32 bits
+        const uintptr_t dd = (uintptr_t)d - (uintptr_t)g.dst, ds = (uintptr_t)s - (uintptr_t)g.src;
+        if (d > g.dst && s > g.src && dd >= bytes && ds >= bytes && dd <= 0xFFFFFFFFu && ds <= 0xFFFFFFFFu) {
+            g.dst_stride = (uint32_t)dd;
+            g.src_stride = (uint32_t)ds;
+            g.rows = 2u;
+            g.next_dst = d + dd;
+            g.next_src = s + ds;
+            return;
+        }
+    }
+    flush();
+    g = Gather{d, nullptr, s, nullptr, bytes, 1u, bytes, bytes};
+}
+
+void Dma::flush_gather()
+{
+    const Gather g = gather_;
+    gather_.rows = 0u;
+    gather_.next_dst = nullptr; // no row follows
+    issue(g.dst, g.dst_stride, g.src, g.src_stride, g.bytes, g.rows);
+}
+
+void Dma::issue(void *dst, uint32_t dst_stride, const void *src, uint32_t src_stride, uint32_t row_bytes, uint32_t rows)
 {
     if (failed() || rows == 0u || row_bytes == 0u) return;
     tsr_dma_handle h = 0;
     tsr_hal_status st = copy_2d_(ctx_, dst, dst_stride, src, src_stride, row_bytes, rows, &h);
     if (st != TSR_HAL_OK) {
         if (st == TSR_HAL_BUSY && last_) { // a full queue: everything queued completes, then there is room
-            wait(last_);
+            wait(last_); // (no gather pending: issue's callers flushed it)
             st = copy_2d_(ctx_, dst, dst_stride, src, src_stride, row_bytes, rows, &h);
         }
         if (st != TSR_HAL_OK) {

@@ -85,11 +85,39 @@ public:
     {
     }
     void copy_2d(void *dst, uint32_t dst_stride, const void *src, uint32_t src_stride, uint32_t row_bytes,
-                 uint32_t rows);
+                 uint32_t rows)
+    {
+        flush();
+        issue(dst, dst_stride, src, src_stride, row_bytes, rows);
+    }
     void copy(void *dst, const void *src, uint32_t bytes) { copy_2d(dst, bytes, src, bytes, bytes, 1u); }
+    // A copy that may join the gather before it: copies of the same bytes, each whose
+    // source and destination lie as far on from the one before as that one's from its own
+    // (a head of each KV group, a head of a head-major cache), go as the rows of one 2D
+    // transfer, issued at the next other call. For memory the cores reach (the DMA's
+    // strided rows: L1 and L2), not off-chip memory.
+    void gather(void *dst, const void *src, uint32_t bytes)
+    {
+        Gather &g = gather_;
+        if (dst == g.next_dst && src == g.next_src && bytes == g.bytes && g.rows > 1u) { // a third row or later
+            ++g.rows;
+            g.next_dst += g.dst_stride;
+            g.next_src += g.src_stride;
+            return;
+        }
+        gather_slow(static_cast<uint8_t *>(dst), static_cast<const uint8_t *>(src), bytes);
+    }
     void wait(tsr_dma_handle h);
-    void drain() { wait(last_); } // a no-op once it has waited for last_
-    tsr_dma_handle last() const { return last_; }
+    void drain() { wait(last()); } // a no-op once it has waited for last_
+    tsr_dma_handle last()
+    {
+        flush();
+        return last_;
+    }
+    void flush() // issues the gather, if any
+    {
+        if (gather_.rows) flush_gather();
+    }
     bool failed() const { return status_ != TSR_HAL_OK; }
     tsr_hal_status status() const { return status_; }
     uint32_t bytes = 0, transfers = 0; // moved so far in this run
@@ -97,6 +125,15 @@ public:
     uint64_t wait_cycles = 0;
 
 private:
+    void issue(void *dst, uint32_t dst_stride, const void *src, uint32_t src_stride, uint32_t row_bytes, uint32_t rows);
+    void gather_slow(uint8_t *dst, const uint8_t *src, uint32_t bytes);
+    void flush_gather();
+    struct Gather {
+        uint8_t *dst, *next_dst; // its first row, and where a next row would be
+        const uint8_t *src, *next_src;
+        uint32_t bytes, rows, dst_stride, src_stride;
+    };
+    Gather gather_ = {};
     const tsr_hal_board *board_;
     void *ctx_;
     tsr_hal_status (*copy_2d_)(void *, void *, uint32_t, const void *, uint32_t, uint32_t, uint32_t, tsr_dma_handle *);
@@ -281,7 +318,10 @@ public:
         // The newest transfer a tile waits for: none while the step has issued none (the
         // drain below completed the earlier steps'), as where operands lie in place.
         uint32_t issued = 0;
-        auto newest = [&] { return run.dma.transfers != issued ? run.dma.last() : 0u; };
+        auto newest = [&] {
+            const tsr_dma_handle last = run.dma.last(); // issues a gather in()'s last calls left
+            return run.dma.transfers != issued ? last : 0u;
+        };
         for (uint32_t t = 0; t < count; ++t) {
             if (core == 0u) {
                 if (t == 0u) {

@@ -1,0 +1,103 @@
+// The runtime's DMA calls (runtime/src/ops/op.h, class Dma) against a board that records
+// what it is asked: gathers of equally spaced copies of the same bytes go as the rows of
+// one 2D transfer, issued before anything else the runtime asks of the engine, in order;
+// anything that breaks the spacing starts a new one.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "ops/op.h"
+
+namespace {
+
+struct Copy {
+    uintptr_t dst, src;
+    uint32_t dst_stride, src_stride, row_bytes, rows;
+    bool operator==(const Copy &o) const
+    {
+        return dst == o.dst && src == o.src && dst_stride == o.dst_stride && src_stride == o.src_stride &&
+               row_bytes == o.row_bytes && rows == o.rows;
+    }
+};
+
+struct Recorder {
+    std::vector<Copy> copies;
+    std::vector<tsr_dma_handle> waits;
+};
+Recorder *g_rec = nullptr;
+
+tsr_hal_status copy_2d(void *, void *dst, uint32_t dst_stride, const void *src, uint32_t src_stride, uint32_t row_bytes,
+                       uint32_t rows, tsr_dma_handle *out)
+{
+    g_rec->copies.push_back(Copy{(uintptr_t)dst, (uintptr_t)src, dst_stride, src_stride, row_bytes, rows});
+    *out = (tsr_dma_handle)g_rec->copies.size();
+    return TSR_HAL_OK;
+}
+
+tsr_hal_status wait(void *, tsr_dma_handle h)
+{
+    g_rec->waits.push_back(h);
+    return TSR_HAL_OK;
+}
+
+struct RuntimeDma : ::testing::Test {
+    Recorder rec;
+    tsr_hal_ops ops{};
+    tsr_hal_board board{};
+    std::vector<uint8_t> l1 = std::vector<uint8_t>(4096), l2 = std::vector<uint8_t>(65536);
+    void SetUp() override
+    {
+        g_rec = &rec;
+        ops.dma_copy_2d = copy_2d;
+        ops.dma_wait = wait;
+        board.ops = &ops;
+    }
+    void TearDown() override { g_rec = nullptr; }
+    uintptr_t a1(size_t at) const { return (uintptr_t)(l1.data() + at); }
+    uintptr_t a2(size_t at) const { return (uintptr_t)(l2.data() + at); }
+};
+
+// A round's KV gathers from a head-major cache (heads 1,024 bytes apart) into buffers 256
+// bytes apart: one transfer of four rows, issued where the runtime asks for its handle.
+TEST_F(RuntimeDma, EquallySpacedGathersGoAsOneTransfer)
+{
+    tsr::Dma dma(&board);
+    for (uint32_t h = 0; h < 4; ++h) dma.gather(l1.data() + 256 * h, l2.data() + 100 + 1024 * h, 24);
+    EXPECT_TRUE(rec.copies.empty()) << "nothing issued before the runtime needs it";
+    const tsr_dma_handle last = dma.last();
+    ASSERT_EQ(rec.copies.size(), 1u);
+    EXPECT_EQ(rec.copies[0], (Copy{a1(0), a2(100), 256, 1024, 24, 4}));
+    EXPECT_EQ(last, 1u);
+    EXPECT_EQ(dma.transfers, 1u);
+    EXPECT_EQ(dma.bytes, 96u);
+    dma.drain();
+    EXPECT_EQ(rec.waits, std::vector<tsr_dma_handle>{1u});
+}
+
+// A copy of other bytes, another spacing, a destination behind or overlapping the last
+// row, or any other call: the gather so far goes first, as it was.
+TEST_F(RuntimeDma, WhatBreaksTheSpacingStartsAnotherTransfer)
+{
+    tsr::Dma dma(&board);
+    dma.gather(l1.data(), l2.data(), 16);
+    dma.gather(l1.data() + 32, l2.data() + 64, 16);
+    dma.gather(l1.data() + 64, l2.data() + 128, 16);
+    dma.gather(l1.data() + 100, l2.data() + 192, 16); // the destination's spacing breaks
+    dma.gather(l1.data() + 132, l2.data() + 256, 8);  // other bytes
+    dma.gather(l1.data() + 136, l2.data() + 300, 8);  // overlaps the row before: not a row of it
+    dma.copy(l1.data() + 1000, l2.data() + 5000, 40); // a plain copy issues what is pending first
+    dma.gather(l1.data() + 2000, l2.data() + 6000, 4);
+    dma.gather(l1.data() + 1996, l2.data() + 6004, 4); // backwards
+    dma.flush();
+    const std::vector<Copy> want = {
+        {a1(0), a2(0), 32, 64, 16, 3},      {a1(100), a2(192), 16, 16, 16, 1}, {a1(132), a2(256), 8, 8, 8, 1},
+        {a1(136), a2(300), 8, 8, 8, 1},     {a1(1000), a2(5000), 40, 40, 40, 1}, {a1(2000), a2(6000), 4, 4, 4, 1},
+        {a1(1996), a2(6004), 4, 4, 4, 1},
+    };
+    EXPECT_EQ(rec.copies, want);
+    EXPECT_EQ(dma.transfers, want.size());
+    dma.flush(); // nothing pending: nothing issued
+    EXPECT_EQ(rec.copies.size(), want.size());
+}
+
+} // namespace
