@@ -24,7 +24,7 @@ tsr_kernel_status tsr_matmul_i8_xpulpv2(const tsr_matmul_i8_args *a, uint32_t co
     const uint32_t k = a->k;
     if (!tsr_xpulpv2_words(a->x, a->w, k))
         return tsr_matmul_i8(a, core_id, core_count); // words only: the portable kernel for the rest
-    int32_t offset[4]; // bias - x_zero * sum_j w_ij, as the portable kernel
+    int32_t offset[4] = {0, 0, 0, 0}; // bias - x_zero * sum_j w_ij, as the portable kernel (0 without either)
     // The arguments in locals: a store of an output byte may alias *a, so read through a
     // the compiler would load each again for every channel.
     const int32_t *const bias = a->bias, *const multiplier = a->multiplier;
@@ -35,6 +35,7 @@ tsr_kernel_status tsr_matmul_i8_xpulpv2(const tsr_matmul_i8_args *a, uint32_t co
     tsr_xpulpv2_channel_blocks(
         a->x, a->w, a->rows, k, a->n, core_id, core_count,
         [&offset, bias, x_zero, k](uint32_t i, uint32_t block, const int8_t *wi) {
+            if (!bias && !x_zero) return;
             int32_t sums[4] = {0, 0, 0, 0};
             if (x_zero && block == 4u) tsr_xpulpv2_row_sums_4(wi, k, sums);
             else if (x_zero) sums[0] = tsr_i8_row_sum(wi, k);

@@ -12,6 +12,13 @@
 #include "requantize_fast.h"
 #include "xpulpv2_rqs.h"
 
+// The rare case (shift > -2: a scale of 1/2 or more) out of line, so that the usual one's loop
+// does not compute the product's low word it has no use for.
+static __attribute__((noinline)) int32_t tsr_xpulpv2_requantize_two_words(int32_t acc, int32_t multiplier, int32_t shift)
+{
+    return tsr_requantize_two_words(acc, multiplier, shift);
+}
+
 static inline int8_t tsr_xpulpv2_requantize_to_i8(int32_t acc, int32_t multiplier, int32_t shift, int32_t y_zero,
                                                   int32_t y_min, int32_t y_max)
 {
@@ -21,7 +28,7 @@ static inline int8_t tsr_xpulpv2_requantize_to_i8(int32_t acc, int32_t multiplie
         const int32_t t = (int32_t)(((int64_t)acc * multiplier) >> 32) >> (-2 - shift);
         r = (t >> 1) + (t & 1);
     } else {
-        r = tsr_requantize_two_words(acc, multiplier, shift);
+        r = tsr_xpulpv2_requantize_two_words(acc, multiplier, shift);
     }
     // y_zero and the bounds lie in [-128, 127]: beyond [-256, 255] only the bound matters.
     return (int8_t)tsr_xpulpv2_clamp(y_zero + tsr_xpulpv2_clamp(r, -256, 255), y_min, y_max);
