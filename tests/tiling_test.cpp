@@ -71,6 +71,54 @@ TEST_P(Stories260KTiled, EveryRegionWithinOnePercentOfItsLowerBound)
 INSTANTIATE_TEST_SUITE_P(L1Sizes, Stories260KTiled,
                          ::testing::Values(256u * 1024, 128u * 1024, 64u * 1024, 16u * 1024, 8u * 1024));
 
+// stories260K in int8 (8 query heads over 4 KV heads) on 8 cores, its KV caches staged
+// through a small L1 (24 KiB: chunks of 64 positions, 4 attention cores; 64 KiB: 256
+// positions, 8 cores): prompts run as chunks of rows (a round's rows of a head read the
+// keys and values one core gathered, rounds straddle heads, the last is partial; the
+// second prompt's positions span two chunks) give each row the logits its token gives
+// run alone, bit for bit.
+class PromptRowsTiled : public ::testing::TestWithParam<uint64_t> {};
+
+TEST_P(PromptRowsTiled, EachRowsLogitsAreItsTokensRunAlone)
+{
+    const std::string shared = shared_dir();
+    if (shared.empty()) GTEST_SKIP() << "TESSERA_SHARED_DIR not found";
+    tessera::PackOptions o =
+        stories260k_int8(shared, "host", "cluster", temp_path("prompt_rows_" + std::to_string(GetParam()) + ".tess"));
+    o.l1_bytes = GetParam();
+    o.prompt_logits_all = true;
+    auto m = open_model(o, 8);
+    ASSERT_EQ(m->status, TESSERA_OK) << tessera_last_error(&m->session);
+    std::vector<int32_t> ids = {1};
+    for (int i = 0; i < 84; ++i) ids.push_back(int32_t(3 + (i * 97) % 500));
+    const size_t first_end = 13, second_begin = 73; // prompts: ids[0, 13) and ids[73, 84)
+    auto logits_of = [&](uint32_t row) {
+        const float *l = nullptr;
+        uint32_t rows = 0;
+        EXPECT_EQ(tessera_logits(&m->session, row, &l, &rows), TESSERA_OK);
+        return l ? std::vector<float>(l, l + 512) : std::vector<float>();
+    };
+    std::vector<std::vector<float>> by_rows, alone;
+    ASSERT_EQ(tessera_prompt(&m->session, ids.data(), uint32_t(first_end)), TESSERA_OK) << tessera_last_error(&m->session);
+    for (uint32_t r = 0; r < first_end; ++r) by_rows.push_back(logits_of(r));
+    for (size_t i = first_end; i < second_begin; ++i) ASSERT_EQ(tessera_step(&m->session, ids[i]), TESSERA_OK);
+    ASSERT_EQ(tessera_prompt(&m->session, ids.data() + second_begin, uint32_t(ids.size() - second_begin)), TESSERA_OK)
+        << tessera_last_error(&m->session);
+    for (uint32_t r = 0; r < ids.size() - second_begin; ++r) by_rows.push_back(logits_of(r));
+
+    tessera_reset(&m->session);
+    ASSERT_EQ(tessera_prompt(&m->session, ids.data(), 1u), TESSERA_OK);
+    alone.push_back(logits_of(TESSERA_LAST_ROW));
+    for (size_t i = 1; i < ids.size(); ++i) {
+        ASSERT_EQ(tessera_step(&m->session, ids[i]), TESSERA_OK) << tessera_last_error(&m->session);
+        if (i < first_end || i >= second_begin) alone.push_back(logits_of(TESSERA_LAST_ROW));
+    }
+    ASSERT_EQ(by_rows.size(), alone.size());
+    for (size_t r = 0; r < alone.size(); ++r) EXPECT_EQ(by_rows[r], alone[r]) << "prompt row " << r;
+}
+
+INSTANTIATE_TEST_SUITE_P(L1Sizes, PromptRowsTiled, ::testing::Values(24u * 1024, 64u * 1024));
+
 TEST(Tiling, TooSmallL1NamesTheOperatorAndTheL1ItNeedsWhichSuffices)
 {
     const std::string shared = shared_dir();

@@ -10,17 +10,17 @@
 //           kv_layout: the caches' (both TSR_LAYOUT_ROW_MAJOR, or both KV_HEAD_MAJOR)
 //
 // Causal grouped-query attention over the KV cache. The work items are (row, head)
-// pairs, spread over the attention cores (all of them: the items are coarse) in
-// rounds: in a round, core j owns item
+// pairs in head-major order (a head's rows together), spread over the attention cores
+// (all of them: the items are coarse) in rounds: in a round, core j owns item
 // round * cores + j, its own scores row and its own buffers. A round streams the keys
-// of each core's head chunk by chunk (the DMA gathers the head's columns) and each
-// core scores them; after its last chunk a core takes the softmax of its scores; then
-// the values stream the same way and each core sums them into its head of y. q and y,
-// when not in L1, are staged a head at a time, two buffers a core (one per round). A
-// buffer that already holds the rows a tile needs (grouped-query heads sharing their
-// keys and values, a round after the other) is not copied again. A head-major cache
-// (TSR_LAYOUT_KV_HEAD_MAJOR) holds a head's positions together: a chunk is one
-// contiguous copy, or, on a board whose kernels read operands where they lie, no copy.
+// of its heads chunk by chunk (the DMA gathers a head's columns, once for the cores
+// whose items share the KV head) and each core scores them; after its last chunk a core
+// takes the softmax of its scores; then the values stream the same way and each core
+// sums them into its head of y. q and y, when not in L1, are staged a head at a time,
+// two buffers a core (one per round). A buffer that already holds the rows a tile needs
+// (the next rows of the same head, a round after the other) is not copied again. A
+// head-major cache (TSR_LAYOUT_KV_HEAD_MAJOR) holds a head's positions together: a chunk
+// is one contiguous copy, or, on a board whose kernels read operands where they lie, no copy.
 #include "op.h"
 #include "tessera/kernels_bf16.h"
 #include "tessera/kernels_i8.h"
@@ -325,9 +325,12 @@ StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t cores)
     g.operand[2].shares = 1u;
     g.operand[3] = OperandGeometry{OperandUse::kScratch, 3u, variant_row<AttentionVariant>(v).scratch(a).bytes, ac, 0u, 0u};
     per_core(4, a.hs * e, OperandUse::kStreamed);
-    // Traffic with the whole context cached (the most a run moves): a gathered chunk once
-    // for the query heads of a group that share a round (run: shared_kv).
-    const uint64_t kv_copies = !head_major && a.group > 1u && ac % a.group == 0u ? heads / a.group : heads;
+    // Traffic with the whole context cached (the most a run moves): a gathered chunk once a
+    // round and KV head (run: gatherer): a token's round holds ac query heads, a prompt's
+    // rows of one head (at most one copy a round; fewer where a round's buffer still holds
+    // the chunk from the round before).
+    const uint32_t rounds = h / ac + (h % ac != 0u);
+    const uint64_t kv_copies = rows > 1u ? rounds : a.group > 1u && ac % a.group == 0u ? heads / a.group : heads;
     g.traffic(0, heads * a.hs * e, heads);
     g.traffic(1, kv_copies * a.ctx * a.hs * e, kv_copies * chunks);
     g.traffic(2, kv_copies * a.ctx * a.hs * e, kv_copies * chunks);
@@ -346,16 +349,24 @@ void run(StepRun &r)
     const Scratch sx = v.scratch(a);
     const uint8_t *tables = P(r.step).tables < r.run.img.header->tensor_count ? r.constant(P(r.step).tables) : nullptr;
     uint8_t *const tables_l1 = sx.tables && tables && r.stage[3] ? r.stage[3] + sx.tables : nullptr; // core 0's scratch
-    // Tile t: round, pass (0 keys, 1 values) and chunk.
+    // The items in head-major order, item i (head i / rows, row i % rows): the cores of a
+    // round take rows of one head (or of a few), which read the same keys and values, and a
+    // core's next round the same head's next rows. A chunk is then gathered once a round and
+    // KV head, not once a core, and a buffer that already holds it (the round before
+    // gathered it) is not copied again. With one row (a token) item i is head i.
+    const Divider per_head(r.rows);
+    // Tile t: round, pass (0 keys, 1 values) and chunk, and the round's first item.
     struct Tile {
         uint32_t round, pass, chunk;
         bool last_of_round;
+        uint32_t head0, row0;
     };
     // Core 0 decodes every core's tile and item once a tile (quotient: a token's single
     // chunk and single row need no division).
     auto tile = [&](uint32_t t) {
-        const uint32_t q = quotient(t, chunks), chunk = t - q * chunks;
-        return Tile{q >> 1, q & 1u, chunk, (q & 1u) == 1u && chunk + 1u == chunks};
+        const uint32_t q = quotient(t, chunks), chunk = t - q * chunks, round = q >> 1, i0 = round * ac;
+        const uint32_t head0 = per_head(i0);
+        return Tile{round, q & 1u, chunk, (q & 1u) == 1u && chunk + 1u == chunks, head0, i0 - head0 * r.rows};
     };
     // Core j's item in a round: its row and head, its cached positions 0..last, and
     // the part of them in this tile's chunk (count positions from first).
@@ -368,8 +379,11 @@ void run(StepRun &r)
         const uint32_t i = x.round * ac + j;
         if (j >= ac || i >= items) return it;
         it.exists = true;
-        it.row = quotient(i, a.nh);
-        it.head = i - it.row * a.nh;
+        it.head = x.head0;
+        it.row = x.row0 + j;
+        if (r.rows == 1u) it.head += j, it.row = 0u;
+        else
+            while (it.row >= r.rows) it.row -= r.rows, ++it.head; // (j < ac <= 8 rows on)
         it.last = v.sees_chunk ? r.pos + r.rows - 1u : r.pos + it.row;
         it.first = x.chunk * tc;
         if (it.first > it.last) return it;
@@ -378,16 +392,24 @@ void run(StepRun &r)
         return it;
     };
     auto kv_buffer = [&](uint32_t j, uint32_t t) { return r.stage[1] + (size_t)(2u * j + t % 2u) * r.resolved.slot_bytes[1]; };
-    // The query heads of a KV group lie side by side in a round (its cores a multiple of the
-    // group): the group's first core gathers the chunk, the others read its buffer.
-    const bool shared_kv = r.stage[1] && a.group > 1u && ac % a.group == 0u;
     // A query head's KV head, by a shift where the group is a power of two (core 0 decodes
     // every item of a tile; a division costs RV32 cores up to 35 cycles).
     uint32_t group_log2 = 0;
     while (group_log2 < 31u && (1u << group_log2) < a.group) ++group_log2;
     const bool group_pow2 = (1u << group_log2) == a.group;
     auto kv_head = [&](uint32_t head) { return group_pow2 ? head >> group_log2 : quotient(head, a.group); };
-    auto kv_core = [&](uint32_t head, uint32_t j) { return shared_kv ? j - (head - kv_head(head) * a.group) : j; };
+    // The core that gathers an item's chunk (staged caches): the round's first whose item
+    // has the same KV head; the others read its buffer. It gathers the positions of the
+    // chunk the step's last row sees (every row of the round sees a part of them).
+    auto gatherer = [&](const Tile &x, const Item &it) {
+        const uint32_t first_item = kv_head(it.head) * a.group * r.rows, i0 = x.round * ac;
+        return first_item > i0 ? first_item - i0 : 0u;
+    };
+    const uint32_t last_seen = r.pos + r.rows - 1u; // by the last row, whichever the variant
+    auto gathered = [&](const Tile &x) {
+        const uint32_t first = x.chunk * tc;
+        return first > last_seen ? 0u : last_seen + 1u - first < tc ? last_seen + 1u - first : tc;
+    };
     // Where an item's chunk starts in the cache of a pass: its KV head's columns of row
     // `first` (row-major), or that head's block's row `first` (head-major).
     const bool head_major = P(r.step).kv_layout == TSR_LAYOUT_KV_HEAD_MAJOR;
@@ -396,9 +418,7 @@ void run(StepRun &r)
         return r.addr[1 + pass] + (head_major ? (kvh * a.ctx + it.first) * head
                                               : (size_t)it.first * a.kv_dim * e + kvh * head);
     };
-    // What each buffer of the first cores holds (the cache rows copied there): a tile
-    // that needs the same rows of the same head again (the next query head of a
-    // grouped-query pair, in a round of its own) copies nothing.
+    // What each buffer of the gathering cores holds (the cache rows copied there).
     struct Held {
         const uint8_t *from;
         uint32_t count;
@@ -406,9 +426,6 @@ void run(StepRun &r)
     constexpr uint32_t kHeldCores = 8;
     Held held[2 * kHeldCores]; // entry i valid where bit i of `known` is set: no clearing on every core
     uint32_t known = 0;
-    // A core's next round takes the head ac further on: the same KV head only when fewer
-    // cores than a group's query heads share the work (else nothing is ever held again).
-    const uint32_t held_cores = ac < a.group ? (ac < kHeldCores ? ac : kHeldCores) : 0u;
     auto head_offset = [&](const Item &it) { return ((size_t)it.row * a.dim + (size_t)it.head * a.hs) * e; };
     auto head_of = [&](uint32_t k, const Item &it, uint32_t round, uint32_t j) { // q or y: staged, or in place
         return r.stage[k] ? r.stage[k] + (size_t)(2u * j + round % 2u) * head : r.addr[k] + head_offset(it);
@@ -424,20 +441,22 @@ void run(StepRun &r)
                     if (it.exists) r.run.dma.gather(head_of(0, it, x.round, j), r.addr[0] + head_offset(it), head);
                 }
             if (!r.stage[1]) return; // head-major, read in place
+            const uint32_t count = gathered(x);
+            if (!count) return; // a chunk past every row's positions
             for (uint32_t j = 0; j < ac; ++j) {
                 const Item it = item(x, j);
-                if (!it.live) continue;
-                if (kv_core(it.head, j) != j) continue; // its group's first core gathers it
+                if (!it.exists) break; // (the round's last items: the step's last round)
+                if (gatherer(x, it) != j) continue;
                 const uint8_t *cache = chunk_of(x.pass, it);
-                if (j < held_cores) {
+                if (j < kHeldCores) {
                     const uint32_t slot = 2u * j + t % 2u;
                     Held &h = held[slot];
-                    if (((known >> slot) & 1u) && h.from == cache && h.count == it.count) continue;
-                    h = Held{cache, it.count};
+                    if (((known >> slot) & 1u) && h.from == cache && h.count == count) continue;
+                    h = Held{cache, count};
                     known |= 1u << slot;
                 }
-                if (head_major) r.run.dma.gather(kv_buffer(j, t), cache, it.count * head); // the round's heads: one transfer
-                else r.run.dma.copy_2d(kv_buffer(j, t), head, cache, a.kv_dim * e, head, it.count); // the head's columns
+                if (head_major) r.run.dma.gather(kv_buffer(j, t), cache, count * head); // the round's heads: one transfer
+                else r.run.dma.copy_2d(kv_buffer(j, t), head, cache, a.kv_dim * e, head, count); // the head's columns
             }
         },
         [&](uint32_t t) {
@@ -445,7 +464,7 @@ void run(StepRun &r)
             const Item it = item(x, r.core);
             if (!it.live) return;
             uint8_t *mine = r.stage[3] + (size_t)r.core * r.resolved.slot_bytes[3];
-            const uint8_t *kv = r.stage[1] ? kv_buffer(kv_core(it.head, r.core), t) : chunk_of(x.pass, it);
+            const uint8_t *kv = r.stage[1] ? kv_buffer(gatherer(x, it), t) : chunk_of(x.pass, it);
             uint8_t *q = head_of(0, it, x.round, r.core), *y = head_of(4, it, x.round, r.core);
             const uint32_t n = it.last + 1u; // positions of the row's softmax
             const bool last_chunk = it.first + it.count == n;

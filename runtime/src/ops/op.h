@@ -242,6 +242,23 @@ struct RunState {
 // most of them such cases in a token (one row, one chunk, heads not grouped).
 inline uint32_t quotient(uint32_t n, uint32_t d) { return n < d ? 0u : d == 1u ? n : n / d; }
 
+// n / d for a d >= 1 fixed over many n: one division when made (none for d = 1), then a
+// multiplication by floor((2^32 - 1) / d), whose product's high word is n / d or one less.
+class Divider {
+public:
+    explicit Divider(uint32_t d) : d_(d), m_(d > 1u ? 0xFFFFFFFFu / d : 0u) {}
+    uint32_t operator()(uint32_t n) const
+    {
+        if (d_ == 1u) return n;
+        uint32_t q = (uint32_t)(((uint64_t)n * m_) >> 32);
+        if (n - q * d_ >= d_) ++q;
+        return q;
+    }
+
+private:
+    uint32_t d_, m_;
+};
+
 // One step's run on one core.
 class StepRun {
 public:
