@@ -354,17 +354,17 @@ void run(StepRun &r)
     // core's next round the same head's next rows. A chunk is then gathered once a round and
     // KV head, not once a core, and a buffer that already holds it (the round before
     // gathered it) is not copied again. With one row (a token) item i is head i.
-    const Divider per_head(r.rows);
+    const Divider per_head(r.rows), per_chunks(chunks);
     // Tile t: round, pass (0 keys, 1 values) and chunk, and the round's first item.
     struct Tile {
         uint32_t round, pass, chunk;
         bool last_of_round;
         uint32_t head0, row0;
     };
-    // Core 0 decodes every core's tile and item once a tile (quotient: a token's single
-    // chunk and single row need no division).
+    // Core 0 decodes every core's tile and item once a tile (Divider: no division there; a
+    // token's single chunk and single row need no multiplication either).
     auto tile = [&](uint32_t t) {
-        const uint32_t q = quotient(t, chunks), chunk = t - q * chunks, round = q >> 1, i0 = round * ac;
+        const uint32_t q = per_chunks(t), chunk = t - q * chunks, round = q >> 1, i0 = round * ac;
         const uint32_t head0 = per_head(i0);
         return Tile{round, q & 1u, chunk, (q & 1u) == 1u && chunk + 1u == chunks, head0, i0 - head0 * r.rows};
     };
