@@ -413,11 +413,10 @@ void run(StepRun &r)
     // Where an item's chunk starts in the cache of a pass: its KV head's columns of row
     // `first` (row-major), or that head's block's row `first` (head-major).
     const bool head_major = P(r.step).kv_layout == TSR_LAYOUT_KV_HEAD_MAJOR;
-    auto chunk_of = [&](uint32_t pass, const Item &it) {
-        const size_t kvh = kv_head(it.head);
-        return r.addr[1 + pass] + (head_major ? (kvh * a.ctx + it.first) * head
-                                              : (size_t)it.first * a.kv_dim * e + kvh * head);
+    auto chunk_at = [&](uint32_t pass, size_t kvh, uint32_t first) {
+        return r.addr[1 + pass] + (head_major ? (kvh * a.ctx + first) * head : (size_t)first * a.kv_dim * e + kvh * head);
     };
+    auto chunk_of = [&](uint32_t pass, const Item &it) { return chunk_at(pass, kv_head(it.head), it.first); };
     // What each buffer of the gathering cores holds (the cache rows copied there).
     struct Held {
         const uint8_t *from;
@@ -443,11 +442,12 @@ void run(StepRun &r)
             if (!r.stage[1]) return; // head-major, read in place
             const uint32_t count = gathered(x);
             if (!count) return; // a chunk past every row's positions
-            for (uint32_t j = 0; j < ac; ++j) {
-                const Item it = item(x, j);
-                if (!it.exists) break; // (the round's last items: the step's last round)
-                if (gatherer(x, it) != j) continue;
-                const uint8_t *cache = chunk_of(x.pass, it);
+            // The round's KV heads, from its first item's to its last's: each gathered by the
+            // core of its first item in the round (gatherer).
+            const uint32_t i0 = x.round * ac, last = (items - i0 < ac ? items : i0 + ac) - 1u;
+            for (uint32_t kvh = kv_head(x.head0), kv_end = kv_head(per_head(last)); kvh <= kv_end; ++kvh) {
+                const uint32_t first_item = kvh * a.group * r.rows, j = first_item > i0 ? first_item - i0 : 0u;
+                const uint8_t *cache = chunk_at(x.pass, kvh, x.chunk * tc);
                 if (j < kHeldCores) {
                     const uint32_t slot = 2u * j + t % 2u;
                     Held &h = held[slot];
