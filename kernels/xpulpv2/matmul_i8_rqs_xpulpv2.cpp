@@ -16,6 +16,9 @@ namespace {
 // Channels [begin, end): four at a time (then one), each block's multipliers and
 // addends read once for all rows; the block's outputs in the 32-bit form when it holds
 // for all four channels, through tsr_rqs_apply (which checks each) otherwise.
+// TwoRows: the fast form's rows two at a time (each weight word loaded once for both); an
+// instantiation of its own, so that the one-row loop keeps its registers.
+template <bool TwoRows>
 void rqs_blocks(const tsr_matmul_i8_rqs_args *a, uint32_t begin, uint32_t end, uint32_t skew)
 {
     const int8_t *const x = a->x, *const w = a->w;
@@ -49,14 +52,24 @@ void rqs_blocks(const tsr_matmul_i8_rqs_args *a, uint32_t begin, uint32_t end, u
             continue;
         }
         const int32_t d0 = a0 + round, d1 = a1 + round, d2 = a2 + round, d3 = a3 + round;
-        for (uint32_t r = 0; r < rows; ++r) {
-            int32_t acc[4];
-            tsr_xpulpv2_dot_1x4(x + (size_t)r * k, wi, k, skew, acc);
+        auto store = [&](uint32_t r, const int32_t acc[4]) {
             int8_t *yr = y + (size_t)r * ldy + i;
             yr[0] = (int8_t)tsr_xpulpv2_clamp((acc[0] * m0 + d0) >> shift, lo, hi);
             yr[1] = (int8_t)tsr_xpulpv2_clamp((acc[1] * m1 + d1) >> shift, lo, hi);
             yr[2] = (int8_t)tsr_xpulpv2_clamp((acc[2] * m2 + d2) >> shift, lo, hi);
             yr[3] = (int8_t)tsr_xpulpv2_clamp((acc[3] * m3 + d3) >> shift, lo, hi);
+        };
+        uint32_t r = 0;
+        for (; TwoRows && r + 2u <= rows; r += 2u) {
+            int32_t acc0[4], acc1[4];
+            tsr_xpulpv2_dot_2x4(x + (size_t)r * k, x + (size_t)(r + 1u) * k, wi, k, skew, acc0, acc1);
+            store(r, acc0);
+            store(r + 1u, acc1);
+        }
+        for (; r < rows; ++r) {
+            int32_t acc[4];
+            tsr_xpulpv2_dot_1x4(x + (size_t)r * k, wi, k, skew, acc);
+            store(r, acc);
         }
     }
     for (; i < end; ++i) {
@@ -82,6 +95,8 @@ tsr_kernel_status tsr_matmul_i8_rqs_xpulpv2(const tsr_matmul_i8_rqs_args *a, uin
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
     uint32_t begin, end;
     tsr_core_range(a->n, core_id, core_count, &begin, &end);
-    rqs_blocks(a, begin, end, tsr_xpulpv2_skew(core_id, a->k >> 2));
+    const uint32_t skew = tsr_xpulpv2_skew(core_id, a->k >> 2);
+    if (a->rows > 1u) rqs_blocks<true>(a, begin, end, skew);
+    else rqs_blocks<false>(a, begin, end, skew);
     return TSR_KERNEL_OK;
 }

@@ -46,6 +46,43 @@ static inline void tsr_xpulpv2_dot_1x4_part(const int8_t *x, const int8_t *w, ui
     acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;
 }
 
+// acc0[c] += x0 . w_c and acc1[c] += x1 . w_c over `words` words, for the four weight rows
+// w, w + k, w + 2k, w + 3k (words > 0): two rows of x against each weight word loaded
+// once, 32 MACs in 14 instructions.
+static inline void tsr_xpulpv2_dot_2x4_part(const int8_t *x0, const int8_t *x1, const int8_t *w, uint32_t k,
+                                            uint32_t words, int32_t acc0[4], int32_t acc1[4])
+{
+    const int8_t *w0 = w, *w1 = w + k, *w2 = w + 2 * k, *w3 = w + 3 * k;
+    int32_t a0 = acc0[0], a1 = acc0[1], a2 = acc0[2], a3 = acc0[3];
+    int32_t b0 = acc1[0], b1 = acc1[1], b2 = acc1[2], b3 = acc1[3];
+    // The loaded words in fixed temporaries (clobbered), not operands: GCC takes at most 30.
+    __asm__ volatile(".balign 4\n"
+                     ".option push\n.option norvc\n.option norelax\n"
+                     TSR_XP_SETUP0("%[n]", 14)
+                     TSR_XP_LW_POST4("t0", "%[x0]")
+                     TSR_XP_LW_POST4("t1", "%[x1]")
+                     TSR_XP_LW_POST4("t2", "%[w0]")
+                     TSR_XP_LW_POST4("t3", "%[w1]")
+                     TSR_XP_LW_POST4("t4", "%[w2]")
+                     TSR_XP_LW_POST4("t5", "%[w3]")
+                     TSR_XP_SDOTSP_B("%[a0]", "t0", "t2")
+                     TSR_XP_SDOTSP_B("%[b0]", "t1", "t2")
+                     TSR_XP_SDOTSP_B("%[a1]", "t0", "t3")
+                     TSR_XP_SDOTSP_B("%[b1]", "t1", "t3")
+                     TSR_XP_SDOTSP_B("%[a2]", "t0", "t4")
+                     TSR_XP_SDOTSP_B("%[b2]", "t1", "t4")
+                     TSR_XP_SDOTSP_B("%[a3]", "t0", "t5")
+                     TSR_XP_SDOTSP_B("%[b3]", "t1", "t5")
+                     ".option pop\n"
+                     : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [b0] "+r"(b0), [b1] "+r"(b1),
+                       [b2] "+r"(b2), [b3] "+r"(b3), [x0] "+r"(x0), [x1] "+r"(x1), [w0] "+r"(w0), [w1] "+r"(w1),
+                       [w2] "+r"(w2), [w3] "+r"(w3)
+                     : [n] "r"(words)
+                     : "t0", "t1", "t2", "t3", "t4", "t5", "memory");
+    acc0[0] = a0, acc0[1] = a1, acc0[2] = a2, acc0[3] = a3;
+    acc1[0] = b0, acc1[1] = b1, acc1[2] = b2, acc1[3] = b3;
+}
+
 // acc + x . w over `words` words (words > 0).
 static inline int32_t tsr_xpulpv2_dot_1x1_part(const int8_t *x, const int8_t *w, uint32_t words, int32_t a)
 {
@@ -104,6 +141,17 @@ static inline void tsr_xpulpv2_dot_1x4(const int8_t *x, const int8_t *w, uint32_
     acc[0] = acc[1] = acc[2] = acc[3] = 0;
     tsr_xpulpv2_dot_1x4_part(x + 4u * skew, w + 4u * skew, k, words - skew, acc);
     if (skew) tsr_xpulpv2_dot_1x4_part(x, w, k, skew, acc);
+}
+
+// acc0[c] = x0 . w_c and acc1[c] = x1 . w_c (k = 4 * words), from word `skew` round to it.
+static inline void tsr_xpulpv2_dot_2x4(const int8_t *x0, const int8_t *x1, const int8_t *w, uint32_t k, uint32_t skew,
+                                       int32_t acc0[4], int32_t acc1[4])
+{
+    const uint32_t words = k >> 2;
+    acc0[0] = acc0[1] = acc0[2] = acc0[3] = 0;
+    acc1[0] = acc1[1] = acc1[2] = acc1[3] = 0;
+    tsr_xpulpv2_dot_2x4_part(x0 + 4u * skew, x1 + 4u * skew, w + 4u * skew, k, words - skew, acc0, acc1);
+    if (skew) tsr_xpulpv2_dot_2x4_part(x0, x1, w, k, skew, acc0, acc1);
 }
 
 // x . w (k = 4 * words), from word `skew` round to it.
