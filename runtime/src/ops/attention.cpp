@@ -344,7 +344,13 @@ void run(StepRun &r)
     const Shape a = shape_of(r.step);
     const uint32_t tc = r.step.tile[0], ac = r.step.tile[1] < r.cores ? r.step.tile[1] : r.cores;
     const uint32_t items = r.rows * a.nh, chunks = ceil_div(r.pos + r.rows, tc), rounds = ceil_div(items, ac);
-    const uint32_t tiles = rounds * 2u * chunks, e = act_bytes(r.step), head = a.hs * e;
+    // A round whose positions are one chunk is one tile (fused): its keys and values
+    // gathered at once, each into a buffer of its own (a core's two), then every core scores
+    // and accumulates its item; the tiles go in turn. Otherwise a round is two passes
+    // (keys, then values) of chunks, a tile each, the next one's gather under this one's
+    // compute.
+    const bool fused = chunks == 1u;
+    const uint32_t tiles = fused ? rounds : rounds * 2u * chunks, e = act_bytes(r.step), head = a.hs * e;
     const AttentionVariant &v = variant_row<AttentionVariant>(r.resolved.variant);
     const Scratch sx = v.scratch(a);
     const uint8_t *tables = P(r.step).tables < r.run.img.header->tensor_count ? r.constant(P(r.step).tables) : nullptr;
@@ -364,9 +370,10 @@ void run(StepRun &r)
     // Core 0 decodes every core's tile and item once a tile (Divider: no division there; a
     // token's single chunk and single row need no multiplication either).
     auto tile = [&](uint32_t t) {
-        const uint32_t q = per_chunks(t), chunk = t - q * chunks, round = q >> 1, i0 = round * ac;
+        const uint32_t q = fused ? 2u * t : per_chunks(t), chunk = t - q * chunks, round = q >> 1, i0 = round * ac;
         const uint32_t head0 = per_head(i0);
-        return Tile{round, q & 1u, chunk, (q & 1u) == 1u && chunk + 1u == chunks, head0, i0 - head0 * r.rows};
+        return Tile{round, q & 1u, fused ? 0u : chunk, fused || ((q & 1u) == 1u && chunk + 1u == chunks), head0,
+                    i0 - head0 * r.rows};
     };
     // Core j's item in a round: its row and head, its cached positions 0..last, and
     // the part of them in this tile's chunk (count positions from first).
@@ -391,7 +398,11 @@ void run(StepRun &r)
         it.live = true;
         return it;
     };
-    auto kv_buffer = [&](uint32_t j, uint32_t t) { return r.stage[1] + (size_t)(2u * j + t % 2u) * r.resolved.slot_bytes[1]; };
+    // Core j's buffer of a tile: the keys' (parity 0) or the values' (1) of a fused round;
+    // else the tile's parity (t % 2), the other one's the next tile's.
+    auto kv_buffer = [&](uint32_t j, uint32_t parity) {
+        return r.stage[1] + (size_t)(2u * j + parity) * r.resolved.slot_bytes[1];
+    };
     // A query head's KV head, by a shift where the group is a power of two (core 0 decodes
     // every item of a tile; a division costs RV32 cores up to 35 cycles).
     uint32_t group_log2 = 0;
@@ -429,61 +440,76 @@ void run(StepRun &r)
     auto head_of = [&](uint32_t k, const Item &it, uint32_t round, uint32_t j) { // q or y: staged, or in place
         return r.stage[k] ? r.stage[k] + (size_t)(2u * j + round % 2u) * head : r.addr[k] + head_offset(it);
     };
-    r.tiles(
-        tiles,
-        [&](uint32_t t) __attribute__((always_inline)) { // called twice in tiles(): kept in line
-            const Tile x = tile(t);
-            if (t == 0u && tables_l1) r.run.dma.copy(tables_l1, tables, sizeof(tsr_quantlib_attention));
-            if (x.pass == 0u && x.chunk == 0u && r.stage[0])
-                for (uint32_t j = 0; j < ac; ++j) {
-                    const Item it = item(x, j);
-                    if (it.exists) r.run.dma.gather(head_of(0, it, x.round, j), r.addr[0] + head_offset(it), head);
-                }
-            if (!r.stage[1]) return; // head-major, read in place
-            const uint32_t count = gathered(x);
-            if (!count) return; // a chunk past every row's positions
-            // The round's KV heads, from its first item's to its last's: each gathered by the
-            // core of its first item in the round (gatherer).
-            const uint32_t i0 = x.round * ac, last = (items - i0 < ac ? items : i0 + ac) - 1u;
-            for (uint32_t kvh = kv_head(x.head0), kv_end = kv_head(per_head(last)); kvh <= kv_end; ++kvh) {
-                const uint32_t first_item = kvh * a.group * r.rows, j = first_item > i0 ? first_item - i0 : 0u;
-                const uint8_t *cache = chunk_at(x.pass, kvh, x.chunk * tc);
-                if (j < kHeldCores) {
-                    const uint32_t slot = 2u * j + t % 2u;
-                    Held &h = held[slot];
-                    if (((known >> slot) & 1u) && h.from == cache && h.count == count) continue;
-                    h = Held{cache, count};
-                    known |= 1u << slot;
-                }
-                if (head_major) r.run.dma.gather(kv_buffer(j, t), cache, count * head); // the round's heads: one transfer
-                else r.run.dma.copy_2d(kv_buffer(j, t), head, cache, a.kv_dim * e, head, count); // the head's columns
+    // A pass's chunk for the round of tile x into the buffers of a parity: the round's KV
+    // heads, from its first item's to its last's, each by the core of its first item in the
+    // round (gatherer), unless that buffer holds it already.
+    auto gather = [&](const Tile &x, uint32_t pass, uint32_t parity, uint32_t count) {
+        const uint32_t i0 = x.round * ac, last = (items - i0 < ac ? items : i0 + ac) - 1u;
+        for (uint32_t kvh = kv_head(x.head0), kv_end = kv_head(per_head(last)); kvh <= kv_end; ++kvh) {
+            const uint32_t first_item = kvh * a.group * r.rows, j = first_item > i0 ? first_item - i0 : 0u;
+            const uint8_t *cache = chunk_at(pass, kvh, x.chunk * tc);
+            if (j < kHeldCores) {
+                const uint32_t slot = 2u * j + parity;
+                Held &h = held[slot];
+                if (((known >> slot) & 1u) && h.from == cache && h.count == count) continue;
+                h = Held{cache, count};
+                known |= 1u << slot;
             }
-        },
-        [&](uint32_t t) {
-            const Tile x = tile(t);
-            const Item it = item(x, r.core);
-            if (!it.live) return;
-            uint8_t *mine = r.stage[3] + (size_t)r.core * r.resolved.slot_bytes[3];
-            const uint8_t *kv = r.stage[1] ? kv_buffer(gatherer(x, it), t) : chunk_of(x.pass, it);
-            uint8_t *q = head_of(0, it, x.round, r.core), *y = head_of(4, it, x.round, r.core);
-            const uint32_t n = it.last + 1u; // positions of the row's softmax
-            const bool last_chunk = it.first + it.count == n;
-            r.check(kv, (uint64_t)it.count * head, 1 + x.pass);
-            r.check(mine, sx.bytes, 3);
-            r.check(x.pass ? y : q, head, x.pass ? 4 : 0);
-            r.kernel(x.pass == 0u ? v.score(r.step, ScoreArgs{q, kv, mine, sx, it.first, it.count, n, last_chunk, y,
-                                                              r.resolved.zero, r.pos + it.row, tables_l1 ? tables_l1 : tables})
-                                  : v.accumulate(r.step, AccumulateArgs{kv, mine, sx, it.first, it.count, last_chunk, y,
-                                                                        r.resolved.zero, tables_l1 ? tables_l1 : tables}));
-        },
-        [&](uint32_t t) {
-            const Tile x = tile(t);
-            if (!x.last_of_round || !r.stage[4]) return;
+            if (head_major) r.run.dma.gather(kv_buffer(j, parity), cache, count * head); // the round's heads: one transfer
+            else r.run.dma.copy_2d(kv_buffer(j, parity), head, cache, a.kv_dim * e, head, count); // the head's columns
+        }
+    };
+    auto in = [&](uint32_t t) __attribute__((always_inline)) { // called twice in tiles(): kept in line
+        const Tile x = tile(t);
+        if (t == 0u && tables_l1) r.run.dma.copy(tables_l1, tables, sizeof(tsr_quantlib_attention));
+        if (x.pass == 0u && x.chunk == 0u && r.stage[0])
             for (uint32_t j = 0; j < ac; ++j) {
                 const Item it = item(x, j);
-                if (it.exists) r.run.dma.gather(r.addr[4] + head_offset(it), head_of(4, it, x.round, j), head);
+                if (it.exists) r.run.dma.gather(head_of(0, it, x.round, j), r.addr[0] + head_offset(it), head);
             }
-        });
+        if (!r.stage[1]) return; // head-major, read in place
+        const uint32_t count = gathered(x);
+        if (!count) return; // a chunk past every row's positions
+        if (fused) {
+            gather(x, 0u, 0u, count);
+            gather(x, 1u, 1u, count);
+        } else {
+            gather(x, x.pass, t % 2u, count);
+        }
+    };
+    auto compute = [&](uint32_t t) {
+        const Tile x = tile(t);
+        const Item it = item(x, r.core);
+        if (!it.live) return;
+        uint8_t *mine = r.stage[3] + (size_t)r.core * r.resolved.slot_bytes[3];
+        uint8_t *q = head_of(0, it, x.round, r.core), *y = head_of(4, it, x.round, r.core);
+        const uint32_t n = it.last + 1u; // positions of the row's softmax
+        const bool last_chunk = it.first + it.count == n;
+        const uint8_t *const tabs = tables_l1 ? tables_l1 : tables;
+        r.check(mine, sx.bytes, 3);
+        for (uint32_t pass = fused ? 0u : x.pass, end = fused ? 2u : x.pass + 1u; pass < end; ++pass) {
+            const uint8_t *kv = r.stage[1] ? kv_buffer(gatherer(x, it), fused ? pass : t % 2u) : chunk_of(pass, it);
+            r.check(kv, (uint64_t)it.count * head, 1 + pass);
+            r.check(pass ? y : q, head, pass ? 4 : 0);
+            const tsr_kernel_status st =
+                pass == 0u ? v.score(r.step, ScoreArgs{q, kv, mine, sx, it.first, it.count, n, last_chunk, y,
+                                                       r.resolved.zero, r.pos + it.row, tabs})
+                           : v.accumulate(r.step, AccumulateArgs{kv, mine, sx, it.first, it.count, last_chunk, y,
+                                                                 r.resolved.zero, tabs});
+            r.kernel(st);
+            if (st != TSR_KERNEL_OK) return;
+        }
+    };
+    auto out = [&](uint32_t t) {
+        const Tile x = tile(t);
+        if (!x.last_of_round || !r.stage[4]) return;
+        for (uint32_t j = 0; j < ac; ++j) {
+            const Item it = item(x, j);
+            if (it.exists) r.run.dma.gather(r.addr[4] + head_offset(it), head_of(4, it, x.round, j), head);
+        }
+    };
+    if (fused) r.tiles<false>(tiles, in, compute, out);
+    else r.tiles(tiles, in, compute, out);
 }
 
 } // namespace

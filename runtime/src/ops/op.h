@@ -326,10 +326,17 @@ public:
 
     // The tile loop (every core): in(t) and out(t) run on core 0 and issue tile t's
     // transfers; compute(t) runs on every core. Status is read only right after the
-    // barrier that follows core 0's part, where no core can be changing it.
-    template <typename In, typename Compute, typename Out>
+    // barrier that follows core 0's part, where no core can be changing it. Prefetch:
+    // tile t + 1's inputs move while tile t computes (into buffers tile t does not read);
+    // without it, a tile's inputs move when the tile before has computed (a tile that
+    // fills every buffer it has: attention's keys and values at once).
+    template <bool Prefetch = true, typename In, typename Compute, typename Out>
     void tiles(uint32_t count, In in, Compute compute, Out out)
     {
+        if (!Prefetch) {
+            tiles_in_turn(count, in, compute, out);
+            return;
+        }
         if (count == 1u) every_core_works(); // core 0 has no transfer to issue while the tile computes
         tsr_dma_handle ready[2] = {0, 0};
         // The newest transfer a tile waits for: none while the step has issued none (the
@@ -355,6 +362,35 @@ public:
                     ready[(t + 1u) % 2u] = newest();
                 }
                 run.dma.wait(ready[t % 2u]);
+                run.settle(index);
+            }
+            barrier();
+            if (failed()) {
+                stopped = true;
+                return;
+            }
+            compute(t);
+            barrier();
+        }
+        if (core == 0u && count > 0u) out(count - 1u); // the next step waits for it
+    }
+
+    template <typename In, typename Compute, typename Out>
+    void tiles_in_turn(uint32_t count, In in, Compute compute, Out out)
+    {
+        if (count == 1u) every_core_works();
+        for (uint32_t t = 0; t < count; ++t) {
+            if (core == 0u) {
+                if (t == 0u) {
+                    run.dma.drain(); // what earlier steps left in flight
+                    run.settle(index);
+                } else if (!failed()) {
+                    out(t - 1u);
+                }
+                const uint32_t issued = run.dma.transfers;
+                if (!failed()) in(t);
+                const tsr_dma_handle last = run.dma.last(); // issues a gather in() left
+                run.dma.wait(run.dma.transfers != issued ? last : 0u);
                 run.settle(index);
             }
             barrier();
