@@ -68,8 +68,12 @@ void evaluate(const GraphStep &s, Evaluation &e)
 // Row i of a run from `pos` reads pos + i + 1 positions (pos + (rows + 1) / 2 on
 // average); with QuantLib's arithmetic every row reads the whole chunk, pos + rows (the
 // later rows' positions masked, as Deeploy's graphs apply their causal mask). Its
-// tiles are the runtime's (runtime/src/ops/attention.cpp): rounds of (row, head) items
-// over the cores (at most tile[1]), keys then values, chunk by chunk of the positions.
+// calls are the runtime's passes (runtime/src/ops/attention.cpp): rounds of (row, head)
+// items over the cores (at most tile[1]), keys then values, chunk by chunk (a round whose
+// positions are one chunk is one tile of both passes). A round's chunk is gathered once for its cores
+// whose items share a KV head, the positions the last row sees, and kept for the next
+// round of the same head: a token gathers each KV head's once a pass and chunk; a
+// prompt about twice where the chunk is the whole context, else once a round.
 Work work(const tsr_step &s, uint32_t rows, uint32_t pos, uint32_t cores)
 {
     const tsr_attention_params &p = s.params.attention;
@@ -78,7 +82,9 @@ Work work(const tsr_step &s, uint32_t rows, uint32_t pos, uint32_t cores)
     const double kv = whole_chunk ? double(pos) + rows : double(pos) + (rows + 1) / 2;
     const uint64_t ac = std::max(1u, std::min<uint32_t>(s.tile[1], cores)), tc = std::max<uint32_t>(s.tile[0], 1u);
     const uint64_t rounds = (uint64_t(rows) * p.n_heads + ac - 1) / ac, chunks = (uint64_t(pos) + rows + tc - 1) / tc;
-    return Work{2.0 * heads * kv * p.head_size, heads * kv, 2.0 * heads * kv * p.head_size * e + 2.0 * heads * p.head_size * e,
+    const double nkv = std::max(1u, p.n_kv_heads), seen = double(pos) + rows; // positions a gather holds, all chunks
+    const double gathers = rows == 1u ? nkv : chunks == 1u ? std::min(double(rounds), 2.0 * nkv) : double(rounds);
+    return Work{2.0 * heads * kv * p.head_size, heads * kv, 2.0 * gathers * seen * p.head_size * e + 2.0 * heads * p.head_size * e,
                 double(rounds * 2 * chunks)};
 }
 
