@@ -412,8 +412,8 @@ void run(StepRun &r)
     // The core that gathers an item's chunk (staged caches): the round's first whose item
     // has the same KV head; the others read its buffer. It gathers the positions of the
     // chunk the step's last row sees (every row of the round sees a part of them).
-    auto gatherer = [&](const Tile &x, const Item &it) {
-        const uint32_t first_item = kv_head(it.head) * a.group * r.rows, i0 = x.round * ac;
+    auto gatherer = [&](const Tile &x, uint32_t kvh) {
+        const uint32_t first_item = kvh * a.group * r.rows, i0 = x.round * ac;
         return first_item > i0 ? first_item - i0 : 0u;
     };
     const uint32_t last_seen = r.pos + r.rows - 1u; // by the last row, whichever the variant
@@ -446,7 +446,7 @@ void run(StepRun &r)
     auto gather = [&](const Tile &x, uint32_t pass, uint32_t parity, uint32_t count) {
         const uint32_t i0 = x.round * ac, last = (items - i0 < ac ? items : i0 + ac) - 1u;
         for (uint32_t kvh = kv_head(x.head0), kv_end = kv_head(per_head(last)); kvh <= kv_end; ++kvh) {
-            const uint32_t first_item = kvh * a.group * r.rows, j = first_item > i0 ? first_item - i0 : 0u;
+            const uint32_t j = gatherer(x, kvh);
             const uint8_t *cache = chunk_at(pass, kvh, x.chunk * tc);
             if (j < kHeldCores) {
                 const uint32_t slot = 2u * j + parity;
@@ -488,7 +488,7 @@ void run(StepRun &r)
         const uint8_t *const tabs = tables_l1 ? tables_l1 : tables;
         r.check(mine, sx.bytes, 3);
         for (uint32_t pass = fused ? 0u : x.pass, end = fused ? 2u : x.pass + 1u; pass < end; ++pass) {
-            const uint8_t *kv = r.stage[1] ? kv_buffer(gatherer(x, it), fused ? pass : t % 2u) : chunk_of(pass, it);
+            const uint8_t *kv = r.stage[1] ? kv_buffer(gatherer(x, kv_head(it.head)), fused ? pass : t % 2u) : chunk_of(pass, it);
             r.check(kv, (uint64_t)it.count * head, 1 + pass);
             r.check(pass ? y : q, head, pass ? 4 : 0);
             const tsr_kernel_status st =
@@ -508,7 +508,7 @@ void run(StepRun &r)
             if (it.exists) r.run.dma.gather(r.addr[4] + head_offset(it), head_of(4, it, x.round, j), head);
         }
     };
-    if (fused) r.tiles<false>(tiles, in, compute, out);
+    if (fused) r.tiles_in_turn(tiles, in, compute, out);
     else r.tiles(tiles, in, compute, out);
 }
 

@@ -239,7 +239,9 @@ struct RunState {
 
 // n / d for d >= 1, without a division where the answer needs none (n < d, d == 1): a
 // division costs RV32 cores up to 35 cycles, and core 0 decodes every tile of a step,
-// most of them such cases in a token (one row, one chunk, heads not grouped).
+// most of them such cases in a token. (GCC at -O3 may fold the d == 1 path back into the
+// division, n / 1 being n; an empty asm keeping it made the Deeploy prompts 3 % slower on
+// GVSoC. A decoder that meets d = 1 on every tile takes a Divider.)
 inline uint32_t quotient(uint32_t n, uint32_t d) { return n < d ? 0u : d == 1u ? n : n / d; }
 
 // n / d for a d >= 1 fixed over many n: one division when made (none for d = 1), then a
@@ -326,17 +328,11 @@ public:
 
     // The tile loop (every core): in(t) and out(t) run on core 0 and issue tile t's
     // transfers; compute(t) runs on every core. Status is read only right after the
-    // barrier that follows core 0's part, where no core can be changing it. Prefetch:
-    // tile t + 1's inputs move while tile t computes (into buffers tile t does not read);
-    // without it, a tile's inputs move when the tile before has computed (a tile that
-    // fills every buffer it has: attention's keys and values at once).
-    template <bool Prefetch = true, typename In, typename Compute, typename Out>
+    // barrier that follows core 0's part, where no core can be changing it. Tile t + 1's
+    // inputs move while tile t computes, into buffers tile t does not read.
+    template <typename In, typename Compute, typename Out>
     void tiles(uint32_t count, In in, Compute compute, Out out)
     {
-        if (!Prefetch) {
-            tiles_in_turn(count, in, compute, out);
-            return;
-        }
         if (count == 1u) every_core_works(); // core 0 has no transfer to issue while the tile computes
         tsr_dma_handle ready[2] = {0, 0};
         // The newest transfer a tile waits for: none while the step has issued none (the
@@ -375,6 +371,8 @@ public:
         if (core == 0u && count > 0u) out(count - 1u); // the next step waits for it
     }
 
+    // The tile loop without prefetch: a tile's inputs move once the tile before has
+    // computed (a tile that fills every buffer it has: attention's keys and values at once).
     template <typename In, typename Compute, typename Out>
     void tiles_in_turn(uint32_t count, In in, Compute compute, Out out)
     {
