@@ -58,7 +58,8 @@ set_tests_properties(gvsoc_pack_offchip_int8 PROPERTIES FIXTURES_REQUIRED gvsoc_
 # (shared-int4; context 136: the KV cache and the most reused weights fill L2), and in int8 with
 # its table in 8 bits (shared: 16.7 MB, the most HyperRAM takes); the TinyLLama-v0
 # shape (dim 64, 8 layers, 16 heads, hidden 256, vocabulary 32,000: microLlama128's decoder with
-# its embedding and classifier) in int8 with its 32,000-row table in 4 bits.
+# its embedding and classifier) in int8 with its 32,000-row table in 4 bits (shared-int4), and in 8
+# bits (shared: its 2 MB table streams whole a token).
 add_test(NAME gvsoc_pack_stories15m_w4a8 COMMAND tessera-pack ${GV}/images/stories15M_shape.bin --tokenizer
          ${GV}/images/stories15M_shape.tok --board siracusa --precision int8 --weight-type int4 --tied-embedding shared-int4
          --scenario cluster --context 136 -q -o ${GV}/images/stories15M_shape_w4a8.tess)
@@ -75,8 +76,12 @@ add_test(NAME gvsoc_pack_tinyllama_w4table COMMAND tessera-pack ${GV}/images/tin
          ${GV}/images/tinyllama_shape.tok --board siracusa --precision int8 --tied-embedding shared-int4 --scenario cluster
          --context 256 -q -o ${GV}/images/tinyllama_shape_w4table.tess)
 set_tests_properties(gvsoc_pack_tinyllama_w4table PROPERTIES FIXTURES_REQUIRED gvsoc_tinyllama_checkpoint)
+add_test(NAME gvsoc_pack_tinyllama_shared COMMAND tessera-pack ${GV}/images/tinyllama_shape.bin --tokenizer
+         ${GV}/images/tinyllama_shape.tok --board siracusa --precision int8 --tied-embedding shared --scenario cluster
+         --context 256 -q -o ${GV}/images/tinyllama_shape_shared.tess)
+set_tests_properties(gvsoc_pack_tinyllama_shared PROPERTIES FIXTURES_REQUIRED gvsoc_tinyllama_checkpoint)
 set(GV_PACKS gvsoc_pack_int8 gvsoc_pack_fp32 gvsoc_pack_wrong_board gvsoc_pack_offchip_int8 gvsoc_pack_stories15m_w4a8
-             gvsoc_pack_stories15m_int8_ctx136 gvsoc_pack_tinyllama_w4table)
+             gvsoc_pack_stories15m_int8_ctx136 gvsoc_pack_tinyllama_w4table gvsoc_pack_tinyllama_shared)
 set(GV_PULP_TRAINLIB_PROMPT "Tim was very happy")
 set(GV_IMAGES "int8=${GV}/images/stories260K_int8.tess\\;int8_256tokens=${GV}/images/stories260K_int8.tess\\;fp32=${GV}/images/stories260K_fp32.tess\\;wrong_board=${GV}/images/stories260K_pulp_rtl.tess")
 # 3 tokens; and a file that is not an image, which the loader must refuse (gvsoc_offchip_not_an_image);
@@ -85,15 +90,18 @@ set(GV_IMAGES "int8=${GV}/images/stories260K_int8.tess\\;int8_256tokens=${GV}/im
 set(GV_IMAGE_offchip_int8 ${GV}/images/stories15M_shape_int8.tess)
 set(GV_IMAGE_stories15m_w4a8 ${GV}/images/stories15M_shape_w4a8.tess)
 set(GV_IMAGE_tinyllama_token128_w4table ${GV}/images/tinyllama_shape_w4table.tess)
+set(GV_IMAGE_tinyllama_token128_shared ${GV}/images/tinyllama_shape_shared.tess)
 set(GV_IMAGE_int8_depth200 ${GV}/images/stories260K_int8.tess)
 set(GV_IMAGE_stories15m_int8 ${GV}/images/stories15M_shape_int8_ctx136.tess)
 set(GV_DEPTH_stories15m_int8 127)
 set(GV_DEPTH_stories15m_w4a8 127)
 set(GV_DEPTH_tinyllama_token128_w4table 127)
+set(GV_DEPTH_tinyllama_token128_shared 127)
 set(GV_DEPTH_int8_depth200 200)
 set(GV_OFFCHIP_IMAGES "offchip_int8=${GV_IMAGE_offchip_int8}=3\\;offchip_not_an_image=${GV}/images/stories15M_shape.tok=1\\;\
 stories15m_w4a8=${GV_IMAGE_stories15m_w4a8}=1=${GV_DEPTH_stories15m_w4a8}\\;\
 tinyllama_token128_w4table=${GV_IMAGE_tinyllama_token128_w4table}=1=${GV_DEPTH_tinyllama_token128_w4table}\\;\
+tinyllama_token128_shared=${GV_IMAGE_tinyllama_token128_shared}=1=${GV_DEPTH_tinyllama_token128_shared}\\;\
 int8_depth200=${GV_IMAGE_int8_depth200}=8=${GV_DEPTH_int8_depth200}\\;stories15m_int8=${GV_IMAGE_stories15m_int8}=1=${GV_DEPTH_stories15m_int8}")
 tessera_deeploy_vectors(gvsoc ${GV}/images siracusa microLlama8:microLlama8:cluster
                         microLlama8_parallel:microLlama8_parallel:cluster microLlama128:microLlama128:cluster
@@ -120,6 +128,7 @@ set(GV_RUNS hal_conformance_1core:tessera-hal-conformance:1:suite hal_conformanc
             stories15m_w4a8_8cores:tessera-firmware-stories15m_w4a8:8:token:host
             stories15m_int8_8cores:tessera-firmware-stories15m_int8:8:token:host
             tinyllama_token128_w4table_8cores:tessera-firmware-tinyllama_token128_w4table:8:token:host
+            tinyllama_token128_shared_8cores:tessera-firmware-tinyllama_token128_shared:8:token:host
             int8_depth200_8cores:tessera-firmware-int8_depth200:8:token:host)
 foreach(graph ml8:microLlama8 ml8_parallel:microLlama8_parallel ml128:microLlama128 ml64_parallel:microLlama64_parallel)
   string(REPLACE ":" ";" graph "${graph}")

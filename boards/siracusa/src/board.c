@@ -259,7 +259,11 @@ static void move_from_stage(void *dst, const void *src, uint32_t bytes)
  * first, asked for once the steps between have run) often begins inside it, and only the rest
  * is read then. A read that does not waits for it and drops it. (Reading ahead all a half
  * holds cost more in dropped reads than it saved: stories15M int8 from HyperRAM 16.5 -> 19.5 M
- * cycles a token.) */
+ * cycles a token.)
+ * A read larger than a half goes in parts: the first (or what of it was read ahead) like any
+ * read; the rest when it is settled, each part's uDMA read while the cluster DMA moves the
+ * part before out of the other half (stories15M W4A8 at position 128: 9.99 -> 8.89 M cycles,
+ * its w13 and wqkv tiles and the classifier's being larger than a half). */
 extern uint8_t __l2_free_start[], __l2_free_end[];
 static struct {
     bool live;
@@ -268,6 +272,7 @@ static struct {
     tsr_dma_handle handle; /* its handle: FAR_READ in g_dma_counter until it is settled */
     uint32_t half;         /* the half of the free L2 it fills */
     uint32_t offset, skip; /* its HyperRAM offset; where in the half it begins */
+    uint32_t first;        /* its bytes in the first part (all of them unless it is read in parts) */
 } g_far;
 static tsr_dma_handle g_half_handle[2]; /* per half, the handle whose move reads it (0: none) */
 static uint32_t g_next_half;
@@ -291,7 +296,8 @@ static void far_read_ahead(uint32_t offset)
     const uint32_t half = g_next_half;
     if (offset >= OFFCHIP_BYTES || (g_half_handle[half] != 0u && (int32_t)(g_dma_retired - g_half_handle[half]) < 0))
         return;
-    const uint32_t bytes = (OFFCHIP_BYTES - offset < g_last_bytes ? OFFCHIP_BYTES - offset : g_last_bytes) & ~3u;
+    uint32_t bytes = OFFCHIP_BYTES - offset < g_last_bytes ? OFFCHIP_BYTES - offset : g_last_bytes;
+    bytes = (bytes < far_half_bytes() - 4u ? bytes : far_half_bytes() - 4u) & ~3u; /* a read in parts: a half's */
     if (bytes == 0u) return;
     g_next_half = half ^ 1u;
     g_half_handle[half] = 0u;
@@ -310,6 +316,33 @@ static void far_drop_ahead(void)
     tsr_hyperram_wait();
 }
 
+/* The rest of a read larger than a half (its first part is in): part by part through the
+ * two halves, each part's uDMA read while the cluster DMA moves the part before into L1;
+ * the last part's move is left in flight on `counter`. */
+static __attribute__((noinline)) uint32_t far_rest(uint32_t counter, uint32_t *half)
+{
+    const uint32_t total = g_far.row_bytes * g_far.rows, most = far_half_bytes() - 4u;
+    g_half_handle[*half] = 0u; /* its parts' moves: waited for here, on `counter` */
+    for (uint32_t done = g_far.first; done < total;) {
+        *half ^= 1u;
+        if (g_half_handle[*half] != 0u) { /* an earlier read's move out of it */
+            dma_wait(NULL, g_half_handle[*half]);
+            g_half_handle[*half] = 0u;
+        }
+        const uint32_t n = total - done < most ? total - done : most;
+        tsr_hyperram_start_read(g_far.offset + done, far_half(*half), n);
+        tsr_hyperram_wait();
+        dma_counter_wait(counter); /* the part before: its half is the next part's */
+        counter = REG(dma_reg(SIRACUSA_DMA_CMD));
+        dma_push_1d(SIRACUSA_DMA_EXT2LOC, (uint32_t)(uintptr_t)(g_far.dst + done), (uint32_t)(uintptr_t)far_half(*half), n);
+        done += n;
+    }
+    g_half_handle[*half ^ 1u] = 0u;
+    g_half_handle[*half] = g_far.handle;
+    g_next_half = *half ^ 1u;
+    return counter;
+}
+
 /* The live read is in L2: its move into L1 is the cluster DMA's, on one counter, which
  * becomes its handle's. */
 static void far_settle(void)
@@ -318,35 +351,44 @@ static void far_settle(void)
     g_far.live = false;
     tsr_hyperram_wait();
     const uint8_t *stage = far_half(g_far.half) + g_far.skip;
-    const uint32_t counter = REG(dma_reg(SIRACUSA_DMA_CMD));
-    if (g_far.dst_stride == g_far.row_bytes)
-        dma_push_1d(SIRACUSA_DMA_EXT2LOC, (uint32_t)(uintptr_t)g_far.dst, (uint32_t)(uintptr_t)stage,
-                    g_far.row_bytes * g_far.rows);
+    uint32_t counter = REG(dma_reg(SIRACUSA_DMA_CMD));
+    if (g_far.dst_stride == g_far.row_bytes || g_far.rows == 1u)
+        dma_push_1d(SIRACUSA_DMA_EXT2LOC, (uint32_t)(uintptr_t)g_far.dst, (uint32_t)(uintptr_t)stage, g_far.first);
     else
         for (uint32_t r = 0; r < g_far.rows; ++r)
             dma_push_1d(SIRACUSA_DMA_EXT2LOC, (uint32_t)(uintptr_t)(g_far.dst + (size_t)r * g_far.dst_stride),
                         (uint32_t)(uintptr_t)(stage + (size_t)r * g_far.row_bytes), g_far.row_bytes);
+    if (g_far.first < g_far.row_bytes * g_far.rows) {
+        uint32_t half = g_far.half;
+        counter = far_rest(counter, &half);
+    }
     g_dma_counter[(g_far.handle - 1u) % DMA_SLOTS] = (int8_t)counter;
     far_read_ahead(g_far.offset + g_far.row_bytes * g_far.rows);
 }
 
-/* A read from HyperRAM with contiguous rows into L1 that fits half the free L2: started, not
- * waited for; its handle (FAR_READ until settled). */
+/* A read from HyperRAM with contiguous rows into L1: started, not waited for; its handle
+ * (FAR_READ until settled). One larger than half the free L2 (contiguous in L1 too) is read
+ * in parts: its first (a half's) now, the rest when it is settled (far_rest). */
 static bool far_start(uint8_t *dst, uint32_t dst_stride, const uint8_t *src, uint32_t src_stride, uint32_t row_bytes,
                       uint32_t rows, tsr_dma_handle *out)
 {
     const uint64_t bytes = (uint64_t)row_bytes * rows, dst_span = (uint64_t)(rows - 1u) * dst_stride + row_bytes;
+    const bool parts = bytes + 4u > far_half_bytes();
     if ((rows > 1u && src_stride != row_bytes) || !in_l1((uintptr_t)dst, (uint32_t)dst_span) ||
-        bytes + 4u > far_half_bytes())
+        (parts && rows > 1u && dst_stride != row_bytes))
         return false;
     const uint32_t offset = (uint32_t)((uintptr_t)src - SIRACUSA_OFFCHIP_WINDOW);
     const uint32_t skip = g_ahead.live ? offset - g_ahead.offset : 0u; /* where it begins in the read ahead */
     uint32_t half;
-    if (g_ahead.live && offset >= g_ahead.offset && skip < g_ahead.bytes && skip + bytes + 4u <= far_half_bytes()) {
-        g_ahead.live = false; /* in flight or there: the rest, if any, after it */
+    g_far.first = parts ? far_half_bytes() - 4u : (uint32_t)bytes;
+    if (g_ahead.live && offset >= g_ahead.offset && skip < g_ahead.bytes &&
+        (parts || skip + bytes + 4u <= far_half_bytes())) {
+        g_ahead.live = false; /* in flight or there: the rest, if any, after it (in parts: far_rest's) */
         half = g_ahead.half;
         g_far.skip = skip;
-        if (skip + bytes > g_ahead.bytes)
+        if (parts)
+            g_far.first = g_ahead.bytes - skip;
+        else if (skip + bytes > g_ahead.bytes)
             tsr_hyperram_start_read(g_ahead.offset + g_ahead.bytes, far_half(half) + g_ahead.bytes,
                                     (uint32_t)(skip + bytes - g_ahead.bytes));
     } else {
@@ -355,7 +397,7 @@ static bool far_start(uint8_t *dst, uint32_t dst_stride, const uint8_t *src, uin
         if (g_half_handle[half] != 0u) dma_wait(NULL, g_half_handle[half]); /* its last move out of this half is done */
         g_next_half = half ^ 1u;
         g_far.skip = 0u;
-        tsr_hyperram_start_read(offset, far_half(half), (uint32_t)bytes);
+        tsr_hyperram_start_read(offset, far_half(half), g_far.first);
     }
     g_far.live = true;
     g_far.offset = offset;
