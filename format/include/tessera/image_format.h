@@ -51,15 +51,9 @@ typedef enum tsr_dtype {
 /* Bytes of one element of `dtype`; 0 for a value that is no tsr_dtype. */
 static inline uint32_t tsr_dtype_bytes(uint32_t dtype)
 {
-    switch (dtype) {
-    case TSR_DTYPE_F32:
-    case TSR_DTYPE_I32: return 4u;
-    case TSR_DTYPE_BF16:
-    case TSR_DTYPE_I16: return 2u;
-    case TSR_DTYPE_I8:
-    case TSR_DTYPE_U8: return 1u;
-    default: return 0u;
-    }
+    /* A nibble a type, from 0 (no type) up: 0, F32 4, I32 4, BF16 2, I8 1, U8 1, I16 2.
+     * (Runtimes ask it at every step: a switch is a table load and a jump, here a shift.) */
+    return dtype <= TSR_DTYPE_I16 ? (0x2112440u >> (dtype * 4u)) & 0xFu : 0u;
 }
 
 static inline const char *tsr_dtype_name(uint32_t dtype)

@@ -265,17 +265,24 @@ void resolve_steps(const ImageView &img, const tsr_hal_board *board)
                                                    : 0u;
             out->variant = registered_variant_for(step.variant, board->isa); // validated: one the board runs is there
             const OpDevice *op = op_device(step.op);
+            out->run = op->run;
+            out->staged = 0u;
+            for (uint32_t k = 0; k < TSR_MAX_OPERANDS; ++k)
+                if (out->stage[k]) out->staged = 1u;
             out->facts = op->facts ? op->facts(img, board, step) : 0u;
         }
     }
 }
 
-StepRun::StepRun(RunState &r, uint32_t i, uint32_t c, uint32_t n)
+StepRun::StepRun(RunState &r, uint32_t i, uint32_t c, uint32_t n, const Turn &turn)
     : run(r), step(r.schedule.steps[i]), index(i), rows(step_rows(step, r.rows)), pos(r.pos), core(c), cores(n),
-      fine(n < kControllerOnlyFrom || c > 0u), worker(0), workers(n < kControllerOnlyFrom ? n : n - 1u),
+      fine(n < kControllerOnlyFrom || c > 0u), worker(0), workers(fine_workers(n)), turn_all(n > 1u ? turn.all : 0u),
       resolved(r.resolved[i]), addr(resolved.addr), stage(resolved.stage)
 {
-    if (fine) worker = ((n < kControllerOnlyFrom ? c : c - 1u) + i) % workers;
+    if (fine && n > 1u) { // (core, turn) -> the worker (c - 1 + turn) mod workers, core 0 aside from 5 cores on
+        const uint32_t w = (n < kControllerOnlyFrom ? c : c - 1u) + turn.fine;
+        worker = w < workers ? w : w - workers;
+    }
 }
 
 void StepRun::kernel(tsr_kernel_status st)

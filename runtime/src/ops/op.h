@@ -182,7 +182,9 @@ private:
 // A step as the executor runs it, resolved once at open (resolve_steps) into the
 // image's step table, an entry of TSR_STEP_TABLE_ENTRY_BYTES per step: the prompt
 // schedule's steps, then the token schedule's.
+class StepRun;
 struct ResolvedStep {
+    void (*run)(StepRun &r);              // its operator's (OpDevice::run)
     uint8_t *addr[TSR_MAX_OPERANDS];      // the tensors themselves (any region)
     uint8_t *stage[TSR_MAX_OPERANDS];     // their L1 staging, or null when used in place
     uint32_t slot_bytes[TSR_MAX_OPERANDS]; // the geometry's staging layout (as validated:
@@ -191,6 +193,7 @@ struct ResolvedStep {
     uint8_t variant;                       // its variant's index in tsr_variants (registered_variant)
     int8_t zero[TSR_MAX_OPERANDS];         // each operand's zero point (int8 tensors; else 0)
     uint8_t facts;                         // what open found of its constants (OpDevice::facts; else 0)
+    uint8_t staged;                        // whether any operand has staging (else every one lies in place)
     static constexpr uint8_t kControllerOnly = 1; // data movement or an NPU step
     static constexpr uint8_t kSolo = 2;           // a cluster step too small to share (tsr_hal_board.solo_bytes)
 };
@@ -261,10 +264,28 @@ private:
     uint32_t d_, m_;
 };
 
+// Step i's turn in the numbering of the workers (StepRun): i modulo the fine workers and
+// modulo the cores, kept step by step by the executor (a division costs RV32 cores up to
+// 35 cycles, every core, every step).
+class Turn {
+public:
+    Turn(uint32_t fine_workers, uint32_t cores) : fine_workers_(fine_workers), cores_(cores) {}
+    uint32_t fine = 0, all = 0;
+    void next()
+    {
+        fine = fine + 1u == fine_workers_ ? 0u : fine + 1u;
+        all = all + 1u == cores_ ? 0u : all + 1u;
+    }
+
+private:
+    uint32_t fine_workers_, cores_;
+};
+
 // One step's run on one core.
 class StepRun {
 public:
-    StepRun(RunState &run, uint32_t index, uint32_t core, uint32_t cores);
+    // `turn`: the step's (Turn), for `cores` cores (1: a solo step, any turn).
+    StepRun(RunState &run, uint32_t index, uint32_t core, uint32_t cores, const Turn &turn);
 
     RunState &run;
     const tsr_step &step;
@@ -282,8 +303,10 @@ public:
     // A step of one tile is the exception: its transfers come before and after the
     // compute, so core 0 takes a share too (every_core_works, from tiles()).
     static constexpr uint32_t kControllerOnlyFrom = 5;
+    static constexpr uint32_t fine_workers(uint32_t cores) { return cores < kControllerOnlyFrom ? cores : cores - 1u; }
     bool fine;
     uint32_t worker, workers;
+    uint32_t turn_all; // the step's turn among every core (every_core_works)
     const ResolvedStep &resolved;
     uint8_t *const *addr;  // resolved.addr
     uint8_t *const *stage; // resolved.stage
@@ -323,7 +346,7 @@ public:
     {
         fine = true;
         workers = cores;
-        worker = (core + index) % cores;
+        worker = core + turn_all < cores ? core + turn_all : core + turn_all - cores;
     }
 
     // The tile loop (every core): in(t) and out(t) run on core 0 and issue tile t's
@@ -369,6 +392,25 @@ public:
             barrier();
         }
         if (core == 0u && count > 0u) out(count - 1u); // the next step waits for it
+    }
+
+    // A step of one tile whose operands all lie in place (resolved.staged is 0): compute()
+    // on every core, with no transfer of its own; core 0 first waits for what earlier steps
+    // left in flight. The tile loop's short form.
+    template <typename Compute> void tile_in_place(Compute compute)
+    {
+        every_core_works();
+        if (core == 0u) {
+            run.dma.drain();
+            run.settle(index);
+        }
+        barrier();
+        if (failed()) {
+            stopped = true;
+            return;
+        }
+        compute();
+        barrier();
     }
 
     // The tile loop without prefetch: a tile's inputs move once the tile before has

@@ -29,6 +29,16 @@ template <typename Kernel> void run_rows(StepRun &r, const RowOperand *ops, uint
         return r.addr[o.k] + (o.whole ? 0u : (size_t)(o.row_base + t * tr) * o.row_bytes);
     };
     auto bytes = [&](const RowOperand &o, uint32_t t) { return o.whole ? o.row_bytes : rows_in(t) * o.row_bytes; };
+    if (tiles == 1u && !r.resolved.staged) // a token's usual step: its operands where they lie
+        return r.tile_in_place([&] {
+            uint8_t *p[TSR_MAX_OPERANDS];
+            for (uint32_t i = 0; i < count; ++i) {
+                const RowOperand &o = ops[i];
+                p[o.k] = source(o, 0u);
+                if (r.worker == 0u) r.check(p[o.k], bytes(o, 0u), o.k);
+            }
+            r.kernel(kernel(p, r.rows));
+        });
     r.tiles(
         tiles,
         [&](uint32_t t) {
