@@ -467,6 +467,23 @@ static inline bool dma_block(uintptr_t d, uintptr_t s, uint32_t bytes, tsr_dma_h
     return true;
 }
 
+/* ... and a gather on a short path too: rows of L2 or the weight memory (a stride apart: a
+ * head's keys in a KV cache) into a contiguous block of TCDM, at most the engine's length in
+ * all, one 2D command. Whether it is one: dma_copy_2d's second check. */
+static bool dma_gather_block(uintptr_t d, uintptr_t s, uint32_t src_stride, uint32_t row_bytes, uint32_t rows,
+                             tsr_dma_handle *out)
+{
+    const uint64_t bytes = (uint64_t)rows * row_bytes, span = (uint64_t)(rows - 1u) * src_stride + row_bytes;
+    if (bytes > SIRACUSA_DMA_LEN_MAX || span > SIRACUSA_L2_BYTES || !in_l1(d, (uint32_t)bytes) ||
+        !(within(s, (uint32_t)span, SIRACUSA_L2_BASE, SIRACUSA_L2_BYTES) ||
+          within(s, (uint32_t)span, SIRACUSA_WMEM_BASE, SIRACUSA_WMEM_BYTES)))
+        return false;
+    const int8_t counter = (int8_t)REG(dma_reg(SIRACUSA_DMA_CMD)); /* a free counter: 16 handles hold 16 at most */
+    dma_push(SIRACUSA_DMA_EXT2LOC | (uint32_t)bytes, (uint32_t)d, (uint32_t)s, true, row_bytes, src_stride);
+    *out = issued(counter);
+    return true;
+}
+
 static tsr_hal_status dma_copy_2d(void *ctx, void *dst, uint32_t dst_stride, const void *src, uint32_t src_stride,
                                   uint32_t row_bytes, uint32_t rows, tsr_dma_handle *out)
 {
@@ -474,6 +491,9 @@ static tsr_hal_status dma_copy_2d(void *ctx, void *dst, uint32_t dst_stride, con
     if (dst == NULL || src == NULL || out == NULL) return TSR_HAL_INVALID;
     if (rows == 1u && row_bytes - 1u < SIRACUSA_DMA_LEN_MAX && g_dma_issued - g_dma_retired < DMA_SLOTS &&
         dma_block((uintptr_t)dst, (uintptr_t)src, row_bytes, out))
+        return TSR_HAL_OK;
+    if (rows > 1u && dst_stride == row_bytes && row_bytes != 0u && g_dma_issued - g_dma_retired < DMA_SLOTS &&
+        dma_gather_block((uintptr_t)dst, (uintptr_t)src, src_stride, row_bytes, rows, out))
         return TSR_HAL_OK;
     const bool empty = rows == 0u || row_bytes == 0u;
     const uint64_t dst_span = empty ? 0u : (uint64_t)(rows - 1u) * dst_stride + row_bytes;
