@@ -59,8 +59,7 @@ void run_task(void *arg, uint32_t core, uint32_t cores)
     const auto trace = board->ops->trace;
     const uint32_t steps = run.schedule.header->step_count;
     uint32_t last = 0;
-    Turn turn(StepRun::fine_workers(cores), cores);
-    for (uint32_t i = 0; i < steps; ++i, turn.next()) {
+    for (uint32_t i = 0; i < steps; ++i) {
         const tsr_step &step = run.schedule.steps[i];
         Counters before; // read only when profiling (zeroing it costs a memset a step on some cores)
         if (profiling) before = counters(run);
@@ -76,7 +75,7 @@ void run_task(void *arg, uint32_t core, uint32_t cores)
             run.settle_npu();
         }
         if (alone && (core != 0u || run.status != TESSERA_OK)) continue;
-        StepRun r(run, i, core, solo ? 1u : cores, turn);
+        StepRun r(run, i, core, solo ? 1u : cores);
         const char *label = trace ? tsr_op_name(step.op) : nullptr;
         if (trace) trace(board->ctx, core, label, step.layer, run.pos, true);
         resolved.run(r);

@@ -15,9 +15,7 @@
 #ifdef __cplusplus
 namespace tsr {
 
-// (a + b - 1) / b for b >= 1; none where a <= b (a tile of a token's one row: runtimes
-// ask it at every step, and a division costs RV32 cores up to 35 cycles).
-inline uint32_t ceil_div(uint32_t a, uint32_t b) { return a <= b ? (a != 0u ? 1u : 0u) : (a + b - 1u) / b; }
+inline uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1u) / b; }
 
 enum class OperandUse : uint8_t {
     kNone = 0, // no kernel touches it (the DMA engine moves it, from any region)

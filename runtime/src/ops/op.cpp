@@ -274,15 +274,12 @@ void resolve_steps(const ImageView &img, const tsr_hal_board *board)
     }
 }
 
-StepRun::StepRun(RunState &r, uint32_t i, uint32_t c, uint32_t n, const Turn &turn)
+StepRun::StepRun(RunState &r, uint32_t i, uint32_t c, uint32_t n)
     : run(r), step(r.schedule.steps[i]), index(i), rows(step_rows(step, r.rows)), pos(r.pos), core(c), cores(n),
-      fine(n < kControllerOnlyFrom || c > 0u), worker(0), workers(fine_workers(n)), turn_all(n > 1u ? turn.all : 0u),
+      fine(n < kControllerOnlyFrom || c > 0u), worker(0), workers(n < kControllerOnlyFrom ? n : n - 1u),
       resolved(r.resolved[i]), addr(resolved.addr), stage(resolved.stage)
 {
-    if (fine && n > 1u) { // (core, turn) -> the worker (c - 1 + turn) mod workers, core 0 aside from 5 cores on
-        const uint32_t w = (n < kControllerOnlyFrom ? c : c - 1u) + turn.fine;
-        worker = w < workers ? w : w - workers;
-    }
+    if (fine) worker = ((n < kControllerOnlyFrom ? c : c - 1u) + i) % workers;
 }
 
 void StepRun::kernel(tsr_kernel_status st)

@@ -264,28 +264,10 @@ private:
     uint32_t d_, m_;
 };
 
-// Step i's turn in the numbering of the workers (StepRun): i modulo the fine workers and
-// modulo the cores, kept step by step by the executor (a division costs RV32 cores up to
-// 35 cycles, every core, every step).
-class Turn {
-public:
-    Turn(uint32_t fine_workers, uint32_t cores) : fine_workers_(fine_workers), cores_(cores) {}
-    uint32_t fine = 0, all = 0;
-    void next()
-    {
-        fine = fine + 1u == fine_workers_ ? 0u : fine + 1u;
-        all = all + 1u == cores_ ? 0u : all + 1u;
-    }
-
-private:
-    uint32_t fine_workers_, cores_;
-};
-
 // One step's run on one core.
 class StepRun {
 public:
-    // `turn`: the step's (Turn), for `cores` cores (1: a solo step, any turn).
-    StepRun(RunState &run, uint32_t index, uint32_t core, uint32_t cores, const Turn &turn);
+    StepRun(RunState &run, uint32_t index, uint32_t core, uint32_t cores);
 
     RunState &run;
     const tsr_step &step;
@@ -303,10 +285,8 @@ public:
     // A step of one tile is the exception: its transfers come before and after the
     // compute, so core 0 takes a share too (every_core_works, from tiles()).
     static constexpr uint32_t kControllerOnlyFrom = 5;
-    static constexpr uint32_t fine_workers(uint32_t cores) { return cores < kControllerOnlyFrom ? cores : cores - 1u; }
     bool fine;
     uint32_t worker, workers;
-    uint32_t turn_all; // the step's turn among every core (every_core_works)
     const ResolvedStep &resolved;
     uint8_t *const *addr;  // resolved.addr
     uint8_t *const *stage; // resolved.stage
@@ -346,7 +326,7 @@ public:
     {
         fine = true;
         workers = cores;
-        worker = core + turn_all < cores ? core + turn_all : core + turn_all - cores;
+        worker = (core + index) % cores;
     }
 
     // The tile loop (every core): in(t) and out(t) run on core 0 and issue tile t's

@@ -31,7 +31,7 @@ template <typename Kernel> void run_rows(StepRun &r, const RowOperand *ops, uint
     auto bytes = [&](const RowOperand &o, uint32_t t) { return o.whole ? o.row_bytes : rows_in(t) * o.row_bytes; };
     if (tiles == 1u && !r.resolved.staged) // a token's usual step: its operands where they lie
         return r.tile_in_place([&] {
-            uint8_t *p[TSR_MAX_OPERANDS];
+            uint8_t *p[TSR_MAX_OPERANDS] = {};
             for (uint32_t i = 0; i < count; ++i) {
                 const RowOperand &o = ops[i];
                 p[o.k] = source(o, 0u);
