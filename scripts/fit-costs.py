@@ -14,6 +14,7 @@ asks tessera-inspect for that run's work per variant (tiles, and one core's MACs
 elements), and fits, per kernel set and variant,
 
     cycles = per_call x calls + per_mac x MACs + per_element x elements + per_byte x DMA bytes
+             + per_transfer x DMA transfers
 
 by least squares on relative error, every coefficient >= 0 (the best of the subsets
 of terms), for each core count measured (by_cores: bank conflicts and the busiest
@@ -42,8 +43,9 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TERMS = ("calls", "macs", "elements", "bytes")
-NAMES = {"calls": "per_call", "macs": "per_mac", "elements": "per_element", "bytes": "per_byte"}
+TERMS = ("calls", "macs", "elements", "bytes", "transfers")
+NAMES = {"calls": "per_call", "macs": "per_mac", "elements": "per_element", "bytes": "per_byte",
+         "transfers": "per_transfer"}
 
 
 def fail(message):
@@ -118,7 +120,10 @@ def work_of(inspect, args):
     out = subprocess.run([inspect] + args + ["--json"], capture_output=True, text=True)
     if out.returncode != 0:
         fail("tessera-inspect %s: %s" % (" ".join(args), out.stderr.strip()))
-    return json.loads(out.stdout)["variants"]
+    variants = json.loads(out.stdout)["variants"]
+    for work in variants.values():
+        work.setdefault("transfers", 0.0)  # (a tessera-inspect from before the term)
+    return variants
 
 
 def solve(rows, ys, terms):
@@ -153,8 +158,8 @@ def solve(rows, ys, terms):
 # requantizations cost the same at any head size, and where the runs have one head size (all
 # of Tessera's own int8 attention's: stories260K's 8) the two are in proportion, so MACs
 # first would charge a head of 48 six times a head of 8 a position.
-PREFERENCE = ("macs", "elements", "bytes", "calls")
-OPERATOR_PREFERENCE = {"attention": ("elements", "macs", "bytes", "calls")}
+PREFERENCE = ("macs", "elements", "bytes", "transfers", "calls")
+OPERATOR_PREFERENCE = {"attention": ("elements", "macs", "bytes", "transfers", "calls")}
 
 
 def fit(rows, ys, op=""):
@@ -290,8 +295,8 @@ def main():
         for n, e in sorted(entries.items()):
             print("  %s on %d cores: per run %.0f + %.4g a call" % (kernel_set, n, e["per_run"], e["per_call"]))
             for variant, c in sorted(e["variants"].items()):
-                print("    %-26s per call %10.4g  per MAC %8.4g  per element %8.4g  per byte %8.4g" % (
-                    variant, c["per_call"], c["per_mac"], c["per_element"], c["per_byte"]))
+                print("    %-26s per call %10.4g  per MAC %8.4g  per element %8.4g  per byte %8.4g  per transfer %8.4g" % (
+                    variant, c["per_call"], c["per_mac"], c["per_element"], c["per_byte"], c["per_transfer"]))
     print("runs (predicted from the fit, against measured):")
     worst = 0.0
     for run in runs:

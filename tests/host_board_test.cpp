@@ -93,6 +93,29 @@ TEST(BoardDesc, ErrorsSayWhatIsWrong)
               std::string::npos);
 }
 
+// A fitted variant's cost per DMA transfer (cost.fitted.<set>.variants.<v>.per_transfer):
+// read where given, 0 where left out, refused when negative.
+TEST(BoardDesc, FittedCostPerTransferIsOptional)
+{
+    std::string path;
+    for (const std::string &dir : tessera::board_search_dirs())
+        if (std::ifstream(dir + "/siracusa/board.json")) {
+            path = dir + "/siracusa/board.json";
+            break;
+        }
+    ASSERT_FALSE(path.empty());
+    std::ifstream in(path);
+    nlohmann::json j = nlohmann::json::parse(in);
+    nlohmann::json &row = j["cost"]["fitted"]["xpulpv2"]["variants"]["add.i8"];
+    row.erase("per_transfer");
+    EXPECT_EQ(tessera::parse_board_desc(j.dump(), "x").cost.fitted_for("xpulpv2")->variant("add.i8", 1)->per_transfer, 0.0);
+    row["per_transfer"] = 42.5;
+    j["cost"]["fitted"]["xpulpv2"].erase("by_cores"); // the variant's costs over every run
+    EXPECT_EQ(tessera::parse_board_desc(j.dump(), "x").cost.fitted_for("xpulpv2")->variant("add.i8", 8)->per_transfer, 42.5);
+    row["per_transfer"] = -1.0;
+    EXPECT_NE(error_of([&] { tessera::parse_board_desc(j.dump(), "x"); }).find("per_transfer"), std::string::npos);
+}
+
 // The kernel set a description names (cluster.kernels) is what the board runs where
 // the machine has it, and nothing where it names none.
 TEST(HostBoard, RunsTheKernelSetItsDescriptionNamesWhereTheMachineHasIt)

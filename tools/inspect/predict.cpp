@@ -65,12 +65,13 @@ nlohmann::json predict(const uint8_t *image, size_t size, const BoardDesc &board
         }
         for (const auto &[name, w] : r.variants) {
             nlohmann::json &v = variants[name];
-            for (const char *key : {"calls", "macs", "elements", "bytes", "cost"})
+            for (const char *key : {"calls", "macs", "elements", "bytes", "transfers", "cost"})
                 if (!v.contains(key)) v[key] = 0.0;
             v["calls"] = v["calls"].get<double>() + w.calls / n;
             v["macs"] = v["macs"].get<double>() + w.macs / n;
             v["elements"] = v["elements"].get<double>() + w.elements / n;
             v["bytes"] = v["bytes"].get<double>() + w.bytes / n;
+            v["transfers"] = v["transfers"].get<double>() + w.transfers / n;
             v["cost"] = v["cost"].get<double>() + w.cost / n;
             v["fitted"] = w.fitted;
         }

@@ -57,7 +57,7 @@ std::map<std::string, std::string> parse_sources(const Value &j)
 }
 
 // Costs fitted to a set of runs: per_run, per_call and {variant: {per_call, per_mac,
-// per_element, per_byte}} (the caller checks the object's keys).
+// per_element, per_byte[, per_transfer]}} (the caller checks the object's keys).
 FittedCoreCosts parse_fitted_costs(const Value &j)
 {
     FittedCoreCosts out{nonnegative(j["per_run"], 1e12), nonnegative(j["per_call"], 1e9), {}};
@@ -65,9 +65,11 @@ FittedCoreCosts parse_fitted_costs(const Value &j)
     variants.expect_object();
     for (auto v = variants.json().begin(); v != variants.json().end(); ++v) {
         const Value row = variants[v.key().c_str()];
-        row.only_keys({"per_call", "per_mac", "per_element", "per_byte"});
+        row.only_keys({"per_call", "per_mac", "per_element", "per_byte", "per_transfer"});
+        const auto per_transfer = row.find("per_transfer");
         out.variants[v.key()] = {nonnegative(row["per_call"], 1e12), nonnegative(row["per_mac"], 1e6),
-                                 nonnegative(row["per_element"], 1e9), nonnegative(row["per_byte"], 1e6)};
+                                 nonnegative(row["per_element"], 1e9), nonnegative(row["per_byte"], 1e6),
+                                 per_transfer ? nonnegative(*per_transfer, 1e9) : 0.0};
     }
     return out;
 }

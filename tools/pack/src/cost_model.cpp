@@ -128,6 +128,7 @@ RunEstimate estimate_run(const uint8_t *image, size_t size, const BoardDesc &boa
         r.offchip += offchip;
         const double before_step = now;
         if (w.dma_bytes >= 0) bytes = w.dma_bytes;
+        if (w.dma_transfers >= 0) transfers = w.dma_transfers;
         const double calls = w.tiles >= 0 ? std::max(w.tiles, 1.0) : std::max(g.tiles, 1u);
         tsr_variant_row variant{};
         const FittedVariantCost *fit = nullptr;
@@ -139,11 +140,13 @@ RunEstimate estimate_run(const uint8_t *image, size_t size, const BoardDesc &boa
             vw->macs += w.macs / share;
             vw->elements += w.elements / share;
             vw->bytes += bytes;
+            vw->transfers += transfers;
             if (r.fitted) fit = r.fitted->variant(variant.name, cores);
         }
         if (fit) { // measured as a whole: the kernel (or the NPU job's control), driver, DMA waits, barriers
             const double step = fit->per_call * calls + fit->per_mac * w.macs / workers(cores) +
-                                fit->per_element * w.elements / workers(cores) + fit->per_byte * bytes;
+                                fit->per_element * w.elements / workers(cores) + fit->per_byte * bytes +
+                                fit->per_transfer * transfers;
             busy_on(Lane::kCluster, tsr_op_name(s.op), now, now + step, 0);
             now += step;
             r.cluster += step;

@@ -16,13 +16,13 @@ namespace tessera {
 // Costs fitted to measured runs ("cost": "fitted", one entry per kernel set;
 // scripts/fit-costs.py refits them): a step of variant V costs, on the busiest core,
 //   per_call x its tiles + per_mac x that core's MACs + per_element x its elements
-//   + per_byte x the step's DMA bytes
+//   + per_byte x the step's DMA bytes + per_transfer x its DMA transfers
 // (the core's share: the step's work over the cores that compute; the DMA bytes are
 // core 0's to wait for, whatever the cores), barriers and the driver around the kernel
 // included; a run adds per_run + per_call x its steps' calls. `unit` is what was
 // measured: "cycles" (the RTL) or "instructions" (QEMU's plugin).
 struct FittedVariantCost {
-    double per_call = 0, per_mac = 0, per_element = 0, per_byte = 0;
+    double per_call = 0, per_mac = 0, per_element = 0, per_byte = 0, per_transfer = 0;
 };
 // Costs fitted to a set of runs: what a run adds (per_run + per_call x its steps'
 // calls) and each variant's costs.

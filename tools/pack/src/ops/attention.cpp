@@ -84,8 +84,14 @@ Work work(const tsr_step &s, uint32_t rows, uint32_t pos, uint32_t cores)
     const uint64_t rounds = (uint64_t(rows) * p.n_heads + ac - 1) / ac, chunks = (uint64_t(pos) + rows + tc - 1) / tc;
     const double nkv = std::max(1u, p.n_kv_heads), seen = double(pos) + rows; // positions a gather holds, all chunks
     const double gathers = rows == 1u ? nkv : chunks == 1u ? std::min(double(rounds), 2.0 * nkv) : double(rounds);
+    // Transfers: a gather a KV head (or round) and pass in each chunk, where the caches are
+    // staged (not read in place); the queries in and the outputs out where staged, a
+    // transfer a round each (the runtime's merged gathers).
+    auto staged = [&](uint32_t k) { return s.staging[k] != TSR_NO_TENSOR ? 1.0 : 0.0; };
+    const double transfers = staged(1) * 2.0 * gathers * double(rows == 1u ? chunks : 1u) +
+                             (staged(0) + staged(4)) * double(rounds);
     return Work{2.0 * heads * kv * p.head_size, heads * kv, 2.0 * gathers * seen * p.head_size * e + 2.0 * heads * p.head_size * e,
-                double(rounds * 2 * chunks)};
+                double(rounds * 2 * chunks), transfers};
 }
 
 // int8: the scores' real factor scale_q scale_k / sqrt(head_size); operands q, the K

@@ -23,7 +23,7 @@ namespace tessera {
 // rates).
 struct VariantWork {
     double calls = 0, macs = 0, elements = 0; // calls: tiles; MACs and elements: one core's share
-    double bytes = 0;                         // the steps' DMA bytes
+    double bytes = 0, transfers = 0;          // the steps' DMA bytes and transfers
     double cost = 0;
     bool fitted = false;
 };

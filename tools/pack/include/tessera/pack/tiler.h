@@ -65,6 +65,7 @@ class Evaluation;
 // bytes and the busiest core's tiles (else < 0: the geometry's).
 struct Work {
     double macs = 0, elements = 0, dma_bytes = -1, tiles = -1;
+    double dma_transfers = -1; // where the operator's own count replaces the geometry's (with dma_bytes)
 };
 
 // A variant's host side (tessera/variants.def): how the packer derives the step's
