@@ -8,7 +8,8 @@ build directory (or reads such output with --log), takes from each test that pri
 MEASURED line its cycles (instructions) per run, its figure per operator (the testbench's
 profile, the firmware's own profile on GVSoC (cluster core 0's mcycle, which forks and joins
 every step: a profiled run of its own, each operator's share of it taken of the measured
-run), or the hart-counter plugin's per operator label: the busiest core) and its run
+run), or the hart-counter plugin's per operator label on the run's busiest hart, whose
+operators add up to its count) and its run
 (the `predict:` line),
 asks tessera-inspect for that run's work per variant (tiles, and one core's MACs and
 elements), and fits, per kernel set and variant,
@@ -81,11 +82,11 @@ MODES = {
               "boards": (("siracusa", ["xpulpv2"]),),
               "what": "ctest -L gvsoc on GVSoC's Siracusa, cluster core 0's cycles (the firmware's profile)"},
     "qemu": {"ctest": ["-R", "^firmware_"], "measured": r"MEASURED instructions per token: busiest compute hart (\d+)",
-             "op": r"qemu (\w+): instructions/run (\d+)", "unit": "instructions",
+             "op": r"qemu (\w+): instructions/run on the busiest hart (\d+)", "unit": "instructions",
              "boards": (("qemu-virt-rv32", None),),
              "what": "the firmware_* tests on qemu-virt-rv32, the busiest compute hart's instructions (hart-counter plugin)"},
     "m55": {"ctest": ["-R", "^firmware_m55_"], "measured": r"MEASURED instructions per token: busiest compute hart (\d+)",
-            "op": r"qemu (\w+): instructions/run (\d+)", "unit": "instructions",
+            "op": r"qemu (\w+): instructions/run on the busiest hart (\d+)", "unit": "instructions",
             "boards": (("mps3-an547", None),),
             "what": "the firmware_m55_* tests on mps3-an547 (qemu-system-arm), the core's instructions (hart-counter plugin)"},
 }

@@ -9,7 +9,9 @@
 # With EXPECT_EXIT, the firmware must exit with that code instead (a refusal), and
 # print EXPECT.
 # With the plugin it also prints the busiest compute hart's instructions per operator
-# (the board labels them: "qemu matmul: instructions/run N"), and with INSPECT
+# (the board labels them: "qemu matmul: instructions/run N", each operator's busiest
+# hart, and "qemu matmul: instructions/run on the busiest hart N", the run's busiest
+# hart's, which add up to its count and which scripts/fit-costs.py fits), and with INSPECT
 # (tessera-inspect) and PREDICT_IMAGE the board's fitted instruction-count model for
 # the run the firmware says it measured (tessera-inspect --predict, the qemu-virt-rv32
 # board's costs):
@@ -101,6 +103,9 @@ if(DEFINED PLUGIN AND EXISTS ${counts})
     list(GET label 1 op)
     if(harts MATCHES "op ${k} busiest instructions/region ([0-9]+)")
       message(STATUS "qemu ${op}: instructions/run ${CMAKE_MATCH_1}")
+    endif()
+    if(harts MATCHES "op ${k} on the busiest hart instructions/region ([0-9]+)") # what the cost model fits
+      message(STATUS "qemu ${op}: instructions/run on the busiest hart ${CMAKE_MATCH_1}")
     endif()
   endforeach()
   # The model prices the compute harts' work with the engines on harts of their own: a

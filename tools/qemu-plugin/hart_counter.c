@@ -23,6 +23,9 @@
  * none". When a guest labels operators, the plugin writes, inside regions:
  *
  *   hart-counter: op K busiest instructions/region X (hart H)
+ *   hart-counter: op K on the busiest hart instructions/region X   (the region's busiest
+ *                 hart above: its operators add up to its count, which the busiest per
+ *                 operator, several harts, need not)
  *
  * With `blocks=FILE` it also writes, per hart, the instructions executed in each
  * translated block (`hart address instructions`), for a per-function profile (map
@@ -223,6 +226,7 @@ static void on_qemu_exit(qemu_plugin_id_t id, void *udata)
         if (!(g_skip >> h & 1u) && per >= busiest) busiest = per, which = h;
     }
     fprintf(f, "hart-counter: busiest instructions/region %" PRIu64 " (hart %d)\n", busiest, which);
+    const int busiest_hart = which;
     if (g_layers.used && g_regions) {
         uint64_t layers[MAX_HARTS] = {0};
         write_labels(f, "layer", &g_layers, layers);
@@ -231,7 +235,13 @@ static void on_qemu_exit(qemu_plugin_id_t id, void *udata)
             if (layers[h] > busiest) busiest = layers[h], which = h;
         fprintf(f, "hart-counter: layers busiest instructions/region %" PRIu64 " (hart %d)\n", busiest, which);
     }
-    if (g_ops.used && g_regions) write_labels(f, "op", &g_ops, NULL);
+    if (g_ops.used && g_regions) {
+        write_labels(f, "op", &g_ops, NULL);
+        for (unsigned l = 0; busiest_hart >= 0 && l < NO_LABEL; ++l) {
+            const uint64_t per = g_ops.in_regions[busiest_hart][l] / g_regions;
+            if (per) fprintf(f, "hart-counter: op %u on the busiest hart instructions/region %" PRIu64 "\n", l, per);
+        }
+    }
     if (f != stderr) fclose(f);
     write_blocks(g_blocks, 0);
     write_blocks(g_region_blocks, 1);
