@@ -108,7 +108,7 @@ std::string cli_markdown(const std::map<std::string, std::string> &helps)
     std::ostringstream s;
     s << "# The tools' flags\n\n"
          "Every flag of the four tools, from their own `--help` (this file is generated: `build/tests/tessera-cli-doc "
-         "build > docs/cli.md`; ctest `cli_doc` fails when it is stale). A flag that two tools share means the same in "
+         "build > docs/cli.md`; ctest `CliFlags.DocsCliMdIsTheToolsOwnHelp` fails when it is stale). A flag that two tools share means the same in "
          "both: a switch in one is a switch in the other, a value in one takes the same kind of value in the other "
          "(ctest `CliFlags.*`). Every tool has `--help`, `--version`, `-q/--quiet` and `--json` (one JSON document on "
          "standard output). Exit status: 0 success, 1 an error, 2 a usage error (an unknown option or board, a missing "
