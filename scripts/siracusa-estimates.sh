@@ -1,6 +1,6 @@
 #!/bin/sh
-# Prints the siracusa cost model's estimates that the README quotes (its siracusa column
-# and the TinyLLama-v0 line): Deeploy's microLlama graphs and the TinyLLama-v0 shape,
+# Prints the siracusa cost model's estimates that the docs quote (docs/deeploy.md's siracusa
+# column and its TinyLLama-v0 line, docs/tools.md's stories15M table): Deeploy's microLlama graphs and the TinyLLama-v0 shape,
 # planned for siracusa in each scenario, and `tessera-inspect IMAGE --predict RUN`'s
 # cycles with the costs in boards/siracusa/board.json (cost.fitted: GVSoC's, refitted
 # by scripts/fit-costs.py --gvsoc --write), and the stories15M shape's table with its weights in
@@ -58,7 +58,7 @@ fi
 
 # The stories15M shape (random weights; calibrated on two lines, as the tests do) with its
 # weights in siracusa's 16 MiB of HyperRAM: each estimate of the pack summary, a row of
-# the README's table (cycles on the critical path, tok/s and uJ a token at 360 MHz, the
+# docs/tools.md's table (cycles on the critical path, tok/s and uJ a token at 360 MHz, the
 # bytes a token streams from HyperRAM and the bound that limits it).
 if [ -x "$synth" ]; then
     "$synth" --dim 288 --hidden 768 --layers 6 --heads 6 --kv-heads 6 --vocab 32000 --seq-len 256 \

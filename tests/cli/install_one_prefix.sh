@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The host package and the bare-metal RV32 one installed into one prefix: neither
 # overwrites a file of the other; examples/host and examples/firmware both build against
-# it; pkg-config links the README's C example (examples/host/main.c, as the README
-# quotes it) and runs it; the firmware package records the board description it was
+# it; pkg-config links the C example of docs/embedding.md (examples/host/main.c, as the
+# page quotes it) and runs it; the firmware package records the board description it was
 # built for.
 # usage: install_one_prefix.sh SOURCE_DIR HOST_BUILD FIRMWARE_BUILD FIRMWARE_IMAGE HOST_IMAGE WORK_DIR
 set -euo pipefail
@@ -46,11 +46,11 @@ if grep -q "Tessera_DIR:PATH=$prefix/$arch_dir/" fw-example/CMakeCache.txt && gr
 then ok "find_package took the RV32 package for the firmware and the host's for the host program"
 else bad "find_package took the wrong package: $(grep Tessera_DIR fw-example/CMakeCache.txt host-example/CMakeCache.txt)"; fi
 
-# pkg-config: the README's C example, compiled and linked by hand.
+# pkg-config: docs/embedding.md's C example, compiled and linked by hand.
 export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
-sed -n '/^This is \[`examples\/host\/main.c`\]/,/^```$/p' "$src/README.md" | sed -n '/^```c$/,/^```$/p' | sed '1d;$d' >readme_example.c
-if [[ -s readme_example.c ]] && cmp -s readme_example.c "$src/examples/host/main.c"; then ok "the README's C example is examples/host/main.c"
-else bad "the README's C example is not examples/host/main.c"; fi
+sed -n '/^This is \[`examples\/host\/main.c`\]/,/^```$/p' "$src/docs/embedding.md" | sed -n '/^```c$/,/^```$/p' | sed '1d;$d' >readme_example.c
+if [[ -s readme_example.c ]] && cmp -s readme_example.c "$src/examples/host/main.c"; then ok "docs/embedding.md's C example is examples/host/main.c"
+else bad "docs/embedding.md's C example is not examples/host/main.c"; fi
 if cc -std=c11 -o readme_example readme_example.c $(pkg-config --cflags --libs tessera) 2>cc.log; then
   ok "cc readme_example.c \$(pkg-config --cflags --libs tessera) links: $(pkg-config --libs tessera | cut -c1-60)..."
 else bad "the C example does not link with pkg-config's flags: $(head -5 cc.log)"; fi
