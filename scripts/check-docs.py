@@ -22,6 +22,9 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ctest_list import labels, test_names  # noqa: E402
+
 TEST_KINDS = ("gvsoc", "rtl", "firmware", "cli", "deeploy", "fuzz", "freestanding", "install", "bench")
 CODE_SUFFIXES = (".c", ".cpp", ".h", ".hpp", ".py", ".sh", ".cmake", ".txt", ".def", ".json", ".S", ".in", ".ld")
 PLACEHOLDER = re.compile(r"[<>*{}$|…]|\.\.\.")
@@ -45,21 +48,6 @@ def known_flags(root, files):
         except (IsADirectoryError, FileNotFoundError):
             pass
     return flags
-
-
-def ctest(build, *args):
-    out = subprocess.run(["ctest", *args], cwd=build, capture_output=True, text=True)
-    if out.returncode != 0:
-        sys.exit(f"check-docs: ctest {' '.join(args)} in {build} failed: {out.stderr.strip()}")
-    return out.stdout
-
-
-def test_names(build):
-    return re.findall(r"^\s*Test\s+#\d+: (\S+)", ctest(build, "-N"), re.M)
-
-
-def labels(build):
-    return set(re.findall(r"^  (\S+)$", ctest(build, "--print-labels"), re.M))
 
 
 def main():

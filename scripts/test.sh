@@ -2,7 +2,7 @@
 # The whole test suite: configure, build everything (tests, benchmarks and, with clang,
 # the fuzzers: outside the timed tests), then run every test with ctest in a private
 # temporary folder that must be empty again afterwards. Each phase says how long it took.
-#   scripts/test.sh             every test (ctest labels: quick, firmware, fuzz, rtl, gvsoc) but
+#   scripts/test.sh             every test (ctest labels: quick, slow, firmware, fuzz, rtl, gvsoc) but
 #                               the long RTL and GVSoC measurements (labels rtl_long, gvsoc_long);
 #                               GVSoC (the Siracusa simulator) is built first, once:
 #                               scripts/build-gvsoc.sh keeps it in a cache outside build/ while
@@ -10,11 +10,13 @@
 #   scripts/test.sh --long      those too (about 9 more minutes of simulation)
 #   scripts/test.sh -L quick    only those labelled quick (any ctest arguments pass through)
 #   scripts/test.sh --sanitize  the host half built with ASan + UBSan in build-sanitize/ and
-#                               every host test (label quick) run under them, stopping at
-#                               the first report (halt_on_error)
+#                               every host test (labels quick and slow) run under them,
+#                               stopping at the first report (halt_on_error)
+# After the run it names the quick tests that took over 10 s (scripts/check-test-times.py):
+# a report, since a time depends on the machine; they belong under the label slow.
 set -euo pipefail
 case "${1:-}" in -h | --help)
-    sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
     exit 0
     ;;
 esac
@@ -45,7 +47,7 @@ if ((sanitize)); then
   phase "build with ASan + UBSan"
   export ASAN_OPTIONS=halt_on_error=1:abort_on_error=0:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1
   export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-  set -- -L quick "$@"
+  set -- -L "quick|slow" "$@"
 else
   "$root/scripts/build-gvsoc.sh" ${TESSERA_SHARED_DIR:+--shared "$TESSERA_SHARED_DIR"} >/dev/null
   phase "GVSoC (built once, then cached)"
@@ -63,6 +65,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/tessera-test-run.XXXXXX")
 status=0
 TMPDIR=$tmp TEST_TMPDIR=$tmp ctest --test-dir "$build" -j"$(nproc)" --output-on-failure "$@" || status=$?
 phase "ctest"
+((sanitize)) || python3 "$root/scripts/check-test-times.py" "$build" || true
 # A test killed for its time leaves its process folder (tessera-tests-<pid>-*): removed
 # once its process is gone, and named, since the kill already failed the run.
 for d in "$tmp"/tessera-tests-*-*; do
