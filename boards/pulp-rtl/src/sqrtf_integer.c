@@ -8,7 +8,7 @@
  * square roots to sqrtf, which picolibc implements with fsqrt.s. This one replaces it
  * (the board's link forces it in ahead of libm): the root by integer arithmetic,
  * correctly rounded (to nearest, ties to even) like fsqrt.s and IEEE 754, so results
- * are the same bits. tests/unit/sqrtf_integer_test.cpp holds it against the host's.
+ * are the same bits. tests/kernels/sqrtf_integer_test.cpp holds it against the host's.
  */
 #include <stdint.h>
 
