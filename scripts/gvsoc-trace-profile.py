@@ -8,7 +8,13 @@ was: a load or store by the memory it touched (L1, L2, the weight memory, the pe
 a division, a multiplication, or else the fetch of what follows (an instruction-cache miss
 or a taken branch); a gap of more than 2,000 cycles is the core asleep (a barrier, an event).
 
-    scripts/gvsoc-trace-profile.py TRACE [--window CORE0_TRACE] [--run N] [--top K]
+    scripts/gvsoc-trace-profile.py TRACE [--window CORE0_TRACE] [--run N] [--top K] [--lines]
+
+--lines adds what the instruction cache costs: the 16-byte instruction lines the run executes
+(the cluster's cache lines), how often it enters one (an instruction in a line other than
+the one before's), and how many of those entries waited at least 15 cycles, an instruction
+fetch refilled from L2 (GVSoC's Siracusa: 4 KiB shared by the cluster, 512 bytes a core);
+per function, its lines and its refills, charged to the function whose line was entered.
 
 TRACE's run window comes from the marks in it, or with --window from core 0's trace (the
 marks are core 0's). Python's standard library only."""
@@ -18,6 +24,7 @@ import re
 import sys
 
 INSN = re.compile(r"^\d+: (\d+): .*?\]\s+(\S+?)(?::\d+)?\s+M ([0-9a-f]+) (\S+)\s*(.*)$")
+LINE_REFILL = 15  # cycles: an instruction whose next one, in another line, came this late waited for a refill
 REGIONS = ((0x10000000, 0x10040000, "L1"), (0x10200000, 0x10400000, "periph"), (0x10400000, 0x10C00000, "wmem"),
            (0x1C000000, 0x1D000000, "L2"))
 
@@ -67,6 +74,7 @@ def main():
     p.add_argument("--window", help="core 0's trace, whose marks give the run (default: TRACE's own)")
     p.add_argument("--run", type=int, default=0, help="which marked run, 1 for the first (default: the last)")
     p.add_argument("--top", type=int, default=25, help="functions to list (default: 25)")
+    p.add_argument("--lines", action="store_true", help="the instruction lines executed and refilled, in all and per function")
     a = p.parse_args()
     spans = runs_of(a.window or a.trace)
     if not spans:
@@ -76,6 +84,8 @@ def main():
     lo, hi = spans[a.run - 1] if a.run else spans[-1]
     cycles, insns = collections.Counter(), collections.Counter()
     stalls = collections.defaultdict(collections.Counter)
+    lines = collections.defaultdict(set)  # function -> the 16-byte lines of its instructions
+    entered, refills, refill_cycles = 0, collections.Counter(), 0
     prev = None
     with open(a.trace, errors="replace") as f:
         for line in f:
@@ -87,8 +97,9 @@ def main():
                 continue
             if cycle > hi:
                 break
+            line_of = int(m.group(3), 16) >> 4
             if prev:
-                pcycle, function, op, rest = prev
+                pcycle, function, op, rest, pline = prev
                 gap = cycle - pcycle
                 cycles[function] += gap
                 if gap > 2000:
@@ -97,7 +108,13 @@ def main():
                     insns[function] += 1
                     if gap > 1:
                         stalls[function][kind(op, rest)] += gap - 1
-            prev = (cycle, m.group(2), m.group(4), m.group(5))
+                    if line_of != pline:
+                        entered += 1
+                        if gap >= LINE_REFILL:
+                            refills[m.group(2)] += 1
+                            refill_cycles += gap
+            lines[m.group(2)].add(line_of)
+            prev = (cycle, m.group(2), m.group(4), m.group(5), line_of)
     total = sum(cycles.values())
     every = collections.Counter()
     for c in stalls.values():
@@ -105,10 +122,21 @@ def main():
     print("run %d of %d: cycles %d to %d, %d cycles, %d instructions" %
           (a.run or len(spans), len(spans), lo, hi, total, sum(insns.values())))
     print("stall cycles by kind: " + ", ".join("%s %d" % kv for kv in every.most_common()))
-    print("%10s %6s %8s  %-60s %s" % ("cycles", "share", "insns", "stalls (the largest three)", "function"))
+    if a.lines:
+        distinct = len(set().union(*lines.values())) if lines else 0
+        print("instruction lines: %d distinct (%d bytes), entered %d times, %d of them refilled (>= %d cycles): %d cycles"
+              % (distinct, 16 * distinct, entered, sum(refills.values()), LINE_REFILL, refill_cycles))
+        print("%10s %6s %8s %6s %8s  %-60s %s" % ("cycles", "share", "insns", "lines", "refills", "stalls (the largest three)",
+                                                   "function"))
+    else:
+        print("%10s %6s %8s  %-60s %s" % ("cycles", "share", "insns", "stalls (the largest three)", "function"))
     for function, c in cycles.most_common(a.top):
         top = ", ".join("%s %d" % kv for kv in stalls[function].most_common(3))
-        print("%10d %5.1f%% %8d  %-60s %s" % (c, 100.0 * c / total, insns[function], top, function[:70]))
+        if a.lines:
+            print("%10d %5.1f%% %8d %6d %8d  %-60s %s" % (c, 100.0 * c / total, insns[function], len(lines[function]),
+                                                          refills[function], top, function[:70]))
+        else:
+            print("%10d %5.1f%% %8d  %-60s %s" % (c, 100.0 * c / total, insns[function], top, function[:70]))
 
 
 if __name__ == "__main__":
