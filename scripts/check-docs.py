@@ -40,7 +40,7 @@ def tracked_files(root):
 def known_flags(root, files):
     flags = set()
     for f in files:
-        if f.endswith(".md") or not (f.endswith(CODE_SUFFIXES) or "/" not in f or f.startswith((".ci/", "scripts/"))):
+        if f.endswith(".md") or not (f.endswith(CODE_SUFFIXES) or f.startswith((".ci/", "scripts/"))):
             continue
         try:
             with open(os.path.join(root, f), errors="replace") as h:
