@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Checks that the docs name only what exists: every file or folder of the repository, long
-flag and test that README.md and docs/*.md write in backticks.
+flag and test that README.md and docs/*.md write in backticks, and every link's target.
 
 - a path: a word with a '/' whose first part is a top-level entry of the repository (or
   ../shared, when that folder is there), without placeholders (<op>, *, ...); it must exist;
@@ -9,7 +9,8 @@ flag and test that README.md and docs/*.md write in backticks.
 - a test: a word of the form <kind>_<name> for the suite's kinds (gvsoc_, rtl_, firmware_,
   cli_, ...) or a GoogleTest case (Suite.Name, Suite.*), read as ctest -R reads it (a regular
   expression found in a test's name): it must find at least one test of the build (ctest -N
-  in BUILD), unless it is one of the build's labels (ctest -L).
+  in BUILD), unless it is one of the build's labels (ctest -L);
+- a link ([text](target), not a URL): its target must exist, relative to the page.
 
 Prints each name that does not exist as FILE:LINE: what, and exits 1 if there is any.
 
@@ -76,6 +77,15 @@ def main():
                 if line.lstrip().startswith("```"):
                     in_block = not in_block
                     continue
+                if not in_block:  # a link's target, relative to the page
+                    for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", line):
+                        if "://" in target or target.startswith("mailto:"):
+                            continue
+                        at = os.path.normpath(os.path.join(os.path.dirname(path), target))
+                        if os.path.relpath(at, root).startswith("../shared") and not os.path.isdir(shared):
+                            continue
+                        if not os.path.exists(at):
+                            problems.append(f"{doc}:{number}: link {target} does not exist")
                 spans = [line.strip()] if in_block else re.findall(r"`([^`]+)`", line)
                 for span in spans:
                     for word in span.split():
