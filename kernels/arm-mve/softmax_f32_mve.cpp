@@ -2,11 +2,13 @@
 //  - the maximum by lane compares (a NaN never wins, as in the plain loop);
 //  - e^x four lanes at a time by tsr_expf_branch_free's steps, each the same float
 //    operation in the same order (the multiply-adds fused where tsr_mac fuses), so every
-//    lane gives tsr_expf's bits (kernel_math.h), the out-of-range selections included;
+//    lane gives tsr_expf's bits (kernel_math.h), the out-of-range selections included,
+//    except where the result is subnormal (Helium flushes it): those lanes take tsr_expf;
 //  - the sum in the portable kernel's eight partial sums (two vectors) and its order of
 //    combining them; the division one element at a time (Helium divides nothing).
 #include <arm_mve.h>
 
+#include "kernel_math.h"
 #include "mac_mve.h"
 #include "tessera/kernels_arm_mve.h"
 
@@ -61,7 +63,18 @@ void tsr_softmax_f32_mve(float *x, uint32_t n)
 
     for (uint32_t i = 0; i < n; i += 4u) {
         const mve_pred16_t p = vctp32q(n - i);
-        vstrwq_p_f32(x + i, expf4(vsubq_n_f32(vldrwq_z_f32(x + i, p), max_val)), p);
+        const float32x4_t d = vsubq_n_f32(vldrwq_z_f32(x + i, p), max_val);
+        vstrwq_p_f32(x + i, expf4(d), p);
+        // Helium's float arithmetic flushes subnormal results to zero, the scalar FPU's
+        // does not: a lane whose e^d is below 2^-126 (d < -87.34) takes the portable
+        // kernel's scalar exponential (rare: a score 87 below the row's maximum).
+        const mve_pred16_t tiny = vcmpltq_m_n_f32(d, -87.0f, p);
+        if (tiny) {
+            float lanes[4];
+            vst1q_f32(lanes, d);
+            for (uint32_t l = 0; l < 4u; ++l)
+                if (tiny & (1u << (4u * l))) x[i + l] = tsr_expf(lanes[l]);
+        }
     }
 
     // The portable kernel's partial sums s0..s7: lo holds s0..s3, hi s4..s7.

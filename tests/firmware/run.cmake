@@ -53,7 +53,7 @@ execute_process(
   OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc TIMEOUT 900)
 string(REGEX MATCH "^[^\n]*" first_line "${out}")
 message(STATUS "${first_line}")
-if(out MATCHES "\nconformance: ") # the HAL conformance suite: every line
+if(out MATCHES "\nconformance: " OR out MATCHES "^kernel conformance") # the conformance suites: every line
   message(STATUS "${out}")
 endif()
 string(REGEX MATCH "per token: [^\n]*" per_token "${out}")

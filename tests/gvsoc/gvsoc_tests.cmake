@@ -121,7 +121,7 @@ set(GV_ELF ${GV}/build/boards/siracusa)
 
 # name:elf:cores:run[:check]
 set(GV_RUNS hal_conformance_1core:tessera-hal-conformance:1:suite hal_conformance_8cores:tessera-hal-conformance:8:suite
-            kernels_1core:tessera-gvsoc-kernels:1:suite
+            kernels_1core:tessera-kernel-conformance:1:suite
             int8_1core:tessera-firmware-int8:1:token:host int8_8cores:tessera-firmware-int8:8:token:host
             fp32_1core:tessera-firmware-fp32:1:token:golden fp32_8cores:tessera-firmware-fp32:8:token:golden
             offchip_int8_8cores:tessera-firmware-offchip_int8:8:token:host
@@ -187,7 +187,7 @@ foreach(run IN LISTS GV_RUNS)
   elseif(what STREQUAL "suite" AND elf STREQUAL "tessera-hal-conformance")
     list(APPEND args "-DEXPECT=conformance: [0-9]+ passed, 0 failed")
   elseif(what STREQUAL "suite")
-    list(APPEND args "-DEXPECT=outputs equal")
+    list(APPEND args "-DEXPECT=kernel conformance on siracusa \\(portable, xpulpv2\\): [0-9]+ variants, [0-9]+ cases equal, 0 differ")
   endif()
   add_test(NAME gvsoc_${name}
            COMMAND ${CMAKE_COMMAND} -DGVSOC=${GVSOC} -DHYPERRAM_BYTES=${HYPERRAM_BYTES} -DOBJCOPY=${RISCV_OBJCOPY}

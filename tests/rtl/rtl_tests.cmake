@@ -53,7 +53,7 @@ set(RTL_ELF ${RTL}/build/boards/pulp-rtl)
 
 # name:elf:simulator:run[:check]
 set(RTL_RUNS hal_conformance_1core:tessera-hal-conformance:1c:suite hal_conformance_8cores:tessera-hal-conformance:8c:suite
-             kernels_1core:tessera-rtl-kernels:1c:suite
+             kernels_1core:tessera-kernel-conformance:1c:suite
              int8_1core:tessera-firmware-int8:1c:token:host int8_8cores:tessera-firmware-int8:8c:token:host
              fp32_1core:tessera-firmware-fp32:1c-fpu:token:golden)
 foreach(graph ml8:microLlama8 ml8_parallel:microLlama8_parallel ml128:microLlama128)
@@ -104,6 +104,8 @@ foreach(run IN LISTS RTL_RUNS)
     list(APPEND args -DGOLDEN=${GOLDEN_200})
   elseif(check STREQUAL "vectors")
     list(APPEND args "-DEXPECT=vectors: all: 0 of [0-9]+ values differ")
+  elseif(elf STREQUAL "tessera-kernel-conformance")
+    list(APPEND args "-DEXPECT=kernel conformance on pulp-rtl \\(portable, xpulpv2\\): [0-9]+ variants, [0-9]+ cases equal, 0 differ")
   endif()
   set(elf_dir ${RTL_ELF})
   if(name MATCHES "^portable_")

@@ -55,7 +55,7 @@ else()
 endif()
 string(REGEX MATCH "^[^\n]*" first_line "${out}")
 message(STATUS "${first_line}")
-if(out MATCHES "\nconformance: " OR out MATCHES "\nkernel ") # the conformance suite, tessera-rtl-kernels: all of it
+if(out MATCHES "\nconformance: " OR out MATCHES "\nkernel ") # the HAL and kernel conformance programs: all of it
   message(STATUS "${out}")
 endif()
 string(REGEX MATCH "\n(rtl|gvsoc): .*" rtl_report "${out}")

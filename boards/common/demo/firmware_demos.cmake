@@ -1,7 +1,8 @@
 # The firmware demos of a bare-metal board (boards/<board>/CMakeLists.txt calls
 # tessera_firmware_demos(<its board library>)): one ELF per image named in
-# TESSERA_FIRMWARE_IMAGES, from the board-neutral main.c and vectors.c here, which
-# reach the board through demo_board.h (each board's src/demo_board.c).
+# TESSERA_FIRMWARE_IMAGES, from the board-neutral main.c and vectors.c here, and the
+# kernel conformance program, all of which reach the board through demo_board.h (each
+# board's src/demo_board.c).
 set(_tsr_demo_dir ${CMAKE_CURRENT_LIST_DIR})
 set(TESSERA_FIRMWARE_IMAGES "" CACHE STRING
     "Firmware demos to build: NAME=IMAGE.tess[=POSITION];... (images packed for the board; with POSITION, \
@@ -31,6 +32,18 @@ function(_tsr_demo_executable name board_target)
 endfunction()
 
 function(tessera_firmware_demos board_target)
+  # The kernel conformance program (tests/kernels/kernel_conformance.c), on this board:
+  # every kernel set built here and run by its cores against the portable kernels, each
+  # sweep TESSERA_KERNEL_CONFORMANCE_REPEATS times (a board on a slow simulator sets 1).
+  if(NOT DEFINED TESSERA_KERNEL_CONFORMANCE_REPEATS)
+    set(TESSERA_KERNEL_CONFORMANCE_REPEATS 5)
+  endif()
+  add_executable(tessera-kernel-conformance ${CMAKE_SOURCE_DIR}/tests/kernels/kernel_conformance.c)
+  set_target_properties(tessera-kernel-conformance PROPERTIES SUFFIX ".elf" LINKER_LANGUAGE C)
+  target_compile_definitions(tessera-kernel-conformance PRIVATE
+                             TSR_KERNEL_CONFORMANCE_REPEATS=${TESSERA_KERNEL_CONFORMANCE_REPEATS})
+  target_link_libraries(tessera-kernel-conformance PRIVATE tessera_kernels ${board_target} m)
+  target_include_directories(tessera-kernel-conformance PRIVATE ${_tsr_demo_dir})
   foreach(entry IN LISTS TESSERA_FIRMWARE_OFFCHIP_IMAGES)
     string(REPLACE "=" ";" parts "${entry}")
     list(GET parts 0 name)
