@@ -45,29 +45,15 @@ TSR_MVE_INLINE float32x4_t expf4(float32x4_t x)
     return vpselq_f32(vdupq_n_f32(0.0f), out, vcmpltq_f32(x, vlo));
 }
 
-} // namespace
-
-void tsr_softmax_f32_mve(float *x, uint32_t n)
+// e^(x - max) in place as the loop below, but each lane whose result is subnormal (x - max
+// below -87.34, which Helium would flush to zero) from the portable kernel's tsr_expf. Out
+// of line: its calls would cost the common loop its vector registers.
+__attribute__((noinline)) void exp_with_subnormals(float *x, uint32_t n, float max_val)
 {
-    const uint32_t n4 = n & ~3u;
-    float32x4_t m = vdupq_n_f32(x[0]);
-    for (uint32_t j = 0; j < n4; j += 4u) {
-        const float32x4_t v = vld1q_f32(x + j);
-        m = vpselq_f32(v, m, vcmpgtq_f32(v, m));
-    }
-    float lane[4];
-    vst1q_f32(lane, m);
-    float max_val = lane[0];
-    for (uint32_t l = 1; l < 4u; ++l) max_val = lane[l] > max_val ? lane[l] : max_val;
-    for (uint32_t j = n4; j < n; ++j) max_val = x[j] > max_val ? x[j] : max_val;
-
     for (uint32_t i = 0; i < n; i += 4u) {
         const mve_pred16_t p = vctp32q(n - i);
         const float32x4_t d = vsubq_n_f32(vldrwq_z_f32(x + i, p), max_val);
         vstrwq_p_f32(x + i, expf4(d), p);
-        // Helium's float arithmetic flushes subnormal results to zero, the scalar FPU's
-        // does not: a lane whose e^d is below 2^-126 (d < -87.34) takes the portable
-        // kernel's scalar exponential (rare: a score 87 below the row's maximum).
         const mve_pred16_t tiny = vcmpltq_m_n_f32(d, -87.0f, p);
         if (tiny) {
             float lanes[4];
@@ -75,6 +61,44 @@ void tsr_softmax_f32_mve(float *x, uint32_t n)
             for (uint32_t l = 0; l < 4u; ++l)
                 if (tiny & (1u << (4u * l))) x[i + l] = tsr_expf(lanes[l]);
         }
+    }
+}
+
+} // namespace
+
+void tsr_softmax_f32_mve(float *x, uint32_t n)
+{
+    const uint32_t n4 = n & ~3u;
+    float32x4_t m = vdupq_n_f32(x[0]), lowest = m;
+    for (uint32_t j = 0; j < n4; j += 4u) {
+        const float32x4_t v = vld1q_f32(x + j);
+        m = vpselq_f32(v, m, vcmpgtq_f32(v, m));
+        lowest = vminnmq_f32(lowest, v); // only to choose the loop below: a NaN may be passed over
+    }
+    float lane[4], low[4];
+    vst1q_f32(lane, m);
+    vst1q_f32(low, lowest);
+    float max_val = lane[0], min_val = low[0];
+    for (uint32_t l = 1; l < 4u; ++l) {
+        max_val = lane[l] > max_val ? lane[l] : max_val;
+        min_val = low[l] < min_val ? low[l] : min_val;
+    }
+    for (uint32_t j = n4; j < n; ++j) {
+        max_val = x[j] > max_val ? x[j] : max_val;
+        min_val = x[j] < min_val ? x[j] : min_val;
+    }
+
+    // Helium's float arithmetic flushes subnormal results to zero, the scalar FPU's does
+    // not: where e^(x - max) is below 2^-126 (x - max < -87.34: rare, a score that far below
+    // the row's maximum, which the pass above found) those lanes take the portable
+    // kernel's scalar exponential.
+    if (min_val - max_val >= -87.0f) {
+        for (uint32_t i = 0; i < n; i += 4u) {
+            const mve_pred16_t p = vctp32q(n - i);
+            vstrwq_p_f32(x + i, expf4(vsubq_n_f32(vldrwq_z_f32(x + i, p), max_val)), p);
+        }
+    } else {
+        exp_with_subnormals(x, n, max_val);
     }
 
     // The portable kernel's partial sums s0..s7: lo holds s0..s3, hi s4..s7.
