@@ -18,15 +18,16 @@ cmake --install "$build" --prefix "$work/prefix" >/dev/null
 mv "$work/prefix" "$work/moved"   # not where it was installed
 [[ -d $work/moved/share/doc/tessera ]] || { echo "FAIL docs/ is not installed (share/doc/tessera)"; exit 1; }
 cp "$shared/models/stories260K.bin" "$shared/models/tok512.bin" "$work/"
-# The boards the sources describe (boards/NAME/board.json), as --help lists them.
-known=$(cd "$src/boards" && ls -d */board.json | sed 's|/board.json||' | LC_ALL=C sort | paste -sd, - | sed 's/,/, /g')
+# The boards the sources describe (boards/NAME/board.json), as --list-boards names them.
+known=$(cd "$src/boards" && ls -d */board.json | sed 's|/board.json||' | LC_ALL=C sort | paste -sd' ' -)
 hide="mount --bind '$work/empty' '$build' && mount --bind '$work/empty' '$src'"
 [[ -d $configured/share/tessera ]] && hide+=" && mount --bind '$work/empty' '$configured/share/tessera'"
 unshare -m env -u TESSERA_BOARDS_DIR bash -c "set -euo pipefail; $hide
   cd '$work'
   [[ ! -e '$src/CMakeLists.txt' && ! -e '$build/CMakeCache.txt' ]]
   bin='$work/moved/bin'
-  \"\$bin/tessera-pack\" --help | grep -F '$known' >/dev/null
+  listed=\$(\"\$bin/tessera-pack\" --list-boards | grep -v '^searched:' | cut -d' ' -f1 | paste -sd' ' -)
+  [[ \$listed == '$known' ]] || { echo \"FAIL --list-boards names '\$listed', the sources '$known'\"; exit 1; }
   \"\$bin/tessera-pack\" stories260K.bin --tokenizer tok512.bin --board siracusa -q -o s.tess
   \"\$bin/tessera-generate\" s.tess -n 40 -t 0 -q > story.txt
   \"\$bin/tessera-inspect\" s.tess > inspect.txt"

@@ -113,7 +113,7 @@ void write_text(const fs::path &p, uint8_t selector, const std::string &text)
 void write_board_seeds(const fs::path &dir)
 {
     int k = 0;
-    for (const std::string name : {"host", "siracusa", "gap9", "qemu-virt-rv32"}) {
+    for (const std::string &name : tessera::known_board_names()) {
         const tessera::BoardDesc d = tessera::load_board_desc(name);
         write_bytes(dir / (name + ".json"), 0, read_bytes(d.source));
         write_text(dir / (name + ".embedded"), 1, d.json);

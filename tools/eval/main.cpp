@@ -300,7 +300,7 @@ int main(int argc, char **argv)
     ids_opt->excludes(text_opt);
     app.add_option("--reference", reference_path, "a reference image of the same model: top-1 agreement with it")
         ->check(tessera::non_empty_path());
-    app.add_option("--board", board_arg, "board NAME (" + tessera::known_boards_text() + ") or description FILE.json (default: the board the image is "
+    app.add_option("--board", board_arg, "board NAME (tessera-pack --list-boards names them) or description FILE.json (default: the board the image is "
                    "planned for, from the boards directory or, for a custom board, the description the image embeds)")
         ->check(tessera::board_check());
     app.add_option("--threads", threads, "threads backing the cluster (default: as tessera-generate)")

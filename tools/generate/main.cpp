@@ -298,7 +298,7 @@ int parse_options(Options &o, int argc, char **argv)
         ->capture_default_str()->check(CLI::Range(0.0f, 1.0f));
     app.add_option("-s,--seed", o.seed, "random seed; 0 = from the clock (the seed used is reported)");
     app.add_flag("--ids", o.print_ids, "print the generated token ids (BOS excluded) on one line instead of text");
-    app.add_option("--board", o.board_arg, "board NAME (" + tessera::known_boards_text() + ") or description FILE.json (default: the board the image is "
+    app.add_option("--board", o.board_arg, "board NAME (tessera-pack --list-boards names them) or description FILE.json (default: the board the image is "
                    "planned for, from the boards directory or, for a custom board, the description the image embeds)")
         ->check(tessera::board_check());
     app.add_option("--threads", o.threads,

@@ -80,7 +80,7 @@ int parse_command(CommandLine &c, int argc, char **argv)
                    "llama2.c tokenizer .bin (default: a GGUF file's or Hugging Face directory's own, else tok<vocab>.bin or tokenizer.bin beside "
                    "the checkpoint)")
         ->check(CLI::ExistingFile);
-    app.add_option("--board", o.board, "board NAME (" + tessera::known_boards_text() + ") or description FILE.json (schema: docs/boards.md)")
+    app.add_option("--board", o.board, "board NAME (tessera-pack --list-boards names them) or description FILE.json (schema: docs/boards.md)")
         ->capture_default_str()->check(tessera::board_check());
     app.add_option("--precision", c.precision,
                    "activations and KV cache: fp32; bf16 (every weight bf16, fp32 sums); int8 (W8A8: weights "
