@@ -610,7 +610,7 @@ private:
 
 class Lowerer {
 public:
-    Lowerer(Graph &g, const OnnxDecoderInfo &info) : g_(g), info_(info) {}
+    Lowerer(Graph &g, const OnnxDecoderInfo &info, bool fuse_linears = false) : g_(g), info_(info), fuse_(fuse_linears) {}
 
     uint32_t weight(const std::string &name, uint32_t dtype, uint32_t rows, uint32_t cols, std::vector<uint8_t> bytes)
     {
@@ -636,7 +636,39 @@ public:
     struct Weights {
         uint32_t att_norm, ffn_norm, k_cache, v_cache, tables;
         uint32_t w[7], rq[7]; // wq wk wv wo w1 w3 w2
+        // Fused (fuse_): Q, K and V as one matmul (its weights and tables stacked, its outputs
+        // apart), where their RequantShifts share the shift and range. (W1 and W3 stay apart:
+        // their 512-column tile cost the RTL's L1 banks more than the step saved.)
+        bool qkv = false;
+        uint32_t w_qkv = 0, rq_qkv = 0;
+        LinearRqs qkv_lin; // the stacked layers' shapes and shared range
     };
+    // The linear layers that read one input as one: rows stacked, tables stacked, where every
+    // RequantShift has the same shift and range (the kernel takes one a call). Else false.
+    static bool stack(std::initializer_list<const LinearRqs *> parts, LinearRqs &out)
+    {
+        const LinearRqs &first = **parts.begin();
+        out = LinearRqs{};
+        out.k = first.k;
+        out.range = first.range;
+        for (const LinearRqs *p : parts) {
+            if (p->k != first.k || p->range.shift != first.range.shift || p->range.lo != first.range.lo ||
+                p->range.hi != first.range.hi)
+                return false;
+            out.n += p->n;
+            out.w.insert(out.w.end(), p->w.begin(), p->w.end());
+            out.mul.insert(out.mul.end(), p->mul.begin(), p->mul.end());
+        }
+        for (const LinearRqs *p : parts) out.add.insert(out.add.end(), p->add.begin(), p->add.end());
+        return true;
+    }
+    uint32_t linear(const std::string &name, const LinearRqs &lin, uint32_t &table)
+    {
+        std::vector<int32_t> t(lin.mul);
+        t.insert(t.end(), lin.add.begin(), lin.add.end());
+        table = weight(name + ".rqs", TSR_DTYPE_I32, 2, lin.n, raw_bytes(t));
+        return weight(name, TSR_DTYPE_I8, lin.n, lin.k, raw_bytes(lin.w));
+    }
     void weights(const std::vector<LayerConstants> &layers, const Norm &final_norm, uint32_t context)
     {
         for (uint32_t l = 0; l < layers.size(); ++l) {
@@ -647,12 +679,10 @@ public:
             w.ffn_norm = norm(p + "ffn_norm", c.ffn_norm);
             const LinearRqs *lin[7] = {&c.wq, &c.wk, &c.wv, &c.wo, &c.w1, &c.w3, &c.w2};
             const char *names[7] = {"wq", "wk", "wv", "wo", "w1", "w3", "w2"};
-            for (uint32_t i = 0; i < 7; ++i) {
-                w.w[i] = weight(p + names[i], TSR_DTYPE_I8, lin[i]->n, lin[i]->k, raw_bytes(lin[i]->w));
-                std::vector<int32_t> table(lin[i]->mul);
-                table.insert(table.end(), lin[i]->add.begin(), lin[i]->add.end());
-                w.rq[i] = weight(p + names[i] + ".rqs", TSR_DTYPE_I32, 2, lin[i]->n, raw_bytes(table));
-            }
+            w.qkv = fuse_ && stack({&c.wq, &c.wk, &c.wv}, w.qkv_lin);
+            if (w.qkv) w.w_qkv = linear(p + "wqkv", w.qkv_lin, w.rq_qkv);
+            for (uint32_t i = w.qkv ? 3u : 0u; i < 7; ++i) w.w[i] = linear(p + names[i], *lin[i], w.rq[i]);
+            w.qkv_lin.w.clear(); // in the graph now: only the shape is kept
             std::vector<uint8_t> tables(sizeof(tsr_quantlib_attention));
             std::memcpy(tables.data(), &c.attention, tables.size());
             w.tables = weight(p + "attention.tables", TSR_DTYPE_I32, 1, uint32_t(TSR_QUANTLIB_ATTENTION_WORDS), std::move(tables));
@@ -688,9 +718,13 @@ public:
                            h1 = act(p + "ffn_gate", H), h3 = act(p + "ffn_up", H), gl = act(p + "ffn_act", H),
                            f = act(p + "ffn_out", D), x_out = act(p + "x_out", D);
             step(s, TSR_OP_RMSNORM, {x, w.att_norm, xb}, rmsnorm(c.att_norm), p + "attn_norm", L);
-            step(s, TSR_OP_MATMUL, {xb, w.w[0], q}, matmul(c.wq, w.rq[0]), p + "wq", L);
-            step(s, TSR_OP_MATMUL, {xb, w.w[1], k}, matmul(c.wk, w.rq[1]), p + "wk", L);
-            step(s, TSR_OP_MATMUL, {xb, w.w[2], v}, matmul(c.wv, w.rq[2]), p + "wv", L);
+            if (w.qkv) {
+                step(s, TSR_OP_MATMUL, {xb, w.w_qkv, q, k, v}, matmul(w.qkv_lin, w.rq_qkv, c.wq.n, c.wk.n), p + "wqkv", L);
+            } else {
+                step(s, TSR_OP_MATMUL, {xb, w.w[0], q}, matmul(c.wq, w.rq[0]), p + "wq", L);
+                step(s, TSR_OP_MATMUL, {xb, w.w[1], k}, matmul(c.wk, w.rq[1]), p + "wk", L);
+                step(s, TSR_OP_MATMUL, {xb, w.w[2], v}, matmul(c.wv, w.rq[2]), p + "wv", L);
+            }
             step(s, TSR_OP_ROPE, {q, k, rotation}, rope(c, context), p + "rope", L);
             step(s, TSR_OP_REQUANT, {k, kc}, requant(c.k_cache), p + "k_scale", L);
             step(s, TSR_OP_REQUANT, {v, vc}, requant(c.v_cache), p + "v_scale", L);
@@ -756,9 +790,13 @@ protected:
         p.rmsnorm.hi = n.hi;
         return p;
     }
-    static tsr_op_params matmul(const LinearRqs &lin, uint32_t table)
+    // split0, split1: a fused step's outputs (tsr_matmul_params.split): the first split0
+    // columns, the next split1, the rest.
+    static tsr_op_params matmul(const LinearRqs &lin, uint32_t table, uint32_t split0 = 0, uint32_t split1 = 0)
     {
         tsr_op_params p{};
+        p.matmul.split[0] = split0;
+        p.matmul.split[1] = split1;
         p.matmul.k = lin.k;
         p.matmul.n = lin.n;
         p.matmul.weight_dtype = TSR_DTYPE_I8;
@@ -801,6 +839,7 @@ protected:
 
     Graph &g_;
     const OnnxDecoderInfo &info_;
+    bool fuse_ = false;
     std::vector<Weights> weights_;
     uint32_t final_norm_ = 0;
     Norm final_norm_c_;
@@ -963,7 +1002,7 @@ Graph lower_onnx_decoder_bytes(const std::string &bytes, const std::string &path
     h.precision = integer ? TSR_DTYPE_I8 : TSR_DTYPE_F32;
     h.decoder_only = true;
     if (integer) {
-        Lowerer lower(g, info);
+        Lowerer lower(g, info, options.fuse_linears);
         lower.set_final(final_norm);
         lower.weights(layers, final_norm, context);
         lower.schedule(g.prompt, chunk, ".prompt", layers, g.tokens_prompt, g.logits_prompt, g.rotation_prompt, context);

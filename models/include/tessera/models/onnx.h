@@ -31,6 +31,9 @@ struct OnnxDecoderInfo {
 struct OnnxLowering {
     uint32_t context = 0;      // 0: max(256, S_past + S)
     uint32_t prompt_chunk = 0; // 0: S when S > 1, else min(16, context)
+    // The integer graph's Q, K and V matmuls as one step where their RequantShifts share
+    // shift and range (tessera-pack's default; not for the NPU scenarios).
+    bool fuse_linears = false;
 };
 
 // Whether the file begins as an ONNX ModelProto does: its ir_version (field 1, between 1

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <tuple>
 
 #include "front_end_rows.h"
 #include "tessera/errors.h"
@@ -22,7 +23,7 @@ public:
         bytes_.assign(std::istreambuf_iterator<char>(in), {});
         if (in.bad()) throw InputError(path_ + ": cannot read the ONNX model");
         // Read once at its own sizes: what the graph is, before any option is applied.
-        const Graph &g = graph_at(0, 0);
+        const Graph &g = graph_at(0, 0, false);
         ModelHyper &h = d_.hyper;
         h = g.hyper;
         h.seq_len = info_.past + info_.rows;
@@ -62,16 +63,21 @@ public:
             throw OptionError(what + "--scenario " + name_of(o.scenario) + " needs an int8 graph; the NPU runs no " + p);
     }
 
-    Graph lower(const PackOptions &o, bool, std::string &, double &) override { return graph_at(o.context, o.prompt_chunk); }
+    Graph lower(const PackOptions &o, bool, std::string &, double &) override
+    {
+        // Fused Q/K/V and W1/W3 steps on the cluster; an NPU job writes one output.
+        const bool fuse = o.fuse_linears && o.scenario != Scenario::kNpu && o.scenario != Scenario::kNpuNms;
+        return graph_at(o.context, o.prompt_chunk, fuse);
+    }
 
 private:
-    // The lowered graph at (context, chunk), lowered once and copied for each plan.
-    const Graph &graph_at(uint32_t context, uint32_t chunk)
+    // The lowered graph at (context, chunk, fused or not), lowered once and copied for each plan.
+    const Graph &graph_at(uint32_t context, uint32_t chunk, bool fuse)
     {
-        const auto key = std::make_pair(context, chunk);
+        const auto key = std::make_tuple(context, chunk, fuse);
         if (auto it = graphs_.find(key); it != graphs_.end()) return it->second;
         OnnxDecoderInfo info;
-        Graph g = lower_onnx_decoder_bytes(bytes_, path_, OnnxLowering{context, chunk}, info);
+        Graph g = lower_onnx_decoder_bytes(bytes_, path_, OnnxLowering{context, chunk, fuse}, info);
         info_ = info;
         return graphs_.emplace(key, std::move(g)).first->second;
     }
@@ -81,7 +87,7 @@ private:
     ModelDescription d_;
     Vocabulary vocabulary_; // none
     uint32_t default_context_ = 0;
-    std::map<std::pair<uint32_t, uint32_t>, Graph> graphs_;
+    std::map<std::tuple<uint32_t, uint32_t, bool>, Graph> graphs_;
 };
 
 } // namespace
