@@ -412,24 +412,30 @@ void run_npu(StepRun &r)
     r.run.settle_npu();
 }
 
-// A split step's compute of tile (rows r0.., m; columns c0.., n) on this core: each
-// output's columns of the tile as a kernel call of its own, shared by the cores as any
-// call (the kernel's own split, and its per-core skew that keeps the cores off one
-// another's L1 banks). Out of the common path.
+// A split step's compute of tile (rows r0.., m; columns c0.., n) on this core: its run of
+// the tile's columns, in whole groups of four (the kernels' blocks), cut where an output
+// ends, each part on its own. Out of the common path.
 __attribute__((noinline)) void compute_split(StepRun &r, Kernel kernel, const uint8_t *in, const uint8_t *w, size_t wrow,
                                              uint32_t t, uint32_t r0, uint32_t m, uint32_t c0, uint32_t n, uint32_t tn,
                                              uint32_t yb)
 {
     const Outputs o = outputs(P(r.step)); // validated: 2 or 3, one zero point (the kernels take operand 2's)
+    StepRun part = r; // each part is the kernel's whole call: worker 0 of 1
+    part.worker = 0u;
+    part.workers = 1u;
+    // (32-bit: a wrapped product only shortens a core's run, never leaves the tile.)
+    const uint32_t per = (quotient(n + r.workers - 1u, r.workers) + 3u) & ~3u;
+    const uint32_t a = c0 + (r.worker * per < n ? r.worker * per : n);
+    const uint32_t b = c0 + ((r.worker + 1u) * per < n ? (r.worker + 1u) * per : n);
     const bool staged = r.stage[2] != nullptr;
     for (uint32_t i = 0; i < o.count; ++i) {
-        const uint32_t end = o.first[i] + o.cols[i], lo = c0 > o.first[i] ? c0 : o.first[i], hi = c0 + n < end ? c0 + n : end;
+        const uint32_t lo = a > o.first[i] ? a : o.first[i], end = o.first[i] + o.cols[i], hi = b < end ? b : end;
         if (lo >= hi) continue;
         uint8_t *y = staged ? r.slot(2, t) + (size_t)(lo - c0) * yb
                             : r.addr[2u + i] + ((size_t)r0 * o.cols[i] + (lo - o.first[i])) * yb;
         const uint32_t ldy = staged ? tn : o.cols[i];
-        if (r.worker == 0u) r.check(y, ((uint64_t)(m - 1u) * ldy + (hi - lo)) * yb, staged ? 2u : 2u + i);
-        r.kernel(kernel(r, Product{in, w + (size_t)(lo - c0) * wrow, y, m, hi - lo, ldy, lo}));
+        r.check(y, ((uint64_t)(m - 1u) * ldy + (hi - lo)) * yb, staged ? 2u : 2u + i);
+        r.kernel(kernel(part, Product{in, w + (size_t)(lo - c0) * wrow, y, m, hi - lo, ldy, lo}));
     }
 }
 
