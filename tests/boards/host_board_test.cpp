@@ -37,11 +37,11 @@ TEST(BoardDesc, ShippedBoardsHaveTheDescribedSizes)
 {
     // siracusa as GVSoC models it (boards/siracusa/board.json's memory.sources): the TCDM's
     // 256 KiB less 36 KiB of stacks and the firmware's 256 bytes of state, the L2 shared banks'
-    // 1,984 KiB less 384 KiB for the program.
+    // 1,984 KiB less 192 KiB for the boot code, HyperRAM's staging buffer and its reads.
     const auto s = tessera::load_board_desc("siracusa");
     EXPECT_EQ(s.cores, 8u);
     EXPECT_EQ(s.region_size[TSR_REGION_L1], 256u * 1024 - 36u * 1024 - 256u);
-    EXPECT_EQ(s.region_size[TSR_REGION_L2], 1984u * 1024 - 384u * 1024);
+    EXPECT_EQ(s.region_size[TSR_REGION_L2], 1984u * 1024 - 192u * 1024);
     EXPECT_EQ(s.region_size[TSR_REGION_NMS], 4u * 1024 * 1024);
     EXPECT_TRUE(s.has_npu);
     const auto g = tessera::load_board_desc("gap9");
@@ -156,7 +156,7 @@ TEST(HostBoard, RegionsAreRealAlignedBuffersOfTheDescribedSize)
         EXPECT_EQ(reinterpret_cast<uintptr_t>(hal->regions[r].base) % 64, 0u);
         std::memset(hal->regions[r].base, 0xA5, hal->regions[r].size); // the whole region is writable
     }
-    EXPECT_EQ(hal->regions[TSR_REGION_L2].size, 1600u * 1024);
+    EXPECT_EQ(hal->regions[TSR_REGION_L2].size, 1792u * 1024);
 }
 
 TEST(HostBoard, ThreadsAreARuntimeOptionUpToTheCores)

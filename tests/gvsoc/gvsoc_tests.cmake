@@ -215,7 +215,7 @@ add_test(NAME gvsoc_offchip_not_an_image
 add_test(NAME gvsoc_trap
          COMMAND ${CMAKE_COMMAND} -DGVSOC=${GVSOC} -DHYPERRAM_BYTES=${HYPERRAM_BYTES} -DWORK=${GV}/work/trap
                  -DELF=${GV_ELF}/tessera-gvsoc-trap.elf -DRUN=token
-                 "-DEXPECT=trap: core C0: mcause 0x[0-9a-f]+, mepc 0x1c0[0-9a-f]+, mtval" -DEXPECT_EXIT=127
+                 "-DEXPECT=trap: core C0: mcause 0x[0-9a-f]+, mepc 0x108[0-9a-f]+, mtval" -DEXPECT_EXIT=127
                  -P ${CMAKE_CURRENT_SOURCE_DIR}/rtl/run.cmake)
 add_test(NAME gvsoc_pack_larger_than_hyperram
          COMMAND bash -c "rm -f $1; out=$($0 $2 --tokenizer $3 --board siracusa --context 32 -o $1 2>&1); rc=$?; echo \"$out\"; \

@@ -184,7 +184,7 @@ TEST(OffChipStories15M, GeneratesOnSiracusaTheIdsOfAnImageWithEveryWeightOnChip)
     o.precision = tessera::Precision::kInt8;
     o.shared_table_bits = 8;
     o.scenario = tessera::Scenario::kCluster;
-    o.context = 128; // its KV cache at 256 (864 KiB) and buffers leave the 1,600 KiB arena no weights
+    o.context = 128; // its KV cache at 256 (864 KiB) and buffers leave the 1,792 KiB arena no weights
     const std::string big = board_file("siracusa", "siracusa-64mib-l2", nullptr, 64u << 20);
     for (const tessera::WeightType wt : {tessera::WeightType::kFp32, tessera::WeightType::kInt4}) {
         const char *what = wt == tessera::WeightType::kInt4 ? "W4A8" : "int8";

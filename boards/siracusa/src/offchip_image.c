@@ -65,7 +65,7 @@ const uint8_t *tsr_siracusa_load_image(const char *path, size_t *bytes)
         return refuse(path, "a section other than weights lies after its weights (pack it again: the packer lays "
                             "the weights out last)", fd);
     if (head > head_max || h.file_size - head > far_max)
-        return refuse(path, "its head (what the cores read) exceeds the weight memory's 4 MiB, or its weights "
+        return refuse(path, "its head (what the cores read) exceeds the weight memory's 3.5 MiB past the program, or its weights "
                             "HyperRAM (less the last 64 KiB)", fd);
 
     const uint64_t start = tsr_pulp_mcycle();

@@ -1,5 +1,6 @@
-/* Provokes a trap on cluster core 0 (an illegal instruction): the board's trap handler must
- * end the simulation naming the core, mcause 2 and the pc (ctest gvsoc_trap). */
+/* Provokes a trap on cluster core 0 (an all-zero instruction word): the board's trap handler
+ * must end the simulation naming the core, the cause (GVSoC's cores report mcause 11 for it)
+ * and the pc, in the code's region of the weight memory (ctest gvsoc_trap). */
 #include "tessera/siracusa.h"
 
 int main(void)

@@ -12,8 +12,9 @@
  *  - DMA: the cluster DMA (mchan), each transfer on a counter of its own; a waiting core
  *    sleeps on the DMA's event. Copies that do not touch TCDM the calling core makes.
  *  - Memory: TCDM is L1 (the arena, then the cores' stacks), the L2 shared banks hold the
- *    program and the L2 arena, the weight memory (wmem) is the NMS region; an image linked
- *    into the firmware lies in the weight memory's upper half, a larger one in HyperRAM
+ *    FC's boot code and the L2 arena, the weight memory (wmem) the NMS region and, in its
+ *    upper half, the program (the cluster's instruction cache refills from it in less than
+ *    half L2's cycles) and an image linked into the firmware; a larger one lies in HyperRAM
  *    behind the uDMA (tsr_siracusa_load_image), which only the DMA reads: a transfer to or
  *    from it goes through the uDMA, staged in L2.
  *  - NPU: a queue of the description's depth whose jobs run on the core that waits (the
@@ -45,7 +46,7 @@ void tsr_siracusa_report_runs(void);
 
 /* Loads the image file at `path` (on the simulator's host, through its semihosting calls, as
  * a flasher fills a board's external memory): its head (every section but the weights, which
- * the packer lays out last) into the weight memory's upper 4 MiB, its weights into HyperRAM
+ * the packer lays out last) into the weight memory's top 3.5 MiB, its weights into HyperRAM
  * (the description's offchip), run on at one address (tessera/siracusa_map.h). From then on
  * the board reads weights only through its DMA (tsr_hal_board.image_dma_only). Returns the
  * address to open it at and its size in *bytes, or NULL after printing why it cannot. */

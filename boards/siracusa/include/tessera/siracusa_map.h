@@ -80,6 +80,9 @@
  * image's head (what the cores read of it) loaded into the weight memory's top runs on into
  * its weights in HyperRAM at one address. */
 #define SIRACUSA_OFFCHIP_WINDOW 0x10C00000u
-#define SIRACUSA_IMAGE_HEAD_BASE 0x10800000u   /* the weight memory's upper 4 MiB: the image's head */
+/* The weight memory's upper 4 MiB: the program (siracusa.ld.in), then an image's head. */
+#define SIRACUSA_PROGRAM_BASE 0x10800000u
+#define SIRACUSA_PROGRAM_BYTES 0x00080000u
+#define SIRACUSA_IMAGE_HEAD_BASE (SIRACUSA_PROGRAM_BASE + SIRACUSA_PROGRAM_BYTES)
 
 #endif
