@@ -95,7 +95,7 @@ tsr_kernel_status tsr_matmul_i8_rqs_xpulpv2(const tsr_matmul_i8_rqs_args *a, uin
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
     uint32_t begin, end;
     tsr_core_range(a->n, core_id, core_count, &begin, &end);
-    const uint32_t skew = tsr_xpulpv2_skew(core_id, a->k >> 2);
+    const uint32_t skew = tsr_xpulpv2_skew(core_id, core_count, a->k >> 2);
     if (a->rows > 1u) rqs_blocks<true>(a, begin, end, skew);
     else rqs_blocks<false>(a, begin, end, skew);
     return TSR_KERNEL_OK;

@@ -128,11 +128,27 @@ static inline void tsr_xpulpv2_row_sums_4(const int8_t *w, uint32_t k, int32_t s
     sums[0] = a0, sums[1] = a1, sums[2] = a2, sums[3] = a3;
 }
 
-// Where core `core` starts its pass over k words: two words further than the core before
-// it, so that cores in step load from different banks of a 16-bank word-interleaved L1
-// (x is shared, and weight rows k bytes apart often start in one bank). The integer sums
-// are the same in any order.
-static inline uint32_t tsr_xpulpv2_skew(uint32_t core, uint32_t words) { return words > 1u ? 2u * core % words : 0u; }
+// The cluster core this runs on: mhartid's core field (bits 4:0) on PULP clusters (GVSoC's
+// Siracusa, the RTL testbench). csrr as .insn: the kernels' -march has no Zicsr.
+static inline uint32_t tsr_xpulpv2_cluster_core(void)
+{
+    uint32_t id;
+    __asm__ volatile(".insn i 0x73, 2, %0, x0, -236" : "=r"(id)); // csrrs id, mhartid (0xF14), x0
+    return id & 0x1Fu;
+}
+
+// Where a call starts its pass over k words: two words further on each core, so that cores
+// in step load from different banks of a 16-bank word-interleaved L1 (x is shared, and weight
+// rows k bytes apart often start in one bank). A call the cores share (core_count > 1) is
+// skewed by core_id; a call a core makes alone while the others make theirs (core 0 of 1: a
+// fused step's columns, each core a range of its own) by the cluster core it runs on. The
+// integer sums are the same in any order.
+static inline uint32_t tsr_xpulpv2_skew(uint32_t core_id, uint32_t core_count, uint32_t words)
+{
+    if (words <= 1u) return 0u;
+    const uint32_t core = core_count > 1u ? core_id : tsr_xpulpv2_cluster_core();
+    return core ? 2u * core % words : 0u;
+}
 
 // acc[c] = x . w_c (k = 4 * words), from word `skew` round to it.
 static inline void tsr_xpulpv2_dot_1x4(const int8_t *x, const int8_t *w, uint32_t k, uint32_t skew, int32_t acc[4])
@@ -170,7 +186,7 @@ static inline void tsr_xpulpv2_channel_blocks(const int8_t *x, const int8_t *w, 
 {
     uint32_t begin, end;
     tsr_core_range(n, core_id, core_count, &begin, &end);
-    const uint32_t skew = tsr_xpulpv2_skew(core_id, k >> 2);
+    const uint32_t skew = tsr_xpulpv2_skew(core_id, core_count, k >> 2);
     for (uint32_t i = begin; i < end;) {
         const uint32_t block = end - i >= 4u ? 4u : 1u;
         const int8_t *wi = w + (size_t)i * k;

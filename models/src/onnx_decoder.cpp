@@ -637,11 +637,10 @@ public:
         uint32_t att_norm, ffn_norm, k_cache, v_cache, tables;
         uint32_t w[7], rq[7]; // wq wk wv wo w1 w3 w2
         // Fused (fuse_): Q, K and V as one matmul (its weights and tables stacked, its outputs
-        // apart), where their RequantShifts share the shift and range. (W1 and W3 stay apart:
-        // their 512-column tile cost the RTL's L1 banks more than the step saved.)
-        bool qkv = false;
-        uint32_t w_qkv = 0, rq_qkv = 0;
-        LinearRqs qkv_lin; // the stacked layers' shapes and shared range
+        // apart), W1 and W3 too; where their RequantShifts share the shift and range.
+        bool qkv = false, w13 = false;
+        uint32_t w_qkv = 0, rq_qkv = 0, w_w13 = 0, rq_w13 = 0;
+        LinearRqs qkv_lin, w13_lin; // the stacked layers' shapes and shared range
     };
     // The linear layers that read one input as one: rows stacked, tables stacked, where every
     // RequantShift has the same shift and range (the kernel takes one a call). Else false.
@@ -680,9 +679,12 @@ public:
             const LinearRqs *lin[7] = {&c.wq, &c.wk, &c.wv, &c.wo, &c.w1, &c.w3, &c.w2};
             const char *names[7] = {"wq", "wk", "wv", "wo", "w1", "w3", "w2"};
             w.qkv = fuse_ && stack({&c.wq, &c.wk, &c.wv}, w.qkv_lin);
+            w.w13 = fuse_ && stack({&c.w1, &c.w3}, w.w13_lin);
             if (w.qkv) w.w_qkv = linear(p + "wqkv", w.qkv_lin, w.rq_qkv);
-            for (uint32_t i = w.qkv ? 3u : 0u; i < 7; ++i) w.w[i] = linear(p + names[i], *lin[i], w.rq[i]);
-            w.qkv_lin.w.clear(); // in the graph now: only the shape is kept
+            if (w.w13) w.w_w13 = linear(p + "w13", w.w13_lin, w.rq_w13);
+            for (uint32_t i = w.qkv ? 3u : 0u; i < 7; ++i)
+                if (!(w.w13 && (i == 4 || i == 5))) w.w[i] = linear(p + names[i], *lin[i], w.rq[i]);
+            w.qkv_lin.w.clear(), w.w13_lin.w.clear(); // in the graph now: only the shapes are kept
             std::vector<uint8_t> tables(sizeof(tsr_quantlib_attention));
             std::memcpy(tables.data(), &c.attention, tables.size());
             w.tables = weight(p + "attention.tables", TSR_DTYPE_I32, 1, uint32_t(TSR_QUANTLIB_ATTENTION_WORDS), std::move(tables));
@@ -741,8 +743,12 @@ public:
             step(s, TSR_OP_MATMUL, {att, w.w[3], o}, matmul(c.wo, w.rq[3]), p + "wo", L);
             step(s, TSR_OP_ADD, {x, o, x_att}, add(c.res1_a, c.res1_y), p + "residual_attn", L);
             step(s, TSR_OP_RMSNORM, {x_att, w.ffn_norm, xb2}, rmsnorm(c.ffn_norm), p + "ffn_norm", L);
-            step(s, TSR_OP_MATMUL, {xb2, w.w[4], h1}, matmul(c.w1, w.rq[4]), p + "w1", L);
-            step(s, TSR_OP_MATMUL, {xb2, w.w[5], h3}, matmul(c.w3, w.rq[5]), p + "w3", L);
+            if (w.w13) {
+                step(s, TSR_OP_MATMUL, {xb2, w.w_w13, h1, h3}, matmul(w.w13_lin, w.rq_w13, c.w1.n), p + "w13", L);
+            } else {
+                step(s, TSR_OP_MATMUL, {xb2, w.w[4], h1}, matmul(c.w1, w.rq[4]), p + "w1", L);
+                step(s, TSR_OP_MATMUL, {xb2, w.w[5], h3}, matmul(c.w3, w.rq[5]), p + "w3", L);
+            }
             tsr_op_params ps{};
             ps.swiglu.n = H;
             ps.swiglu.exp = TSR_SWIGLU_HARDSWISH;

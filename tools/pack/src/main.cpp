@@ -144,7 +144,7 @@ int parse_command(CommandLine &c, int argc, char **argv)
     app.add_flag("--no-fuse", c.no_fuse,
                  "keep Q, K and V (and W1 and W3) as matmul steps of their own; by default each group is one step "
                  "(its weights stacked, its outputs apart: fewer steps a token, the same values; of a QuantLib graph, "
-                 "Q, K and V where their RequantShifts agree), on the cluster (not under --scenario npu or npu-nms, "
+                 "the matmuls whose RequantShifts agree), on the cluster (not under --scenario npu or npu-nms, "
                  "where each is an NPU job)");
     app.add_option("--npu-weight-bits", o.npu_weight_bits,
                    "npu, npu-nms: bits of the decoder layers' linear weights, 8 or 4 (the classifier keeps 8)")

@@ -31,8 +31,8 @@ struct OnnxDecoderInfo {
 struct OnnxLowering {
     uint32_t context = 0;      // 0: max(256, S_past + S)
     uint32_t prompt_chunk = 0; // 0: S when S > 1, else min(16, context)
-    // The integer graph's Q, K and V matmuls as one step where their RequantShifts share
-    // shift and range (tessera-pack's default; not for the NPU scenarios).
+    // The integer graph's Q, K and V matmuls as one step, and W1 and W3, where their
+    // RequantShifts share shift and range (tessera-pack's default; not for the NPU scenarios).
     bool fuse_linears = false;
 };
 
