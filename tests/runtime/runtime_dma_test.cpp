@@ -7,6 +7,9 @@
 #include <vector>
 
 #include "ops/op.h"
+#include "session.h"
+#include "support/packed_image.h"
+#include "support/synthetic_model.h"
 
 namespace {
 
@@ -101,3 +104,44 @@ TEST_F(RuntimeDma, WhatBreaksTheSpacingStartsAnotherTransfer)
 }
 
 } // namespace
+
+// A matmul's first weight tile fetched ahead while the step before computes
+// (resolve_steps, RunState::fetch_ahead). stories260K in int8 for siracusa (the layers'
+// weights staged from L2): some token steps are fetched ahead, and each only into memory
+// the step before neither reads nor writes, every operand and staging tensor of it taken
+// whole from the image's tensor table; it generates the ids of the image packed for the
+// host board.
+TEST(FetchAhead, GoesWhereTheStepBeforeHasNothingAndChangesNoId)
+{
+    using namespace tessera::test;
+    const std::string shared = shared_dir();
+    if (shared.empty()) GTEST_SKIP() << "TESSERA_SHARED_DIR not found";
+    auto siracusa = open_model(stories260k_int8(shared, "siracusa", "cluster", temp_path("ahead_siracusa.tess")), 4,
+                               "siracusa");
+    ASSERT_EQ(siracusa->status, TESSERA_OK) << tessera_last_error(&siracusa->session);
+    const tsr::Session &s = *tsr::session_of(&siracusa->session);
+    const tsr::ImageView &img = s.image;
+    const auto *table = (const tsr::ResolvedStep *)tsr::tensor_address(img, s.board, img.header->step_table_tensor) +
+                        img.prompt.header->step_count;
+    const tsr_step *steps = img.token.steps;
+    uint32_t ahead = 0;
+    for (uint32_t i = 1; i < img.token.header->step_count; ++i) {
+        const tsr::ResolvedStep &r = table[i];
+        if (!r.ahead_bytes) continue;
+        ++ahead;
+        const uint8_t *lo = r.stage[r.ahead_operand], *hi = lo + r.ahead_bytes;
+        EXPECT_EQ(steps[i].op, uint32_t(TSR_OP_MATMUL)) << "step " << i;
+        EXPECT_LE(r.ahead_bytes, img.tensors[steps[i].staging[r.ahead_operand]].size) << "step " << i;
+        for (uint32_t k = 0; k < TSR_MAX_OPERANDS; ++k)
+            for (const uint32_t id : {uint32_t(steps[i - 1].operands[k]), uint32_t(steps[i - 1].staging[k])}) {
+                if (id >= img.header->tensor_count) continue;
+                const uint8_t *t = tsr::tensor_address(img, s.board, id), *t_end = t + img.tensors[id].size;
+                EXPECT_TRUE(hi <= t || t_end <= lo) << "step " << i << " fetches ahead over tensor " << id
+                                                    << ", which step " << i - 1 << " uses";
+            }
+    }
+    EXPECT_GT(ahead, 0u);
+    auto host = open_model(stories260k_int8(shared, "host", "cluster", temp_path("ahead_host.tess")), 4);
+    ASSERT_EQ(host->status, TESSERA_OK) << tessera_last_error(&host->session);
+    EXPECT_EQ(generate_greedy(*siracusa, {1}, 40), generate_greedy(*host, {1}, 40));
+}

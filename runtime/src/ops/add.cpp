@@ -86,6 +86,6 @@ TSR_REGISTER_VARIANT(ADD_I8_RQS, check_rqs, Variant<Kernel>{add_rqs<tsr_add_i8_r
 #endif
 #undef TSR_TUNED
 
-extern const OpDevice op_ADD = {validate, geometry, run, false, nullptr};
+extern const OpDevice op_ADD = {validate, geometry, run, false, nullptr, nullptr};
 
 } // namespace tsr

@@ -548,6 +548,6 @@ TSR_REGISTER_VARIANT(ATTENTION_I8_QUANTLIB, check_quantlib,
                      AttentionVariant{score_quantlib<tsr_quantlib_scores, tsr_quantlib_softmax>,
                                       accumulate_quantlib<tsr_quantlib_accumulate>, scratch_quantlib, true})
 
-extern const OpDevice op_ATTENTION = {validate, geometry, run, false, nullptr};
+extern const OpDevice op_ATTENTION = {validate, geometry, run, false, nullptr, nullptr};
 
 } // namespace tsr

@@ -479,7 +479,8 @@ void run(StepRun &r)
         [&](uint32_t t) {
             const Tile x = tile(t);
             if (r.stage[0] && x.c0 == 0u) r.run.dma.copy(r.slot(0, x.ri), r.addr[0] + (size_t)x.r0 * K * xb, x.m * K * xb);
-            if (r.stage[1]) r.run.dma.copy(r.slot(1, t), r.addr[1] + (size_t)x.c0 * wrow, (uint32_t)(x.n * wrow));
+            if (r.stage[1] && (t != 0u || r.run.ahead != r.index)) // tile 0's: fetched ahead (ahead())
+                r.run.dma.copy(r.slot(1, t), r.addr[1] + (size_t)x.c0 * wrow, (uint32_t)(x.n * wrow));
         },
         [&](uint32_t t) {
             if (!r.fine) return;
@@ -502,6 +503,16 @@ void run(StepRun &r)
             if (split) return out_split(r, t, x.r0, x.m, x.c0, x.n, tn, yb);
             r.run.dma.copy_2d(r.addr[2] + ((size_t)x.r0 * N + x.c0) * yb, N * yb, r.slot(2, t), tn * yb, x.n * yb, x.m);
         });
+}
+
+// Tile 0's weights (rows 0.. of the first column tile), which the step before may fetch
+// ahead; not an NPU step's (its jobs move their own).
+uint32_t ahead(const tsr_step &s, uint32_t *operand)
+{
+    if (s.engine == TSR_ENGINE_NPU) return 0u;
+    const uint64_t bytes = (uint64_t)(P(s).n < s.tile[1] ? P(s).n : s.tile[1]) * weight_row_bytes(s);
+    *operand = 1u;
+    return bytes <= 0xFFFFFFFFu ? (uint32_t)bytes : 0u;
 }
 
 } // namespace
@@ -552,6 +563,6 @@ uint8_t facts(const ImageView &img, const tsr_hal_board *board, const tsr_step &
 
 } // namespace
 
-extern const OpDevice op_MATMUL = {validate, geometry, run, true, facts};
+extern const OpDevice op_MATMUL = {validate, geometry, run, true, facts, ahead};
 
 } // namespace tsr

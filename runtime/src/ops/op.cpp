@@ -237,6 +237,42 @@ uint8_t *address(const ImageView &img, const tsr_hal_board *board, uint32_t id)
 }
 } // namespace
 
+namespace {
+
+// Whether [p, p + bytes) meets any memory step `s` (resolved as `r`) reads or writes: its
+// operands and their staging.
+bool meets_step(const ImageView &img, const tsr_step &s, const ResolvedStep &r, const uint8_t *p, uint32_t bytes)
+{
+    auto meets = [&](const uint8_t *q, uint64_t n) { return q && n && q < p + bytes && p < q + n; };
+    for (uint32_t k = 0; k < TSR_MAX_OPERANDS; ++k) {
+        if (meets(r.stage[k], (uint64_t)r.slots[k] * r.slot_bytes[k])) return true;
+        if (s.operands[k] < img.header->tensor_count && meets(r.addr[k], img.tensors[s.operands[k]].size)) return true;
+    }
+    return false;
+}
+
+// Step `s` (resolved as `r`, after `before`, the step ahead of it in its schedule, or null):
+// the operand its first tile copies from a constant that `before` may fetch ahead, where
+// the staging it goes to holds nothing of `before`'s.
+void resolve_ahead(const ImageView &img, const tsr_step &s, ResolvedStep &r, const tsr_step *before,
+                   const ResolvedStep *before_r)
+{
+    r.ahead_operand = 0u;
+    r.ahead_bytes = 0u;
+    const OpDevice *op = op_device(s.op);
+    if (!before || !op->ahead || r.alone) return;
+    uint32_t k = 0;
+    const uint32_t bytes = op->ahead(s, &k);
+    if (!bytes || k >= TSR_MAX_OPERANDS || !r.stage[k] || bytes > r.slot_bytes[k] || s.operands[k] >= img.header->tensor_count)
+        return;
+    const tsr_tensor &t = img.tensors[s.operands[k]];
+    if (t.kind != TSR_TENSOR_WEIGHT || bytes > t.size || meets_step(img, *before, *before_r, r.stage[k], bytes)) return;
+    r.ahead_operand = (uint8_t)k;
+    r.ahead_bytes = bytes;
+}
+
+} // namespace
+
 void resolve_steps(const ImageView &img, const tsr_hal_board *board)
 {
     ResolvedStep *out = (ResolvedStep *)tensor_address(img, board, img.header->step_table_tensor);
@@ -270,6 +306,7 @@ void resolve_steps(const ImageView &img, const tsr_hal_board *board)
             for (uint32_t k = 0; k < TSR_MAX_OPERANDS; ++k)
                 if (out->stage[k]) out->staged = 1u;
             out->facts = op->facts ? op->facts(img, board, step) : 0u;
+            resolve_ahead(img, step, *out, i ? &s->steps[i - 1u] : nullptr, i ? out - 1 : nullptr);
         }
     }
 }
@@ -288,6 +325,16 @@ void StepRun::kernel(tsr_kernel_status st)
 }
 
 // ---- RunState -----------------------------------------------------------------------------
+
+void RunState::fetch_ahead(uint32_t index)
+{
+    const uint32_t next = index + 1u;
+    if (next >= schedule.header->step_count || status != TESSERA_OK) return;
+    const ResolvedStep &r = resolved[next];
+    if (!r.ahead_bytes) return;
+    dma.copy(r.stage[r.ahead_operand], r.addr[r.ahead_operand], r.ahead_bytes);
+    ahead = next;
+}
 
 Message *RunState::fail(tessera_status st)
 {

@@ -194,6 +194,9 @@ struct ResolvedStep {
     int8_t zero[TSR_MAX_OPERANDS];         // each operand's zero point (int8 tensors; else 0)
     uint8_t facts;                         // what open found of its constants (OpDevice::facts; else 0)
     uint8_t staged;                        // whether any operand has staging (else every one lies in place)
+    uint8_t ahead_operand;                 // with ahead_bytes: the operand fetched ahead
+    uint32_t ahead_bytes;                  // its first tile's bytes, which the step before fetches into its
+                                           // staging while it computes (OpDevice::ahead), or 0
     static constexpr uint8_t kControllerOnly = 1; // data movement or an NPU step
     static constexpr uint8_t kSolo = 2;           // a cluster step too small to share (tsr_hal_board.solo_bytes)
 };
@@ -230,6 +233,12 @@ struct RunState {
     void (*const check_operand)(void *, const void *, uint32_t, uint32_t, uint32_t);
     uint32_t status = TESSERA_OK;  // tessera_status: core 0 writes it between barriers only
     uint32_t refused = 0;          // 1 + index of a step whose kernel refused its arguments (any core)
+    uint32_t ahead = 0xFFFFFFFFu;  // core 0: the step whose first tile's constant operand is fetched (fetch_ahead)
+
+    // Core 0, in step `index`'s last tile once its own transfers are issued: the next step's
+    // constant operand's first tile into that step's staging (ResolvedStep::ahead_bytes), so
+    // that it moves while this step computes; the next step's tile loop skips it.
+    void fetch_ahead(uint32_t index);
 
     // Core 0: the run's first failure (nullptr once there is one: keep its message).
     Message *fail(tessera_status st);
@@ -362,6 +371,7 @@ public:
                 }
                 run.dma.wait(ready[t % 2u]);
                 run.settle(index);
+                if (t + 1u == count) run.fetch_ahead(index);
             }
             barrier();
             if (failed()) {
@@ -383,6 +393,7 @@ public:
         if (core == 0u) {
             run.dma.drain();
             run.settle(index);
+            run.fetch_ahead(index);
         }
         barrier();
         if (failed()) {
@@ -488,6 +499,10 @@ struct OpDevice {
     // its run may take as known of a validated step's constants (ResolvedStep::facts),
     // or nullptr.
     uint8_t (*facts)(const ImageView &img, const tsr_hal_board *board, const tsr_step &s);
+    // Where its first tile copies a constant operand from the tensor's start into staging:
+    // that operand (*operand) and the bytes (0: none), which the step before may fetch
+    // ahead (resolve_steps: where nothing of that step's lies there), or nullptr.
+    uint32_t (*ahead)(const tsr_step &s, uint32_t *operand);
 };
 
 // Data-movement operators: no kernel touches an operand, there are no tiles.

@@ -69,6 +69,6 @@ TSR_REGISTER_VARIANT(REQUANT_I8, check_i8, Variant<Kernel>{requant_i8<tsr_requan
 #endif
 #undef TSR_TUNED
 
-extern const OpDevice op_REQUANT = {validate, geometry, run, false, nullptr};
+extern const OpDevice op_REQUANT = {validate, geometry, run, false, nullptr, nullptr};
 
 } // namespace tsr
