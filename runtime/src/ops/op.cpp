@@ -306,7 +306,9 @@ void resolve_steps(const ImageView &img, const tsr_hal_board *board)
             for (uint32_t k = 0; k < TSR_MAX_OPERANDS; ++k)
                 if (out->stage[k]) out->staged = 1u;
             out->facts = op->facts ? op->facts(img, board, step) : 0u;
+            out->fetches_next = 0u;
             resolve_ahead(img, step, *out, i ? &s->steps[i - 1u] : nullptr, i ? out - 1 : nullptr);
+            if (out->ahead_bytes) (out - 1)->fetches_next = 1u;
         }
     }
 }
@@ -328,10 +330,9 @@ void StepRun::kernel(tsr_kernel_status st)
 
 void RunState::fetch_ahead(uint32_t index)
 {
-    const uint32_t next = index + 1u;
-    if (next >= schedule.header->step_count || status != TESSERA_OK) return;
+    const uint32_t next = index + 1u; // resolved[index].fetches_next: a step of this schedule
     const ResolvedStep &r = resolved[next];
-    if (!r.ahead_bytes) return;
+    if (status != TESSERA_OK || !r.ahead_bytes) return;
     dma.copy(r.stage[r.ahead_operand], r.addr[r.ahead_operand], r.ahead_bytes);
     ahead = next;
 }

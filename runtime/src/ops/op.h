@@ -195,6 +195,7 @@ struct ResolvedStep {
     uint8_t facts;                         // what open found of its constants (OpDevice::facts; else 0)
     uint8_t staged;                        // whether any operand has staging (else every one lies in place)
     uint8_t ahead_operand;                 // with ahead_bytes: the operand fetched ahead
+    uint8_t fetches_next;                  // 1: the next step's ahead_bytes is not 0 (this step fetches them)
     uint32_t ahead_bytes;                  // its first tile's bytes, which the step before fetches into its
                                            // staging while it computes (OpDevice::ahead), or 0
     static constexpr uint8_t kControllerOnly = 1; // data movement or an NPU step
@@ -346,6 +347,7 @@ public:
     void tiles(uint32_t count, In in, Compute compute, Out out)
     {
         if (count == 1u) every_core_works(); // core 0 has no transfer to issue while the tile computes
+        const uint32_t fetch_at = resolved.fetches_next ? count - 1u : count; // the tile that fetches ahead, if any
         tsr_dma_handle ready[2] = {0, 0};
         // The newest transfer a tile waits for: none while the step has issued none (the
         // drain below completed the earlier steps'), as where operands lie in place.
@@ -371,7 +373,7 @@ public:
                 }
                 run.dma.wait(ready[t % 2u]);
                 run.settle(index);
-                if (t + 1u == count) run.fetch_ahead(index);
+                if (t == fetch_at) run.fetch_ahead(index);
             }
             barrier();
             if (failed()) {
@@ -393,7 +395,7 @@ public:
         if (core == 0u) {
             run.dma.drain();
             run.settle(index);
-            run.fetch_ahead(index);
+            if (resolved.fetches_next) run.fetch_ahead(index);
         }
         barrier();
         if (failed()) {
