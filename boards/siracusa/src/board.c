@@ -484,17 +484,12 @@ static bool dma_gather_block(uintptr_t d, uintptr_t s, uint32_t src_stride, uint
     return true;
 }
 
-static tsr_hal_status dma_copy_2d(void *ctx, void *dst, uint32_t dst_stride, const void *src, uint32_t src_stride,
-                                  uint32_t row_bytes, uint32_t rows, tsr_dma_handle *out)
+/* Every transfer the short paths of dma_copy_2d do not take: out of their way (their code
+ * stays a few instruction-cache lines). */
+static __attribute__((noinline)) tsr_hal_status dma_copy_any(void *dst, uint32_t dst_stride, const void *src,
+                                                             uint32_t src_stride, uint32_t row_bytes, uint32_t rows,
+                                                             tsr_dma_handle *out)
 {
-    (void)ctx;
-    if (dst == NULL || src == NULL || out == NULL) return TSR_HAL_INVALID;
-    if (rows == 1u && row_bytes - 1u < SIRACUSA_DMA_LEN_MAX && g_dma_issued - g_dma_retired < DMA_SLOTS &&
-        dma_block((uintptr_t)dst, (uintptr_t)src, row_bytes, out))
-        return TSR_HAL_OK;
-    if (rows > 1u && dst_stride == row_bytes && row_bytes != 0u && g_dma_issued - g_dma_retired < DMA_SLOTS &&
-        dma_gather_block((uintptr_t)dst, (uintptr_t)src, src_stride, row_bytes, rows, out))
-        return TSR_HAL_OK;
     const bool empty = rows == 0u || row_bytes == 0u;
     const uint64_t dst_span = empty ? 0u : (uint64_t)(rows - 1u) * dst_stride + row_bytes;
     const uint64_t src_span = empty ? 0u : (uint64_t)(rows - 1u) * src_stride + row_bytes;
@@ -528,6 +523,20 @@ static tsr_hal_status dma_copy_2d(void *ctx, void *dst, uint32_t dst_stride, con
     }
     *out = issued(counter);
     return TSR_HAL_OK;
+}
+
+static tsr_hal_status dma_copy_2d(void *ctx, void *dst, uint32_t dst_stride, const void *src, uint32_t src_stride,
+                                  uint32_t row_bytes, uint32_t rows, tsr_dma_handle *out)
+{
+    (void)ctx;
+    if (dst == NULL || src == NULL || out == NULL) return TSR_HAL_INVALID;
+    if (rows == 1u && row_bytes - 1u < SIRACUSA_DMA_LEN_MAX && g_dma_issued - g_dma_retired < DMA_SLOTS &&
+        dma_block((uintptr_t)dst, (uintptr_t)src, row_bytes, out))
+        return TSR_HAL_OK;
+    if (rows > 1u && dst_stride == row_bytes && row_bytes != 0u && g_dma_issued - g_dma_retired < DMA_SLOTS &&
+        dma_gather_block((uintptr_t)dst, (uintptr_t)src, src_stride, row_bytes, rows, out))
+        return TSR_HAL_OK;
+    return dma_copy_any(dst, dst_stride, src, src_stride, row_bytes, rows, out);
 }
 
 static tsr_hal_status dma_copy_1d(void *ctx, void *dst, const void *src, uint32_t bytes, tsr_dma_handle *out)
