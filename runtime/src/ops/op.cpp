@@ -243,7 +243,8 @@ namespace {
 // operands and their staging.
 bool meets_step(const ImageView &img, const tsr_step &s, const ResolvedStep &r, const uint8_t *p, uint32_t bytes)
 {
-    auto meets = [&](const uint8_t *q, uint64_t n) { return q && n && q < p + bytes && p < q + n; };
+    const uintptr_t lo = (uintptr_t)p, hi = lo + bytes; // addresses: the ranges lie in different regions
+    auto meets = [&](const uint8_t *q, uint64_t n) { return q && n && (uintptr_t)q < hi && lo < (uintptr_t)q + n; };
     for (uint32_t k = 0; k < TSR_MAX_OPERANDS; ++k) {
         if (meets(r.stage[k], (uint64_t)r.slots[k] * r.slot_bytes[k])) return true;
         if (s.operands[k] < img.header->tensor_count && meets(r.addr[k], img.tensors[s.operands[k]].size)) return true;
@@ -330,9 +331,9 @@ void StepRun::kernel(tsr_kernel_status st)
 
 void RunState::fetch_ahead(uint32_t index)
 {
-    const uint32_t next = index + 1u; // resolved[index].fetches_next: a step of this schedule
+    const uint32_t next = index + 1u; // resolved[index].fetches_next: a step of this schedule, ahead_bytes > 0
     const ResolvedStep &r = resolved[next];
-    if (status != TESSERA_OK || !r.ahead_bytes) return;
+    if (status != TESSERA_OK) return;
     dma.copy(r.stage[r.ahead_operand], r.addr[r.ahead_operand], r.ahead_bytes);
     ahead = next;
 }
