@@ -244,3 +244,22 @@ tsr_kernel_status tsr_quantlib_output(const int32_t *acc, int8_t *y, uint32_t he
     for (uint32_t i = 0; i < head_size; ++i) y[i] = (int8_t)tsr_rqs_apply(&r, acc[i]);
     return TSR_KERNEL_OK;
 }
+
+tsr_kernel_status tsr_quantlib_rows(const tsr_quantlib_rows_args *a)
+{
+    TSR_KERNEL_REQUIRE(a && a->q && a->y && a->scratch && ((uintptr_t)a->scratch & 3u) == 0u && a->rows && a->n &&
+                       a->n <= TSR_QUANTLIB_MAX_CONTEXT);
+    const tsr_quantlib_attention_layout l = tsr_quantlib_attention_scratch_layout(a->n, a->head_size);
+    int8_t *const u = (int8_t *)a->scratch, *const probs = (int8_t *)(a->scratch + l.probs);
+    int32_t *const exps = (int32_t *)(void *)(a->scratch + l.exps), *const acc = (int32_t *)(void *)(a->scratch + l.acc);
+    for (uint32_t r = 0; r < a->rows; ++r) {
+        tsr_kernel_status st = tsr_quantlib_scores(a->q + (size_t)r * a->q_stride, a->keys, u, a->n, a->head_size, 0u,
+                                                   a->row_pos + r * a->pos_step, a->t);
+        if (st == TSR_KERNEL_OK) st = tsr_quantlib_softmax(u, probs, exps, a->n, a->t);
+        for (uint32_t i = 0; i < a->head_size; ++i) acc[i] = 0;
+        if (st == TSR_KERNEL_OK) st = tsr_quantlib_accumulate(probs, a->values, acc, a->n, a->head_size);
+        if (st == TSR_KERNEL_OK) st = tsr_quantlib_output(acc, a->y + (size_t)r * a->y_stride, a->head_size, a->t);
+        if (st != TSR_KERNEL_OK) return st;
+    }
+    return TSR_KERNEL_OK;
+}

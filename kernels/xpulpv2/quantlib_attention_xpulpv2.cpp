@@ -63,6 +63,63 @@ void scores_part(uint32_t qw, const uint32_t *k, int8_t *u, uint32_t n, const in
     if (n & 1u) *u = table[tsr_xpulpv2_rqs_apply(r, tsr_xpulpv2_dotsp(qw, *k))];
 }
 
+// scores_part's, keeping the largest of them and *max in *max. Clip8: the scores' range is
+// -128..127, one clip instead of max and min.
+template <bool Clip8>
+void scores_max_part(uint32_t qw, const uint32_t *k, int8_t *u, uint32_t n, const int8_t *table, const tsr_xpulpv2_rqs &r,
+                     int32_t *max)
+{
+    int32_t m = *max;
+    if (const uint32_t pairs = n >> 1) {
+        uint32_t k0, k1;
+        int32_t d0, d1;
+#define TSR_SCORES_HEAD                                                                                                \
+    TSR_XP_LW_POST4("%[k0]", "%[k]")                                                                                   \
+    TSR_XP_LW_POST4("%[k1]", "%[k]")                                                                                   \
+    TSR_XP_DOTSP_B("%[d0]", "%[q]", "%[k0]")                                                                           \
+    TSR_XP_DOTSP_B("%[d1]", "%[q]", "%[k1]")                                                                           \
+    "mul %[d0], %[d0], %[mul]\n"                                                                                       \
+    "mul %[d1], %[d1], %[mul]\n"                                                                                       \
+    "add %[d0], %[d0], %[ar]\n"                                                                                        \
+    "add %[d1], %[d1], %[ar]\n"                                                                                        \
+    "sra %[d0], %[d0], %[sh]\n"                                                                                        \
+    "sra %[d1], %[d1], %[sh]\n"
+#define TSR_SCORES_TAIL                                                                                                \
+    TSR_XP_LB_RR("%[d0]", "%[t]", "%[d0]")                                                                             \
+    TSR_XP_LB_RR("%[d1]", "%[t]", "%[d1]")                                                                             \
+    TSR_XP_SB_POST1("%[d0]", "%[u]")                                                                                   \
+    TSR_XP_SB_POST1("%[d1]", "%[u]")                                                                                   \
+    TSR_XP_MAX("%[m]", "%[m]", "%[d0]")                                                                                \
+    TSR_XP_MAX("%[m]", "%[m]", "%[d1]")                                                                                \
+    TSR_HWLOOP_END
+#define TSR_SCORES_OPERANDS                                                                                            \
+    : [k] "+r"(k), [u] "+r"(u), [m] "+r"(m), [k0] "=&r"(k0), [k1] "=&r"(k1), [d0] "=&r"(d0), [d1] "=&r"(d1)           \
+    : [pairs] "r"(pairs), [q] "r"(qw), [mul] "r"(r.mul), [ar] "r"(r.add_round), [sh] "r"(r.shift), [lo] "r"(r.lo),    \
+      [hi] "r"(r.hi), [t] "r"(table)                                                                                   \
+    : "memory"
+        if (Clip8)
+            __asm__ volatile(TSR_HWLOOP_BEGIN("%[pairs]", 18) TSR_SCORES_HEAD
+                             TSR_XP_CLIP8("%[d0]", "%[d0]")
+                             TSR_XP_CLIP8("%[d1]", "%[d1]")
+                             TSR_SCORES_TAIL TSR_SCORES_OPERANDS);
+        else
+            __asm__ volatile(TSR_HWLOOP_BEGIN("%[pairs]", 20) TSR_SCORES_HEAD
+                             TSR_XP_MAX("%[d0]", "%[d0]", "%[lo]")
+                             TSR_XP_MAX("%[d1]", "%[d1]", "%[lo]")
+                             TSR_XP_MIN("%[d0]", "%[d0]", "%[hi]")
+                             TSR_XP_MIN("%[d1]", "%[d1]", "%[hi]")
+                             TSR_SCORES_TAIL TSR_SCORES_OPERANDS);
+#undef TSR_SCORES_HEAD
+#undef TSR_SCORES_TAIL
+#undef TSR_SCORES_OPERANDS
+    }
+    if (n & 1u) {
+        const int32_t v = *u = table[tsr_xpulpv2_rqs_apply(r, tsr_xpulpv2_dotsp(qw, *k))];
+        m = v > m ? v : m;
+    }
+    *max = m;
+}
+
 // The largest of u[0..n) (n >= 1).
 int32_t max_of(const int8_t *u, uint32_t n)
 {
@@ -161,6 +218,56 @@ void probs_of(const int32_t *exps, int8_t *probs, uint32_t n, const int8_t *prob
     }
 }
 
+// probs_of's quotients without a correction step: with 2^a <= sum < 2^(a+1), c = 8 - a and
+// s = 0 for a < 8, else c = 0 and s = a - 8, and m = ceil(levels 2^(32+s-c) / sum) (at most
+// 255 x 2^24), (e 2^c) m / 2^(32+s) exceeds e levels / sum by less than e 2^c / 2^(32+s),
+// which is below 1 / sum (e <= 2^20 and e <= sum): its floor is floor(e levels / sum), the
+// high word of (e << c) m shifted right by s. m costs a 64-bit division (a library call of
+// about 150 cycles), which a row of kExactFrom positions or more repays.
+constexpr uint32_t kExactFrom = 32;
+struct ExactQuotient {
+    uint32_t m, c, s;
+};
+ExactQuotient exact_quotient(uint32_t levels, uint32_t sum)
+{
+    const uint32_t a = 31u - (uint32_t)__builtin_clz(sum); // sum >= exp[0] > 0
+    ExactQuotient x;
+    x.c = a < 8u ? 8u - a : 0u;
+    x.s = a < 8u ? 0u : a - 8u;
+    x.m = (uint32_t)((((uint64_t)levels << (32u + x.s - x.c)) + sum - 1u) / sum);
+    return x;
+}
+template <bool Shifted> void probs_exact(const int32_t *exps, int8_t *probs, uint32_t n, const int8_t *prob, const ExactQuotient &x)
+{
+    if (const uint32_t pairs = n >> 1) {
+        uint32_t a, b;
+#define TSR_PROBS_HEAD TSR_XP_LW_POST4("%[a]", "%[e]") TSR_XP_LW_POST4("%[b]", "%[e]")
+#define TSR_PROBS_TAIL                                                                                                 \
+    "mulhu %[a], %[a], %[m]\n"                                                                                         \
+    "mulhu %[b], %[b], %[m]\n"                                                                                         \
+    "srl %[a], %[a], %[s]\n"                                                                                           \
+    "srl %[b], %[b], %[s]\n"                                                                                           \
+    TSR_XP_LB_RR("%[a]", "%[pr]", "%[a]")                                                                              \
+    TSR_XP_LB_RR("%[b]", "%[pr]", "%[b]")                                                                              \
+    TSR_XP_SB_POST1("%[a]", "%[p]")                                                                                    \
+    TSR_XP_SB_POST1("%[b]", "%[p]")                                                                                    \
+    TSR_HWLOOP_END                                                                                                     \
+    : [e] "+r"(exps), [p] "+r"(probs), [a] "=&r"(a), [b] "=&r"(b)                                                      \
+    : [pairs] "r"(pairs), [m] "r"(x.m), [c] "r"(x.c), [s] "r"(x.s), [pr] "r"(prob)                                     \
+    : "memory"
+        if (Shifted)
+            __asm__ volatile(TSR_HWLOOP_BEGIN("%[pairs]", 12) TSR_PROBS_HEAD
+                             "sll %[a], %[a], %[c]\n"
+                             "sll %[b], %[b], %[c]\n"
+                             TSR_PROBS_TAIL);
+        else
+            __asm__ volatile(TSR_HWLOOP_BEGIN("%[pairs]", 10) TSR_PROBS_HEAD TSR_PROBS_TAIL);
+#undef TSR_PROBS_HEAD
+#undef TSR_PROBS_TAIL
+    }
+    if (n & 1u) *probs = prob[(uint32_t)(((uint64_t)((uint32_t)*exps << x.c) * x.m) >> 32) >> x.s];
+}
+
 // acc[d] += sum_j probs[j] values[j][d] for j < n, head size 4. Four positions an
 // iteration: their value words w0..w3 (byte d of w_j is values[j][d]) transposed into one
 // word a dimension, [w0.d, w1.d, w2.d, w3.d], each against the word of four probabilities
@@ -257,5 +364,55 @@ tsr_kernel_status tsr_quantlib_accumulate_xpulpv2(const int8_t *probs, const int
         return tsr_quantlib_accumulate(probs, values, acc, count, head_size); // it checks
     TSR_KERNEL_REQUIRE(probs && acc);
     accumulate_4(probs, (const uint32_t *)(const void *)values, acc, count);
+    return TSR_KERNEL_OK;
+}
+
+tsr_kernel_status tsr_quantlib_rows_xpulpv2(const tsr_quantlib_rows_args *a)
+{
+    tsr_xpulpv2_rqs rs, ro;
+    if (!a || a->head_size != 4u || !a->q || !a->keys || !a->values || !a->y || !a->t || !a->scratch ||
+        (((uintptr_t)a->keys | (uintptr_t)a->values | (uintptr_t)a->scratch) & 3u) != 0u || !a->n ||
+        a->n > TSR_QUANTLIB_MAX_CONTEXT || !tsr_xpulpv2_rqs_for(&a->t->scores, 1u << 16, &rs) || // |q . k| <= 4 x 2^14
+        !tsr_xpulpv2_rqs_for(&a->t->out, a->n << 14, &ro) ||                                      // |sum p v| <= n 2^14
+        a->t->levels < 1 || a->t->levels > 255 || a->t->exp[0] <= 0)
+        return tsr_quantlib_rows(a); // it checks
+    TSR_KERNEL_REQUIRE(a->rows);
+    const tsr_quantlib_attention *t = a->t;
+    const uint32_t n = a->n, levels = (uint32_t)t->levels;
+    const tsr_quantlib_attention_layout l = tsr_quantlib_attention_scratch_layout(n, 4u);
+    int8_t *const u = (int8_t *)a->scratch, *const probs = (int8_t *)(a->scratch + l.probs);
+    int32_t *const exps = (int32_t *)(void *)(a->scratch + l.exps);
+    const uint32_t *const k = (const uint32_t *)(const void *)a->keys, *const v = (const uint32_t *)(const void *)a->values;
+    const int8_t *q = a->q;
+    int8_t *y = a->y;
+    uint32_t row_pos = a->row_pos;
+    const bool clip8 = rs.lo == -128 && rs.hi == 127;
+    for (uint32_t r = 0; r < a->rows; ++r, q += a->q_stride, y += a->y_stride, row_pos += a->pos_step) {
+        const uint32_t qw = word(q), visible = row_pos + 1u < n ? row_pos + 1u : n; // as the portable kernel wraps
+        int32_t max = -128;
+        if (clip8) {
+            scores_max_part<true>(qw, k, u, visible, t->visible + 128, rs, &max); // indexed by the int8 score
+            scores_max_part<true>(qw, k + visible, u + visible, n - visible, t->masked + 128, rs, &max);
+        } else {
+            scores_max_part<false>(qw, k, u, visible, t->visible + 128, rs, &max);
+            scores_max_part<false>(qw, k + visible, u + visible, n - visible, t->masked + 128, rs, &max);
+        }
+        uint32_t largest;
+        const uint32_t sum = exps_of(u, exps, n, t->exp, max, &largest); // n x 2^20 <= 2^31
+        TSR_KERNEL_REQUIRE(largest <= (uint32_t)TSR_QUANTLIB_MAX_EXP);    // the table is data
+        if (n < kExactFrom) {
+            probs_of(exps, probs, n, t->prob, levels, sum, 0xFFFFFFFFu / sum);
+        } else {
+            const ExactQuotient x = exact_quotient(levels, sum);
+            if (x.c) probs_exact<true>(exps, probs, n, t->prob, x);
+            else probs_exact<false>(exps, probs, n, t->prob, x);
+        }
+        int32_t acc[4] = {0, 0, 0, 0};
+        accumulate_4(probs, v, acc, n);
+        y[0] = (int8_t)tsr_xpulpv2_rqs_apply(ro, acc[0]);
+        y[1] = (int8_t)tsr_xpulpv2_rqs_apply(ro, acc[1]);
+        y[2] = (int8_t)tsr_xpulpv2_rqs_apply(ro, acc[2]);
+        y[3] = (int8_t)tsr_xpulpv2_rqs_apply(ro, acc[3]);
+    }
     return TSR_KERNEL_OK;
 }

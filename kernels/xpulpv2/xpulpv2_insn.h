@@ -42,6 +42,8 @@
 // by SHIFT (0..7): bits 31:26 010100 / 010010, funct3 111 (.sci.b).
 #define TSR_XP_SLL_SCI_B(rd, rs1, shift) ".insn i 0x7B, 7, " rd ", " rs1 ", " TSR_XP_SCI_IMM(20, shift) "\n"
 #define TSR_XP_SRA_SCI_B(rd, rs1, shift) ".insn i 0x7B, 7, " rd ", " rs1 ", " TSR_XP_SCI_IMM(18, shift) "\n"
+// clip rd, rs1, 8: rs1 clamped to -128..127 (cv.clip's Is2 in the rs2 field: x8 is 8).
+#define TSR_XP_CLIP8(rd, rs1) ".insn r 0x2B, 3, 0x38, " rd ", " rs1 ", x8\n"
 // setup 0, rs1, BODY: hardware loop 0 runs the BODY instructions that follow, rs1 times
 // (rs1 > 0). CORE-V's end is the address after the body, BODY + 1 words after the set-up;
 // the rd field is 0111 L (x14: loop 0).
@@ -64,6 +66,7 @@
 #define TSR_XP_EXTRACT_B(rd, rs1, byte) \
     ".insn i 0x33, 0, " rd ", " rs1 ", ((3 << 10) | (7 << 5) | (8 * " #byte ")) - 4096\n"
 #define TSR_XP_MAC(rd, rs1, rs2) ".insn r 0x33, 0, 0x21, " rd ", " rs1 ", " rs2 "\n" /* p.mac */
+#define TSR_XP_CLIP8(rd, rs1) ".insn r 0x33, 1, 0x0A, " rd ", " rs1 ", x8\n" /* p.clipi rd, rs1, 8 */
 // pv.sll.sci.b / pv.sra.sci.b: CORE-V's fields, in the SIMD opcode 0x57.
 #define TSR_XP_SLL_SCI_B(rd, rs1, shift) ".insn i 0x57, 7, " rd ", " rs1 ", " TSR_XP_SCI_IMM(20, shift) "\n"
 #define TSR_XP_SRA_SCI_B(rd, rs1, shift) ".insn i 0x57, 7, " rd ", " rs1 ", " TSR_XP_SCI_IMM(18, shift) "\n"

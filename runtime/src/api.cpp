@@ -1,6 +1,7 @@
 // The public C API over the session: argument checks, binding, the two run modes.
 #include <string.h>
 
+#include "copy_bytes.h"
 #include "executor.h"
 #include "ops/op.h"
 #include "sampler.h"
@@ -138,14 +139,14 @@ struct KvRows {
 void kv_copy(const KvRows &k, uint8_t *rows, bool to_cache)
 {
     if (k.heads == 1u) { // row-major: one block
-        if (k.count) memcpy(to_cache ? k.addr : rows, to_cache ? rows : k.addr, k.row * k.count);
+        if (k.count) tsr::copy_bytes(to_cache ? k.addr : rows, to_cache ? rows : k.addr, k.row * k.count);
         return;
     }
     const size_t head = k.row / k.heads;
     for (uint32_t h = 0; h < k.heads; ++h)
         for (uint32_t i = 0; i < k.count; ++i) {
             uint8_t *cache = k.addr + h * k.stride + i * head, *user = rows + i * k.row + h * head;
-            memcpy(to_cache ? cache : user, to_cache ? user : cache, head);
+            tsr::copy_bytes(to_cache ? cache : user, to_cache ? user : cache, head);
         }
 }
 
@@ -446,14 +447,17 @@ tessera_status tessera_forward_rows(tessera_session *session, const void *rows_i
     uint32_t rows = 0;
     for (uint32_t done = 0; done < count; done += rows) {
         rows = count - done < h.prompt_chunk ? count - done : h.prompt_chunk;
-        memcpy(tsr::tensor_address(s->image, s->board, in), static_cast<const uint8_t *>(rows_in) + done * row, rows * row);
-        memcpy(tsr::tensor_address(s->image, s->board, rotation), static_cast<const uint8_t *>(rotations) + done * rot, rows * rot);
+        tsr::copy_bytes(tsr::tensor_address(s->image, s->board, in), static_cast<const uint8_t *>(rows_in) + done * row,
+                        rows * row);
+        tsr::copy_bytes(tsr::tensor_address(s->image, s->board, rotation),
+                        static_cast<const uint8_t *>(rotations) + done * rot, rows * rot);
         const tessera_status st = run_schedule_of(s, schedule, rows, err);
         if (st != TESSERA_OK) {
             s->position = start; // the cache past `start` is garbage but unreachable
             return st;
         }
-        memcpy(static_cast<uint8_t *>(rows_out) + done * row, tsr::tensor_address(s->image, s->board, out), rows * row);
+        tsr::copy_bytes(static_cast<uint8_t *>(rows_out) + done * row, tsr::tensor_address(s->image, s->board, out),
+                        rows * row);
         s->position += rows;
     }
     uint64_t &tokens = token ? s->step_tokens : s->prompt_tokens, &cycles = token ? s->step_cycles : s->prompt_cycles;

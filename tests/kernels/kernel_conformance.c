@@ -570,9 +570,37 @@ typedef struct quantlib_attention_fns {
                                 const tsr_quantlib_attention *);
     tsr_kernel_status (*softmax)(const int8_t *, int8_t *, int32_t *, uint32_t, const tsr_quantlib_attention *);
     tsr_kernel_status (*accumulate)(const int8_t *, const int8_t *, int32_t *, uint32_t, uint32_t);
+    tsr_kernel_status (*rows)(const tsr_quantlib_rows_args *);
 } quantlib_attention_fns;
+/* The rows kernel: three rows of a head (strides that leave gaps, an odd one for q), the
+ * first seeing positions up to row_pos, each next one more; against the reference's
+ * per-row kernels and tsr_quantlib_output. */
+static int quantlib_rows_same(const quantlib_attention_fns *ref, const quantlib_attention_fns *dut,
+                              const tsr_quantlib_attention *t, const int8_t *keys, const int8_t *values, uint32_t count,
+                              uint32_t hs, uint32_t row_pos)
+{
+    enum { ROWS = 3 };
+    const uint32_t qs = 2u * hs + 1u, ys = hs + 2u;
+    int8_t *q = take(ROWS * qs), *u = take(count), *p = take(count);
+    int32_t *e = take(4u * count), *acc = take(4u * hs);
+    uint8_t *scratch = take(tsr_quantlib_attention_scratch_layout(count, hs).bytes);
+    void *y0, *y1;
+    outputs(ROWS * ys, &y0, &y1);
+    fill(q, ROWS * qs);
+    int ok = 1;
+    for (uint32_t r = 0; r < ROWS; ++r) {
+        memset(acc, 0, 4u * hs);
+        ok &= ref->scores(q + r * qs, keys, u, count, hs, 0u, row_pos + r, t) == TSR_KERNEL_OK;
+        ok &= ref->softmax(u, p, e, count, t) == TSR_KERNEL_OK;
+        ok &= ref->accumulate(p, values, acc, count, hs) == TSR_KERNEL_OK;
+        ok &= tsr_quantlib_output(acc, (int8_t *)y0 + r * ys, hs, t) == TSR_KERNEL_OK;
+    }
+    const tsr_quantlib_rows_args a = {q, keys, values, y1, scratch, t, ROWS, count, hs, qs, ys, row_pos, 1u};
+    ok &= dut->rows(&a) == TSR_KERNEL_OK;
+    return ok && same(y0, y1, ROWS * ys);
+}
 /* QuantLib's attention for one (row, head): the positions up to row_pos visible, the rest
- * masked (a chunk's later rows). */
+ * masked (a chunk's later rows); then the rows kernel over the same keys and values. */
 static void quantlib_attention_run(const quantlib_attention_fns *ref, const quantlib_attention_fns *dut,
                                    const char *headline, uint32_t count, uint32_t hs, uint32_t row_pos)
 {
@@ -582,7 +610,13 @@ static void quantlib_attention_run(const quantlib_attention_fns *ref, const quan
     t->out = (tsr_rqs_params){in_range(1, 63), in_range(0, 1 << 13), in_range(10, 16), -128, 127};
     t->levels = 255, t->reserved = 0;
     fill(t->visible, 256), fill(t->masked, 256), fill(t->prob, 256);
-    for (uint32_t i = 0; i < 256u; ++i) t->exp[i] = (int32_t)((1u << 20) >> (i / 16u));
+    /* Exponentials from the largest, 2^20, or from a small one (a row's sum below 2^8, as
+     * microLlama's second layer has: the tuned softmax's other quotient path), or random. */
+    const uint32_t shape = next() % 3u;
+    for (uint32_t i = 0; i < 256u; ++i)
+        t->exp[i] = shape == 0u ? (int32_t)((1u << 20) >> (i / 16u))
+                  : shape == 1u ? (int32_t)(38u >> (i / 4u))
+                                : (int32_t)(i ? next() >> 12 : 1u + (next() >> 12));
     int8_t *q = take(hs), *keys = take(hs * count), *values = take(hs * count);
     int32_t *e = take(4u * count), *acc0 = take(4u * hs), *acc1 = take(4u * hs);
     void *u0, *u1, *p0, *p1;
@@ -600,6 +634,7 @@ static void quantlib_attention_run(const quantlib_attention_fns *ref, const quan
     ok &= dut->softmax(u1, p1, e, count, t) == TSR_KERNEL_OK;
     ok &= dut->accumulate(p1, values, acc1, count, hs) == TSR_KERNEL_OK;
     const uint64_t t_dut = now() - t0;
+    ok &= quantlib_rows_same(ref, dut, t, keys, values, count, hs, row_pos);
     record(headline, t_ref, t_dut, count,
            ok && same(u0, u1, count) && same(p0, p1, count) && memcmp(acc0, acc1, 4u * hs) == 0);
 }
@@ -989,8 +1024,13 @@ static void check_embed_w4(embed_row_fn ref, embed_row_fn dut)
     CHECK_ATTENTION(attention_i8_fns, check_attention_i8, tsr_attention_scores_i8, tsr_softmax_i8,                     \
                     tsr_attention_accumulate_i8, sfx)
 #define TSR_CHECK_ATTENTION_I8_QUANTLIB(sfx)                                                                           \
-    CHECK_ATTENTION(quantlib_attention_fns, check_quantlib_attention, tsr_quantlib_scores, tsr_quantlib_softmax,       \
-                    tsr_quantlib_accumulate, sfx)
+    do {                                                                                                               \
+        static const quantlib_attention_fns portable = {tsr_quantlib_scores, tsr_quantlib_softmax,                     \
+                                                        tsr_quantlib_accumulate, tsr_quantlib_rows};                   \
+        static const quantlib_attention_fns tuned = {tsr_quantlib_scores_##sfx, tsr_quantlib_softmax_##sfx,            \
+                                                     tsr_quantlib_accumulate_##sfx, tsr_quantlib_rows_##sfx};          \
+        check_quantlib_attention(&portable, &tuned);                                                                   \
+    } while (0)
 #define TSR_CHECK_RMSNORM_I8(sfx) check_rmsnorm_i8(tsr_rmsnorm_i8, tsr_rmsnorm_i8_##sfx)
 #define TSR_CHECK_RMSNORM_I8_QUANTLIB(sfx) check_irmsnorm(tsr_irmsnorm_i8, tsr_irmsnorm_i8_##sfx)
 #define TSR_CHECK_SWIGLU_I8(sfx) check_swiglu_i8(tsr_swiglu_i8, tsr_swiglu_i8_##sfx)

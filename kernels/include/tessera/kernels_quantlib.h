@@ -194,6 +194,23 @@ tsr_kernel_status tsr_quantlib_accumulate(const int8_t *probs, const int8_t *val
                                           uint32_t head_size);
 /* y[i] = RequantShift(acc[i]) with t->out. */
 tsr_kernel_status tsr_quantlib_output(const int32_t *acc, int8_t *y, uint32_t head_size, const tsr_quantlib_attention *t);
+/* Several rows of one head over the same n positions (a prompt chunk, as Deeploy's graphs attend:
+ * every row the whole chunk, its later positions masked), each as tsr_quantlib_scores (first 0),
+ * tsr_quantlib_softmax, tsr_quantlib_accumulate from zero and tsr_quantlib_output one row at a
+ * time: row r (< rows) reads the head at q + r q_stride, writes the one at y + r y_stride, and
+ * sees positions 0..row_pos + r pos_step unmasked. keys and values: n positions of head_size
+ * int8 each, one after the other. scratch: tsr_quantlib_attention_scratch_layout(n, head_size).bytes,
+ * 4-byte aligned. n 1..TSR_QUANTLIB_MAX_CONTEXT. */
+typedef struct tsr_quantlib_rows_args {
+    const int8_t *q, *keys, *values;
+    int8_t *y;
+    uint8_t *scratch;
+    const tsr_quantlib_attention *t;
+    uint32_t rows, n, head_size;
+    uint32_t q_stride, y_stride; /* bytes from a row's head to the next row's */
+    uint32_t row_pos, pos_step;
+} tsr_quantlib_rows_args;
+tsr_kernel_status tsr_quantlib_rows(const tsr_quantlib_rows_args *args);
 /* The tables' own ranges, which the kernels check as they use them: the RequantShifts within int8,
  * levels 1..255, the exponentials 0..TSR_QUANTLIB_MAX_EXP with exp[0] > 0, context 1..TSR_QUANTLIB_MAX_CONTEXT. */
 bool tsr_quantlib_attention_valid(const tsr_quantlib_attention *t, uint32_t context);

@@ -270,13 +270,34 @@ template <QuantlibAccumulate Accumulate> tsr_kernel_status accumulate_quantlib(c
     return st;
 }
 
-// A variant's row: its two passes' kernels, its scratch layout, and what a row sees:
-// the positions up to its own (causal), or the whole chunk (the later rows' masked).
+// Several rows of one head whose positions are all in one buffer (a prompt's chunk), for a
+// variant that has a kernel for them: rows..., each q and y `stride` bytes after the one
+// before, row r at position row_pos + r pos_step.
+struct RowsArgs {
+    const uint8_t *q, *keys, *values;
+    uint8_t *y, *mine;
+    const uint8_t *tables;
+    uint32_t rows, n, stride, row_pos, pos_step;
+};
+
+template <tsr_kernel_status (*Rows)(const tsr_quantlib_rows_args *)>
+tsr_kernel_status rows_quantlib(const tsr_step &s, const RowsArgs &x)
+{
+    const tsr_quantlib_rows_args a = {(const int8_t *)x.q, (const int8_t *)x.keys, (const int8_t *)x.values, (int8_t *)x.y,
+                                      x.mine, (const tsr_quantlib_attention *)x.tables, x.rows, x.n, P(s).head_size,
+                                      x.stride, x.stride, x.row_pos, x.pos_step};
+    return Rows(&a);
+}
+
+// A variant's row: its two passes' kernels, its scratch layout, what a row sees (the
+// positions up to its own, causal, or the whole chunk, the later rows' masked), and its
+// kernel for several rows of a head at once (nullptr: the passes a row at a time).
 struct AttentionVariant {
     tsr_kernel_status (*score)(const tsr_step &s, const ScoreArgs &x);
     tsr_kernel_status (*accumulate)(const tsr_step &s, const AccumulateArgs &x);
     Scratch (*scratch)(const Shape &a);
     bool sees_chunk;
+    tsr_kernel_status (*rows)(const tsr_step &s, const RowsArgs &x) = nullptr;
 };
 
 tessera_status validate(StepChecker &c)
@@ -339,10 +360,84 @@ StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t cores)
     return g;
 }
 
+// A prompt whose cached positions are one chunk, with q and y where they lie: a tile a KV
+// head, whose keys and values are gathered once (with two cores or more, into two of the
+// four buffers of cores 0 and 1, the next head's under this one's compute), each core
+// taking every ac-th of the head's items (the rows of its query heads, through the
+// variant's rows kernel where it has one, else an item at a time).
+void run_by_kv_head(StepRun &r, const Shape &a, uint32_t ac)
+{
+    const AttentionVariant &v = variant_row<AttentionVariant>(r.resolved.variant);
+    const Scratch sx = v.scratch(a);
+    const uint32_t e = act_bytes(r.step), head = a.hs * e, seen = r.pos + r.rows; // positions gathered
+    const uint8_t *tables = P(r.step).tables < r.run.img.header->tensor_count ? r.constant(P(r.step).tables) : nullptr;
+    uint8_t *const tables_l1 = sx.tables && tables && r.stage[3] ? r.stage[3] + sx.tables : nullptr; // core 0's scratch
+    const bool head_major = P(r.step).kv_layout == TSR_LAYOUT_KV_HEAD_MAJOR, ahead = ac >= 2u;
+    auto cache = [&](uint32_t pass, uint32_t kvh) {
+        return r.addr[1 + pass] + (head_major ? (size_t)kvh * a.ctx * head : (size_t)kvh * head);
+    };
+    auto buffer = [&](uint32_t t, uint32_t pass) {
+        return r.stage[1] + (size_t)(2u * (ahead ? t % 2u : 0u) + pass) * r.resolved.slot_bytes[1];
+    };
+    auto in = [&](uint32_t t) {
+        if (t == 0u && tables_l1) r.run.dma.copy(tables_l1, tables, sizeof(tsr_quantlib_attention));
+        if (!r.stage[1]) return; // head-major, read in place
+        for (uint32_t pass = 0; pass < 2u; ++pass) {
+            if (head_major) r.run.dma.gather(buffer(t, pass), cache(pass, t), seen * head);
+            else r.run.dma.copy_2d(buffer(t, pass), head, cache(pass, t), a.kv_dim * e, head, seen);
+        }
+    };
+    auto compute = [&](uint32_t t) {
+        const uint32_t j = r.core;
+        if (j >= ac) return;
+        uint8_t *mine = r.stage[3] + (size_t)j * r.resolved.slot_bytes[3];
+        r.check(mine, sx.bytes, 3);
+        const uint8_t *keys = r.stage[1] ? buffer(t, 0u) : cache(0u, t), *values = r.stage[1] ? buffer(t, 1u) : cache(1u, t);
+        r.check(keys, (uint64_t)seen * head, 1);
+        r.check(values, (uint64_t)seen * head, 2);
+        const uint8_t *const tabs = tables_l1 ? tables_l1 : tables;
+        const uint32_t stride = ac * a.dim * e;
+        // Item i of the KV head (query head t group + i / rows, row i % rows): this core's
+        // are i = j, j + ac, ...; `first` is the next of them.
+        uint32_t first = j;
+        for (uint32_t g = 0, base = 0; g < a.group; ++g, base += r.rows) {
+            const uint32_t row0 = first - base;
+            if (row0 >= r.rows) continue;
+            const uint32_t count = quotient(r.rows - row0 - 1u, ac) + 1u, h = t * a.group + g;
+            first += count * ac;
+            const size_t at = ((size_t)row0 * a.dim + (size_t)h * a.hs) * e;
+            const uint8_t *q = r.addr[0] + at;
+            uint8_t *y = r.addr[4] + at;
+            r.check(q, (uint64_t)(count - 1u) * stride + head, 0);
+            r.check(y, (uint64_t)(count - 1u) * stride + head, 4);
+            if (v.rows) {
+                const tsr_kernel_status st = v.rows(r.step, RowsArgs{q, keys, values, y, mine, tabs, count, seen, stride,
+                                                                     r.pos + row0, ac});
+                r.kernel(st);
+                if (st != TSR_KERNEL_OK) return;
+                continue;
+            }
+            for (uint32_t c = 0, row = row0; c < count; ++c, row += ac, q += stride, y += stride) {
+                const uint32_t n = v.sees_chunk ? seen : r.pos + row + 1u; // the row's positions
+                tsr_kernel_status st = v.score(r.step, ScoreArgs{q, keys, mine, sx, 0u, n, n, true, y, r.resolved.zero,
+                                                                 r.pos + row, tabs});
+                if (st == TSR_KERNEL_OK)
+                    st = v.accumulate(r.step, AccumulateArgs{values, mine, sx, 0u, n, true, y, r.resolved.zero, tabs});
+                r.kernel(st);
+                if (st != TSR_KERNEL_OK) return;
+            }
+        }
+    };
+    auto out = [](uint32_t) {}; // y in place
+    if (ahead) r.tiles(a.nkv, in, compute, out);
+    else r.tiles_in_turn(a.nkv, in, compute, out);
+}
+
 void run(StepRun &r)
 {
     const Shape a = shape_of(r.step);
     const uint32_t tc = r.step.tile[0], ac = r.step.tile[1] < r.cores ? r.step.tile[1] : r.cores;
+    if (r.rows > 1u && r.pos + r.rows <= tc && !r.stage[0] && !r.stage[4]) return run_by_kv_head(r, a, ac);
     const uint32_t items = r.rows * a.nh, chunks = ceil_div(r.pos + r.rows, tc), rounds = ceil_div(items, ac);
     // A round whose positions are one chunk is one tile (fused): its keys and values
     // gathered at once, each into a buffer of its own (a core's two), then every core scores
@@ -536,7 +631,8 @@ TSR_REGISTER_VARIANT(ATTENTION_I8, check_i8,
 #define TSR_TUNED_ATTENTION_I8_QUANTLIB(SET, sfx)                                                                      \
     TSR_REGISTER_TUNED_VARIANT(SET, ATTENTION_I8_QUANTLIB, check_quantlib,                                         \
                                AttentionVariant{score_quantlib<tsr_quantlib_scores_##sfx, tsr_quantlib_softmax_##sfx>, \
-                                                accumulate_quantlib<tsr_quantlib_accumulate_##sfx>, scratch_quantlib, true})
+                                                accumulate_quantlib<tsr_quantlib_accumulate_##sfx>, scratch_quantlib, true, \
+                                                rows_quantlib<tsr_quantlib_rows_##sfx>})
 #define TSR_TUNED TSR_TUNED_ROW
 #if __has_include("tessera/tuned_ATTENTION.def")
 #include "tessera/tuned_ATTENTION.def"
@@ -546,7 +642,8 @@ TSR_REGISTER_VARIANT(ATTENTION_I8_FLOAT, check_i8_float,
                      AttentionVariant{score_i8_float, accumulate_i8_float, scratch_i8_float, false})
 TSR_REGISTER_VARIANT(ATTENTION_I8_QUANTLIB, check_quantlib,
                      AttentionVariant{score_quantlib<tsr_quantlib_scores, tsr_quantlib_softmax>,
-                                      accumulate_quantlib<tsr_quantlib_accumulate>, scratch_quantlib, true})
+                                      accumulate_quantlib<tsr_quantlib_accumulate>, scratch_quantlib, true,
+                                      rows_quantlib<tsr_quantlib_rows>})
 
 extern const OpDevice op_ATTENTION = {validate, geometry, run, false, nullptr, nullptr};
 

@@ -72,6 +72,10 @@ tsr_kernel_status tsr_quantlib_softmax_xpulpv2(const int8_t *u, int8_t *probs, i
                                                const tsr_quantlib_attention *t);
 tsr_kernel_status tsr_quantlib_accumulate_xpulpv2(const int8_t *probs, const int8_t *values, int32_t *acc,
                                                   uint32_t count, uint32_t head_size);
+/* Several rows of a head in one call (head size 4, word-aligned keys and values; otherwise the
+ * portable kernel): the scores' maximum kept as they are made, each row's output requantized
+ * in its 32-bit form. */
+tsr_kernel_status tsr_quantlib_rows_xpulpv2(const tsr_quantlib_rows_args *args);
 
 /* QuantLib's elementwise operators and iRMSNorm: each RequantShift in its 32-bit form,
  * checked once a call against the bound of its input instead of once an element (where

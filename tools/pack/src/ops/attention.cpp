@@ -73,7 +73,9 @@ void evaluate(const GraphStep &s, Evaluation &e)
 // positions are one chunk is one tile of both passes). A round's chunk is gathered once for its cores
 // whose items share a KV head, the positions the last row sees, and kept for the next
 // round of the same head: a token gathers each KV head's once a pass and chunk; a
-// prompt about twice where the chunk is the whole context, else once a round.
+// prompt about twice where the chunk is the whole context, else once a round. A prompt
+// whose positions are one chunk, with q and y not staged, is a tile a KV head instead,
+// its keys and values gathered once.
 Work work(const tsr_step &s, uint32_t rows, uint32_t pos, uint32_t cores)
 {
     const tsr_attention_params &p = s.params.attention;
@@ -83,11 +85,14 @@ Work work(const tsr_step &s, uint32_t rows, uint32_t pos, uint32_t cores)
     const uint64_t ac = std::max(1u, std::min<uint32_t>(s.tile[1], cores)), tc = std::max<uint32_t>(s.tile[0], 1u);
     const uint64_t rounds = (uint64_t(rows) * p.n_heads + ac - 1) / ac, chunks = (uint64_t(pos) + rows + tc - 1) / tc;
     const double nkv = std::max(1u, p.n_kv_heads), seen = double(pos) + rows; // positions a gather holds, all chunks
+    auto staged = [&](uint32_t k) { return s.staging[k] != TSR_NO_TENSOR ? 1.0 : 0.0; };
+    if (rows > 1u && chunks == 1u && !staged(0) && !staged(4)) // a tile a KV head
+        return Work{2.0 * heads * kv * p.head_size, heads * kv, staged(1) * 2.0 * nkv * seen * p.head_size * e, nkv,
+                    staged(1) * 2.0 * nkv};
     const double gathers = rows == 1u ? nkv : chunks == 1u ? std::min(double(rounds), 2.0 * nkv) : double(rounds);
     // Transfers: a gather a KV head (or round) and pass in each chunk, where the caches are
     // staged (not read in place); the queries in and the outputs out where staged, a
     // transfer a round each (the runtime's merged gathers).
-    auto staged = [&](uint32_t k) { return s.staging[k] != TSR_NO_TENSOR ? 1.0 : 0.0; };
     const double transfers = staged(1) * 2.0 * gathers * double(rows == 1u ? chunks : 1u) +
                              (staged(0) + staged(4)) * double(rounds);
     return Work{2.0 * heads * kv * p.head_size, heads * kv, 2.0 * gathers * seen * p.head_size * e + 2.0 * heads * p.head_size * e,
