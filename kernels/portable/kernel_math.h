@@ -112,4 +112,43 @@ static inline float tsr_expf(float x)
 #endif
 }
 
+// The position of the highest set bit of v >= 1 (0..31), by halving: a count of leading
+// zeros is a library call on RV32 without Zbb.
+static inline uint32_t tsr_top_bit(uint32_t v)
+{
+    uint32_t a = 0;
+    if (v >> 16) v >>= 16, a += 16;
+    if (v >> 8) v >>= 8, a += 8;
+    if (v >> 4) v >>= 4, a += 4;
+    if (v >> 2) v >>= 2, a += 2;
+    return a + (v >> 1);
+}
+
+// floor((hi 2^32 + lo) / d) for hi < d (the quotient fits 32 bits), and the remainder in
+// *rem: two 32-bit divisions of 16-bit digits, each corrected (Hacker's Delight's divlu),
+// where a 64-bit division is a library call on RV32 (about 150 cycles on a PULP core).
+static inline uint32_t tsr_udiv_64_32(uint32_t hi, uint32_t lo, uint32_t d, uint32_t *rem)
+{
+    const uint32_t b = 1u << 16, s = 31u - tsr_top_bit(d); // d normalized: its top bit set
+    d <<= s;
+    const uint32_t d1 = d >> 16, d0 = d & 0xFFFFu;
+    const uint32_t n32 = s ? (hi << s) | (lo >> (32u - s)) : hi, n10 = lo << s, n1 = n10 >> 16, n0 = n10 & 0xFFFFu;
+    uint32_t q1 = n32 / d1, r = n32 - q1 * d1;
+    while (q1 >= b || q1 * d0 > ((r << 16) | n1)) { // at most twice
+        --q1;
+        r += d1;
+        if (r >= b) break;
+    }
+    const uint32_t n21 = (n32 << 16) + n1 - q1 * d; // modulo 2^32: the true value is below d
+    uint32_t q0 = n21 / d1;
+    r = n21 - q0 * d1;
+    while (q0 >= b || q0 * d0 > ((r << 16) | n0)) {
+        --q0;
+        r += d1;
+        if (r >= b) break;
+    }
+    *rem = ((n21 << 16) + n0 - q0 * d) >> s;
+    return (q1 << 16) | q0;
+}
+
 #endif

@@ -11,6 +11,7 @@
 //  - accumulation: four positions' value words transposed (shuffle2.b, pack) into
 //    one word a dimension, each against the four probabilities in one sdotsp.b.
 #include "kernel_checks.h"
+#include "kernel_math.h"
 #include "tessera/kernels_quantlib.h"
 #include "tessera/kernels_xpulpv2.h"
 #include "xpulpv2_dot.h"
@@ -19,8 +20,6 @@
 
 namespace {
 
-#define TSR_HWLOOP_BEGIN(count, body) ".balign 4\n.option push\n.option norvc\n.option norelax\n" TSR_XP_SETUP0(count, body)
-#define TSR_HWLOOP_END ".option pop\n"
 
 inline uint32_t word(const int8_t *p)
 {
@@ -222,19 +221,23 @@ void probs_of(const int32_t *exps, int8_t *probs, uint32_t n, const int8_t *prob
 // s = 0 for a < 8, else c = 0 and s = a - 8, and m = ceil(levels 2^(32+s-c) / sum) (at most
 // 255 x 2^24), (e 2^c) m / 2^(32+s) exceeds e levels / sum by less than e 2^c / 2^(32+s),
 // which is below 1 / sum (e <= 2^20 and e <= sum): its floor is floor(e levels / sum), the
-// high word of (e << c) m shifted right by s. m costs a 64-bit division (a library call of
-// about 150 cycles), which a row of kExactFrom positions or more repays.
+// high word of (e << c) m shifted right by s. m costs a division of a 64-bit numerator,
+// levels 2^(32+s-c), whose high word levels 2^(s-c) is below sum (two 32-bit divisions,
+// about 100 cycles), which a row of kExactFrom positions or more repays.
 constexpr uint32_t kExactFrom = 32;
 struct ExactQuotient {
     uint32_t m, c, s;
 };
 ExactQuotient exact_quotient(uint32_t levels, uint32_t sum)
 {
-    const uint32_t a = 31u - (uint32_t)__builtin_clz(sum); // sum >= exp[0] > 0
+    const uint32_t a = tsr_top_bit(sum); // sum >= exp[0] > 0
     ExactQuotient x;
     x.c = a < 8u ? 8u - a : 0u;
     x.s = a < 8u ? 0u : a - 8u;
-    x.m = (uint32_t)((((uint64_t)levels << (32u + x.s - x.c)) + sum - 1u) / sum);
+    const uint32_t hi = x.c ? levels >> x.c : levels << x.s, lo = x.c ? levels << (32u - x.c) : 0u;
+    uint32_t rem;
+    x.m = tsr_udiv_64_32(hi, lo, sum, &rem);
+    x.m += rem != 0u;
     return x;
 }
 template <bool Shifted> void probs_exact(const int32_t *exps, int8_t *probs, uint32_t n, const int8_t *prob, const ExactQuotient &x)

@@ -87,5 +87,7 @@
 // A hardware loop's body must be word-aligned, uncompressed, at least three instructions,
 // and free of branches; the caller counts its instructions (the assembler cannot take a
 // forward label difference in the set-up).
+#define TSR_HWLOOP_BEGIN(count, body) ".balign 4\n.option push\n.option norvc\n.option norelax\n" TSR_XP_SETUP0(count, body)
+#define TSR_HWLOOP_END ".option pop\n"
 
 #endif

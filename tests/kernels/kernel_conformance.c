@@ -818,6 +818,9 @@ static void check_add_i8(add_i8_fn ref, add_i8_fn dut)
         if (headlines()) run##_run(ref, dut, name " wide", 128, 1, 1);                                                 \
         for (uint32_t i = 0; i < 2u * SWEEP_COUNT(k_lengths); ++i)                                                     \
             run##_run(ref, dut, NULL, k_lengths[i / 2u], (int)(i % 2u), some_cores(i));                                \
+        /* long enough a core for the tuned kernels' table paths (iHardswish's: 512 elements) */                      \
+        run##_run(ref, dut, NULL, 1031, 0, 1);                                                                         \
+        run##_run(ref, dut, NULL, 1501, 0, 2);                                                                         \
         end_variant();                                                                                                 \
     }
 

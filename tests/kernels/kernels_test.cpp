@@ -44,6 +44,37 @@ TEST(CoreRange, PartitionsEveryItemOnceBalanced)
         }
 }
 
+// The 64-by-32-bit division of two 32-bit ones against the compiler's 64-bit division:
+// every divisor's normalizing shift, the largest numerators (hi = d - 1, lo all ones), and
+// random ones; the top bit against std::bit_width.
+TEST(KernelMath, DivisionOfTwoWordsEqualsTheCompilersOnEveryShift)
+{
+    std::mt19937 rng(7);
+    auto check = [](uint32_t hi, uint32_t lo, uint32_t d) {
+        const uint64_t n = (uint64_t(hi) << 32) | lo;
+        uint32_t rem = 0;
+        const uint32_t q = tsr_udiv_64_32(hi, lo, d, &rem);
+        ASSERT_EQ(q, uint32_t(n / d)) << hi << " " << lo << " / " << d;
+        ASSERT_EQ(rem, uint32_t(n % d)) << hi << " " << lo << " / " << d;
+    };
+    for (uint32_t shift = 0; shift < 32; ++shift) {
+        const uint32_t top = 1u << shift;
+        for (uint32_t d : {top, top | (top >> 1), top + (top - 1u), top + 1u}) {
+            if (!d) continue;
+            EXPECT_EQ(tsr_top_bit(d), uint32_t(std::bit_width(d)) - 1u);
+            check(0, 0, d);
+            check(0, 0xFFFFFFFFu, d);
+            check(d - 1u, 0xFFFFFFFFu, d);
+            check(d - 1u, 0, d);
+            for (int i = 0; i < 2000; ++i) check(uint32_t(rng() % d), uint32_t(rng()), d);
+        }
+    }
+    for (int i = 0; i < 200000; ++i) {
+        const uint32_t d = uint32_t(rng()) >> (rng() % 32u);
+        if (d) check(uint32_t(rng() % d), uint32_t(rng()), d);
+    }
+}
+
 struct MatmulShape {
     uint32_t rows, k, n;
 };
