@@ -3,7 +3,9 @@
 //  - RequantShift, the residual add and iHardswish take each RequantShift in its 32-bit
 //    form (xpulpv2_rqs.h), checked once a call against the bound of what it is applied to
 //    (an int8, a sum of two, a product), instead of the portable tsr_rqs_apply's check of
-//    each element; where a bound does not hold they run the portable kernel;
+//    each element; where a bound does not hold they run the portable kernel; where a core
+//    has enough elements, what depends on one int8 alone (a RequantShift of it, iHardswish's
+//    activation) is a table of its 256 values, looked up an element;
 //  - iRMSNorm squares a row by sdotsp.b, divides by its root through an exact
 //    reciprocal (one division a row, not one an element), and splits a row's elements
 //    over the cores (each core sums the rows it touches), not only whole rows, so that
@@ -17,6 +19,95 @@
 #include "xpulpv2_insn.h"
 #include "xpulpv2_rqs.h"
 
+namespace {
+
+// A RequantShift of an int8 depends on that int8 alone: from this many elements a core, a
+// table of its 256 values (about 10 cycles each; the residual add's two tables from twice
+// as many; iHardswish's activation, three dependent multiplications, about 20 a value) is
+// cheaper than computing it an element.
+constexpr uint32_t kTableFrom = 256;
+constexpr uint32_t kHardswishTableFrom = 512;
+
+// table[v + 128] = f(v) for every int8 v.
+template <typename F> void table_of(int8_t table[256], F f)
+{
+    for (int32_t v = -128; v < 128; ++v) table[v + 128] = (int8_t)f(v);
+}
+
+// y[i] = t[x[i]] for i < n (t indexed from its middle): two elements a pass.
+void lookup(const int8_t *x, int8_t *y, uint32_t n, const int8_t *t)
+{
+    if (const uint32_t pairs = n >> 1) {
+        int32_t v0, v1;
+        __asm__ volatile(TSR_HWLOOP_BEGIN("%[pairs]", 6)
+                         TSR_XP_LB_POST1("%[v0]", "%[x]")
+                         TSR_XP_LB_POST1("%[v1]", "%[x]")
+                         TSR_XP_LB_RR("%[v0]", "%[t]", "%[v0]")
+                         TSR_XP_LB_RR("%[v1]", "%[t]", "%[v1]")
+                         TSR_XP_SB_POST1("%[v0]", "%[y]")
+                         TSR_XP_SB_POST1("%[v1]", "%[y]")
+                         TSR_HWLOOP_END
+                         : [x] "+r"(x), [y] "+r"(y), [v0] "=&r"(v0), [v1] "=&r"(v1)
+                         : [pairs] "r"(pairs), [t] "r"(t)
+                         : "memory");
+    }
+    if (n & 1u) *y = t[*x];
+}
+
+// y[i] = rqs(ta[a[i]] + tb[b[i]]) (Product false: the residual add's two RequantShifts
+// by table) or rqs(ta[a[i]] b[i]) (true: iHardswish's activation by table times up) for
+// i < n, the tables indexed from their middle: two elements a hardware-loop pass.
+template <bool Product>
+void combine(const int8_t *a, const int8_t *b, int8_t *y, uint32_t n, const int8_t *ta, const int8_t *tb,
+             const tsr_xpulpv2_rqs &r)
+{
+    if (const uint32_t pairs = n >> 1) {
+        int32_t a0, a1, b0, b1;
+#define TSR_COMBINE_LOAD                                                                                               \
+    TSR_XP_LB_POST1("%[a0]", "%[a]")                                                                                   \
+    TSR_XP_LB_POST1("%[a1]", "%[a]")                                                                                   \
+    TSR_XP_LB_POST1("%[b0]", "%[b]")                                                                                   \
+    TSR_XP_LB_POST1("%[b1]", "%[b]")                                                                                   \
+    TSR_XP_LB_RR("%[a0]", "%[ta]", "%[a0]")                                                                            \
+    TSR_XP_LB_RR("%[a1]", "%[ta]", "%[a1]")
+#define TSR_COMBINE_RQS                                                                                                \
+    "mul %[a0], %[a0], %[mul]\n"                                                                                       \
+    "mul %[a1], %[a1], %[mul]\n"                                                                                       \
+    "add %[a0], %[a0], %[ar]\n"                                                                                        \
+    "add %[a1], %[a1], %[ar]\n"                                                                                        \
+    "sra %[a0], %[a0], %[sh]\n"                                                                                        \
+    "sra %[a1], %[a1], %[sh]\n"                                                                                        \
+    TSR_XP_MAX("%[a0]", "%[a0]", "%[lo]")                                                                              \
+    TSR_XP_MAX("%[a1]", "%[a1]", "%[lo]")                                                                              \
+    TSR_XP_MIN("%[a0]", "%[a0]", "%[hi]")                                                                              \
+    TSR_XP_MIN("%[a1]", "%[a1]", "%[hi]")                                                                              \
+    TSR_XP_SB_POST1("%[a0]", "%[y]")                                                                                   \
+    TSR_XP_SB_POST1("%[a1]", "%[y]")                                                                                   \
+    TSR_HWLOOP_END                                                                                                     \
+    : [a] "+r"(a), [b] "+r"(b), [y] "+r"(y), [a0] "=&r"(a0), [a1] "=&r"(a1), [b0] "=&r"(b0), [b1] "=&r"(b1)            \
+    : [pairs] "r"(pairs), [ta] "r"(ta), [tb] "r"(tb), [mul] "r"(r.mul), [ar] "r"(r.add_round), [sh] "r"(r.shift),      \
+      [lo] "r"(r.lo), [hi] "r"(r.hi)                                                                                   \
+    : "memory"
+        if (Product)
+            __asm__ volatile(TSR_HWLOOP_BEGIN("%[pairs]", 20) TSR_COMBINE_LOAD
+                             "mul %[a0], %[a0], %[b0]\n"
+                             "mul %[a1], %[a1], %[b1]\n"
+                             TSR_COMBINE_RQS);
+        else
+            __asm__ volatile(TSR_HWLOOP_BEGIN("%[pairs]", 22) TSR_COMBINE_LOAD
+                             TSR_XP_LB_RR("%[b0]", "%[tb]", "%[b0]")
+                             TSR_XP_LB_RR("%[b1]", "%[tb]", "%[b1]")
+                             "add %[a0], %[a0], %[b0]\n"
+                             "add %[a1], %[a1], %[b1]\n"
+                             TSR_COMBINE_RQS);
+#undef TSR_COMBINE_LOAD
+#undef TSR_COMBINE_RQS
+    }
+    if (n & 1u) *y = (int8_t)tsr_xpulpv2_rqs_apply(r, Product ? ta[*a] * *b : ta[*a] + tb[*b]);
+}
+
+} // namespace
+
 tsr_kernel_status tsr_requant_i8_xpulpv2(const int8_t *x, int8_t *y, uint32_t count, const tsr_rqs_params *r,
                                          uint32_t core_id, uint32_t core_count)
 {
@@ -26,7 +117,13 @@ tsr_kernel_status tsr_requant_i8_xpulpv2(const int8_t *x, int8_t *y, uint32_t co
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
     uint32_t begin, end;
     tsr_core_range(count, core_id, core_count, &begin, &end);
-    for (uint32_t i = begin; i < end; ++i) y[i] = (int8_t)tsr_xpulpv2_rqs_apply(f, x[i]);
+    if (end - begin < kTableFrom) {
+        for (uint32_t i = begin; i < end; ++i) y[i] = (int8_t)tsr_xpulpv2_rqs_apply(f, x[i]);
+        return TSR_KERNEL_OK;
+    }
+    int8_t table[256];
+    table_of(table, [&](int32_t v) { return tsr_xpulpv2_rqs_apply(f, v); });
+    lookup(x + begin, y + begin, end - begin, table + 128);
     return TSR_KERNEL_OK;
 }
 
@@ -43,56 +140,17 @@ tsr_kernel_status tsr_add_i8_rqs_xpulpv2(const tsr_add_i8_rqs_args *a, uint32_t 
     tsr_core_range(a->count, core_id, core_count, &begin, &end);
     const int8_t *x = a->a, *z = a->b;
     int8_t *y = a->y;
-    for (uint32_t i = begin; i < end; ++i)
-        y[i] = (int8_t)tsr_xpulpv2_rqs_apply(fy, tsr_xpulpv2_rqs_apply(fa, x[i]) + tsr_xpulpv2_rqs_apply(fb, z[i]));
+    if (end - begin < 2u * kTableFrom) { // two tables
+        for (uint32_t i = begin; i < end; ++i)
+            y[i] = (int8_t)tsr_xpulpv2_rqs_apply(fy, tsr_xpulpv2_rqs_apply(fa, x[i]) + tsr_xpulpv2_rqs_apply(fb, z[i]));
+        return TSR_KERNEL_OK;
+    }
+    int8_t ta[256], tb[256];
+    table_of(ta, [&](int32_t v) { return tsr_xpulpv2_rqs_apply(fa, v); });
+    table_of(tb, [&](int32_t v) { return tsr_xpulpv2_rqs_apply(fb, v); });
+    combine<false>(x + begin, z + begin, y + begin, end - begin, ta + 128, tb + 128, fy);
     return TSR_KERNEL_OK;
 }
-
-namespace {
-
-// iHardswish's activation h(g) = rqs_act(g clamp(g + three, 0, six) one_over_six) depends on
-// the int8 gate alone: from this many elements a core, a table of its 256 values (about 20
-// cycles each) is cheaper than its three dependent multiplications an element.
-constexpr uint32_t kHardswishTableFrom = 512;
-
-// y[i] = rqs_y(h[gate[i]] up[i]) for i < n: two elements an iteration, the odd one after.
-void hardswish_by_table(const int8_t *gate, const int8_t *up, int8_t *y, uint32_t n, const int8_t *h,
-                        const tsr_xpulpv2_rqs &r)
-{
-    if (const uint32_t pairs = n >> 1) {
-        int32_t g0, g1, u0, u1;
-        __asm__ volatile(TSR_HWLOOP_BEGIN("%[pairs]", 20)
-                         TSR_XP_LB_POST1("%[g0]", "%[g]")
-                         TSR_XP_LB_POST1("%[g1]", "%[g]")
-                         TSR_XP_LB_POST1("%[u0]", "%[u]")
-                         TSR_XP_LB_POST1("%[u1]", "%[u]")
-                         TSR_XP_LB_RR("%[g0]", "%[h]", "%[g0]")
-                         TSR_XP_LB_RR("%[g1]", "%[h]", "%[g1]")
-                         "mul %[g0], %[g0], %[u0]\n"
-                         "mul %[g1], %[g1], %[u1]\n"
-                         "mul %[g0], %[g0], %[mul]\n"
-                         "mul %[g1], %[g1], %[mul]\n"
-                         "add %[g0], %[g0], %[ar]\n"
-                         "add %[g1], %[g1], %[ar]\n"
-                         "sra %[g0], %[g0], %[sh]\n"
-                         "sra %[g1], %[g1], %[sh]\n"
-                         TSR_XP_MAX("%[g0]", "%[g0]", "%[lo]")
-                         TSR_XP_MAX("%[g1]", "%[g1]", "%[lo]")
-                         TSR_XP_MIN("%[g0]", "%[g0]", "%[hi]")
-                         TSR_XP_MIN("%[g1]", "%[g1]", "%[hi]")
-                         TSR_XP_SB_POST1("%[g0]", "%[y]")
-                         TSR_XP_SB_POST1("%[g1]", "%[y]")
-                         TSR_HWLOOP_END
-                         : [g] "+r"(gate), [u] "+r"(up), [y] "+r"(y), [g0] "=&r"(g0), [g1] "=&r"(g1), [u0] "=&r"(u0),
-                           [u1] "=&r"(u1)
-                         : [pairs] "r"(pairs), [h] "r"(h), [mul] "r"(r.mul), [ar] "r"(r.add_round), [sh] "r"(r.shift),
-                           [lo] "r"(r.lo), [hi] "r"(r.hi)
-                         : "memory");
-    }
-    if (n & 1u) *y = (int8_t)tsr_xpulpv2_rqs_apply(r, h[*gate] * *up);
-}
-
-} // namespace
 
 tsr_kernel_status tsr_hardswish_i8_xpulpv2(const tsr_hardswish_i8_args *a, uint32_t core_id, uint32_t core_count)
 {
@@ -116,9 +174,9 @@ tsr_kernel_status tsr_hardswish_i8_xpulpv2(const tsr_hardswish_i8_args *a, uint3
         for (uint32_t i = begin; i < end; ++i) y[i] = (int8_t)tsr_xpulpv2_rqs_apply(out, activation(gate[i]) * up[i]);
         return TSR_KERNEL_OK;
     }
-    int8_t table[256]; // the activation of every int8 gate, indexed by gate + 128
-    for (int32_t g = -128; g < 128; ++g) table[g + 128] = (int8_t)activation(g);
-    hardswish_by_table(gate + begin, up + begin, y + begin, end - begin, table + 128, out);
+    int8_t table[256]; // the activation of every int8 gate
+    table_of(table, activation);
+    combine<true>(gate + begin, up + begin, y + begin, end - begin, table + 128, nullptr, out);
     return TSR_KERNEL_OK;
 }
 
