@@ -433,11 +433,72 @@ void run_by_kv_head(StepRun &r, const Shape &a, uint32_t ac)
     else r.tiles_in_turn(a.nkv, in, compute, out);
 }
 
+// A token whose cached positions are one chunk, with q and y where they lie: a tile a
+// round of ac query heads, each of the round's KV heads gathered into the buffers of the
+// first core whose head reads it (keys and values at once), then core j computes head
+// round ac + j over them.
+void run_token(StepRun &r, const Shape &a, uint32_t ac)
+{
+    const AttentionVariant &v = variant_row<AttentionVariant>(r.resolved.variant);
+    const Scratch sx = v.scratch(a);
+    const uint32_t e = act_bytes(r.step), head = a.hs * e, n = r.pos + 1u; // the positions it sees
+    const uint8_t *tables = P(r.step).tables < r.run.img.header->tensor_count ? r.constant(P(r.step).tables) : nullptr;
+    uint8_t *const tables_l1 = sx.tables && tables && r.stage[3] ? r.stage[3] + sx.tables : nullptr; // core 0's scratch
+    const bool head_major = P(r.step).kv_layout == TSR_LAYOUT_KV_HEAD_MAJOR;
+    uint32_t group_log2 = 0; // a query head's KV head by a shift where the group is a power of two
+    while (group_log2 < 31u && (1u << group_log2) < a.group) ++group_log2;
+    const bool group_pow2 = (1u << group_log2) == a.group;
+    auto kv_head = [&](uint32_t h) { return group_pow2 ? h >> group_log2 : quotient(h, a.group); };
+    auto cache = [&](uint32_t pass, uint32_t kvh) {
+        return r.addr[1 + pass] + (head_major ? (size_t)kvh * a.ctx * head : (size_t)kvh * head);
+    };
+    auto buffer = [&](uint32_t j, uint32_t pass) {
+        return r.stage[1] + (size_t)(2u * j + pass) * r.resolved.slot_bytes[1];
+    };
+    // The core of round t whose buffers hold KV head kvh: its first query head's, or core 0's.
+    auto holder = [&](uint32_t t, uint32_t kvh) {
+        const uint32_t first = kvh * a.group, h0 = t * ac;
+        return first > h0 ? first - h0 : 0u;
+    };
+    auto in = [&](uint32_t t) {
+        if (t == 0u && tables_l1) r.run.dma.copy(tables_l1, tables, sizeof(tsr_quantlib_attention));
+        if (!r.stage[1]) return; // head-major, read in place
+        const uint32_t h0 = t * ac, h_last = (a.nh - h0 < ac ? a.nh : h0 + ac) - 1u;
+        for (uint32_t kvh = kv_head(h0), end = kv_head(h_last); kvh <= end; ++kvh)
+            for (uint32_t pass = 0; pass < 2u; ++pass) {
+                uint8_t *to = buffer(holder(t, kvh), pass);
+                if (head_major) r.run.dma.gather(to, cache(pass, kvh), n * head);
+                else r.run.dma.copy_2d(to, head, cache(pass, kvh), a.kv_dim * e, head, n);
+            }
+    };
+    auto compute = [&](uint32_t t) {
+        const uint32_t j = r.core, h = t * ac + j;
+        if (j >= ac || h >= a.nh) return;
+        const uint32_t kvh = kv_head(h);
+        uint8_t *mine = r.stage[3] + (size_t)j * r.resolved.slot_bytes[3];
+        const uint8_t *keys = r.stage[1] ? buffer(holder(t, kvh), 0u) : cache(0u, kvh);
+        const uint8_t *values = r.stage[1] ? buffer(holder(t, kvh), 1u) : cache(1u, kvh);
+        uint8_t *q = r.addr[0] + (size_t)h * head, *y = r.addr[4] + (size_t)h * head;
+        r.check(mine, sx.bytes, 3);
+        r.check(keys, (uint64_t)n * head, 1);
+        r.check(values, (uint64_t)n * head, 2);
+        r.check(q, head, 0);
+        r.check(y, head, 4);
+        const uint8_t *const tabs = tables_l1 ? tables_l1 : tables;
+        tsr_kernel_status st =
+            v.score(r.step, ScoreArgs{q, keys, mine, sx, 0u, n, n, true, y, r.resolved.zero, r.pos, tabs});
+        if (st == TSR_KERNEL_OK) st = v.accumulate(r.step, AccumulateArgs{values, mine, sx, 0u, n, true, y, r.resolved.zero, tabs});
+        r.kernel(st);
+    };
+    r.tiles_in_turn(ceil_div(a.nh, ac), in, compute, [](uint32_t) {}); // y in place
+}
+
 void run(StepRun &r)
 {
     const Shape a = shape_of(r.step);
     const uint32_t tc = r.step.tile[0], ac = r.step.tile[1] < r.cores ? r.step.tile[1] : r.cores;
-    if (r.rows > 1u && r.pos + r.rows <= tc && !r.stage[0] && !r.stage[4]) return run_by_kv_head(r, a, ac);
+    if (r.pos + r.rows <= tc && !r.stage[0] && !r.stage[4]) // one chunk, q and y in place
+        return r.rows > 1u ? run_by_kv_head(r, a, ac) : run_token(r, a, ac);
     const uint32_t items = r.rows * a.nh, chunks = ceil_div(r.pos + r.rows, tc), rounds = ceil_div(items, ac);
     // A round whose positions are one chunk is one tile (fused): its keys and values
     // gathered at once, each into a buffer of its own (a core's two), then every core scores
