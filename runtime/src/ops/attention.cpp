@@ -436,7 +436,7 @@ void run_by_kv_head(StepRun &r, const Shape &a, uint32_t ac)
 // A token whose cached positions are one chunk, with q and y where they lie: a tile a
 // round of ac query heads, each of the round's KV heads gathered into the buffers of the
 // first core whose head reads it (keys and values at once), then core j computes head
-// round ac + j over them.
+// round ac + j over them (through the variant's rows kernel, a row of one, where it has one).
 void run_token(StepRun &r, const Shape &a, uint32_t ac)
 {
     const AttentionVariant &v = variant_row<AttentionVariant>(r.resolved.variant);
@@ -485,9 +485,14 @@ void run_token(StepRun &r, const Shape &a, uint32_t ac)
         r.check(q, head, 0);
         r.check(y, head, 4);
         const uint8_t *const tabs = tables_l1 ? tables_l1 : tables;
-        tsr_kernel_status st =
-            v.score(r.step, ScoreArgs{q, keys, mine, sx, 0u, n, n, true, y, r.resolved.zero, r.pos, tabs});
-        if (st == TSR_KERNEL_OK) st = v.accumulate(r.step, AccumulateArgs{values, mine, sx, 0u, n, true, y, r.resolved.zero, tabs});
+        tsr_kernel_status st;
+        if (v.rows) { // a row of one
+            st = v.rows(r.step, RowsArgs{q, keys, values, y, mine, tabs, 1u, n, head, r.pos, 0u});
+        } else {
+            st = v.score(r.step, ScoreArgs{q, keys, mine, sx, 0u, n, n, true, y, r.resolved.zero, r.pos, tabs});
+            if (st == TSR_KERNEL_OK)
+                st = v.accumulate(r.step, AccumulateArgs{values, mine, sx, 0u, n, true, y, r.resolved.zero, tabs});
+        }
         r.kernel(st);
     };
     r.tiles_in_turn(ceil_div(a.nh, ac), in, compute, [](uint32_t) {}); // y in place
