@@ -460,16 +460,27 @@ void run_token(StepRun &r, const Shape &a, uint32_t ac)
         const uint32_t first = kvh * a.group, h0 = t * ac;
         return first > h0 ? first - h0 : 0u;
     };
+    // The KV head each of the first holders' buffers holds (a round of fewer cores than a
+    // group's heads reads the round before's again).
+    constexpr uint32_t kHeld = 8;
+    uint32_t held[kHeld];
+    for (uint32_t j = 0; j < kHeld; ++j) held[j] = 0xFFFFFFFFu;
     auto in = [&](uint32_t t) {
         if (t == 0u && tables_l1) r.run.dma.copy(tables_l1, tables, sizeof(tsr_quantlib_attention));
         if (!r.stage[1]) return; // head-major, read in place
         const uint32_t h0 = t * ac, h_last = (a.nh - h0 < ac ? a.nh : h0 + ac) - 1u;
-        for (uint32_t kvh = kv_head(h0), end = kv_head(h_last); kvh <= end; ++kvh)
+        for (uint32_t kvh = kv_head(h0), end = kv_head(h_last); kvh <= end; ++kvh) {
+            const uint32_t j = holder(t, kvh);
+            if (j < kHeld) {
+                if (held[j] == kvh) continue;
+                held[j] = kvh;
+            }
             for (uint32_t pass = 0; pass < 2u; ++pass) {
-                uint8_t *to = buffer(holder(t, kvh), pass);
+                uint8_t *to = buffer(j, pass);
                 if (head_major) r.run.dma.gather(to, cache(pass, kvh), n * head);
                 else r.run.dma.copy_2d(to, head, cache(pass, kvh), a.kv_dim * e, head, n);
             }
+        }
     };
     auto compute = [&](uint32_t t) {
         const uint32_t j = r.core, h = t * ac + j;
