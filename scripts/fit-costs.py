@@ -20,7 +20,8 @@ elements), and fits, per kernel set and variant,
 by least squares on relative error, every coefficient >= 0 (the best of the subsets
 of terms), for each core count measured (by_cores: bank conflicts and the busiest
 core's share differ with the cores) and over every run (for counts never measured); a
-run adds per_run, the mean of what the runs spend outside operators. A variant's operator is the part of
+run adds what the runs spend outside operators, per_run + per_call x its calls + per_row x
+its rows (a decoder-only run copies its rows in and out), fitted alike. A variant's operator is the part of
 its name before the first dot; an operator measured with two variants in one run
 (matmul.i8 and matmul.i8.f32out) is fitted to the one with more work, and both get its
 costs.
@@ -112,7 +113,9 @@ def measured_runs(tests, mode):
         kernel_set = args[args.index("--kernel-set") + 1] if "--kernel-set" in args else "portable"
         work_args = args[: args.index("--kernel-set")] + args[args.index("--kernel-set") + 2:] \
             if "--kernel-set" in args else list(args)
+        rows = re.match(r"rows:(\d+)@", args[2]) if len(args) > 2 else None
         runs.append({"test": number, "elf": name.group(1) if name else "?", "measured": float(total.group(1)),
+                     "rows": int(rows.group(1)) if rows else 1,
                      "ops": ops, "set": kernel_set, "work_args": work_args, "predict_args": args})
     return runs
 
@@ -251,27 +254,36 @@ def main():
         return table
 
     def outside(kernel_set, keep):
-        """What the runs spend outside their operators (measured - the operators' sum): the
-        mean, or with three runs or more a line in the run's calls, (per_run, per_call)."""
+        """What the runs spend outside their operators (measured - the operators' sum), as
+        per_run + per_call x the run's calls + per_row x its rows (what a decoder-only run
+        copies in and out), each >= 0, by least squares on relative error: the fewest terms
+        that fit (a term more only for 1 % less error), per_run always; with fewer runs than
+        terms, fewer terms. (per_run, per_call, per_row)."""
         rs = [r for r in runs if r["set"] == kernel_set and keep(r["cores"])]
-        ys = [r["measured"] - sum(r["ops"].values()) for r in rs]
-        xs = [sum(w["calls"] for w in r["work"].values()) for r in rs]
         if not rs:
-            return 0.0, 0.0
-        mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
-        var = sum((x - mx) ** 2 for x in xs)
-        slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / var if len(rs) >= 3 and var > 0 else 0.0
-        if slope < 0 or my - slope * mx < 0:  # only costs that grow with the calls, from zero up
-            slope = 0.0
-        return float("%.6g" % max(0.0, my - slope * mx)), float("%.6g" % slope)
+            return 0.0, 0.0, 0.0
+        ys = [max(1.0, r["measured"] - sum(r["ops"].values())) for r in rs]
+        xs = [{"one": 1.0, "calls": sum(w["calls"] for w in r["work"].values()), "rows": float(r["rows"])} for r in rs]
+        best = (None, {"one": sum(ys) / len(ys)})
+        for terms in (("one",), ("one", "calls"), ("one", "rows"), ("one", "calls", "rows")):
+            if len(rs) < len(terms) + 1 and len(terms) > 1:
+                continue
+            coef = solve(xs, ys, terms)
+            if coef is None or any(c < 0 for c in coef):
+                continue
+            err = sum(((sum(c * x[t] for c, t in zip(coef, terms)) - y) / y) ** 2 for x, y in zip(xs, ys))
+            if best[0] is None or err < best[0] * 0.99 - 1e-12:
+                best = (err, dict(zip(terms, coef)))
+        c = best[1]
+        return tuple(float("%.6g" % c.get(t, 0.0)) for t in ("one", "calls", "rows"))
 
     fitted = fit_table(lambda cores: True)  # every run: for core counts never measured
-    per_run = {s: outside(s, lambda cores: True) for s in fitted}  # (per_run, per_call)
-    by_cores = {}  # set -> {cores: {"per_run", "variants"}}
+    per_run = {s: outside(s, lambda cores: True) for s in fitted}  # (per_run, per_call, per_row)
+    by_cores = {}  # set -> {cores: {"per_run", "per_call", "per_row", "variants"}}
     for n in sorted({r["cores"] for r in runs}):
         for kernel_set, variants in fit_table(lambda cores: cores == n).items():
-            base, per_call = outside(kernel_set, lambda cores: cores == n)
-            by_cores.setdefault(kernel_set, {})[n] = {"per_run": base, "per_call": per_call,
+            base, per_call, per_row = outside(kernel_set, lambda cores: cores == n)
+            by_cores.setdefault(kernel_set, {})[n] = {"per_run": base, "per_call": per_call, "per_row": per_row,
                                                       "variants": dict(sorted(variants.items()))}
 
     def predicted(run, op=None):
@@ -282,11 +294,11 @@ def main():
             if n <= run["cores"]:
                 entry = e
         costs = dict(fitted[run["set"]])
-        base, per_call = per_run[run["set"]]
+        base, per_call, per_row = per_run[run["set"]]
         if entry:
             costs.update(entry["variants"])
-            base, per_call = entry["per_run"], entry["per_call"]
-        base += per_call * sum(w["calls"] for w in run["work"].values())
+            base, per_call, per_row = entry["per_run"], entry["per_call"], entry["per_row"]
+        base += per_call * sum(w["calls"] for w in run["work"].values()) + per_row * run["rows"]
         steps = sum(sum(costs[v][NAMES[t]] * w[t] for t in TERMS) for v, w in run["work"].items()
                     if v in costs and (op is None or v.split(".")[0] == op))
         return steps if op else base + steps
@@ -294,7 +306,8 @@ def main():
     print("fitted (%s; the busiest core's share of a step's work), by core count:" % mode["unit"])
     for kernel_set, entries in sorted(by_cores.items()):
         for n, e in sorted(entries.items()):
-            print("  %s on %d cores: per run %.0f + %.4g a call" % (kernel_set, n, e["per_run"], e["per_call"]))
+            print("  %s on %d cores: per run %.0f + %.4g a call + %.4g a row" % (kernel_set, n, e["per_run"],
+                                                                                  e["per_call"], e["per_row"]))
             for variant, c in sorted(e["variants"].items()):
                 print("    %-26s per call %10.4g  per MAC %8.4g  per element %8.4g  per byte %8.4g  per transfer %8.4g" % (
                     variant, c["per_call"], c["per_mac"], c["per_element"], c["per_byte"], c["per_transfer"]))
@@ -319,7 +332,8 @@ def main():
         entries[s] = {"unit": mode["unit"],
                       "source": "fitted by scripts/fit-costs.py to %d runs of %s%s" % (
                           n, mode["what"], ", " + a.source if a.source else ""),
-                      "per_run": per_run[s][0], "per_call": per_run[s][1], "variants": dict(sorted(v.items())),
+                      "per_run": per_run[s][0], "per_call": per_run[s][1], "per_row": per_run[s][2],
+                      "variants": dict(sorted(v.items())),
                       "by_cores": {str(n): e for n, e in sorted(by_cores.get(s, {}).items())}}
     for name, sets in mode["boards"]:
         path = os.path.join(ROOT, "boards", name, "board.json")

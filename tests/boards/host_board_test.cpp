@@ -132,6 +132,29 @@ TEST(BoardDesc, FittedCostPerTransferIsOptional)
     EXPECT_NE(error_of([&] { tessera::parse_board_desc(j.dump(), "x"); }).find("per_transfer"), std::string::npos);
 }
 
+// What a run adds per row it carries in and out (cost.fitted.<set>[.by_cores.<n>].per_row):
+// read where given, 0 where left out, refused when negative.
+TEST(BoardDesc, FittedCostPerRowIsOptional)
+{
+    std::string path;
+    for (const std::string &dir : tessera::board_search_dirs())
+        if (std::ifstream(dir + "/siracusa/board.json")) {
+            path = dir + "/siracusa/board.json";
+            break;
+        }
+    ASSERT_FALSE(path.empty());
+    std::ifstream in(path);
+    nlohmann::json j = nlohmann::json::parse(in);
+    nlohmann::json &set = j["cost"]["fitted"]["xpulpv2"];
+    set.erase("by_cores");
+    set.erase("per_row");
+    EXPECT_EQ(tessera::parse_board_desc(j.dump(), "x").cost.fitted_for("xpulpv2")->for_cores(8).per_row, 0.0);
+    set["per_row"] = 1013.5;
+    EXPECT_EQ(tessera::parse_board_desc(j.dump(), "x").cost.fitted_for("xpulpv2")->for_cores(8).per_row, 1013.5);
+    set["per_row"] = -1.0;
+    EXPECT_NE(error_of([&] { tessera::parse_board_desc(j.dump(), "x"); }).find("per_row"), std::string::npos);
+}
+
 // The kernel set a description names (cluster.kernels) is what the board runs where
 // the machine has it, and nothing where it names none.
 TEST(HostBoard, RunsTheKernelSetItsDescriptionNamesWhereTheMachineHasIt)

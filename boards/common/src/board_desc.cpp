@@ -56,11 +56,13 @@ std::map<std::string, std::string> parse_sources(const Value &j)
     return out;
 }
 
-// Costs fitted to a set of runs: per_run, per_call and {variant: {per_call, per_mac,
+// Costs fitted to a set of runs: per_run, per_call[, per_row] and {variant: {per_call, per_mac,
 // per_element, per_byte[, per_transfer]}} (the caller checks the object's keys).
 FittedCoreCosts parse_fitted_costs(const Value &j)
 {
-    FittedCoreCosts out{nonnegative(j["per_run"], 1e12), nonnegative(j["per_call"], 1e9), {}};
+    const auto per_row = j.find("per_row");
+    FittedCoreCosts out{nonnegative(j["per_run"], 1e12), nonnegative(j["per_call"], 1e9),
+                        per_row ? nonnegative(*per_row, 1e9) : 0.0, {}};
     const Value variants = j["variants"];
     variants.expect_object();
     for (auto v = variants.json().begin(); v != variants.json().end(); ++v) {
@@ -84,7 +86,7 @@ std::map<std::string, FittedCosts> parse_fitted(const Value &j)
         bool known = false;
         for (const KernelSetName &k : kKernelSets) known = known || it.key() == k.name;
         if (!known) set.fail("is not a kernel set");
-        set.only_keys({"unit", "source", "per_run", "per_call", "variants", "by_cores"});
+        set.only_keys({"unit", "source", "per_run", "per_call", "per_row", "variants", "by_cores"});
         FittedCosts f;
         f.unit = set["unit"].as_string();
         if (f.unit != "cycles" && f.unit != "instructions") set["unit"].fail("must be \"cycles\" or \"instructions\"");
@@ -98,7 +100,7 @@ std::map<std::string, FittedCosts> parse_fitted(const Value &j)
                 if (key.empty() || key.size() > 4 || key.find_first_not_of("0123456789") != std::string::npos ||
                     std::stoul(key) == 0)
                     entry.fail("is not a core count (1 to 9999)");
-                entry.only_keys({"per_run", "per_call", "variants"});
+                entry.only_keys({"per_run", "per_call", "per_row", "variants"});
                 f.by_cores[uint32_t(std::stoul(key))] = parse_fitted_costs(entry);
             }
         }

@@ -84,7 +84,8 @@ RunEstimate estimate_run(const uint8_t *image, size_t size, const BoardDesc &boa
         throw std::invalid_argument("board '" + board.name + "' has no costs fitted for kernel set '" + kernel_set + "'");
     if (r.fitted) r.unit = r.fitted->unit;
     const FittedCoreCosts *run_fit = r.fitted ? &r.fitted->for_cores(cores) : nullptr;
-    double now = run_fit ? run_fit->per_run : c.fork_cycles; // the run's one fork (fitted: what a run adds)
+    // The run's one fork (fitted: what a run adds, and per row it carries in and out).
+    double now = run_fit ? run_fit->per_run + run_fit->per_row * rows : c.fork_cycles;
     // Off-chip memory's bytes a cycle at the board's clock, and a transfer's latency in cycles.
     const double offchip_per_cycle = board.offchip.present() ? board.offchip.bytes_per_second / c.clock_hz : 1.0;
     const double offchip_latency = board.offchip.latency_ns * 1e-9 * c.clock_hz;

@@ -19,15 +19,16 @@ namespace tessera {
 //   + per_byte x the step's DMA bytes + per_transfer x its DMA transfers
 // (the core's share: the step's work over the cores that compute; the DMA bytes are
 // core 0's to wait for, whatever the cores), barriers and the driver around the kernel
-// included; a run adds per_run + per_call x its steps' calls. `unit` is what was
+// included; a run adds per_run + per_call x its steps' calls + per_row x its rows. `unit` is what was
 // measured: "cycles" (the RTL) or "instructions" (QEMU's plugin).
 struct FittedVariantCost {
     double per_call = 0, per_mac = 0, per_element = 0, per_byte = 0, per_transfer = 0;
 };
-// Costs fitted to a set of runs: what a run adds (per_run + per_call x its steps'
-// calls) and each variant's costs.
+// Costs fitted to a set of runs: what a run adds outside its steps (per_run + per_call x
+// its steps' calls + per_row x its rows: a decoder-only run copies its rows and rotations
+// in and its output out) and each variant's costs.
 struct FittedCoreCosts {
-    double per_run = 0, per_call = 0;
+    double per_run = 0, per_call = 0, per_row = 0;
     std::map<std::string, FittedVariantCost> variants; // by variant name (tessera/variants.def)
 };
 // A kernel set's fitted costs: `all` fitted to every run (for core counts never
