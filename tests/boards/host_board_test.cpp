@@ -109,19 +109,20 @@ TEST(BoardDesc, ErrorsSayWhatIsWrong)
               std::string::npos);
 }
 
+// siracusa's description as JSON, to vary (null where it is not found).
+static nlohmann::json siracusa_json()
+{
+    for (const std::string &dir : tessera::board_search_dirs())
+        if (std::ifstream in(dir + "/siracusa/board.json"); in) return nlohmann::json::parse(in);
+    return nullptr;
+}
+
 // A fitted variant's cost per DMA transfer (cost.fitted.<set>.variants.<v>.per_transfer):
 // read where given, 0 where left out, refused when negative.
 TEST(BoardDesc, FittedCostPerTransferIsOptional)
 {
-    std::string path;
-    for (const std::string &dir : tessera::board_search_dirs())
-        if (std::ifstream(dir + "/siracusa/board.json")) {
-            path = dir + "/siracusa/board.json";
-            break;
-        }
-    ASSERT_FALSE(path.empty());
-    std::ifstream in(path);
-    nlohmann::json j = nlohmann::json::parse(in);
+    nlohmann::json j = siracusa_json();
+    ASSERT_FALSE(j.is_null());
     nlohmann::json &row = j["cost"]["fitted"]["xpulpv2"]["variants"]["add.i8"];
     row.erase("per_transfer");
     EXPECT_EQ(tessera::parse_board_desc(j.dump(), "x").cost.fitted_for("xpulpv2")->variant("add.i8", 1)->per_transfer, 0.0);
@@ -136,15 +137,8 @@ TEST(BoardDesc, FittedCostPerTransferIsOptional)
 // read where given, 0 where left out, refused when negative.
 TEST(BoardDesc, FittedCostPerRowIsOptional)
 {
-    std::string path;
-    for (const std::string &dir : tessera::board_search_dirs())
-        if (std::ifstream(dir + "/siracusa/board.json")) {
-            path = dir + "/siracusa/board.json";
-            break;
-        }
-    ASSERT_FALSE(path.empty());
-    std::ifstream in(path);
-    nlohmann::json j = nlohmann::json::parse(in);
+    nlohmann::json j = siracusa_json();
+    ASSERT_FALSE(j.is_null());
     nlohmann::json &set = j["cost"]["fitted"]["xpulpv2"];
     set.erase("by_cores");
     set.erase("per_row");
