@@ -360,49 +360,6 @@ StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t cores)
     return g;
 }
 
-// The step's QuantLib tables: in the image, and the copy in core 0's scratch (sx.tables)
-// that the step's first tile makes, where the variant has one; what the kernels read.
-struct StepTables {
-    const uint8_t *image = nullptr;
-    uint8_t *l1 = nullptr;
-    StepTables(const StepRun &r, const Scratch &sx)
-    {
-        image = P(r.step).tables < r.run.img.header->tensor_count ? r.constant(P(r.step).tables) : nullptr;
-        l1 = sx.tables && image && r.stage[3] ? r.stage[3] + sx.tables : nullptr;
-    }
-    void copy_in(StepRun &r) const // core 0, in the first tile's transfers
-    {
-        if (l1) r.run.dma.copy(l1, image, sizeof(tsr_quantlib_attention));
-    }
-    const uint8_t *read() const { return l1 ? l1 : image; }
-};
-
-// A query head's KV head, by a shift where the group is a power of two (core 0 decodes
-// every item of a tile; a division costs RV32 cores up to 35 cycles).
-class KvHeadOf {
-public:
-    explicit KvHeadOf(uint32_t group) : group_(group)
-    {
-        while (log2_ < 31u && (1u << log2_) < group) ++log2_;
-        pow2_ = (1u << log2_) == group;
-    }
-    uint32_t operator()(uint32_t head) const { return pow2_ ? head >> log2_ : quotient(head, group_); }
-
-private:
-    uint32_t group_, log2_ = 0;
-    bool pow2_ = false;
-};
-
-// Where KV head kvh's positions from `first` start in the cache of a pass (0 keys, 1
-// values): its columns of row `first` (row-major), or its block's row `first` (head-major).
-const uint8_t *cache_at(const StepRun &r, const Shape &a, uint32_t pass, size_t kvh, uint32_t first)
-{
-    const size_t head = (size_t)a.hs * act_bytes(r.step);
-    return r.addr[1 + pass] + (P(r.step).kv_layout == TSR_LAYOUT_KV_HEAD_MAJOR
-                                   ? (kvh * a.ctx + first) * head
-                                   : (size_t)first * a.kv_dim * act_bytes(r.step) + kvh * head);
-}
-
 // A prompt whose cached positions are one chunk, with q and y where they lie: a tile a KV
 // head, whose keys and values are gathered once (with two cores or more, into two of the
 // four buffers of cores 0 and 1, the next head's under this one's compute), each core
@@ -413,14 +370,17 @@ void run_by_kv_head(StepRun &r, const Shape &a, uint32_t ac)
     const AttentionVariant &v = variant_row<AttentionVariant>(r.resolved.variant);
     const Scratch sx = v.scratch(a);
     const uint32_t e = act_bytes(r.step), head = a.hs * e, seen = r.pos + r.rows; // positions gathered
-    const StepTables tables(r, sx);
+    const uint8_t *tables = P(r.step).tables < r.run.img.header->tensor_count ? r.constant(P(r.step).tables) : nullptr;
+    uint8_t *const tables_l1 = sx.tables && tables && r.stage[3] ? r.stage[3] + sx.tables : nullptr; // core 0's scratch
     const bool head_major = P(r.step).kv_layout == TSR_LAYOUT_KV_HEAD_MAJOR, ahead = ac >= 2u;
-    auto cache = [&](uint32_t pass, uint32_t kvh) { return cache_at(r, a, pass, kvh, 0u); };
+    auto cache = [&](uint32_t pass, uint32_t kvh) {
+        return r.addr[1 + pass] + (head_major ? (size_t)kvh * a.ctx * head : (size_t)kvh * head);
+    };
     auto buffer = [&](uint32_t t, uint32_t pass) {
         return r.stage[1] + (size_t)(2u * (ahead ? t % 2u : 0u) + pass) * r.resolved.slot_bytes[1];
     };
     auto in = [&](uint32_t t) {
-        if (t == 0u) tables.copy_in(r);
+        if (t == 0u && tables_l1) r.run.dma.copy(tables_l1, tables, sizeof(tsr_quantlib_attention));
         if (!r.stage[1]) return; // head-major, read in place
         for (uint32_t pass = 0; pass < 2u; ++pass) {
             if (head_major) r.run.dma.gather(buffer(t, pass), cache(pass, t), seen * head);
@@ -435,7 +395,7 @@ void run_by_kv_head(StepRun &r, const Shape &a, uint32_t ac)
         const uint8_t *keys = r.stage[1] ? buffer(t, 0u) : cache(0u, t), *values = r.stage[1] ? buffer(t, 1u) : cache(1u, t);
         r.check(keys, (uint64_t)seen * head, 1);
         r.check(values, (uint64_t)seen * head, 2);
-        const uint8_t *const tabs = tables.read();
+        const uint8_t *const tabs = tables_l1 ? tables_l1 : tables;
         const uint32_t stride = ac * a.dim * e;
         // Item i of the KV head (query head t group + i / rows, row i % rows): this core's
         // are i = j, j + ac, ...; `first` is the next of them.
@@ -482,10 +442,16 @@ void run_token(StepRun &r, const Shape &a, uint32_t ac)
     const AttentionVariant &v = variant_row<AttentionVariant>(r.resolved.variant);
     const Scratch sx = v.scratch(a);
     const uint32_t e = act_bytes(r.step), head = a.hs * e, n = r.pos + 1u; // the positions it sees
-    const StepTables tables(r, sx);
+    const uint8_t *tables = P(r.step).tables < r.run.img.header->tensor_count ? r.constant(P(r.step).tables) : nullptr;
+    uint8_t *const tables_l1 = sx.tables && tables && r.stage[3] ? r.stage[3] + sx.tables : nullptr; // core 0's scratch
     const bool head_major = P(r.step).kv_layout == TSR_LAYOUT_KV_HEAD_MAJOR;
-    const KvHeadOf kv_head(a.group);
-    auto cache = [&](uint32_t pass, uint32_t kvh) { return cache_at(r, a, pass, kvh, 0u); };
+    uint32_t group_log2 = 0; // a query head's KV head by a shift where the group is a power of two
+    while (group_log2 < 31u && (1u << group_log2) < a.group) ++group_log2;
+    const bool group_pow2 = (1u << group_log2) == a.group;
+    auto kv_head = [&](uint32_t h) { return group_pow2 ? h >> group_log2 : quotient(h, a.group); };
+    auto cache = [&](uint32_t pass, uint32_t kvh) {
+        return r.addr[1 + pass] + (head_major ? (size_t)kvh * a.ctx * head : (size_t)kvh * head);
+    };
     auto buffer = [&](uint32_t j, uint32_t pass) {
         return r.stage[1] + (size_t)(2u * j + pass) * r.resolved.slot_bytes[1];
     };
@@ -500,7 +466,7 @@ void run_token(StepRun &r, const Shape &a, uint32_t ac)
     uint32_t held[kHeld];
     for (uint32_t j = 0; j < kHeld; ++j) held[j] = 0xFFFFFFFFu;
     auto in = [&](uint32_t t) {
-        if (t == 0u) tables.copy_in(r);
+        if (t == 0u && tables_l1) r.run.dma.copy(tables_l1, tables, sizeof(tsr_quantlib_attention));
         if (!r.stage[1]) return; // head-major, read in place
         const uint32_t h0 = t * ac, h_last = (a.nh - h0 < ac ? a.nh : h0 + ac) - 1u;
         for (uint32_t kvh = kv_head(h0), end = kv_head(h_last); kvh <= end; ++kvh) {
@@ -529,7 +495,7 @@ void run_token(StepRun &r, const Shape &a, uint32_t ac)
         r.check(values, (uint64_t)n * head, 2);
         r.check(q, head, 0);
         r.check(y, head, 4);
-        const uint8_t *const tabs = tables.read();
+        const uint8_t *const tabs = tables_l1 ? tables_l1 : tables;
         tsr_kernel_status st;
         if (v.rows) { // a row of one
             st = v.rows(r.step, RowsArgs{q, keys, values, y, mine, tabs, 1u, n, head, r.pos, 0u});
@@ -559,7 +525,8 @@ void run(StepRun &r)
     const uint32_t tiles = fused ? rounds : rounds * 2u * chunks, e = act_bytes(r.step), head = a.hs * e;
     const AttentionVariant &v = variant_row<AttentionVariant>(r.resolved.variant);
     const Scratch sx = v.scratch(a);
-    const StepTables tables(r, sx);
+    const uint8_t *tables = P(r.step).tables < r.run.img.header->tensor_count ? r.constant(P(r.step).tables) : nullptr;
+    uint8_t *const tables_l1 = sx.tables && tables && r.stage[3] ? r.stage[3] + sx.tables : nullptr; // core 0's scratch
     // The items in head-major order, item i (head i / rows, row i % rows): the cores of a
     // round take rows of one head (or of a few), which read the same keys and values, and a
     // core's next round the same head's next rows. A chunk is then gathered once a round and
@@ -608,7 +575,12 @@ void run(StepRun &r)
     auto kv_buffer = [&](uint32_t j, uint32_t parity) {
         return r.stage[1] + (size_t)(2u * j + parity) * r.resolved.slot_bytes[1];
     };
-    const KvHeadOf kv_head(a.group);
+    // A query head's KV head, by a shift where the group is a power of two (core 0 decodes
+    // every item of a tile; a division costs RV32 cores up to 35 cycles).
+    uint32_t group_log2 = 0;
+    while (group_log2 < 31u && (1u << group_log2) < a.group) ++group_log2;
+    const bool group_pow2 = (1u << group_log2) == a.group;
+    auto kv_head = [&](uint32_t head) { return group_pow2 ? head >> group_log2 : quotient(head, a.group); };
     // The core that gathers an item's chunk (staged caches): the round's first whose item
     // has the same KV head; the others read its buffer. It gathers the positions of the
     // chunk the step's last row sees (every row of the round sees a part of them).
@@ -621,8 +593,12 @@ void run(StepRun &r)
         const uint32_t first = x.chunk * tc;
         return first > last_seen ? 0u : last_seen + 1u - first < tc ? last_seen + 1u - first : tc;
     };
+    // Where an item's chunk starts in the cache of a pass: its KV head's columns of row
+    // `first` (row-major), or that head's block's row `first` (head-major).
     const bool head_major = P(r.step).kv_layout == TSR_LAYOUT_KV_HEAD_MAJOR;
-    auto chunk_at = [&](uint32_t pass, size_t kvh, uint32_t first) { return cache_at(r, a, pass, kvh, first); };
+    auto chunk_at = [&](uint32_t pass, size_t kvh, uint32_t first) {
+        return r.addr[1 + pass] + (head_major ? (kvh * a.ctx + first) * head : (size_t)first * a.kv_dim * e + kvh * head);
+    };
     auto chunk_of = [&](uint32_t pass, const Item &it) { return chunk_at(pass, kv_head(it.head), it.first); };
     // What each buffer of the gathering cores holds (the cache rows copied there).
     struct Held {
@@ -657,7 +633,7 @@ void run(StepRun &r)
     };
     auto in = [&](uint32_t t) __attribute__((always_inline)) { // called twice in tiles(): kept in line
         const Tile x = tile(t);
-        if (t == 0u) tables.copy_in(r);
+        if (t == 0u && tables_l1) r.run.dma.copy(tables_l1, tables, sizeof(tsr_quantlib_attention));
         if (x.pass == 0u && x.chunk == 0u && r.stage[0])
             for (uint32_t j = 0; j < ac; ++j) {
                 const Item it = item(x, j);
@@ -681,7 +657,7 @@ void run(StepRun &r)
         uint8_t *q = head_of(0, it, x.round, r.core), *y = head_of(4, it, x.round, r.core);
         const uint32_t n = it.last + 1u; // positions of the row's softmax
         const bool last_chunk = it.first + it.count == n;
-        const uint8_t *const tabs = tables.read();
+        const uint8_t *const tabs = tables_l1 ? tables_l1 : tables;
         r.check(mine, sx.bytes, 3);
         for (uint32_t pass = fused ? 0u : x.pass, end = fused ? 2u : x.pass + 1u; pass < end; ++pass) {
             const uint8_t *kv = r.stage[1] ? kv_buffer(gatherer(x, kv_head(it.head)), fused ? pass : t % 2u) : chunk_of(pass, it);
