@@ -31,21 +31,21 @@ tsr_kernel_status tsr_matmul_i8_xpulpv2(const tsr_matmul_i8_args *a, uint32_t co
     const int8_t *const shifts = a->shift;
     int8_t *const y = a->y;
     const uint32_t ldy = a->ldy;
-    const int32_t x_zero = a->x_zero, y_zero = a->y_zero, y_min = a->y_min, y_max = a->y_max;
+    const int32_t x_zero = a->x_zero;
+    const tsr_xpulpv2_output_bounds bounds = {a->y_min - a->y_zero, a->y_max - a->y_zero, a->y_zero};
+    const bool offsets = bias || x_zero; // else every offset is 0, and a channel adds none
     tsr_xpulpv2_channel_blocks(
         a->x, a->w, a->rows, k, a->n, core_id, core_count,
-        [&offset, bias, x_zero, k](uint32_t i, uint32_t block, const int8_t *wi) {
-            if (!bias && !x_zero) return;
+        [&offset, offsets, bias, x_zero, k](uint32_t i, uint32_t block, const int8_t *wi) {
+            if (!offsets) return;
             int32_t sums[4] = {0, 0, 0, 0};
             if (x_zero && block == 4u) tsr_xpulpv2_row_sums_4(wi, k, sums);
             else if (x_zero) sums[0] = tsr_i8_row_sum(wi, k);
             for (uint32_t c = 0; c < block; ++c) offset[c] = (bias ? bias[i + c] : 0) - x_zero * sums[c];
         },
-        [&offset, multiplier, shifts, y, ldy, y_zero, y_min, y_max](uint32_t r, uint32_t i, uint32_t block, const int32_t *acc) {
-            int8_t *yr = y + (size_t)r * ldy + i;
-            for (uint32_t c = 0; c < block; ++c)
-                yr[c] = tsr_xpulpv2_requantize_to_i8(acc[c] + offset[c], multiplier[i + c], shifts[i + c], y_zero, y_min,
-                                                     y_max);
+        [&offset, offsets, multiplier, shifts, y, ldy, bounds](uint32_t r, uint32_t i, uint32_t block, const int32_t *acc) {
+            tsr_xpulpv2_requantize_block(y + (size_t)r * ldy + i, acc, offset, offsets, multiplier + i, shifts + i, block,
+                                         bounds);
         });
     return TSR_KERNEL_OK;
 }

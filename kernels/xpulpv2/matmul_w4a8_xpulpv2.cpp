@@ -134,7 +134,8 @@ tsr_kernel_status tsr_matmul_w4a8_xpulpv2(const tsr_matmul_w4a8_args *a, uint32_
     const uint8_t *const w = a->w;
     int8_t *const y = a->y;
     const uint32_t ldy = a->ldy, k = a->k, stride = tsr_w4_row_bytes(k);
-    const int32_t x_zero = a->x_zero, y_zero = a->y_zero;
+    const int32_t x_zero = a->x_zero;
+    const tsr_xpulpv2_output_bounds bounds = {-128 - a->y_zero, 127 - a->y_zero, a->y_zero};
     int32_t offset[4] = {0, 0, 0, 0}; // -x_zero sum_g gs_g sum_{j in g} w_j, the same for every row
     w4_channel_blocks(
         a->x, w, a->rows, k, a->n, core_id, core_count,
@@ -142,10 +143,9 @@ tsr_kernel_status tsr_matmul_w4a8_xpulpv2(const tsr_matmul_w4a8_args *a, uint32_
             if (x_zero)
                 for (uint32_t c = 0; c < block; ++c) offset[c] = -x_zero * tsr_w4_weight_sum(w + (size_t)(i + c) * stride, k);
         },
-        [&offset, multiplier, shifts, y, ldy, y_zero](uint32_t r, uint32_t i, uint32_t block, const int32_t *acc) {
-            int8_t *yr = y + (size_t)r * ldy + i;
-            for (uint32_t c = 0; c < block; ++c)
-                yr[c] = tsr_xpulpv2_requantize_to_i8(acc[c] + offset[c], multiplier[i + c], shifts[i + c], y_zero, -128, 127);
+        [&offset, x_zero, multiplier, shifts, y, ldy, bounds](uint32_t r, uint32_t i, uint32_t block, const int32_t *acc) {
+            tsr_xpulpv2_requantize_block(y + (size_t)r * ldy + i, acc, offset, x_zero != 0, multiplier + i, shifts + i,
+                                         block, bounds);
         });
     return TSR_KERNEL_OK;
 }

@@ -147,7 +147,9 @@ static inline uint32_t tsr_xpulpv2_skew(uint32_t core_id, uint32_t core_count, u
 {
     if (words <= 1u) return 0u;
     const uint32_t core = core_count > 1u ? core_id : tsr_xpulpv2_cluster_core();
-    return core ? 2u * core % words : 0u;
+    uint32_t skew = 2u * core; // (2 core) % words, without a division: words > 2 core in the usual case
+    while (skew >= words) skew -= words;
+    return skew;
 }
 
 // acc[c] = x . w_c (k = 4 * words), from word `skew` round to it.

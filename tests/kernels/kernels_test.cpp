@@ -44,6 +44,33 @@ TEST(CoreRange, PartitionsEveryItemOnceBalanced)
         }
 }
 
+// A core split's quotient by the core count against the compiler's division: every count
+// the table covers (2 to 16) at every numerator below 2^20 and around 2^27 (its edge), and
+// the counts beyond it (a division) at a few; the split itself covers every item once.
+TEST(KernelMath, QuotientByCoresEqualsTheCompilersDivision)
+{
+    for (uint32_t d = 1; d <= 40; ++d) {
+        const uint32_t dense = d <= 16u ? (1u << 20) : 4096u;
+        for (uint32_t n = 0; n < dense; ++n) ASSERT_EQ(tsr_quotient_by_cores(n, d), n / d) << n << " / " << d;
+        for (uint32_t n = (1u << 27) - 70000u; n < (1u << 27) + 70000u; ++n)
+            ASSERT_EQ(tsr_quotient_by_cores(n, d), n / d) << n << " / " << d;
+        for (uint32_t n : {0xFFFFFFFFu, 0xFFFFFFF0u, 0x80000000u, 0x7FFFFFFFu})
+            ASSERT_EQ(tsr_quotient_by_cores(n, d), n / d) << n << " / " << d;
+        for (uint32_t total : {0u, 1u, 7u, 64u, 172u, 1000u}) {
+            uint32_t next = 0;
+            for (uint32_t c = 0; c < d; ++c) {
+                uint32_t begin = 0, end = 0;
+                tsr_core_range(total, c, d, &begin, &end);
+                ASSERT_EQ(begin, next) << total << " over " << d;
+                ASSERT_LE(end - begin, total / d + 1u);
+                ASSERT_GE(end - begin, total / d);
+                next = end;
+            }
+            ASSERT_EQ(next, total) << total << " over " << d;
+        }
+    }
+}
+
 // The 64-by-32-bit division of two 32-bit ones against the compiler's 64-bit division:
 // every divisor's normalizing shift, the largest numerators (hi = d - 1, lo all ones), and
 // random ones; the top bit against std::bit_width.

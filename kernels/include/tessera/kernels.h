@@ -31,10 +31,23 @@ typedef enum tsr_kernel_status {
 /* [begin, end) share of `total` items for one core; contiguous, balanced to within one.
  * When the split is uneven the last cores take the extra items: core 0 also drives
  * the DMA engine and walks the schedule. */
+/* n / d for d >= 1. For a cluster's core counts (d <= 16) and n < 2^27, the high word of
+ * n times ceil(2^32 / d): exact there, since n (ceil(2^32 / d) d - 2^32) < 2^27 d <= 2^31.
+ * A division costs RV32 cores up to 35 cycles, and every kernel call splits its work. */
+static inline uint32_t tsr_quotient_by_cores(uint32_t n, uint32_t d)
+{
+    static const uint32_t reciprocal[17] = {0u, 0u, 2147483648u, 1431655766u, 1073741824u, 858993460u,
+                                            715827883u, 613566757u, 536870912u, 477218589u, 429496730u,
+                                            390451573u, 357913942u, 330382100u, 306783379u, 286331154u,
+                                            268435456u};
+    if (d >= 2u && d <= 16u && n < (1u << 27)) return (uint32_t)(((uint64_t)n * reciprocal[d]) >> 32);
+    return d == 1u ? n : n / d;
+}
+
 static inline void tsr_core_range(uint32_t total, uint32_t core_id, uint32_t core_count,
                                   uint32_t *begin, uint32_t *end)
 {
-    const uint32_t base = total / core_count, first_big = core_count - total % core_count;
+    const uint32_t base = tsr_quotient_by_cores(total, core_count), first_big = core_count - (total - base * core_count);
     *begin = core_id * base + (core_id > first_big ? core_id - first_big : 0u);
     *end = *begin + base + (core_id >= first_big ? 1u : 0u);
 }

@@ -319,7 +319,7 @@ StepRun::StepRun(RunState &r, uint32_t i, uint32_t c, uint32_t n)
       fine(n < kControllerOnlyFrom || c > 0u), worker(0), workers(n < kControllerOnlyFrom ? n : n - 1u),
       resolved(r.resolved[i]), addr(resolved.addr), stage(resolved.stage)
 {
-    if (fine) worker = ((n < kControllerOnlyFrom ? c : c - 1u) + i) % workers;
+    if (fine) worker = remainder_by_cores((n < kControllerOnlyFrom ? c : c - 1u) + i, workers);
 }
 
 void StepRun::kernel(tsr_kernel_status st)

@@ -257,6 +257,9 @@ struct RunState {
 // GVSoC. A decoder that meets d = 1 on every tile takes a Divider.)
 inline uint32_t quotient(uint32_t n, uint32_t d) { return n < d ? 0u : d == 1u ? n : n / d; }
 
+// n % d for a core count d >= 1 (tsr_quotient_by_cores: no division for a cluster's).
+inline uint32_t remainder_by_cores(uint32_t n, uint32_t d) { return n - tsr_quotient_by_cores(n, d) * d; }
+
 // n / d for a d >= 1 fixed over many n: one division when made (none for d = 1), then a
 // multiplication by floor((2^32 - 1) / d), whose product's high word is n / d or one less.
 class Divider {
@@ -336,7 +339,7 @@ public:
     {
         fine = true;
         workers = cores;
-        worker = (core + index) % cores;
+        worker = remainder_by_cores(core + index, cores);
     }
 
     // The tile loop (every core): in(t) and out(t) run on core 0 and issue tile t's
