@@ -239,6 +239,28 @@ static void check_dma(suite *s)
     put(s, "DMA 2D: 8 rows of 24 bytes, strides 40 -> 32, rows exact and the gaps between them untouched");
     finish(s, ok ? PASSED : FAILED);
 
+    /* Planes (optional): 5 planes of 9 rows of 4 bytes, a KV cache's heads gathered (source
+     * rows 64 apart, plane p's columns 4 p on), each into a block of its own 80 bytes apart;
+     * or, where the board declines the copy, UNSUPPORTED and nothing written */
+    if (o->dma_copy_planes) {
+        memset(dst, 0xEE, 512u);
+        const tsr_dma_planes c = {dst, src, 4u, 64u, 4u, 9u, 80u, 4u, 5u};
+        const tsr_hal_status st = o->dma_copy_planes(b->ctx, &c, &h);
+        ok = st == TSR_HAL_OK || st == TSR_HAL_UNSUPPORTED;
+        if (st == TSR_HAL_OK) ok = o->dma_wait(b->ctx, h) == TSR_HAL_OK && h != 0u;
+        for (uint32_t i = 0; i < 512u && ok; ++i) {
+            const uint32_t p = i / 80u, at = i % 80u;
+            const bool copied = st == TSR_HAL_OK && p < 5u && at < 36u;
+            ok = dst[i] == (copied ? src[(at / 4u) * 64u + 4u * p + at % 4u] : 0xEEu);
+        }
+        const tsr_dma_planes bad = {NULL, src, 4u, 64u, 4u, 9u, 80u, 4u, 5u};
+        ok = ok && o->dma_copy_planes(b->ctx, &bad, &h) == TSR_HAL_INVALID &&
+             o->dma_copy_planes(b->ctx, NULL, &h) == TSR_HAL_INVALID;
+        begin(s);
+        put(s, "DMA planes: 5 planes of 9 rows of 4 bytes (source stride 64, planes 4 and 80 apart) exact, or declined; a null copy INVALID");
+        finish(s, ok ? PASSED : FAILED);
+    }
+
     /* In order: 8 transfers, only the last waited for */
     memset(dst, 0xEE, bytes);
     tsr_dma_handle last = 0;

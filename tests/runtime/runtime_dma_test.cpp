@@ -103,6 +103,80 @@ TEST_F(RuntimeDma, WhatBreaksTheSpacingStartsAnotherTransfer)
     EXPECT_EQ(rec.copies.size(), want.size());
 }
 
+// Planes (tsr_hal_ops.dma_copy_planes): one call and one transfer where the board takes
+// them; plane by plane where it has no such call or declines the copy (UNSUPPORTED); any
+// other failure sticks, and nothing more is issued.
+tsr_hal_status g_planes_status = TSR_HAL_OK;
+std::vector<tsr_dma_planes> g_planes;
+tsr_hal_status copy_planes(void *, const tsr_dma_planes *c, tsr_dma_handle *out)
+{
+    g_planes.push_back(*c);
+    *out = 1000u + (tsr_dma_handle)g_planes.size();
+    return g_planes_status;
+}
+
+TEST_F(RuntimeDma, PlanesGoAsOneTransferOrPlaneByPlane)
+{
+    const tsr_dma_planes c = {l1.data() + 64, l2.data() + 8, 4, 64, 4, 9, 80, 4, 3};
+    const std::vector<Copy> each = {{a1(64), a2(8), 4, 64, 4, 9}, {a1(144), a2(12), 4, 64, 4, 9}, {a1(224), a2(16), 4, 64, 4, 9}};
+    { // no such call: plane by plane
+        tsr::Dma dma(&board);
+        dma.copy_planes(c);
+        EXPECT_EQ(rec.copies, each);
+        EXPECT_EQ(dma.transfers, 3u);
+        EXPECT_EQ(dma.bytes, 108u);
+    }
+    rec.copies.clear();
+    g_planes.clear();
+    ops.dma_copy_planes = copy_planes;
+    { // taken: one call, its handle the last
+        g_planes_status = TSR_HAL_OK;
+        tsr::Dma dma(&board);
+        dma.gather(l1.data(), l2.data(), 16); // a pending gather goes first
+        dma.copy_planes(c);
+        ASSERT_EQ(g_planes.size(), 1u);
+        EXPECT_EQ(g_planes[0].planes, 3u);
+        EXPECT_EQ(g_planes[0].dst_plane, 80u);
+        EXPECT_EQ(rec.copies, (std::vector<Copy>{{a1(0), a2(0), 16, 16, 16, 1}}));
+        EXPECT_EQ(dma.last(), 1001u);
+        EXPECT_EQ(dma.transfers, 2u);
+        EXPECT_EQ(dma.bytes, 16u + 108u);
+    }
+    rec.copies.clear();
+    g_planes.clear();
+    { // declined: plane by plane
+        g_planes_status = TSR_HAL_UNSUPPORTED;
+        tsr::Dma dma(&board);
+        dma.copy_planes(c);
+        EXPECT_EQ(g_planes.size(), 1u);
+        EXPECT_EQ(rec.copies, each);
+        EXPECT_FALSE(dma.failed());
+    }
+    rec.copies.clear();
+    g_planes.clear();
+    { // failed: the status sticks
+        g_planes_status = TSR_HAL_FAULT;
+        tsr::Dma dma(&board);
+        dma.copy_planes(c);
+        dma.copy(l1.data(), l2.data(), 8);
+        EXPECT_TRUE(dma.failed());
+        EXPECT_EQ(dma.status(), TSR_HAL_FAULT);
+        EXPECT_TRUE(rec.copies.empty());
+        EXPECT_EQ(dma.transfers, 0u);
+    }
+    g_planes_status = TSR_HAL_OK;
+    rec.copies.clear();
+    g_planes.clear();
+    { // one plane: a 2D copy
+        tsr::Dma dma(&board);
+        tsr_dma_planes one = c;
+        one.planes = 1;
+        dma.copy_planes(one);
+        EXPECT_TRUE(g_planes.empty());
+        EXPECT_EQ(rec.copies, (std::vector<Copy>{each[0]}));
+    }
+}
+
 } // namespace
 
 // A matmul's first weight tile fetched ahead while the step before computes

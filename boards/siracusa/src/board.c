@@ -544,6 +544,35 @@ static tsr_hal_status dma_copy_1d(void *ctx, void *dst, const void *src, uint32_
     return dma_copy_2d(ctx, dst, bytes, src, bytes, bytes, 1u, out);
 }
 
+/* Planes of gathers on the short path only (dma_gather_block's, a plane each: rows of L2 or
+ * the weight memory into a contiguous block of TCDM), every plane's command on one counter:
+ * a handle for them all, a command of five words a plane. Any other copy: UNSUPPORTED (the
+ * runtime goes plane by plane). */
+static tsr_hal_status dma_copy_planes(void *ctx, const tsr_dma_planes *c, tsr_dma_handle *out)
+{
+    (void)ctx;
+    if (c == NULL || c->dst == NULL || c->src == NULL || out == NULL) return TSR_HAL_INVALID;
+    if (c->planes == 0u || c->rows == 0u || c->row_bytes == 0u || (c->rows > 1u && c->dst_stride != c->row_bytes))
+        return TSR_HAL_UNSUPPORTED;
+    const uint64_t bytes = (uint64_t)c->rows * c->row_bytes, last = c->planes - 1u;
+    const uint64_t dst_span = last * c->dst_plane + bytes;
+    const uint64_t src_span = last * c->src_plane + (uint64_t)(c->rows - 1u) * c->src_stride + c->row_bytes;
+    const uintptr_t d = (uintptr_t)c->dst, s = (uintptr_t)c->src;
+    if (bytes > SIRACUSA_DMA_LEN_MAX || dst_span > SIRACUSA_L1_BYTES || src_span > SIRACUSA_L2_BYTES ||
+        !in_l1(d, (uint32_t)dst_span) ||
+        !(within(s, (uint32_t)src_span, SIRACUSA_L2_BASE, SIRACUSA_L2_BYTES) ||
+          within(s, (uint32_t)src_span, SIRACUSA_WMEM_BASE, SIRACUSA_WMEM_BYTES)))
+        return TSR_HAL_UNSUPPORTED;
+    if (g_dma_issued - g_dma_retired >= DMA_SLOTS) return TSR_HAL_BUSY;
+    const int8_t counter = (int8_t)REG(dma_reg(SIRACUSA_DMA_CMD)); /* a free counter: 16 handles hold 16 at most */
+    const bool two_d = c->rows > 1u;
+    const uint32_t cmd = SIRACUSA_DMA_EXT2LOC | (uint32_t)bytes;
+    for (uint32_t p = 0, loc = (uint32_t)d, ext = (uint32_t)s; p < c->planes; ++p, loc += c->dst_plane, ext += c->src_plane)
+        dma_push(cmd, loc, ext, two_d, c->row_bytes, c->src_stride);
+    *out = issued(counter);
+    return TSR_HAL_OK;
+}
+
 /* The oldest handle in flight is done: wait for its counter (asleep on the DMA's event), free it. */
 static void dma_retire_one(void)
 {
@@ -586,7 +615,7 @@ static void console_write(void *ctx, const char *text, size_t len)
 /* ctx: the NPU queue (the other operations need none). */
 static const tsr_hal_ops g_ops = {cluster_fork,       cluster_barrier,   dma_copy_1d,       dma_copy_2d, dma_wait,
                                   tsr_npu_core_submit, tsr_npu_core_poll, tsr_npu_core_wait, cycles,      console_write,
-                                  NULL,                NULL};
+                                  NULL,                NULL,              dma_copy_planes};
 
 const tsr_hal_board *tsr_pulp_board(void) { return &g_board; }
 

@@ -10,7 +10,7 @@
  *  - the controller (core 0, the caller of cluster_fork) and, inside a cluster
  *    task, any core may call cluster_barrier, cycles, trace and
  *    check_kernel_operand;
- *  - the DMA operations (dma_copy_1d, dma_copy_2d, dma_wait) are called by one core
+ *  - the DMA operations (dma_copy_1d, dma_copy_2d, dma_copy_planes, dma_wait) are called by one core
  *    at a time: the controller outside tasks, core 0 inside them. A board's DMA
  *    engine must accept them from core 0 while the other cores compute;
  *  - the NPU queue (npu_submit, npu_poll, npu_wait): one core at a time, like the
@@ -71,6 +71,16 @@ typedef uint32_t tsr_npu_handle;
  * with npu_submit, waits, and resolves its status). */
 typedef struct tsr_npu_job tsr_npu_job;
 
+/* A copy of `planes` 2D blocks, plane p from src + p src_plane to dst + p dst_plane, each
+ * as dma_copy_2d's (rows of row_bytes, a stride apart on either side): the columns of
+ * several heads gathered from a KV cache, each head into a buffer of its own. */
+typedef struct tsr_dma_planes {
+    void *dst;
+    const void *src;
+    uint32_t dst_stride, src_stride, row_bytes, rows;
+    uint32_t dst_plane, src_plane, planes;
+} tsr_dma_planes;
+
 typedef struct tsr_hal_ops {
     /* Fork `task` on the cluster's cores (all of them, or fewer: see tsr_cluster_task)
      * and return when all have finished (join). */
@@ -111,10 +121,17 @@ typedef struct tsr_hal_ops {
      * none) for the run starting at position `pos`. Called by every core around
      * each step it takes part in, for a board's timeline. */
     void (*trace)(void *ctx, uint32_t core, const char *name, uint32_t layer, uint32_t pos, bool begin);
+
+    /* Optional (NULL: the runtime issues each plane as a dma_copy_2d): every plane of `copy`
+     * as one asynchronous transfer, one handle for all of them, where the board's engine
+     * takes them at less cost than a call a plane. TSR_HAL_UNSUPPORTED for a copy it does
+     * not take that way (the runtime then copies plane by plane), BUSY and INVALID as
+     * dma_copy_2d; a DMA operation (the threading contract's). */
+    tsr_hal_status (*dma_copy_planes)(void *ctx, const tsr_dma_planes *copy, tsr_dma_handle *out);
 } tsr_hal_ops;
 
 /* A board as the runtime sees it. */
-#define TSR_HAL_ABI 0x35414854u /* "THA5": tsr_hal_board.abi of this layout (image_dma_only added) */
+#define TSR_HAL_ABI 0x36414854u /* "THA6": tsr_hal_board.abi of this layout (dma_copy_planes added) */
 
 /* Instruction-set extensions a board's cores run beyond the base ISA its firmware is
  * built for (tsr_hal_board.isa). The runtime runs a variant's tuned kernels (kernels/<isa>/)

@@ -469,18 +469,38 @@ void run_token(StepRun &r, const Shape &a, uint32_t ac)
         if (t == 0u && tables_l1) r.run.dma.copy(tables_l1, tables, sizeof(tsr_quantlib_attention));
         if (!r.stage[1]) return; // head-major, read in place
         const uint32_t h0 = t * ac, h_last = (a.nh - h0 < ac ? a.nh : h0 + ac) - 1u;
+        // A row-major cache's heads in runs of consecutive KV heads whose holders lie a
+        // group apart (each its group's first query head), keys then values, a run's heads
+        // as the planes of one transfer each (Dma::copy_planes).
+        struct Run {
+            uint32_t j, kvh, count;
+        } run = {0u, 0u, 0u};
+        auto issue = [&] {
+            for (uint32_t pass = 0; pass < 2u && run.count; ++pass) {
+                uint8_t *to = buffer(run.j, pass);
+                const uint8_t *from = cache(pass, run.kvh);
+                if (run.count == 1u) r.run.dma.copy_2d(to, head, from, a.kv_dim * e, head, n);
+                else r.run.dma.copy_planes(tsr_dma_planes{to, from, head, a.kv_dim * e, head, n,
+                                                          a.group * 2u * r.resolved.slot_bytes[1], head, run.count});
+            }
+            run.count = 0u;
+        };
         for (uint32_t kvh = kv_head(h0), end = kv_head(h_last); kvh <= end; ++kvh) {
             const uint32_t j = holder(t, kvh);
             if (j < kHeld) {
                 if (held[j] == kvh) continue;
                 held[j] = kvh;
             }
-            for (uint32_t pass = 0; pass < 2u; ++pass) {
-                uint8_t *to = buffer(j, pass);
-                if (head_major) r.run.dma.gather(to, cache(pass, kvh), n * head);
-                else r.run.dma.copy_2d(to, head, cache(pass, kvh), a.kv_dim * e, head, n);
+            if (head_major) {
+                for (uint32_t pass = 0; pass < 2u; ++pass) r.run.dma.gather(buffer(j, pass), cache(pass, kvh), n * head);
+            } else if (run.count && kvh == run.kvh + run.count && j == run.j + run.count * a.group) {
+                ++run.count;
+            } else {
+                issue();
+                run = Run{j, kvh, 1u};
             }
         }
+        issue();
     };
     auto compute = [&](uint32_t t) {
         const uint32_t j = r.core, h = t * ac + j;

@@ -171,6 +171,33 @@ void Dma::issue(void *dst, uint32_t dst_stride, const void *src, uint32_t src_st
     ++transfers;
 }
 
+void Dma::copy_planes(const tsr_dma_planes &c)
+{
+    flush();
+    if (failed() || c.planes == 0u || c.rows == 0u || c.row_bytes == 0u) return;
+    if (planes_ && c.planes > 1u) { // (one plane: dma_copy_2d's short paths)
+        tsr_dma_handle h = 0;
+        tsr_hal_status st = planes_(ctx_, &c, &h);
+        if (st == TSR_HAL_BUSY && last_) { // a full queue: everything queued completes, then there is room
+            wait(last_);
+            st = planes_(ctx_, &c, &h);
+        }
+        if (st == TSR_HAL_OK) {
+            last_ = h;
+            bytes += c.row_bytes * c.rows * c.planes; // within a region: fits 32 bits
+            ++transfers;
+            return;
+        }
+        if (st != TSR_HAL_UNSUPPORTED) {
+            status_ = st;
+            return;
+        }
+    }
+    for (uint32_t p = 0; p < c.planes; ++p)
+        issue(static_cast<uint8_t *>(c.dst) + (size_t)p * c.dst_plane, c.dst_stride,
+              static_cast<const uint8_t *>(c.src) + (size_t)p * c.src_plane, c.src_stride, c.row_bytes, c.rows);
+}
+
 void Dma::wait(tsr_dma_handle h)
 {
     if (h == 0u || h == drained_ || failed()) return;

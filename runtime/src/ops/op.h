@@ -81,7 +81,8 @@ public:
     // The entry points it calls, read once a run: the board's tables may sit in slow memory
     // (siracusa: L2, about 15 cycles a load from a cluster core).
     explicit Dma(const tsr_hal_board *board)
-        : board_(board), ctx_(board->ctx), copy_2d_(board->ops->dma_copy_2d), wait_(board->ops->dma_wait)
+        : board_(board), ctx_(board->ctx), copy_2d_(board->ops->dma_copy_2d), wait_(board->ops->dma_wait),
+          planes_(board->ops->dma_copy_planes)
     {
     }
     void copy_2d(void *dst, uint32_t dst_stride, const void *src, uint32_t src_stride, uint32_t row_bytes,
@@ -91,6 +92,9 @@ public:
         issue(dst, dst_stride, src, src_stride, row_bytes, rows);
     }
     void copy(void *dst, const void *src, uint32_t bytes) { copy_2d(dst, bytes, src, bytes, bytes, 1u); }
+    // Every plane of `c` as one transfer where the board takes them so (tsr_hal_ops.
+    // dma_copy_planes: one call, one handle), else plane by plane.
+    void copy_planes(const tsr_dma_planes &c);
     // A copy that may join the gather before it: copies of the same bytes, each whose
     // source and destination lie as far on from the one before as that one's from its own
     // (a head of each KV group, a head of a head-major cache), go as the rows of one 2D
@@ -138,6 +142,7 @@ private:
     void *ctx_;
     tsr_hal_status (*copy_2d_)(void *, void *, uint32_t, const void *, uint32_t, uint32_t, uint32_t, tsr_dma_handle *);
     tsr_hal_status (*wait_)(void *, tsr_dma_handle);
+    tsr_hal_status (*planes_)(void *, const tsr_dma_planes *, tsr_dma_handle *);
     tsr_dma_handle last_ = 0;
     tsr_dma_handle drained_ = 0; // last_ when it was waited for: every transfer so far is done
     tsr_hal_status status_ = TSR_HAL_OK;
