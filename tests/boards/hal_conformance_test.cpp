@@ -94,6 +94,33 @@ TEST(HalConformance, FailsAnNpuThatNeverRunsTheJob)
     EXPECT_NE(out.find("FAIL NPU misaligned"), std::string::npos) << out;
 }
 
+// Planes (optional): one that copies only the first plane fails; one that declines every
+// copy (UNSUPPORTED) passes, the runtime then copying plane by plane.
+TEST(HalConformance, FailsPlanesThatCopyOnlyTheFirst)
+{
+    uint32_t failed = 0;
+    std::string out = run(
+        [](tsr_hal_ops &o) {
+            o.dma_copy_planes = [](void *ctx, const tsr_dma_planes *c, tsr_dma_handle *h) {
+                if (!c || !c->dst || !c->src) return TSR_HAL_INVALID;
+                return g_broken->real->ops->dma_copy_2d(ctx, c->dst, c->dst_stride, c->src, c->src_stride, c->row_bytes,
+                                                        c->rows, h);
+            };
+        },
+        &failed);
+    EXPECT_EQ(failed, 1u) << out;
+    EXPECT_NE(out.find("FAIL DMA planes"), std::string::npos) << out;
+    out = run(
+        [](tsr_hal_ops &o) {
+            o.dma_copy_planes = [](void *, const tsr_dma_planes *c, tsr_dma_handle *) {
+                return c && c->dst && c->src ? TSR_HAL_UNSUPPORTED : TSR_HAL_INVALID;
+            };
+        },
+        &failed);
+    EXPECT_EQ(failed, 0u) << out;
+    EXPECT_NE(out.find("ok   DMA planes"), std::string::npos) << out;
+}
+
 TEST(HalConformance, FailsACounterThatRunsBackwards)
 {
     uint32_t failed = 0;

@@ -1075,6 +1075,28 @@ static const char *set_name(uint32_t isa)
     return "?";
 }
 
+/* The kernels' core split (tsr_quotient_by_cores: on RISC-V a product by a table's reciprocal)
+ * against the division: every core count 1 to 20, numerators from 0 and around 2^27 (the
+ * table's edge), and the largest. */
+static void check_core_split(void)
+{
+    uint32_t cases = 0, differ = 0;
+    for (uint32_t d = 1; d <= 20u; ++d) {
+        for (uint32_t i = 0; i < 1204u; ++i) {
+            const uint32_t n = i < 600u ? i : i < 1200u ? (1u << 27) - 300u + (i - 600u) : 0xFFFFFFFFu - (i - 1200u);
+            ++cases;
+            if (tsr_quotient_by_cores(n, d) != n / d) ++differ;
+        }
+    }
+    tsr_demo_puts("core split (tsr_quotient_by_cores): ");
+    tsr_demo_put_u64(cases - differ);
+    tsr_demo_puts(" cases equal the division, ");
+    tsr_demo_put_u64(differ);
+    tsr_demo_puts(" differ\n");
+    g_all_cases += cases;
+    g_all_differ += differ;
+}
+
 static char g_sets_run[96] = "portable";
 static uint32_t g_set_skipped;
 /* Whether the board's cores run the set of bit `isa`; the first time, its name is noted. */
@@ -1102,6 +1124,7 @@ int main(void)
     tsr_demo_puts("\n");
 
     compute_iexp_constants();
+    check_core_split();
     check_portable();
 #define TSR_TUNED(OP, SET, VARIANT, sfx)                                                                               \
     if (enter_set(TSR_ISA_##SET)) REPEATED(TSR_CHECK_##VARIANT(sfx));

@@ -31,17 +31,22 @@ typedef enum tsr_kernel_status {
 /* [begin, end) share of `total` items for one core; contiguous, balanced to within one.
  * When the split is uneven the last cores take the extra items: core 0 also drives
  * the DMA engine and walks the schedule. */
-/* n / d for d >= 1. For a cluster's core counts (d <= 16) and n < 2^27, the high word of
- * n times ceil(2^32 / d): exact there, since n (ceil(2^32 / d) d - 2^32) < 2^27 d <= 2^31.
- * A division costs RV32 cores up to 35 cycles, and every kernel call splits its work. */
+/* n / d for d >= 1. On RISC-V, for a cluster's core counts (d <= 16) and n < 2^27, the high
+ * word of n times ceil(2^32 / d): exact there, since n (ceil(2^32 / d) d - 2^32) < 2^27 d <=
+ * 2^31. A division costs RV32 cores up to 35 cycles, and every kernel call splits its work;
+ * elsewhere (x86-64, Arm's UDIV) the division itself is cheaper. */
 static inline uint32_t tsr_quotient_by_cores(uint32_t n, uint32_t d)
 {
+#if !defined(__riscv)
+    return n / d;
+#else
     static const uint32_t reciprocal[17] = {0u, 0u, 2147483648u, 1431655766u, 1073741824u, 858993460u,
                                             715827883u, 613566757u, 536870912u, 477218589u, 429496730u,
                                             390451573u, 357913942u, 330382100u, 306783379u, 286331154u,
                                             268435456u};
     if (d >= 2u && d <= 16u && n < (1u << 27)) return (uint32_t)(((uint64_t)n * reciprocal[d]) >> 32);
     return d == 1u ? n : n / d;
+#endif
 }
 
 static inline void tsr_core_range(uint32_t total, uint32_t core_id, uint32_t core_count,
