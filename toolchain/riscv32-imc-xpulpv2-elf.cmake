@@ -1,6 +1,8 @@
 # Bare-metal RV32IMC with the XpulpV2 extensions (CORE-V: cv32e40p with COREV_PULP), no
 # FPU (ilp32): the pulp-rtl board's integer cores. The compiler is told rv32imc (Debian's
 # binutils knows no CORE-V mnemonic); kernels/xpulpv2 encodes those instructions itself.
+# TSR_CORES_DIVIDE_SLOWLY: the cores' integer division is serial (tessera/kernels.h).
+set(TESSERA_RISCV_EXTRA_FLAGS -DTSR_CORES_DIVIDE_SLOWLY)
 set(TESSERA_RISCV_ARCH rv32imc)
 set(TESSERA_RISCV_ABI ilp32)
 set(TESSERA_BARE_METAL_BOARD pulp-rtl CACHE STRING "")

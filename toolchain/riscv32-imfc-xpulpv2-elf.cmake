@@ -3,7 +3,9 @@
 # -mno-fdiv: on the Verilator model of these cores an fdiv.s or fsqrt.s never completes,
 # so divisions are libgcc's __divsf3 and square roots the board's sqrtf
 # (boards/pulp-rtl/src/sqrtf_integer.c), both correctly rounded like the instructions.
-set(TESSERA_RISCV_EXTRA_FLAGS -mno-fdiv)
+# TSR_CORES_DIVIDE_SLOWLY: the cores' integer division is serial (up to 35 cycles), so the
+# kernels' core split multiplies by a reciprocal instead (tessera/kernels.h).
+set(TESSERA_RISCV_EXTRA_FLAGS "-mno-fdiv -DTSR_CORES_DIVIDE_SLOWLY")
 set(TESSERA_RISCV_ARCH rv32imfc)
 set(TESSERA_RISCV_ABI ilp32f)
 set(TESSERA_BARE_METAL_BOARD pulp-rtl CACHE STRING "")

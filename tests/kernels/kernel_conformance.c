@@ -1075,7 +1075,7 @@ static const char *set_name(uint32_t isa)
     return "?";
 }
 
-/* The kernels' core split (tsr_quotient_by_cores: on RISC-V a product by a table's reciprocal)
+/* The kernels' core split (tsr_quotient_by_cores: a product by a table's reciprocal where the cores divide slowly)
  * against the division: every core count 1 to 20, numerators from 0 and around 2^27 (the
  * table's edge), and the largest. */
 static void check_core_split(void)

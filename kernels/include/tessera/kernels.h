@@ -31,13 +31,14 @@ typedef enum tsr_kernel_status {
 /* [begin, end) share of `total` items for one core; contiguous, balanced to within one.
  * When the split is uneven the last cores take the extra items: core 0 also drives
  * the DMA engine and walks the schedule. */
-/* n / d for d >= 1. On RISC-V, for a cluster's core counts (d <= 16) and n < 2^27, the high
- * word of n times ceil(2^32 / d): exact there, since n (ceil(2^32 / d) d - 2^32) < 2^27 d <=
- * 2^31. A division costs RV32 cores up to 35 cycles, and every kernel call splits its work;
- * elsewhere (x86-64, Arm's UDIV) the division itself is cheaper. */
+/* n / d for d >= 1. Where the cores divide slowly (TSR_CORES_DIVIDE_SLOWLY, from the PULP
+ * toolchain files: a serial divider, up to 35 cycles), for a cluster's core counts (d <= 16)
+ * and n < 2^27, the high word of n times ceil(2^32 / d): exact there, since
+ * n (ceil(2^32 / d) d - 2^32) < 2^27 d <= 2^31; every kernel call splits its work. Elsewhere
+ * the division. */
 static inline uint32_t tsr_quotient_by_cores(uint32_t n, uint32_t d)
 {
-#if !defined(__riscv)
+#if !defined(TSR_CORES_DIVIDE_SLOWLY)
     return n / d;
 #else
     static const uint32_t reciprocal[17] = {0u, 0u, 2147483648u, 1431655766u, 1073741824u, 858993460u,
