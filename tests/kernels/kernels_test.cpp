@@ -8,6 +8,10 @@
 #include <random>
 #include <vector>
 
+// The core split as the PULP cores' builds have it (a table's reciprocal: TSR_CORES_DIVIDE_SLOWLY),
+// so that QuotientByCoresEqualsTheCompilersDivision holds that form to the division here too
+// (the header's functions are static inline: this file's own copies).
+#define TSR_CORES_DIVIDE_SLOWLY 1
 #include "tessera/kernels.h"
 #include "kernel_math.h" // tsr_expf, shared by softmax and SiLU
 
@@ -44,7 +48,7 @@ TEST(CoreRange, PartitionsEveryItemOnceBalanced)
         }
 }
 
-// A core split's quotient by the core count against the compiler's division: every count
+// A core split's quotient by the core count (the reciprocal's form) against the compiler's division: every count
 // the table covers (2 to 16) at every numerator below 2^20 and around 2^27 (its edge), and
 // the counts beyond it (a division) at a few; the split itself covers every item once.
 TEST(KernelMath, QuotientByCoresEqualsTheCompilersDivision)

@@ -28,9 +28,6 @@ typedef enum tsr_kernel_status {
     TSR_KERNEL_BAD_ARGUMENT = 1 /* null pointer, zero size or core_id >= core_count */
 } tsr_kernel_status;
 
-/* [begin, end) share of `total` items for one core; contiguous, balanced to within one.
- * When the split is uneven the last cores take the extra items: core 0 also drives
- * the DMA engine and walks the schedule. */
 /* n / d for d >= 1. Where the cores divide slowly (TSR_CORES_DIVIDE_SLOWLY, from the PULP
  * toolchain files: a serial divider, up to 35 cycles), for a cluster's core counts (d <= 16)
  * and n < 2^27, the high word of n times ceil(2^32 / d): exact there, since
@@ -50,6 +47,9 @@ static inline uint32_t tsr_quotient_by_cores(uint32_t n, uint32_t d)
 #endif
 }
 
+/* [begin, end) share of `total` items for one core; contiguous, balanced to within one.
+ * When the split is uneven the last cores take the extra items: core 0 also drives
+ * the DMA engine and walks the schedule. */
 static inline void tsr_core_range(uint32_t total, uint32_t core_id, uint32_t core_count,
                                   uint32_t *begin, uint32_t *end)
 {
