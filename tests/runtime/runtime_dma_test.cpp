@@ -119,6 +119,12 @@ TEST_F(RuntimeDma, PlanesGoAsOneTransferOrPlaneByPlane)
 {
     const tsr_dma_planes c = {l1.data() + 64, l2.data() + 8, 4, 64, 4, 9, 80, 4, 3};
     const std::vector<Copy> each = {{a1(64), a2(8), 4, 64, 4, 9}, {a1(144), a2(12), 4, 64, 4, 9}, {a1(224), a2(16), 4, 64, 4, 9}};
+    // Each case from nothing recorded, the board's call answering `status`.
+    auto fresh = [&](tsr_hal_status status) {
+        rec.copies.clear();
+        g_planes.clear();
+        g_planes_status = status;
+    };
     { // no such call: plane by plane
         tsr::Dma dma(&board);
         dma.copy_planes(c);
@@ -126,11 +132,9 @@ TEST_F(RuntimeDma, PlanesGoAsOneTransferOrPlaneByPlane)
         EXPECT_EQ(dma.transfers, 3u);
         EXPECT_EQ(dma.bytes, 108u);
     }
-    rec.copies.clear();
-    g_planes.clear();
     ops.dma_copy_planes = copy_planes;
+    fresh(TSR_HAL_OK);
     { // taken: one call, its handle the last
-        g_planes_status = TSR_HAL_OK;
         tsr::Dma dma(&board);
         dma.gather(l1.data(), l2.data(), 16); // a pending gather goes first
         dma.copy_planes(c);
@@ -142,20 +146,16 @@ TEST_F(RuntimeDma, PlanesGoAsOneTransferOrPlaneByPlane)
         EXPECT_EQ(dma.transfers, 2u);
         EXPECT_EQ(dma.bytes, 16u + 108u);
     }
-    rec.copies.clear();
-    g_planes.clear();
+    fresh(TSR_HAL_UNSUPPORTED);
     { // declined: plane by plane
-        g_planes_status = TSR_HAL_UNSUPPORTED;
         tsr::Dma dma(&board);
         dma.copy_planes(c);
         EXPECT_EQ(g_planes.size(), 1u);
         EXPECT_EQ(rec.copies, each);
         EXPECT_FALSE(dma.failed());
     }
-    rec.copies.clear();
-    g_planes.clear();
+    fresh(TSR_HAL_FAULT);
     { // failed: the status sticks
-        g_planes_status = TSR_HAL_FAULT;
         tsr::Dma dma(&board);
         dma.copy_planes(c);
         dma.copy(l1.data(), l2.data(), 8);
@@ -164,9 +164,7 @@ TEST_F(RuntimeDma, PlanesGoAsOneTransferOrPlaneByPlane)
         EXPECT_TRUE(rec.copies.empty());
         EXPECT_EQ(dma.transfers, 0u);
     }
-    g_planes_status = TSR_HAL_OK;
-    rec.copies.clear();
-    g_planes.clear();
+    fresh(TSR_HAL_OK);
     { // one plane: a 2D copy
         tsr::Dma dma(&board);
         tsr_dma_planes one = c;
