@@ -1,6 +1,6 @@
 #!/bin/sh
-# Prints the siracusa cost model's estimates that the docs quote (docs/deeploy.md's siracusa
-# column and its TinyLLama-v0 line, docs/tools.md's stories15M table): Deeploy's microLlama graphs and the TinyLLama-v0 shape,
+# Prints the siracusa cost model's estimates that the docs quote (docs/performance.md,
+# "Estimates on siracusa"): Deeploy's microLlama graphs and the TinyLLama-v0 shape,
 # planned for siracusa in each scenario, and `tessera-inspect IMAGE --predict RUN`'s
 # cycles with the costs in boards/siracusa/board.json (cost.fitted: GVSoC's, refitted
 # by scripts/fit-costs.py --gvsoc --write), and the stories15M shape's table with its weights in
