@@ -1,7 +1,8 @@
 # The bare-metal boards, each registered by a file of its own: boards/<name>/board.cmake
 # beside its description (boards/<name>/board.json, which names it). The root
 # CMakeLists.txt builds the one TESSERA_BARE_METAL_BOARD names; tests/ builds and runs the
-# generic firmware tests of each that asks for them. No other file lists the boards.
+# generic firmware tests of each that asks for them and its own (TSR_BOARD_TEST_FILE).
+# No other file lists the boards.
 #
 # A board.cmake sets (each board's file says what its values mean for it):
 #   TSR_BOARD_PROCESSOR  the CMAKE_SYSTEM_PROCESSOR it is built for (riscv32, arm)
@@ -19,6 +20,12 @@
 #   TSR_BOARD_EMULATOR   the program the runner starts, found on PATH
 #   TSR_BOARD_RUN_ARGS   the runner's arguments beside -DELF and the checks; @EMULATOR@ is
 #                        the program found
+#   TSR_BOARD_HOST_DIR   a folder of it the host build adds for its tests (pulp-rtl: sim, the
+#                        simulators); none: nothing
+#   TSR_BOARD_TEST_FILE  its own tests beyond the generic ones: a CMake file in its folder,
+#                        which tests/ includes in its scope (SHARED_MODELS, GOLDEN_200,
+#                        tessera_deeploy_vectors, ...); a board without it has the generic
+#                        ones only
 # Inside board.cmake, TSR_BOARD_DIR is its folder.
 
 # tessera_registered_boards(OUT [PROCESSOR p] [DEFAULT var]): the names of the registered
@@ -48,7 +55,7 @@ endfunction()
 # tessera_read_board(NAME): sets the caller's TSR_BOARD_* from boards/NAME/board.cmake,
 # with the defaults above; a missing or incomplete file is an error naming it.
 macro(tessera_read_board name)
-  foreach(_v PROCESSOR TOOLCHAIN DEFAULT CODE TESTS RUNNER EMULATOR RUN_ARGS)
+  foreach(_v PROCESSOR TOOLCHAIN DEFAULT CODE TESTS RUNNER EMULATOR RUN_ARGS TEST_FILE HOST_DIR)
     unset(TSR_BOARD_${_v})
   endforeach()
   set(TSR_BOARD_DIR ${CMAKE_SOURCE_DIR}/boards/${name})
@@ -64,6 +71,9 @@ macro(tessera_read_board name)
   endif()
   if(NOT EXISTS ${CMAKE_SOURCE_DIR}/boards/${TSR_BOARD_CODE}/CMakeLists.txt)
     message(FATAL_ERROR "boards/${name}/board.cmake: TSR_BOARD_CODE ${TSR_BOARD_CODE}: boards/${TSR_BOARD_CODE}/CMakeLists.txt does not exist")
+  endif()
+  if(TSR_BOARD_TEST_FILE AND NOT EXISTS ${TSR_BOARD_DIR}/${TSR_BOARD_TEST_FILE})
+    message(FATAL_ERROR "boards/${name}/board.cmake: TSR_BOARD_TEST_FILE ${TSR_BOARD_TEST_FILE} does not exist in boards/${name}")
   endif()
   if(TSR_BOARD_TESTS AND (NOT TSR_BOARD_RUNNER OR NOT TSR_BOARD_EMULATOR))
     message(FATAL_ERROR "boards/${name}/board.cmake: TSR_BOARD_TESTS needs TSR_BOARD_RUNNER and TSR_BOARD_EMULATOR")

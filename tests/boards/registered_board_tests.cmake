@@ -8,10 +8,15 @@
 #   firmware_<name>_kernels          the kernel conformance program on it
 #   firmware_<name>_int8             the int8 demo: its ids equal the host board's
 # each run by the board's runner and emulator. Label firmware (the firmware_ prefix).
+# Then each board's own tests (TSR_BOARD_TEST_FILE), included here in tests/' scope.
 include(${CMAKE_SOURCE_DIR}/boards/registered_boards.cmake)
 tessera_registered_boards(_tsr_registered)
+set(_tsr_board_test_files "")
 foreach(board IN LISTS _tsr_registered)
   tessera_read_board(${board})
+  if(TSR_BOARD_TEST_FILE)
+    list(APPEND _tsr_board_test_files ${TSR_BOARD_DIR}/${TSR_BOARD_TEST_FILE})
+  endif()
   if(NOT TSR_BOARD_TESTS)
     continue()
   endif()
@@ -60,4 +65,7 @@ foreach(board IN LISTS _tsr_registered)
     list(APPEND runs ${t}_int8)
   endif()
   set_tests_properties(${runs} PROPERTIES FIXTURES_REQUIRED "${t}_elf;${t}_images" TIMEOUT 600)
+endforeach()
+foreach(_tsr_file IN LISTS _tsr_board_test_files)
+  include(${_tsr_file})
 endforeach()

@@ -22,7 +22,7 @@ extern uint8_t __l1_start[], __l2_start[], __nms_start[];
 int main(void);
 
 /* The cores a run uses: a word of its own section, the description's cores unless the
- * runner wrote another (tests/gvsoc/run.cmake: objcopy --update-section .tessera_cores). */
+ * runner wrote another (tests/rtl/run.cmake: objcopy --update-section .tessera_cores). */
 __attribute__((section(".tessera_cores"), used)) volatile const uint32_t tsr_siracusa_run_cores = TSR_SIRACUSA_CORES;
 
 static inline uint32_t this_core(void)

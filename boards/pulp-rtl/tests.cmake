@@ -34,19 +34,19 @@ add_test(NAME rtl_build_firmware
          COMMAND ${CMAKE_COMMAND} -DSOURCE=${CMAKE_SOURCE_DIR} -DBINARY=${RTL}/build
                  -DTOOLCHAIN=${CMAKE_SOURCE_DIR}/toolchain/riscv32-imc-xpulpv2-elf.cmake "-DIMAGES=${RTL_IMAGES}"
                  "-DVECTORS=${RTL_VECTORS}" -DEXTRA=-DTESSERA_DEMO_STEPS=${RTL_STEPS}
-                 -P ${CMAKE_CURRENT_SOURCE_DIR}/firmware/build.cmake)
+                 -P ${CMAKE_SOURCE_DIR}/tests/firmware/build.cmake)
 add_test(NAME rtl_build_firmware_fpu
          COMMAND ${CMAKE_COMMAND} -DSOURCE=${CMAKE_SOURCE_DIR} -DBINARY=${RTL}/build-fpu
                  -DTOOLCHAIN=${CMAKE_SOURCE_DIR}/toolchain/riscv32-imfc-xpulpv2-elf.cmake
                  "-DIMAGES=fp32=${RTL}/images/stories260K_fp32.tess"
                  "-DEXTRA=-DTESSERA_DEMO_STEPS=${RTL_STEPS}\;-DTESSERA_LLAMA2C_DIR=${TESSERA_SHARED_DIR}/reference/llama2.c\;-DTESSERA_LLAMA2C_MODEL=${SHARED_MODELS}/stories260K.bin\;-DTESSERA_LLAMA2C_TOKENIZER=${SHARED_MODELS}/tok512.bin\;-DTESSERA_LLAMA2C_STEPS=${RTL_LLAMA2C_STEPS}"
-                 -P ${CMAKE_CURRENT_SOURCE_DIR}/firmware/build.cmake)
+                 -P ${CMAKE_SOURCE_DIR}/tests/firmware/build.cmake)
 # The same images with the portable kernels only: the baseline the xpulpv2 set is held against.
 add_test(NAME rtl_build_firmware_portable
          COMMAND ${CMAKE_COMMAND} -DSOURCE=${CMAKE_SOURCE_DIR} -DBINARY=${RTL}/build-portable
                  -DTOOLCHAIN=${CMAKE_SOURCE_DIR}/toolchain/riscv32-imc-xpulpv2-elf.cmake "-DIMAGES=${RTL_IMAGES}"
                  "-DVECTORS=${RTL_VECTORS}" "-DEXTRA=-DTESSERA_DEMO_STEPS=${RTL_STEPS}\;-DTESSERA_KERNEL_SETS="
-                 -P ${CMAKE_CURRENT_SOURCE_DIR}/firmware/build.cmake)
+                 -P ${CMAKE_SOURCE_DIR}/tests/firmware/build.cmake)
 set_tests_properties(rtl_build_firmware rtl_build_firmware_fpu rtl_build_firmware_portable PROPERTIES
                      FIXTURES_REQUIRED rtl_images FIXTURES_SETUP rtl_elf TIMEOUT 600)
 set(RTL_ELF ${RTL}/build/boards/pulp-rtl)
@@ -115,7 +115,7 @@ foreach(run IN LISTS RTL_RUNS)
   endif()
   add_test(NAME rtl_${name}
            COMMAND ${CMAKE_COMMAND} -DSIM=${RTL_SIM}/pulp-rtl-sim-${sim} -DELF=${elf_dir}/${elf}.elf -DRUN=${what} ${args}
-                   -P ${CMAKE_CURRENT_SOURCE_DIR}/rtl/run.cmake)
+                   -P ${CMAKE_SOURCE_DIR}/tests/rtl/run.cmake)
   set_tests_properties(rtl_${name} PROPERTIES FIXTURES_REQUIRED "rtl_elf;rtl_sims" TIMEOUT 1500)
 endforeach()
 # The longest simulations (label rtl_long, which scripts/test.sh runs only with --long):
@@ -133,5 +133,5 @@ endforeach()
 add_test(NAME rtl_llama2c_1core
          COMMAND ${CMAKE_COMMAND} -DSIM=${RTL_SIM}/pulp-rtl-sim-1c-fpu
                  -DELF=${RTL}/build-fpu/boards/pulp-rtl/llama2c/tessera-llama2c-run.elf -DRUN=token
-                 "-DEXPECT=(^|\n)Once upon a" -P ${CMAKE_CURRENT_SOURCE_DIR}/rtl/run.cmake)
+                 "-DEXPECT=(^|\n)Once upon a" -P ${CMAKE_SOURCE_DIR}/tests/rtl/run.cmake)
 set_tests_properties(rtl_llama2c_1core PROPERTIES FIXTURES_REQUIRED "rtl_elf;rtl_sims" TIMEOUT 1500 LABELS rtl_long)

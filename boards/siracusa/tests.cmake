@@ -115,7 +115,7 @@ add_test(NAME gvsoc_build_firmware
                  -DTOOLCHAIN=${CMAKE_SOURCE_DIR}/toolchain/riscv32-imfc-xpulpv2-ri5cy-elf.cmake "-DIMAGES=${GV_IMAGES}"
                  "-DVECTORS=${GV_VECTORS}" "-DOFFCHIP_IMAGES=${GV_OFFCHIP_IMAGES}" -DEXTRA=-DTESSERA_DEMO_STEPS=8
                  "-DPROMPTS=int8_256tokens=${GV_PULP_TRAINLIB_PROMPT}=256"
-                 -P ${CMAKE_CURRENT_SOURCE_DIR}/firmware/build.cmake)
+                 -P ${CMAKE_SOURCE_DIR}/tests/firmware/build.cmake)
 set_tests_properties(gvsoc_build_firmware PROPERTIES FIXTURES_REQUIRED gvsoc_images FIXTURES_SETUP gvsoc_elf TIMEOUT 900)
 set(GV_ELF ${GV}/build/boards/siracusa)
 
@@ -146,7 +146,7 @@ add_test(NAME gvsoc_stories260k_256tokens_8cores
                  -DWORK=${GV}/work/stories260k_256tokens_8cores -DCORES_WORD=8
                  -DELF=${GV_ELF}/tessera-firmware-int8_256tokens.elf "-DRUN=256 tokens"
                  -DHOST_GENERATE=$<TARGET_FILE:tessera-generate> -DIMAGE=${GV}/images/stories260K_int8.tess
-                 "-DPROMPT=${GV_PULP_TRAINLIB_PROMPT}" -P ${CMAKE_CURRENT_SOURCE_DIR}/rtl/run.cmake)
+                 "-DPROMPT=${GV_PULP_TRAINLIB_PROMPT}" -P ${CMAKE_SOURCE_DIR}/tests/rtl/run.cmake)
 set_tests_properties(gvsoc_stories260k_256tokens_8cores PROPERTIES FIXTURES_REQUIRED "gvsoc_elf;gvsoc_sim" TIMEOUT 1500
                      COST 1000 LABELS gvsoc_long)
 
@@ -192,7 +192,7 @@ foreach(run IN LISTS GV_RUNS)
   add_test(NAME gvsoc_${name}
            COMMAND ${CMAKE_COMMAND} -DGVSOC=${GVSOC} -DHYPERRAM_BYTES=${HYPERRAM_BYTES} -DOBJCOPY=${RISCV_OBJCOPY}
                    -DWORK=${GV}/work/${name} -DCORES_WORD=${cores}
-                   -DELF=${GV_ELF}/${elf}.elf -DRUN=${what} ${args} -P ${CMAKE_CURRENT_SOURCE_DIR}/rtl/run.cmake)
+                   -DELF=${GV_ELF}/${elf}.elf -DRUN=${what} ${args} -P ${CMAKE_SOURCE_DIR}/tests/rtl/run.cmake)
   set_tests_properties(gvsoc_${name} PROPERTIES FIXTURES_REQUIRED "gvsoc_elf;gvsoc_sim" TIMEOUT 1500)
   if(cores EQUAL 8)
     set_tests_properties(gvsoc_${name} PROPERTIES COST 1000)
@@ -206,17 +206,17 @@ endforeach()
 add_test(NAME gvsoc_wrong_board
          COMMAND ${CMAKE_COMMAND} -DGVSOC=${GVSOC} -DHYPERRAM_BYTES=${HYPERRAM_BYTES} -DWORK=${GV}/work/wrong_board
                  -DELF=${GV_ELF}/tessera-firmware-wrong_board.elf
-                 -DRUN=token "-DEXPECT=planned for board 'pulp-rtl'" -DEXPECT_EXIT=1 -P ${CMAKE_CURRENT_SOURCE_DIR}/rtl/run.cmake)
+                 -DRUN=token "-DEXPECT=planned for board 'pulp-rtl'" -DEXPECT_EXIT=1 -P ${CMAKE_SOURCE_DIR}/tests/rtl/run.cmake)
 add_test(NAME gvsoc_offchip_not_an_image
          COMMAND ${CMAKE_COMMAND} -DGVSOC=${GVSOC} -DHYPERRAM_BYTES=${HYPERRAM_BYTES} -DWORK=${GV}/work/offchip_not_an_image
                  -DELF=${GV_ELF}/tessera-firmware-offchip_not_an_image.elf -DRUN=token
                  "-DEXPECT=error: image [^ ]+stories15M_shape.tok: not a Tessera image" -DEXPECT_EXIT=2
-                 -P ${CMAKE_CURRENT_SOURCE_DIR}/rtl/run.cmake)
+                 -P ${CMAKE_SOURCE_DIR}/tests/rtl/run.cmake)
 add_test(NAME gvsoc_trap
          COMMAND ${CMAKE_COMMAND} -DGVSOC=${GVSOC} -DHYPERRAM_BYTES=${HYPERRAM_BYTES} -DWORK=${GV}/work/trap
                  -DELF=${GV_ELF}/tessera-gvsoc-trap.elf -DRUN=token
                  "-DEXPECT=trap: core C0: mcause 0x[0-9a-f]+, mepc 0x108[0-9a-f]+, mtval" -DEXPECT_EXIT=127
-                 -P ${CMAKE_CURRENT_SOURCE_DIR}/rtl/run.cmake)
+                 -P ${CMAKE_SOURCE_DIR}/tests/rtl/run.cmake)
 add_test(NAME gvsoc_pack_larger_than_hyperram
          COMMAND bash -c "rm -f $1; out=$($0 $2 --tokenizer $3 --board siracusa --context 32 -o $1 2>&1); rc=$?; echo \"$out\"; \
                           [ $rc = 1 ] && [ ! -e $1 ] && grep -q \"board 'siracusa' has 16777216 bytes of off-chip hyperram\" <<<\"$out\""
