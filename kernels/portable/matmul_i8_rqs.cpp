@@ -43,3 +43,18 @@ tsr_kernel_status tsr_matmul_i8_rqs(const tsr_matmul_i8_rqs_args *a, uint32_t co
         });
     return TSR_KERNEL_OK;
 }
+
+bool tsr_matmul_i8_rqs_fits_32(const int8_t *w, const int32_t *mul, const int32_t *add, uint32_t n, uint32_t k,
+                               int32_t shift)
+{
+    if (!w || !mul || !add || k > 32768u || shift < 0 || shift > 30) return false;
+    const uint64_t round = shift > 0 ? (uint64_t)1 << (shift - 1) : 0u;
+    for (uint32_t c = 0; c < n; ++c) {
+        uint32_t sum = 0; // <= 32768 x 128
+        for (uint32_t j = 0; j < k; ++j) sum += (uint32_t)(w[(size_t)c * k + j] < 0 ? -w[(size_t)c * k + j] : w[(size_t)c * k + j]);
+        const uint64_t m = mul[c] < 0 ? 0u - (uint64_t)(int64_t)mul[c] : (uint64_t)mul[c];
+        const uint64_t a = add[c] < 0 ? 0u - (uint64_t)(int64_t)add[c] : (uint64_t)add[c];
+        if ((uint64_t)sum * 128u * m + a + round > 0x7FFFFFFFu) return false; // < 2^22 x 2^7 x 2^31 + 2^33: no wrap
+    }
+    return true;
+}

@@ -43,16 +43,19 @@ tsr_kernel_status tsr_rmsnorm_i8_xpulpv2(const tsr_rmsnorm_i8_args *a, uint32_t 
     uint32_t begin, end;
     tsr_xpulpv2_row_items(a->x, a->y, a->rows, dim, core_id, core_count, &begin, &end);
     const int32_t scale = a->gain, y_zero = a->y_zero, x_zero = a->x_zero, gs = a->gain_shift;
+    const int8_t *const x = a->x, *const weight = a->weight; // locals: a store to y could alias *a
+    int8_t *const y = a->y;
+    const uint32_t eps_q8 = a->eps_q8;
     const int32_t half_shift = gs ? 1 << (gs - 1) : 0;
     for (uint32_t i = begin; i < end;) {
         const uint32_t r = i / dim, c0 = i - r * dim, c1 = end - i < dim - c0 ? c0 + (end - i) : dim;
-        const int8_t *xr = a->x + (size_t)r * dim;
-        int8_t *yr = a->y + (size_t)r * dim;
-        const uint32_t root = tsr_rmsnorm_i8_root(centred_squares(xr, dim, x_zero), dim, a->eps_q8);
+        const int8_t *xr = x + (size_t)r * dim;
+        int8_t *yr = y + (size_t)r * dim;
+        const uint32_t root = tsr_rmsnorm_i8_root(centred_squares(xr, dim, x_zero), dim, eps_q8);
         const uint32_t m = 0xFFFFFFFFu / root, half = root / 2u;
         for (uint32_t c = c0; c < c1; ++c) {
             // tsr_round_div(g u gain, root): |g u gain| < 2^30, halves away from zero.
-            const int32_t n = a->weight[c] * (xr[c] - x_zero) * scale;
+            const int32_t n = weight[c] * (xr[c] - x_zero) * scale;
             const uint32_t q = tsr_xpulpv2_divide(tsr_xpulpv2_magnitude(n) + half, root, m);
             const int32_t v = n >= 0 ? (int32_t)q : -(int32_t)q;
             yr[c] = (int8_t)tsr_xpulpv2_clamp(y_zero + ((v + half_shift) >> gs), -128, 127);
@@ -90,9 +93,10 @@ tsr_kernel_status tsr_add_i8_xpulpv2(const tsr_add_i8_args *a, uint32_t core_id,
     uint32_t begin, end;
     tsr_core_range(a->count, core_id, core_count, &begin, &end);
     const int32_t am = a->a_multiplier, as = 30 - a->a_shift, bm = a->b_multiplier, bs = 30 - a->b_shift;
+    const int8_t *const x = a->a, *const z = a->b; // locals: a store to y could alias *a
+    int8_t *const y = a->y;
     for (uint32_t i = begin; i < end; ++i) // each term within +-2^30: their sum fits
-        a->y[i] = (int8_t)tsr_xpulpv2_clamp(requantize_i8_input(a->a[i], am, as) + requantize_i8_input(a->b[i], bm, bs),
-                                            -128, 127);
+        y[i] = (int8_t)tsr_xpulpv2_clamp(requantize_i8_input(x[i], am, as) + requantize_i8_input(z[i], bm, bs), -128, 127);
     return TSR_KERNEL_OK;
 }
 
@@ -102,16 +106,22 @@ tsr_kernel_status tsr_swiglu_i8_xpulpv2(const tsr_swiglu_i8_args *a, uint32_t co
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
     uint32_t begin, end;
     tsr_core_range(a->count, core_id, core_count, &begin, &end);
-    const tsr_iexp_constants &k = a->constants;
+    // The arguments in locals: a store of an output byte may alias *a, so read through a
+    // the compiler would load each again for every element.
+    const tsr_iexp_constants k = a->constants;
+    const int8_t *const gate = a->gate, *const up = a->up;
+    int8_t *const y = a->y;
+    const int32_t gate_zero = a->gate_zero, up_zero = a->up_zero, multiplier = a->multiplier, shift = a->shift,
+                  y_zero = a->y_zero, scale = 1 << k.shift;
     const uint32_t m = tsr_xpulpv2_iexp_reciprocal(k);
     const int32_t e0 = (int32_t)tsr_xpulpv2_iexp(0, k, m); // e^0: at most 2^18
     for (uint32_t i = begin; i < end; ++i) {
         // tsr_silu16_i8 (elementwise_i8_checks.h) with this exponential.
-        const int32_t g = a->gate[i] - a->gate_zero;
-        const int32_t e = (int32_t)tsr_xpulpv2_iexp(-(g < 0 ? -g : g) * (1 << k.shift), k, m);
+        const int32_t g = gate[i] - gate_zero;
+        const int32_t e = (int32_t)tsr_xpulpv2_iexp(-(g < 0 ? -g : g) * scale, k, m);
         const int32_t p = (g >= 0 ? e0 : e) >> 2, q = (e0 + e) >> 2;
         const int32_t silu16 = tsr_round_div(16 * g * p, q);
-        a->y[i] = tsr_xpulpv2_requantize_to_i8(silu16 * (a->up[i] - a->up_zero), a->multiplier, a->shift, a->y_zero, -128, 127);
+        y[i] = tsr_xpulpv2_requantize_to_i8(silu16 * (up[i] - up_zero), multiplier, shift, y_zero, -128, 127);
     }
     return TSR_KERNEL_OK;
 }

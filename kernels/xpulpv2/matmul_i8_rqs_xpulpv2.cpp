@@ -4,7 +4,10 @@
 // largest |mul| and |add| of a block of four channels (checked once a block, from the
 // values the block reads anyway), each output is the 32-bit form, clamped with max /
 // min; otherwise the portable tsr_rqs_apply, which checks each. The same integers
-// either way, bit-exact.
+// either way, bit-exact. Where the caller proved the 32-bit form for every channel
+// (TSR_MATMUL_I8_RQS_FITS_32: the runtime, at open, from the weights) no block checks; the
+// 32-bit form is then computed in unsigned words, so that a flag given wrongly wraps
+// instead of overflowing.
 #include "kernel_checks.h"
 #include "tessera/kernels_quantlib.h"
 #include "tessera/kernels_xpulpv2.h"
@@ -13,11 +16,29 @@
 
 namespace {
 
+// Whether a block of four channels' 32-bit form holds for every int8 row (|x . w| <= bound),
+// from its multipliers' and addends' largest magnitudes.
+inline bool block_fits(bool shift_ok, uint32_t bound, int32_t m0, int32_t m1, int32_t m2, int32_t m3, int32_t a0,
+                       int32_t a1, int32_t a2, int32_t a3, uint32_t round)
+{
+    const uint32_t mm = tsr_xpulpv2_maxu(tsr_xpulpv2_maxu(tsr_xpulpv2_magnitude(m0), tsr_xpulpv2_magnitude(m1)),
+                                         tsr_xpulpv2_maxu(tsr_xpulpv2_magnitude(m2), tsr_xpulpv2_magnitude(m3)));
+    const uint32_t ma = tsr_xpulpv2_maxu(tsr_xpulpv2_maxu(tsr_xpulpv2_magnitude(a0), tsr_xpulpv2_magnitude(a1)),
+                                         tsr_xpulpv2_maxu(tsr_xpulpv2_magnitude(a2), tsr_xpulpv2_magnitude(a3)));
+    return shift_ok && tsr_xpulpv2_fits_32_bit(bound, mm, ma, round);
+}
+
 // Channels [begin, end): four at a time (then one), each block's multipliers and
 // addends read once for all rows; the block's outputs in the 32-bit form when it holds
 // for all four channels, through tsr_rqs_apply (which checks each) otherwise.
 // TwoRows: the fast form's rows two at a time (each weight word loaded once for both); an
 // instantiation of its own, so that the one-row loop keeps its registers.
+// (acc mul + d) >> shift in 32-bit words (d: the addend and rounding term), clamped.
+inline int32_t rqs_32(int32_t acc, int32_t mul, uint32_t d, int32_t shift, int32_t lo, int32_t hi)
+{
+    return tsr_xpulpv2_clamp((int32_t)((uint32_t)acc * (uint32_t)mul + d) >> shift, lo, hi);
+}
+
 template <bool TwoRows>
 void rqs_blocks(const tsr_matmul_i8_rqs_args *a, uint32_t begin, uint32_t end, uint32_t skew)
 {
@@ -28,17 +49,13 @@ void rqs_blocks(const tsr_matmul_i8_rqs_args *a, uint32_t begin, uint32_t end, u
     const int32_t shift = a->range.shift, lo = a->range.lo, hi = a->range.hi;
     const bool shift_ok = shift < 31;
     const int32_t round = shift > 0 && shift_ok ? (int32_t)(1u << (shift - 1)) : 0;
+    const bool fits = shift_ok && (a->flags & TSR_MATMUL_I8_RQS_FITS_32) != 0u; // every block's 32-bit form holds
     uint32_t i = begin;
     for (; i + 4u <= end; i += 4u) {
         const int8_t *wi = w + (size_t)i * k;
         const int32_t m0 = mul[i], m1 = mul[i + 1], m2 = mul[i + 2], m3 = mul[i + 3];
         const int32_t a0 = add[i], a1 = add[i + 1], a2 = add[i + 2], a3 = add[i + 3];
-        // The block's largest |mul| and |add|.
-        const uint32_t mm = tsr_xpulpv2_maxu(tsr_xpulpv2_maxu(tsr_xpulpv2_magnitude(m0), tsr_xpulpv2_magnitude(m1)),
-                                             tsr_xpulpv2_maxu(tsr_xpulpv2_magnitude(m2), tsr_xpulpv2_magnitude(m3)));
-        const uint32_t ma = tsr_xpulpv2_maxu(tsr_xpulpv2_maxu(tsr_xpulpv2_magnitude(a0), tsr_xpulpv2_magnitude(a1)),
-                                             tsr_xpulpv2_maxu(tsr_xpulpv2_magnitude(a2), tsr_xpulpv2_magnitude(a3)));
-        if (!shift_ok || !tsr_xpulpv2_fits_32_bit(bound, mm, ma, (uint32_t)round)) {
+        if (!fits && !block_fits(shift_ok, bound, m0, m1, m2, m3, a0, a1, a2, a3, (uint32_t)round)) {
             tsr_rqs_prepared p[4];
             for (uint32_t c = 0; c < 4u; ++c) {
                 const tsr_rqs_params r = {mul[i + c], add[i + c], shift, lo, hi};
@@ -51,13 +68,14 @@ void rqs_blocks(const tsr_matmul_i8_rqs_args *a, uint32_t begin, uint32_t end, u
             }
             continue;
         }
-        const int32_t d0 = a0 + round, d1 = a1 + round, d2 = a2 + round, d3 = a3 + round;
+        const uint32_t d0 = (uint32_t)a0 + (uint32_t)round, d1 = (uint32_t)a1 + (uint32_t)round,
+                       d2 = (uint32_t)a2 + (uint32_t)round, d3 = (uint32_t)a3 + (uint32_t)round;
         auto store = [&](uint32_t r, const int32_t acc[4]) {
             int8_t *yr = y + (size_t)r * ldy + i;
-            yr[0] = (int8_t)tsr_xpulpv2_clamp((acc[0] * m0 + d0) >> shift, lo, hi);
-            yr[1] = (int8_t)tsr_xpulpv2_clamp((acc[1] * m1 + d1) >> shift, lo, hi);
-            yr[2] = (int8_t)tsr_xpulpv2_clamp((acc[2] * m2 + d2) >> shift, lo, hi);
-            yr[3] = (int8_t)tsr_xpulpv2_clamp((acc[3] * m3 + d3) >> shift, lo, hi);
+            yr[0] = (int8_t)rqs_32(acc[0], m0, d0, shift, lo, hi);
+            yr[1] = (int8_t)rqs_32(acc[1], m1, d1, shift, lo, hi);
+            yr[2] = (int8_t)rqs_32(acc[2], m2, d2, shift, lo, hi);
+            yr[3] = (int8_t)rqs_32(acc[3], m3, d3, shift, lo, hi);
         };
         uint32_t r = 0;
         for (; TwoRows && r + 2u <= rows; r += 2u) {
@@ -76,11 +94,12 @@ void rqs_blocks(const tsr_matmul_i8_rqs_args *a, uint32_t begin, uint32_t end, u
         const int8_t *wi = w + (size_t)i * k;
         const tsr_rqs_params r = {mul[i], add[i], shift, lo, hi};
         tsr_xpulpv2_rqs q;
-        const bool fast = tsr_xpulpv2_rqs_for(&r, bound, &q);
+        const bool fast = fits || tsr_xpulpv2_rqs_for(&r, bound, &q);
         const tsr_rqs_prepared p = fast ? tsr_rqs_prepared{} : tsr_rqs_prepare(&r);
+        const uint32_t d = (uint32_t)add[i] + (uint32_t)round;
         for (uint32_t row = 0; row < rows; ++row) {
             const int32_t acc = tsr_xpulpv2_dot_1x1(x + (size_t)row * k, wi, k, skew);
-            y[(size_t)row * ldy + i] = (int8_t)(fast ? tsr_xpulpv2_rqs_apply(q, acc) : tsr_rqs_apply(&p, acc));
+            y[(size_t)row * ldy + i] = (int8_t)(fast ? rqs_32(acc, mul[i], d, shift, lo, hi) : tsr_rqs_apply(&p, acc));
         }
     }
 }

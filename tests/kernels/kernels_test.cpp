@@ -13,6 +13,7 @@
 // (the header's functions are static inline: this file's own copies).
 #define TSR_CORES_DIVIDE_SLOWLY 1
 #include "tessera/kernels.h"
+#include "tessera/kernels_quantlib.h"
 #include "kernel_math.h" // tsr_expf, shared by softmax and SiLU
 
 namespace {
@@ -418,3 +419,29 @@ TEST(Attention, TiledPiecesEqualTheWholeKernelExactly)
 }
 
 } // namespace
+
+// The RequantShift matmul's 32-bit fact, by hand: one channel of weights {-3, 5} (sum of
+// magnitudes 8, so |x . w| <= 1024 for int8 x); the 32-bit form holds while
+// 1024 |mul| + |add| + round <= 2^31 - 1.
+TEST(KernelMath, RequantShiftFits32BitsExactlyAtItsBound)
+{
+    const int8_t w[2] = {-3, 5};
+    const int32_t big = 1 << 21; // 1024 x 2^21 = 2^31
+    auto fits = [&](int32_t mul, int32_t add, int32_t shift) { return tsr_matmul_i8_rqs_fits_32(w, &mul, &add, 1, 2, shift); };
+    EXPECT_FALSE(fits(big, 0, 0));
+    EXPECT_TRUE(fits(big - 1, 0, 0));      // 2^31 - 1024
+    EXPECT_TRUE(fits(big - 1, 1023, 0));   // 2^31 - 1
+    EXPECT_FALSE(fits(big - 1, 1024, 0));  // 2^31
+    EXPECT_FALSE(fits(big - 1, 1023, 1));  // the rounding term 1: 2^31
+    EXPECT_TRUE(fits(-(big - 1), -1023, 0)); // magnitudes
+    EXPECT_FALSE(fits(-big, 0, 0));
+    EXPECT_FALSE(fits(1, 0, 31));          // no 32-bit form past shift 30
+    EXPECT_FALSE(fits(1, 0, -1));
+    // Two channels: one that does not hold is enough.
+    const int8_t w2[4] = {-3, 5, 127, -128}; // the second: 255, |x . w| <= 32640
+    const int32_t mul2[2] = {1, 65536}, add2[2] = {0, 0}; // 32640 x 65536 + 2^15 < 2^31; x 65800 is not
+    EXPECT_TRUE(tsr_matmul_i8_rqs_fits_32(w2, mul2, add2, 2, 2, 16));
+    const int32_t mul3[2] = {1, 65800};
+    EXPECT_FALSE(tsr_matmul_i8_rqs_fits_32(w2, mul3, add2, 2, 2, 16));
+    EXPECT_FALSE(tsr_matmul_i8_rqs_fits_32(nullptr, mul2, add2, 2, 2, 16));
+}

@@ -139,7 +139,20 @@ typedef struct tsr_matmul_i8_rqs_args {
     int8_t *y;
     tsr_rqs_params range;     /* shift, lo, hi (mul and add unused) */
     uint32_t rows, k, n, ldy;
+    uint32_t flags;           /* TSR_MATMUL_I8_RQS_*: what the caller already knows; 0: nothing */
 } tsr_matmul_i8_rqs_args;
+/* tsr_matmul_i8_rqs_args.flags. FITS_32: the caller found, once for many calls (the
+ * runtime: at open, from the weights), that tsr_matmul_i8_rqs_fits_32 holds for every
+ * channel the call is given: each output's RequantShift then takes its 32-bit form
+ * without a check (the XpulpV2 kernel; the others check as before). A kernel given it
+ * wrongly computes wrong numbers, never undefined behaviour. */
+#define TSR_MATMUL_I8_RQS_FITS_32 1u
+/* Whether, for each of the n channels c of w (n x k int8, k <= 32768), every int8 row x
+ * keeps x . w_c mul[c] + add[c] + the rounding term of `shift` within int32: with
+ * |x . w_c| <= 128 sum_j |w_cj|, 128 sum_j |w_cj| |mul[c]| + |add[c]| + round < 2^31.
+ * False for a shift outside 0..30. */
+bool tsr_matmul_i8_rqs_fits_32(const int8_t *w, const int32_t *mul, const int32_t *add, uint32_t n, uint32_t k,
+                               int32_t shift);
 tsr_kernel_status tsr_matmul_i8_rqs_ref(const tsr_matmul_i8_rqs_args *args, uint32_t core_id, uint32_t core_count);
 tsr_kernel_status tsr_matmul_i8_rqs(const tsr_matmul_i8_rqs_args *args, uint32_t core_id, uint32_t core_count);
 

@@ -251,7 +251,8 @@ template <MatmulI8Rqs Matmul> tsr_kernel_status mm_i8_rqs(const StepRun &r, cons
     const tsr_matmul_params &p = P(r.step);
     const int32_t *table = (const int32_t *)r.constant(p.requant);
     const tsr_matmul_i8_rqs_args a = {(const int8_t *)t.x, (const int8_t *)t.w, table + t.c0, table + p.n + t.c0,
-                                      (int8_t *)t.y, rqs_range(p), t.m, p.k, t.n, t.ldy};
+                                      (int8_t *)t.y, rqs_range(p), t.m, p.k, t.n, t.ldy,
+                                      r.resolved.facts}; // facts(): TSR_MATMUL_I8_RQS_FITS_32, known at open
     return Matmul(&a, r.worker, r.workers);
 }
 
@@ -552,8 +553,23 @@ TSR_REGISTER_VARIANT(MATMUL_I8_RQS_NPU, nullptr, NpuForm{validate_npu, geometry_
 
 namespace {
 // The int8 requantization table of a cluster step, checked once: tsr_matmul_i8_args.flags.
+// A cluster RequantShift step's: whether every channel's 32-bit form holds, from its weights
+// (tsr_matmul_i8_rqs_fits_32), where the cores may read them.
+uint8_t rqs_facts(const ImageView &img, const tsr_hal_board *board, const tsr_step &s)
+{
+    const tsr_matmul_params &p = P(s);
+    const uint32_t w = s.operands[1];
+    if (board->image_dma_only && img.tensors[w].region == TSR_REGION_IMAGE) return 0u; // the DMA engine's alone
+    const int32_t *table = (const int32_t *)tensor_address(img, board, p.requant); // validated: n x 8 bytes
+    return tsr_matmul_i8_rqs_fits_32((const int8_t *)tensor_address(img, board, w), table, table + p.n, p.n, p.k,
+                                     p.rqs_shift)
+               ? (uint8_t)TSR_MATMUL_I8_RQS_FITS_32
+               : 0u;
+}
+
 uint8_t facts(const ImageView &img, const tsr_hal_board *board, const tsr_step &s)
 {
+    if (s.engine == TSR_ENGINE_CLUSTER && s.variant == TSR_VARIANT_MATMUL_I8_RQS) return rqs_facts(img, board, s);
     if (s.engine != TSR_ENGINE_CLUSTER || s.variant != TSR_VARIANT_MATMUL_I8) return 0u;
     const tsr_matmul_params &p = P(s);
     const int32_t *mult = (const int32_t *)tensor_address(img, board, p.requant); // validated: n x 5 bytes
