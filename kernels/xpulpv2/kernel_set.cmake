@@ -18,10 +18,3 @@ set(TSR_SET_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/matmul_i8_rqs_xpulpv2.cpp
   ${CMAKE_CURRENT_LIST_DIR}/quantlib_attention_xpulpv2.cpp
   ${CMAKE_CURRENT_LIST_DIR}/quantlib_elementwise_xpulpv2.cpp)
-# Tessera's own int8 matmul for size: on GVSoC's Siracusa (a 2 KiB shared instruction cache,
-# 512 bytes a core) a token's many small matmul steps each fetch the kernel's code again, and
-# its inner loops are hardware loops in assembly that the optimization level does not touch:
-# 2,114 bytes at -O3, 944 at -Os; stories260K int8 on 8 cores 488,878 -> 471,772 cycles a
-# token (the same at -Os for the other files of the set: 476,153; microLlama128's
-# RequantShift matmul: 1,144,587 -> 1,148,836).
-set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/matmul_i8_xpulpv2.cpp PROPERTIES COMPILE_OPTIONS "-Os")

@@ -104,6 +104,31 @@ void rqs_blocks(const tsr_matmul_i8_rqs_args *a, uint32_t begin, uint32_t end, u
     }
 }
 
+// A token's one row with every block's 32-bit form known (TSR_MATMUL_I8_RQS_FITS_32): the
+// block loop alone, without the rows loop and its strides, so that the compiler keeps the
+// block's constants in registers. Then the channels after the last block of four.
+void rqs_row_fits(const tsr_matmul_i8_rqs_args *a, uint32_t begin, uint32_t end, uint32_t skew)
+{
+    const int8_t *const x = a->x;
+    const int8_t *wi = a->w + (size_t)begin * a->k;
+    int8_t *yi = a->y + begin;
+    const int32_t *mi = a->mul + begin, *ai = a->add + begin;
+    const uint32_t k = a->k;
+    const int32_t shift = a->range.shift, lo = a->range.lo, hi = a->range.hi; // shift < 31 (fits)
+    const uint32_t round = shift > 0 ? 1u << (shift - 1) : 0u;
+    uint32_t i = begin;
+    for (; i + 4u <= end; i += 4u, wi += 4u * k, yi += 4, mi += 4, ai += 4) {
+        int32_t acc[4];
+        tsr_xpulpv2_dot_1x4(x, wi, k, skew, acc);
+        yi[0] = (int8_t)rqs_32(acc[0], mi[0], (uint32_t)ai[0] + round, shift, lo, hi);
+        yi[1] = (int8_t)rqs_32(acc[1], mi[1], (uint32_t)ai[1] + round, shift, lo, hi);
+        yi[2] = (int8_t)rqs_32(acc[2], mi[2], (uint32_t)ai[2] + round, shift, lo, hi);
+        yi[3] = (int8_t)rqs_32(acc[3], mi[3], (uint32_t)ai[3] + round, shift, lo, hi);
+    }
+    for (; i < end; ++i, wi += k, ++yi, ++mi, ++ai)
+        *yi = (int8_t)rqs_32(tsr_xpulpv2_dot_1x1(x, wi, k, skew), *mi, (uint32_t)*ai + round, shift, lo, hi);
+}
+
 } // namespace
 
 tsr_kernel_status tsr_matmul_i8_rqs_xpulpv2(const tsr_matmul_i8_rqs_args *a, uint32_t core_id, uint32_t core_count)
@@ -116,6 +141,7 @@ tsr_kernel_status tsr_matmul_i8_rqs_xpulpv2(const tsr_matmul_i8_rqs_args *a, uin
     tsr_core_range(a->n, core_id, core_count, &begin, &end);
     const uint32_t skew = tsr_xpulpv2_skew(core_id, core_count, a->k >> 2);
     if (a->rows > 1u) rqs_blocks<true>(a, begin, end, skew);
+    else if ((a->flags & TSR_MATMUL_I8_RQS_FITS_32) && a->range.shift < 31) rqs_row_fits(a, begin, end, skew);
     else rqs_blocks<false>(a, begin, end, skew);
     return TSR_KERNEL_OK;
 }
