@@ -434,9 +434,11 @@ void run_by_kv_head(StepRun &r, const Shape &a, uint32_t ac)
 }
 
 // A token whose cached positions are one chunk, with q and y where they lie: a tile a
-// round of ac query heads, each of the round's KV heads gathered into the buffers of the
-// first core whose head reads it (keys and values at once), then core j computes head
-// round ac + j over them (through the variant's rows kernel, a row of one, where it has one).
+// round of ac query heads (the plan's: it reserved buffers for as many), each of the round's
+// KV heads gathered into the buffers of the round's first head that reads it (keys and
+// values at once), then the cores compute head round ac + j over them, core c the heads
+// j = c, c + cores, ... (through the variant's rows kernel, a row of one, where it has one):
+// a run on fewer cores than the plan's moves its heads in as few transfers.
 void run_token(StepRun &r, const Shape &a, uint32_t ac)
 {
     const AttentionVariant &v = variant_row<AttentionVariant>(r.resolved.variant);
@@ -502,11 +504,13 @@ void run_token(StepRun &r, const Shape &a, uint32_t ac)
         }
         issue();
     };
-    auto compute = [&](uint32_t t) {
-        const uint32_t j = r.core, h = t * ac + j;
-        if (j >= ac || h >= a.nh) return;
+    // Core c computes the round's heads c, c + cores, ...: one each where the run has a core
+    // for every head of a round (the plan's), several where it has fewer.
+    auto compute_head = [&](uint32_t t, uint32_t j) {
+        const uint32_t h = t * ac + j;
+        if (h >= a.nh) return;
         const uint32_t kvh = kv_head(h);
-        uint8_t *mine = r.stage[3] + (size_t)j * r.resolved.slot_bytes[3];
+        uint8_t *mine = r.stage[3] + (size_t)r.core * r.resolved.slot_bytes[3]; // its own scratch
         const uint8_t *keys = r.stage[1] ? buffer(holder(t, kvh), 0u) : cache(0u, kvh);
         const uint8_t *values = r.stage[1] ? buffer(holder(t, kvh), 1u) : cache(1u, kvh);
         uint8_t *q = r.addr[0] + (size_t)h * head, *y = r.addr[4] + (size_t)h * head;
@@ -526,6 +530,9 @@ void run_token(StepRun &r, const Shape &a, uint32_t ac)
         }
         r.kernel(st);
     };
+    auto compute = [&](uint32_t t) {
+        for (uint32_t j = r.core; j < ac; j += r.cores) compute_head(t, j);
+    };
     r.tiles_in_turn(ceil_div(a.nh, ac), in, compute, [](uint32_t) {}); // y in place
 }
 
@@ -534,7 +541,7 @@ void run(StepRun &r)
     const Shape a = shape_of(r.step);
     const uint32_t tc = r.step.tile[0], ac = r.step.tile[1] < r.cores ? r.step.tile[1] : r.cores;
     if (r.pos + r.rows <= tc && !r.stage[0] && !r.stage[4]) // one chunk, q and y in place
-        return r.rows > 1u ? run_by_kv_head(r, a, ac) : run_token(r, a, ac);
+        return r.rows > 1u ? run_by_kv_head(r, a, ac) : run_token(r, a, r.step.tile[1]); // a round: the plan's heads
     const uint32_t items = r.rows * a.nh, chunks = ceil_div(r.pos + r.rows, tc), rounds = ceil_div(items, ac);
     // A round whose positions are one chunk is one tile (fused): its keys and values
     // gathered at once, each into a buffer of its own (a core's two), then every core scores

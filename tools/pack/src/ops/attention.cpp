@@ -69,7 +69,8 @@ void evaluate(const GraphStep &s, Evaluation &e)
 // average); with QuantLib's arithmetic every row reads the whole chunk, pos + rows (the
 // later rows' positions masked, as Deeploy's graphs apply their causal mask). Its
 // calls are the runtime's passes (runtime/src/ops/attention.cpp): rounds of (row, head)
-// items over the cores (at most tile[1]), keys then values, chunk by chunk (a round whose
+// items over the cores (at most tile[1]; a token of one chunk: tile[1], its cores taking
+// several where the run has fewer), keys then values, chunk by chunk (a round whose
 // positions are one chunk is one tile of both passes). A round's chunk is gathered once for its cores
 // whose items share a KV head, the positions the last row sees, and kept for the next
 // round of the same head: a token gathers each KV head's once a pass and chunk; a
@@ -82,10 +83,13 @@ Work work(const tsr_step &s, uint32_t rows, uint32_t pos, uint32_t cores)
     const double heads = double(rows) * p.n_heads, e = tsr_dtype_bytes(s.dtype);
     const bool whole_chunk = tsr_step_arithmetic(&s) == TSR_NONLINEAR_QUANTLIB;
     const double kv = whole_chunk ? double(pos) + rows : double(pos) + (rows + 1) / 2;
-    const uint64_t ac = std::max(1u, std::min<uint32_t>(s.tile[1], cores)), tc = std::max<uint32_t>(s.tile[0], 1u);
-    const uint64_t rounds = (uint64_t(rows) * p.n_heads + ac - 1) / ac, chunks = (uint64_t(pos) + rows + tc - 1) / tc;
-    const double nkv = std::max(1u, p.n_kv_heads), seen = double(pos) + rows; // positions a gather holds, all chunks
+    const uint64_t tc = std::max<uint32_t>(s.tile[0], 1u), chunks = (uint64_t(pos) + rows + tc - 1) / tc;
     auto staged = [&](uint32_t k) { return s.staging[k] != TSR_NO_TENSOR ? 1.0 : 0.0; };
+    // A token of one chunk, q and y in place: rounds of the plan's heads, whatever the cores.
+    const bool token_round = rows == 1u && chunks == 1u && !staged(0) && !staged(4);
+    const uint64_t ac = std::max(1u, token_round ? s.tile[1] : std::min<uint32_t>(s.tile[1], cores));
+    const uint64_t rounds = (uint64_t(rows) * p.n_heads + ac - 1) / ac;
+    const double nkv = std::max(1u, p.n_kv_heads), seen = double(pos) + rows; // positions a gather holds, all chunks
     if (rows > 1u && chunks == 1u && !staged(0) && !staged(4)) // a tile a KV head
         return Work{2.0 * heads * kv * p.head_size, heads * kv, staged(1) * 2.0 * nkv * seen * p.head_size * e, nkv,
                     staged(1) * 2.0 * nkv};
