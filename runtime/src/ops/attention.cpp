@@ -438,8 +438,10 @@ void run_by_kv_head(StepRun &r, const Shape &a, uint32_t ac)
 // KV heads gathered into the buffers of the round's first head that reads it (keys and
 // values at once), then the cores compute head round ac + j over them, core c the heads
 // j = c, c + cores, ... (through the variant's rows kernel, a row of one, where it has one):
-// a run on fewer cores than the plan's moves its heads in as few transfers.
-void run_token(StepRun &r, const Shape &a, uint32_t ac)
+// a run on fewer cores than the plan's moves its heads in as few transfers. Several: the run
+// has fewer cores than a round has heads (an instantiation of its own, so that the plan's
+// cores keep their one head's code).
+template <bool Several> void run_token(StepRun &r, const Shape &a, uint32_t ac)
 {
     const AttentionVariant &v = variant_row<AttentionVariant>(r.resolved.variant);
     const Scratch sx = v.scratch(a);
@@ -508,7 +510,7 @@ void run_token(StepRun &r, const Shape &a, uint32_t ac)
     // for every head of a round (the plan's), several where it has fewer.
     auto compute_head = [&](uint32_t t, uint32_t j) {
         const uint32_t h = t * ac + j;
-        if (h >= a.nh) return;
+        if (j >= ac || h >= a.nh) return;
         const uint32_t kvh = kv_head(h);
         uint8_t *mine = r.stage[3] + (size_t)r.core * r.resolved.slot_bytes[3]; // its own scratch
         const uint8_t *keys = r.stage[1] ? buffer(holder(t, kvh), 0u) : cache(0u, kvh);
@@ -531,7 +533,10 @@ void run_token(StepRun &r, const Shape &a, uint32_t ac)
         r.kernel(st);
     };
     auto compute = [&](uint32_t t) {
-        for (uint32_t j = r.core; j < ac; j += r.cores) compute_head(t, j);
+        if constexpr (Several)
+            for (uint32_t j = r.core; j < ac; j += r.cores) compute_head(t, j);
+        else
+            compute_head(t, r.core);
     };
     r.tiles_in_turn(ceil_div(a.nh, ac), in, compute, [](uint32_t) {}); // y in place
 }
@@ -541,7 +546,9 @@ void run(StepRun &r)
     const Shape a = shape_of(r.step);
     const uint32_t tc = r.step.tile[0], ac = r.step.tile[1] < r.cores ? r.step.tile[1] : r.cores;
     if (r.pos + r.rows <= tc && !r.stage[0] && !r.stage[4]) // one chunk, q and y in place
-        return r.rows > 1u ? run_by_kv_head(r, a, ac) : run_token(r, a, r.step.tile[1]); // a round: the plan's heads
+        return r.rows > 1u               ? run_by_kv_head(r, a, ac)
+               : r.step.tile[1] <= r.cores ? run_token<false>(r, a, ac)
+                                           : run_token<true>(r, a, r.step.tile[1]); // a round: the plan's heads
     const uint32_t items = r.rows * a.nh, chunks = ceil_div(r.pos + r.rows, tc), rounds = ceil_div(items, ac);
     // A round whose positions are one chunk is one tile (fused): its keys and values
     // gathered at once, each into a buffer of its own (a core's two), then every core scores
