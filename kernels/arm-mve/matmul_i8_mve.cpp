@@ -428,13 +428,22 @@ namespace {
 // within its channel's 32-bit limit (tsr_rqs_prepare), acc mul + add + round in 32 bits
 // shifted right arithmetically (VSHL by -shift: a shift of 32 or more leaves the sign, as
 // the 64-bit shift does for a value within int32), clamped, stored narrowed; else lane by
-// lane.
+// lane. Where the caller proved every channel's 32-bit form (TSR_MATMUL_I8_RQS_FITS_32:
+// the runtime, at open) a block prepares nothing and checks no lane (a wrong flag wraps,
+// the vector arithmetic's way).
 struct Rqs4 {
     tsr_rqs_prepared p[4];
     int32x4_t mul, add_round, limit;
     bool vector; // every channel has a 32-bit form
+    bool fits;   // known for every channel of the call: no lane checked
     void prepare(const tsr_matmul_i8_rqs_args *a, uint32_t i)
     {
+        if (fits) {
+            const uint32_t round = a->range.shift > 0 ? 1u << (a->range.shift - 1) : 0u;
+            mul = vld1q_s32(a->mul + i);
+            add_round = vreinterpretq_s32_u32(vaddq_n_u32(vreinterpretq_u32_s32(vld1q_s32(a->add + i)), round));
+            return;
+        }
         int32_t m[4], ar[4], lim[4];
         vector = true;
         for (uint32_t c = 0; c < 4u; ++c) {
@@ -447,7 +456,7 @@ struct Rqs4 {
     }
     TSR_MVE_INLINE void store(int32x4_t acc, int8_t *y, const tsr_rqs_params &range) const
     {
-        if (vector && !(vcmpgtq_s32(vabsq_s32(acc), limit) & 0xFFFFu)) {
+        if (fits || (vector && !(vcmpgtq_s32(vabsq_s32(acc), limit) & 0xFFFFu))) {
             const int32x4_t v = vshlq_s32(vaddq_s32(vmulq_s32(acc, mul), add_round), vdupq_n_s32(-range.shift));
             vstrbq_s32(y, vmaxq_s32(vminq_s32(v, vdupq_n_s32(range.hi)), vdupq_n_s32(range.lo)));
             return;
@@ -462,6 +471,7 @@ template <bool Tail> TSR_MVE_INLINE void rqs_groups(const tsr_matmul_i8_rqs_args
 {
     const uint32_t k = a->k, blocks = k / 16u;
     Rqs4 q;
+    q.fits = (a->flags & TSR_MATMUL_I8_RQS_FITS_32) && a->range.shift < 31;
     for (uint32_t i = begin; i < end4; i += 4u) {
         q.prepare(a, i);
         const int8_t *wi = a->w + (size_t)i * k;
@@ -482,13 +492,18 @@ tsr_kernel_status tsr_matmul_i8_rqs_mve(const tsr_matmul_i8_rqs_args *a, uint32_
     if (a->k % 16u) rqs_groups<true>(a, begin, end4);
     else rqs_groups<false>(a, begin, end4);
     const uint32_t blocks = a->k / 16u;
+    const bool fits = (a->flags & TSR_MATMUL_I8_RQS_FITS_32) && a->range.shift < 31;
+    const int32_t shift = a->range.shift, lo = a->range.lo, hi = a->range.hi;
+    const uint32_t round = fits && shift > 0 ? 1u << (shift - 1) : 0u;
     for (uint32_t i = end4; i < end; ++i) {
-        const tsr_rqs_params r = {a->mul[i], a->add[i], a->range.shift, a->range.lo, a->range.hi};
-        const tsr_rqs_prepared p = tsr_rqs_prepare(&r);
+        const tsr_rqs_params r = {a->mul[i], a->add[i], shift, lo, hi};
+        const tsr_rqs_prepared p = fits ? tsr_rqs_prepared{} : tsr_rqs_prepare(&r);
         for (uint32_t row = 0; row < a->rows; ++row) {
             const int8_t *x = a->x + (size_t)row * a->k, *w = a->w + (size_t)i * a->k;
             const int32_t acc = a->k % 16u ? dot1<true>(x, w, a->k, blocks) : dot1<false>(x, w, a->k, blocks);
-            a->y[(size_t)row * a->ldy + i] = (int8_t)tsr_rqs_apply(&p, acc);
+            // The 32-bit form in unsigned words where it is known: a wrong flag wraps.
+            const int32_t v = (int32_t)((uint32_t)acc * (uint32_t)r.mul + (uint32_t)r.add + round) >> shift;
+            a->y[(size_t)row * a->ldy + i] = (int8_t)(fits ? (v < lo ? lo : v > hi ? hi : v) : tsr_rqs_apply(&p, acc));
         }
     }
     return TSR_KERNEL_OK;
