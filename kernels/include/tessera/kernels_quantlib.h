@@ -144,7 +144,7 @@ typedef struct tsr_matmul_i8_rqs_args {
 /* tsr_matmul_i8_rqs_args.flags. FITS_32: the caller found, once for many calls (the
  * runtime: at open, from the weights), that tsr_matmul_i8_rqs_fits_32 holds for every
  * channel the call is given: each output's RequantShift then takes its 32-bit form
- * without a check (the XpulpV2 kernel; the others check as before). A kernel given it
+ * without a check (the XpulpV2 and Helium kernels; the portable ones check as before). A kernel given it
  * wrongly computes wrong numbers, never undefined behaviour. */
 #define TSR_MATMUL_I8_RQS_FITS_32 1u
 /* Whether, for each of the n channels c of w (n x k int8, k <= 32768), every int8 row x
