@@ -28,7 +28,7 @@ typedef enum tsr_kernel_status {
     TSR_KERNEL_BAD_ARGUMENT = 1 /* null pointer, zero size or core_id >= core_count */
 } tsr_kernel_status;
 
-/* n / d for d >= 1. Where the cores divide slowly (TSR_CORES_DIVIDE_SLOWLY, from the PULP
+/* n / d for d >= 1. Where the cores divide slowly (TSR_CORES_DIVIDE_SLOWLY, from the CV32E40P's
  * toolchain files: a serial divider, up to 35 cycles), for a cluster's core counts (d <= 16)
  * and n < 2^27, the high word of n times ceil(2^32 / d): exact there, since
  * n (ceil(2^32 / d) d - 2^32) < 2^27 d <= 2^31; every kernel call splits its work. Elsewhere

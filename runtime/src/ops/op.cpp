@@ -299,11 +299,44 @@ void resolve_ahead(const ImageView &img, const tsr_step &s, ResolvedStep &r, con
     r.ahead_bytes = bytes;
 }
 
+bool is_weight(const ImageView &img, uint32_t id)
+{
+    return id < img.header->tensor_count && img.tensors[id].kind == TSR_TENSOR_WEIGHT;
+}
+
+// Whether two steps read the same constants the same way: one operator, variant, layer and
+// parameters, and the same weight tensor wherever either takes one (a token step and its
+// prompt twin differ in their activations only).
+bool same_constants(const ImageView &img, const tsr_step &a, const tsr_step &b)
+{
+    if (a.op != b.op || a.engine != b.engine || a.variant != b.variant || a.layer != b.layer ||
+        memcmp(&a.params, &b.params, sizeof a.params) != 0)
+        return false;
+    for (uint32_t k = 0; k < TSR_MAX_OPERANDS; ++k)
+        if ((is_weight(img, a.operands[k]) || is_weight(img, b.operands[k])) && a.operands[k] != b.operands[k])
+            return false;
+    return true;
+}
+
+// What open finds of step `step`'s constants (OpDevice::facts): those of an earlier step
+// (of the first `done` of `steps`, resolved as `resolved`) that reads the same constants,
+// rather than reading them again (a RequantShift matmul's facts read every weight it has).
+uint8_t facts_of(const ImageView &img, const tsr_hal_board *board, const tsr_step &step, const tsr_step *steps,
+                 const ResolvedStep *resolved, uint32_t done)
+{
+    const OpDevice *op = op_device(step.op);
+    if (!op->facts) return 0u;
+    for (uint32_t j = 0; j < done; ++j)
+        if (same_constants(img, step, steps[j])) return resolved[j].facts;
+    return op->facts(img, board, step);
+}
+
 } // namespace
 
 void resolve_steps(const ImageView &img, const tsr_hal_board *board)
 {
     ResolvedStep *out = (ResolvedStep *)tensor_address(img, board, img.header->step_table_tensor);
+    const ResolvedStep *const prompt = out; // the prompt schedule's, resolved first
     const ScheduleView *schedules[2] = {&img.prompt, &img.token};
     for (const ScheduleView *s : schedules) {
         for (uint32_t i = 0; i < s->header->step_count; ++i, ++out) {
@@ -333,7 +366,8 @@ void resolve_steps(const ImageView &img, const tsr_hal_board *board)
             out->staged = 0u;
             for (uint32_t k = 0; k < TSR_MAX_OPERANDS; ++k)
                 if (out->stage[k]) out->staged = 1u;
-            out->facts = op->facts ? op->facts(img, board, step) : 0u;
+            out->facts = facts_of(img, board, step, img.prompt.steps, prompt,
+                                  s == &img.prompt ? 0u : img.prompt.header->step_count);
             out->fetches_next = 0u;
             resolve_ahead(img, step, *out, i ? &s->steps[i - 1u] : nullptr, i ? out - 1 : nullptr);
             if (out->ahead_bytes) (out - 1)->fetches_next = 1u;
