@@ -23,6 +23,21 @@ static inline uint32_t tsr_iexp(int32_t d, const tsr_iexp_constants &k)
     return z >= 26 ? 0u : l >> (z + 6);
 }
 
+// The quotient floor(u 2^shift / ln2) of tsr_iexp for an int8 softmax's u = max - x in
+// [0, 255] by one 32-bit product: (u M) >> 19 for M = floor(2^(shift + 19) / ln2) + 1.
+// M / 2^19 exceeds 2^shift / ln2 by at most 2^-19, so u M / 2^19 exceeds u 2^shift / ln2 by
+// at most 255 / 2^19 < 1 / 1420 <= 1 / ln2, less than the distance from u 2^shift / ln2 (a
+// multiple of 1 / ln2) up to the next integer: the floors agree. u M <= 255 (2^33 / 709 + 1)
+// < 2^32. M is computed without a 64-bit division: 2^(31 + j) = (q ln2 + r) 2^j.
+static const uint32_t tsr_iexp_quotient_bits = 19;
+static inline uint32_t tsr_iexp_quotient_multiplier(const tsr_iexp_constants &k)
+{
+    const uint32_t ln2 = (uint32_t)k.ln2, e = (uint32_t)k.shift + tsr_iexp_quotient_bits; // 19..33
+    if (e <= 31u) return (1u << e) / ln2 + 1u;
+    const uint32_t j = e - 31u, q = 0x80000000u / ln2, r = 0x80000000u - q * ln2; // r < ln2 < 2^11
+    return (q << j) + (r << j) / ln2 + 1u;
+}
+
 // The probabilities from the exponentials e (n of them, summing to sum >= 1): y = round(4096
 // e / sum) without a division each: q = floor(m / sum) from one reciprocal, r = floor((2^32 -
 // 1) / sum), as the high word of m * r, corrected upwards (q is at most 2 short, as m < 2^31:

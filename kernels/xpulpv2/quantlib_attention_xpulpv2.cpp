@@ -119,26 +119,6 @@ void scores_max_part(uint32_t qw, const uint32_t *k, int8_t *u, uint32_t n, cons
     *max = m;
 }
 
-// The largest of u[0..n) (n >= 1).
-int32_t max_of(const int8_t *u, uint32_t n)
-{
-    int32_t m = *u++;
-    if (const uint32_t pairs = (n - 1u) >> 1) {
-        int32_t a, b;
-        __asm__ volatile(TSR_HWLOOP_BEGIN("%[pairs]", 4)
-                         TSR_XP_LB_POST1("%[a]", "%[u]")
-                         TSR_XP_LB_POST1("%[b]", "%[u]")
-                         TSR_XP_MAX("%[m]", "%[m]", "%[a]")
-                         TSR_XP_MAX("%[m]", "%[m]", "%[b]")
-                         TSR_HWLOOP_END
-                         : [m] "+r"(m), [u] "+r"(u), [a] "=&r"(a), [b] "=&r"(b)
-                         : [pairs] "r"(pairs)
-                         : "memory");
-    }
-    if (!(n & 1u)) m = *u > m ? *u : m;
-    return m;
-}
-
 // exps[j] = exp[max - u_j] for j < n (max - u_j in 0..255); returns their sum and puts
 // the largest in *largest (unsigned: the table is data).
 uint32_t exps_of(const int8_t *u, int32_t *exps, uint32_t n, const int32_t *exp, int32_t max, uint32_t *largest)
@@ -352,7 +332,7 @@ tsr_kernel_status tsr_quantlib_softmax_xpulpv2(const int8_t *u, int8_t *probs, i
     TSR_KERNEL_REQUIRE(u && probs && exps && n && n <= TSR_QUANTLIB_MAX_CONTEXT && t && t->levels >= 1 &&
                        t->levels <= 255 && t->exp[0] > 0);
     uint32_t largest;
-    const uint32_t sum = exps_of(u, exps, n, t->exp, max_of(u, n), &largest); // n x 2^20 <= 2^31
+    const uint32_t sum = exps_of(u, exps, n, t->exp, tsr_xpulpv2_max_i8(u, n), &largest); // n x 2^20 <= 2^31
     TSR_KERNEL_REQUIRE(largest <= (uint32_t)TSR_QUANTLIB_MAX_EXP); // the table is data
     // sum >= exp[0] > 0 (the maximum's own), e <= sum, e levels <= 2^20 x 255 < 2^32: the
     // quotient is at most levels.

@@ -219,6 +219,26 @@ static inline uint32_t tsr_xpulpv2_divide(uint32_t n, uint32_t d, uint32_t m)
     return q;
 }
 
+// The largest of the int8s u[0..n) (n >= 1): two a hardware-loop pass.
+static inline int32_t tsr_xpulpv2_max_i8(const int8_t *u, uint32_t n)
+{
+    int32_t m = *u++;
+    if (const uint32_t pairs = (n - 1u) >> 1) {
+        int32_t a, b;
+        __asm__ volatile(TSR_HWLOOP_BEGIN("%[pairs]", 4)
+                         TSR_XP_LB_POST1("%[a]", "%[u]")
+                         TSR_XP_LB_POST1("%[b]", "%[u]")
+                         TSR_XP_MAX("%[m]", "%[m]", "%[a]")
+                         TSR_XP_MAX("%[m]", "%[m]", "%[b]")
+                         TSR_HWLOOP_END
+                         : [m] "+r"(m), [u] "+r"(u), [a] "=&r"(a), [b] "=&r"(b)
+                         : [pairs] "r"(pairs)
+                         : "memory");
+    }
+    if (!(n & 1u)) m = *u > m ? *u : m;
+    return m;
+}
+
 // The sum of the squares of a row of dim int8s (<= 2^28).
 static inline uint32_t tsr_xpulpv2_squares(const int8_t *x, uint32_t dim)
 {

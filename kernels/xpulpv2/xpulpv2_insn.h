@@ -26,10 +26,11 @@
 #define TSR_XP_SHUFFLE2_B(rd, rs1, rs2) ".insn r 0x7B, 1, 0x70, " rd ", " rs1 ", " rs2 "\n"
 // pack rd, rs1, rs2: rd = rs1's low half above rs2's low half (CORE-V cv.pack, RI5CY pv.pack.h).
 #define TSR_XP_PACK(rd, rs1, rs2) ".insn r 0x7B, 0, 0x78, " rd ", " rs1 ", " rs2 "\n"
-// max / min / maxu rd, rs1, rs2 (signed, signed, unsigned).
+// max / min / maxu / minu rd, rs1, rs2 (signed, signed, unsigned, unsigned).
 #define TSR_XP_MAX(rd, rs1, rs2) ".insn r 0x2B, 3, 0x2D, " rd ", " rs1 ", " rs2 "\n"
 #define TSR_XP_MIN(rd, rs1, rs2) ".insn r 0x2B, 3, 0x2B, " rd ", " rs1 ", " rs2 "\n"
 #define TSR_XP_MAXU(rd, rs1, rs2) ".insn r 0x2B, 3, 0x2E, " rd ", " rs1 ", " rs2 "\n"
+#define TSR_XP_MINU(rd, rs1, rs2) ".insn r 0x2B, 3, 0x2C, " rd ", " rs1 ", " rs2 "\n"
 // lb rd, rs2(rs1) / lw rd, rs2(rs1): the signed byte / the word at rs1 + rs2.
 #define TSR_XP_LB_RR(rd, rs1, rs2) ".insn r 0x2B, 3, 0x04, " rd ", " rs1 ", " rs2 "\n"
 #define TSR_XP_LW_RR(rd, rs1, rs2) ".insn r 0x2B, 3, 0x06, " rd ", " rs1 ", " rs2 "\n"
@@ -60,6 +61,7 @@
 #define TSR_XP_MAX(rd, rs1, rs2) ".insn r 0x33, 6, 0x02, " rd ", " rs1 ", " rs2 "\n"        /* p.max */
 #define TSR_XP_MIN(rd, rs1, rs2) ".insn r 0x33, 4, 0x02, " rd ", " rs1 ", " rs2 "\n"        /* p.min */
 #define TSR_XP_MAXU(rd, rs1, rs2) ".insn r 0x33, 7, 0x02, " rd ", " rs1 ", " rs2 "\n"       /* p.maxu */
+#define TSR_XP_MINU(rd, rs1, rs2) ".insn r 0x33, 5, 0x02, " rd ", " rs1 ", " rs2 "\n"       /* p.minu */
 #define TSR_XP_LB_RR(rd, rs1, rs2) ".insn r 0x03, 7, 0x00, " rd ", " rs1 ", " rs2 "\n"      /* p.lb rd, rs2(rs1) */
 #define TSR_XP_LW_RR(rd, rs1, rs2) ".insn r 0x03, 7, 0x10, " rd ", " rs1 ", " rs2 "\n"      /* p.lw rd, rs2(rs1) */
 // p.extracti: bits 31:30 = 11, Is3 in 29:25, Is2 in 24:20; .insn takes the 12 bits signed.
@@ -80,8 +82,11 @@
 #define TSR_XP_LB_POST1(rd, rs1) ".insn i 0x0B, 0, " rd ", 1(" rs1 ")\n"
 // lw rd, (rs1), 4: rd = the word at rs1, then rs1 += 4.
 #define TSR_XP_LW_POST4(rd, rs1) ".insn i 0x0B, 2, " rd ", 4(" rs1 ")\n"
-// sb rs2, (rs1), 1 / sw rs2, (rs1), 4: store, then advance rs1 by the size.
+// lhu rd, (rs1), 2: rd = the unsigned half-word at rs1, then rs1 += 2.
+#define TSR_XP_LHU_POST2(rd, rs1) ".insn i 0x0B, 5, " rd ", 2(" rs1 ")\n"
+// sb rs2, (rs1), 1 / sh rs2, (rs1), 2 / sw rs2, (rs1), 4: store, then advance rs1 by the size.
 #define TSR_XP_SB_POST1(rs2, rs1) ".insn s 0x2B, 0, " rs2 ", 1(" rs1 ")\n"
+#define TSR_XP_SH_POST2(rs2, rs1) ".insn s 0x2B, 1, " rs2 ", 2(" rs1 ")\n"
 #define TSR_XP_SW_POST4(rs2, rs1) ".insn s 0x2B, 2, " rs2 ", 4(" rs1 ")\n"
 
 // A hardware loop's body must be word-aligned, uncompressed, at least three instructions,

@@ -15,6 +15,7 @@
 #include "tessera/kernels.h"
 #include "tessera/kernels_quantlib.h"
 #include "kernel_math.h" // tsr_expf, shared by softmax and SiLU
+#include "softmax_i8_checks.h" // tsr_iexp_quotient_multiplier
 
 namespace {
 
@@ -444,4 +445,20 @@ TEST(KernelMath, RequantShiftFits32BitsExactlyAtItsBound)
     const int32_t mul3[2] = {1, 65800};
     EXPECT_FALSE(tsr_matmul_i8_rqs_fits_32(w2, mul3, add2, 2, 2, 16));
     EXPECT_FALSE(tsr_matmul_i8_rqs_fits_32(nullptr, mul2, add2, 2, 2, 16));
+}
+
+// The integer exponential's quotient by one 32-bit product (tsr_iexp_quotient_multiplier),
+// against the division it replaces, for every u an int8 softmax has and every shift and ln2
+// the constants' check admits; the product never wraps.
+TEST(KernelMath, IexpQuotientByMultiplierIsTheDivisionForEveryInt8Difference)
+{
+    for (int32_t shift = 0; shift <= 14; ++shift)
+        for (int32_t ln2 = 709; ln2 <= 1420; ++ln2) {
+            const tsr_iexp_constants k = {shift, ln2, 1385, 1000000};
+            const uint64_t m = tsr_iexp_quotient_multiplier(k);
+            ASSERT_LE(255u * m, 0xFFFFFFFFull) << "shift " << shift << " ln2 " << ln2;
+            for (uint32_t u = 0; u < 256u; ++u)
+                ASSERT_EQ((uint32_t)(u * m) >> tsr_iexp_quotient_bits, (u << shift) / (uint32_t)ln2)
+                    << "u " << u << " shift " << shift << " ln2 " << ln2;
+        }
 }
