@@ -178,6 +178,13 @@ tsr_kernel_status tsr_softmax_i8_xpulpv2(const tsr_softmax_i8_args *a, uint32_t 
     return TSR_KERNEL_OK;
 }
 
+// Four dimensions of a position's values loaded (post-increment, into v0..v3) and each
+// multiplied by its probability w into its sum: eight instructions of a hardware-loop body.
+#define TSR_ACC4(a0, a1, a2, a3)                                                                                       \
+    TSR_XP_LB_POST1("%[v0]", "%[v]") TSR_XP_LB_POST1("%[v1]", "%[v]") TSR_XP_LB_POST1("%[v2]", "%[v]")                \
+    TSR_XP_LB_POST1("%[v3]", "%[v]") TSR_XP_MAC(a0, "%[w]", "%[v0]") TSR_XP_MAC(a1, "%[w]", "%[v1]")                  \
+    TSR_XP_MAC(a2, "%[w]", "%[v2]") TSR_XP_MAC(a3, "%[w]", "%[v3]")
+
 tsr_kernel_status tsr_attention_accumulate_i8_xpulpv2(const tsr_attention_accumulate_i8_args *a, uint32_t core_id,
                                                       uint32_t core_count)
 {
@@ -198,22 +205,8 @@ tsr_kernel_status tsr_attention_accumulate_i8_xpulpv2(const tsr_attention_accumu
         const uint16_t *p = probs;
         __asm__ volatile(TSR_HWLOOP_BEGIN("%[n]", 19)
                          TSR_XP_LHU_POST2("%[w]", "%[p]")
-                         TSR_XP_LB_POST1("%[v0]", "%[v]")
-                         TSR_XP_LB_POST1("%[v1]", "%[v]")
-                         TSR_XP_LB_POST1("%[v2]", "%[v]")
-                         TSR_XP_LB_POST1("%[v3]", "%[v]")
-                         TSR_XP_MAC("%[a0]", "%[w]", "%[v0]")
-                         TSR_XP_MAC("%[a1]", "%[w]", "%[v1]")
-                         TSR_XP_MAC("%[a2]", "%[w]", "%[v2]")
-                         TSR_XP_MAC("%[a3]", "%[w]", "%[v3]")
-                         TSR_XP_LB_POST1("%[v0]", "%[v]")
-                         TSR_XP_LB_POST1("%[v1]", "%[v]")
-                         TSR_XP_LB_POST1("%[v2]", "%[v]")
-                         TSR_XP_LB_POST1("%[v3]", "%[v]")
-                         TSR_XP_MAC("%[a4]", "%[w]", "%[v0]")
-                         TSR_XP_MAC("%[a5]", "%[w]", "%[v1]")
-                         TSR_XP_MAC("%[a6]", "%[w]", "%[v2]")
-                         TSR_XP_MAC("%[a7]", "%[w]", "%[v3]")
+                         TSR_ACC4("%[a0]", "%[a1]", "%[a2]", "%[a3]")
+                         TSR_ACC4("%[a4]", "%[a5]", "%[a6]", "%[a7]")
                          "add %[ps], %[ps], %[w]\n"
                          "add %[v], %[v], %[skip]\n"
                          TSR_HWLOOP_END
@@ -232,14 +225,7 @@ tsr_kernel_status tsr_attention_accumulate_i8_xpulpv2(const tsr_attention_accumu
         const uint16_t *p = probs;
         __asm__ volatile(TSR_HWLOOP_BEGIN("%[n]", 11)
                          TSR_XP_LHU_POST2("%[w]", "%[p]")
-                         TSR_XP_LB_POST1("%[v0]", "%[v]")
-                         TSR_XP_LB_POST1("%[v1]", "%[v]")
-                         TSR_XP_LB_POST1("%[v2]", "%[v]")
-                         TSR_XP_LB_POST1("%[v3]", "%[v]")
-                         TSR_XP_MAC("%[a0]", "%[w]", "%[v0]")
-                         TSR_XP_MAC("%[a1]", "%[w]", "%[v1]")
-                         TSR_XP_MAC("%[a2]", "%[w]", "%[v2]")
-                         TSR_XP_MAC("%[a3]", "%[w]", "%[v3]")
+                         TSR_ACC4("%[a0]", "%[a1]", "%[a2]", "%[a3]")
                          "add %[ps], %[ps], %[w]\n"
                          "add %[v], %[v], %[skip]\n"
                          TSR_HWLOOP_END
