@@ -35,6 +35,15 @@ inline int32_t sdot(int32_t acc, uint32_t a, uint32_t b)
 
 } // namespace
 
+// A score's requantization as tsr_xpulpv2_requantize_to_i8 at shift <= -2 (sh = -2 - shift):
+// the high word of d m, shifted by sh, rounded half up, clipped to int8, stored (post-increment):
+// six instructions of a hardware-loop body.
+#define TSR_SCORE_OUT                                                                                                  \
+    "mulh %[d], %[d], %[m]\n"                                                                                          \
+    "sra %[d], %[d], %[sh]\n"                                                                                          \
+    "addi %[d], %[d], 1\n"                                                                                             \
+    "srai %[d], %[d], 1\n" TSR_XP_CLIP8("%[d]", "%[d]") TSR_XP_SB_POST1("%[d]", "%[s]")
+
 tsr_kernel_status tsr_attention_scores_i8_xpulpv2(const tsr_attention_scores_i8_args *a, uint32_t core_id,
                                                   uint32_t core_count)
 {
@@ -62,12 +71,7 @@ tsr_kernel_status tsr_attention_scores_i8_xpulpv2(const tsr_attention_scores_i8_
                              TSR_XP_LW_POST4("%[k0]", "%[k]")
                              "mv %[d], %[off]\n"
                              TSR_XP_SDOTSP_B("%[d]", "%[q0]", "%[k0]")
-                             "mulh %[d], %[d], %[m]\n"
-                             "sra %[d], %[d], %[sh]\n"
-                             "addi %[d], %[d], 1\n"
-                             "srai %[d], %[d], 1\n"
-                             TSR_XP_CLIP8("%[d]", "%[d]")
-                             TSR_XP_SB_POST1("%[d]", "%[s]")
+                             TSR_SCORE_OUT
                              TSR_HWLOOP_END
                              : [k] "+r"(key), [s] "+r"(s), [k0] "=&r"(k0), [d] "=&r"(d)
                              : [n] "r"(count), [off] "r"(offset), [q0] "r"(q[0]), [m] "r"(multiplier), [sh] "r"(sh)
@@ -79,12 +83,7 @@ tsr_kernel_status tsr_attention_scores_i8_xpulpv2(const tsr_attention_scores_i8_
                              "mv %[d], %[off]\n"
                              TSR_XP_SDOTSP_B("%[d]", "%[q0]", "%[k0]")
                              TSR_XP_SDOTSP_B("%[d]", "%[q1]", "%[k1]")
-                             "mulh %[d], %[d], %[m]\n"
-                             "sra %[d], %[d], %[sh]\n"
-                             "addi %[d], %[d], 1\n"
-                             "srai %[d], %[d], 1\n"
-                             TSR_XP_CLIP8("%[d]", "%[d]")
-                             TSR_XP_SB_POST1("%[d]", "%[s]")
+                             TSR_SCORE_OUT
                              TSR_HWLOOP_END
                              : [k] "+r"(key), [s] "+r"(s), [k0] "=&r"(k0), [k1] "=&r"(k1), [d] "=&r"(d)
                              : [n] "r"(count), [off] "r"(offset), [q0] "r"(q[0]), [q1] "r"(q[1]), [m] "r"(multiplier),
