@@ -21,12 +21,6 @@
 
 namespace {
 
-inline int32_t mac(int32_t acc, int32_t a, int32_t b)
-{
-    __asm__(TSR_XP_MAC("%0", "%1", "%2") : "+r"(acc) : "r"(a), "r"(b));
-    return acc;
-}
-
 inline int32_t sdot(int32_t acc, uint32_t a, uint32_t b)
 {
     __asm__(TSR_XP_SDOTSP_B("%0", "%1", "%2") : "+r"(acc) : "r"(a), "r"(b));
