@@ -501,9 +501,14 @@ tsr_kernel_status tsr_matmul_i8_rqs_mve(const tsr_matmul_i8_rqs_args *a, uint32_
         for (uint32_t row = 0; row < a->rows; ++row) {
             const int8_t *x = a->x + (size_t)row * a->k, *w = a->w + (size_t)i * a->k;
             const int32_t acc = a->k % 16u ? dot1<true>(x, w, a->k, blocks) : dot1<false>(x, w, a->k, blocks);
-            // The 32-bit form in unsigned words where it is known: a wrong flag wraps.
-            const int32_t v = (int32_t)((uint32_t)acc * (uint32_t)r.mul + (uint32_t)r.add + round) >> shift;
-            a->y[(size_t)row * a->ldy + i] = (int8_t)(fits ? (v < lo ? lo : v > hi ? hi : v) : tsr_rqs_apply(&p, acc));
+            int32_t out;
+            if (fits) { // the 32-bit form in unsigned words (a wrong flag wraps), shift < 31
+                const int32_t v = (int32_t)((uint32_t)acc * (uint32_t)r.mul + (uint32_t)r.add + round) >> shift;
+                out = v < lo ? lo : v > hi ? hi : v;
+            } else {
+                out = tsr_rqs_apply(&p, acc); // shifts up to 62: the prepared form's
+            }
+            a->y[(size_t)row * a->ldy + i] = (int8_t)out;
         }
     }
     return TSR_KERNEL_OK;
