@@ -49,6 +49,25 @@ void charge(Task &task, uint32_t i, const Counters &before, bool ran)
     task.clock = now;
 }
 
+// A step whose kernel call open made (ResolvedStep::prepared: one tile, every operand in
+// place, every core): tile_in_place's two barriers around the call, each core worker
+// (core + turn) % cores of them as StepRun numbers it. Whether the run stopped.
+bool run_prepared(RunState &run, const ResolvedStep &resolved, uint32_t i, uint32_t core, uint32_t cores, uint32_t turn)
+{
+    if (core == 0u) {
+        run.dma.drain(); // what earlier steps left in flight
+        run.settle(i);
+        if (resolved.fetches_next) run.fetch_ahead(i);
+    }
+    if (cores > 1u) run.barrier(run.ctx);
+    if (__atomic_load_n(&run.status, __ATOMIC_ACQUIRE) != TESSERA_OK) return true;
+    const uint32_t worker = core + turn < cores ? core + turn : core + turn - cores;
+    if (resolved.call.call(resolved.call, worker, cores) != TSR_KERNEL_OK)
+        __atomic_store_n(&run.refused, i + 1u, __ATOMIC_RELAXED);
+    if (cores > 1u) run.barrier(run.ctx);
+    return false;
+}
+
 void run_task(void *arg, uint32_t core, uint32_t cores)
 {
     Task &task = *static_cast<Task *>(arg);
@@ -59,6 +78,7 @@ void run_task(void *arg, uint32_t core, uint32_t cores)
     const auto trace = board->ops->trace;
     const uint32_t steps = run.schedule.header->step_count;
     uint32_t last = 0;
+    uint32_t turn = 0; // i % cores: where the numbering of a step's workers starts (StepRun)
     for (uint32_t i = 0; i < steps; ++i) {
         const tsr_step &step = run.schedule.steps[i];
         Counters before; // read only when profiling (zeroing it costs a memset a step on some cores)
@@ -74,18 +94,28 @@ void run_task(void *arg, uint32_t core, uint32_t cores)
             run.npu.join(i);
             run.settle_npu();
         }
-        if (alone && (core != 0u || run.status != TESSERA_OK)) continue;
-        StepRun r(run, i, core, solo ? 1u : cores);
+        if (alone && (core != 0u || run.status != TESSERA_OK)) {
+            if (++turn == cores) turn = 0u;
+            continue;
+        }
         const char *label = trace ? tsr_op_name(step.op) : nullptr;
         if (trace) trace(board->ctx, core, label, step.layer, run.pos, true);
-        resolved.run(r);
+        bool stopped;
+        if (resolved.prepared) {
+            stopped = run_prepared(run, resolved, i, core, cores, turn);
+        } else {
+            StepRun r(run, i, core, solo ? 1u : cores);
+            resolved.run(r);
+            stopped = r.stopped;
+        }
         if (core == 0u) run.dma.flush(); // a step's gathers are its own transfers
         if (trace) trace(board->ctx, core, label, step.layer, run.pos, false);
         if (profiling) charge(task, i, before, true);
         last = i;
         // Every core stops at the same step; core 0, alone in a step, stops the others
         // at the next shared step's first barrier (or at the run's end).
-        if (r.stopped && !alone) break;
+        if (stopped && !alone) break;
+        if (++turn == cores) turn = 0u;
     }
     if (core == 0u) {
         Counters before;

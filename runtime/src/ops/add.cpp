@@ -40,6 +40,22 @@ template <AddI8 Add> tsr_kernel_status add_i8(const StepRun &r, uint8_t *a, uint
     return Add(&args, r.worker, r.workers);
 }
 
+// Its call made at open (a token's step in place: rows x n elements where they lie).
+template <AddI8 Add> tsr_kernel_status add_i8_call(const PreparedCall &c, uint32_t worker, uint32_t workers)
+{
+    return Add(&c.as<tsr_add_i8_args>(), worker, workers);
+}
+template <AddI8 Add> bool add_i8_prepare(const PrepareContext &c, PreparedCall &out)
+{
+    const tsr_add_params &p = P(c.step);
+    const uint32_t count = c.rows * p.n; // validated: the operands hold it
+    for (uint32_t k = 0; k < 3u; ++k) c.check(c.resolved.addr[k], count, k);
+    out.set(add_i8_call<Add>, tsr_add_i8_args{(const int8_t *)c.resolved.addr[0], (const int8_t *)c.resolved.addr[1],
+                                              (int8_t *)c.resolved.addr[2], p.a.multiplier, p.a.shift, p.b.multiplier,
+                                              p.b.shift, count});
+    return true;
+}
+
 tessera_status check_rqs(StepChecker &c)
 {
     const tsr_add_params &p = P(c.step);
@@ -55,6 +71,21 @@ tsr_kernel_status add_rqs(const StepRun &r, uint8_t *a, uint8_t *b, uint8_t *y, 
     const tsr_add_params &p = P(r.step);
     const tsr_add_i8_rqs_args args = {(int8_t *)a, (int8_t *)b, (int8_t *)y, &p.rqs_a, &p.rqs_b, &p.rqs_y, count};
     return AddRqs(&args, r.worker, r.workers);
+}
+template <tsr_kernel_status (*AddRqs)(const tsr_add_i8_rqs_args *, uint32_t, uint32_t)>
+tsr_kernel_status add_rqs_call(const PreparedCall &c, uint32_t worker, uint32_t workers)
+{
+    return AddRqs(&c.as<tsr_add_i8_rqs_args>(), worker, workers);
+}
+template <tsr_kernel_status (*AddRqs)(const tsr_add_i8_rqs_args *, uint32_t, uint32_t)>
+bool add_rqs_prepare(const PrepareContext &c, PreparedCall &out)
+{
+    const tsr_add_params &p = P(c.step); // its constants where the image holds the step
+    const uint32_t count = c.rows * p.n;
+    for (uint32_t k = 0; k < 3u; ++k) c.check(c.resolved.addr[k], count, k);
+    out.set(add_rqs_call<AddRqs>, tsr_add_i8_rqs_args{(const int8_t *)c.resolved.addr[0], (const int8_t *)c.resolved.addr[1],
+                                                      (int8_t *)c.resolved.addr[2], &p.rqs_a, &p.rqs_b, &p.rqs_y, count});
+    return true;
 }
 
 tessera_status validate(StepChecker &c)
@@ -75,17 +106,17 @@ void run(StepRun &r)
 // The variants it registers (tessera/variants.def).
 TSR_REGISTER_VARIANT(ADD_F32, nullptr, Variant<Kernel>{add_f32})
 TSR_REGISTER_VARIANT(ADD_BF16, nullptr, Variant<Kernel>{add_bf16})
-TSR_REGISTER_VARIANT(ADD_I8, check_i8, Variant<Kernel>{add_i8<tsr_add_i8>})
-TSR_REGISTER_VARIANT(ADD_I8_RQS, check_rqs, Variant<Kernel>{add_rqs<tsr_add_i8_rqs>})
+TSR_REGISTER_VARIANT(ADD_I8, check_i8, Variant<Kernel>{add_i8<tsr_add_i8>, add_i8_prepare<tsr_add_i8>})
+TSR_REGISTER_VARIANT(ADD_I8_RQS, check_rqs, Variant<Kernel>{add_rqs<tsr_add_i8_rqs>, add_rqs_prepare<tsr_add_i8_rqs>})
 // The tuned kernel sets' (kernels/<set>/tuned_variants.def).
-#define TSR_TUNED_ADD_I8(SET, sfx) TSR_REGISTER_TUNED_VARIANT(SET, ADD_I8, check_i8, Variant<Kernel>{add_i8<tsr_add_i8_##sfx>})
-#define TSR_TUNED_ADD_I8_RQS(SET, sfx) TSR_REGISTER_TUNED_VARIANT(SET, ADD_I8_RQS, check_rqs, Variant<Kernel>{add_rqs<tsr_add_i8_rqs_##sfx>})
+#define TSR_TUNED_ADD_I8(SET, sfx) TSR_REGISTER_TUNED_VARIANT(SET, ADD_I8, check_i8, Variant<Kernel>{add_i8<tsr_add_i8_##sfx>, add_i8_prepare<tsr_add_i8_##sfx>})
+#define TSR_TUNED_ADD_I8_RQS(SET, sfx) TSR_REGISTER_TUNED_VARIANT(SET, ADD_I8_RQS, check_rqs, Variant<Kernel>{add_rqs<tsr_add_i8_rqs_##sfx>, add_rqs_prepare<tsr_add_i8_rqs_##sfx>})
 #define TSR_TUNED TSR_TUNED_ROW
 #if __has_include("tessera/tuned_ADD.def")
 #include "tessera/tuned_ADD.def"
 #endif
 #undef TSR_TUNED
 
-extern const OpDevice op_ADD = {validate, geometry, run, false, nullptr, nullptr};
+extern const OpDevice op_ADD = {validate, geometry, run, false, nullptr, nullptr, prepare_row<Variant<Kernel>>};
 
 } // namespace tsr

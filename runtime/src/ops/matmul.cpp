@@ -45,20 +45,21 @@ uint32_t out_bytes(const tsr_step &s) { return tsr_dtype_bytes(P(s).out_dtype); 
 struct Outputs {
     uint32_t count, first[3], cols[3];
 };
-inline Outputs outputs(const tsr_matmul_params &p)
+inline Outputs outputs(uint32_t n, uint32_t split0, uint32_t split1)
 {
-    Outputs o = {1u, {0u, 0u, 0u}, {p.n, 0u, 0u}};
-    if (p.split[0] == 0u) return p.split[1] == 0u ? o : Outputs{0u, {}, {}};
-    const uint64_t used = (uint64_t)p.split[0] + p.split[1];
-    if (used >= p.n) return Outputs{0u, {}, {}};
-    o.count = p.split[1] ? 3u : 2u;
-    o.cols[0] = p.split[0];
-    o.first[1] = p.split[0];
-    o.cols[1] = p.split[1] ? p.split[1] : p.n - p.split[0];
+    Outputs o = {1u, {0u, 0u, 0u}, {n, 0u, 0u}};
+    if (split0 == 0u) return split1 == 0u ? o : Outputs{0u, {}, {}};
+    const uint64_t used = (uint64_t)split0 + split1;
+    if (used >= n) return Outputs{0u, {}, {}};
+    o.count = split1 ? 3u : 2u;
+    o.cols[0] = split0;
+    o.first[1] = split0;
+    o.cols[1] = split1 ? split1 : n - split0;
     o.first[2] = (uint32_t)used;
-    o.cols[2] = p.split[1] ? p.n - (uint32_t)used : 0u;
+    o.cols[2] = split1 ? n - (uint32_t)used : 0u;
     return o;
 }
+inline Outputs outputs(const tsr_matmul_params &p) { return outputs(p.n, p.split[0], p.split[1]); }
 
 tessera_status validate_npu(StepChecker &c)
 {
@@ -227,6 +228,78 @@ template <MatmulI8 Matmul> tsr_kernel_status mm_i8(const StepRun &r, const Produ
     return Matmul(&a, r.worker, r.workers);
 }
 
+// Its call made at open (a token's step of one tile in place): the product whole, or a
+// split step's columns cut where each output ends, each part a whole call (compute_split).
+struct PreparedProduct {
+    const uint8_t *x, *w;
+    const int32_t *table; // the requantization's (requant): n, then n shifts (int8) or n addends
+    uint8_t *y[3];        // each output's first column (split: its own columns)
+    uint32_t k, n, split[2];
+    uint8_t rows, flags;  // rows: a token's 1 (prepare: at most 255)
+    int8_t x_zero, y_zero, rqs_shift, rqs_lo, rqs_hi;
+};
+// part(c0, n, y, ldy, worker, workers): the kernel's call for channels c0.. c0 + n - 1.
+template <typename Part>
+tsr_kernel_status prepared_columns(const PreparedProduct &p, uint32_t worker, uint32_t workers, Part part)
+{
+    if (!p.split[0]) return part(0u, p.n, p.y[0], p.n, worker, workers);
+    const Outputs o = outputs(p.n, p.split[0], p.split[1]);
+    const uint32_t per = (quotient(p.n + workers - 1u, workers) + 3u) & ~3u; // whole groups of four
+    const uint32_t a = worker * per < p.n ? worker * per : p.n, b = (worker + 1u) * per < p.n ? (worker + 1u) * per : p.n;
+    tsr_kernel_status st = TSR_KERNEL_OK;
+    for (uint32_t i = 0; i < o.count; ++i) {
+        const uint32_t lo = a > o.first[i] ? a : o.first[i], end = o.first[i] + o.cols[i], hi = b < end ? b : end;
+        if (lo < hi && part(lo, hi - lo, p.y[i] + (lo - o.first[i]), o.cols[i], 0u, 1u) != TSR_KERNEL_OK)
+            st = TSR_KERNEL_BAD_ARGUMENT;
+    }
+    return st;
+}
+bool prepare_product(const PrepareContext &c, PreparedCall &out,
+                     tsr_kernel_status (*call)(const PreparedCall &, uint32_t, uint32_t))
+{
+    const tsr_matmul_params &q = P(c.step);
+    const ResolvedStep &r = c.resolved;
+    if (c.rows > 255u) return false;
+    const Outputs o = outputs(q); // validated: 1 to 3, int8 (the variants that prepare)
+    PreparedProduct p = {r.addr[0], r.addr[1], (const int32_t *)c.constant(q.requant), {nullptr, nullptr, nullptr},
+                         q.k, q.n, {q.split[0], q.split[1]}, (uint8_t)c.rows, r.facts, r.zero[0], r.zero[2],
+                         (int8_t)q.rqs_shift, (int8_t)q.rqs_lo, (int8_t)q.rqs_hi}; // RequantShift's: validated
+    c.check(r.addr[0], (uint64_t)c.rows * q.k, 0);
+    c.check(r.addr[1], (uint64_t)q.n * q.k, 1);
+    for (uint32_t i = 0; i < o.count; ++i) {
+        p.y[i] = r.addr[2u + i];
+        c.check(p.y[i], (uint64_t)c.rows * o.cols[i], 2u + i);
+    }
+    out.set(call, p);
+    return true;
+}
+template <MatmulI8 Matmul> tsr_kernel_status mm_i8_call(const PreparedCall &c, uint32_t worker, uint32_t workers)
+{
+    const PreparedProduct &p = c.as<PreparedProduct>();
+    return prepared_columns(p, worker, workers, [&p](uint32_t c0, uint32_t n, uint8_t *y, uint32_t ldy, uint32_t w, uint32_t ws) {
+        tsr_matmul_i8_args a = {};
+        a.x = (const int8_t *)p.x;
+        a.w = (const int8_t *)p.w + (size_t)c0 * p.k;
+        a.multiplier = p.table + c0;
+        a.shift = (const int8_t *)(p.table + p.n) + c0;
+        a.y = (int8_t *)y;
+        a.x_zero = p.x_zero;
+        a.y_zero = p.y_zero;
+        a.y_min = -128;
+        a.y_max = 127;
+        a.rows = p.rows;
+        a.k = p.k;
+        a.n = n;
+        a.ldy = ldy;
+        a.flags = p.flags;
+        return Matmul(&a, w, ws);
+    });
+}
+template <MatmulI8 Matmul> bool mm_i8_prepare(const PrepareContext &c, PreparedCall &out)
+{
+    return prepare_product(c, out, mm_i8_call<Matmul>);
+}
+
 using MatmulW4 = tsr_kernel_status (*)(const tsr_matmul_w4a8_args *, uint32_t, uint32_t);
 using MatmulW4F32 = tsr_kernel_status (*)(const tsr_matmul_w4a8_f32_args *, uint32_t, uint32_t);
 
@@ -254,6 +327,21 @@ template <MatmulI8Rqs Matmul> tsr_kernel_status mm_i8_rqs(const StepRun &r, cons
                                       (int8_t *)t.y, rqs_range(p), t.m, p.k, t.n, t.ldy,
                                       r.resolved.facts}; // facts(): TSR_MATMUL_I8_RQS_FITS_32, known at open
     return Matmul(&a, r.worker, r.workers);
+}
+
+template <MatmulI8Rqs Matmul> tsr_kernel_status mm_i8_rqs_call(const PreparedCall &c, uint32_t worker, uint32_t workers)
+{
+    const PreparedProduct &p = c.as<PreparedProduct>();
+    return prepared_columns(p, worker, workers, [&p](uint32_t c0, uint32_t n, uint8_t *y, uint32_t ldy, uint32_t w, uint32_t ws) {
+        const tsr_matmul_i8_rqs_args a = {(const int8_t *)p.x, (const int8_t *)p.w + (size_t)c0 * p.k, p.table + c0,
+                                          p.table + p.n + c0, (int8_t *)y, tsr_rqs_params{0, 0, p.rqs_shift, p.rqs_lo, p.rqs_hi},
+                                          p.rows, p.k, n, ldy, p.flags};
+        return Matmul(&a, w, ws);
+    });
+}
+template <MatmulI8Rqs Matmul> bool mm_i8_rqs_prepare(const PrepareContext &c, PreparedCall &out)
+{
+    return prepare_product(c, out, mm_i8_rqs_call<Matmul>);
 }
 
 template <MatmulI8F32 Matmul> tsr_kernel_status mm_i8_f32_out(const StepRun &r, const Product &t)
@@ -524,15 +612,15 @@ TSR_REGISTER_VARIANT(MATMUL_F32_W16, nullptr, Variant<Kernel>{mm_f32_w16})
 TSR_REGISTER_VARIANT(MATMUL_F32_BIAS, check_f32_bias, Variant<Kernel>{mm_f32_bias})
 TSR_REGISTER_VARIANT(MATMUL_BF16, nullptr, Variant<Kernel>{mm_bf16})
 TSR_REGISTER_VARIANT(MATMUL_BF16_F32_OUT, nullptr, Variant<Kernel>{mm_bf16_f32_out})
-TSR_REGISTER_VARIANT(MATMUL_I8, check_i8, Variant<Kernel>{mm_i8<tsr_matmul_i8>})
+TSR_REGISTER_VARIANT(MATMUL_I8, check_i8, Variant<Kernel>{mm_i8<tsr_matmul_i8>, mm_i8_prepare<tsr_matmul_i8>})
 TSR_REGISTER_VARIANT(MATMUL_I8_F32_OUT, check_i8_f32_out, Variant<Kernel>{mm_i8_f32_out<tsr_matmul_i8_f32>})
 TSR_REGISTER_VARIANT(MATMUL_I8_W4, check_i8_w4, Variant<Kernel>{mm_i8_w4<tsr_matmul_w4a8>})
 TSR_REGISTER_VARIANT(MATMUL_I8_W4_F32_OUT, check_i8_w4_f32_out, Variant<Kernel>{mm_i8_w4_f32_out<tsr_matmul_w4a8_f32>})
-TSR_REGISTER_VARIANT(MATMUL_I8_RQS, check_i8_rqs, Variant<Kernel>{mm_i8_rqs<tsr_matmul_i8_rqs>})
+TSR_REGISTER_VARIANT(MATMUL_I8_RQS, check_i8_rqs, Variant<Kernel>{mm_i8_rqs<tsr_matmul_i8_rqs>, mm_i8_rqs_prepare<tsr_matmul_i8_rqs>})
 // The tuned kernel sets' (kernels/<set>/tuned_variants.def): the portable kernel's name
 // with the set's suffix, in the portable variant's row.
 #define TSR_TUNED_MATMUL_F32(SET, sfx) TSR_REGISTER_TUNED_VARIANT(SET, MATMUL_F32, nullptr, Variant<Kernel>{mm_f32<tsr_matmul_f32_##sfx>})
-#define TSR_TUNED_MATMUL_I8(SET, sfx) TSR_REGISTER_TUNED_VARIANT(SET, MATMUL_I8, check_i8, Variant<Kernel>{mm_i8<tsr_matmul_i8_##sfx>})
+#define TSR_TUNED_MATMUL_I8(SET, sfx) TSR_REGISTER_TUNED_VARIANT(SET, MATMUL_I8, check_i8, Variant<Kernel>{mm_i8<tsr_matmul_i8_##sfx>, mm_i8_prepare<tsr_matmul_i8_##sfx>})
 #define TSR_TUNED_MATMUL_I8_F32_OUT(SET, sfx)                                                                          \
     TSR_REGISTER_TUNED_VARIANT(SET, MATMUL_I8_F32_OUT, check_i8_f32_out, Variant<Kernel>{mm_i8_f32_out<tsr_matmul_i8_f32_##sfx>})
 #define TSR_TUNED_MATMUL_I8_W4(SET, sfx)                                                                               \
@@ -541,7 +629,7 @@ TSR_REGISTER_VARIANT(MATMUL_I8_RQS, check_i8_rqs, Variant<Kernel>{mm_i8_rqs<tsr_
     TSR_REGISTER_TUNED_VARIANT(SET, MATMUL_I8_W4_F32_OUT, check_i8_w4_f32_out,                                         \
                                Variant<Kernel>{mm_i8_w4_f32_out<tsr_matmul_w4a8_f32_##sfx>})
 #define TSR_TUNED_MATMUL_I8_RQS(SET, sfx)                                                                              \
-    TSR_REGISTER_TUNED_VARIANT(SET, MATMUL_I8_RQS, check_i8_rqs, Variant<Kernel>{mm_i8_rqs<tsr_matmul_i8_rqs_##sfx>})
+    TSR_REGISTER_TUNED_VARIANT(SET, MATMUL_I8_RQS, check_i8_rqs, Variant<Kernel>{mm_i8_rqs<tsr_matmul_i8_rqs_##sfx>, mm_i8_rqs_prepare<tsr_matmul_i8_rqs_##sfx>})
 #define TSR_TUNED TSR_TUNED_ROW
 #if __has_include("tessera/tuned_MATMUL.def")
 #include "tessera/tuned_MATMUL.def"
@@ -579,6 +667,7 @@ uint8_t facts(const ImageView &img, const tsr_hal_board *board, const tsr_step &
 
 } // namespace
 
-extern const OpDevice op_MATMUL = {validate, geometry, run, true, facts, ahead};
+// Cluster steps only (resolve_steps prepares no NPU step: it runs alone).
+extern const OpDevice op_MATMUL = {validate, geometry, run, true, facts, ahead, prepare_row<Variant<Kernel>>};
 
 } // namespace tsr

@@ -331,7 +331,34 @@ uint8_t facts_of(const ImageView &img, const tsr_hal_board *board, const tsr_ste
     return op->facts(img, board, step);
 }
 
+// The token schedule's steps (resolved as `resolved`) that run as one tile with every
+// operand in place on every core get their kernel call made now (OpDevice::prepare), once
+// nothing reads their staging layout any more (resolve_ahead reads the step before's).
+void prepare_token_steps(const ImageView &img, const tsr_hal_board *board, ResolvedStep *resolved)
+{
+    for (uint32_t i = 0; i < img.token.header->step_count; ++i) {
+        const tsr_step &step = img.token.steps[i];
+        ResolvedStep &r = resolved[i];
+        const OpDevice *op = op_device(step.op);
+        const uint32_t rows = step_rows(step, img.token.header->max_rows);
+        if (!op->prepare || r.alone || r.staged || step.engine != TSR_ENGINE_CLUSTER ||
+            op->geometry(step, rows, img.header->planned_cores).tiles != 1u)
+            continue;
+        PreparedCall call;
+        if (!op->prepare(PrepareContext{img, board, step, r, rows}, call)) continue;
+        r.call = call;
+        r.prepared = 1u;
+    }
+}
+
 } // namespace
+
+void PrepareContext::check(const void *p, uint64_t bytes, uint32_t operand) const
+{
+    const auto check_operand = board->ops->check_kernel_operand;
+    if (check_operand && !(img.header->flags & TSR_IMAGE_OPERANDS_IN_PLACE))
+        check_operand(board->ctx, p, (uint32_t)bytes, step.op, operand);
+}
 
 void resolve_steps(const ImageView &img, const tsr_hal_board *board)
 {
@@ -369,10 +396,12 @@ void resolve_steps(const ImageView &img, const tsr_hal_board *board)
             out->facts = facts_of(img, board, step, img.prompt.steps, prompt,
                                   s == &img.prompt ? 0u : img.prompt.header->step_count);
             out->fetches_next = 0u;
+            out->prepared = 0u;
             resolve_ahead(img, step, *out, i ? &s->steps[i - 1u] : nullptr, i ? out - 1 : nullptr);
             if (out->ahead_bytes) (out - 1)->fetches_next = 1u;
         }
     }
+    prepare_token_steps(img, board, out - img.token.header->step_count);
 }
 
 StepRun::StepRun(RunState &r, uint32_t i, uint32_t c, uint32_t n)

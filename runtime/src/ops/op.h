@@ -184,6 +184,41 @@ private:
     uint32_t failed_step_ = 0;
 };
 
+// A step's kernel call made once, at open (OpDevice::prepare): its kernel's arguments,
+// built from the step's parameters and operands where they lie, and the function that
+// passes them to the kernel on each core (worker of workers: the step's split). What a
+// token's step of one tile with every operand in place needs of its run: the executor
+// calls it between the step's two barriers, with no tile loop, parameters or variant
+// row read while the schedule runs (a token runs some sixty such steps).
+struct PreparedCall {
+    static constexpr uint32_t kArgBytes = 72; // what the step table's entry leaves (64-bit hosts)
+    tsr_kernel_status (*call)(const PreparedCall &p, uint32_t worker, uint32_t workers);
+    alignas(8) uint8_t args[kArgBytes];
+    template <typename Args> const Args &as() const { return *reinterpret_cast<const Args *>(args); }
+    template <typename Args>
+    void set(tsr_kernel_status (*f)(const PreparedCall &, uint32_t, uint32_t), const Args &a)
+    {
+        static_assert(sizeof(Args) <= kArgBytes && alignof(Args) <= 8u, "a prepared call's arguments fit it");
+        call = f;
+        memcpy(args, &a, sizeof a);
+    }
+};
+
+struct ResolvedStep;
+// What an operator's prepare reads of a step at open (OpDevice::prepare).
+struct PrepareContext {
+    const ImageView &img;
+    const tsr_hal_board *board;
+    const tsr_step &step;
+    const ResolvedStep &resolved;
+    uint32_t rows; // the step's (a token's: 1)
+    const uint8_t *constant(uint32_t id) const { return tensor_address(img, board, id); }
+    // StepRun::check's, made once: an operand range the call's kernel reads or writes.
+    void check(const void *p, uint64_t bytes, uint32_t operand) const;
+};
+// A variant's prepare: fills `out` and says true, or says false (its run runs the step).
+using Prepare = bool (*)(const PrepareContext &c, PreparedCall &out);
+
 // A step as the executor runs it, resolved once at open (resolve_steps) into the
 // image's step table, an entry of TSR_STEP_TABLE_ENTRY_BYTES per step: the prompt
 // schedule's steps, then the token schedule's.
@@ -191,9 +226,6 @@ class StepRun;
 struct ResolvedStep {
     void (*run)(StepRun &r);              // its operator's (OpDevice::run)
     uint8_t *addr[TSR_MAX_OPERANDS];      // the tensors themselves (any region)
-    uint8_t *stage[TSR_MAX_OPERANDS];     // their L1 staging, or null when used in place
-    uint32_t slot_bytes[TSR_MAX_OPERANDS]; // the geometry's staging layout (as validated:
-    uint8_t slots[TSR_MAX_OPERANDS];       // the step's most rows, the plan's cores)
     uint8_t alone;                         // kControllerOnly or kSolo: core 0 runs it alone (or 0: every core)
     uint8_t variant;                       // its variant's index in tsr_variants (registered_variant)
     int8_t zero[TSR_MAX_OPERANDS];         // each operand's zero point (int8 tensors; else 0)
@@ -201,8 +233,17 @@ struct ResolvedStep {
     uint8_t staged;                        // whether any operand has staging (else every one lies in place)
     uint8_t ahead_operand;                 // with ahead_bytes: the operand fetched ahead
     uint8_t fetches_next;                  // 1: the next step's ahead_bytes is not 0 (this step fetches them)
+    uint8_t prepared;                      // 1: `call` holds its run (the staging layout below is not kept)
     uint32_t ahead_bytes;                  // its first tile's bytes, which the step before fetches into its
                                            // staging while it computes (OpDevice::ahead), or 0
+    union {
+        struct {
+            uint8_t *stage[TSR_MAX_OPERANDS];     // their L1 staging, or null when used in place
+            uint32_t slot_bytes[TSR_MAX_OPERANDS]; // the geometry's staging layout (as validated:
+            uint8_t slots[TSR_MAX_OPERANDS];       // the step's most rows, the plan's cores)
+        };
+        PreparedCall call; // prepared: a step with no staging, which needs none of the above
+    };
     static constexpr uint8_t kControllerOnly = 1; // data movement or an NPU step
     static constexpr uint8_t kSolo = 2;           // a cluster step too small to share (tsr_hal_board.solo_bytes)
 };
@@ -469,7 +510,15 @@ template <typename Row> const Row &variant_row(uint8_t index) { return *static_c
 // A row for an operator with one kernel a variant.
 template <typename Kernel> struct Variant {
     Kernel kernel;
+    Prepare prepare = nullptr; // its call made at open, where it has one
 };
+
+// OpDevice::prepare for an operator whose rows (Row) carry a prepare: the step's variant's.
+template <typename Row> bool prepare_row(const PrepareContext &c, PreparedCall &out)
+{
+    const Prepare f = variant_row<Row>(c.resolved.variant).prepare;
+    return f && f(c, out);
+}
 
 // Registers variant NAME of tessera/variants.def: `check` (or nullptr) and its row, an
 // expression of the operator's row type. In namespace tsr, outside any unnamed one.
@@ -513,6 +562,10 @@ struct OpDevice {
     // that operand (*operand) and the bytes (0: none), which the step before may fetch
     // ahead (resolve_steps: where nothing of that step's lies there), or nullptr.
     uint32_t (*ahead)(const tsr_step &s, uint32_t *operand);
+    // At open, for a step of one tile with every operand in place run by every core (a
+    // token's usual step): its kernel call (PreparedCall), or false where its variant has
+    // none; nullptr: none of its variants has one.
+    bool (*prepare)(const PrepareContext &c, PreparedCall &out);
 };
 
 // Data-movement operators: no kernel touches an operand, there are no tiles.

@@ -25,6 +25,30 @@ tsr_kernel_status requant_i8(const StepRun &r, uint8_t *x, uint8_t *y, uint32_t 
     return Requant((const int8_t *)x, (int8_t *)y, count, &P(r.step).rqs, r.worker, r.workers);
 }
 
+// Its call made at open (a token's step in place).
+struct PreparedRequant {
+    const int8_t *x;
+    int8_t *y;
+    const tsr_rqs_params *rqs; // where the image holds the step
+    uint32_t count;
+};
+template <tsr_kernel_status (*Requant)(const int8_t *, int8_t *, uint32_t, const tsr_rqs_params *, uint32_t, uint32_t)>
+tsr_kernel_status requant_i8_call(const PreparedCall &c, uint32_t worker, uint32_t workers)
+{
+    const PreparedRequant &p = c.as<PreparedRequant>();
+    return Requant(p.x, p.y, p.count, p.rqs, worker, workers);
+}
+template <tsr_kernel_status (*Requant)(const int8_t *, int8_t *, uint32_t, const tsr_rqs_params *, uint32_t, uint32_t)>
+bool requant_i8_prepare(const PrepareContext &c, PreparedCall &out)
+{
+    const uint32_t count = c.rows * P(c.step).n;
+    c.check(c.resolved.addr[0], count, 0);
+    c.check(c.resolved.addr[1], count, 1);
+    out.set(requant_i8_call<Requant>, PreparedRequant{(const int8_t *)c.resolved.addr[0], (int8_t *)c.resolved.addr[1],
+                                                      &P(c.step).rqs, count});
+    return true;
+}
+
 void operands(const tsr_step &s, RowOperand out[2])
 {
     const uint32_t row = P(s).n * act_bytes(s);
@@ -60,15 +84,15 @@ void run(StepRun &r)
 } // namespace
 
 // The variants it registers (tessera/variants.def).
-TSR_REGISTER_VARIANT(REQUANT_I8, check_i8, Variant<Kernel>{requant_i8<tsr_requant_i8>})
+TSR_REGISTER_VARIANT(REQUANT_I8, check_i8, Variant<Kernel>{requant_i8<tsr_requant_i8>, requant_i8_prepare<tsr_requant_i8>})
 // The tuned kernel sets' (kernels/<set>/tuned_variants.def).
-#define TSR_TUNED_REQUANT_I8(SET, sfx) TSR_REGISTER_TUNED_VARIANT(SET, REQUANT_I8, check_i8, Variant<Kernel>{requant_i8<tsr_requant_i8_##sfx>})
+#define TSR_TUNED_REQUANT_I8(SET, sfx) TSR_REGISTER_TUNED_VARIANT(SET, REQUANT_I8, check_i8, Variant<Kernel>{requant_i8<tsr_requant_i8_##sfx>, requant_i8_prepare<tsr_requant_i8_##sfx>})
 #define TSR_TUNED TSR_TUNED_ROW
 #if __has_include("tessera/tuned_REQUANT.def")
 #include "tessera/tuned_REQUANT.def"
 #endif
 #undef TSR_TUNED
 
-extern const OpDevice op_REQUANT = {validate, geometry, run, false, nullptr, nullptr};
+extern const OpDevice op_REQUANT = {validate, geometry, run, false, nullptr, nullptr, prepare_row<Variant<Kernel>>};
 
 } // namespace tsr

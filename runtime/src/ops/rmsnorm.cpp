@@ -20,6 +20,7 @@ using Kernel = tsr_kernel_status (*)(const StepRun &r, uint8_t **p, uint32_t n);
 struct RmsVariant {
     Kernel kernel;
     uint32_t weight_dtype;
+    Prepare prepare = nullptr; // its call made at open, where it has one
 };
 // The weight's element type of variant index v (registered_variant) for step s.
 uint32_t weight_dtype(const tsr_step &s, uint8_t v)
@@ -97,6 +98,27 @@ tsr_kernel_status rms_i8(const StepRun &r, uint8_t **p, uint32_t n)
     return Rmsnorm(&a, r.worker, r.workers);
 }
 
+// Its call made at open (a token's step in place).
+template <tsr_kernel_status (*Rmsnorm)(const tsr_rmsnorm_i8_args *, uint32_t, uint32_t)>
+tsr_kernel_status rms_i8_call(const PreparedCall &c, uint32_t worker, uint32_t workers)
+{
+    return Rmsnorm(&c.as<tsr_rmsnorm_i8_args>(), worker, workers);
+}
+template <tsr_kernel_status (*Rmsnorm)(const tsr_rmsnorm_i8_args *, uint32_t, uint32_t)>
+bool rms_i8_prepare(const PrepareContext &c, PreparedCall &out)
+{
+    const tsr_rmsnorm_params &q = P(c.step);
+    const ResolvedStep &r = c.resolved;
+    const uint32_t bytes = c.rows * q.dim; // validated: the operands hold it
+    c.check(r.addr[0], bytes, 0);
+    c.check(r.addr[1], q.dim, 1);
+    c.check(r.addr[2], bytes, 2);
+    out.set(rms_i8_call<Rmsnorm>, tsr_rmsnorm_i8_args{(const int8_t *)r.addr[0], (const int8_t *)r.addr[1],
+                                                      (int8_t *)r.addr[2], r.zero[0], r.zero[2], q.eps_q8, q.gain,
+                                                      q.gain_shift, c.rows, q.dim});
+    return true;
+}
+
 tsr_kernel_status rms_i8_float(const StepRun &r, uint8_t **p, uint32_t n)
 {
     const tsr_rmsnorm_params &q = P(r.step);
@@ -110,6 +132,23 @@ tsr_kernel_status rms_quantlib(const StepRun &r, uint8_t **p, uint32_t n)
     const tsr_rmsnorm_params &q = P(r.step);
     const tsr_irmsnorm_i8_args a = {(const int8_t *)p[0], (const int32_t *)p[1], (int8_t *)p[2], n, q.dim, q.log2_d, q.lo, q.hi};
     return IRmsNorm(&a, r.worker, r.workers);
+}
+template <tsr_kernel_status (*IRmsNorm)(const tsr_irmsnorm_i8_args *, uint32_t, uint32_t)>
+tsr_kernel_status rms_quantlib_call(const PreparedCall &c, uint32_t worker, uint32_t workers)
+{
+    return IRmsNorm(&c.as<tsr_irmsnorm_i8_args>(), worker, workers);
+}
+template <tsr_kernel_status (*IRmsNorm)(const tsr_irmsnorm_i8_args *, uint32_t, uint32_t)>
+bool rms_quantlib_prepare(const PrepareContext &c, PreparedCall &out)
+{
+    const tsr_rmsnorm_params &q = P(c.step);
+    const ResolvedStep &r = c.resolved;
+    c.check(r.addr[0], (uint64_t)c.rows * q.dim, 0);
+    c.check(r.addr[1], (uint64_t)q.dim * 4u, 1);
+    c.check(r.addr[2], (uint64_t)c.rows * q.dim, 2);
+    out.set(rms_quantlib_call<IRmsNorm>, tsr_irmsnorm_i8_args{(const int8_t *)r.addr[0], (const int32_t *)r.addr[1],
+                                                              (int8_t *)r.addr[2], c.rows, q.dim, q.log2_d, q.lo, q.hi});
+    return true;
 }
 
 tessera_status validate(StepChecker &c)
@@ -142,19 +181,19 @@ void run(StepRun &r)
 // The variants it registers (tessera/variants.def).
 TSR_REGISTER_VARIANT(RMSNORM_F32, check_eps, RmsVariant{rms_f32, 0})
 TSR_REGISTER_VARIANT(RMSNORM_BF16, check_eps, RmsVariant{rms_bf16, 0})
-TSR_REGISTER_VARIANT(RMSNORM_I8, check_i8, RmsVariant{rms_i8<tsr_rmsnorm_i8>, 0})
+TSR_REGISTER_VARIANT(RMSNORM_I8, check_i8, RmsVariant{rms_i8<tsr_rmsnorm_i8>, 0, rms_i8_prepare<tsr_rmsnorm_i8>})
 // The tuned kernel sets' (kernels/<set>/tuned_variants.def).
-#define TSR_TUNED_RMSNORM_I8(SET, sfx) TSR_REGISTER_TUNED_VARIANT(SET, RMSNORM_I8, check_i8, RmsVariant{rms_i8<tsr_rmsnorm_i8_##sfx>, 0})
+#define TSR_TUNED_RMSNORM_I8(SET, sfx) TSR_REGISTER_TUNED_VARIANT(SET, RMSNORM_I8, check_i8, RmsVariant{rms_i8<tsr_rmsnorm_i8_##sfx>, 0, rms_i8_prepare<tsr_rmsnorm_i8_##sfx>})
 #define TSR_TUNED_RMSNORM_I8_QUANTLIB(SET, sfx)                                                                        \
-    TSR_REGISTER_TUNED_VARIANT(SET, RMSNORM_I8_QUANTLIB, check_quantlib, RmsVariant{rms_quantlib<tsr_irmsnorm_i8_##sfx>, TSR_DTYPE_I32})
+    TSR_REGISTER_TUNED_VARIANT(SET, RMSNORM_I8_QUANTLIB, check_quantlib, RmsVariant{rms_quantlib<tsr_irmsnorm_i8_##sfx>, TSR_DTYPE_I32, rms_quantlib_prepare<tsr_irmsnorm_i8_##sfx>})
 #define TSR_TUNED TSR_TUNED_ROW
 #if __has_include("tessera/tuned_RMSNORM.def")
 #include "tessera/tuned_RMSNORM.def"
 #endif
 #undef TSR_TUNED
 TSR_REGISTER_VARIANT(RMSNORM_I8_FLOAT, check_i8_float, RmsVariant{rms_i8_float, 0})
-TSR_REGISTER_VARIANT(RMSNORM_I8_QUANTLIB, check_quantlib, RmsVariant{rms_quantlib<tsr_irmsnorm_i8>, TSR_DTYPE_I32})
+TSR_REGISTER_VARIANT(RMSNORM_I8_QUANTLIB, check_quantlib, RmsVariant{rms_quantlib<tsr_irmsnorm_i8>, TSR_DTYPE_I32, rms_quantlib_prepare<tsr_irmsnorm_i8>})
 
-extern const OpDevice op_RMSNORM = {validate, geometry, run, false, nullptr, nullptr};
+extern const OpDevice op_RMSNORM = {validate, geometry, run, false, nullptr, nullptr, prepare_row<RmsVariant>};
 
 } // namespace tsr

@@ -52,6 +52,25 @@ tsr_kernel_status swiglu_i8(const StepRun &r, uint8_t *g, uint8_t *u, uint8_t *y
     return Swiglu(&a, r.worker, r.workers);
 }
 
+// Its call made at open (a token's step in place: rows x n elements where they lie).
+template <tsr_kernel_status (*Swiglu)(const tsr_swiglu_i8_args *, uint32_t, uint32_t)>
+tsr_kernel_status swiglu_i8_call(const PreparedCall &c, uint32_t worker, uint32_t workers)
+{
+    return Swiglu(&c.as<tsr_swiglu_i8_args>(), worker, workers);
+}
+template <tsr_kernel_status (*Swiglu)(const tsr_swiglu_i8_args *, uint32_t, uint32_t)>
+bool swiglu_i8_prepare(const PrepareContext &c, PreparedCall &out)
+{
+    const tsr_swiglu_params &p = P(c.step);
+    const ResolvedStep &r = c.resolved;
+    const uint32_t count = c.rows * p.n; // validated: the operands hold it
+    for (uint32_t k = 0; k < 3u; ++k) c.check(r.addr[k], count, k);
+    out.set(swiglu_i8_call<Swiglu>, tsr_swiglu_i8_args{(const int8_t *)r.addr[0], (const int8_t *)r.addr[1],
+                                                       (int8_t *)r.addr[2], r.zero[0], r.zero[1], r.zero[2],
+                                                       iexp_constants(p.sigmoid), p.out.multiplier, p.out.shift, count});
+    return true;
+}
+
 tsr_kernel_status swiglu_i8_float(const StepRun &r, uint8_t *g, uint8_t *u, uint8_t *y, uint32_t count)
 {
     const tsr_swiglu_params &p = P(r.step);
@@ -88,6 +107,23 @@ tsr_kernel_status swiglu_hardswish(const StepRun &r, uint8_t *g, uint8_t *u, uin
                                      &p.rqs_act, &p.rqs_y, count};
     return Hardswish(&a, r.worker, r.workers);
 }
+template <tsr_kernel_status (*Hardswish)(const tsr_hardswish_i8_args *, uint32_t, uint32_t)>
+tsr_kernel_status hardswish_call(const PreparedCall &c, uint32_t worker, uint32_t workers)
+{
+    return Hardswish(&c.as<tsr_hardswish_i8_args>(), worker, workers);
+}
+template <tsr_kernel_status (*Hardswish)(const tsr_hardswish_i8_args *, uint32_t, uint32_t)>
+bool hardswish_prepare(const PrepareContext &c, PreparedCall &out)
+{
+    const tsr_swiglu_params &p = P(c.step); // its constants where the image holds the step
+    const ResolvedStep &r = c.resolved;
+    const uint32_t count = c.rows * p.n;
+    for (uint32_t k = 0; k < 3u; ++k) c.check(r.addr[k], count, k);
+    out.set(hardswish_call<Hardswish>, tsr_hardswish_i8_args{(const int8_t *)r.addr[0], (const int8_t *)r.addr[1],
+                                                             (int8_t *)r.addr[2], p.three, p.six, p.one_over_six,
+                                                             &p.rqs_act, &p.rqs_y, count});
+    return true;
+}
 
 tsr_kernel_status swiglu_hardswish_f32(const StepRun &r, uint8_t *g, uint8_t *u, uint8_t *y, uint32_t count)
 {
@@ -106,20 +142,20 @@ void run(StepRun &r)
 TSR_REGISTER_VARIANT(SWIGLU_F32, nullptr, Variant<Kernel>{swiglu_f32})
 TSR_REGISTER_VARIANT(SWIGLU_BF16, nullptr, Variant<Kernel>{swiglu_bf16})
 TSR_REGISTER_VARIANT(SWIGLU_BF16_SCHRAUDOLPH, nullptr, Variant<Kernel>{swiglu_bf16})
-TSR_REGISTER_VARIANT(SWIGLU_I8, check_i8, Variant<Kernel>{swiglu_i8<tsr_swiglu_i8>})
+TSR_REGISTER_VARIANT(SWIGLU_I8, check_i8, Variant<Kernel>{swiglu_i8<tsr_swiglu_i8>, swiglu_i8_prepare<tsr_swiglu_i8>})
 // The tuned kernel sets' (kernels/<set>/tuned_variants.def).
-#define TSR_TUNED_SWIGLU_I8(SET, sfx) TSR_REGISTER_TUNED_VARIANT(SET, SWIGLU_I8, check_i8, Variant<Kernel>{swiglu_i8<tsr_swiglu_i8_##sfx>})
+#define TSR_TUNED_SWIGLU_I8(SET, sfx) TSR_REGISTER_TUNED_VARIANT(SET, SWIGLU_I8, check_i8, Variant<Kernel>{swiglu_i8<tsr_swiglu_i8_##sfx>, swiglu_i8_prepare<tsr_swiglu_i8_##sfx>})
 #define TSR_TUNED_SWIGLU_I8_HARDSWISH(SET, sfx)                                                                        \
-    TSR_REGISTER_TUNED_VARIANT(SET, SWIGLU_I8_HARDSWISH, check_hardswish, Variant<Kernel>{swiglu_hardswish<tsr_hardswish_i8_##sfx>})
+    TSR_REGISTER_TUNED_VARIANT(SET, SWIGLU_I8_HARDSWISH, check_hardswish, Variant<Kernel>{swiglu_hardswish<tsr_hardswish_i8_##sfx>, hardswish_prepare<tsr_hardswish_i8_##sfx>})
 #define TSR_TUNED TSR_TUNED_ROW
 #if __has_include("tessera/tuned_SWIGLU.def")
 #include "tessera/tuned_SWIGLU.def"
 #endif
 #undef TSR_TUNED
 TSR_REGISTER_VARIANT(SWIGLU_I8_FLOAT, check_i8_float, Variant<Kernel>{swiglu_i8_float})
-TSR_REGISTER_VARIANT(SWIGLU_I8_HARDSWISH, check_hardswish, Variant<Kernel>{swiglu_hardswish<tsr_hardswish_i8>})
+TSR_REGISTER_VARIANT(SWIGLU_I8_HARDSWISH, check_hardswish, Variant<Kernel>{swiglu_hardswish<tsr_hardswish_i8>, hardswish_prepare<tsr_hardswish_i8>})
 TSR_REGISTER_VARIANT(SWIGLU_F32_HARDSWISH, nullptr, Variant<Kernel>{swiglu_hardswish_f32})
 
-extern const OpDevice op_SWIGLU = {validate, geometry, run, false, nullptr, nullptr};
+extern const OpDevice op_SWIGLU = {validate, geometry, run, false, nullptr, nullptr, prepare_row<Variant<Kernel>>};
 
 } // namespace tsr
