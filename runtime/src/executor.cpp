@@ -50,12 +50,14 @@ void charge(Task &task, uint32_t i, const Counters &before, bool ran)
 }
 
 // A step whose kernel call open made (ResolvedStep::prepared: one tile, every operand in
-// place, every core): tile_in_place's two barriers around the call, each core worker
-// (core + turn) % cores of them as StepRun numbers it. Whether the run stopped.
+// place but one fetched ahead, every core): tile_in_place's two barriers around the call,
+// each core worker (core + turn) % cores of them as StepRun numbers it. Whether the run
+// stopped.
 bool run_prepared(RunState &run, const ResolvedStep &resolved, uint32_t i, uint32_t core, uint32_t cores, uint32_t turn)
 {
     if (core == 0u) {
-        run.dma.drain(); // what earlier steps left in flight
+        if (resolved.ahead_bytes && run.ahead != i) run.fetch(i); // not fetched ahead (the run's first step)
+        run.dma.drain(); // what earlier steps left in flight, its operand fetched ahead among them
         run.settle(i);
         if (resolved.fetches_next) run.fetch_ahead(i);
     }

@@ -201,7 +201,9 @@ TEST(FetchAhead, GoesWhereTheStepBeforeHasNothingAndChangesNoId)
         const tsr::ResolvedStep &r = table[i];
         if (!r.ahead_bytes) continue;
         ++ahead;
-        const uint8_t *lo = r.stage[r.ahead_operand], *hi = lo + r.ahead_bytes;
+        // Its staging tensor (a prepared step keeps no staging layout in its entry).
+        const uint8_t *lo = tsr::tensor_address(img, s.board, steps[i].staging[r.ahead_operand]), *hi = lo + r.ahead_bytes;
+        if (!r.prepared) EXPECT_EQ(lo, r.stage[r.ahead_operand]) << "step " << i;
         EXPECT_EQ(steps[i].op, uint32_t(TSR_OP_MATMUL)) << "step " << i;
         EXPECT_LE(r.ahead_bytes, img.tensors[steps[i].staging[r.ahead_operand]].size) << "step " << i;
         for (uint32_t k = 0; k < TSR_MAX_OPERANDS; ++k)

@@ -49,9 +49,9 @@ template <AddI8 Add> bool add_i8_prepare(const PrepareContext &c, PreparedCall &
 {
     const tsr_add_params &p = P(c.step);
     const uint32_t count = c.rows * p.n; // validated: the operands hold it
-    for (uint32_t k = 0; k < 3u; ++k) c.check(c.resolved.addr[k], count, k);
-    out.set(add_i8_call<Add>, tsr_add_i8_args{(const int8_t *)c.resolved.addr[0], (const int8_t *)c.resolved.addr[1],
-                                              (int8_t *)c.resolved.addr[2], p.a.multiplier, p.a.shift, p.b.multiplier,
+    for (uint32_t k = 0; k < 3u; ++k) c.check(k, count);
+    out.set(add_i8_call<Add>, tsr_add_i8_args{(const int8_t *)c.at(0), (const int8_t *)c.at(1),
+                                              (int8_t *)c.at(2), p.a.multiplier, p.a.shift, p.b.multiplier,
                                               p.b.shift, count});
     return true;
 }
@@ -82,9 +82,9 @@ bool add_rqs_prepare(const PrepareContext &c, PreparedCall &out)
 {
     const tsr_add_params &p = P(c.step); // its constants where the image holds the step
     const uint32_t count = c.rows * p.n;
-    for (uint32_t k = 0; k < 3u; ++k) c.check(c.resolved.addr[k], count, k);
-    out.set(add_rqs_call<AddRqs>, tsr_add_i8_rqs_args{(const int8_t *)c.resolved.addr[0], (const int8_t *)c.resolved.addr[1],
-                                                      (int8_t *)c.resolved.addr[2], &p.rqs_a, &p.rqs_b, &p.rqs_y, count});
+    for (uint32_t k = 0; k < 3u; ++k) c.check(k, count);
+    out.set(add_rqs_call<AddRqs>, tsr_add_i8_rqs_args{(const int8_t *)c.at(0), (const int8_t *)c.at(1),
+                                                      (int8_t *)c.at(2), &p.rqs_a, &p.rqs_b, &p.rqs_y, count});
     return true;
 }
 

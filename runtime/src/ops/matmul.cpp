@@ -261,14 +261,14 @@ bool prepare_product(const PrepareContext &c, PreparedCall &out,
     const ResolvedStep &r = c.resolved;
     if (c.rows > 255u) return false;
     const Outputs o = outputs(q); // validated: 1 to 3, int8 (the variants that prepare)
-    PreparedProduct p = {r.addr[0], r.addr[1], (const int32_t *)c.constant(q.requant), {nullptr, nullptr, nullptr},
+    PreparedProduct p = {c.at(0), c.at(1), (const int32_t *)c.constant(q.requant), {nullptr, nullptr, nullptr},
                          q.k, q.n, {q.split[0], q.split[1]}, (uint8_t)c.rows, r.facts, r.zero[0], r.zero[2],
                          (int8_t)q.rqs_shift, (int8_t)q.rqs_lo, (int8_t)q.rqs_hi}; // RequantShift's: validated
-    c.check(r.addr[0], (uint64_t)c.rows * q.k, 0);
-    c.check(r.addr[1], (uint64_t)q.n * q.k, 1);
+    c.check(0, (uint64_t)c.rows * q.k);
+    c.check(1, (uint64_t)q.n * q.k);
     for (uint32_t i = 0; i < o.count; ++i) {
-        p.y[i] = r.addr[2u + i];
-        c.check(p.y[i], (uint64_t)c.rows * o.cols[i], 2u + i);
+        p.y[i] = c.at(2u + i);
+        c.check(2u + i, (uint64_t)c.rows * o.cols[i]);
     }
     out.set(call, p);
     return true;

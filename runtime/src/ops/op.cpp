@@ -331,9 +331,10 @@ uint8_t facts_of(const ImageView &img, const tsr_hal_board *board, const tsr_ste
     return op->facts(img, board, step);
 }
 
-// The token schedule's steps (resolved as `resolved`) that run as one tile with every
-// operand in place on every core get their kernel call made now (OpDevice::prepare), once
-// nothing reads their staging layout any more (resolve_ahead reads the step before's).
+// The token schedule's steps (resolved as `resolved`) that run as one tile on every core,
+// with every operand in place but the constant one the step before fetches ahead whole,
+// get their kernel call made now (OpDevice::prepare), once nothing reads their staging
+// layout any more (resolve_ahead reads the step before's).
 void prepare_token_steps(const ImageView &img, const tsr_hal_board *board, ResolvedStep *resolved)
 {
     for (uint32_t i = 0; i < img.token.header->step_count; ++i) {
@@ -341,7 +342,10 @@ void prepare_token_steps(const ImageView &img, const tsr_hal_board *board, Resol
         ResolvedStep &r = resolved[i];
         const OpDevice *op = op_device(step.op);
         const uint32_t rows = step_rows(step, img.token.header->max_rows);
-        if (!op->prepare || r.alone || r.staged || step.engine != TSR_ENGINE_CLUSTER ||
+        bool staged_ahead_only = true; // one tile: the operand fetched ahead is fetched whole
+        for (uint32_t k = 0; k < TSR_MAX_OPERANDS; ++k)
+            if (r.stage[k] && !(r.ahead_bytes && k == r.ahead_operand)) staged_ahead_only = false;
+        if (!op->prepare || r.alone || !staged_ahead_only || step.engine != TSR_ENGINE_CLUSTER ||
             op->geometry(step, rows, img.header->planned_cores).tiles != 1u)
             continue;
         PreparedCall call;
@@ -353,11 +357,13 @@ void prepare_token_steps(const ImageView &img, const tsr_hal_board *board, Resol
 
 } // namespace
 
-void PrepareContext::check(const void *p, uint64_t bytes, uint32_t operand) const
+uint8_t *PrepareContext::at(uint32_t k) const { return resolved.stage[k] ? resolved.stage[k] : resolved.addr[k]; }
+
+void PrepareContext::check(uint32_t k, uint64_t bytes) const
 {
     const auto check_operand = board->ops->check_kernel_operand;
-    if (check_operand && !(img.header->flags & TSR_IMAGE_OPERANDS_IN_PLACE))
-        check_operand(board->ctx, p, (uint32_t)bytes, step.op, operand);
+    if (check_operand && (resolved.stage[k] || !(img.header->flags & TSR_IMAGE_OPERANDS_IN_PLACE)))
+        check_operand(board->ctx, at(k), (uint32_t)bytes, step.op, k);
 }
 
 void resolve_steps(const ImageView &img, const tsr_hal_board *board)
@@ -421,11 +427,17 @@ void StepRun::kernel(tsr_kernel_status st)
 
 void RunState::fetch_ahead(uint32_t index)
 {
-    const uint32_t next = index + 1u; // resolved[index].fetches_next: a step of this schedule, ahead_bytes > 0
-    const ResolvedStep &r = resolved[next];
+    fetch(index + 1u); // resolved[index].fetches_next: a step of this schedule, ahead_bytes > 0
+}
+
+void RunState::fetch(uint32_t index)
+{
+    const ResolvedStep &r = resolved[index];
     if (status != TESSERA_OK) return;
-    dma.copy(r.stage[r.ahead_operand], r.addr[r.ahead_operand], r.ahead_bytes);
-    ahead = next;
+    // A prepared step keeps no staging layout: its staging tensor's address, from the image.
+    uint8_t *to = r.prepared ? address(img, board, schedule.steps[index].staging[r.ahead_operand]) : r.stage[r.ahead_operand];
+    dma.copy(to, r.addr[r.ahead_operand], r.ahead_bytes);
+    ahead = index;
 }
 
 Message *RunState::fail(tessera_status st)

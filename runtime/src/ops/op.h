@@ -213,8 +213,11 @@ struct PrepareContext {
     const ResolvedStep &resolved;
     uint32_t rows; // the step's (a token's: 1)
     const uint8_t *constant(uint32_t id) const { return tensor_address(img, board, id); }
-    // StepRun::check's, made once: an operand range the call's kernel reads or writes.
-    void check(const void *p, uint64_t bytes, uint32_t operand) const;
+    // Where the call's kernel finds operand k: the tensor itself, or, for the constant operand
+    // the step before fetches ahead whole (ResolvedStep::ahead_bytes), its staging.
+    uint8_t *at(uint32_t k) const;
+    // StepRun::check's, made once: `bytes` of operand k from at(k), which the kernel reads or writes.
+    void check(uint32_t k, uint64_t bytes) const;
 };
 // A variant's prepare: fills `out` and says true, or says false (its run runs the step).
 using Prepare = bool (*)(const PrepareContext &c, PreparedCall &out);
@@ -286,6 +289,9 @@ struct RunState {
     // constant operand's first tile into that step's staging (ResolvedStep::ahead_bytes), so
     // that it moves while this step computes; the next step's tile loop skips it.
     void fetch_ahead(uint32_t index);
+    // Core 0: step `index`'s fetch ahead (a prepared step's, where the step before did not
+    // make it: a run's first step).
+    void fetch(uint32_t index);
 
     // Core 0: the run's first failure (nullptr once there is one: keep its message).
     Message *fail(tessera_status st);

@@ -42,9 +42,9 @@ template <tsr_kernel_status (*Requant)(const int8_t *, int8_t *, uint32_t, const
 bool requant_i8_prepare(const PrepareContext &c, PreparedCall &out)
 {
     const uint32_t count = c.rows * P(c.step).n;
-    c.check(c.resolved.addr[0], count, 0);
-    c.check(c.resolved.addr[1], count, 1);
-    out.set(requant_i8_call<Requant>, PreparedRequant{(const int8_t *)c.resolved.addr[0], (int8_t *)c.resolved.addr[1],
+    c.check(0, count);
+    c.check(1, count);
+    out.set(requant_i8_call<Requant>, PreparedRequant{(const int8_t *)c.at(0), (int8_t *)c.at(1),
                                                       &P(c.step).rqs, count});
     return true;
 }

@@ -110,11 +110,11 @@ bool rms_i8_prepare(const PrepareContext &c, PreparedCall &out)
     const tsr_rmsnorm_params &q = P(c.step);
     const ResolvedStep &r = c.resolved;
     const uint32_t bytes = c.rows * q.dim; // validated: the operands hold it
-    c.check(r.addr[0], bytes, 0);
-    c.check(r.addr[1], q.dim, 1);
-    c.check(r.addr[2], bytes, 2);
-    out.set(rms_i8_call<Rmsnorm>, tsr_rmsnorm_i8_args{(const int8_t *)r.addr[0], (const int8_t *)r.addr[1],
-                                                      (int8_t *)r.addr[2], r.zero[0], r.zero[2], q.eps_q8, q.gain,
+    c.check(0, bytes);
+    c.check(1, q.dim);
+    c.check(2, bytes);
+    out.set(rms_i8_call<Rmsnorm>, tsr_rmsnorm_i8_args{(const int8_t *)c.at(0), (const int8_t *)c.at(1),
+                                                      (int8_t *)c.at(2), r.zero[0], r.zero[2], q.eps_q8, q.gain,
                                                       q.gain_shift, c.rows, q.dim});
     return true;
 }
@@ -142,12 +142,11 @@ template <tsr_kernel_status (*IRmsNorm)(const tsr_irmsnorm_i8_args *, uint32_t, 
 bool rms_quantlib_prepare(const PrepareContext &c, PreparedCall &out)
 {
     const tsr_rmsnorm_params &q = P(c.step);
-    const ResolvedStep &r = c.resolved;
-    c.check(r.addr[0], (uint64_t)c.rows * q.dim, 0);
-    c.check(r.addr[1], (uint64_t)q.dim * 4u, 1);
-    c.check(r.addr[2], (uint64_t)c.rows * q.dim, 2);
-    out.set(rms_quantlib_call<IRmsNorm>, tsr_irmsnorm_i8_args{(const int8_t *)r.addr[0], (const int32_t *)r.addr[1],
-                                                              (int8_t *)r.addr[2], c.rows, q.dim, q.log2_d, q.lo, q.hi});
+    c.check(0, (uint64_t)c.rows * q.dim);
+    c.check(1, (uint64_t)q.dim * 4u);
+    c.check(2, (uint64_t)c.rows * q.dim);
+    out.set(rms_quantlib_call<IRmsNorm>, tsr_irmsnorm_i8_args{(const int8_t *)c.at(0), (const int32_t *)c.at(1),
+                                                              (int8_t *)c.at(2), c.rows, q.dim, q.log2_d, q.lo, q.hi});
     return true;
 }
 

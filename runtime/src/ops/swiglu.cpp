@@ -64,9 +64,9 @@ bool swiglu_i8_prepare(const PrepareContext &c, PreparedCall &out)
     const tsr_swiglu_params &p = P(c.step);
     const ResolvedStep &r = c.resolved;
     const uint32_t count = c.rows * p.n; // validated: the operands hold it
-    for (uint32_t k = 0; k < 3u; ++k) c.check(r.addr[k], count, k);
-    out.set(swiglu_i8_call<Swiglu>, tsr_swiglu_i8_args{(const int8_t *)r.addr[0], (const int8_t *)r.addr[1],
-                                                       (int8_t *)r.addr[2], r.zero[0], r.zero[1], r.zero[2],
+    for (uint32_t k = 0; k < 3u; ++k) c.check(k, count);
+    out.set(swiglu_i8_call<Swiglu>, tsr_swiglu_i8_args{(const int8_t *)c.at(0), (const int8_t *)c.at(1),
+                                                       (int8_t *)c.at(2), r.zero[0], r.zero[1], r.zero[2],
                                                        iexp_constants(p.sigmoid), p.out.multiplier, p.out.shift, count});
     return true;
 }
@@ -116,11 +116,10 @@ template <tsr_kernel_status (*Hardswish)(const tsr_hardswish_i8_args *, uint32_t
 bool hardswish_prepare(const PrepareContext &c, PreparedCall &out)
 {
     const tsr_swiglu_params &p = P(c.step); // its constants where the image holds the step
-    const ResolvedStep &r = c.resolved;
     const uint32_t count = c.rows * p.n;
-    for (uint32_t k = 0; k < 3u; ++k) c.check(r.addr[k], count, k);
-    out.set(hardswish_call<Hardswish>, tsr_hardswish_i8_args{(const int8_t *)r.addr[0], (const int8_t *)r.addr[1],
-                                                             (int8_t *)r.addr[2], p.three, p.six, p.one_over_six,
+    for (uint32_t k = 0; k < 3u; ++k) c.check(k, count);
+    out.set(hardswish_call<Hardswish>, tsr_hardswish_i8_args{(const int8_t *)c.at(0), (const int8_t *)c.at(1),
+                                                             (int8_t *)c.at(2), p.three, p.six, p.one_over_six,
                                                              &p.rqs_act, &p.rqs_y, count});
     return true;
 }
