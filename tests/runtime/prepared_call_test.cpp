@@ -24,7 +24,7 @@ tsr::ResolvedStep *token_table(OpenModel &m)
 
 // stories260K int8 on 4 host threads, packed for the host board (every operand in L1) and
 // for siracusa (the layers' FFN weights staged from L2, each fetched ahead by the step
-// before): the token's steps of one tile in place (its norms, residual adds, SwiGLU and
+// before): the token's steps of one tile in place (its norms, residual adds, RoPE, SwiGLU and
 // matmuls, those whose weights the step before fetches ahead among them) are prepared, no
 // step run by core 0 alone or with other staging is; with every step back on the step loop
 // (its staging layout as resolve_steps writes it: none, or the staging buffer the weights are
@@ -66,7 +66,7 @@ TEST_P(PreparedCall, TakesTheTokensStepsInPlaceAndComputesWhatTheStepLoopDoes)
         }
     }
     EXPECT_GT(count, img.token.header->step_count / 2u);
-    for (const uint32_t op : {TSR_OP_ADD, TSR_OP_RMSNORM, TSR_OP_SWIGLU, TSR_OP_MATMUL})
+    for (const uint32_t op : {TSR_OP_ADD, TSR_OP_RMSNORM, TSR_OP_ROPE, TSR_OP_SWIGLU, TSR_OP_MATMUL})
         EXPECT_EQ(ops.count(op), 1u) << tsr_op_name(op) << " has no prepared step";
     if (board == "siracusa") EXPECT_GT(ahead, 0u) << "no prepared step reads weights fetched ahead";
     EXPECT_EQ(generate_greedy(*prepared, {1}, 60), generate_greedy(*loop, {1}, 60));

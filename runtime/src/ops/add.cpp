@@ -41,7 +41,7 @@ template <AddI8 Add> tsr_kernel_status add_i8(const StepRun &r, uint8_t *a, uint
 }
 
 // Its call made at open (a token's step in place: rows x n elements where they lie).
-template <AddI8 Add> tsr_kernel_status add_i8_call(const PreparedCall &c, uint32_t worker, uint32_t workers)
+template <AddI8 Add> tsr_kernel_status add_i8_call(const PreparedCall &c, uint32_t, uint32_t worker, uint32_t workers)
 {
     return Add(&c.as<tsr_add_i8_args>(), worker, workers);
 }
@@ -73,7 +73,7 @@ tsr_kernel_status add_rqs(const StepRun &r, uint8_t *a, uint8_t *b, uint8_t *y, 
     return AddRqs(&args, r.worker, r.workers);
 }
 template <tsr_kernel_status (*AddRqs)(const tsr_add_i8_rqs_args *, uint32_t, uint32_t)>
-tsr_kernel_status add_rqs_call(const PreparedCall &c, uint32_t worker, uint32_t workers)
+tsr_kernel_status add_rqs_call(const PreparedCall &c, uint32_t, uint32_t worker, uint32_t workers)
 {
     return AddRqs(&c.as<tsr_add_i8_rqs_args>(), worker, workers);
 }

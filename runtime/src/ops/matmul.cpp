@@ -255,7 +255,7 @@ tsr_kernel_status prepared_columns(const PreparedProduct &p, uint32_t worker, ui
     return st;
 }
 bool prepare_product(const PrepareContext &c, PreparedCall &out,
-                     tsr_kernel_status (*call)(const PreparedCall &, uint32_t, uint32_t))
+                     tsr_kernel_status (*call)(const PreparedCall &, uint32_t, uint32_t, uint32_t))
 {
     const tsr_matmul_params &q = P(c.step);
     const ResolvedStep &r = c.resolved;
@@ -273,7 +273,7 @@ bool prepare_product(const PrepareContext &c, PreparedCall &out,
     out.set(call, p);
     return true;
 }
-template <MatmulI8 Matmul> tsr_kernel_status mm_i8_call(const PreparedCall &c, uint32_t worker, uint32_t workers)
+template <MatmulI8 Matmul> tsr_kernel_status mm_i8_call(const PreparedCall &c, uint32_t, uint32_t worker, uint32_t workers)
 {
     const PreparedProduct &p = c.as<PreparedProduct>();
     return prepared_columns(p, worker, workers, [&p](uint32_t c0, uint32_t n, uint8_t *y, uint32_t ldy, uint32_t w, uint32_t ws) {
@@ -329,7 +329,7 @@ template <MatmulI8Rqs Matmul> tsr_kernel_status mm_i8_rqs(const StepRun &r, cons
     return Matmul(&a, r.worker, r.workers);
 }
 
-template <MatmulI8Rqs Matmul> tsr_kernel_status mm_i8_rqs_call(const PreparedCall &c, uint32_t worker, uint32_t workers)
+template <MatmulI8Rqs Matmul> tsr_kernel_status mm_i8_rqs_call(const PreparedCall &c, uint32_t, uint32_t worker, uint32_t workers)
 {
     const PreparedProduct &p = c.as<PreparedProduct>();
     return prepared_columns(p, worker, workers, [&p](uint32_t c0, uint32_t n, uint8_t *y, uint32_t ldy, uint32_t w, uint32_t ws) {

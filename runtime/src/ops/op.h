@@ -186,17 +186,18 @@ private:
 
 // A step's kernel call made once, at open (OpDevice::prepare): its kernel's arguments,
 // built from the step's parameters and operands where they lie, and the function that
-// passes them to the kernel on each core (worker of workers: the step's split). What a
+// passes them to the kernel on each core (worker of workers: the step's split), with the
+// run's position (for what depends on it: RoPE's table row). What a
 // token's step of one tile with every operand in place needs of its run: the executor
 // calls it between the step's two barriers, with no tile loop, parameters or variant
 // row read while the schedule runs (a token runs some sixty such steps).
 struct PreparedCall {
     static constexpr uint32_t kArgBytes = 72; // what the step table's entry leaves (64-bit hosts)
-    tsr_kernel_status (*call)(const PreparedCall &p, uint32_t worker, uint32_t workers);
+    tsr_kernel_status (*call)(const PreparedCall &p, uint32_t pos, uint32_t worker, uint32_t workers);
     alignas(8) uint8_t args[kArgBytes];
     template <typename Args> const Args &as() const { return *reinterpret_cast<const Args *>(args); }
     template <typename Args>
-    void set(tsr_kernel_status (*f)(const PreparedCall &, uint32_t, uint32_t), const Args &a)
+    void set(tsr_kernel_status (*f)(const PreparedCall &, uint32_t, uint32_t, uint32_t), const Args &a)
     {
         static_assert(sizeof(Args) <= kArgBytes && alignof(Args) <= 8u, "a prepared call's arguments fit it");
         call = f;

@@ -33,7 +33,7 @@ struct PreparedRequant {
     uint32_t count;
 };
 template <tsr_kernel_status (*Requant)(const int8_t *, int8_t *, uint32_t, const tsr_rqs_params *, uint32_t, uint32_t)>
-tsr_kernel_status requant_i8_call(const PreparedCall &c, uint32_t worker, uint32_t workers)
+tsr_kernel_status requant_i8_call(const PreparedCall &c, uint32_t, uint32_t worker, uint32_t workers)
 {
     const PreparedRequant &p = c.as<PreparedRequant>();
     return Requant(p.x, p.y, p.count, p.rqs, worker, workers);

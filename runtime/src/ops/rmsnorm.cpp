@@ -100,7 +100,7 @@ tsr_kernel_status rms_i8(const StepRun &r, uint8_t **p, uint32_t n)
 
 // Its call made at open (a token's step in place).
 template <tsr_kernel_status (*Rmsnorm)(const tsr_rmsnorm_i8_args *, uint32_t, uint32_t)>
-tsr_kernel_status rms_i8_call(const PreparedCall &c, uint32_t worker, uint32_t workers)
+tsr_kernel_status rms_i8_call(const PreparedCall &c, uint32_t, uint32_t worker, uint32_t workers)
 {
     return Rmsnorm(&c.as<tsr_rmsnorm_i8_args>(), worker, workers);
 }
@@ -134,7 +134,7 @@ tsr_kernel_status rms_quantlib(const StepRun &r, uint8_t **p, uint32_t n)
     return IRmsNorm(&a, r.worker, r.workers);
 }
 template <tsr_kernel_status (*IRmsNorm)(const tsr_irmsnorm_i8_args *, uint32_t, uint32_t)>
-tsr_kernel_status rms_quantlib_call(const PreparedCall &c, uint32_t worker, uint32_t workers)
+tsr_kernel_status rms_quantlib_call(const PreparedCall &c, uint32_t, uint32_t worker, uint32_t workers)
 {
     return IRmsNorm(&c.as<tsr_irmsnorm_i8_args>(), worker, workers);
 }

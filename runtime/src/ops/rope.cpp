@@ -42,6 +42,28 @@ template <RopeI8 Rope> tsr_kernel_status rope_i8(const StepRun &r, uint8_t **t, 
                        r.worker, r.workers);
 }
 
+// Its call made at open (a token's step in place): the table's row at the run's position.
+struct PreparedRope {
+    int8_t *q, *k;
+    const int16_t *table; // context x head_size int16 (validated)
+    uint32_t rows, dim, kv_dim, head_size;
+};
+template <RopeI8 Rope> tsr_kernel_status rope_i8_call(const PreparedCall &c, uint32_t pos, uint32_t worker, uint32_t workers)
+{
+    const PreparedRope &p = c.as<PreparedRope>();
+    return Rope(p.q, p.k, p.table + (size_t)pos * p.head_size, p.rows, 0, p.dim, p.kv_dim, p.head_size, worker, workers);
+}
+template <RopeI8 Rope> bool rope_i8_prepare(const PrepareContext &c, PreparedCall &out)
+{
+    const tsr_rope_params &p = P(c.step);
+    c.check(0, (uint64_t)c.rows * p.dim);
+    c.check(1, (uint64_t)c.rows * p.kv_dim);
+    c.check(2, (uint64_t)p.context * p.head_size * 2u); // the rows a run may read: any position's
+    out.set(rope_i8_call<Rope>, PreparedRope{(int8_t *)c.at(0), (int8_t *)c.at(1), (const int16_t *)c.at(2), c.rows,
+                                             p.dim, p.kv_dim, p.head_size});
+    return true;
+}
+
 template <tsr_kernel_status (*RopeMatrix)(const tsr_rope_matrix_i8_args *, uint32_t, uint32_t)>
 tsr_kernel_status rope_matrix(const StepRun &r, uint8_t **t, uint32_t n)
 {
@@ -88,6 +110,7 @@ struct RopeVariant {
     Kernel kernel;
     uint32_t table_dtype;
     bool per_run_row;
+    Prepare prepare = nullptr; // its call made at open, where it has one
 };
 
 uint32_t table_row_bytes(const tsr_rope_params &p, const RopeVariant &v)
@@ -140,11 +163,11 @@ void run(StepRun &r)
 // The variants it registers (tessera/variants.def).
 TSR_REGISTER_VARIANT(ROPE_F32, nullptr, RopeVariant{rope_f32, TSR_DTYPE_F32, false})
 TSR_REGISTER_VARIANT(ROPE_BF16, nullptr, RopeVariant{rope_bf16, TSR_DTYPE_F32, false})
-TSR_REGISTER_VARIANT(ROPE_I8, check_i8, RopeVariant{rope_i8<tsr_rope_i8>, TSR_DTYPE_I16, false})
+TSR_REGISTER_VARIANT(ROPE_I8, check_i8, RopeVariant{rope_i8<tsr_rope_i8>, TSR_DTYPE_I16, false, rope_i8_prepare<tsr_rope_i8>})
 TSR_REGISTER_VARIANT(ROPE_I8_MATRIX, check_matrix, RopeVariant{rope_matrix<tsr_rope_matrix_i8>, TSR_DTYPE_I8, true})
 // The tuned kernel sets' (kernels/<set>/tuned_variants.def).
 #define TSR_TUNED_ROPE_I8(SET, sfx)                                                                                    \
-    TSR_REGISTER_TUNED_VARIANT(SET, ROPE_I8, check_i8, RopeVariant{rope_i8<tsr_rope_i8_##sfx>, TSR_DTYPE_I16, false})
+    TSR_REGISTER_TUNED_VARIANT(SET, ROPE_I8, check_i8, RopeVariant{rope_i8<tsr_rope_i8_##sfx>, TSR_DTYPE_I16, false, rope_i8_prepare<tsr_rope_i8_##sfx>})
 #define TSR_TUNED_ROPE_I8_MATRIX(SET, sfx)                                                                             \
     TSR_REGISTER_TUNED_VARIANT(SET, ROPE_I8_MATRIX, check_matrix, RopeVariant{rope_matrix<tsr_rope_matrix_i8_##sfx>, TSR_DTYPE_I8, true})
 #define TSR_TUNED TSR_TUNED_ROW
@@ -154,6 +177,6 @@ TSR_REGISTER_VARIANT(ROPE_I8_MATRIX, check_matrix, RopeVariant{rope_matrix<tsr_r
 #undef TSR_TUNED
 TSR_REGISTER_VARIANT(ROPE_F32_MATRIX, check_matrix_f32, RopeVariant{rope_matrix_f32, TSR_DTYPE_F32, true})
 
-extern const OpDevice op_ROPE = {validate, geometry, run, false, nullptr, nullptr, nullptr};
+extern const OpDevice op_ROPE = {validate, geometry, run, false, nullptr, nullptr, prepare_row<RopeVariant>};
 
 } // namespace tsr

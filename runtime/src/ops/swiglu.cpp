@@ -54,7 +54,7 @@ tsr_kernel_status swiglu_i8(const StepRun &r, uint8_t *g, uint8_t *u, uint8_t *y
 
 // Its call made at open (a token's step in place: rows x n elements where they lie).
 template <tsr_kernel_status (*Swiglu)(const tsr_swiglu_i8_args *, uint32_t, uint32_t)>
-tsr_kernel_status swiglu_i8_call(const PreparedCall &c, uint32_t worker, uint32_t workers)
+tsr_kernel_status swiglu_i8_call(const PreparedCall &c, uint32_t, uint32_t worker, uint32_t workers)
 {
     return Swiglu(&c.as<tsr_swiglu_i8_args>(), worker, workers);
 }
@@ -108,7 +108,7 @@ tsr_kernel_status swiglu_hardswish(const StepRun &r, uint8_t *g, uint8_t *u, uin
     return Hardswish(&a, r.worker, r.workers);
 }
 template <tsr_kernel_status (*Hardswish)(const tsr_hardswish_i8_args *, uint32_t, uint32_t)>
-tsr_kernel_status hardswish_call(const PreparedCall &c, uint32_t worker, uint32_t workers)
+tsr_kernel_status hardswish_call(const PreparedCall &c, uint32_t, uint32_t worker, uint32_t workers)
 {
     return Hardswish(&c.as<tsr_hardswish_i8_args>(), worker, workers);
 }
