@@ -57,9 +57,8 @@ bool run_prepared(RunState &run, const ResolvedStep &resolved, uint32_t i, uint3
 {
     if (core == 0u) {
         if (resolved.ahead_bytes && run.ahead != i) run.fetch(i); // not fetched ahead (the run's first step)
-        run.dma.drain(); // what earlier steps left in flight, its operand fetched ahead among them
-        run.settle(i);
-        if (resolved.fetches_next) run.fetch_ahead(i);
+        run.start(i); // what earlier steps left in flight, its operand fetched ahead among them
+        if (resolved.fetches) run.fetch_ahead(i);
     }
     if (cores > 1u) run.barrier(run.ctx);
     if (__atomic_load_n(&run.status, __ATOMIC_ACQUIRE) != TESSERA_OK) return true;
@@ -124,7 +123,7 @@ void run_task(void *arg, uint32_t core, uint32_t cores)
         if (profiling) before = counters(run);
         run.npu.drain();
         run.settle_npu();
-        run.dma.drain();
+        run.dma.drain_all(); // a fetch ahead too, where the run stopped before the step it is for
         run.settle(steps - 1u);
         if (profiling) charge(task, last, before, false); // the run's final drain: its last step's
     }

@@ -177,13 +177,15 @@ TEST_F(RuntimeDma, PlanesGoAsOneTransferOrPlaneByPlane)
 
 } // namespace
 
-// A matmul's first weight tile fetched ahead while the step before computes
+// A matmul's first weight tile fetched ahead while the steps before it compute
 // (resolve_steps, RunState::fetch_ahead). stories260K in int8 for siracusa (the layers'
-// weights staged from L2): some token steps are fetched ahead, and each only into memory
-// the step before neither reads nor writes, every operand and staging tensor of it taken
-// whole from the image's tensor table; it generates the ids of the image packed for the
-// host board.
-TEST(FetchAhead, GoesWhereTheStepBeforeHasNothingAndChangesNoId)
+// weights staged from L2): some token steps are fetched ahead, each by one earlier step (its
+// `fetches` distance names it), into memory that none of the steps from that one to it reads
+// or writes (every operand and staging tensor taken whole from the image's tensor table),
+// the steps between them moving nothing of their own (no staging), no two fetches in flight
+// at once (a step fetches ahead no earlier than the one fetched ahead before it), some from
+// further than the step before; it generates the ids of the image packed for the host board.
+TEST(FetchAhead, GoesWhereTheStepsBeforeHaveNothingAndChangesNoId)
 {
     using namespace tessera::test;
     const std::string shared = shared_dir();
@@ -196,24 +198,38 @@ TEST(FetchAhead, GoesWhereTheStepBeforeHasNothingAndChangesNoId)
     const auto *table = (const tsr::ResolvedStep *)tsr::tensor_address(img, s.board, img.header->step_table_tensor) +
                         img.prompt.header->step_count;
     const tsr_step *steps = img.token.steps;
-    uint32_t ahead = 0;
-    for (uint32_t i = 1; i < img.token.header->step_count; ++i) {
+    const uint32_t count = img.token.header->step_count;
+    uint32_t ahead = 0, far = 0, last = 0;
+    for (uint32_t i = 1; i < count; ++i) {
         const tsr::ResolvedStep &r = table[i];
-        if (!r.ahead_bytes) continue;
+        uint32_t issuers = 0, from = i;
+        for (uint32_t m = 0; m < i; ++m)
+            if (table[m].fetches && m + table[m].fetches == i) ++issuers, from = m;
+        EXPECT_EQ(issuers, r.ahead_bytes ? 1u : 0u) << "step " << i;
+        if (!r.ahead_bytes || issuers != 1u) continue;
         ++ahead;
+        far += from + 1u < i ? 1u : 0u;
+        EXPECT_GE(from, last) << "step " << i << " is fetched ahead before step " << last << " starts";
+        last = i;
         // Its staging tensor (a prepared step keeps no staging layout in its entry).
         const uint8_t *lo = tsr::tensor_address(img, s.board, steps[i].staging[r.ahead_operand]), *hi = lo + r.ahead_bytes;
         if (!r.prepared) EXPECT_EQ(lo, r.stage[r.ahead_operand]) << "step " << i;
         EXPECT_EQ(steps[i].op, uint32_t(TSR_OP_MATMUL)) << "step " << i;
         EXPECT_LE(r.ahead_bytes, img.tensors[steps[i].staging[r.ahead_operand]].size) << "step " << i;
-        for (uint32_t k = 0; k < TSR_MAX_OPERANDS; ++k)
-            for (const uint32_t id : {uint32_t(steps[i - 1].operands[k]), uint32_t(steps[i - 1].staging[k])}) {
-                if (id >= img.header->tensor_count) continue;
-                const uint8_t *t = tsr::tensor_address(img, s.board, id), *t_end = t + img.tensors[id].size;
-                EXPECT_TRUE(hi <= t || t_end <= lo) << "step " << i << " fetches ahead over tensor " << id
-                                                    << ", which step " << i - 1 << " uses";
+        for (uint32_t m = from; m < i; ++m) {
+            EXPECT_EQ(table[m].alone, 0u) << "step " << m << ", core 0's alone, is under step " << i << "'s fetch";
+            for (uint32_t k = 0; k < TSR_MAX_OPERANDS; ++k) {
+                if (m > from) EXPECT_EQ(steps[m].staging[k], TSR_NO_TENSOR) << "step " << m << " moves operand " << k;
+                for (const uint32_t id : {uint32_t(steps[m].operands[k]), uint32_t(steps[m].staging[k])}) {
+                    if (id >= img.header->tensor_count) continue;
+                    const uint8_t *t = tsr::tensor_address(img, s.board, id), *t_end = t + img.tensors[id].size;
+                    EXPECT_TRUE(hi <= t || t_end <= lo) << "step " << i << " fetches ahead over tensor " << id
+                                                        << ", which step " << m << " uses";
+                }
             }
+        }
     }
+    EXPECT_GT(far, 0u);
     EXPECT_GT(ahead, 0u);
     auto host = open_model(stories260k_int8(shared, "host", "cluster", temp_path("ahead_host.tess")), 4);
     ASSERT_EQ(host->status, TESSERA_OK) << tessera_last_error(&host->session);

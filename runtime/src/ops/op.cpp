@@ -166,7 +166,7 @@ void Dma::issue(void *dst, uint32_t dst_stride, const void *src, uint32_t src_st
             return;
         }
     }
-    last_ = h;
+    last_ = needed_ = h;
     bytes += row_bytes * rows; // within a region: fits 32 bits
     ++transfers;
 }
@@ -183,7 +183,7 @@ void Dma::copy_planes(const tsr_dma_planes &c)
             st = planes_(ctx_, &c, &h);
         }
         if (st == TSR_HAL_OK) {
-            last_ = h;
+            last_ = needed_ = h;
             bytes += c.row_bytes * c.rows * c.planes; // within a region: fits 32 bits
             ++transfers;
             return;
@@ -200,12 +200,13 @@ void Dma::copy_planes(const tsr_dma_planes &c)
 
 void Dma::wait(tsr_dma_handle h)
 {
-    if (h == 0u || h == drained_ || failed()) return;
+    if (h == 0u || h == drained_ || h == waited_ || failed()) return;
     const uint64_t t0 = timed ? board_->ops->cycles(board_->ctx) : 0u;
     const tsr_hal_status st = wait_(ctx_, h);
     if (timed) wait_cycles += board_->ops->cycles(board_->ctx) - t0;
     if (st != TSR_HAL_OK) status_ = st;
     else if (h == last_) drained_ = h; // transfers complete in order: all of them are done
+    else waited_ = h;
 }
 
 // ---- Npu ---------------------------------------------------------------------------------
@@ -279,24 +280,37 @@ bool meets_step(const ImageView &img, const tsr_step &s, const ResolvedStep &r, 
     return false;
 }
 
-// Step `s` (resolved as `r`, after `before`, the step ahead of it in its schedule, or null):
-// the operand its first tile copies from a constant that `before` may fetch ahead, where
-// the staging it goes to holds nothing of `before`'s.
-void resolve_ahead(const ImageView &img, const tsr_step &s, ResolvedStep &r, const tsr_step *before,
-                   const ResolvedStep *before_r)
+// Step j of a schedule's `steps` (resolved as `resolved`, the steps before it already):
+// the operand its first tile copies from a constant (OpDevice::ahead), fetched ahead by an
+// earlier step i (ResolvedStep::fetches): the earliest such that the staging it goes to holds
+// nothing of steps i to j - 1, none of them runs on core 0 alone, steps i + 1 to j - 1 move
+// nothing of their own (no staging: a fetch would go before their transfers, which complete
+// in order), and i is not before the step fetched ahead last (`after`: one fetch ahead in flight
+// at a time). None where step j - 1 does not qualify.
+void resolve_ahead(const ImageView &img, const tsr_step *steps, ResolvedStep *resolved, uint32_t j, uint32_t after)
 {
+    ResolvedStep &r = resolved[j];
+    const tsr_step &s = steps[j];
     r.ahead_operand = 0u;
     r.ahead_bytes = 0u;
     const OpDevice *op = op_device(s.op);
-    if (!before || !op->ahead || r.alone) return;
+    if (j == 0u || !op->ahead || r.alone) return;
     uint32_t k = 0;
     const uint32_t bytes = op->ahead(s, &k);
     if (!bytes || k >= TSR_MAX_OPERANDS || !r.stage[k] || bytes > r.slot_bytes[k] || s.operands[k] >= img.header->tensor_count)
         return;
     const tsr_tensor &t = img.tensors[s.operands[k]];
-    if (t.kind != TSR_TENSOR_WEIGHT || bytes > t.size || meets_step(img, *before, *before_r, r.stage[k], bytes)) return;
+    if (t.kind != TSR_TENSOR_WEIGHT || bytes > t.size) return;
+    uint32_t issuer = j;
+    for (uint32_t m = j; m-- > 0u && j - m <= 255u;) {
+        if (resolved[m].alone || meets_step(img, steps[m], resolved[m], r.stage[k], bytes)) break;
+        issuer = m;
+        if (m <= after || resolved[m].staged) break; // the step fetched ahead last; one with transfers
+    }
+    if (issuer == j) return;
     r.ahead_operand = (uint8_t)k;
     r.ahead_bytes = bytes;
+    resolved[issuer].fetches = (uint8_t)(j - issuer);
 }
 
 bool is_weight(const ImageView &img, uint32_t id)
@@ -372,6 +386,7 @@ void resolve_steps(const ImageView &img, const tsr_hal_board *board)
     const ResolvedStep *const prompt = out; // the prompt schedule's, resolved first
     const ScheduleView *schedules[2] = {&img.prompt, &img.token};
     for (const ScheduleView *s : schedules) {
+        uint32_t last_ahead = 0; // the last step of the schedule fetched ahead (resolve_ahead)
         for (uint32_t i = 0; i < s->header->step_count; ++i, ++out) {
             const tsr_step &step = s->steps[i];
             const StepGeometry g = op_device(step.op)->geometry(step, step_rows(step, s->header->max_rows),
@@ -401,10 +416,10 @@ void resolve_steps(const ImageView &img, const tsr_hal_board *board)
                 if (out->stage[k]) out->staged = 1u;
             out->facts = facts_of(img, board, step, img.prompt.steps, prompt,
                                   s == &img.prompt ? 0u : img.prompt.header->step_count);
-            out->fetches_next = 0u;
+            out->fetches = 0u;
             out->prepared = 0u;
-            resolve_ahead(img, step, *out, i ? &s->steps[i - 1u] : nullptr, i ? out - 1 : nullptr);
-            if (out->ahead_bytes) (out - 1)->fetches_next = 1u;
+            resolve_ahead(img, s->steps, out - i, i, last_ahead);
+            if (out->ahead_bytes) last_ahead = i;
         }
     }
     prepare_token_steps(img, board, out - img.token.header->step_count);
@@ -427,7 +442,7 @@ void StepRun::kernel(tsr_kernel_status st)
 
 void RunState::fetch_ahead(uint32_t index)
 {
-    fetch(index + 1u); // resolved[index].fetches_next: a step of this schedule, ahead_bytes > 0
+    fetch(index + resolved[index].fetches); // resolve_steps: a later step of this schedule, ahead_bytes > 0
 }
 
 void RunState::fetch(uint32_t index)
@@ -436,7 +451,7 @@ void RunState::fetch(uint32_t index)
     if (status != TESSERA_OK) return;
     // A prepared step keeps no staging layout: its staging tensor's address, from the image.
     uint8_t *to = r.prepared ? address(img, board, schedule.steps[index].staging[r.ahead_operand]) : r.stage[r.ahead_operand];
-    dma.copy(to, r.addr[r.ahead_operand], r.ahead_bytes);
+    ahead_handle = dma.fetch(to, r.addr[r.ahead_operand], r.ahead_bytes);
     ahead = index;
 }
 

@@ -112,10 +112,28 @@ public:
         gather_slow(static_cast<uint8_t *>(dst), static_cast<const uint8_t *>(src), bytes);
     }
     void wait(tsr_dma_handle h);
-    void drain() { wait(last()); } // a no-op once it has waited for last_
+    // What a step waits for before it starts: every transfer issued so far but the fetches
+    // ahead issued after the last of the others (they complete in order), which the steps
+    // they are for wait for themselves (RunState::fetch).
+    void drain() { wait(needed()); }
+    void drain_all() { wait(last()); } // a no-op once it has waited for last_
     tsr_dma_handle last()
     {
         flush();
+        return last_;
+    }
+    tsr_dma_handle needed()
+    {
+        flush();
+        return needed_;
+    }
+    // A copy that no step but the one it is for waits for (a fetch ahead): its handle.
+    tsr_dma_handle fetch(void *dst, const void *src, uint32_t bytes)
+    {
+        flush();
+        const tsr_dma_handle before = needed_;
+        issue(dst, bytes, src, bytes, bytes, 1u);
+        needed_ = before;
         return last_;
     }
     void flush() // issues the gather, if any
@@ -144,7 +162,9 @@ private:
     tsr_hal_status (*wait_)(void *, tsr_dma_handle);
     tsr_hal_status (*planes_)(void *, const tsr_dma_planes *, tsr_dma_handle *);
     tsr_dma_handle last_ = 0;
+    tsr_dma_handle needed_ = 0;  // the last transfer but fetches ahead
     tsr_dma_handle drained_ = 0; // last_ when it was waited for: every transfer so far is done
+    tsr_dma_handle waited_ = 0;  // the last handle waited for
     tsr_hal_status status_ = TSR_HAL_OK;
 };
 
@@ -236,7 +256,7 @@ struct ResolvedStep {
     uint8_t facts;                         // what open found of its constants (OpDevice::facts; else 0)
     uint8_t staged;                        // whether any operand has staging (else every one lies in place)
     uint8_t ahead_operand;                 // with ahead_bytes: the operand fetched ahead
-    uint8_t fetches_next;                  // 1: the next step's ahead_bytes is not 0 (this step fetches them)
+    uint8_t fetches;                       // n > 0: step index + n's ahead_bytes are fetched in this step (0: none)
     uint8_t prepared;                      // 1: `call` holds its run (the staging layout below is not kept)
     uint32_t ahead_bytes;                  // its first tile's bytes, which the step before fetches into its
                                            // staging while it computes (OpDevice::ahead), or 0
@@ -285,14 +305,24 @@ struct RunState {
     uint32_t status = TESSERA_OK;  // tessera_status: core 0 writes it between barriers only
     uint32_t refused = 0;          // 1 + index of a step whose kernel refused its arguments (any core)
     uint32_t ahead = 0xFFFFFFFFu;  // core 0: the step whose first tile's constant operand is fetched (fetch_ahead)
+    tsr_dma_handle ahead_handle = 0; // core 0: that fetch's transfer
 
-    // Core 0, in step `index`'s last tile once its own transfers are issued: the next step's
-    // constant operand's first tile into that step's staging (ResolvedStep::ahead_bytes), so
-    // that it moves while this step computes; the next step's tile loop skips it.
+    // Core 0, in step `index`'s last tile once its own transfers are issued: a later step's
+    // constant operand's first tile (ResolvedStep::fetches, ahead_bytes) into that step's
+    // staging, so that it moves while this step and those up to it compute; that step's
+    // tile loop skips it.
     void fetch_ahead(uint32_t index);
-    // Core 0: step `index`'s fetch ahead (a prepared step's, where the step before did not
-    // make it: a run's first step).
+    // Core 0: step `index`'s fetch ahead (a prepared step's, where no step before made it:
+    // a run's first step).
     void fetch(uint32_t index);
+    // Core 0, as step `index` starts: waits for what earlier steps left in flight that it may
+    // read (Dma::drain), its own fetch ahead among them, and settles the run's status.
+    void start(uint32_t index)
+    {
+        dma.drain();
+        if (ahead == index) dma.wait(ahead_handle);
+        settle(index);
+    }
 
     // Core 0: the run's first failure (nullptr once there is one: keep its message).
     Message *fail(tessera_status st);
@@ -403,7 +433,7 @@ public:
     void tiles(uint32_t count, In in, Compute compute, Out out)
     {
         if (count == 1u) every_core_works(); // core 0 has no transfer to issue while the tile computes
-        const uint32_t fetch_at = resolved.fetches_next ? count - 1u : count; // the tile that fetches ahead, if any
+        const uint32_t fetch_at = resolved.fetches ? count - 1u : count; // the tile that fetches ahead, if any
         tsr_dma_handle ready[2] = {0, 0};
         // The newest transfer a tile waits for: none while the step has issued none (the
         // drain below completed the earlier steps'), as where operands lie in place.
@@ -415,8 +445,7 @@ public:
         for (uint32_t t = 0; t < count; ++t) {
             if (core == 0u) {
                 if (t == 0u) {
-                    run.dma.drain(); // what earlier steps left in flight
-                    run.settle(index);
+                    run.start(index); // what earlier steps left in flight
                     issued = run.dma.transfers;
                     if (!failed()) in(0u);
                     ready[0] = newest();
@@ -449,9 +478,8 @@ public:
     {
         every_core_works();
         if (core == 0u) {
-            run.dma.drain();
-            run.settle(index);
-            if (resolved.fetches_next) run.fetch_ahead(index);
+            run.start(index);
+            if (resolved.fetches) run.fetch_ahead(index);
         }
         barrier();
         if (failed()) {
@@ -471,8 +499,7 @@ public:
         for (uint32_t t = 0; t < count; ++t) {
             if (core == 0u) {
                 if (t == 0u) {
-                    run.dma.drain(); // what earlier steps left in flight
-                    run.settle(index);
+                    run.start(index); // what earlier steps left in flight
                 } else if (!failed()) {
                     out(t - 1u);
                 }
@@ -481,6 +508,7 @@ public:
                 const tsr_dma_handle last = run.dma.last(); // issues a gather in() left
                 run.dma.wait(run.dma.transfers != issued ? last : 0u);
                 run.settle(index);
+                if (t + 1u == count && resolved.fetches) run.fetch_ahead(index);
             }
             barrier();
             if (failed()) {
