@@ -32,7 +32,14 @@ static inline bool tsr_zero_point_ok(int32_t z) { return z >= -128 && z <= 127; 
 // 1/16ths of the input's scale, at least 1.
 static inline uint32_t tsr_rmsnorm_i8_root(uint32_t sum, uint32_t dim, uint32_t eps_q8)
 {
-    const uint32_t mean_q8 = (sum / dim) * 256u + (sum % dim) * 256u / dim;
+    uint32_t mean_q8;
+    if ((dim & (dim - 1u)) == 0u) { // a power of two: the same quotients by shifts (a division costs RV32 cores up to 35 cycles)
+        uint32_t s = 0;
+        while ((1u << s) < dim) ++s;
+        mean_q8 = (sum >> s) * 256u + ((sum & (dim - 1u)) * 256u >> s);
+    } else {
+        mean_q8 = (sum / dim) * 256u + (sum % dim) * 256u / dim;
+    }
     const uint32_t root = tsr_isqrt(mean_q8 + eps_q8);
     return root ? root : 1u;
 }

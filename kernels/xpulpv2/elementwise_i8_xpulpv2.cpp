@@ -48,7 +48,7 @@ tsr_kernel_status tsr_rmsnorm_i8_xpulpv2(const tsr_rmsnorm_i8_args *a, uint32_t 
     const uint32_t eps_q8 = a->eps_q8;
     const int32_t half_shift = gs ? 1 << (gs - 1) : 0;
     for (uint32_t i = begin; i < end;) {
-        const uint32_t r = i / dim, c0 = i - r * dim, c1 = end - i < dim - c0 ? c0 + (end - i) : dim;
+        const uint32_t r = i < dim ? 0u : i / dim, c0 = i - r * dim, c1 = end - i < dim - c0 ? c0 + (end - i) : dim; // (a token: no division)
         const int8_t *xr = x + (size_t)r * dim;
         int8_t *yr = y + (size_t)r * dim;
         const uint32_t root = tsr_rmsnorm_i8_root(centred_squares(xr, dim, x_zero), dim, eps_q8);

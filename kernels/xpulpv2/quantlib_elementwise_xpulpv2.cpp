@@ -227,7 +227,7 @@ tsr_kernel_status tsr_rope_matrix_i8_xpulpv2(const tsr_rope_matrix_i8_args *a, u
     uint32_t begin, end;
     tsr_core_range(a->rows * heads, core_id, core_count, &begin, &end);
     uint32_t r = begin / heads, h = begin - r * heads, row = 0xFFFFFFFFu;
-    uint32_t col[4];
+    uint32_t col[4] = {0u, 0u, 0u, 0u}; // (set at the first item: r != row)
     for (uint32_t item = begin; item < end; ++item) {
         if (r != row) { // the row's matrix m[i][j], column j as one word: byte i is m[i][j]
             const uint32_t *m = (const uint32_t *)(const void *)(a->rotation + (size_t)r * 16u);

@@ -63,7 +63,7 @@ bool run_prepared(RunState &run, const ResolvedStep &resolved, uint32_t i, uint3
     if (cores > 1u) run.barrier(run.ctx);
     if (__atomic_load_n(&run.status, __ATOMIC_ACQUIRE) != TESSERA_OK) return true;
     const uint32_t worker = core + turn < cores ? core + turn : core + turn - cores;
-    if (resolved.call.call(resolved.call, run.pos, worker, cores) != TSR_KERNEL_OK)
+    if (resolved.call.call(resolved.call, resolved.one_row ? 1u : run.rows, run.pos, worker, cores) != TSR_KERNEL_OK)
         __atomic_store_n(&run.refused, i + 1u, __ATOMIC_RELAXED);
     if (cores > 1u) run.barrier(run.ctx);
     return false;

@@ -26,6 +26,8 @@ tsr_kernel_status add_f32(const StepRun &r, uint8_t *a, uint8_t *b, uint8_t *y, 
     return tsr_add_f32((float *)a, (float *)b, (float *)y, count, r.worker, r.workers);
 }
 
+bool add_f32_prepare(const PrepareContext &c, PreparedCall &out) { return binary_f32_prepare<tsr_add_f32>(c, out, P(c.step).n); }
+
 tsr_kernel_status add_bf16(const StepRun &r, uint8_t *a, uint8_t *b, uint8_t *y, uint32_t count)
 {
     return tsr_add_bf16((tsr_bf16 *)a, (tsr_bf16 *)b, (tsr_bf16 *)y, count, r.worker, r.workers);
@@ -41,18 +43,19 @@ template <AddI8 Add> tsr_kernel_status add_i8(const StepRun &r, uint8_t *a, uint
 }
 
 // Its call made at open (a token's step in place: rows x n elements where they lie).
-template <AddI8 Add> tsr_kernel_status add_i8_call(const PreparedCall &c, uint32_t, uint32_t worker, uint32_t workers)
+template <AddI8 Add> tsr_kernel_status add_i8_call(const PreparedCall &c, uint32_t rows, uint32_t, uint32_t worker, uint32_t workers)
 {
-    return Add(&c.as<tsr_add_i8_args>(), worker, workers);
+    tsr_add_i8_args a = c.as<tsr_add_i8_args>(); // count: a row's
+    a.count *= rows;
+    return Add(&a, worker, workers);
 }
 template <AddI8 Add> bool add_i8_prepare(const PrepareContext &c, PreparedCall &out)
 {
     const tsr_add_params &p = P(c.step);
-    const uint32_t count = c.rows * p.n; // validated: the operands hold it
-    for (uint32_t k = 0; k < 3u; ++k) c.check(k, count);
+    for (uint32_t k = 0; k < 3u; ++k) c.check(k, (uint64_t)c.rows * p.n); // validated: the operands hold it
     out.set(add_i8_call<Add>, tsr_add_i8_args{(const int8_t *)c.at(0), (const int8_t *)c.at(1),
                                               (int8_t *)c.at(2), p.a.multiplier, p.a.shift, p.b.multiplier,
-                                              p.b.shift, count});
+                                              p.b.shift, p.n});
     return true;
 }
 
@@ -73,18 +76,19 @@ tsr_kernel_status add_rqs(const StepRun &r, uint8_t *a, uint8_t *b, uint8_t *y, 
     return AddRqs(&args, r.worker, r.workers);
 }
 template <tsr_kernel_status (*AddRqs)(const tsr_add_i8_rqs_args *, uint32_t, uint32_t)>
-tsr_kernel_status add_rqs_call(const PreparedCall &c, uint32_t, uint32_t worker, uint32_t workers)
+tsr_kernel_status add_rqs_call(const PreparedCall &c, uint32_t rows, uint32_t, uint32_t worker, uint32_t workers)
 {
-    return AddRqs(&c.as<tsr_add_i8_rqs_args>(), worker, workers);
+    tsr_add_i8_rqs_args a = c.as<tsr_add_i8_rqs_args>(); // count: a row's
+    a.count *= rows;
+    return AddRqs(&a, worker, workers);
 }
 template <tsr_kernel_status (*AddRqs)(const tsr_add_i8_rqs_args *, uint32_t, uint32_t)>
 bool add_rqs_prepare(const PrepareContext &c, PreparedCall &out)
 {
     const tsr_add_params &p = P(c.step); // its constants where the image holds the step
-    const uint32_t count = c.rows * p.n;
-    for (uint32_t k = 0; k < 3u; ++k) c.check(k, count);
+    for (uint32_t k = 0; k < 3u; ++k) c.check(k, (uint64_t)c.rows * p.n);
     out.set(add_rqs_call<AddRqs>, tsr_add_i8_rqs_args{(const int8_t *)c.at(0), (const int8_t *)c.at(1),
-                                                      (int8_t *)c.at(2), &p.rqs_a, &p.rqs_b, &p.rqs_y, count});
+                                                      (int8_t *)c.at(2), &p.rqs_a, &p.rqs_b, &p.rqs_y, p.n});
     return true;
 }
 
@@ -104,7 +108,7 @@ void run(StepRun &r)
 } // namespace
 
 // The variants it registers (tessera/variants.def).
-TSR_REGISTER_VARIANT(ADD_F32, nullptr, Variant<Kernel>{add_f32})
+TSR_REGISTER_VARIANT(ADD_F32, nullptr, Variant<Kernel>{add_f32, add_f32_prepare})
 TSR_REGISTER_VARIANT(ADD_BF16, nullptr, Variant<Kernel>{add_bf16})
 TSR_REGISTER_VARIANT(ADD_I8, check_i8, Variant<Kernel>{add_i8<tsr_add_i8>, add_i8_prepare<tsr_add_i8>})
 TSR_REGISTER_VARIANT(ADD_I8_RQS, check_rqs, Variant<Kernel>{add_rqs<tsr_add_i8_rqs>, add_rqs_prepare<tsr_add_i8_rqs>})

@@ -235,7 +235,7 @@ struct PreparedProduct {
     const int32_t *table; // the requantization's (requant): n, then n shifts (int8) or n addends
     uint8_t *y[3];        // each output's first column (split: its own columns)
     uint32_t k, n, split[2];
-    uint8_t rows, flags;  // rows: a token's 1 (prepare: at most 255)
+    uint8_t flags, yb; // yb: an output element's bytes
     int8_t x_zero, y_zero, rqs_shift, rqs_lo, rqs_hi;
 };
 // part(c0, n, y, ldy, worker, workers): the kernel's call for channels c0.. c0 + n - 1.
@@ -249,34 +249,33 @@ tsr_kernel_status prepared_columns(const PreparedProduct &p, uint32_t worker, ui
     tsr_kernel_status st = TSR_KERNEL_OK;
     for (uint32_t i = 0; i < o.count; ++i) {
         const uint32_t lo = a > o.first[i] ? a : o.first[i], end = o.first[i] + o.cols[i], hi = b < end ? b : end;
-        if (lo < hi && part(lo, hi - lo, p.y[i] + (lo - o.first[i]), o.cols[i], 0u, 1u) != TSR_KERNEL_OK)
+        if (lo < hi && part(lo, hi - lo, p.y[i] + (size_t)(lo - o.first[i]) * p.yb, o.cols[i], 0u, 1u) != TSR_KERNEL_OK)
             st = TSR_KERNEL_BAD_ARGUMENT;
     }
     return st;
 }
 bool prepare_product(const PrepareContext &c, PreparedCall &out,
-                     tsr_kernel_status (*call)(const PreparedCall &, uint32_t, uint32_t, uint32_t))
+                     tsr_kernel_status (*call)(const PreparedCall &, uint32_t, uint32_t, uint32_t, uint32_t))
 {
     const tsr_matmul_params &q = P(c.step);
     const ResolvedStep &r = c.resolved;
-    if (c.rows > 255u) return false;
     const Outputs o = outputs(q); // validated: 1 to 3, int8 (the variants that prepare)
     PreparedProduct p = {c.at(0), c.at(1), (const int32_t *)c.constant(q.requant), {nullptr, nullptr, nullptr},
-                         q.k, q.n, {q.split[0], q.split[1]}, (uint8_t)c.rows, r.facts, r.zero[0], r.zero[2],
+                         q.k, q.n, {q.split[0], q.split[1]}, r.facts, (uint8_t)out_bytes(c.step), r.zero[0], r.zero[2],
                          (int8_t)q.rqs_shift, (int8_t)q.rqs_lo, (int8_t)q.rqs_hi}; // RequantShift's: validated
-    c.check(0, (uint64_t)c.rows * q.k);
-    c.check(1, (uint64_t)q.n * q.k);
+    c.check(0, (uint64_t)c.rows * q.k * act_bytes(c.step));
+    c.check(1, (uint64_t)q.n * weight_row_bytes(c.step));
     for (uint32_t i = 0; i < o.count; ++i) {
         p.y[i] = c.at(2u + i);
-        c.check(2u + i, (uint64_t)c.rows * o.cols[i]);
+        c.check(2u + i, (uint64_t)c.rows * o.cols[i] * p.yb);
     }
     out.set(call, p);
     return true;
 }
-template <MatmulI8 Matmul> tsr_kernel_status mm_i8_call(const PreparedCall &c, uint32_t, uint32_t worker, uint32_t workers)
+template <MatmulI8 Matmul> tsr_kernel_status mm_i8_call(const PreparedCall &c, uint32_t rows, uint32_t, uint32_t worker, uint32_t workers)
 {
     const PreparedProduct &p = c.as<PreparedProduct>();
-    return prepared_columns(p, worker, workers, [&p](uint32_t c0, uint32_t n, uint8_t *y, uint32_t ldy, uint32_t w, uint32_t ws) {
+    return prepared_columns(p, worker, workers, [&p, rows](uint32_t c0, uint32_t n, uint8_t *y, uint32_t ldy, uint32_t w, uint32_t ws) {
         tsr_matmul_i8_args a = {};
         a.x = (const int8_t *)p.x;
         a.w = (const int8_t *)p.w + (size_t)c0 * p.k;
@@ -287,7 +286,7 @@ template <MatmulI8 Matmul> tsr_kernel_status mm_i8_call(const PreparedCall &c, u
         a.y_zero = p.y_zero;
         a.y_min = -128;
         a.y_max = 127;
-        a.rows = p.rows;
+        a.rows = rows;
         a.k = p.k;
         a.n = n;
         a.ldy = ldy;
@@ -298,6 +297,20 @@ template <MatmulI8 Matmul> tsr_kernel_status mm_i8_call(const PreparedCall &c, u
 template <MatmulI8 Matmul> bool mm_i8_prepare(const PrepareContext &c, PreparedCall &out)
 {
     return prepare_product(c, out, mm_i8_call<Matmul>);
+}
+
+using MatmulF32 = tsr_kernel_status (*)(const float *, const float *, float *, uint32_t, uint32_t, uint32_t, uint32_t,
+                                        uint32_t, uint32_t);
+template <MatmulF32 Matmul> tsr_kernel_status mm_f32_call(const PreparedCall &c, uint32_t rows, uint32_t, uint32_t worker, uint32_t workers)
+{
+    const PreparedProduct &p = c.as<PreparedProduct>();
+    return prepared_columns(p, worker, workers, [&p, rows](uint32_t c0, uint32_t n, uint8_t *y, uint32_t ldy, uint32_t w, uint32_t ws) {
+        return Matmul((const float *)p.x, (const float *)p.w + (size_t)c0 * p.k, (float *)y, rows, p.k, n, ldy, w, ws);
+    });
+}
+template <MatmulF32 Matmul> bool mm_f32_prepare(const PrepareContext &c, PreparedCall &out)
+{
+    return prepare_product(c, out, mm_f32_call<Matmul>);
 }
 
 using MatmulW4 = tsr_kernel_status (*)(const tsr_matmul_w4a8_args *, uint32_t, uint32_t);
@@ -329,13 +342,13 @@ template <MatmulI8Rqs Matmul> tsr_kernel_status mm_i8_rqs(const StepRun &r, cons
     return Matmul(&a, r.worker, r.workers);
 }
 
-template <MatmulI8Rqs Matmul> tsr_kernel_status mm_i8_rqs_call(const PreparedCall &c, uint32_t, uint32_t worker, uint32_t workers)
+template <MatmulI8Rqs Matmul> tsr_kernel_status mm_i8_rqs_call(const PreparedCall &c, uint32_t rows, uint32_t, uint32_t worker, uint32_t workers)
 {
     const PreparedProduct &p = c.as<PreparedProduct>();
-    return prepared_columns(p, worker, workers, [&p](uint32_t c0, uint32_t n, uint8_t *y, uint32_t ldy, uint32_t w, uint32_t ws) {
+    return prepared_columns(p, worker, workers, [&p, rows](uint32_t c0, uint32_t n, uint8_t *y, uint32_t ldy, uint32_t w, uint32_t ws) {
         const tsr_matmul_i8_rqs_args a = {(const int8_t *)p.x, (const int8_t *)p.w + (size_t)c0 * p.k, p.table + c0,
                                           p.table + p.n + c0, (int8_t *)y, tsr_rqs_params{0, 0, p.rqs_shift, p.rqs_lo, p.rqs_hi},
-                                          p.rows, p.k, n, ldy, p.flags};
+                                          rows, p.k, n, ldy, p.flags};
         return Matmul(&a, w, ws);
     });
 }
@@ -607,7 +620,7 @@ uint32_t ahead(const tsr_step &s, uint32_t *operand)
 } // namespace
 
 // The variants it registers (tessera/variants.def).
-TSR_REGISTER_VARIANT(MATMUL_F32, nullptr, Variant<Kernel>{mm_f32<tsr_matmul_f32>})
+TSR_REGISTER_VARIANT(MATMUL_F32, nullptr, Variant<Kernel>{mm_f32<tsr_matmul_f32>, mm_f32_prepare<tsr_matmul_f32>})
 TSR_REGISTER_VARIANT(MATMUL_F32_W16, nullptr, Variant<Kernel>{mm_f32_w16})
 TSR_REGISTER_VARIANT(MATMUL_F32_BIAS, check_f32_bias, Variant<Kernel>{mm_f32_bias})
 TSR_REGISTER_VARIANT(MATMUL_BF16, nullptr, Variant<Kernel>{mm_bf16})
@@ -619,7 +632,7 @@ TSR_REGISTER_VARIANT(MATMUL_I8_W4_F32_OUT, check_i8_w4_f32_out, Variant<Kernel>{
 TSR_REGISTER_VARIANT(MATMUL_I8_RQS, check_i8_rqs, Variant<Kernel>{mm_i8_rqs<tsr_matmul_i8_rqs>, mm_i8_rqs_prepare<tsr_matmul_i8_rqs>})
 // The tuned kernel sets' (kernels/<set>/tuned_variants.def): the portable kernel's name
 // with the set's suffix, in the portable variant's row.
-#define TSR_TUNED_MATMUL_F32(SET, sfx) TSR_REGISTER_TUNED_VARIANT(SET, MATMUL_F32, nullptr, Variant<Kernel>{mm_f32<tsr_matmul_f32_##sfx>})
+#define TSR_TUNED_MATMUL_F32(SET, sfx) TSR_REGISTER_TUNED_VARIANT(SET, MATMUL_F32, nullptr, Variant<Kernel>{mm_f32<tsr_matmul_f32_##sfx>, mm_f32_prepare<tsr_matmul_f32_##sfx>})
 #define TSR_TUNED_MATMUL_I8(SET, sfx) TSR_REGISTER_TUNED_VARIANT(SET, MATMUL_I8, check_i8, Variant<Kernel>{mm_i8<tsr_matmul_i8_##sfx>, mm_i8_prepare<tsr_matmul_i8_##sfx>})
 #define TSR_TUNED_MATMUL_I8_F32_OUT(SET, sfx)                                                                          \
     TSR_REGISTER_TUNED_VARIANT(SET, MATMUL_I8_F32_OUT, check_i8_f32_out, Variant<Kernel>{mm_i8_f32_out<tsr_matmul_i8_f32_##sfx>})

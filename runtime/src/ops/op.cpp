@@ -345,17 +345,18 @@ uint8_t facts_of(const ImageView &img, const tsr_hal_board *board, const tsr_ste
     return op->facts(img, board, step);
 }
 
-// The token schedule's steps (resolved as `resolved`) that run as one tile on every core,
-// with every operand in place but the constant one the step before fetches ahead whole,
-// get their kernel call made now (OpDevice::prepare), once nothing reads their staging
-// layout any more (resolve_ahead reads the step before's).
-void prepare_token_steps(const ImageView &img, const tsr_hal_board *board, ResolvedStep *resolved)
+// The steps of schedule `s` (resolved as `resolved`) that run as one tile on every core,
+// with every operand in place but the constant one a step before fetches ahead whole, get
+// their kernel call made now (OpDevice::prepare), once nothing reads their staging layout
+// any more (resolve_ahead reads the steps before's).
+void prepare_steps(const ImageView &img, const tsr_hal_board *board, const ScheduleView &s, ResolvedStep *resolved)
 {
-    for (uint32_t i = 0; i < img.token.header->step_count; ++i) {
-        const tsr_step &step = img.token.steps[i];
+    for (uint32_t i = 0; i < s.header->step_count; ++i) {
+        const tsr_step &step = s.steps[i];
         ResolvedStep &r = resolved[i];
         const OpDevice *op = op_device(step.op);
-        const uint32_t rows = step_rows(step, img.token.header->max_rows);
+        const uint32_t rows = step_rows(step, s.header->max_rows);
+        r.one_row = (step.flags & TSR_STEP_ONE_ROW) ? 1u : 0u;
         bool staged_ahead_only = true; // one tile: the operand fetched ahead is fetched whole
         for (uint32_t k = 0; k < TSR_MAX_OPERANDS; ++k)
             if (r.stage[k] && !(r.ahead_bytes && k == r.ahead_operand)) staged_ahead_only = false;
@@ -422,7 +423,9 @@ void resolve_steps(const ImageView &img, const tsr_hal_board *board)
             if (out->ahead_bytes) last_ahead = i;
         }
     }
-    prepare_token_steps(img, board, out - img.token.header->step_count);
+    ResolvedStep *const table = (ResolvedStep *)tensor_address(img, board, img.header->step_table_tensor);
+    prepare_steps(img, board, img.prompt, table);
+    prepare_steps(img, board, img.token, table + img.prompt.header->step_count);
 }
 
 StepRun::StepRun(RunState &r, uint32_t i, uint32_t c, uint32_t n)

@@ -207,17 +207,18 @@ private:
 // A step's kernel call made once, at open (OpDevice::prepare): its kernel's arguments,
 // built from the step's parameters and operands where they lie, and the function that
 // passes them to the kernel on each core (worker of workers: the step's split), with the
-// run's position (for what depends on it: RoPE's table row). What a
-// token's step of one tile with every operand in place needs of its run: the executor
-// calls it between the step's two barriers, with no tile loop, parameters or variant
-// row read while the schedule runs (a token runs some sixty such steps).
+// run's rows for the step and its position (for what depends on them: a count of elements,
+// RoPE's table row). What a step of one tile with every operand in place needs of its run
+// (a token's usual step; a prompt's where L1 holds its rows): the executor calls it between
+// the step's two barriers, with no tile loop, parameters or variant row read while the
+// schedule runs (a token runs some sixty such steps).
 struct PreparedCall {
     static constexpr uint32_t kArgBytes = 72; // what the step table's entry leaves (64-bit hosts)
-    tsr_kernel_status (*call)(const PreparedCall &p, uint32_t pos, uint32_t worker, uint32_t workers);
+    tsr_kernel_status (*call)(const PreparedCall &p, uint32_t rows, uint32_t pos, uint32_t worker, uint32_t workers);
     alignas(8) uint8_t args[kArgBytes];
     template <typename Args> const Args &as() const { return *reinterpret_cast<const Args *>(args); }
     template <typename Args>
-    void set(tsr_kernel_status (*f)(const PreparedCall &, uint32_t, uint32_t, uint32_t), const Args &a)
+    void set(tsr_kernel_status (*f)(const PreparedCall &, uint32_t, uint32_t, uint32_t, uint32_t), const Args &a)
     {
         static_assert(sizeof(Args) <= kArgBytes && alignof(Args) <= 8u, "a prepared call's arguments fit it");
         call = f;
@@ -232,7 +233,7 @@ struct PrepareContext {
     const tsr_hal_board *board;
     const tsr_step &step;
     const ResolvedStep &resolved;
-    uint32_t rows; // the step's (a token's: 1)
+    uint32_t rows; // the most the step runs with (a token's: 1); a run's are its call's
     const uint8_t *constant(uint32_t id) const { return tensor_address(img, board, id); }
     // Where the call's kernel finds operand k: the tensor itself, or, for the constant operand
     // the step before fetches ahead whole (ResolvedStep::ahead_bytes), its staging.
@@ -258,6 +259,7 @@ struct ResolvedStep {
     uint8_t ahead_operand;                 // with ahead_bytes: the operand fetched ahead
     uint8_t fetches;                       // n > 0: step index + n's ahead_bytes are fetched in this step (0: none)
     uint8_t prepared;                      // 1: `call` holds its run (the staging layout below is not kept)
+    uint8_t one_row;                       // 1: it runs one row whatever the run's (TSR_STEP_ONE_ROW)
     uint32_t ahead_bytes;                  // its first tile's bytes, which the step before fetches into its
                                            // staging while it computes (OpDevice::ahead), or 0
     union {

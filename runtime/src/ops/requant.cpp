@@ -30,22 +30,21 @@ struct PreparedRequant {
     const int8_t *x;
     int8_t *y;
     const tsr_rqs_params *rqs; // where the image holds the step
-    uint32_t count;
+    uint32_t count; // a row's
 };
 template <tsr_kernel_status (*Requant)(const int8_t *, int8_t *, uint32_t, const tsr_rqs_params *, uint32_t, uint32_t)>
-tsr_kernel_status requant_i8_call(const PreparedCall &c, uint32_t, uint32_t worker, uint32_t workers)
+tsr_kernel_status requant_i8_call(const PreparedCall &c, uint32_t rows, uint32_t, uint32_t worker, uint32_t workers)
 {
     const PreparedRequant &p = c.as<PreparedRequant>();
-    return Requant(p.x, p.y, p.count, p.rqs, worker, workers);
+    return Requant(p.x, p.y, rows * p.count, p.rqs, worker, workers);
 }
 template <tsr_kernel_status (*Requant)(const int8_t *, int8_t *, uint32_t, const tsr_rqs_params *, uint32_t, uint32_t)>
 bool requant_i8_prepare(const PrepareContext &c, PreparedCall &out)
 {
-    const uint32_t count = c.rows * P(c.step).n;
-    c.check(0, count);
-    c.check(1, count);
-    out.set(requant_i8_call<Requant>, PreparedRequant{(const int8_t *)c.at(0), (int8_t *)c.at(1),
-                                                      &P(c.step).rqs, count});
+    const uint32_t n = P(c.step).n;
+    c.check(0, (uint64_t)c.rows * n);
+    c.check(1, (uint64_t)c.rows * n);
+    out.set(requant_i8_call<Requant>, PreparedRequant{(const int8_t *)c.at(0), (int8_t *)c.at(1), &P(c.step).rqs, n});
     return true;
 }
 

@@ -81,6 +81,28 @@ tsr_kernel_status rms_f32(const StepRun &r, uint8_t **p, uint32_t n)
     return tsr_rmsnorm_f32((const float *)p[0], (const float *)p[1], (float *)p[2], n, q.dim, q.eps, r.worker, r.workers);
 }
 
+// Its call made at open (a step in place).
+struct PreparedRmsF32 {
+    const float *x, *weight;
+    float *y;
+    uint32_t dim;
+    float eps;
+};
+tsr_kernel_status rms_f32_call(const PreparedCall &c, uint32_t rows, uint32_t, uint32_t worker, uint32_t workers)
+{
+    const PreparedRmsF32 &p = c.as<PreparedRmsF32>();
+    return tsr_rmsnorm_f32(p.x, p.weight, p.y, rows, p.dim, p.eps, worker, workers);
+}
+bool rms_f32_prepare(const PrepareContext &c, PreparedCall &out)
+{
+    const tsr_rmsnorm_params &q = P(c.step);
+    c.check(0, (uint64_t)c.rows * q.dim * 4u);
+    c.check(1, (uint64_t)q.dim * 4u);
+    c.check(2, (uint64_t)c.rows * q.dim * 4u);
+    out.set(rms_f32_call, PreparedRmsF32{(const float *)c.at(0), (const float *)c.at(1), (float *)c.at(2), q.dim, q.eps});
+    return true;
+}
+
 tsr_kernel_status rms_bf16(const StepRun &r, uint8_t **p, uint32_t n)
 {
     const tsr_rmsnorm_params &q = P(r.step);
@@ -100,9 +122,11 @@ tsr_kernel_status rms_i8(const StepRun &r, uint8_t **p, uint32_t n)
 
 // Its call made at open (a token's step in place).
 template <tsr_kernel_status (*Rmsnorm)(const tsr_rmsnorm_i8_args *, uint32_t, uint32_t)>
-tsr_kernel_status rms_i8_call(const PreparedCall &c, uint32_t, uint32_t worker, uint32_t workers)
+tsr_kernel_status rms_i8_call(const PreparedCall &c, uint32_t rows, uint32_t, uint32_t worker, uint32_t workers)
 {
-    return Rmsnorm(&c.as<tsr_rmsnorm_i8_args>(), worker, workers);
+    tsr_rmsnorm_i8_args a = c.as<tsr_rmsnorm_i8_args>();
+    a.rows = rows;
+    return Rmsnorm(&a, worker, workers);
 }
 template <tsr_kernel_status (*Rmsnorm)(const tsr_rmsnorm_i8_args *, uint32_t, uint32_t)>
 bool rms_i8_prepare(const PrepareContext &c, PreparedCall &out)
@@ -134,9 +158,11 @@ tsr_kernel_status rms_quantlib(const StepRun &r, uint8_t **p, uint32_t n)
     return IRmsNorm(&a, r.worker, r.workers);
 }
 template <tsr_kernel_status (*IRmsNorm)(const tsr_irmsnorm_i8_args *, uint32_t, uint32_t)>
-tsr_kernel_status rms_quantlib_call(const PreparedCall &c, uint32_t, uint32_t worker, uint32_t workers)
+tsr_kernel_status rms_quantlib_call(const PreparedCall &c, uint32_t rows, uint32_t, uint32_t worker, uint32_t workers)
 {
-    return IRmsNorm(&c.as<tsr_irmsnorm_i8_args>(), worker, workers);
+    tsr_irmsnorm_i8_args a = c.as<tsr_irmsnorm_i8_args>();
+    a.rows = rows;
+    return IRmsNorm(&a, worker, workers);
 }
 template <tsr_kernel_status (*IRmsNorm)(const tsr_irmsnorm_i8_args *, uint32_t, uint32_t)>
 bool rms_quantlib_prepare(const PrepareContext &c, PreparedCall &out)
@@ -178,7 +204,7 @@ void run(StepRun &r)
 } // namespace
 
 // The variants it registers (tessera/variants.def).
-TSR_REGISTER_VARIANT(RMSNORM_F32, check_eps, RmsVariant{rms_f32, 0})
+TSR_REGISTER_VARIANT(RMSNORM_F32, check_eps, RmsVariant{rms_f32, 0, rms_f32_prepare})
 TSR_REGISTER_VARIANT(RMSNORM_BF16, check_eps, RmsVariant{rms_bf16, 0})
 TSR_REGISTER_VARIANT(RMSNORM_I8, check_i8, RmsVariant{rms_i8<tsr_rmsnorm_i8>, 0, rms_i8_prepare<tsr_rmsnorm_i8>})
 // The tuned kernel sets' (kernels/<set>/tuned_variants.def).

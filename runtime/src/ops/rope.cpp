@@ -26,6 +26,28 @@ tsr_kernel_status rope_f32(const StepRun &r, uint8_t **t, uint32_t n)
                         r.workers);
 }
 
+// Its call made at open (a step in place): the table's row at the run's position.
+struct PreparedRopeF32 {
+    float *q, *k;
+    const float *table; // context x head_size (validated)
+    uint32_t dim, kv_dim, head_size;
+};
+tsr_kernel_status rope_f32_call(const PreparedCall &c, uint32_t rows, uint32_t pos, uint32_t worker, uint32_t workers)
+{
+    const PreparedRopeF32 &p = c.as<PreparedRopeF32>();
+    return tsr_rope_f32(p.q, p.k, p.table + (size_t)pos * p.head_size, rows, 0, p.dim, p.kv_dim, p.head_size, worker, workers);
+}
+bool rope_f32_prepare(const PrepareContext &c, PreparedCall &out)
+{
+    const tsr_rope_params &p = P(c.step);
+    c.check(0, (uint64_t)c.rows * p.dim * 4u);
+    c.check(1, (uint64_t)c.rows * p.kv_dim * 4u);
+    c.check(2, (uint64_t)p.context * p.head_size * 4u); // the rows a run may read: any position's
+    out.set(rope_f32_call, PreparedRopeF32{(float *)c.at(0), (float *)c.at(1), (const float *)c.at(2), p.dim, p.kv_dim,
+                                           p.head_size});
+    return true;
+}
+
 tsr_kernel_status rope_bf16(const StepRun &r, uint8_t **t, uint32_t n)
 {
     const tsr_rope_params &p = P(r.step);
@@ -46,12 +68,12 @@ template <RopeI8 Rope> tsr_kernel_status rope_i8(const StepRun &r, uint8_t **t, 
 struct PreparedRope {
     int8_t *q, *k;
     const int16_t *table; // context x head_size int16 (validated)
-    uint32_t rows, dim, kv_dim, head_size;
+    uint32_t dim, kv_dim, head_size;
 };
-template <RopeI8 Rope> tsr_kernel_status rope_i8_call(const PreparedCall &c, uint32_t pos, uint32_t worker, uint32_t workers)
+template <RopeI8 Rope> tsr_kernel_status rope_i8_call(const PreparedCall &c, uint32_t rows, uint32_t pos, uint32_t worker, uint32_t workers)
 {
     const PreparedRope &p = c.as<PreparedRope>();
-    return Rope(p.q, p.k, p.table + (size_t)pos * p.head_size, p.rows, 0, p.dim, p.kv_dim, p.head_size, worker, workers);
+    return Rope(p.q, p.k, p.table + (size_t)pos * p.head_size, rows, 0, p.dim, p.kv_dim, p.head_size, worker, workers);
 }
 template <RopeI8 Rope> bool rope_i8_prepare(const PrepareContext &c, PreparedCall &out)
 {
@@ -59,8 +81,8 @@ template <RopeI8 Rope> bool rope_i8_prepare(const PrepareContext &c, PreparedCal
     c.check(0, (uint64_t)c.rows * p.dim);
     c.check(1, (uint64_t)c.rows * p.kv_dim);
     c.check(2, (uint64_t)p.context * p.head_size * 2u); // the rows a run may read: any position's
-    out.set(rope_i8_call<Rope>, PreparedRope{(int8_t *)c.at(0), (int8_t *)c.at(1), (const int16_t *)c.at(2), c.rows,
-                                             p.dim, p.kv_dim, p.head_size});
+    out.set(rope_i8_call<Rope>, PreparedRope{(int8_t *)c.at(0), (int8_t *)c.at(1), (const int16_t *)c.at(2), p.dim,
+                                             p.kv_dim, p.head_size});
     return true;
 }
 
@@ -161,7 +183,7 @@ void run(StepRun &r)
 } // namespace
 
 // The variants it registers (tessera/variants.def).
-TSR_REGISTER_VARIANT(ROPE_F32, nullptr, RopeVariant{rope_f32, TSR_DTYPE_F32, false})
+TSR_REGISTER_VARIANT(ROPE_F32, nullptr, RopeVariant{rope_f32, TSR_DTYPE_F32, false, rope_f32_prepare})
 TSR_REGISTER_VARIANT(ROPE_BF16, nullptr, RopeVariant{rope_bf16, TSR_DTYPE_F32, false})
 TSR_REGISTER_VARIANT(ROPE_I8, check_i8, RopeVariant{rope_i8<tsr_rope_i8>, TSR_DTYPE_I16, false, rope_i8_prepare<tsr_rope_i8>})
 TSR_REGISTER_VARIANT(ROPE_I8_MATRIX, check_matrix, RopeVariant{rope_matrix<tsr_rope_matrix_i8>, TSR_DTYPE_I8, true})

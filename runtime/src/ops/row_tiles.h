@@ -66,6 +66,27 @@ template <typename Kernel> void run_rows(StepRun &r, const RowOperand *ops, uint
         });
 }
 
+// A prepared call (OpDevice::prepare) of an element-wise kernel of two fp32 inputs: its
+// operands where the call reads them and a row's elements.
+struct PreparedBinaryF32 {
+    const float *a, *b;
+    float *y;
+    uint32_t n;
+};
+using BinaryF32 = tsr_kernel_status (*)(const float *, const float *, float *, uint32_t, uint32_t, uint32_t);
+template <BinaryF32 Kernel>
+tsr_kernel_status binary_f32_call(const PreparedCall &c, uint32_t rows, uint32_t, uint32_t worker, uint32_t workers)
+{
+    const PreparedBinaryF32 &p = c.as<PreparedBinaryF32>();
+    return Kernel(p.a, p.b, p.y, rows * p.n, worker, workers);
+}
+template <BinaryF32 Kernel> bool binary_f32_prepare(const PrepareContext &c, PreparedCall &out, uint32_t n)
+{
+    for (uint32_t k = 0; k < 3u; ++k) c.check(k, (uint64_t)c.rows * n * 4u); // validated: the operands hold it
+    out.set(binary_f32_call<Kernel>, PreparedBinaryF32{(const float *)c.at(0), (const float *)c.at(1), (float *)c.at(2), n});
+    return true;
+}
+
 // Element-wise operators of two inputs: in a (rows x n), b (rows x n); out y (rows x
 // n); n is the first word of their params. kernel(a, b, y, count) runs on every core.
 tessera_status binary_validate(StepChecker &c, uint32_t n);

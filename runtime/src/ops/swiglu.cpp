@@ -36,6 +36,11 @@ tsr_kernel_status swiglu_f32(const StepRun &r, uint8_t *g, uint8_t *u, uint8_t *
     return tsr_swiglu_f32((float *)g, (float *)u, (float *)y, count, r.worker, r.workers);
 }
 
+bool swiglu_f32_prepare(const PrepareContext &c, PreparedCall &out)
+{
+    return binary_f32_prepare<tsr_swiglu_f32>(c, out, P(c.step).n);
+}
+
 tsr_kernel_status swiglu_bf16(const StepRun &r, uint8_t *g, uint8_t *u, uint8_t *y, uint32_t count)
 {
     return tsr_swiglu_bf16((tsr_bf16 *)g, (tsr_bf16 *)u, (tsr_bf16 *)y, count, (tsr_exp_kind)P(r.step).exp, r.worker,
@@ -54,20 +59,21 @@ tsr_kernel_status swiglu_i8(const StepRun &r, uint8_t *g, uint8_t *u, uint8_t *y
 
 // Its call made at open (a token's step in place: rows x n elements where they lie).
 template <tsr_kernel_status (*Swiglu)(const tsr_swiglu_i8_args *, uint32_t, uint32_t)>
-tsr_kernel_status swiglu_i8_call(const PreparedCall &c, uint32_t, uint32_t worker, uint32_t workers)
+tsr_kernel_status swiglu_i8_call(const PreparedCall &c, uint32_t rows, uint32_t, uint32_t worker, uint32_t workers)
 {
-    return Swiglu(&c.as<tsr_swiglu_i8_args>(), worker, workers);
+    tsr_swiglu_i8_args a = c.as<tsr_swiglu_i8_args>(); // count: a row's
+    a.count *= rows;
+    return Swiglu(&a, worker, workers);
 }
 template <tsr_kernel_status (*Swiglu)(const tsr_swiglu_i8_args *, uint32_t, uint32_t)>
 bool swiglu_i8_prepare(const PrepareContext &c, PreparedCall &out)
 {
     const tsr_swiglu_params &p = P(c.step);
     const ResolvedStep &r = c.resolved;
-    const uint32_t count = c.rows * p.n; // validated: the operands hold it
-    for (uint32_t k = 0; k < 3u; ++k) c.check(k, count);
+    for (uint32_t k = 0; k < 3u; ++k) c.check(k, (uint64_t)c.rows * p.n); // validated: the operands hold it
     out.set(swiglu_i8_call<Swiglu>, tsr_swiglu_i8_args{(const int8_t *)c.at(0), (const int8_t *)c.at(1),
                                                        (int8_t *)c.at(2), r.zero[0], r.zero[1], r.zero[2],
-                                                       iexp_constants(p.sigmoid), p.out.multiplier, p.out.shift, count});
+                                                       iexp_constants(p.sigmoid), p.out.multiplier, p.out.shift, p.n});
     return true;
 }
 
@@ -108,19 +114,20 @@ tsr_kernel_status swiglu_hardswish(const StepRun &r, uint8_t *g, uint8_t *u, uin
     return Hardswish(&a, r.worker, r.workers);
 }
 template <tsr_kernel_status (*Hardswish)(const tsr_hardswish_i8_args *, uint32_t, uint32_t)>
-tsr_kernel_status hardswish_call(const PreparedCall &c, uint32_t, uint32_t worker, uint32_t workers)
+tsr_kernel_status hardswish_call(const PreparedCall &c, uint32_t rows, uint32_t, uint32_t worker, uint32_t workers)
 {
-    return Hardswish(&c.as<tsr_hardswish_i8_args>(), worker, workers);
+    tsr_hardswish_i8_args a = c.as<tsr_hardswish_i8_args>(); // count: a row's
+    a.count *= rows;
+    return Hardswish(&a, worker, workers);
 }
 template <tsr_kernel_status (*Hardswish)(const tsr_hardswish_i8_args *, uint32_t, uint32_t)>
 bool hardswish_prepare(const PrepareContext &c, PreparedCall &out)
 {
     const tsr_swiglu_params &p = P(c.step); // its constants where the image holds the step
-    const uint32_t count = c.rows * p.n;
-    for (uint32_t k = 0; k < 3u; ++k) c.check(k, count);
+    for (uint32_t k = 0; k < 3u; ++k) c.check(k, (uint64_t)c.rows * p.n);
     out.set(hardswish_call<Hardswish>, tsr_hardswish_i8_args{(const int8_t *)c.at(0), (const int8_t *)c.at(1),
                                                              (int8_t *)c.at(2), p.three, p.six, p.one_over_six,
-                                                             &p.rqs_act, &p.rqs_y, count});
+                                                             &p.rqs_act, &p.rqs_y, p.n});
     return true;
 }
 
@@ -138,7 +145,7 @@ void run(StepRun &r)
 } // namespace
 
 // The variants it registers (tessera/variants.def).
-TSR_REGISTER_VARIANT(SWIGLU_F32, nullptr, Variant<Kernel>{swiglu_f32})
+TSR_REGISTER_VARIANT(SWIGLU_F32, nullptr, Variant<Kernel>{swiglu_f32, swiglu_f32_prepare})
 TSR_REGISTER_VARIANT(SWIGLU_BF16, nullptr, Variant<Kernel>{swiglu_bf16})
 TSR_REGISTER_VARIANT(SWIGLU_BF16_SCHRAUDOLPH, nullptr, Variant<Kernel>{swiglu_bf16})
 TSR_REGISTER_VARIANT(SWIGLU_I8, check_i8, Variant<Kernel>{swiglu_i8<tsr_swiglu_i8>, swiglu_i8_prepare<tsr_swiglu_i8>})
