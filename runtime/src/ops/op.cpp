@@ -198,9 +198,8 @@ void Dma::copy_planes(const tsr_dma_planes &c)
               static_cast<const uint8_t *>(c.src) + (size_t)p * c.src_plane, c.src_stride, c.row_bytes, c.rows);
 }
 
-void Dma::wait(tsr_dma_handle h)
+void Dma::wait_hal(tsr_dma_handle h)
 {
-    if (h == 0u || h == drained_ || h == waited_ || failed()) return;
     const uint64_t t0 = timed ? board_->ops->cycles(board_->ctx) : 0u;
     const tsr_hal_status st = wait_(ctx_, h);
     if (timed) wait_cycles += board_->ops->cycles(board_->ctx) - t0;
@@ -488,9 +487,8 @@ void RunState::settle_npu()
             .str(" (HAL status ").num(npu.status()).str(")");
 }
 
-void RunState::settle(uint32_t step)
+void RunState::settle_failure(uint32_t step)
 {
-    if (!dma.failed() && __atomic_load_n(&refused, __ATOMIC_RELAXED) == 0u) return; // the usual case
     if (dma.failed()) {
         if (Message *m = fail(TESSERA_ERR_HAL))
             m->str("DMA failed at step ").num(step).str(" (HAL status ").num(dma.status()).str(")");

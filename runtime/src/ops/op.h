@@ -111,7 +111,10 @@ public:
         }
         gather_slow(static_cast<uint8_t *>(dst), static_cast<const uint8_t *>(src), bytes);
     }
-    void wait(tsr_dma_handle h);
+    void wait(tsr_dma_handle h) // (inline: most waits find the transfer done already, or none)
+    {
+        if (h != 0u && h != drained_ && h != waited_ && !failed()) wait_hal(h);
+    }
     // What a step waits for before it starts: every transfer issued so far but the fetches
     // ahead issued after the last of the others (they complete in order), which the steps
     // they are for wait for themselves (RunState::fetch).
@@ -147,6 +150,7 @@ public:
     uint64_t wait_cycles = 0;
 
 private:
+    void wait_hal(tsr_dma_handle h);
     void issue(void *dst, uint32_t dst_stride, const void *src, uint32_t src_stride, uint32_t row_bytes, uint32_t rows);
     void gather_slow(uint8_t *dst, const uint8_t *src, uint32_t bytes);
     void flush_gather();
@@ -331,8 +335,12 @@ struct RunState {
     // Core 0: a DMA failure or a refused kernel becomes the run's status (between the
     // tiles of every step); settle_npu does the same for an NPU failure, where NPU
     // jobs are submitted or waited for.
-    void settle(uint32_t step);
+    void settle(uint32_t step) // (inline: the usual case, nothing to settle)
+    {
+        if (dma.failed() || __atomic_load_n(&refused, __ATOMIC_RELAXED) != 0u) settle_failure(step);
+    }
     void settle_npu();
+    void settle_failure(uint32_t step);
 };
 
 // n / d for d >= 1, without a division where the answer needs none (n < d, d == 1): a
