@@ -60,8 +60,12 @@ bool run_prepared(RunState &run, const ResolvedStep &resolved, uint32_t i, uint3
         run.start(i); // what earlier steps left in flight, its operand fetched ahead among them
         if (resolved.fetches) run.fetch_ahead(i);
     }
-    if (cores > 1u) run.barrier(run.ctx);
-    if (__atomic_load_n(&run.status, __ATOMIC_ACQUIRE) != TESSERA_OK) return true;
+    // A chained step's cores go on from the step before's barrier: a failure core 0 settles
+    // now stops them all at the next step's first barrier.
+    if (!resolved.chained) {
+        if (cores > 1u) run.barrier(run.ctx);
+        if (__atomic_load_n(&run.status, __ATOMIC_ACQUIRE) != TESSERA_OK) return true;
+    }
     const uint32_t worker = core + turn < cores ? core + turn : core + turn - cores;
     if (resolved.call.call(resolved.call, resolved.one_row ? 1u : run.rows, run.pos, worker, cores) != TSR_KERNEL_OK)
         __atomic_store_n(&run.refused, i + 1u, __ATOMIC_RELAXED);

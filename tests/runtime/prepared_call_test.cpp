@@ -29,7 +29,8 @@ tsr::ResolvedStep *table_of(OpenModel &m)
 // fetched ahead by a step before): the steps of one tile in place (the token's norms,
 // residual adds, RoPE, SwiGLU and matmuls, those whose weights a step before fetches ahead
 // among them; the prompt's where L1 holds its rows) are prepared, no step run by core 0
-// alone or with other staging is; with every step back on the step loop (its staging layout
+// alone or with other staging is, some chained to the prepared step before them (no
+// barrier before their call); with every step back on the step loop (its staging layout
 // as resolve_steps writes it: none, or the staging buffer the weights are fetched into), the
 // same 60 ids from a prompt of 9 tokens (a prompt run of 9 rows, then tokens).
 struct Case {
@@ -40,12 +41,16 @@ class PreparedCall : public ::testing::TestWithParam<Case> {};
 
 void unprepare(const tsr::ImageView &img, const tsr::ScheduleView &s, const tsr::ResolvedStep *table,
                tsr::ResolvedStep *unprepared, const tsr_hal_board *loop_board, std::set<uint32_t> &ops, uint32_t &count,
-               uint32_t &ahead)
+               uint32_t &ahead, uint32_t &chained)
 {
     for (uint32_t i = 0; i < s.header->step_count; ++i) {
         const tsr::ResolvedStep &r = table[i];
         if (!r.prepared) continue;
         ++count;
+        if (r.chained) { // no barrier before its call: the step before is prepared, no fetch to wait for
+            ++chained;
+            EXPECT_TRUE(i > 0u && table[i - 1u].prepared && !r.ahead_bytes) << "step " << i;
+        }
         if (&s == &img.token) ops.insert(s.steps[i].op);
         EXPECT_EQ(r.alone, 0u) << "step " << i;
         EXPECT_EQ(s.steps[i].engine, uint32_t(TSR_ENGINE_CLUSTER)) << "step " << i;
@@ -81,11 +86,12 @@ TEST_P(PreparedCall, TakesTheStepsInPlaceAndComputesWhatTheStepLoopDoes)
     const tsr::ImageView &img = session.image;
     const tsr_hal_board *loop_board = tsr::session_of(&loop->session)->board;
     std::set<uint32_t> ops;
-    uint32_t count = 0, ahead = 0, prompt = 0;
-    unprepare(img, img.prompt, table_of(*prepared), table_of(*loop), loop_board, ops, prompt, ahead);
+    uint32_t count = 0, ahead = 0, prompt = 0, chained = 0;
+    unprepare(img, img.prompt, table_of(*prepared), table_of(*loop), loop_board, ops, prompt, ahead, chained);
     unprepare(img, img.token, table_of(*prepared) + img.prompt.header->step_count,
-              table_of(*loop) + img.prompt.header->step_count, loop_board, ops, count, ahead);
+              table_of(*loop) + img.prompt.header->step_count, loop_board, ops, count, ahead, chained);
     EXPECT_GT(count, img.token.header->step_count / 2u);
+    EXPECT_GT(chained, 0u);
     for (const uint32_t op : {TSR_OP_ADD, TSR_OP_RMSNORM, TSR_OP_ROPE, TSR_OP_SWIGLU, TSR_OP_MATMUL})
         EXPECT_EQ(ops.count(op), 1u) << tsr_op_name(op) << " has no prepared step";
     if (board == "siracusa") EXPECT_GT(ahead, 0u) << "no prepared step reads weights fetched ahead";

@@ -356,6 +356,7 @@ void prepare_steps(const ImageView &img, const tsr_hal_board *board, const Sched
         const OpDevice *op = op_device(step.op);
         const uint32_t rows = step_rows(step, s.header->max_rows);
         r.one_row = (step.flags & TSR_STEP_ONE_ROW) ? 1u : 0u;
+        r.chained = 0u;
         bool staged_ahead_only = true; // one tile: the operand fetched ahead is fetched whole
         for (uint32_t k = 0; k < TSR_MAX_OPERANDS; ++k)
             if (r.stage[k] && !(r.ahead_bytes && k == r.ahead_operand)) staged_ahead_only = false;
@@ -366,6 +367,9 @@ void prepare_steps(const ImageView &img, const tsr_hal_board *board, const Sched
         if (!op->prepare(PrepareContext{img, board, step, r, rows}, call)) continue;
         r.call = call;
         r.prepared = 1u;
+        // The step before ended at a barrier with nothing left in flight for it (a prepared
+        // step moves nothing but fetches ahead), so the cores go on to its call at once.
+        r.chained = i > 0u && resolved[i - 1u].prepared && !r.ahead_bytes ? 1u : 0u;
     }
 }
 

@@ -264,6 +264,7 @@ struct ResolvedStep {
     uint8_t fetches;                       // n > 0: step index + n's ahead_bytes are fetched in this step (0: none)
     uint8_t prepared;                      // 1: `call` holds its run (the staging layout below is not kept)
     uint8_t one_row;                       // 1: it runs one row whatever the run's (TSR_STEP_ONE_ROW)
+    uint8_t chained;                       // prepared after a prepared step, waiting for no fetch: no barrier before its call
     uint32_t ahead_bytes;                  // its first tile's bytes, which the step before fetches into its
                                            // staging while it computes (OpDevice::ahead), or 0
     union {
