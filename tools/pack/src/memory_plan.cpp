@@ -58,18 +58,6 @@ std::vector<Lifetime> compute_lifetimes(const Graph &g, MemoryPlan &plan)
 
 uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
-// When step `sp`'s staging of operand k is live: its step's moment, and with `ahead` the one
-// before in its schedule where the operand is a weight, which the step before may then fetch
-// into it while it computes (the runtime's fetch ahead: the buffer must hold nothing of that
-// step's).
-Lifetime staging_lifetime(const Graph &g, const MemoryPlan &plan, const StepPlan &sp, size_t k, bool ahead)
-{
-    const GraphStep &st = (sp.schedule == 0 ? g.prompt : g.token).steps[sp.index];
-    const bool weight = st.operands[k] != TSR_NO_TENSOR && g.tensors[st.operands[k]].kind == TSR_TENSOR_WEIGHT;
-    return Lifetime{ahead && weight && sp.moment > plan.schedule_window[sp.schedule][0] ? sp.moment - 1u : sp.moment,
-                    sp.moment};
-}
-
 // The sampler scratch holds data only between runs, while the runtime samples or
 // encodes: it may share bytes with every buffer of a schedule's steps, never with
 // the KV caches, the step table or either schedule's logits (an encode may come
@@ -171,7 +159,6 @@ struct L1Budget {
     std::string source;
     uint32_t cores;
     bool in_place; // the board's cores do its copies (dma.by_core): the cluster's kernels read operands where they lie
-    bool ahead = false; // MemoryPlan::staging_from_step_before
 };
 
 // Which tensors live in L1: attention scores and the NPU's inputs and outputs must;
@@ -287,10 +274,8 @@ L1Placement plan_l1(const Graph &g, MemoryPlan &plan, L1Residents &res, const L1
                                   plan.lifetime[i].last});
         for (const StepPlan &sp : plan.steps)
             for (size_t k = 0; k < TSR_MAX_OPERANDS; ++k)
-                if (sp.choice.staging_bytes[k]) {
-                    const Lifetime life = staging_lifetime(g, plan, sp, k, budget.ahead);
-                    l1_req.push_back({align_up(sp.choice.staging_bytes[k], kL1Align), kL1Align, life.first, life.last});
-                }
+                if (sp.choice.staging_bytes[k])
+                    l1_req.push_back({align_up(sp.choice.staging_bytes[k], kL1Align), kL1Align, sp.moment, sp.moment});
         l1_alloc = place_by_schedule(l1_req, plan, 0); // best-fit while the plan still changes
         if (l1_alloc.arena_bytes <= l1) break;
         // No packing of L1 found: at the busiest moment, move an activation to L2,
@@ -346,7 +331,7 @@ void place_l1(Graph &g, MemoryPlan &plan, const L1Residents &res, L1Placement &l
             st.staging[k] = g.add(std::move(t));
             plan.region.push_back(TSR_REGION_L1);
             plan.offset.push_back(l1_alloc.offsets[request++]);
-            plan.lifetime.push_back(staging_lifetime(g, plan, sp, k, plan.staging_from_step_before));
+            plan.lifetime.push_back({sp.moment, sp.moment});
         }
         const uint32_t rows = rows_of(g, sp);
         // Operands that share another's staging buffer (attention's values) name it too.
@@ -684,26 +669,6 @@ MemoryPlan plan_memory(Graph &g, const BoardDesc &board, const PlanOptions &opt)
     L1Residents residents(g);
     check_smallest_l1(g, plan, l1);
     L1Placement placement = plan_l1(g, plan, residents, l1, opt.search_ms);
-    { // the weights' staging live from the step before theirs too, where that costs nothing
-        MemoryPlan p = plan;
-        L1Residents r = residents;
-        L1Budget b = l1;
-        b.ahead = true;
-        try {
-            L1Placement q = plan_l1(g, p, r, b, opt.search_ms);
-            bool same = p.demoted.size() == plan.demoted.size();
-            for (size_t i = 0; same && i < plan.steps.size(); ++i)
-                same = p.steps[i].choice.cost.cycles <= plan.steps[i].choice.cost.cycles;
-            if (same) {
-                p.staging_from_step_before = true;
-                plan = std::move(p);
-                residents = std::move(r);
-                placement = std::move(q);
-                l1 = b;
-            }
-        } catch (const PlanError &) { // the plan without
-        }
-    }
     if (opt.weights == WeightsPlacement::kAuto) hold_in_l1(g, plan, residents, placement, l1, opt.search_ms);
     place_l1(g, plan, residents, placement, l1.cores);
     place_weights(g, plan, board);

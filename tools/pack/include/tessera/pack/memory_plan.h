@@ -67,9 +67,6 @@ struct MemoryPlan {
     uint64_t image_weights_bytes = 0;             // the block read in place from the image (off chip)
     uint32_t timeline_length = 0;
     uint32_t schedule_window[2][2] = {}; // first and last moment of each schedule (sampling included)
-    // A weight's staging is live from the step before its step too, so that the runtime may
-    // fetch the weight in ahead while that step computes (where the plan keeps its cost so).
-    bool staging_from_step_before = false;
 };
 
 
