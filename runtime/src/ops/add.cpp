@@ -42,18 +42,12 @@ template <AddI8 Add> tsr_kernel_status add_i8(const StepRun &r, uint8_t *a, uint
     return Add(&args, r.worker, r.workers);
 }
 
-// Its call made at open (a token's step in place: rows x n elements where they lie).
-template <AddI8 Add> tsr_kernel_status add_i8_call(const PreparedCall &c, uint32_t rows, uint32_t, uint32_t worker, uint32_t workers)
-{
-    tsr_add_i8_args a = c.as<tsr_add_i8_args>(); // count: a row's
-    a.count *= rows;
-    return Add(&a, worker, workers);
-}
+// Its call made at open (a step in place: rows x n elements where they lie).
 template <AddI8 Add> bool add_i8_prepare(const PrepareContext &c, PreparedCall &out)
 {
     const tsr_add_params &p = P(c.step);
     for (uint32_t k = 0; k < 3u; ++k) c.check(k, (uint64_t)c.rows * p.n); // validated: the operands hold it
-    out.set(add_i8_call<Add>, tsr_add_i8_args{(const int8_t *)c.at(0), (const int8_t *)c.at(1),
+    out.set(count_rows_call<tsr_add_i8_args, Add>, tsr_add_i8_args{(const int8_t *)c.at(0), (const int8_t *)c.at(1),
                                               (int8_t *)c.at(2), p.a.multiplier, p.a.shift, p.b.multiplier,
                                               p.b.shift, p.n});
     return true;
@@ -76,18 +70,11 @@ tsr_kernel_status add_rqs(const StepRun &r, uint8_t *a, uint8_t *b, uint8_t *y, 
     return AddRqs(&args, r.worker, r.workers);
 }
 template <tsr_kernel_status (*AddRqs)(const tsr_add_i8_rqs_args *, uint32_t, uint32_t)>
-tsr_kernel_status add_rqs_call(const PreparedCall &c, uint32_t rows, uint32_t, uint32_t worker, uint32_t workers)
-{
-    tsr_add_i8_rqs_args a = c.as<tsr_add_i8_rqs_args>(); // count: a row's
-    a.count *= rows;
-    return AddRqs(&a, worker, workers);
-}
-template <tsr_kernel_status (*AddRqs)(const tsr_add_i8_rqs_args *, uint32_t, uint32_t)>
 bool add_rqs_prepare(const PrepareContext &c, PreparedCall &out)
 {
     const tsr_add_params &p = P(c.step); // its constants where the image holds the step
     for (uint32_t k = 0; k < 3u; ++k) c.check(k, (uint64_t)c.rows * p.n);
-    out.set(add_rqs_call<AddRqs>, tsr_add_i8_rqs_args{(const int8_t *)c.at(0), (const int8_t *)c.at(1),
+    out.set(count_rows_call<tsr_add_i8_rqs_args, AddRqs>, tsr_add_i8_rqs_args{(const int8_t *)c.at(0), (const int8_t *)c.at(1),
                                                       (int8_t *)c.at(2), &p.rqs_a, &p.rqs_b, &p.rqs_y, p.n});
     return true;
 }

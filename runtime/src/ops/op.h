@@ -559,6 +559,23 @@ template <typename Kernel> struct Variant {
     Prepare prepare = nullptr; // its call made at open, where it has one
 };
 
+// A prepared call of a kernel whose arguments (Args) hold a row's elements (`count`) or the
+// rows themselves (`rows`): the run's, set in a copy of the arguments open made.
+template <typename Args, tsr_kernel_status (*Kernel)(const Args *, uint32_t, uint32_t)>
+tsr_kernel_status count_rows_call(const PreparedCall &c, uint32_t rows, uint32_t, uint32_t worker, uint32_t workers)
+{
+    Args a = c.as<Args>();
+    a.count *= rows;
+    return Kernel(&a, worker, workers);
+}
+template <typename Args, tsr_kernel_status (*Kernel)(const Args *, uint32_t, uint32_t)>
+tsr_kernel_status rows_call(const PreparedCall &c, uint32_t rows, uint32_t, uint32_t worker, uint32_t workers)
+{
+    Args a = c.as<Args>();
+    a.rows = rows;
+    return Kernel(&a, worker, workers);
+}
+
 // OpDevice::prepare for an operator whose rows (Row) carry a prepare: the step's variant's.
 template <typename Row> bool prepare_row(const PrepareContext &c, PreparedCall &out)
 {

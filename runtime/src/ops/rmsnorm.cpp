@@ -122,13 +122,6 @@ tsr_kernel_status rms_i8(const StepRun &r, uint8_t **p, uint32_t n)
 
 // Its call made at open (a token's step in place).
 template <tsr_kernel_status (*Rmsnorm)(const tsr_rmsnorm_i8_args *, uint32_t, uint32_t)>
-tsr_kernel_status rms_i8_call(const PreparedCall &c, uint32_t rows, uint32_t, uint32_t worker, uint32_t workers)
-{
-    tsr_rmsnorm_i8_args a = c.as<tsr_rmsnorm_i8_args>();
-    a.rows = rows;
-    return Rmsnorm(&a, worker, workers);
-}
-template <tsr_kernel_status (*Rmsnorm)(const tsr_rmsnorm_i8_args *, uint32_t, uint32_t)>
 bool rms_i8_prepare(const PrepareContext &c, PreparedCall &out)
 {
     const tsr_rmsnorm_params &q = P(c.step);
@@ -137,7 +130,7 @@ bool rms_i8_prepare(const PrepareContext &c, PreparedCall &out)
     c.check(0, bytes);
     c.check(1, q.dim);
     c.check(2, bytes);
-    out.set(rms_i8_call<Rmsnorm>, tsr_rmsnorm_i8_args{(const int8_t *)c.at(0), (const int8_t *)c.at(1),
+    out.set(rows_call<tsr_rmsnorm_i8_args, Rmsnorm>, tsr_rmsnorm_i8_args{(const int8_t *)c.at(0), (const int8_t *)c.at(1),
                                                       (int8_t *)c.at(2), r.zero[0], r.zero[2], q.eps_q8, q.gain,
                                                       q.gain_shift, c.rows, q.dim});
     return true;
@@ -158,20 +151,13 @@ tsr_kernel_status rms_quantlib(const StepRun &r, uint8_t **p, uint32_t n)
     return IRmsNorm(&a, r.worker, r.workers);
 }
 template <tsr_kernel_status (*IRmsNorm)(const tsr_irmsnorm_i8_args *, uint32_t, uint32_t)>
-tsr_kernel_status rms_quantlib_call(const PreparedCall &c, uint32_t rows, uint32_t, uint32_t worker, uint32_t workers)
-{
-    tsr_irmsnorm_i8_args a = c.as<tsr_irmsnorm_i8_args>();
-    a.rows = rows;
-    return IRmsNorm(&a, worker, workers);
-}
-template <tsr_kernel_status (*IRmsNorm)(const tsr_irmsnorm_i8_args *, uint32_t, uint32_t)>
 bool rms_quantlib_prepare(const PrepareContext &c, PreparedCall &out)
 {
     const tsr_rmsnorm_params &q = P(c.step);
     c.check(0, (uint64_t)c.rows * q.dim);
     c.check(1, (uint64_t)q.dim * 4u);
     c.check(2, (uint64_t)c.rows * q.dim);
-    out.set(rms_quantlib_call<IRmsNorm>, tsr_irmsnorm_i8_args{(const int8_t *)c.at(0), (const int32_t *)c.at(1),
+    out.set(rows_call<tsr_irmsnorm_i8_args, IRmsNorm>, tsr_irmsnorm_i8_args{(const int8_t *)c.at(0), (const int32_t *)c.at(1),
                                                               (int8_t *)c.at(2), c.rows, q.dim, q.log2_d, q.lo, q.hi});
     return true;
 }

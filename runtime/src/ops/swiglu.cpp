@@ -59,19 +59,12 @@ tsr_kernel_status swiglu_i8(const StepRun &r, uint8_t *g, uint8_t *u, uint8_t *y
 
 // Its call made at open (a token's step in place: rows x n elements where they lie).
 template <tsr_kernel_status (*Swiglu)(const tsr_swiglu_i8_args *, uint32_t, uint32_t)>
-tsr_kernel_status swiglu_i8_call(const PreparedCall &c, uint32_t rows, uint32_t, uint32_t worker, uint32_t workers)
-{
-    tsr_swiglu_i8_args a = c.as<tsr_swiglu_i8_args>(); // count: a row's
-    a.count *= rows;
-    return Swiglu(&a, worker, workers);
-}
-template <tsr_kernel_status (*Swiglu)(const tsr_swiglu_i8_args *, uint32_t, uint32_t)>
 bool swiglu_i8_prepare(const PrepareContext &c, PreparedCall &out)
 {
     const tsr_swiglu_params &p = P(c.step);
     const ResolvedStep &r = c.resolved;
     for (uint32_t k = 0; k < 3u; ++k) c.check(k, (uint64_t)c.rows * p.n); // validated: the operands hold it
-    out.set(swiglu_i8_call<Swiglu>, tsr_swiglu_i8_args{(const int8_t *)c.at(0), (const int8_t *)c.at(1),
+    out.set(count_rows_call<tsr_swiglu_i8_args, Swiglu>, tsr_swiglu_i8_args{(const int8_t *)c.at(0), (const int8_t *)c.at(1),
                                                        (int8_t *)c.at(2), r.zero[0], r.zero[1], r.zero[2],
                                                        iexp_constants(p.sigmoid), p.out.multiplier, p.out.shift, p.n});
     return true;
@@ -114,18 +107,11 @@ tsr_kernel_status swiglu_hardswish(const StepRun &r, uint8_t *g, uint8_t *u, uin
     return Hardswish(&a, r.worker, r.workers);
 }
 template <tsr_kernel_status (*Hardswish)(const tsr_hardswish_i8_args *, uint32_t, uint32_t)>
-tsr_kernel_status hardswish_call(const PreparedCall &c, uint32_t rows, uint32_t, uint32_t worker, uint32_t workers)
-{
-    tsr_hardswish_i8_args a = c.as<tsr_hardswish_i8_args>(); // count: a row's
-    a.count *= rows;
-    return Hardswish(&a, worker, workers);
-}
-template <tsr_kernel_status (*Hardswish)(const tsr_hardswish_i8_args *, uint32_t, uint32_t)>
 bool hardswish_prepare(const PrepareContext &c, PreparedCall &out)
 {
     const tsr_swiglu_params &p = P(c.step); // its constants where the image holds the step
     for (uint32_t k = 0; k < 3u; ++k) c.check(k, (uint64_t)c.rows * p.n);
-    out.set(hardswish_call<Hardswish>, tsr_hardswish_i8_args{(const int8_t *)c.at(0), (const int8_t *)c.at(1),
+    out.set(count_rows_call<tsr_hardswish_i8_args, Hardswish>, tsr_hardswish_i8_args{(const int8_t *)c.at(0), (const int8_t *)c.at(1),
                                                              (int8_t *)c.at(2), p.three, p.six, p.one_over_six,
                                                              &p.rqs_act, &p.rqs_y, p.n});
     return true;
