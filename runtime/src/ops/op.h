@@ -240,7 +240,7 @@ struct PrepareContext {
     uint32_t rows; // the most the step runs with (a token's: 1); a run's are its call's
     const uint8_t *constant(uint32_t id) const { return tensor_address(img, board, id); }
     // Where the call's kernel finds operand k: the tensor itself, or, for the constant operand
-    // the step before fetches ahead whole (ResolvedStep::ahead_bytes), its staging.
+    // a step before fetches ahead whole (ResolvedStep::ahead_bytes), its staging.
     uint8_t *at(uint32_t k) const;
     // StepRun::check's, made once: `bytes` of operand k from at(k), which the kernel reads or writes.
     void check(uint32_t k, uint64_t bytes) const;
@@ -265,7 +265,7 @@ struct ResolvedStep {
     uint8_t prepared;                      // 1: `call` holds its run (the staging layout below is not kept)
     uint8_t one_row;                       // 1: it runs one row whatever the run's (TSR_STEP_ONE_ROW)
     uint8_t chained;                       // prepared after a prepared step, waiting for no fetch: no barrier before its call
-    uint32_t ahead_bytes;                  // its first tile's bytes, which the step before fetches into its
+    uint32_t ahead_bytes;                  // its first tile's bytes, which a step before fetches into its
                                            // staging while it computes (OpDevice::ahead), or 0
     union {
         struct {
