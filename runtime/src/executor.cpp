@@ -50,9 +50,9 @@ void charge(Task &task, uint32_t i, const Counters &before, bool ran)
 }
 
 // A step whose kernel call open made (ResolvedStep::prepared: one tile, every operand in
-// place but one fetched ahead, every core): tile_in_place's two barriers around the call,
-// each core worker (core + turn) % cores of them as StepRun numbers it. Whether the run
-// stopped.
+// place but one fetched ahead, every core): tile_in_place's two barriers around the call (a
+// chained step's second only), with the run's rows for the step and its position, each core
+// worker (core + turn) % cores of them as StepRun numbers it. Whether the run stopped.
 bool run_prepared(RunState &run, const ResolvedStep &resolved, uint32_t i, uint32_t core, uint32_t cores, uint32_t turn)
 {
     if (core == 0u) {
