@@ -61,6 +61,21 @@ inline Outputs outputs(uint32_t n, uint32_t split0, uint32_t split1)
 }
 inline Outputs outputs(const tsr_matmul_params &p) { return outputs(p.n, p.split[0], p.split[1]); }
 
+// A split step's columns c0 .. c0 + n - 1 (a tile's) that worker of workers computes, in whole
+// groups of four (the kernels' blocks), cut where an output ends: part(i, lo, hi) for each
+// output i its run reaches, columns lo .. hi - 1 of the whole matrix.
+template <typename Part> void split_columns(const Outputs &o, uint32_t c0, uint32_t n, uint32_t worker, uint32_t workers, Part part)
+{
+    // (32-bit: a wrapped product only shortens a core's run, never leaves the tile.)
+    const uint32_t per = (quotient(n + workers - 1u, workers) + 3u) & ~3u;
+    const uint32_t a = c0 + (worker * per < n ? worker * per : n);
+    const uint32_t b = c0 + ((worker + 1u) * per < n ? (worker + 1u) * per : n);
+    for (uint32_t i = 0; i < o.count; ++i) {
+        const uint32_t lo = a > o.first[i] ? a : o.first[i], end = o.first[i] + o.cols[i], hi = b < end ? b : end;
+        if (lo < hi) part(i, lo, hi);
+    }
+}
+
 tessera_status validate_npu(StepChecker &c)
 {
     const tsr_matmul_params &p = P(c.step);
@@ -244,14 +259,11 @@ tsr_kernel_status prepared_columns(const PreparedProduct &p, uint32_t worker, ui
 {
     if (!p.split[0]) return part(0u, p.n, p.y[0], p.n, worker, workers);
     const Outputs o = outputs(p.n, p.split[0], p.split[1]);
-    const uint32_t per = (quotient(p.n + workers - 1u, workers) + 3u) & ~3u; // whole groups of four
-    const uint32_t a = worker * per < p.n ? worker * per : p.n, b = (worker + 1u) * per < p.n ? (worker + 1u) * per : p.n;
     tsr_kernel_status st = TSR_KERNEL_OK;
-    for (uint32_t i = 0; i < o.count; ++i) {
-        const uint32_t lo = a > o.first[i] ? a : o.first[i], end = o.first[i] + o.cols[i], hi = b < end ? b : end;
-        if (lo < hi && part(lo, hi - lo, p.y[i] + (size_t)(lo - o.first[i]) * p.yb, o.cols[i], 0u, 1u) != TSR_KERNEL_OK)
+    split_columns(o, 0u, p.n, worker, workers, [&](uint32_t i, uint32_t lo, uint32_t hi) {
+        if (part(lo, hi - lo, p.y[i] + (size_t)(lo - o.first[i]) * p.yb, o.cols[i], 0u, 1u) != TSR_KERNEL_OK)
             st = TSR_KERNEL_BAD_ARGUMENT;
-    }
+    });
     return st;
 }
 bool prepare_product(const PrepareContext &c, PreparedCall &out,
@@ -525,20 +537,14 @@ __attribute__((noinline)) void compute_split(StepRun &r, Kernel kernel, const ui
     StepRun part = r; // each part is the kernel's whole call: worker 0 of 1
     part.worker = 0u;
     part.workers = 1u;
-    // (32-bit: a wrapped product only shortens a core's run, never leaves the tile.)
-    const uint32_t per = (quotient(n + r.workers - 1u, r.workers) + 3u) & ~3u;
-    const uint32_t a = c0 + (r.worker * per < n ? r.worker * per : n);
-    const uint32_t b = c0 + ((r.worker + 1u) * per < n ? (r.worker + 1u) * per : n);
     const bool staged = r.stage[2] != nullptr;
-    for (uint32_t i = 0; i < o.count; ++i) {
-        const uint32_t lo = a > o.first[i] ? a : o.first[i], end = o.first[i] + o.cols[i], hi = b < end ? b : end;
-        if (lo >= hi) continue;
+    split_columns(o, c0, n, r.worker, r.workers, [&](uint32_t i, uint32_t lo, uint32_t hi) {
         uint8_t *y = staged ? r.slot(2, t) + (size_t)(lo - c0) * yb
                             : r.addr[2u + i] + ((size_t)r0 * o.cols[i] + (lo - o.first[i])) * yb;
         const uint32_t ldy = staged ? tn : o.cols[i];
         r.check(y, ((uint64_t)(m - 1u) * ldy + (hi - lo)) * yb, staged ? 2u : 2u + i);
         r.kernel(kernel(part, Product{in, w + (size_t)(lo - c0) * wrow, y, m, hi - lo, ldy, lo}));
-    }
+    });
 }
 
 // Core 0: a split step's staged tile to its outputs, each output's columns of it.

@@ -386,8 +386,9 @@ void PrepareContext::check(uint32_t k, uint64_t bytes) const
 
 void resolve_steps(const ImageView &img, const tsr_hal_board *board)
 {
-    ResolvedStep *out = (ResolvedStep *)tensor_address(img, board, img.header->step_table_tensor);
-    const ResolvedStep *const prompt = out; // the prompt schedule's, resolved first
+    ResolvedStep *const table = (ResolvedStep *)tensor_address(img, board, img.header->step_table_tensor);
+    ResolvedStep *out = table;
+    const ResolvedStep *const prompt = table; // the prompt schedule's, resolved first
     const ScheduleView *schedules[2] = {&img.prompt, &img.token};
     for (const ScheduleView *s : schedules) {
         uint32_t last_ahead = 0; // the last step of the schedule fetched ahead (resolve_ahead)
@@ -426,7 +427,6 @@ void resolve_steps(const ImageView &img, const tsr_hal_board *board)
             if (out->ahead_bytes) last_ahead = i;
         }
     }
-    ResolvedStep *const table = (ResolvedStep *)tensor_address(img, board, img.header->step_table_tensor);
     prepare_steps(img, board, img.prompt, table);
     prepare_steps(img, board, img.token, table + img.prompt.header->step_count);
 }
