@@ -245,8 +245,48 @@ tsr_kernel_status tsr_quantlib_output(const int32_t *acc, int8_t *y, uint32_t he
     return TSR_KERNEL_OK;
 }
 
+namespace {
+
+// tsr_quantlib_rows over keys and values `stride` bytes apart (a head's column of several
+// heads' rows), a row at a time as the kernels above (the scores, the softmax over them,
+// the weighted sum from zero, the output); the one-after-the-other case never comes here.
+tsr_kernel_status rows_strided(const tsr_quantlib_rows_args *a, uint32_t stride)
+{
+    const tsr_quantlib_attention *t = a->t;
+    TSR_KERNEL_REQUIRE(a->q && a->y && a->scratch && ((uintptr_t)a->scratch & 3u) == 0u && a->rows && a->n &&
+                       a->n <= TSR_QUANTLIB_MAX_CONTEXT && stride >= a->head_size && a->keys && a->values && t &&
+                       a->head_size && within_i8(&t->scores));
+    const tsr_rqs_prepared rs = tsr_rqs_prepare(&t->scores);
+    const uint32_t n = a->n, hs = a->head_size;
+    const tsr_quantlib_attention_layout l = tsr_quantlib_attention_scratch_layout(n, hs);
+    int8_t *const u = (int8_t *)a->scratch, *const probs = (int8_t *)(a->scratch + l.probs);
+    int32_t *const exps = (int32_t *)(void *)(a->scratch + l.exps), *const acc = (int32_t *)(void *)(a->scratch + l.acc);
+    for (uint32_t r = 0; r < a->rows; ++r) {
+        const int8_t *q = a->q + (size_t)r * a->q_stride;
+        const uint32_t row_pos = a->row_pos + r * a->pos_step;
+        for (uint32_t j = 0; j < n; ++j) {
+            const int8_t *k = a->keys + (size_t)j * stride;
+            int32_t dot = 0;
+            for (uint32_t i = 0; i < hs; ++i) dot += q[i] * k[i];
+            u[j] = (j <= row_pos ? t->visible : t->masked)[128 + tsr_rqs_apply(&rs, dot)];
+        }
+        tsr_kernel_status st = tsr_quantlib_softmax(u, probs, exps, n, t);
+        for (uint32_t i = 0; i < hs; ++i) acc[i] = 0;
+        for (uint32_t j = 0; st == TSR_KERNEL_OK && j < n; ++j) {
+            const int8_t *v = a->values + (size_t)j * stride;
+            for (uint32_t i = 0; i < hs; ++i) acc[i] += probs[j] * v[i];
+        }
+        if (st == TSR_KERNEL_OK) st = tsr_quantlib_output(acc, a->y + (size_t)r * a->y_stride, hs, t);
+        if (st != TSR_KERNEL_OK) return st;
+    }
+    return TSR_KERNEL_OK;
+}
+
+} // namespace
+
 tsr_kernel_status tsr_quantlib_rows(const tsr_quantlib_rows_args *a)
 {
+    if (a && a->kv_stride && a->kv_stride != a->head_size) return rows_strided(a, a->kv_stride);
     TSR_KERNEL_REQUIRE(a && a->q && a->y && a->scratch && ((uintptr_t)a->scratch & 3u) == 0u && a->rows && a->n &&
                        a->n <= TSR_QUANTLIB_MAX_CONTEXT);
     const tsr_quantlib_attention_layout l = tsr_quantlib_attention_scratch_layout(a->n, a->head_size);

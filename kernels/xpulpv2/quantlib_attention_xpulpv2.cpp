@@ -10,6 +10,8 @@
 //    every e levels < 2^32;
 //  - accumulation: four positions' value words transposed (shuffle2.b, pack) into
 //    one word a dimension, each against the four probabilities in one sdotsp.b.
+// The rows kernel reads a position's key and value words a stride apart (a register
+// post-increment): a head's column of a block of several heads' rows costs nothing more.
 #include "kernel_checks.h"
 #include "kernel_math.h"
 #include "tessera/kernels_quantlib.h"
@@ -62,19 +64,19 @@ void scores_part(uint32_t qw, const uint32_t *k, int8_t *u, uint32_t n, const in
     if (n & 1u) *u = table[tsr_xpulpv2_rqs_apply(r, tsr_xpulpv2_dotsp(qw, *k))];
 }
 
-// scores_part's, keeping the largest of them and *max in *max. Clip8: the scores' range is
-// -128..127, one clip instead of max and min.
+// scores_part's over keys `stride` bytes apart, keeping the largest of them and *max in
+// *max. Clip8: the scores' range is -128..127, one clip instead of max and min.
 template <bool Clip8>
-void scores_max_part(uint32_t qw, const uint32_t *k, int8_t *u, uint32_t n, const int8_t *table, const tsr_xpulpv2_rqs &r,
-                     int32_t *max)
+void scores_max_part(uint32_t qw, const int8_t *k, uint32_t stride, int8_t *u, uint32_t n, const int8_t *table,
+                     const tsr_xpulpv2_rqs &r, int32_t *max)
 {
     int32_t m = *max;
     if (const uint32_t pairs = n >> 1) {
         uint32_t k0, k1;
         int32_t d0, d1;
 #define TSR_SCORES_HEAD                                                                                                \
-    TSR_XP_LW_POST4("%[k0]", "%[k]")                                                                                   \
-    TSR_XP_LW_POST4("%[k1]", "%[k]")                                                                                   \
+    TSR_XP_LW_POST_RR("%[k0]", "%[k]", "%[ks]")                                                                        \
+    TSR_XP_LW_POST_RR("%[k1]", "%[k]", "%[ks]")                                                                        \
     TSR_XP_DOTSP_B("%[d0]", "%[q]", "%[k0]")                                                                           \
     TSR_XP_DOTSP_B("%[d1]", "%[q]", "%[k1]")                                                                           \
     "mul %[d0], %[d0], %[mul]\n"                                                                                       \
@@ -94,7 +96,7 @@ void scores_max_part(uint32_t qw, const uint32_t *k, int8_t *u, uint32_t n, cons
 #define TSR_SCORES_OPERANDS                                                                                            \
     : [k] "+r"(k), [u] "+r"(u), [m] "+r"(m), [k0] "=&r"(k0), [k1] "=&r"(k1), [d0] "=&r"(d0), [d1] "=&r"(d1)           \
     : [pairs] "r"(pairs), [q] "r"(qw), [mul] "r"(r.mul), [ar] "r"(r.add_round), [sh] "r"(r.shift), [lo] "r"(r.lo),    \
-      [hi] "r"(r.hi), [t] "r"(table)                                                                                   \
+      [hi] "r"(r.hi), [t] "r"(table), [ks] "r"(stride)                                                                 \
     : "memory"
         if (Clip8)
             __asm__ volatile(TSR_HWLOOP_BEGIN("%[pairs]", 18) TSR_SCORES_HEAD
@@ -113,7 +115,7 @@ void scores_max_part(uint32_t qw, const uint32_t *k, int8_t *u, uint32_t n, cons
 #undef TSR_SCORES_OPERANDS
     }
     if (n & 1u) {
-        const int32_t v = *u = table[tsr_xpulpv2_rqs_apply(r, tsr_xpulpv2_dotsp(qw, *k))];
+        const int32_t v = *u = table[tsr_xpulpv2_rqs_apply(r, tsr_xpulpv2_dotsp(qw, word(k)))];
         m = v > m ? v : m;
     }
     *max = m;
@@ -251,12 +253,13 @@ template <bool Shifted> void probs_exact(const int32_t *exps, int8_t *probs, uin
     if (n & 1u) *probs = prob[(uint32_t)(((uint64_t)((uint32_t)*exps << x.c) * x.m) >> 32) >> x.s];
 }
 
-// acc[d] += sum_j probs[j] values[j][d] for j < n, head size 4. Four positions an
+// acc[d] += sum_j probs[j] values[j][d] for j < n, head size 4, a position's word `stride`
+// bytes after the one before. Four positions an
 // iteration: their value words w0..w3 (byte d of w_j is values[j][d]) transposed into one
 // word a dimension, [w0.d, w1.d, w2.d, w3.d], each against the word of four probabilities
 // in one sdotsp.b; the rest one position at a time (extract, mac). The transposition is
 // shuffle2.b and pack only: both cores have them (RI5CY has no pack of the high halves).
-void accumulate_4(const int8_t *probs, const uint32_t *v, int32_t acc[4], uint32_t n)
+void accumulate_4(const int8_t *probs, const int8_t *v, uint32_t stride, int32_t acc[4], uint32_t n)
 {
     int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
     if (const uint32_t quads = n >> 2) {
@@ -266,10 +269,10 @@ void accumulate_4(const int8_t *probs, const uint32_t *v, int32_t acc[4], uint32
         const uint32_t top = 0x07060302u; // [rd.2, rd.3, rs1.2, rs1.3]
         uint32_t p, w0, w1, w2, w3, l01, l23;
         __asm__ volatile(TSR_HWLOOP_BEGIN("%[quads]", 19)
-                         TSR_XP_LW_POST4("%[w0]", "%[v]")
-                         TSR_XP_LW_POST4("%[w1]", "%[v]")
-                         TSR_XP_LW_POST4("%[w2]", "%[v]")
-                         TSR_XP_LW_POST4("%[w3]", "%[v]")
+                         TSR_XP_LW_POST_RR("%[w0]", "%[v]", "%[vs]")
+                         TSR_XP_LW_POST_RR("%[w1]", "%[v]", "%[vs]")
+                         TSR_XP_LW_POST_RR("%[w2]", "%[v]", "%[vs]")
+                         TSR_XP_LW_POST_RR("%[w3]", "%[v]", "%[vs]")
                          "mv %[l01], %[w0]\n"
                          TSR_XP_SHUFFLE2_B("%[l01]", "%[w1]", "%[lo]") // [w0.0, w1.0, w0.1, w1.1]
                          TSR_XP_SHUFFLE2_B("%[w0]", "%[w1]", "%[hi]")  // [w0.2, w1.2, w0.3, w1.3]
@@ -289,12 +292,12 @@ void accumulate_4(const int8_t *probs, const uint32_t *v, int32_t acc[4], uint32
                          : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [v] "+r"(v), [pr] "+r"(probs),
                            [p] "=&r"(p), [w0] "=&r"(w0), [w1] "=&r"(w1), [w2] "=&r"(w2), [w3] "=&r"(w3),
                            [l01] "=&r"(l01), [l23] "=&r"(l23)
-                         : [quads] "r"(quads), [lo] "r"(lo), [hi] "r"(hi), [top] "r"(top)
+                         : [quads] "r"(quads), [lo] "r"(lo), [hi] "r"(hi), [top] "r"(top), [vs] "r"(stride)
                          : "memory");
     }
     for (uint32_t j = 0; j < (n & 3u); ++j) {
         const int32_t p = probs[j];
-        const uint32_t w = v[j];
+        const uint32_t w = word(v + (size_t)j * stride);
         int32_t b0, b1, b2, b3;
         __asm__(TSR_XP_EXTRACT_B("%0", "%4", 0) TSR_XP_EXTRACT_B("%1", "%4", 1) TSR_XP_EXTRACT_B("%2", "%4", 2)
                     TSR_XP_EXTRACT_B("%3", "%4", 3)
@@ -346,7 +349,7 @@ tsr_kernel_status tsr_quantlib_accumulate_xpulpv2(const int8_t *probs, const int
     if (head_size != 4u || !values || ((uintptr_t)values & 3u) != 0u)
         return tsr_quantlib_accumulate(probs, values, acc, count, head_size); // it checks
     TSR_KERNEL_REQUIRE(probs && acc);
-    accumulate_4(probs, (const uint32_t *)(const void *)values, acc, count);
+    accumulate_4(probs, values, 4u, acc, count);
     return TSR_KERNEL_OK;
 }
 
@@ -354,7 +357,7 @@ tsr_kernel_status tsr_quantlib_rows_xpulpv2(const tsr_quantlib_rows_args *a)
 {
     tsr_xpulpv2_rqs rs, ro;
     if (!a || a->head_size != 4u || !a->q || !a->keys || !a->values || !a->y || !a->t || !a->scratch ||
-        (((uintptr_t)a->keys | (uintptr_t)a->values | (uintptr_t)a->scratch) & 3u) != 0u || !a->n ||
+        (((uintptr_t)a->keys | (uintptr_t)a->values | (uintptr_t)a->scratch | a->kv_stride) & 3u) != 0u || !a->n ||
         a->n > TSR_QUANTLIB_MAX_CONTEXT || !tsr_xpulpv2_rqs_for(&a->t->scores, 1u << 16, &rs) || // |q . k| <= 4 x 2^14
         !tsr_xpulpv2_rqs_for(&a->t->out, a->n << 14, &ro) ||                                      // |sum p v| <= n 2^14
         a->t->levels < 1 || a->t->levels > 255 || a->t->exp[0] <= 0)
@@ -365,7 +368,8 @@ tsr_kernel_status tsr_quantlib_rows_xpulpv2(const tsr_quantlib_rows_args *a)
     const tsr_quantlib_attention_layout l = tsr_quantlib_attention_scratch_layout(n, 4u);
     int8_t *const u = (int8_t *)a->scratch, *const probs = (int8_t *)(a->scratch + l.probs);
     int32_t *const exps = (int32_t *)(void *)(a->scratch + l.exps);
-    const uint32_t *const k = (const uint32_t *)(const void *)a->keys, *const v = (const uint32_t *)(const void *)a->values;
+    const uint32_t stride = a->kv_stride ? a->kv_stride : 4u; // word-aligned: checked above
+    const int8_t *const k = a->keys, *const v = a->values;
     const int8_t *q = a->q;
     int8_t *y = a->y;
     uint32_t row_pos = a->row_pos;
@@ -374,11 +378,13 @@ tsr_kernel_status tsr_quantlib_rows_xpulpv2(const tsr_quantlib_rows_args *a)
         const uint32_t qw = word(q), visible = row_pos + 1u < n ? row_pos + 1u : n; // as the portable kernel wraps
         int32_t max = -128;
         if (clip8) {
-            scores_max_part<true>(qw, k, u, visible, t->visible + 128, rs, &max); // indexed by the int8 score
-            scores_max_part<true>(qw, k + visible, u + visible, n - visible, t->masked + 128, rs, &max);
+            scores_max_part<true>(qw, k, stride, u, visible, t->visible + 128, rs, &max); // indexed by the int8 score
+            scores_max_part<true>(qw, k + (size_t)visible * stride, stride, u + visible, n - visible, t->masked + 128, rs,
+                                  &max);
         } else {
-            scores_max_part<false>(qw, k, u, visible, t->visible + 128, rs, &max);
-            scores_max_part<false>(qw, k + visible, u + visible, n - visible, t->masked + 128, rs, &max);
+            scores_max_part<false>(qw, k, stride, u, visible, t->visible + 128, rs, &max);
+            scores_max_part<false>(qw, k + (size_t)visible * stride, stride, u + visible, n - visible, t->masked + 128, rs,
+                                   &max);
         }
         uint32_t largest;
         const uint32_t sum = exps_of(u, exps, n, t->exp, max, &largest); // n x 2^20 <= 2^31
@@ -391,7 +397,7 @@ tsr_kernel_status tsr_quantlib_rows_xpulpv2(const tsr_quantlib_rows_args *a)
             else probs_exact<false>(exps, probs, n, t->prob, x);
         }
         int32_t acc[4] = {0, 0, 0, 0};
-        accumulate_4(probs, v, acc, n);
+        accumulate_4(probs, v, stride, acc, n);
         y[0] = (int8_t)tsr_xpulpv2_rqs_apply(ro, acc[0]);
         y[1] = (int8_t)tsr_xpulpv2_rqs_apply(ro, acc[1]);
         y[2] = (int8_t)tsr_xpulpv2_rqs_apply(ro, acc[2]);

@@ -577,7 +577,8 @@ typedef struct quantlib_attention_fns {
 } quantlib_attention_fns;
 /* The rows kernel: three rows of a head (strides that leave gaps, an odd one for q), the
  * first seeing positions up to row_pos, each next one more; against the reference's
- * per-row kernels and tsr_quantlib_output. */
+ * per-row kernels and tsr_quantlib_output; then again with the keys and values a head's
+ * column of a block of rows kv_stride bytes long (word-aligned, the rest of a row noise). */
 static int quantlib_rows_same(const quantlib_attention_fns *ref, const quantlib_attention_fns *dut,
                               const tsr_quantlib_attention *t, const int8_t *keys, const int8_t *values, uint32_t count,
                               uint32_t hs, uint32_t row_pos)
@@ -598,9 +599,23 @@ static int quantlib_rows_same(const quantlib_attention_fns *ref, const quantlib_
         ok &= ref->accumulate(p, values, acc, count, hs) == TSR_KERNEL_OK;
         ok &= tsr_quantlib_output(acc, (int8_t *)y0 + r * ys, hs, t) == TSR_KERNEL_OK;
     }
-    const tsr_quantlib_rows_args a = {q, keys, values, y1, scratch, t, ROWS, count, hs, qs, ys, row_pos, 1u};
+    const tsr_quantlib_rows_args a = {q, keys, values, y1, scratch, t, ROWS, count, hs, qs, ys, row_pos, 1u, 0u};
     ok &= dut->rows(&a) == TSR_KERNEL_OK;
-    return ok && same(y0, y1, ROWS * ys);
+    ok &= same(y0, y1, ROWS * ys);
+    const uint32_t column = 4u * ((hs + 3u) / 4u), stride = 2u * column + 4u, at = stride - column;
+    int8_t *k_block = take(stride * count), *v_block = take(stride * count);
+    fill(k_block, stride * count), fill(v_block, stride * count);
+    for (uint32_t j = 0; j < count; ++j) {
+        memcpy(k_block + j * stride + at, keys + j * hs, hs);
+        memcpy(v_block + j * stride + at, values + j * hs, hs);
+    }
+    void *y2, *y3;
+    outputs(ROWS * ys, &y2, &y3);
+    memcpy(y2, y0, ROWS * ys);
+    const tsr_quantlib_rows_args b = {q, k_block + at, v_block + at, y3, scratch, t, ROWS, count, hs, qs, ys, row_pos, 1u,
+                                      stride};
+    ok &= dut->rows(&b) == TSR_KERNEL_OK;
+    return ok && same(y2, y3, ROWS * ys);
 }
 /* QuantLib's attention for one (row, head): the positions up to row_pos visible, the rest
  * masked (a chunk's later rows); then the rows kernel over the same keys and values. */

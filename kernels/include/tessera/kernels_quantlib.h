@@ -212,8 +212,10 @@ tsr_kernel_status tsr_quantlib_output(const int32_t *acc, int8_t *y, uint32_t he
  * tsr_quantlib_softmax, tsr_quantlib_accumulate from zero and tsr_quantlib_output one row at a
  * time: row r (< rows) reads the head at q + r q_stride, writes the one at y + r y_stride, and
  * sees positions 0..row_pos + r pos_step unmasked. keys and values: n positions of head_size
- * int8 each, one after the other. scratch: tsr_quantlib_attention_scratch_layout(n, head_size).bytes,
- * 4-byte aligned. n 1..TSR_QUANTLIB_MAX_CONTEXT. */
+ * int8 each, kv_stride bytes from one position's to the next (0: head_size, one after the
+ * other; else at least head_size: a head's column of a block of several heads' rows).
+ * scratch: tsr_quantlib_attention_scratch_layout(n, head_size).bytes, 4-byte aligned.
+ * n 1..TSR_QUANTLIB_MAX_CONTEXT. */
 typedef struct tsr_quantlib_rows_args {
     const int8_t *q, *keys, *values;
     int8_t *y;
@@ -222,6 +224,7 @@ typedef struct tsr_quantlib_rows_args {
     uint32_t rows, n, head_size;
     uint32_t q_stride, y_stride; /* bytes from a row's head to the next row's */
     uint32_t row_pos, pos_step;
+    uint32_t kv_stride; /* bytes from a position's key (value) to the next's; 0: head_size */
 } tsr_quantlib_rows_args;
 tsr_kernel_status tsr_quantlib_rows(const tsr_quantlib_rows_args *args);
 /* The tables' own ranges, which the kernels check as they use them: the RequantShifts within int8,

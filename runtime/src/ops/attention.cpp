@@ -272,12 +272,14 @@ template <QuantlibAccumulate Accumulate> tsr_kernel_status accumulate_quantlib(c
 
 // Several rows of one head whose positions are all in one buffer (a prompt's chunk), for a
 // variant that has a kernel for them: rows..., each q and y `stride` bytes after the one
-// before, row r at position row_pos + r pos_step.
+// before, row r at position row_pos + r pos_step; a position's key and value kv_stride
+// bytes after the one before (0: the head's size, one after the other).
 struct RowsArgs {
     const uint8_t *q, *keys, *values;
     uint8_t *y, *mine;
     const uint8_t *tables;
     uint32_t rows, n, stride, row_pos, pos_step;
+    uint32_t kv_stride = 0;
 };
 
 template <tsr_kernel_status (*Rows)(const tsr_quantlib_rows_args *)>
@@ -285,19 +287,23 @@ tsr_kernel_status rows_quantlib(const tsr_step &s, const RowsArgs &x)
 {
     const tsr_quantlib_rows_args a = {(const int8_t *)x.q, (const int8_t *)x.keys, (const int8_t *)x.values, (int8_t *)x.y,
                                       x.mine, (const tsr_quantlib_attention *)x.tables, x.rows, x.n, P(s).head_size,
-                                      x.stride, x.stride, x.row_pos, x.pos_step};
+                                      x.stride, x.stride, x.row_pos, x.pos_step, x.kv_stride};
     return Rows(&a);
 }
 
 // A variant's row: its two passes' kernels, its scratch layout, what a row sees (the
-// positions up to its own, causal, or the whole chunk, the later rows' masked), and its
-// kernel for several rows of a head at once (nullptr: the passes a row at a time).
+// positions up to its own, causal, or the whole chunk, the later rows' masked), its
+// kernel for several rows of a head at once (nullptr: the passes a row at a time), and
+// whether that kernel reads keys and values a stride apart at no cost (a tuned set's
+// register post-increment; the portable kernel pays an add a position on some cores), so
+// that a token's round is better gathered as one block (run_token).
 struct AttentionVariant {
     tsr_kernel_status (*score)(const tsr_step &s, const ScoreArgs &x);
     tsr_kernel_status (*accumulate)(const tsr_step &s, const AccumulateArgs &x);
     Scratch (*scratch)(const Shape &a);
     bool sees_chunk;
     tsr_kernel_status (*rows)(const tsr_step &s, const RowsArgs &x) = nullptr;
+    bool rows_strided = false;
 };
 
 tessera_status validate(StepChecker &c)
@@ -438,10 +444,14 @@ void run_by_kv_head(StepRun &r, const Shape &a, uint32_t ac)
 // KV heads gathered into the buffers of the round's first head that reads it (keys and
 // values at once), then the cores compute head round ac + j over them, core c the heads
 // j = c, c + cores, ... (through the variant's rows kernel, a row of one, where it has one):
-// a run on fewer cores than the plan's moves its heads in as few transfers. Several: the run
-// has fewer cores than a round has heads (an instantiation of its own, so that the plan's
-// cores keep their one head's code).
-template <bool Several> void run_token(StepRun &r, const Shape &a, uint32_t ac)
+// a run on fewer cores than the plan's moves its heads in as few transfers. A variant whose
+// rows kernel reads a stride apart for free reads a row-major cache's round as one block instead: the round's KV heads'
+// columns of positions 0..pos, keys then values (each in the half of the buffers it would
+// have had a head at a time), one 2D transfer each, its head a column of the block. Several:
+// the run has fewer cores than a round has heads (an instantiation of its own, so that the
+// plan's cores keep their one head's code). Block: the round as one block (an instantiation
+// of its own too: the other variants keep their code).
+template <bool Several, bool Block> void run_token(StepRun &r, const Shape &a, uint32_t ac)
 {
     const AttentionVariant &v = variant_row<AttentionVariant>(r.resolved.variant);
     const Scratch sx = v.scratch(a);
@@ -459,6 +469,16 @@ template <bool Several> void run_token(StepRun &r, const Shape &a, uint32_t ac)
     auto buffer = [&](uint32_t j, uint32_t pass) {
         return r.stage[1] + (size_t)(2u * j + pass) * r.resolved.slot_bytes[1];
     };
+    // A round as one block: its KV heads kvh0.. (span of them), a position's row of them
+    // `span head` bytes, in ac buffers' room (span <= ac, n <= the chunk).
+    constexpr bool block = Block; // run(): v.rows_strided, a row-major cache, staged
+    auto block_of = [&](uint32_t pass) { return r.stage[1] + (size_t)pass * ac * r.resolved.slot_bytes[1]; };
+    auto round_kv = [&](uint32_t t, uint32_t *span) {
+        const uint32_t h0 = t * ac, h_last = (a.nh - h0 < ac ? a.nh : h0 + ac) - 1u, kvh0 = kv_head(h0);
+        *span = kv_head(h_last) - kvh0 + 1u;
+        return kvh0;
+    };
+    uint32_t block_kvh = 0xFFFFFFFFu; // the KV heads the block holds (a round of the group before's)
     // The core of round t whose buffers hold KV head kvh: its first query head's, or core 0's.
     auto holder = [&](uint32_t t, uint32_t kvh) {
         const uint32_t first = kvh * a.group, h0 = t * ac;
@@ -472,6 +492,15 @@ template <bool Several> void run_token(StepRun &r, const Shape &a, uint32_t ac)
     auto in = [&](uint32_t t) {
         if (t == 0u && tables_l1) r.run.dma.copy(tables_l1, tables, sizeof(tsr_quantlib_attention));
         if (!r.stage[1]) return; // head-major, read in place
+        if (block) {
+            uint32_t span;
+            const uint32_t kvh0 = round_kv(t, &span), row = span * head;
+            if (kvh0 == block_kvh) return;
+            block_kvh = kvh0;
+            for (uint32_t pass = 0; pass < 2u; ++pass)
+                r.run.dma.copy_2d(block_of(pass), row, cache(pass, kvh0), a.kv_dim * e, row, n);
+            return;
+        }
         const uint32_t h0 = t * ac, h_last = (a.nh - h0 < ac ? a.nh : h0 + ac) - 1u;
         // A row-major cache's heads in runs of consecutive KV heads whose holders lie a
         // group apart (each its group's first query head), keys then values, a run's heads
@@ -513,18 +542,29 @@ template <bool Several> void run_token(StepRun &r, const Shape &a, uint32_t ac)
         if (j >= ac || h >= a.nh) return;
         const uint32_t kvh = kv_head(h);
         uint8_t *mine = r.stage[3] + (size_t)r.core * r.resolved.slot_bytes[3]; // its own scratch
-        const uint8_t *keys = r.stage[1] ? buffer(holder(t, kvh), 0u) : cache(0u, kvh);
-        const uint8_t *values = r.stage[1] ? buffer(holder(t, kvh), 1u) : cache(1u, kvh);
+        const uint8_t *keys, *values;
+        uint32_t kv_stride = 0u; // one after the other
+        if (block) {
+            uint32_t span;
+            const size_t column = (size_t)(kvh - round_kv(t, &span)) * head;
+            kv_stride = span * head;
+            keys = block_of(0u) + column, values = block_of(1u) + column;
+            r.check(keys, (uint64_t)(n - 1u) * kv_stride + head, 1);
+            r.check(values, (uint64_t)(n - 1u) * kv_stride + head, 2);
+        } else {
+            keys = r.stage[1] ? buffer(holder(t, kvh), 0u) : cache(0u, kvh);
+            values = r.stage[1] ? buffer(holder(t, kvh), 1u) : cache(1u, kvh);
+            r.check(keys, (uint64_t)n * head, 1);
+            r.check(values, (uint64_t)n * head, 2);
+        }
         uint8_t *q = r.addr[0] + (size_t)h * head, *y = r.addr[4] + (size_t)h * head;
         r.check(mine, sx.bytes, 3);
-        r.check(keys, (uint64_t)n * head, 1);
-        r.check(values, (uint64_t)n * head, 2);
         r.check(q, head, 0);
         r.check(y, head, 4);
         const uint8_t *const tabs = tables_l1 ? tables_l1 : tables;
         tsr_kernel_status st;
         if (v.rows) { // a row of one
-            st = v.rows(r.step, RowsArgs{q, keys, values, y, mine, tabs, 1u, n, head, r.pos, 0u});
+            st = v.rows(r.step, RowsArgs{q, keys, values, y, mine, tabs, 1u, n, head, r.pos, 0u, kv_stride});
         } else {
             st = v.score(r.step, ScoreArgs{q, keys, mine, sx, 0u, n, n, true, y, r.resolved.zero, r.pos, tabs});
             if (st == TSR_KERNEL_OK)
@@ -545,10 +585,14 @@ void run(StepRun &r)
 {
     const Shape a = shape_of(r.step);
     const uint32_t tc = r.step.tile[0], ac = r.step.tile[1] < r.cores ? r.step.tile[1] : r.cores;
-    if (r.pos + r.rows <= tc && !r.stage[0] && !r.stage[4]) // one chunk, q and y in place
-        return r.rows > 1u               ? run_by_kv_head(r, a, ac)
-               : r.step.tile[1] <= r.cores ? run_token<false>(r, a, ac)
-                                           : run_token<true>(r, a, r.step.tile[1]); // a round: the plan's heads
+    if (r.pos + r.rows <= tc && !r.stage[0] && !r.stage[4]) { // one chunk, q and y in place
+        const AttentionVariant &v = variant_row<AttentionVariant>(r.resolved.variant);
+        const bool block = v.rows_strided && P(r.step).kv_layout != TSR_LAYOUT_KV_HEAD_MAJOR && r.stage[1];
+        if (r.rows > 1u) return run_by_kv_head(r, a, ac);
+        if (r.step.tile[1] <= r.cores) return block ? run_token<false, true>(r, a, ac) : run_token<false, false>(r, a, ac);
+        return block ? run_token<true, true>(r, a, r.step.tile[1]) // a round: the plan's heads
+                     : run_token<true, false>(r, a, r.step.tile[1]);
+    }
     const uint32_t items = r.rows * a.nh, chunks = ceil_div(r.pos + r.rows, tc), rounds = ceil_div(items, ac);
     // A round whose positions are one chunk is one tile (fused): its keys and values
     // gathered at once, each into a buffer of its own (a core's two), then every core scores
@@ -743,7 +787,7 @@ TSR_REGISTER_VARIANT(ATTENTION_I8, check_i8,
     TSR_REGISTER_TUNED_VARIANT(SET, ATTENTION_I8_QUANTLIB, check_quantlib,                                         \
                                AttentionVariant{score_quantlib<tsr_quantlib_scores_##sfx, tsr_quantlib_softmax_##sfx>, \
                                                 accumulate_quantlib<tsr_quantlib_accumulate_##sfx>, scratch_quantlib, true, \
-                                                rows_quantlib<tsr_quantlib_rows_##sfx>})
+                                                rows_quantlib<tsr_quantlib_rows_##sfx>, true})
 #define TSR_TUNED TSR_TUNED_ROW
 #if __has_include("tessera/tuned_ATTENTION.def")
 #include "tessera/tuned_ATTENTION.def"
