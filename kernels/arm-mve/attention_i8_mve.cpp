@@ -100,7 +100,7 @@ tsr_kernel_status tsr_attention_scores_i8_mve(const tsr_attention_scores_i8_args
                                               uint32_t core_count)
 {
     const uint32_t hs = a ? a->head_size : 0u;
-    if (!a || a->q_zero != 0 || !(hs == 4u || hs == 8u || hs % 16u == 0u))
+    if (!a || a->q_zero != 0 || !(hs == 4u || hs == 8u || hs % 16u == 0u) || a->kv_stride > hs) // strided: portable
         return tsr_attention_scores_i8(a, core_id, core_count); // checks its arguments itself
     TSR_KERNEL_REQUIRE(tsr_attention_scores_i8_args_ok(a));
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
@@ -130,7 +130,8 @@ tsr_kernel_status tsr_attention_accumulate_i8_mve(const tsr_attention_accumulate
     uint32_t p_sum = 0;
     for (uint32_t t = 0; t < count; t += 8u) p_sum = vaddvaq_p_u16(p_sum, vldrhq_z_u16(a->probs + t, vctp16q(count - t)), vctp16q(count - t));
     const int32_t offset = -a->v_zero * (int32_t)p_sum;
-    if (begin == 0u && end == hs && (hs == 4u || hs == 8u || hs == 16u)) { // the whole head in registers
+    const uint32_t stride = a->kv_stride ? a->kv_stride : hs;
+    if (begin == 0u && end == hs && stride == hs && (hs == 4u || hs == 8u || hs == 16u)) { // the whole head in registers
         if (hs == 4u) accumulate_head<1>(a, offset);
         else if (hs == 8u) accumulate_head<2>(a, offset);
         else accumulate_head<4>(a, offset);
@@ -140,7 +141,7 @@ tsr_kernel_status tsr_attention_accumulate_i8_mve(const tsr_attention_accumulate
         const mve_pred16_t p = vctp32q(end - d);
         int32x4_t acc = vaddq_n_s32(vldrwq_z_s32(a->acc + d, p), offset);
         const int8_t *v = a->values + d;
-        for (uint32_t t = 0; t < count; ++t, v += hs) acc = vmlaq_n_s32(acc, vldrbq_z_s32(v, p), (int32_t)a->probs[t]);
+        for (uint32_t t = 0; t < count; ++t, v += stride) acc = vmlaq_n_s32(acc, vldrbq_z_s32(v, p), (int32_t)a->probs[t]);
         vstrwq_p_s32(a->acc + d, acc, p);
     }
     return TSR_KERNEL_OK;

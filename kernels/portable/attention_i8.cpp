@@ -28,14 +28,15 @@ void scores_unrolled(const tsr_attention_scores_i8_args *a, uint32_t begin, uint
     }
 }
 
-void scores_any(const tsr_attention_scores_i8_args *a, uint32_t begin, uint32_t end, int32_t offset)
+// Any head size, keys `stride` bytes apart (head_size: one after the other).
+void scores_any(const tsr_attention_scores_i8_args *a, uint32_t begin, uint32_t end, int32_t offset, uint32_t stride)
 {
     const uint32_t hs = a->head_size;
-    const int8_t *key = a->keys + (size_t)begin * hs;
-    for (uint32_t t = begin; t < end; ++t) {
+    const int8_t *row = a->keys + (size_t)begin * stride;
+    for (uint32_t t = begin; t < end; ++t, row += stride) {
         int32_t dot = offset;
         const int8_t *q = a->q;
-        for (const int8_t *stop = key + hs; key != stop; ++key, ++q) dot += ((int32_t)*q - a->q_zero) * *key;
+        for (const int8_t *key = row, *stop = row + hs; key != stop; ++key, ++q) dot += ((int32_t)*q - a->q_zero) * *key;
         a->scores[t] = tsr_requantize_to_i8_fast(dot, a->multiplier, a->shift, 0, -128, 127);
     }
 }
@@ -70,11 +71,15 @@ tsr_kernel_status tsr_attention_scores_i8(const tsr_attention_scores_i8_args *a,
     int32_t q_sum = 0;
     for (uint32_t d = 0; d < hs; ++d) q_sum += (int32_t)a->q[d] - a->q_zero;
     const int32_t offset = -a->k_zero * q_sum;
+    if (a->kv_stride && a->kv_stride != hs) { // a head's column of several heads' rows
+        scores_any(a, begin, end, offset, a->kv_stride);
+        return TSR_KERNEL_OK;
+    }
     switch (hs) {
     case 4: scores_unrolled<4>(a, begin, end, offset); break;
     case 8: scores_unrolled<8>(a, begin, end, offset); break;
     case kUnrolledHead: scores_unrolled<kUnrolledHead>(a, begin, end, offset); break;
-    default: scores_any(a, begin, end, offset);
+    default: scores_any(a, begin, end, offset, hs);
     }
     return TSR_KERNEL_OK;
 }
@@ -89,7 +94,8 @@ tsr_kernel_status tsr_attention_accumulate_i8(const tsr_attention_accumulate_i8_
     int32_t p_sum = 0;
     for (uint32_t t = 0; t < a->count; ++t) p_sum += a->probs[t];
     const int32_t offset = -a->v_zero * p_sum;
-    if (begin == 0u && end == a->head_size) { // one core has the whole head
+    const uint32_t stride = a->kv_stride ? a->kv_stride : a->head_size;
+    if (begin == 0u && end == a->head_size && stride == a->head_size) { // one core has the whole head
         switch (a->head_size) {
         case 4: accumulate_unrolled<4>(a, offset); return TSR_KERNEL_OK;
         case 8: accumulate_unrolled<8>(a, offset); return TSR_KERNEL_OK;
@@ -101,7 +107,7 @@ tsr_kernel_status tsr_attention_accumulate_i8(const tsr_attention_accumulate_i8_
         int32_t sum = offset;
         const int8_t *v = a->values + d;
         const uint16_t *p = a->probs;
-        for (const uint16_t *stop = p + a->count; p != stop; ++p, v += a->head_size) sum += (int32_t)*p * *v;
+        for (const uint16_t *stop = p + a->count; p != stop; ++p, v += stride) sum += (int32_t)*p * *v;
         a->acc[d] += sum;
     }
     return TSR_KERNEL_OK;

@@ -10,8 +10,9 @@ tsr_kernel_status tsr_attention_scores_i8_ref(const tsr_attention_scores_i8_args
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
     uint32_t begin, end;
     tsr_core_range(a->count, core_id, core_count, &begin, &end);
+    const uint32_t stride = a->kv_stride ? a->kv_stride : a->head_size;
     for (uint32_t t = begin; t < end; ++t) {
-        const int8_t *key = a->keys + (size_t)t * a->head_size;
+        const int8_t *key = a->keys + (size_t)t * stride;
         int32_t dot = 0; // |dot| <= 1024 * 255 * 255 < 2^27
         for (uint32_t d = 0; d < a->head_size; ++d) dot += ((int32_t)a->q[d] - a->q_zero) * ((int32_t)key[d] - a->k_zero);
         a->scores[t] = tsr_requantize_to_i8(dot, a->multiplier, a->shift, 0, -128, 127);
@@ -26,10 +27,11 @@ tsr_kernel_status tsr_attention_accumulate_i8_ref(const tsr_attention_accumulate
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
     uint32_t begin, end;
     tsr_core_range(a->head_size, core_id, core_count, &begin, &end);
+    const uint32_t stride = a->kv_stride ? a->kv_stride : a->head_size;
     for (uint32_t d = begin; d < end; ++d) {
         int32_t sum = a->acc[d]; // a row: |sum| <= 1024 * 4096 * 255 < 2^31
         for (uint32_t t = 0; t < a->count; ++t)
-            sum += (int32_t)a->probs[t] * ((int32_t)a->values[(size_t)t * a->head_size + d] - a->v_zero);
+            sum += (int32_t)a->probs[t] * ((int32_t)a->values[(size_t)t * stride + d] - a->v_zero);
         a->acc[d] = sum;
     }
     return TSR_KERNEL_OK;

@@ -39,7 +39,8 @@ __m256i dots8(const int8_t *key, __m256i q)
 tsr_kernel_status tsr_attention_scores_i8_avx2(const tsr_attention_scores_i8_args *a, uint32_t core_id,
                                                uint32_t core_count)
 {
-    if (!tsr_attention_scores_i8_args_ok(a) || a->head_size != kHead) return tsr_attention_scores_i8(a, core_id, core_count);
+    if (!tsr_attention_scores_i8_args_ok(a) || a->head_size != kHead || a->kv_stride > kHead) // strided: portable
+        return tsr_attention_scores_i8(a, core_id, core_count);
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
     uint32_t begin, end;
     tsr_core_range(a->count, core_id, core_count, &begin, &end);
@@ -66,7 +67,7 @@ tsr_kernel_status tsr_attention_scores_i8_avx2(const tsr_attention_scores_i8_arg
 tsr_kernel_status tsr_attention_accumulate_i8_avx2(const tsr_attention_accumulate_i8_args *a, uint32_t core_id,
                                                    uint32_t core_count)
 {
-    if (!tsr_attention_accumulate_i8_args_ok(a) || a->head_size != kHead || core_count != 1u)
+    if (!tsr_attention_accumulate_i8_args_ok(a) || a->head_size != kHead || core_count != 1u || a->kv_stride > kHead)
         return tsr_attention_accumulate_i8(a, core_id, core_count);
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
     // Positions t and t + 1 interleaved: lanes (v[t][d], v[t + 1][d]) against (p[t], p[t + 1])

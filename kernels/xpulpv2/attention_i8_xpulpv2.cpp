@@ -11,6 +11,8 @@
 //    reciprocal, one mulhu, one correction step;
 //  - accumulation (head sizes a multiple of 4, one core): one p.mac a product, eight (or
 //    four) dimensions a pass over the positions, a position's probability held in a register.
+// Keys and values a stride apart (kv_stride: a head's column of several heads' rows) cost
+// nothing more: the register post-increment loads step over the rest of a row.
 #include "attention_i8_checks.h"
 #include "kernel_checks.h"
 #include "softmax_i8_checks.h"
@@ -43,8 +45,8 @@ tsr_kernel_status tsr_attention_scores_i8_xpulpv2(const tsr_attention_scores_i8_
 {
     TSR_KERNEL_REQUIRE(tsr_attention_scores_i8_args_ok(a));
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
-    const uint32_t hs = a->head_size, words = hs >> 2;
-    if (a->q_zero != 0 || (hs & 3u) || words > 16u || (((uintptr_t)a->q | (uintptr_t)a->keys) & 3u))
+    const uint32_t hs = a->head_size, words = hs >> 2, stride = a->kv_stride ? a->kv_stride : hs;
+    if (a->q_zero != 0 || (hs & 3u) || words > 16u || (((uintptr_t)a->q | (uintptr_t)a->keys | stride) & 3u))
         return tsr_attention_scores_i8(a, core_id, core_count);
     uint32_t begin, end;
     tsr_core_range(a->count, core_id, core_count, &begin, &end);
@@ -52,7 +54,7 @@ tsr_kernel_status tsr_attention_scores_i8_xpulpv2(const tsr_attention_scores_i8_
     int32_t q_sum = 0;
     for (uint32_t d = 0; d < hs; ++d) q_sum += a->q[d];
     const int32_t offset = -a->k_zero * q_sum, multiplier = a->multiplier, shift = a->shift;
-    const uint32_t *key = (const uint32_t *)(const void *)(a->keys + (size_t)begin * hs);
+    const uint32_t *key = (const uint32_t *)(const void *)(a->keys + (size_t)begin * stride);
     int8_t *const scores = a->scores; // a local: a score's store could alias *a
     const uint32_t count = end - begin;
     if (count && words <= 2u && shift <= -2) { // the usual scale: requantized as tsr_xpulpv2_requantize_to_i8 does
@@ -62,18 +64,19 @@ tsr_kernel_status tsr_attention_scores_i8_xpulpv2(const tsr_attention_scores_i8_
         int32_t d;
         if (words == 1u) // TinyLLama-v0's (microLlama's) head size 4: the query's word in a register
             __asm__ volatile(TSR_HWLOOP_BEGIN("%[n]", 9)
-                             TSR_XP_LW_POST4("%[k0]", "%[k]")
+                             TSR_XP_LW_POST_RR("%[k0]", "%[k]", "%[ks]")
                              "mv %[d], %[off]\n"
                              TSR_XP_SDOTSP_B("%[d]", "%[q0]", "%[k0]")
                              TSR_SCORE_OUT
                              TSR_HWLOOP_END
                              : [k] "+r"(key), [s] "+r"(s), [k0] "=&r"(k0), [d] "=&r"(d)
-                             : [n] "r"(count), [off] "r"(offset), [q0] "r"(q[0]), [m] "r"(multiplier), [sh] "r"(sh)
+                             : [n] "r"(count), [off] "r"(offset), [q0] "r"(q[0]), [m] "r"(multiplier), [sh] "r"(sh),
+                               [ks] "r"(stride)
                              : "memory");
         else // stories260K's head size 8: the query's two words in registers
             __asm__ volatile(TSR_HWLOOP_BEGIN("%[n]", 11)
                              TSR_XP_LW_POST4("%[k0]", "%[k]")
-                             TSR_XP_LW_POST4("%[k1]", "%[k]")
+                             TSR_XP_LW_POST_RR("%[k1]", "%[k]", "%[ks]")
                              "mv %[d], %[off]\n"
                              TSR_XP_SDOTSP_B("%[d]", "%[q0]", "%[k0]")
                              TSR_XP_SDOTSP_B("%[d]", "%[q1]", "%[k1]")
@@ -81,11 +84,11 @@ tsr_kernel_status tsr_attention_scores_i8_xpulpv2(const tsr_attention_scores_i8_
                              TSR_HWLOOP_END
                              : [k] "+r"(key), [s] "+r"(s), [k0] "=&r"(k0), [k1] "=&r"(k1), [d] "=&r"(d)
                              : [n] "r"(count), [off] "r"(offset), [q0] "r"(q[0]), [q1] "r"(q[1]), [m] "r"(multiplier),
-                               [sh] "r"(sh)
+                               [sh] "r"(sh), [ks] "r"(stride - 4u)
                              : "memory");
         return TSR_KERNEL_OK;
     }
-    for (uint32_t t = begin; t < end; ++t, key += words) {
+    for (uint32_t t = begin; t < end; ++t, key += stride >> 2) {
         int32_t dot = offset;
         for (uint32_t w = 0; w < words; ++w) dot = sdot(dot, q[w], key[w]);
         scores[t] = tsr_xpulpv2_requantize_to_i8(dot, multiplier, shift, 0, -128, 127);
@@ -183,7 +186,7 @@ tsr_kernel_status tsr_attention_accumulate_i8_xpulpv2(const tsr_attention_accumu
 {
     TSR_KERNEL_REQUIRE(tsr_attention_accumulate_i8_args_ok(a));
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
-    const uint32_t hs = a->head_size, count = a->count;
+    const uint32_t hs = a->head_size, count = a->count, stride = a->kv_stride ? a->kv_stride : hs;
     if (core_count != 1u || hs % 4u != 0u) return tsr_attention_accumulate_i8(a, core_id, core_count);
     const uint16_t *const probs = a->probs;
     int32_t *const acc = a->acc;
@@ -206,7 +209,7 @@ tsr_kernel_status tsr_attention_accumulate_i8_xpulpv2(const tsr_attention_accumu
                          : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [a4] "+r"(a4), [a5] "+r"(a5),
                            [a6] "+r"(a6), [a7] "+r"(a7), [ps] "+r"(ps), [p] "+r"(p), [v] "+r"(v), [w] "=&r"(w),
                            [v0] "=&r"(v0), [v1] "=&r"(v1), [v2] "=&r"(v2), [v3] "=&r"(v3)
-                         : [n] "r"(count), [skip] "r"(hs - 8u)
+                         : [n] "r"(count), [skip] "r"(stride - 8u)
                          : "memory");
         const int32_t offset = -v_zero * ps;
         acc[d] += a0 + offset, acc[d + 1] += a1 + offset, acc[d + 2] += a2 + offset, acc[d + 3] += a3 + offset;
@@ -224,7 +227,7 @@ tsr_kernel_status tsr_attention_accumulate_i8_xpulpv2(const tsr_attention_accumu
                          TSR_HWLOOP_END
                          : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [ps] "+r"(ps), [p] "+r"(p),
                            [v] "+r"(v), [w] "=&r"(w), [v0] "=&r"(v0), [v1] "=&r"(v1), [v2] "=&r"(v2), [v3] "=&r"(v3)
-                         : [n] "r"(count), [skip] "r"(hs - 4u)
+                         : [n] "r"(count), [skip] "r"(stride - 4u)
                          : "memory");
         const int32_t offset = -v_zero * ps;
         acc[d] += a0 + offset, acc[d + 1] += a1 + offset, acc[d + 2] += a2 + offset, acc[d + 3] += a3 + offset;

@@ -500,8 +500,28 @@ static void attention_i8_run(const attention_i8_fns *ref, const attention_i8_fns
     t_dut += now() - t0;
     SPLIT(ok, t_dut, cores, dut->accumulate(&ac, c_, cores_));
     tsr_attention_output_i8(acc1, y1, hs, 0x6C000000, -9, 2);
+    /* Again with the keys and values a head's column of a block of rows kv_stride bytes long
+     * (word-aligned, the rest of a row noise): the same scores and sums. */
+    const uint32_t column = 4u * ((hs + 3u) / 4u), stride = 2u * column + 4u, at = stride - column;
+    int8_t *k_block = take(stride * count), *v_block = take(stride * count);
+    int32_t *acc2 = take(4u * hs);
+    void *s2, *s3;
+    outputs(count, &s2, &s3);
+    fill(k_block, stride * count), fill(v_block, stride * count);
+    for (uint32_t t = 0; t < count; ++t) {
+        memcpy(k_block + t * stride + at, keys + t * hs, hs);
+        memcpy(v_block + t * stride + at, values + t * hs, hs);
+    }
+    memcpy(s2, s0, count);
+    for (uint32_t d = 0; d < hs; ++d) acc2[d] = acc_start + (int32_t)d;
+    sa.keys = k_block + at, sa.scores = s3, sa.kv_stride = stride;
+    ac.values = v_block + at, ac.probs = p0, ac.acc = acc2, ac.kv_stride = stride;
+    uint64_t t_strided = 0;
+    SPLIT(ok, t_strided, cores, dut->scores(&sa, c_, cores_));
+    SPLIT(ok, t_strided, cores, dut->accumulate(&ac, c_, cores_));
     record(headline, t_ref, t_dut, count,
-           ok && same(s0, s1, count) && same(p0, p1, 2u * count) && memcmp(acc0, acc1, 4u * hs) == 0 && same(y0, y1, hs));
+           ok && same(s0, s1, count) && same(p0, p1, 2u * count) && memcmp(acc0, acc1, 4u * hs) == 0 && same(y0, y1, hs) &&
+               same(s2, s3, count) && memcmp(acc0, acc2, 4u * hs) == 0);
 }
 static void check_attention_i8(const attention_i8_fns *ref, const attention_i8_fns *dut)
 {

@@ -183,22 +183,24 @@ tsr_kernel_status tsr_softmax_i8(const tsr_softmax_i8_args *args, uint32_t *scra
  *   ((m, s) stands for scale_v / (4096 scale_out)). */
 typedef struct tsr_attention_scores_i8_args {
     const int8_t *q;        /* head_size */
-    const int8_t *keys;     /* count x head_size, contiguous */
+    const int8_t *keys;     /* count positions of head_size, kv_stride bytes apart */
     int8_t *scores;         /* count */
     int32_t q_zero, k_zero; /* [-128, 127] */
     int32_t multiplier;     /* 0 or [2^30, 2^31) */
     int32_t shift;          /* [-31, 30] */
     uint32_t count;         /* >= 1 */
     uint32_t head_size;     /* 1..1024 */
+    uint32_t kv_stride;     /* 0 (head_size: one after the other) or >= head_size */
 } tsr_attention_scores_i8_args;
 
 typedef struct tsr_attention_accumulate_i8_args {
     const uint16_t *probs; /* count, scale 1/4096 (tsr_softmax_i8) */
-    const int8_t *values;  /* count x head_size, contiguous */
+    const int8_t *values;  /* count positions of head_size, kv_stride bytes apart */
     int32_t *acc;          /* head_size accumulators, zeroed by the caller before a row's first chunk */
     int32_t v_zero;        /* [-128, 127] */
     uint32_t count;        /* >= 1; a row's chunks together at most 1024 positions */
     uint32_t head_size;    /* >= 1 */
+    uint32_t kv_stride;    /* 0 (head_size: one after the other) or >= head_size */
 } tsr_attention_accumulate_i8_args;
 
 /* One (row, head)'s scratch on its core, offsets in bytes from a 4-byte aligned buffer:

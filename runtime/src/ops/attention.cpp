@@ -120,6 +120,7 @@ struct ScoreArgs {
     const int8_t *zero; // the operands' zero points (ResolvedStep::zero)
     uint32_t row_pos;   // the row's own position (the last it sees unmasked)
     const uint8_t *tables; // QuantLib: its constants
+    uint32_t kv_stride = 0; // bytes from a position's key to the next's (0: the head's size; integer variant)
 };
 // Values pass, one chunk: the weighted sum into the accumulators; after the row's last
 // chunk, the head of y from them.
@@ -132,6 +133,7 @@ struct AccumulateArgs {
     uint8_t *y;
     const int8_t *zero; // the operands' zero points (ResolvedStep::zero)
     const uint8_t *tables; // QuantLib: its constants
+    uint32_t kv_stride = 0; // as ScoreArgs'
 };
 
 void clear(float *acc, uint32_t n)
@@ -189,7 +191,7 @@ template <ScoresI8 Scores, SoftmaxI8 Softmax> tsr_kernel_status score_i8(const t
 {
     const tsr_attention_params &p = P(s);
     const tsr_attention_scores_i8_args a = {(const int8_t *)x.q, (const int8_t *)x.keys, (int8_t *)x.mine + x.first, x.zero[0], x.zero[1],
-                                            p.scores.multiplier, p.scores.shift, x.count, p.head_size};
+                                            p.scores.multiplier, p.scores.shift, x.count, p.head_size, x.kv_stride};
     tsr_kernel_status st = Scores(&a, 0, 1);
     if (st == TSR_KERNEL_OK && x.last_chunk) {
         const tsr_softmax_i8_args sm = {(const int8_t *)x.mine, (uint16_t *)(x.mine + x.sx.probs), x.n,
@@ -232,7 +234,7 @@ template <AccumulateI8 Accumulate> tsr_kernel_status accumulate_i8(const tsr_ste
 {
     const tsr_attention_params &p = P(s);
     const tsr_attention_accumulate_i8_args a = {(const uint16_t *)(x.mine + x.sx.probs) + x.first, (const int8_t *)x.values,
-                                                (int32_t *)(x.mine + x.sx.acc), x.zero[2], x.count, p.head_size};
+                                                (int32_t *)(x.mine + x.sx.acc), x.zero[2], x.count, p.head_size, x.kv_stride};
     const tsr_kernel_status st = Accumulate(&a, 0, 1);
     if (st == TSR_KERNEL_OK && x.last_chunk)
         tsr_attention_output_i8((const int32_t *)(x.mine + x.sx.acc), (int8_t *)x.y, p.head_size, p.out.multiplier,
@@ -294,16 +296,17 @@ tsr_kernel_status rows_quantlib(const tsr_step &s, const RowsArgs &x)
 // A variant's row: its two passes' kernels, its scratch layout, what a row sees (the
 // positions up to its own, causal, or the whole chunk, the later rows' masked), its
 // kernel for several rows of a head at once (nullptr: the passes a row at a time), and
-// whether that kernel reads keys and values a stride apart at no cost (a tuned set's
-// register post-increment; the portable kernel pays an add a position on some cores), so
-// that a token's round is better gathered as one block (run_token).
+// whether its kernels read keys and values a stride apart at no cost (the set's
+// TSR_ATTENTION_KV_STRIDE_FREE_<suffix>: XpulpV2's register post-increment; elsewhere a
+// stride costs, or takes the portable kernel), so that a token's round is gathered as one
+// block (run_token).
 struct AttentionVariant {
     tsr_kernel_status (*score)(const tsr_step &s, const ScoreArgs &x);
     tsr_kernel_status (*accumulate)(const tsr_step &s, const AccumulateArgs &x);
     Scratch (*scratch)(const Shape &a);
     bool sees_chunk;
     tsr_kernel_status (*rows)(const tsr_step &s, const RowsArgs &x) = nullptr;
-    bool rows_strided = false;
+    bool kv_stride_free = false;
 };
 
 tessera_status validate(StepChecker &c)
@@ -445,9 +448,10 @@ void run_by_kv_head(StepRun &r, const Shape &a, uint32_t ac)
 // values at once), then the cores compute head round ac + j over them, core c the heads
 // j = c, c + cores, ... (through the variant's rows kernel, a row of one, where it has one):
 // a run on fewer cores than the plan's moves its heads in as few transfers. A variant whose
-// rows kernel reads a stride apart for free reads a row-major cache's round as one block instead: the round's KV heads'
-// columns of positions 0..pos, keys then values (each in the half of the buffers it would
-// have had a head at a time), one 2D transfer each, its head a column of the block. Several:
+// kernels read a stride apart at no cost reads a row-major cache's round as one block
+// instead: the round's KV heads' columns of positions 0..pos, keys then values (each in
+// the half of the buffers it would have had a head at a time), one 2D transfer each, its
+// head a column of the block. Several:
 // the run has fewer cores than a round has heads (an instantiation of its own, so that the
 // plan's cores keep their one head's code). Block: the round as one block (an instantiation
 // of its own too: the other variants keep their code).
@@ -471,7 +475,7 @@ template <bool Several, bool Block> void run_token(StepRun &r, const Shape &a, u
     };
     // A round as one block: its KV heads kvh0.. (span of them), a position's row of them
     // `span head` bytes, in ac buffers' room (span <= ac, n <= the chunk).
-    constexpr bool block = Block; // run(): v.rows_strided, a row-major cache, staged
+    constexpr bool block = Block; // run(): v.kv_stride_free, a row-major cache, staged
     auto block_of = [&](uint32_t pass) { return r.stage[1] + (size_t)pass * ac * r.resolved.slot_bytes[1]; };
     auto round_kv = [&](uint32_t t, uint32_t *span) {
         const uint32_t h0 = t * ac, h_last = (a.nh - h0 < ac ? a.nh : h0 + ac) - 1u, kvh0 = kv_head(h0);
@@ -566,9 +570,10 @@ template <bool Several, bool Block> void run_token(StepRun &r, const Shape &a, u
         if (v.rows) { // a row of one
             st = v.rows(r.step, RowsArgs{q, keys, values, y, mine, tabs, 1u, n, head, r.pos, 0u, kv_stride});
         } else {
-            st = v.score(r.step, ScoreArgs{q, keys, mine, sx, 0u, n, n, true, y, r.resolved.zero, r.pos, tabs});
+            st = v.score(r.step, ScoreArgs{q, keys, mine, sx, 0u, n, n, true, y, r.resolved.zero, r.pos, tabs, kv_stride});
             if (st == TSR_KERNEL_OK)
-                st = v.accumulate(r.step, AccumulateArgs{values, mine, sx, 0u, n, true, y, r.resolved.zero, tabs});
+                st = v.accumulate(r.step,
+                                  AccumulateArgs{values, mine, sx, 0u, n, true, y, r.resolved.zero, tabs, kv_stride});
         }
         r.kernel(st);
     };
@@ -587,7 +592,7 @@ void run(StepRun &r)
     const uint32_t tc = r.step.tile[0], ac = r.step.tile[1] < r.cores ? r.step.tile[1] : r.cores;
     if (r.pos + r.rows <= tc && !r.stage[0] && !r.stage[4]) { // one chunk, q and y in place
         const AttentionVariant &v = variant_row<AttentionVariant>(r.resolved.variant);
-        const bool block = v.rows_strided && P(r.step).kv_layout != TSR_LAYOUT_KV_HEAD_MAJOR && r.stage[1];
+        const bool block = v.kv_stride_free && P(r.step).kv_layout != TSR_LAYOUT_KV_HEAD_MAJOR && r.stage[1];
         if (r.rows > 1u) return run_by_kv_head(r, a, ac);
         if (r.step.tile[1] <= r.cores) return block ? run_token<false, true>(r, a, ac) : run_token<false, false>(r, a, ac);
         return block ? run_token<true, true>(r, a, r.step.tile[1]) // a round: the plan's heads
@@ -782,12 +787,14 @@ TSR_REGISTER_VARIANT(ATTENTION_I8, check_i8,
 #define TSR_TUNED_ATTENTION_I8(SET, sfx)                                                                               \
     TSR_REGISTER_TUNED_VARIANT(SET, ATTENTION_I8, check_i8,                                                        \
                                AttentionVariant{score_i8<tsr_attention_scores_i8_##sfx, tsr_softmax_i8_##sfx>,     \
-                                                accumulate_i8<tsr_attention_accumulate_i8_##sfx>, scratch_integer, false})
+                                                accumulate_i8<tsr_attention_accumulate_i8_##sfx>, scratch_integer, false, \
+                                                nullptr, TSR_ATTENTION_KV_STRIDE_FREE_##sfx != 0})
 #define TSR_TUNED_ATTENTION_I8_QUANTLIB(SET, sfx)                                                                      \
     TSR_REGISTER_TUNED_VARIANT(SET, ATTENTION_I8_QUANTLIB, check_quantlib,                                         \
                                AttentionVariant{score_quantlib<tsr_quantlib_scores_##sfx, tsr_quantlib_softmax_##sfx>, \
                                                 accumulate_quantlib<tsr_quantlib_accumulate_##sfx>, scratch_quantlib, true, \
-                                                rows_quantlib<tsr_quantlib_rows_##sfx>, true})
+                                                rows_quantlib<tsr_quantlib_rows_##sfx>,                          \
+                                                TSR_ATTENTION_KV_STRIDE_FREE_##sfx != 0})
 #define TSR_TUNED TSR_TUNED_ROW
 #if __has_include("tessera/tuned_ATTENTION.def")
 #include "tessera/tuned_ATTENTION.def"

@@ -50,6 +50,8 @@ tsr_kernel_status tsr_attention_scores_f32_mve(const float *q, const float *keys
 tsr_kernel_status tsr_attention_accumulate_f32_mve(const float *probs, const float *values, float *out, uint32_t count,
                                                    uint32_t head_size, uint32_t core_id, uint32_t core_count);
 
+/* Keys a stride apart: the portable scores kernel (so the runtime does not ask for one). */
+#define TSR_ATTENTION_KV_STRIDE_FREE_mve 0
 /* The integer attention's pieces (attention.i8.integer). Scores: head sizes 4, 8 and
  * multiples of 16 with q_zero 0, a predicated VMLADAV a position, four positions
  * requantized as one vector; any other shape runs the portable kernel. Accumulate: four

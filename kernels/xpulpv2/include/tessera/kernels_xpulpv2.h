@@ -54,7 +54,10 @@ tsr_kernel_status tsr_embed_row_i8_xpulpv2(const tsr_embed_row_i8_args *args);
 /* Tessera's integer attention: scores one cv.sdotsp.b a word of the head (symmetric queries,
  * head sizes a multiple of 4, word-aligned; otherwise the portable kernel); the softmax's
  * exponentials without a division each; the accumulation (head sizes a multiple of 4, one
- * core) one p.mac a product, eight dimensions a pass. */
+ * core) one p.mac a product, eight dimensions a pass. Keys and values kv_stride apart cost
+ * nothing more (register post-increment loads): TSR_ATTENTION_KV_STRIDE_FREE_xpulpv2, which
+ * the runtime reads to gather a token's round of KV heads as one block. */
+#define TSR_ATTENTION_KV_STRIDE_FREE_xpulpv2 1
 tsr_kernel_status tsr_attention_scores_i8_xpulpv2(const tsr_attention_scores_i8_args *args, uint32_t core_id,
                                                   uint32_t core_count);
 tsr_kernel_status tsr_softmax_i8_xpulpv2(const tsr_softmax_i8_args *args, uint32_t *scratch);
