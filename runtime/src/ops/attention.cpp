@@ -455,7 +455,7 @@ void run_by_kv_head(StepRun &r, const Shape &a, uint32_t ac)
 // the run has fewer cores than a round has heads (an instantiation of its own, so that the
 // plan's cores keep their one head's code). Block: the round as one block (an instantiation
 // of its own too: the other variants keep their code).
-template <bool Several, bool Block> void run_token(StepRun &r, const Shape &a, uint32_t ac)
+template <bool Several, bool Block> __attribute__((noinline)) void run_token(StepRun &r, const Shape &a, uint32_t ac)
 {
     const AttentionVariant &v = variant_row<AttentionVariant>(r.resolved.variant);
     const Scratch sx = v.scratch(a);
