@@ -442,6 +442,16 @@ void run_by_kv_head(StepRun &r, const Shape &a, uint32_t ac)
     else r.tiles_in_turn(a.nkv, in, compute, out);
 }
 
+// Whether a built kernel set's attention kernels read keys and values a stride apart at no
+// cost (TSR_ATTENTION_KV_STRIDE_FREE_<suffix>): run_token's block path is compiled only then.
+#define TSR_TUNED(OP, SET, NAME, sfx) || TSR_ATTENTION_KV_STRIDE_FREE_##sfx != 0
+constexpr bool kAnyKvStrideFree = false
+#if __has_include("tessera/tuned_ATTENTION.def")
+#include "tessera/tuned_ATTENTION.def"
+#endif
+    ;
+#undef TSR_TUNED
+
 // A token whose cached positions are one chunk, with q and y where they lie: a tile a
 // round of ac query heads (the plan's: it reserved buffers for as many), each of the round's
 // KV heads gathered into the buffers of the round's first head that reads it (keys and
@@ -591,12 +601,13 @@ void run(StepRun &r)
     const Shape a = shape_of(r.step);
     const uint32_t tc = r.step.tile[0], ac = r.step.tile[1] < r.cores ? r.step.tile[1] : r.cores;
     if (r.pos + r.rows <= tc && !r.stage[0] && !r.stage[4]) { // one chunk, q and y in place
-        const AttentionVariant &v = variant_row<AttentionVariant>(r.resolved.variant);
-        const bool block = v.kv_stride_free && P(r.step).kv_layout != TSR_LAYOUT_KV_HEAD_MAJOR && r.stage[1];
         if (r.rows > 1u) return run_by_kv_head(r, a, ac);
-        if (r.step.tile[1] <= r.cores) return block ? run_token<false, true>(r, a, ac) : run_token<false, false>(r, a, ac);
-        return block ? run_token<true, true>(r, a, r.step.tile[1]) // a round: the plan's heads
-                     : run_token<true, false>(r, a, r.step.tile[1]);
+        const bool several = r.step.tile[1] > r.cores; // a round: the plan's heads
+        if constexpr (kAnyKvStrideFree)
+            if (variant_row<AttentionVariant>(r.resolved.variant).kv_stride_free &&
+                P(r.step).kv_layout != TSR_LAYOUT_KV_HEAD_MAJOR && r.stage[1])
+                return several ? run_token<true, true>(r, a, r.step.tile[1]) : run_token<false, true>(r, a, ac);
+        return several ? run_token<true, false>(r, a, r.step.tile[1]) : run_token<false, false>(r, a, ac);
     }
     const uint32_t items = r.rows * a.nh, chunks = ceil_div(r.pos + r.rows, tc), rounds = ceil_div(items, ac);
     // A round whose positions are one chunk is one tile (fused): its keys and values
