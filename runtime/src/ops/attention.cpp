@@ -461,10 +461,9 @@ constexpr bool kAnyKvStrideFree = false
 // kernels read a stride apart at no cost reads a row-major cache's round as one block
 // instead: the round's KV heads' columns of positions 0..pos, keys then values (each in
 // the half of the buffers it would have had a head at a time), one 2D transfer each, its
-// head a column of the block. Several:
-// the run has fewer cores than a round has heads (an instantiation of its own, so that the
-// plan's cores keep their one head's code). Block: the round as one block (an instantiation
-// of its own too: the other variants keep their code).
+// head a column of the block. Several: the run has fewer cores than a round has heads;
+// Block: the round as one block. Each an instantiation of its own, a function of its own, so
+// that the plan's cores keep their one head's code and the other variants theirs.
 template <bool Several, bool Block> __attribute__((noinline)) void run_token(StepRun &r, const Shape &a, uint32_t ac)
 {
     const AttentionVariant &v = variant_row<AttentionVariant>(r.resolved.variant);
