@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <regex>
 
 #include <nlohmann/json.hpp>
@@ -185,6 +186,19 @@ TEST(Tiling, TinyLlamaV0ShapeInInt8PacksForSiracusaAtContext256WithA256KiBKvCach
     for (const auto &t : r.graph.tensors)
         if (t.kind == TSR_TENSOR_KV_CACHE) kv += t.bytes;
     EXPECT_EQ(kv, 256u * 1024); // 2 x 8 layers x 256 positions x 64, one byte each
+    // Each int8 matmul's requantization table (its cores read an entry a column) is held in
+    // L1 and stored once: the prompt's step and the token's read the same tensor.
+    std::map<std::string, uint32_t> tables;
+    for (const tessera::GraphSchedule *sch : {&r.graph.prompt, &r.graph.token})
+        for (const tessera::GraphStep &st : sch->steps) {
+            const uint32_t t = st.params.matmul.requant;
+            if (st.op != TSR_OP_MATMUL || t >= r.graph.tensors.size() || !r.graph.tensors[t].name.ends_with(".requant"))
+                continue;
+            EXPECT_EQ(r.plan.region[t], TSR_REGION_L1) << r.graph.tensors[t].name;
+            const auto [it, first] = tables.emplace(st.label, t);
+            if (!first) EXPECT_EQ(it->second, t) << st.label << ": a table for each schedule";
+        }
+    EXPECT_EQ(tables.size(), 8u * 4u); // Q K V, O, W1 W3, W2: four matmuls a layer
     const uint64_t l2 = r.plan.regions[TSR_REGION_L2].arena_bytes;
     EXPECT_LE(l2, r.plan.regions[TSR_REGION_L2].capacity);
     std::printf("MEASURED TinyLlama-v0 shape, int8, siracusa, context 256: KV cache %llu bytes; L2 %llu of %llu bytes; "

@@ -504,8 +504,12 @@ void hold_in_l1(const Graph &g, MemoryPlan &plan, L1Residents &res, L1Placement 
         if (read.operand[a] != read.operand[b]) return !read.operand[a]; // the constants first
         return g.tensors[a].bytes < g.tensors[b].bytes;
     });
-    // The constants are no step's operand: held alone they lower no step's cost, so no
-    // prefix of them alone is planned.
+    // The constants are no step's operand: the step costs do not see where they lie, yet
+    // every use in place is an L2 load (TinyLLama-v0's shape on GVSoC's Siracusa: its
+    // matmuls' requantization vectors read from L2 stalled a core 24 K cycles a token). So
+    // the longest prefix of them that fits (the smaller first), where it moves no activation
+    // and costs no step its tiles, is held whatever the estimate says; with every constant
+    // held, a longer prefix, with weights, only where it lowers the estimate further.
     const size_t constants = size_t(std::count_if(order.begin(), order.end(), [&](size_t i) { return !read.operand[i]; }));
     const double prompt_rows = std::max<uint32_t>(g.prompt.max_rows, 1u);
     auto cycles_a_token = [&](const MemoryPlan &p) {
@@ -544,15 +548,31 @@ void hold_in_l1(const Graph &g, MemoryPlan &plan, L1Residents &res, L1Placement 
     double best = cycles_a_token(plan);
     size_t best_count = 0;
     uint64_t bytes = 0;
-    for (size_t count = 1; count <= order.size(); ++count) {
-        bytes += align_up(g.tensors[order[count - 1]].bytes, TSR_IMAGE_ALIGN);
-        if (table + bytes >= budget.bytes) break;
-        if (count <= constants) continue;
-        const std::optional<Trial> t = hold(count, 0);
-        if (!t) continue;
-        const double c = cycles_a_token(t->plan);
-        if (c < best) best = c, best_count = count;
+    size_t count = 0;
+    while (count < constants && table + bytes + align_up(g.tensors[order[count]].bytes, TSR_IMAGE_ALIGN) < budget.bytes)
+        bytes += align_up(g.tensors[order[count++]].bytes, TSR_IMAGE_ALIGN);
+    // The longest prefix of them held (halving the range that fails: a shorter prefix takes
+    // less room), then, with every constant held, the weights prefix by prefix.
+    double held = best;
+    for (size_t lo = 0, hi = count; lo < hi;) {
+        const size_t mid = (lo + hi + 1u) / 2u;
+        const std::optional<Trial> t = hold(mid, 0);
+        const double c = t ? cycles_a_token(t->plan) : 0.0;
+        if (t && c <= best)
+            best_count = lo = mid, held = c;
+        else
+            hi = mid - 1u;
     }
+    best = held;
+    if (best_count == constants) // every constant held: the weights after them, prefix by prefix
+        while (count < order.size()) {
+            bytes += align_up(g.tensors[order[count++]].bytes, TSR_IMAGE_ALIGN);
+            if (table + bytes >= budget.bytes) break;
+            const std::optional<Trial> t = hold(count, 0);
+            if (!t) continue;
+            const double c = cycles_a_token(t->plan);
+            if (c < best) best = c, best_count = count;
+        }
     if (best_count == 0) return;
     std::optional<Trial> t = hold(best_count, search_ms);
     if (!t) return;

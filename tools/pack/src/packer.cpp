@@ -37,13 +37,6 @@ void store_kv_caches_by_head(Graph &g)
 std::vector<uint8_t> plan_graph(Graph graph, const Vocabulary &vocab, const BoardDesc &board, const PackOptions &o,
                                 PackResult &r)
 {
-    // Where the chip cannot hold the weights of a board with off-chip memory, the tables
-    // both schedules derive alike are stored once (an image that fits stays as it was).
-    uint64_t weights = 0;
-    for (const GraphTensor &t : graph.tensors)
-        if (t.kind == TSR_TENSOR_WEIGHT) weights += t.bytes;
-    graph.share_constants = board.offchip.present() &&
-                            weights > uint64_t(board.region_size[TSR_REGION_L2]) + board.region_size[TSR_REGION_NMS];
     try {
         derive_params(graph); // each step's variant derives its int8 factors from its operands' scales
     } catch (const std::range_error &e) {

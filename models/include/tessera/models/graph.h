@@ -83,9 +83,6 @@ struct Graph {
     GraphSchedule prompt, token;
     uint32_t logits_prompt = 0, logits_token = 0, tokens_prompt = 0, tokens_token = 0, sampler_scratch = 0;
     uint32_t step_table = 0; // the runtime's resolved steps (added by the packer)
-    // Derived constants (requantization tables) equal in both schedules stored once: set
-    // by the packer where the weights do not fit on chip (tools/pack/src/packer.cpp).
-    bool share_constants = false;
     // Decoder-only: each row's RoPE matrix (I8, IO), which the runtime writes before a run.
     uint32_t rotation_prompt = TSR_NO_TENSOR, rotation_token = TSR_NO_TENSOR;
 

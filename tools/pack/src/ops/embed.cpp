@@ -27,7 +27,7 @@ void derive_rows(GraphStep &s, Graph &g)
     const double sx = operand_scale(g, s, 2);
     std::vector<double> factors;
     for (const float scale : channel_scales(g, s.operands[1])) factors.push_back(scale / sx);
-    s.params.embed.requant = add_requant_table(g, s.label + ".rescale", factors, s.label, true);
+    s.params.embed.requant = add_requant_table(g, s.label + ".rescale", factors, s.label);
 }
 
 const HostVariant kVariants[] = {{TSR_VARIANT_EMBED_I8_ROWS, derive_rows}, {TSR_VARIANT_EMBED_I8_W4, derive_rows}};

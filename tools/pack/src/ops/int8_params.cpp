@@ -27,7 +27,7 @@ std::vector<float> channel_scales(const Graph &g, uint32_t weight)
 }
 
 uint32_t add_requant_table(Graph &g, const std::string &name, const std::vector<double> &factors,
-                           const std::string &what, bool share)
+                           const std::string &what)
 {
     const uint32_t n = uint32_t(factors.size());
     std::vector<uint8_t> bytes(size_t(n) * 5);
@@ -44,14 +44,13 @@ uint32_t add_requant_table(Graph &g, const std::string &name, const std::vector<
     t.cols = (n * 5 + 3) / 4;
     t.bytes = std::max<uint64_t>(bytes.size(), uint64_t(t.cols) * 4u);
     t.data = std::move(bytes);
-    return add_constant(g, std::move(t), share);
+    return add_constant(g, std::move(t));
 }
 
-uint32_t add_constant(Graph &g, GraphTensor t, bool share)
+uint32_t add_constant(Graph &g, GraphTensor t)
 {
-    if (share || g.share_constants)
-        for (uint32_t i = 0; i < g.tensors.size(); ++i)
-            if (g.tensors[i].name == t.name && g.tensors[i].data == t.data) return i;
+    for (uint32_t i = 0; i < g.tensors.size(); ++i)
+        if (g.tensors[i].name == t.name && g.tensors[i].data == t.data) return i;
     return g.add(std::move(t));
 }
 

@@ -15,14 +15,14 @@ namespace tessera {
 double operand_scale(const Graph &g, const GraphStep &s, uint32_t k);
 // The per-channel scales of a weight (its quant_params tensor's floats).
 std::vector<float> channel_scales(const Graph &g, uint32_t weight);
-// A derived constant: added to g, or with `share` or g.share_constants, an identical
-// tensor of the same name already there (the other schedule's step derived it).
-uint32_t add_constant(Graph &g, GraphTensor t, bool share = false);
+// A derived constant: added to g, or an identical tensor of the same name already there
+// (the other schedule's step derived it: both read one copy).
+uint32_t add_constant(Graph &g, GraphTensor t);
 // A table of factors as the int8 kernels take them (n Q31 multipliers (int32), then n
 // shifts (int8)), a weight tensor named `name` (`what` names the step in errors), added
 // as add_constant does.
 uint32_t add_requant_table(Graph &g, const std::string &name, const std::vector<double> &factors,
-                           const std::string &what, bool share = false);
+                           const std::string &what);
 // The integer exponential's constants for inputs of `scale`; throws std::range_error
 // naming `what` outside [2^-11, 16).
 tsr_iexp_params iexp_params(double scale, const std::string &what);
