@@ -508,8 +508,8 @@ void hold_in_l1(const Graph &g, MemoryPlan &plan, L1Residents &res, L1Placement 
     // every use in place is an L2 load (TinyLLama-v0's shape on GVSoC's Siracusa: its
     // matmuls' requantization vectors read from L2 stalled a core 24 K cycles a token). So
     // the longest prefix of them that fits (the smaller first), where it moves no activation
-    // and costs no step its tiles, is held whatever the estimate says; with every constant
-    // held, a longer prefix, with weights, only where it lowers the estimate further.
+    // and costs no step its tiles, is held whatever the estimate says; then the weights,
+    // each longer prefix of them only where it lowers the estimate further.
     const size_t constants = size_t(std::count_if(order.begin(), order.end(), [&](size_t i) { return !read.operand[i]; }));
     const double prompt_rows = std::max<uint32_t>(g.prompt.max_rows, 1u);
     auto cycles_a_token = [&](const MemoryPlan &p) {
@@ -552,7 +552,7 @@ void hold_in_l1(const Graph &g, MemoryPlan &plan, L1Residents &res, L1Placement 
     while (count < constants && table + bytes + align_up(g.tensors[order[count]].bytes, TSR_IMAGE_ALIGN) < budget.bytes)
         bytes += align_up(g.tensors[order[count++]].bytes, TSR_IMAGE_ALIGN);
     // The longest prefix of them held (halving the range that fails: a shorter prefix takes
-    // less room), then, with every constant held, the weights prefix by prefix.
+    // less room); the constants beyond it are dropped from the order, the weights follow.
     double held = best;
     for (size_t lo = 0, hi = count; lo < hi;) {
         const size_t mid = (lo + hi + 1u) / 2u;
@@ -564,15 +564,18 @@ void hold_in_l1(const Graph &g, MemoryPlan &plan, L1Residents &res, L1Placement 
             hi = mid - 1u;
     }
     best = held;
-    if (best_count == constants) // every constant held: the weights after them, prefix by prefix
-        while (count < order.size()) {
-            bytes += align_up(g.tensors[order[count++]].bytes, TSR_IMAGE_ALIGN);
-            if (table + bytes >= budget.bytes) break;
-            const std::optional<Trial> t = hold(count, 0);
-            if (!t) continue;
-            const double c = cycles_a_token(t->plan);
-            if (c < best) best = c, best_count = count;
-        }
+    order.erase(order.begin() + std::ptrdiff_t(best_count), order.begin() + std::ptrdiff_t(constants)); // those not held
+    count = best_count;
+    bytes = 0;
+    for (size_t j = 0; j < count; ++j) bytes += align_up(g.tensors[order[j]].bytes, TSR_IMAGE_ALIGN);
+    while (count < order.size()) { // then the weights, prefix by prefix
+        bytes += align_up(g.tensors[order[count++]].bytes, TSR_IMAGE_ALIGN);
+        if (table + bytes >= budget.bytes) break;
+        const std::optional<Trial> t = hold(count, 0);
+        if (!t) continue;
+        const double c = cycles_a_token(t->plan);
+        if (c < best) best = c, best_count = count;
+    }
     if (best_count == 0) return;
     std::optional<Trial> t = hold(best_count, search_ms);
     if (!t) return;
