@@ -472,12 +472,12 @@ std::vector<bool> most_reused_weights(const Graph &g, const MemoryPlan &plan, ui
 // reads (a row a token), per-channel scales (nothing reads them), what an NPU step reads
 // (in its own layout, from NMS or streamed) or attention's QuantLib tables (a step copies
 // them into its scratch: on GVSoC, an L1-to-L1 copy by core 0 cost microLlama128 12 % of
-// its cycles). Every prefix of that order that fits is
-// planned again, its weights in L1 (their steps stage nothing, the arena has that much
-// less room); the one kept is the plan with the fewest estimated cycles a token (a token
-// run's steps, plus a prompt run's per row) among those that move no activation to L2 and
-// give no step a costlier tile than it had: the room is taken only where no step's tiles
-// wanted it.
+// its cycles). A prefix of that order is planned again, its weights in L1 (their steps
+// stage nothing, the arena has that much less room), only where it moves no activation to
+// L2 and gives no step a costlier tile than it had: the room is taken only where no step's
+// tiles wanted it. The longest such prefix of the constants is held; then, among the
+// prefixes that add weights to it, the one with the fewest estimated cycles a token (a
+// token run's steps, plus a prompt run's per row), if fewer than without them.
 void hold_in_l1(const Graph &g, MemoryPlan &plan, L1Residents &res, L1Placement &placement, const L1Budget &budget,
                 double search_ms)
 {
