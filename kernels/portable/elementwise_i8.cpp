@@ -31,8 +31,16 @@ tsr_kernel_status tsr_swiglu_i8(const tsr_swiglu_i8_args *a, uint32_t core_id, u
     const tsr_iexp_constants &k = a->constants;
     const int32_t e0 = (int32_t)tsr_iexp(0, k); // e^0: at most 2^18
     for (uint32_t i = begin; i < end; ++i) {
-        const int32_t silu16 = tsr_silu16_i8(a->gate[i] - a->gate_zero, e0, k);
+        const int32_t silu16 = a->silu16 ? a->silu16[a->gate[i] + 128] : tsr_silu16_i8(a->gate[i] - a->gate_zero, e0, k);
         a->y[i] = tsr_requantize_to_i8_fast(silu16 * (a->up[i] - a->up_zero), a->multiplier, a->shift, a->y_zero, -128, 127);
     }
+    return TSR_KERNEL_OK;
+}
+
+tsr_kernel_status tsr_swiglu_i8_silu_table(const tsr_iexp_constants *k, int32_t gate_zero, int16_t *table)
+{
+    if (!k || !table || !tsr_iexp_constants_ok(*k) || !tsr_zero_point_ok(gate_zero)) return TSR_KERNEL_BAD_ARGUMENT;
+    const int32_t e0 = (int32_t)tsr_iexp(0, *k);
+    for (int32_t v = -128; v < 128; ++v) table[v + 128] = (int16_t)tsr_silu16_i8(v - gate_zero, e0, *k); // |16 g| <= 4080
     return TSR_KERNEL_OK;
 }

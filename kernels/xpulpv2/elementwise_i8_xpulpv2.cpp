@@ -4,8 +4,10 @@
 // rows, so that one row (a token) takes every core: each core sums the rows it touches.
 // In place (y overlapping x) it splits whole rows, since a core's outputs may be another
 // core's inputs. The integers are the portable kernel's (elementwise_i8_checks.h).
-// SwiGLU (tsr_swiglu_i8): the integer exponential without its division (xpulpv2_iexp.h);
-// the quotient by e0 + e, which changes with each element, stays a division.
+// SwiGLU (tsr_swiglu_i8): with the image's table of silu16 (every int8 image the packer makes),
+// an element is a lookup, a product and its requantization; without it, the integer
+// exponential without its division (xpulpv2_iexp.h), and the quotient by e0 + e, which
+// changes with each element, a division.
 // The residual add (tsr_add_i8): each int8 input's requantization in 32-bit operations
 // (the product's two words from mul and mulh, shifted together), not a 64-bit shift an
 // element (a library call on RV32); bit-exact with the portable kernel.
@@ -100,12 +102,12 @@ tsr_kernel_status tsr_add_i8_xpulpv2(const tsr_add_i8_args *a, uint32_t core_id,
     return TSR_KERNEL_OK;
 }
 
-tsr_kernel_status tsr_swiglu_i8_xpulpv2(const tsr_swiglu_i8_args *a, uint32_t core_id, uint32_t core_count)
+namespace {
+
+// Elements [begin, end) without the table: the exponential and a division each (out of line,
+// so that the table's path saves and restores few registers).
+__attribute__((noinline)) void swiglu_computed(const tsr_swiglu_i8_args *a, uint32_t begin, uint32_t end)
 {
-    TSR_KERNEL_REQUIRE(tsr_swiglu_i8_args_ok(a));
-    TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
-    uint32_t begin, end;
-    tsr_core_range(a->count, core_id, core_count, &begin, &end);
     // The arguments in locals: a store of an output byte may alias *a, so read through a
     // the compiler would load each again for every element.
     const tsr_iexp_constants k = a->constants;
@@ -123,6 +125,53 @@ tsr_kernel_status tsr_swiglu_i8_xpulpv2(const tsr_swiglu_i8_args *a, uint32_t co
         const int32_t silu16 = tsr_round_div(16 * g * p, q);
         y[i] = tsr_xpulpv2_requantize_to_i8(silu16 * (up[i] - up_zero), multiplier, shift, y_zero, -128, 127);
     }
+}
+
+} // namespace
+
+tsr_kernel_status tsr_swiglu_i8_xpulpv2(const tsr_swiglu_i8_args *a, uint32_t core_id, uint32_t core_count)
+{
+    TSR_KERNEL_REQUIRE(tsr_swiglu_i8_args_ok(a));
+    TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
+    uint32_t begin, end;
+    tsr_core_range(a->count, core_id, core_count, &begin, &end);
+    if (!a->silu16) {
+        swiglu_computed(a, begin, end);
+        return TSR_KERNEL_OK;
+    }
+    const int8_t *const gate = a->gate, *const up = a->up; // locals: a store to y could alias *a
+    int8_t *const y = a->y;
+    const int32_t up_zero = a->up_zero, multiplier = a->multiplier, shift = a->shift, y_zero = a->y_zero;
+    const int16_t *const silu16 = a->silu16 + 128; // indexed by the gate's int8 value
+    const tsr_xpulpv2_output_bounds bounds = {-128 - y_zero, 127 - y_zero, y_zero};
+    if (begin < end && shift <= -2) { // the usual scale: tsr_xpulpv2_requantize_bounded's short path, in a hardware loop
+        const int8_t *g = gate + begin, *u = up + begin;
+        int8_t *yo = y + begin;
+        int32_t gv, uv, d;
+        __asm__ volatile(TSR_HWLOOP_BEGIN("%[n]", 14)
+                         TSR_XP_LB_POST1("%[gv]", "%[g]")
+                         TSR_XP_LB_POST1("%[uv]", "%[u]")
+                         "slli %[gv], %[gv], 1\n"
+                         TSR_XP_LH_RR("%[d]", "%[t]", "%[gv]")
+                         "sub %[uv], %[uv], %[uz]\n"
+                         "mul %[d], %[d], %[uv]\n"
+                         "mulh %[d], %[d], %[m]\n"
+                         "sra %[d], %[d], %[sh]\n"
+                         "addi %[d], %[d], 1\n"
+                         "srai %[d], %[d], 1\n"
+                         TSR_XP_MAX("%[d]", "%[d]", "%[lo]")
+                         TSR_XP_MIN("%[d]", "%[d]", "%[hi]")
+                         "add %[d], %[d], %[yz]\n"
+                         TSR_XP_SB_POST1("%[d]", "%[y]")
+                         TSR_HWLOOP_END
+                         : [g] "+r"(g), [u] "+r"(u), [y] "+r"(yo), [gv] "=&r"(gv), [uv] "=&r"(uv), [d] "=&r"(d)
+                         : [n] "r"(end - begin), [t] "r"(silu16), [uz] "r"(up_zero), [m] "r"(multiplier),
+                           [sh] "r"(-2 - shift), [lo] "r"(bounds.lo), [hi] "r"(bounds.hi), [yz] "r"(y_zero)
+                         : "memory");
+        return TSR_KERNEL_OK;
+    }
+    for (uint32_t i = begin; i < end; ++i)
+        y[i] = tsr_xpulpv2_requantize_bounded(silu16[gate[i]] * (up[i] - up_zero), multiplier, shift, bounds);
     return TSR_KERNEL_OK;
 }
 

@@ -34,6 +34,8 @@
 // lb rd, rs2(rs1) / lw rd, rs2(rs1): the signed byte / the word at rs1 + rs2.
 #define TSR_XP_LB_RR(rd, rs1, rs2) ".insn r 0x2B, 3, 0x04, " rd ", " rs1 ", " rs2 "\n"
 #define TSR_XP_LW_RR(rd, rs1, rs2) ".insn r 0x2B, 3, 0x06, " rd ", " rs1 ", " rs2 "\n"
+// lh rd, rs2(rs1): the signed half-word at rs1 + rs2.
+#define TSR_XP_LH_RR(rd, rs1, rs2) ".insn r 0x2B, 3, 0x05, " rd ", " rs1 ", " rs2 "\n"
 // lw rd, (rs1), rs2: the word at rs1, then rs1 += rs2 (register post-increment).
 #define TSR_XP_LW_POST_RR(rd, rs1, rs2) ".insn r 0x2B, 3, 0x02, " rd ", " rs1 ", " rs2 "\n"
 // extract rd, rs1, 7, 8 * BYTE: the signed byte BYTE of rs1 (Is3 = 7: 8 bits, Is2 = its offset;
@@ -66,6 +68,7 @@
 #define TSR_XP_MINU(rd, rs1, rs2) ".insn r 0x33, 5, 0x02, " rd ", " rs1 ", " rs2 "\n"       /* p.minu */
 #define TSR_XP_LB_RR(rd, rs1, rs2) ".insn r 0x03, 7, 0x00, " rd ", " rs1 ", " rs2 "\n"      /* p.lb rd, rs2(rs1) */
 #define TSR_XP_LW_RR(rd, rs1, rs2) ".insn r 0x03, 7, 0x10, " rd ", " rs1 ", " rs2 "\n"      /* p.lw rd, rs2(rs1) */
+#define TSR_XP_LH_RR(rd, rs1, rs2) ".insn r 0x03, 7, 0x08, " rd ", " rs1 ", " rs2 "\n"      /* p.lh rd, rs2(rs1) */
 #define TSR_XP_LW_POST_RR(rd, rs1, rs2) ".insn r 0x0B, 7, 0x10, " rd ", " rs1 ", " rs2 "\n" /* p.lw rd, rs2(rs1!) */
 // p.extracti: bits 31:30 = 11, Is3 in 29:25, Is2 in 24:20; .insn takes the 12 bits signed.
 #define TSR_XP_EXTRACT_B(rd, rs1, byte) \

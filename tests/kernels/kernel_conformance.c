@@ -770,9 +770,10 @@ static void check_irmsnorm(irmsnorm_fn ref, irmsnorm_fn dut)
 }
 
 typedef tsr_kernel_status (*swiglu_i8_fn)(const tsr_swiglu_i8_args *, uint32_t, uint32_t);
-/* in_place: 0 apart, 1 into gate, 2 into up. */
+/* in_place: 0 apart, 1 into gate, 2 into up. table: 0 neither reads the silu16 table, 1 both
+ * do (as images' steps), 2 the reference computes and the kernel under test reads it. */
 static void swiglu_i8_run(swiglu_i8_fn ref, swiglu_i8_fn dut, const char *headline, uint32_t n, int in_place,
-                          uint32_t cores)
+                          int table, uint32_t cores)
 {
     g_top = g_arena;
     int8_t *gate[2] = {take(n), take(n)}, *up[2] = {take(n), take(n)};
@@ -784,12 +785,15 @@ static void swiglu_i8_run(swiglu_i8_fn ref, swiglu_i8_fn dut, const char *headli
     if (!headline) k = g_iexp[next() % 6u];
     tsr_swiglu_i8_args a = {gate[0], up[0], y0, headline ? 3 : in_range(-128, 127), headline ? -2 : in_range(-128, 127),
                             headline ? 1 : in_range(-128, 127), k, headline ? 0x51000000 : q31_multiplier(),
-                            headline ? -9 : next() % 5u ? in_range(-20, -2) : in_range(-31, 30), n};
+                            headline ? -9 : next() % 5u ? in_range(-20, -2) : in_range(-31, 30), n, NULL};
+    int16_t *silu16 = (int16_t *)(void *)take(2u * TSR_SWIGLU_I8_SILU_ENTRIES);
+    if (table && tsr_swiglu_i8_silu_table(&a.constants, a.gate_zero, silu16) != TSR_KERNEL_OK) table = 0;
     int8_t *outs[2] = {y0, y1};
     int ok = 1;
     uint64_t ticks[2] = {0, 0};
     for (int which = 0; which < 2; ++which) {
         a.gate = gate[which], a.up = up[which];
+        a.silu16 = table == 1 || (table == 2 && which == 1) ? silu16 : NULL;
         a.y = in_place == 1 ? gate[which] : in_place == 2 ? up[which] : outs[which];
         if (which == 0) SPLIT(ok, ticks[0], cores, ref(&a, c_, cores_));
         else SPLIT(ok, ticks[1], cores, dut(&a, c_, cores_));
@@ -800,10 +804,11 @@ static void swiglu_i8_run(swiglu_i8_fn ref, swiglu_i8_fn dut, const char *headli
 static void check_swiglu_i8(swiglu_i8_fn ref, swiglu_i8_fn dut)
 {
     begin_variant("SWIGLU_I8", "element");
-    if (headlines()) swiglu_i8_run(ref, dut, "swiglu_i8 172, 1 core", 172, 0, 1);
-    if (headlines()) swiglu_i8_run(ref, dut, "swiglu_i8 172, 8 cores", 172, 0, 8);
+    if (headlines()) swiglu_i8_run(ref, dut, "swiglu_i8 172, 1 core", 172, 0, 1, 1);
+    if (headlines()) swiglu_i8_run(ref, dut, "swiglu_i8 172, 8 cores", 172, 0, 1, 8);
+    if (headlines()) swiglu_i8_run(ref, dut, "swiglu_i8 172 computed, 8 cores", 172, 0, 0, 8);
     for (uint32_t i = 0; i < 3u * SWEEP_COUNT(k_lengths); ++i)
-        swiglu_i8_run(ref, dut, NULL, k_lengths[i / 3u], (int)(i % 3u), some_cores(i));
+        swiglu_i8_run(ref, dut, NULL, k_lengths[i / 3u], (int)(i % 3u), (int)((i / 3u) % 3u), some_cores(i));
     end_variant();
 }
 

@@ -687,6 +687,44 @@ TEST(SwigluI8, IntegerSiluCloseToDoublePrecision)
     EXPECT_EQ(tsr_swiglu_i8(&a, 0, 1), TSR_KERNEL_BAD_ARGUMENT);
 }
 
+// The table of silu16 (tsr_swiglu_i8_silu_table) against the double-precision g sigmoid(g)
+// in 1/16ths of the gate's scale, and the kernel reading it against the kernel computing,
+// every gate value, at several scales and zero points.
+TEST(SwigluI8, SiluTableGivesTheComputedOutputs)
+{
+    std::mt19937 rng(29);
+    for (const double sg : {0.002, 0.05, 0.3, 2.0})
+        for (const int32_t gz : {0, 5, -128, 127}) {
+            tsr_swiglu_i8_args a{};
+            a.gate_zero = gz, a.up_zero = -3, a.y_zero = 2;
+            ASSERT_EQ(tsr_iexp_constants_for(sg, &a.constants), 1);
+            quantize_multiplier(sg * 0.02 / (16 * 0.03), &a.multiplier, &a.shift);
+            int16_t table[TSR_SWIGLU_I8_SILU_ENTRIES];
+            ASSERT_EQ(tsr_swiglu_i8_silu_table(&a.constants, gz, table), TSR_KERNEL_OK);
+            for (int32_t v = -128; v < 128; ++v) {
+                const double g = v - gz, want = 16 * g / (1 + std::exp(-sg * g));
+                // The integer exponential's error, scaled by 16 |g| (at most 4080), plus a rounding.
+                ASSERT_LE(std::fabs(table[v + 128] - want), 0.5 + 16 * std::fabs(g) * 0.01) << sg << " " << gz << " " << v;
+            }
+            std::vector<int8_t> gate(1024), up(1024), computed(1024), looked_up(1024);
+            for (size_t i = 0; i < gate.size(); ++i)
+                gate[i] = int8_t(int32_t(i % 256) - 128), up[i] = int8_t(int32_t(rng() % 256) - 128);
+            a.gate = gate.data(), a.up = up.data(), a.count = uint32_t(gate.size());
+            a.y = computed.data();
+            for (uint32_t c = 0; c < 3; ++c) ASSERT_EQ(tsr_swiglu_i8(&a, c, 3), TSR_KERNEL_OK);
+            a.y = looked_up.data(), a.silu16 = table;
+            for (uint32_t c = 0; c < 3; ++c) ASSERT_EQ(tsr_swiglu_i8(&a, c, 3), TSR_KERNEL_OK);
+            ASSERT_EQ(looked_up, computed) << sg << " " << gz;
+        }
+    tsr_iexp_constants k{};
+    int16_t table[TSR_SWIGLU_I8_SILU_ENTRIES];
+    EXPECT_EQ(tsr_swiglu_i8_silu_table(&k, 0, table), TSR_KERNEL_BAD_ARGUMENT);
+    ASSERT_EQ(tsr_iexp_constants_for(0.05, &k), 1);
+    EXPECT_EQ(tsr_swiglu_i8_silu_table(&k, 128, table), TSR_KERNEL_BAD_ARGUMENT);
+    EXPECT_EQ(tsr_swiglu_i8_silu_table(&k, 0, nullptr), TSR_KERNEL_BAD_ARGUMENT);
+    EXPECT_EQ(tsr_swiglu_i8_silu_table(nullptr, 0, table), TSR_KERNEL_BAD_ARGUMENT);
+}
+
 } // namespace
 
 namespace {

@@ -124,6 +124,8 @@ typedef struct tsr_swiglu_params {
     int32_t three, six, one_over_six; /* I8 QuantLib (iHardswish): y = rqs_y(rqs_act(g clamp(g + three, 0, six)
                                          one_over_six) up) */
     tsr_rqs_params rqs_act, rqs_y;
+    uint32_t silu;                 /* I8 integer: the I16 tensor of silu16 for each gate value v, at v + 128
+                                      (tsr_swiglu_i8_silu_table) */
 } tsr_swiglu_params;
 
 typedef struct tsr_last_row_params {

@@ -255,8 +255,20 @@ typedef struct tsr_swiglu_i8_args {
     tsr_iexp_constants constants;
     int32_t multiplier, shift;       /* as tsr_matmul_i8's */
     uint32_t count;                  /* >= 1 */
+    const int16_t *silu16;           /* NULL, or silu16 of each gate value v at v + 128
+                                      * (tsr_swiglu_i8_silu_table for these constants and
+                                      * gate_zero): read instead of computed, where a kernel
+                                      * reads it (kernels that compute give the same integers
+                                      * for the table it makes; any other table gives other
+                                      * numbers, never undefined behaviour: |silu16| < 2^15) */
 } tsr_swiglu_i8_args;
 tsr_kernel_status tsr_swiglu_i8(const tsr_swiglu_i8_args *args, uint32_t core_id, uint32_t core_count);
+
+/* The 256 values of silu16 (tsr_swiglu_i8) for the constants k and gate_zero (in [-128, 127]),
+ * gate value v at table[v + 128]: a kernel's lookup instead of an exponential and a division
+ * an element. TSR_KERNEL_BAD_ARGUMENT for constants tsr_iexp_constants_for does not give. */
+#define TSR_SWIGLU_I8_SILU_ENTRIES 256u
+tsr_kernel_status tsr_swiglu_i8_silu_table(const tsr_iexp_constants *k, int32_t gate_zero, int16_t *table);
 
 /* RoPE in integers: table[pos][i] = {round(16384 cos), round(16384 sin)} (Q14, as
  * tsr_rope_f32's table), each pair (v0, v1) of q (and of k, for i < kv_dim) becomes

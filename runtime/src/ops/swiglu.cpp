@@ -1,6 +1,7 @@
 // SWIGLU    in: gate (rows x n), up (rows x n)   out: y = silu(gate) * up (rows x n)   tiles: rows
 //           params (tsr_swiglu_params): n; BF16: the exponential (tsr_exp_kind);
-//           I8: integer (sigmoid constants, out factor) or float (gate_scale, out_scale) variant.
+//           I8: integer (sigmoid constants, out factor, the silu16 table) or float (gate_scale,
+//           out_scale) variant.
 #include "row_tiles.h"
 #include "tessera/kernels_bf16.h"
 #include "tessera/kernels_i8.h"
@@ -18,6 +19,7 @@ tessera_status check_i8(StepChecker &c)
     const tsr_swiglu_params &p = P(c.step);
     TSR_TRY(c.nonlinear(p.exp));
     if (!tsr_iexp_constants_valid(iexp_constants(p.sigmoid))) return c.fail("activation constants out of range");
+    TSR_TRY(c.constant(p.silu, TSR_DTYPE_I16, TSR_SWIGLU_I8_SILU_ENTRIES * 2u, "SiLU table does not fit"));
     return c.requant(p.out, "output factor out of range");
 }
 
@@ -53,7 +55,7 @@ tsr_kernel_status swiglu_i8(const StepRun &r, uint8_t *g, uint8_t *u, uint8_t *y
 {
     const tsr_swiglu_params &p = P(r.step);
     tsr_swiglu_i8_args a = {(int8_t *)g, (int8_t *)u, (int8_t *)y, r.resolved.zero[0], r.resolved.zero[1], r.resolved.zero[2], iexp_constants(p.sigmoid),
-                            p.out.multiplier, p.out.shift, count};
+                            p.out.multiplier, p.out.shift, count, (const int16_t *)r.constant(p.silu)};
     return Swiglu(&a, r.worker, r.workers);
 }
 
@@ -66,7 +68,8 @@ bool swiglu_i8_prepare(const PrepareContext &c, PreparedCall &out)
     for (uint32_t k = 0; k < 3u; ++k) c.check(k, (uint64_t)c.rows * p.n); // validated: the operands hold it
     out.set(count_rows_call<tsr_swiglu_i8_args, Swiglu>, tsr_swiglu_i8_args{(const int8_t *)c.at(0), (const int8_t *)c.at(1),
                                                        (int8_t *)c.at(2), r.zero[0], r.zero[1], r.zero[2],
-                                                       iexp_constants(p.sigmoid), p.out.multiplier, p.out.shift, p.n});
+                                                       iexp_constants(p.sigmoid), p.out.multiplier, p.out.shift, p.n,
+                                                       (const int16_t *)c.constant(p.silu)});
     return true;
 }
 

@@ -1,10 +1,13 @@
 // swiglu on the host: tiles of rows; its traffic is its geometry's.
 #include <cstring>
+#include <stdexcept>
+#include <vector>
 
 #include "shapes.h"
 #include "tessera/variants.h"
 #include "int8_params.h"
 #include "tessera/kernels.h"
+#include "tessera/kernels_i8.h"
 #include "tessera/pack/calibration.h"
 
 namespace tessera {
@@ -18,12 +21,27 @@ void evaluate(const GraphStep &s, Evaluation &e)
 Work work(const tsr_step &s, uint32_t rows, uint32_t, uint32_t) { return Work{0, double(rows) * s.params.swiglu.n, -1}; }
 
 // int8, integer arithmetic: the integer sigmoid for the gate's scale, the output factor
-// (the sigmoid in Q4 of the product's scale).
+// (the sigmoid in Q4 of the product's scale), and silu16 of each of the gate's 256 values
+// (zero point 0, as every tensor the packer makes), so that the kernels look it up.
 void derive_i8(GraphStep &s, Graph &g)
 {
     const double sg = operand_scale(g, s, 0), su = operand_scale(g, s, 1), sy = operand_scale(g, s, 2);
-    s.params.swiglu.sigmoid = iexp_params(sg, s.label + " gate");
-    s.params.swiglu.out = requant_factor(sg * su / (16.0 * sy), s.label);
+    tsr_swiglu_params &p = s.params.swiglu;
+    p.sigmoid = iexp_params(sg, s.label + " gate");
+    p.out = requant_factor(sg * su / (16.0 * sy), s.label);
+    const tsr_iexp_constants k{p.sigmoid.shift, p.sigmoid.ln2, p.sigmoid.b, p.sigmoid.c};
+    std::vector<int16_t> silu(TSR_SWIGLU_I8_SILU_ENTRIES);
+    if (tsr_swiglu_i8_silu_table(&k, 0, silu.data()) != TSR_KERNEL_OK)
+        throw std::logic_error(s.label + ": no SiLU table for its gate's constants");
+    GraphTensor t;
+    t.name = s.label + ".silu";
+    t.dtype = TSR_DTYPE_I16;
+    t.kind = TSR_TENSOR_WEIGHT;
+    t.rows = 1;
+    t.cols = TSR_SWIGLU_I8_SILU_ENTRIES;
+    t.bytes = TSR_SWIGLU_I8_SILU_ENTRIES * sizeof(int16_t);
+    t.data = raw_bytes(silu);
+    p.silu = add_constant(g, std::move(t));
 }
 
 // int8, float arithmetic: the gate's scale and the output factor.
