@@ -5,10 +5,11 @@
 //    queries, head sizes a multiple of 4, word-aligned rows; otherwise the portable
 //    kernel), then the requantization (head sizes 4 and 8 at a scale below 1/2: the
 //    product's high word, shifted and rounded, clipped; otherwise the portable form);
-//  - softmax: the maximum by max, two a pass; each exponential's quotient by ln2 as one
-//    32-bit product (tsr_iexp_quotient_multiplier: u = max - x is an int8 difference) and
-//    its shift capped by minu, no branch; each probability's quotient by the row's
-//    reciprocal, one mulhu, one correction step;
+//  - softmax: the maximum by max, two a pass; each exponential looked up in the image's
+//    table (u = max - x is an int8 difference: 256 of them), two a pass, or without a table
+//    its quotient by ln2 as one 32-bit product (tsr_iexp_quotient_multiplier) and its shift
+//    capped by minu, no branch; each probability's quotient by the row's reciprocal, one
+//    mulhu, one correction step;
 //  - accumulation (head sizes a multiple of 4, one core): one p.mac a product, eight (or
 //    four) dimensions a pass over the positions, a position's probability held in a register.
 // Keys and values a stride apart (kv_stride: a head's column of several heads' rows) cost
@@ -103,34 +104,61 @@ tsr_kernel_status tsr_softmax_i8_xpulpv2(const tsr_softmax_i8_args *a, uint32_t 
     const uint32_t n = a->n;
     const tsr_iexp_constants k = a->constants; // a copy: a store to e could alias *a
     const int32_t max = tsr_xpulpv2_max_i8(x, n);
-    // e = tsr_iexp(-(u << shift)) for u = max - x: z = (u M) >> 19, t = b - (u << shift) + z ln2,
-    // (t t + c) >> (z + 6), the shift capped at 31 (l < 2^24: z >= 26 gives 0 either way).
-    const uint32_t mz = tsr_iexp_quotient_multiplier(k), cap = 25u;
     uint32_t sum = 0, *ep = e;
-    {
-        int32_t xv;
-        uint32_t u, z, big, t, l;
-        __asm__ volatile(TSR_HWLOOP_BEGIN("%[n]", 14)
-                         TSR_XP_LB_POST1("%[xv]", "%[x]")
-                         "mv %[l], %[c]\n"
-                         "sub %[u], %[max], %[xv]\n"
-                         "mul %[z], %[u], %[mz]\n"
-                         "sll %[big], %[u], %[shift]\n"
-                         "srli %[z], %[z], %[bits]\n"
-                         "sub %[t], %[b], %[big]\n"
-                         TSR_XP_MAC("%[t]", "%[z]", "%[ln2]")
-                         TSR_XP_MAC("%[l]", "%[t]", "%[t]")
-                         TSR_XP_MINU("%[z]", "%[z]", "%[cap]")
-                         "addi %[z], %[z], 6\n"
-                         "srl %[l], %[l], %[z]\n"
-                         TSR_XP_SW_POST4("%[l]", "%[e]")
-                         "add %[sum], %[sum], %[l]\n"
-                         TSR_HWLOOP_END
-                         : [x] "+r"(x), [e] "+r"(ep), [sum] "+r"(sum), [xv] "=&r"(xv), [u] "=&r"(u), [z] "=&r"(z),
-                           [big] "=&r"(big), [t] "=&r"(t), [l] "=&r"(l)
-                         : [n] "r"(n), [max] "r"(max), [mz] "r"(mz), [shift] "r"(k.shift), [bits] "i"(tsr_iexp_quotient_bits),
-                           [b] "r"(k.b), [ln2] "r"(k.ln2), [c] "r"(k.c), [cap] "r"(cap)
-                         : "memory");
+    if (a->exps) { // the table's (every int8 image's): u = max - x, looked up, two positions a pass
+        const uint8_t *const t = (const uint8_t *)(const void *)a->exps; // byte offsets 4 u
+        if (const uint32_t pairs = n >> 1) {
+            int32_t xa, xb;
+            uint32_t la, lb;
+            __asm__ volatile(TSR_HWLOOP_BEGIN("%[pairs]", 12)
+                             TSR_XP_LB_POST1("%[xa]", "%[x]")
+                             TSR_XP_LB_POST1("%[xb]", "%[x]")
+                             "sub %[xa], %[max], %[xa]\n"
+                             "sub %[xb], %[max], %[xb]\n"
+                             "slli %[xa], %[xa], 2\n"
+                             "slli %[xb], %[xb], 2\n"
+                             TSR_XP_LW_RR("%[la]", "%[t]", "%[xa]")
+                             TSR_XP_LW_RR("%[lb]", "%[t]", "%[xb]")
+                             TSR_XP_SW_POST4("%[la]", "%[e]")
+                             "add %[sum], %[sum], %[la]\n"
+                             TSR_XP_SW_POST4("%[lb]", "%[e]")
+                             "add %[sum], %[sum], %[lb]\n"
+                             TSR_HWLOOP_END
+                             : [x] "+r"(x), [e] "+r"(ep), [sum] "+r"(sum), [xa] "=&r"(xa), [xb] "=&r"(xb), [la] "=&r"(la),
+                               [lb] "=&r"(lb)
+                             : [pairs] "r"(pairs), [max] "r"(max), [t] "r"(t)
+                             : "memory");
+        }
+        if (n & 1u) sum += *ep = a->exps[max - *x];
+    } else { // the integer exponential's arithmetic
+        // e = tsr_iexp(-(u << shift)) for u = max - x: z = (u M) >> 19, t = b - (u << shift) + z ln2,
+        // (t t + c) >> (z + 6), the shift capped at 31 (l < 2^24: z >= 26 gives 0 either way).
+        const uint32_t mz = tsr_iexp_quotient_multiplier(k), cap = 25u;
+        {
+            int32_t xv;
+            uint32_t u, z, big, t, l;
+            __asm__ volatile(TSR_HWLOOP_BEGIN("%[n]", 14)
+                             TSR_XP_LB_POST1("%[xv]", "%[x]")
+                             "mv %[l], %[c]\n"
+                             "sub %[u], %[max], %[xv]\n"
+                             "mul %[z], %[u], %[mz]\n"
+                             "sll %[big], %[u], %[shift]\n"
+                             "srli %[z], %[z], %[bits]\n"
+                             "sub %[t], %[b], %[big]\n"
+                             TSR_XP_MAC("%[t]", "%[z]", "%[ln2]")
+                             TSR_XP_MAC("%[l]", "%[t]", "%[t]")
+                             TSR_XP_MINU("%[z]", "%[z]", "%[cap]")
+                             "addi %[z], %[z], 6\n"
+                             "srl %[l], %[l], %[z]\n"
+                             TSR_XP_SW_POST4("%[l]", "%[e]")
+                             "add %[sum], %[sum], %[l]\n"
+                             TSR_HWLOOP_END
+                             : [x] "+r"(x), [e] "+r"(ep), [sum] "+r"(sum), [xv] "=&r"(xv), [u] "=&r"(u), [z] "=&r"(z),
+                               [big] "=&r"(big), [t] "=&r"(t), [l] "=&r"(l)
+                             : [n] "r"(n), [max] "r"(max), [mz] "r"(mz), [shift] "r"(k.shift), [bits] "i"(tsr_iexp_quotient_bits),
+                               [b] "r"(k.b), [ln2] "r"(k.ln2), [c] "r"(k.c), [cap] "r"(cap)
+                             : "memory");
+        }
     }
     // y = floor((4096 e + sum / 2) / sum): q = the high word of m r, r = floor((2^32 - 1) / sum),
     // is the quotient or one less (tsr_softmax_i8_normalize's bound, m < 2^31: m r / 2^32 >

@@ -465,10 +465,12 @@ typedef struct attention_i8_fns {
 } attention_i8_fns;
 
 /* One (row, head): scores of `count` keys, their softmax at a scale the packer could give,
- * the weighted sum of the values into accumulators that already hold a chunk, the output. */
+ * the weighted sum of the values into accumulators that already hold a chunk, the output.
+ * table: 0 neither softmax reads the table of exponentials, 1 both do (as images' steps), 2
+ * the reference computes and the kernel under test reads it. */
 static void attention_i8_run(const attention_i8_fns *ref, const attention_i8_fns *dut, const char *headline,
                              uint32_t count, uint32_t hs, int32_t q_zero, int32_t k_zero, int32_t v_zero, uint32_t cores,
-                             int scale_index)
+                             int scale_index, int table)
 {
     g_top = g_arena;
     int8_t *q = take(hs), *keys = take(count * hs), *values = take(count * hs);
@@ -483,7 +485,9 @@ static void attention_i8_run(const attention_i8_fns *ref, const attention_i8_fns
     for (uint32_t d = 0; d < hs; ++d) acc0[d] = acc1[d] = acc_start + (int32_t)d;
     const int32_t shift = headline ? -7 : next() % 5u ? in_range(-14, -2) : in_range(-31, 3);
     tsr_attention_scores_i8_args sa = {q, keys, s0, q_zero, k_zero, headline ? 0x5A000000 : q31_multiplier(), shift, count, hs};
-    tsr_softmax_i8_args sm = {s0, p0, count, k};
+    uint32_t *exps = take(4u * TSR_SOFTMAX_I8_EXP_ENTRIES);
+    if (table && (tsr_softmax_i8_exp_table(&k, exps) != TSR_KERNEL_OK || !tsr_softmax_i8_exp_table_ok(exps))) table = 0;
+    tsr_softmax_i8_args sm = {s0, p0, count, k, table == 1 ? exps : NULL};
     tsr_attention_accumulate_i8_args ac = {p0, values, acc0, v_zero, count, hs};
     int ok = 1;
     uint64_t t_ref = 0, t_dut = 0;
@@ -493,7 +497,7 @@ static void attention_i8_run(const attention_i8_fns *ref, const attention_i8_fns
     t_ref += now() - t0;
     SPLIT(ok, t_ref, cores, ref->accumulate(&ac, c_, cores_));
     tsr_attention_output_i8(acc0, y0, hs, 0x6C000000, -9, 2);
-    sa.scores = s1, sm.x = s1, sm.y = p1, ac.probs = p1, ac.acc = acc1;
+    sa.scores = s1, sm.x = s1, sm.y = p1, ac.probs = p1, ac.acc = acc1, sm.exps = table ? exps : NULL;
     SPLIT(ok, t_dut, cores, dut->scores(&sa, c_, cores_));
     t0 = now();
     ok &= dut->softmax(&sm, e) == TSR_KERNEL_OK;
@@ -526,16 +530,18 @@ static void attention_i8_run(const attention_i8_fns *ref, const attention_i8_fns
 static void check_attention_i8(const attention_i8_fns *ref, const attention_i8_fns *dut)
 {
     begin_variant("ATTENTION_I8", "position");
-    if (headlines()) attention_i8_run(ref, dut, "attention_i8, head size 8, 129 positions", 129, 8, 0, 0, -3, 1, -1);
-    if (headlines()) attention_i8_run(ref, dut, "attention_i8, head size 8, 129 positions, keys' zero point", 129, 8, 0, 5, -3, 1, -1);
-    if (headlines()) attention_i8_run(ref, dut, "attention_i8, head size 4, 129 positions", 129, 4, 0, 0, -3, 1, -1);
-    if (headlines()) attention_i8_run(ref, dut, "attention_i8, head size 48, 129 positions", 129, 48, 0, 0, -3, 1, -1);
+    if (headlines()) attention_i8_run(ref, dut, "attention_i8, head size 8, 129 positions", 129, 8, 0, 0, -3, 1, -1, 1);
+    if (headlines()) attention_i8_run(ref, dut, "attention_i8, head size 8, 129 positions, keys' zero point", 129, 8, 0, 5, -3, 1, -1, 1);
+    if (headlines()) attention_i8_run(ref, dut, "attention_i8, head size 4, 129 positions", 129, 4, 0, 0, -3, 1, -1, 1);
+    if (headlines()) attention_i8_run(ref, dut, "attention_i8, head size 4, 129 positions, softmax computed", 129, 4, 0, 0, -3, 1, -1, 0);
+    if (headlines()) attention_i8_run(ref, dut, "attention_i8, head size 48, 129 positions", 129, 48, 0, 0, -3, 1, -1, 1);
     uint32_t i = 0;
     for (uint32_t c = 0; c < SWEEP_COUNT(k_counts); ++c)
         for (uint32_t h = 0; h < SWEEP_COUNT(k_heads); ++h, ++i) {
             const uint32_t zeros = i % 3u; /* none; keys' and values'; all three */
             attention_i8_run(ref, dut, NULL, k_counts[c], k_heads[h], zeros == 2u ? in_range(-128, 127) : 0,
-                             zeros ? in_range(-128, 127) : 0, zeros ? in_range(-128, 127) : 0, some_cores(i), (int)i);
+                             zeros ? in_range(-128, 127) : 0, zeros ? in_range(-128, 127) : 0, some_cores(i), (int)i,
+                             (int)((i / 3u) % 3u));
         }
     end_variant();
 }

@@ -455,6 +455,47 @@ TEST(SoftmaxI8, OptimizedIsTheReferenceBitForBit)
         }
 }
 
+// The table of exponentials (tsr_softmax_i8_exp_table) by hand at u = 0 and against the
+// integer exponential's definition, and the softmax reading it against the one computing, at
+// every scale range's end and between.
+TEST(SoftmaxI8, ExpTableGivesTheComputedProbabilities)
+{
+    std::mt19937 rng(31);
+    for (double scale : {1.0 / 2048, 1.0 / 256, 0.02, 0.1, 0.5, 15.9}) {
+        tsr_iexp_constants k{};
+        ASSERT_EQ(tsr_iexp_constants_for(scale, &k), 1);
+        uint32_t exps[TSR_SOFTMAX_I8_EXP_ENTRIES];
+        ASSERT_EQ(tsr_softmax_i8_exp_table(&k, exps), TSR_KERNEL_OK);
+        ASSERT_EQ(tsr_softmax_i8_exp_table_ok(exps), 1);
+        // u = 0: t = b, z = 0: (b^2 + c) / 64.
+        EXPECT_EQ(exps[0], (uint32_t(k.b) * uint32_t(k.b) + uint32_t(k.c)) >> 6) << scale;
+        for (uint32_t u = 1; u < TSR_SOFTMAX_I8_EXP_ENTRIES; ++u) // exp(-scale u) in e(0)'s units, within I-BERT's error
+            ASSERT_NEAR(exps[u] / double(exps[0]), std::exp(-scale * u), 0.004) << scale << " u " << u;
+        for (uint32_t n : {1u, 2u, 3u, 31u, 256u, 1024u}) {
+            std::vector<int8_t> x(n);
+            for (auto &v : x) v = int8_t(int32_t(rng() % 256) - 128);
+            std::vector<uint16_t> y(n);
+            std::vector<uint32_t> scratch(n);
+            tsr_softmax_i8_args a{x.data(), y.data(), n, k, exps};
+            ASSERT_EQ(tsr_softmax_i8(&a, scratch.data()), TSR_KERNEL_OK);
+            EXPECT_EQ(y, softmax_i8(x, scale, false)) << scale << " n " << n;
+        }
+    }
+    uint32_t exps[TSR_SOFTMAX_I8_EXP_ENTRIES] = {};
+    tsr_iexp_constants k{};
+    EXPECT_EQ(tsr_softmax_i8_exp_table(&k, exps), TSR_KERNEL_BAD_ARGUMENT);
+    ASSERT_EQ(tsr_iexp_constants_for(0.1, &k), 1);
+    EXPECT_EQ(tsr_softmax_i8_exp_table(nullptr, exps), TSR_KERNEL_BAD_ARGUMENT);
+    EXPECT_EQ(tsr_softmax_i8_exp_table(&k, nullptr), TSR_KERNEL_BAD_ARGUMENT);
+    // Out of the kernels' ranges: a first entry of 0 (a row's sum could be 0), an entry of 2^18.
+    ASSERT_EQ(tsr_softmax_i8_exp_table(&k, exps), TSR_KERNEL_OK);
+    exps[255] = 1u << 18;
+    EXPECT_EQ(tsr_softmax_i8_exp_table_ok(exps), 0);
+    exps[255] = 0, exps[0] = 0;
+    EXPECT_EQ(tsr_softmax_i8_exp_table_ok(exps), 0);
+    EXPECT_EQ(tsr_softmax_i8_exp_table_ok(nullptr), 0);
+}
+
 TEST(SoftmaxI8, RefusesArgumentsOutsideTheirRanges)
 {
     std::vector<int8_t> x(1025, 1);

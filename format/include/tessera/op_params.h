@@ -105,6 +105,8 @@ typedef struct tsr_attention_params {
     float out_scale;               /* I8 float: scale_v / scale_out */
     uint32_t tables;               /* I8 QuantLib: the I32 tensor of its constants (tsr_quantlib_attention) */
     uint32_t kv_layout;            /* its caches' tsr_layout: ROW_MAJOR (0) or KV_HEAD_MAJOR */
+    uint32_t exps;                 /* I8 integer: the I32 tensor of its softmax's exponentials, u = max - score
+                                      at u (tsr_softmax_i8_exp_table) */
 } tsr_attention_params;
 
 typedef struct tsr_add_params {

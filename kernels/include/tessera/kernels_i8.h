@@ -140,7 +140,22 @@ typedef struct tsr_softmax_i8_args {
     uint16_t *y;                  /* n probabilities, real = y / 4096; may not alias x */
     uint32_t n;                   /* 1..1024 */
     tsr_iexp_constants constants; /* from tsr_iexp_constants_for(scale), scale in [2^-11, 16) */
+    const uint32_t *exps;         /* NULL, or the exponential of each u = max - x at u
+                                   * (tsr_softmax_i8_exp_table for these constants): read
+                                   * instead of computed, where a kernel reads it. Its caller
+                                   * checks it once (tsr_softmax_i8_exp_table_ok): another
+                                   * table that passes gives other numbers, never undefined
+                                   * behaviour */
 } tsr_softmax_i8_args;
+
+/* The 256 exponentials of tsr_softmax_i8 for the constants k, u = max - x at table[u]: a
+ * kernel's lookup instead of the integer exponential. TSR_KERNEL_BAD_ARGUMENT for constants
+ * tsr_iexp_constants_for does not give. */
+#define TSR_SOFTMAX_I8_EXP_ENTRIES 256u
+tsr_kernel_status tsr_softmax_i8_exp_table(const tsr_iexp_constants *k, uint32_t *table);
+/* Whether a table keeps the kernels in their ranges (every entry below 2^18, the first at
+ * least 1: a row's sum is positive and below 2^28): 1 or 0. */
+int tsr_softmax_i8_exp_table_ok(const uint32_t *table);
 
 /* The constants for input scale `scale` in [2^-11, 16); host side (floating point,
  * never compiled into the device's kernels). Returns 0 for a scale out of range. */

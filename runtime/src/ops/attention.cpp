@@ -2,7 +2,8 @@
 //           scratch: operand 3, no tensor: per attention core, a scores row and what the
 //             element type needs besides (Scratch below), from the plan
 //           params (tsr_attention_params): n_heads, n_kv_heads, head_size, context;
-//             BF16: the exponential; I8: the variant and its factors; QuantLib: its tables
+//             BF16: the exponential; I8: the variant and its factors (integer: and its
+//             table of exponentials, exps); QuantLib: its tables
 //           (tessera/kernels_quantlib.h), and a row sees the whole chunk: the later rows' positions
 //           as masked ones, as Deeploy's graphs apply their causal mask
 //           tiles: tile[0] cached positions per chunk, tile[1] cores sharing the heads
@@ -53,6 +54,7 @@ Shape shape_of(const tsr_step &s)
 struct Scratch {
     uint32_t probs, exps, acc, bytes; // offsets in the core's buffer, and its size
     uint32_t tables = 0;              // offset of the tables' copy (0: none)
+    uint32_t table_bytes = 0;         // its size
 };
 // Each layout as its kernels state it (their scratch queries): the plan sizes the
 // scratch from these.
@@ -66,12 +68,17 @@ Scratch scratch_quantlib(const Shape &a)
 {
     const tsr_quantlib_attention_layout l = tsr_quantlib_attention_scratch_layout(a.ctx, a.hs);
     const uint32_t tables = (l.bytes + 3u) & ~3u;
-    return Scratch{l.probs, l.exps, l.acc, tables + (uint32_t)sizeof(tsr_quantlib_attention), tables};
+    return Scratch{l.probs, l.exps, l.acc, tables + (uint32_t)sizeof(tsr_quantlib_attention), tables,
+                   (uint32_t)sizeof(tsr_quantlib_attention)};
 }
+// The integer variant's: then room for its table of exponentials (1 KiB), copied as
+// QuantLib's tables are (the plan holds no such table in L1: a step's copy takes staging
+// room only while it runs).
 Scratch scratch_integer(const Shape &a)
 {
     const tsr_attention_i8_layout l = tsr_attention_i8_scratch_layout(a.ctx, a.hs);
-    return Scratch{l.probs, l.exps, l.acc, l.bytes};
+    const uint32_t tables = (l.bytes + 3u) & ~3u, bytes = TSR_SOFTMAX_I8_EXP_ENTRIES * 4u;
+    return Scratch{l.probs, l.exps, l.acc, tables + bytes, tables, bytes};
 }
 
 // ---- the variants' own checks and kernels --------------------------------------------
@@ -84,7 +91,20 @@ tessera_status check_i8(StepChecker &c)
     if (a.ctx > 1024u || a.hs > 1024u) return c.fail("context or head size above the integer softmax's 1024");
     TSR_TRY(c.requant(p.scores, "scores factor out of range"));
     TSR_TRY(c.requant(p.out, "output factor out of range"));
+    TSR_TRY(c.constant(p.exps, TSR_DTYPE_I32, TSR_SOFTMAX_I8_EXP_ENTRIES * 4u, "softmax table does not fit"));
     return tsr_iexp_constants_valid(iexp_constants(p.softmax)) ? TESSERA_OK : c.fail("softmax constants out of range");
+}
+
+// What open finds of the integer variant's table of exponentials: in range
+// (tsr_softmax_i8_exp_table_ok) where the cores may read it, so its kernels read it (else
+// they compute each exponential).
+constexpr uint8_t kExpsInRange = 1u;
+uint8_t facts(const ImageView &img, const tsr_hal_board *board, const tsr_step &s)
+{
+    if (s.variant != TSR_VARIANT_ATTENTION_I8) return 0u;
+    const uint32_t id = P(s).exps; // validated: I32, 256 entries
+    if (board->image_dma_only && img.tensors[id].region == TSR_REGION_IMAGE) return 0u; // the DMA engine's alone
+    return tsr_softmax_i8_exp_table_ok((const uint32_t *)tensor_address(img, board, id)) ? kExpsInRange : 0u;
 }
 
 tessera_status check_quantlib(StepChecker &c)
@@ -119,7 +139,7 @@ struct ScoreArgs {
     uint8_t *y;
     const int8_t *zero; // the operands' zero points (ResolvedStep::zero)
     uint32_t row_pos;   // the row's own position (the last it sees unmasked)
-    const uint8_t *tables; // QuantLib: its constants
+    const uint8_t *tables; // QuantLib: its constants; integer: its exponentials (tables_of)
     uint32_t kv_stride = 0; // bytes from a position's key to the next's (0: the head's size; integer variant)
 };
 // Values pass, one chunk: the weighted sum into the accumulators; after the row's last
@@ -195,7 +215,7 @@ template <ScoresI8 Scores, SoftmaxI8 Softmax> tsr_kernel_status score_i8(const t
     tsr_kernel_status st = Scores(&a, 0, 1);
     if (st == TSR_KERNEL_OK && x.last_chunk) {
         const tsr_softmax_i8_args sm = {(const int8_t *)x.mine, (uint16_t *)(x.mine + x.sx.probs), x.n,
-                                        iexp_constants(p.softmax)};
+                                        iexp_constants(p.softmax), (const uint32_t *)(const void *)x.tables};
         st = Softmax(&sm, (uint32_t *)(x.mine + x.sx.exps));
     }
     if (st == TSR_KERNEL_OK && x.last_chunk)
@@ -369,6 +389,26 @@ StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t cores)
     return g;
 }
 
+// The constants a variant's kernels read (ScoreArgs::tables): QuantLib's tables; the integer
+// variant's exponentials where open found them in range; else none.
+uint32_t tables_id(const StepRun &r)
+{
+    const tsr_attention_params &p = P(r.step);
+    return r.step.variant == TSR_VARIANT_ATTENTION_I8 ? (r.resolved.facts & kExpsInRange ? p.exps : TSR_NO_TENSOR) : p.tables;
+}
+const uint8_t *tables_of(const StepRun &r)
+{
+    const uint32_t id = tables_id(r);
+    return id < r.run.img.header->tensor_count ? r.constant(id) : nullptr;
+}
+// Where its kernels read them: the copy in core 0's scratch that the step's first tile
+// makes, unless the plan holds them in L1 (then where they lie: nullptr).
+uint8_t *tables_copy(const StepRun &r, const Scratch &sx, const uint8_t *tables)
+{
+    if (!sx.tables || !tables || !r.stage[3] || r.run.img.tensors[tables_id(r)].region == TSR_REGION_L1) return nullptr;
+    return r.stage[3] + sx.tables; // core 0's scratch
+}
+
 // A prompt whose cached positions are one chunk, with q and y where they lie: a tile a KV
 // head, whose keys and values are gathered once (with two cores or more, into two of the
 // four buffers of cores 0 and 1, the next head's under this one's compute), each core
@@ -379,8 +419,8 @@ void run_by_kv_head(StepRun &r, const Shape &a, uint32_t ac)
     const AttentionVariant &v = variant_row<AttentionVariant>(r.resolved.variant);
     const Scratch sx = v.scratch(a);
     const uint32_t e = act_bytes(r.step), head = a.hs * e, seen = r.pos + r.rows; // positions gathered
-    const uint8_t *tables = P(r.step).tables < r.run.img.header->tensor_count ? r.constant(P(r.step).tables) : nullptr;
-    uint8_t *const tables_l1 = sx.tables && tables && r.stage[3] ? r.stage[3] + sx.tables : nullptr; // core 0's scratch
+    const uint8_t *tables = tables_of(r);
+    uint8_t *const tables_l1 = tables_copy(r, sx, tables);
     const bool head_major = P(r.step).kv_layout == TSR_LAYOUT_KV_HEAD_MAJOR, ahead = ac >= 2u;
     auto cache = [&](uint32_t pass, uint32_t kvh) {
         return r.addr[1 + pass] + (head_major ? (size_t)kvh * a.ctx * head : (size_t)kvh * head);
@@ -389,7 +429,7 @@ void run_by_kv_head(StepRun &r, const Shape &a, uint32_t ac)
         return r.stage[1] + (size_t)(2u * (ahead ? t % 2u : 0u) + pass) * r.resolved.slot_bytes[1];
     };
     auto in = [&](uint32_t t) {
-        if (t == 0u && tables_l1) r.run.dma.copy(tables_l1, tables, sizeof(tsr_quantlib_attention));
+        if (t == 0u && tables_l1) r.run.dma.copy(tables_l1, tables, sx.table_bytes);
         if (!r.stage[1]) return; // head-major, read in place
         for (uint32_t pass = 0; pass < 2u; ++pass) {
             if (head_major) r.run.dma.gather(buffer(t, pass), cache(pass, t), seen * head);
@@ -469,8 +509,8 @@ template <bool Several, bool Block> __attribute__((noinline)) void run_token(Ste
     const AttentionVariant &v = variant_row<AttentionVariant>(r.resolved.variant);
     const Scratch sx = v.scratch(a);
     const uint32_t e = act_bytes(r.step), head = a.hs * e, n = r.pos + 1u; // the positions it sees
-    const uint8_t *tables = P(r.step).tables < r.run.img.header->tensor_count ? r.constant(P(r.step).tables) : nullptr;
-    uint8_t *const tables_l1 = sx.tables && tables && r.stage[3] ? r.stage[3] + sx.tables : nullptr; // core 0's scratch
+    const uint8_t *tables = tables_of(r);
+    uint8_t *const tables_l1 = tables_copy(r, sx, tables);
     const bool head_major = P(r.step).kv_layout == TSR_LAYOUT_KV_HEAD_MAJOR;
     uint32_t group_log2 = 0; // a query head's KV head by a shift where the group is a power of two
     while (group_log2 < 31u && (1u << group_log2) < a.group) ++group_log2;
@@ -503,7 +543,7 @@ template <bool Several, bool Block> __attribute__((noinline)) void run_token(Ste
     uint32_t held[kHeld];
     for (uint32_t j = 0; j < kHeld; ++j) held[j] = 0xFFFFFFFFu;
     auto in = [&](uint32_t t) {
-        if (t == 0u && tables_l1) r.run.dma.copy(tables_l1, tables, sizeof(tsr_quantlib_attention));
+        if (t == 0u && tables_l1) r.run.dma.copy(tables_l1, tables, sx.table_bytes);
         if (!r.stage[1]) return; // head-major, read in place
         if (block) {
             uint32_t span;
@@ -618,8 +658,8 @@ void run(StepRun &r)
     const uint32_t tiles = fused ? rounds : rounds * 2u * chunks, e = act_bytes(r.step), head = a.hs * e;
     const AttentionVariant &v = variant_row<AttentionVariant>(r.resolved.variant);
     const Scratch sx = v.scratch(a);
-    const uint8_t *tables = P(r.step).tables < r.run.img.header->tensor_count ? r.constant(P(r.step).tables) : nullptr;
-    uint8_t *const tables_l1 = sx.tables && tables && r.stage[3] ? r.stage[3] + sx.tables : nullptr; // core 0's scratch
+    const uint8_t *tables = tables_of(r);
+    uint8_t *const tables_l1 = tables_copy(r, sx, tables);
     // The items in head-major order, item i (head i / rows, row i % rows): the cores of a
     // round take rows of one head (or of a few), which read the same keys and values, and a
     // core's next round the same head's next rows. A chunk is then gathered once a round and
@@ -726,7 +766,7 @@ void run(StepRun &r)
     };
     auto in = [&](uint32_t t) __attribute__((always_inline)) { // called twice in tiles(): kept in line
         const Tile x = tile(t);
-        if (t == 0u && tables_l1) r.run.dma.copy(tables_l1, tables, sizeof(tsr_quantlib_attention));
+        if (t == 0u && tables_l1) r.run.dma.copy(tables_l1, tables, sx.table_bytes);
         if (x.pass == 0u && x.chunk == 0u && r.stage[0])
             for (uint32_t j = 0; j < ac; ++j) {
                 const Item it = item(x, j);
@@ -817,6 +857,6 @@ TSR_REGISTER_VARIANT(ATTENTION_I8_QUANTLIB, check_quantlib,
                                       accumulate_quantlib<tsr_quantlib_accumulate>, scratch_quantlib, true,
                                       rows_quantlib<tsr_quantlib_rows>})
 
-extern const OpDevice op_ATTENTION = {validate, geometry, run, false, nullptr, nullptr, nullptr};
+extern const OpDevice op_ATTENTION = {validate, geometry, run, false, facts, nullptr, nullptr};
 
 } // namespace tsr

@@ -470,9 +470,11 @@ std::vector<bool> most_reused_weights(const Graph &g, const MemoryPlan &plan, ui
 // (requantization and rotation tables), then the weights steps read whole, the smaller
 // first (the more transfers a byte saves); never an embedding table only the embedding
 // reads (a row a token), per-channel scales (nothing reads them), what an NPU step reads
-// (in its own layout, from NMS or streamed) or attention's QuantLib tables (a step copies
-// them into its scratch: on GVSoC, an L1-to-L1 copy by core 0 cost microLlama128 12 % of
-// its cycles). A prefix of that order is planned again, its weights in L1 (their steps
+// (in its own layout, from NMS or streamed) or attention's QuantLib tables and integer
+// exponentials (a step copies them into its scratch: on GVSoC, an L1-to-L1 copy by core 0
+// cost microLlama128 12 % of its cycles; held, the 1 KiB tables of TinyLLama-v0's eight
+// layers took the room of its rotation table and RMSNorm weights, 1,557 K -> 1,589 K cycles
+// a token). A prefix of that order is planned again, its weights in L1 (their steps
 // stage nothing, the arena has that much less room), only where it moves no activation to
 // L2 and gives no step a costlier tile than it had: the room is taken only where no step's
 // tiles wanted it. The longest such prefix of the constants is held; then, among the
@@ -485,6 +487,7 @@ void hold_in_l1(const Graph &g, MemoryPlan &plan, L1Residents &res, L1Placement 
     if (table >= budget.bytes) return;
     const OperandWeights read = operand_weights(g);
     std::vector<bool> skip(g.tensors.size(), false); // what an NPU step reads; attention's QuantLib tables
+    std::vector<bool> late(g.tensors.size(), false); // integer attention's exponentials: held in the room left
     for (const GraphSchedule *sch : {&g.prompt, &g.token})
         for (const GraphStep &st : sch->steps) {
             if (st.engine == TSR_ENGINE_NPU)
@@ -492,14 +495,21 @@ void hold_in_l1(const Graph &g, MemoryPlan &plan, L1Residents &res, L1Placement 
                     if (st.operands[k] != TSR_NO_TENSOR) skip[st.operands[k]] = true;
             if (st.op == TSR_OP_ATTENTION && st.params.attention.tables < g.tensors.size())
                 skip[st.params.attention.tables] = true;
+            if (st.op == TSR_OP_ATTENTION && st.dtype == TSR_DTYPE_I8 && st.params.attention.exp == TSR_NONLINEAR_INTEGER &&
+                st.params.attention.exps < g.tensors.size())
+                late[st.params.attention.exps] = true;
         }
     std::vector<size_t> order;
     for (size_t i = 0; i < g.tensors.size(); ++i) {
         const GraphTensor &t = g.tensors[i];
-        if (t.kind != TSR_TENSOR_WEIGHT || t.in_nms || skip[i] || read.scales[i] || (read.operand[i] && !read.whole[i]))
+        if (t.kind != TSR_TENSOR_WEIGHT || t.in_nms || skip[i] || late[i] || read.scales[i] ||
+            (read.operand[i] && !read.whole[i]))
             continue;
         order.push_back(i);
     }
+    std::vector<size_t> lates;
+    for (size_t i = 0; i < g.tensors.size(); ++i)
+        if (late[i]) lates.push_back(i);
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
         if (read.operand[a] != read.operand[b]) return !read.operand[a]; // the constants first
         return g.tensors[a].bytes < g.tensors[b].bytes;
@@ -576,6 +586,20 @@ void hold_in_l1(const Graph &g, MemoryPlan &plan, L1Residents &res, L1Placement 
         const double c = cycles_a_token(t->plan);
         if (c < best) best = c, best_count = count;
     }
+    // Then, in the room left, the longest prefix of the integer attention's tables that
+    // moves nothing and costs nothing (a step copies those not held into its scratch).
+    order.resize(best_count);
+    order.insert(order.end(), lates.begin(), lates.end());
+    size_t lo = 0;
+    for (size_t hi = lates.size(); lo < hi;) {
+        const size_t mid = (lo + hi + 1u) / 2u;
+        const std::optional<Trial> t = hold(best_count + mid, 0);
+        if (t && cycles_a_token(t->plan) <= best)
+            lo = mid;
+        else
+            hi = mid - 1u;
+    }
+    best_count += lo;
     if (best_count == 0) return;
     std::optional<Trial> t = hold(best_count, search_ms);
     if (!t) return;
