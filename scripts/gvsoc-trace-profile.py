@@ -8,13 +8,17 @@ was: a load or store by the memory it touched (L1, L2, the weight memory, the pe
 a division, a multiplication, or else the fetch of what follows (an instruction-cache miss
 or a taken branch); a gap of more than 2,000 cycles is the core asleep (a barrier, an event).
 
-    scripts/gvsoc-trace-profile.py TRACE [--window CORE0_TRACE] [--run N] [--top K] [--lines]
+    scripts/gvsoc-trace-profile.py TRACE [--window CORE0_TRACE] [--run N] [--top K] [--lines] [--layers]
 
 --lines adds what the instruction cache costs: the 16-byte instruction lines the run executes
 (the cluster's cache lines), how often it enters one (an instruction in a line other than
 the one before's), and how many of those entries waited at least 15 cycles, an instruction
 fetch refilled from L2 (GVSoC's Siracusa: 4 KiB shared by the cluster, 512 bytes a core);
 per function, its lines and its refills, charged to the function whose line was entered.
+
+--layers adds a Llama token's decoder layers, as the run measured them (no profiler): the
+cycles from the first entry into an RMSNorm kernel (layer 0's) to the last (the final norm's),
+each layer from its first RMSNorm entry to the next layer's.
 
 TRACE's run window comes from the marks in it, or with --window from core 0's trace (the
 marks are core 0's). Python's standard library only."""
@@ -75,6 +79,7 @@ def main():
     p.add_argument("--run", type=int, default=0, help="which marked run, 1 for the first (default: the last)")
     p.add_argument("--top", type=int, default=25, help="functions to list (default: 25)")
     p.add_argument("--lines", action="store_true", help="the instruction lines executed and refilled, in all and per function")
+    p.add_argument("--layers", action="store_true", help="a token's decoder layers: from the first RMSNorm kernel entry to the last")
     a = p.parse_args()
     spans = runs_of(a.window or a.trace)
     if not spans:
@@ -86,6 +91,7 @@ def main():
     stalls = collections.defaultdict(collections.Counter)
     lines = collections.defaultdict(set)  # function -> the 16-byte lines of its instructions
     entered, refills, refill_cycles = 0, collections.Counter(), 0
+    norms = []  # the cycles of each entry into an RMSNorm kernel (--layers)
     prev = None
     with open(a.trace, errors="replace") as f:
         for line in f:
@@ -114,6 +120,8 @@ def main():
                             refills[m.group(2)] += 1
                             refill_cycles += gap
             lines[m.group(2)].add(line_of)
+            if "rmsnorm" in m.group(2) and (not prev or prev[1] != m.group(2)):
+                norms.append(cycle)
             prev = (cycle, m.group(2), m.group(4), m.group(5), line_of)
     total = sum(cycles.values())
     every = collections.Counter()
@@ -122,6 +130,12 @@ def main():
     print("run %d of %d: cycles %d to %d, %d cycles, %d instructions" %
           (a.run or len(spans), len(spans), lo, hi, total, sum(insns.values())))
     print("stall cycles by kind: " + ", ".join("%s %d" % kv for kv in every.most_common()))
+    if a.layers:
+        if len(norms) < 3 or len(norms) % 2 == 0:
+            print("decoder layers: %d RMSNorm entries, not two a layer and a final one" % len(norms))
+        else:
+            per = [norms[i + 2] - norms[i] for i in range(0, len(norms) - 1, 2)]
+            print("decoder layers: %d cycles (%d layers: %s)" % (norms[-1] - norms[0], len(per), " ".join(map(str, per))))
     if a.lines:
         distinct = len(set().union(*lines.values())) if lines else 0
         print("instruction lines: %d distinct (%d bytes), entered %d times, %d of them refilled (>= %d cycles): %d cycles"

@@ -208,9 +208,37 @@ struct L1Placement {
     AllocResult alloc;
 };
 
+// When each step's staging is first live: at its own moment, or, for a weight's staging, from
+// the schedule's staged step before it on, so that no step in between moves anything into
+// that buffer and the runtime may fetch the weight's first tile ahead from that step on
+// (resolve_ahead: from a step with staging of its own back, no earlier).
+std::vector<std::array<uint32_t, TSR_MAX_OPERANDS>> staging_first(const Graph &g, const MemoryPlan &plan,
+                                                                   const std::vector<bool> &ahead)
+{
+    std::vector<std::array<uint32_t, TSR_MAX_OPERANDS>> first(plan.steps.size());
+    uint32_t staged[2] = {UINT32_MAX, UINT32_MAX}; // per schedule, the moment of its last step with staging
+    for (size_t si = 0; si < plan.steps.size(); ++si) {
+        const StepPlan &sp = plan.steps[si];
+        const GraphStep &st = step_of(g, sp);
+        bool any = false;
+        for (size_t k = 0; k < TSR_MAX_OPERANDS; ++k) {
+            first[si][k] = sp.moment;
+            if (!sp.choice.staging_bytes[k]) continue;
+            any = true;
+            const bool weight = k < st.operand_count && st.operands[k] < g.tensors.size() &&
+                                g.tensors[st.operands[k]].kind == TSR_TENSOR_WEIGHT;
+            if (ahead[si] && weight && staged[sp.schedule] < sp.moment) first[si][k] = staged[sp.schedule];
+        }
+        if (any) staged[sp.schedule] = sp.moment;
+    }
+    return first;
+}
+
 // Chooses tiles in the L1 the residents leave free at each step; when a step cannot
 // run, or the allocation cannot pack L1, moves the largest activation live there to
-// L2 and plans again.
+// L2 and plans again. Weights' staging is first planned live from the staged step before
+// (staging_first); where L1 cannot be packed so, the largest such staging live at the
+// busiest moment is planned at its own step alone, one at a time, before anything else.
 L1Placement plan_l1(const Graph &g, MemoryPlan &plan, L1Residents &res, const L1Budget &budget, double search_ms)
 {
     const size_t n = g.tensors.size();
@@ -221,6 +249,7 @@ L1Placement plan_l1(const Graph &g, MemoryPlan &plan, L1Residents &res, const L1
     std::vector<AllocRequest> &l1_req = out.requests;
     AllocResult &l1_alloc = out.alloc;
     std::vector<uint64_t> step_cap(plan.steps.size(), UINT64_MAX); // lowered where packing L1 failed
+    std::vector<bool> ahead(plan.steps.size(), true); // weights' staging live from the staged step before (staging_first)
     for (;;) {
         std::vector<uint64_t> live(plan.timeline_length, 0);
         for (size_t i = 0; i < n; ++i)
@@ -272,18 +301,33 @@ L1Placement plan_l1(const Graph &g, MemoryPlan &plan, L1Residents &res, const L1
             if (in_l1[i])
                 l1_req.push_back({align_up(g.tensors[i].bytes, kL1Align), kL1Align, plan.lifetime[i].first,
                                   plan.lifetime[i].last});
-        for (const StepPlan &sp : plan.steps)
+        const auto first = staging_first(g, plan, ahead);
+        std::vector<size_t> step_of_request(l1_req.size(), SIZE_MAX);
+        for (size_t si = 0; si < plan.steps.size(); ++si)
             for (size_t k = 0; k < TSR_MAX_OPERANDS; ++k)
-                if (sp.choice.staging_bytes[k])
-                    l1_req.push_back({align_up(sp.choice.staging_bytes[k], kL1Align), kL1Align, sp.moment, sp.moment});
+                if (plan.steps[si].choice.staging_bytes[k]) {
+                    l1_req.push_back({align_up(plan.steps[si].choice.staging_bytes[k], kL1Align), kL1Align, first[si][k],
+                                      plan.steps[si].moment});
+                    step_of_request.push_back(si);
+                }
         l1_alloc = place_by_schedule(l1_req, plan, 0); // best-fit while the plan still changes
         if (l1_alloc.arena_bytes <= l1) break;
-        // No packing of L1 found: at the busiest moment, move an activation to L2,
-        // or else give that step's tiles less room.
+        // No packing of L1 found: at the busiest moment, plan the largest staging live there
+        // ahead of its step at its step alone; else move an activation to L2, or else give
+        // that step's tiles less room.
         std::vector<uint64_t> peak(plan.timeline_length, 0);
         for (const auto &r : l1_req)
             for (uint32_t t = r.first; t <= r.last; ++t) peak[t] += r.size;
         const uint32_t busiest = uint32_t(std::max_element(peak.begin(), peak.end()) - peak.begin());
+        size_t early = SIZE_MAX; // the largest request live at `busiest` before its step's moment
+        for (size_t r = 0; r < l1_req.size(); ++r)
+            if (step_of_request[r] != SIZE_MAX && l1_req[r].first < l1_req[r].last && l1_req[r].first <= busiest &&
+                busiest <= l1_req[r].last && (early == SIZE_MAX || l1_req[r].size > l1_req[early].size))
+                early = r;
+        if (early != SIZE_MAX) {
+            ahead[step_of_request[early]] = false;
+            continue;
+        }
         if (demote_largest_live_at(busiest)) continue;
         bool shrunk = false;
         for (size_t si = 0; si < plan.steps.size(); ++si)
@@ -330,8 +374,8 @@ void place_l1(Graph &g, MemoryPlan &plan, const L1Residents &res, L1Placement &l
             t.bytes = sp.choice.staging_bytes[k];
             st.staging[k] = g.add(std::move(t));
             plan.region.push_back(TSR_REGION_L1);
+            plan.lifetime.push_back({l1_req[request].first, sp.moment}); // staging_first's
             plan.offset.push_back(l1_alloc.offsets[request++]);
-            plan.lifetime.push_back({sp.moment, sp.moment});
         }
         const uint32_t rows = rows_of(g, sp);
         // Operands that share another's staging buffer (attention's values) name it too.
