@@ -237,8 +237,8 @@ std::vector<std::array<uint32_t, TSR_MAX_OPERANDS>> staging_first(const Graph &g
 // Chooses tiles in the L1 the residents leave free at each step; when a step cannot
 // run, or the allocation cannot pack L1, moves the largest activation live there to
 // L2 and plans again. Weights' staging is first planned live from the staged step before
-// (staging_first); where L1 cannot be packed so, the largest such staging live at the
-// busiest moment is planned at its own step alone, one at a time, before anything else.
+// (staging_first); where L1 cannot be packed so, those live early at the busiest moment
+// are planned at their own steps alone, before anything else moves.
 L1Placement plan_l1(const Graph &g, MemoryPlan &plan, L1Residents &res, const L1Budget &budget, double search_ms)
 {
     const size_t n = g.tensors.size();
@@ -296,38 +296,40 @@ L1Placement plan_l1(const Graph &g, MemoryPlan &plan, L1Residents &res, const L1
         }
         if (replan) continue;
 
-        l1_req.clear();
-        for (size_t i = 0; i < n; ++i)
-            if (in_l1[i])
-                l1_req.push_back({align_up(g.tensors[i].bytes, kL1Align), kL1Align, plan.lifetime[i].first,
-                                  plan.lifetime[i].last});
-        const auto first = staging_first(g, plan, ahead);
-        std::vector<size_t> step_of_request(l1_req.size(), SIZE_MAX);
-        for (size_t si = 0; si < plan.steps.size(); ++si)
-            for (size_t k = 0; k < TSR_MAX_OPERANDS; ++k)
-                if (plan.steps[si].choice.staging_bytes[k]) {
-                    l1_req.push_back({align_up(plan.steps[si].choice.staging_bytes[k], kL1Align), kL1Align, first[si][k],
-                                      plan.steps[si].moment});
-                    step_of_request.push_back(si);
-                }
-        l1_alloc = place_by_schedule(l1_req, plan, 0); // best-fit while the plan still changes
-        if (l1_alloc.arena_bytes <= l1) break;
-        // No packing of L1 found: at the busiest moment, plan the largest staging live there
-        // ahead of its step at its step alone; else move an activation to L2, or else give
-        // that step's tiles less room.
-        std::vector<uint64_t> peak(plan.timeline_length, 0);
-        for (const auto &r : l1_req)
-            for (uint32_t t = r.first; t <= r.last; ++t) peak[t] += r.size;
-        const uint32_t busiest = uint32_t(std::max_element(peak.begin(), peak.end()) - peak.begin());
-        size_t early = SIZE_MAX; // the largest request live at `busiest` before its step's moment
-        for (size_t r = 0; r < l1_req.size(); ++r)
-            if (step_of_request[r] != SIZE_MAX && l1_req[r].first < l1_req[r].last && l1_req[r].first <= busiest &&
-                busiest <= l1_req[r].last && (early == SIZE_MAX || l1_req[r].size > l1_req[early].size))
-                early = r;
-        if (early != SIZE_MAX) {
-            ahead[step_of_request[early]] = false;
-            continue;
+        // The tiles settled: pack L1, the staging planned ahead where it can be (staging_first).
+        uint32_t busiest = 0;
+        for (;;) {
+            l1_req.clear();
+            for (size_t i = 0; i < n; ++i)
+                if (in_l1[i])
+                    l1_req.push_back({align_up(g.tensors[i].bytes, kL1Align), kL1Align, plan.lifetime[i].first,
+                                      plan.lifetime[i].last});
+            const auto first = staging_first(g, plan, ahead);
+            std::vector<size_t> step_of_request(l1_req.size(), SIZE_MAX);
+            for (size_t si = 0; si < plan.steps.size(); ++si)
+                for (size_t k = 0; k < TSR_MAX_OPERANDS; ++k)
+                    if (plan.steps[si].choice.staging_bytes[k]) {
+                        l1_req.push_back({align_up(plan.steps[si].choice.staging_bytes[k], kL1Align), kL1Align,
+                                          first[si][k], plan.steps[si].moment});
+                        step_of_request.push_back(si);
+                    }
+            l1_alloc = place_by_schedule(l1_req, plan, 0); // best-fit while the plan still changes
+            if (l1_alloc.arena_bytes <= l1) break;
+            // No packing of L1 found: at the busiest moment, plan the staging live there ahead
+            // of its step at its step alone; else (below) move an activation to L2, or else give
+            // that step's tiles less room.
+            std::vector<uint64_t> peak(plan.timeline_length, 0);
+            for (const auto &r : l1_req)
+                for (uint32_t t = r.first; t <= r.last; ++t) peak[t] += r.size;
+            busiest = uint32_t(std::max_element(peak.begin(), peak.end()) - peak.begin());
+            bool early = false; // requests live at `busiest` before their step's moment
+            for (size_t r = 0; r < l1_req.size(); ++r)
+                if (step_of_request[r] != SIZE_MAX && l1_req[r].first < l1_req[r].last && l1_req[r].first <= busiest &&
+                    busiest <= l1_req[r].last)
+                    ahead[step_of_request[r]] = false, early = true;
+            if (!early) break;
         }
+        if (l1_alloc.arena_bytes <= l1) break;
         if (demote_largest_live_at(busiest)) continue;
         bool shrunk = false;
         for (size_t si = 0; si < plan.steps.size(); ++si)
