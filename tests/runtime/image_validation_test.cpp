@@ -638,3 +638,110 @@ TEST_F(SharedTableValidation, ARescalingTableTooSmallOrOfAnotherTypeIsRefused)
 }
 
 } // namespace
+
+namespace {
+
+// An int8 image (Tessera's own integer lowering): its SwiGLU steps read a table of silu16
+// and its attention steps a table of exponentials, both checked at open like any constant.
+class Int8TablesValidation : public ImageValidation {
+protected:
+    void SetUp() override
+    {
+        tessera::PackOptions o = *options_;
+        o.precision = tessera::Precision::kInt8;
+        o.output = temp_path("int8_tables.tess");
+        img_ = pack_image(o);
+    }
+    tsr_step &token_step(uint32_t op)
+    {
+        const auto *h = reinterpret_cast<const tsr_schedule_header *>(section_bytes(TSR_SECTION_SCHEDULE_TOKEN));
+        for (uint32_t i = 0; i < h->step_count; ++i)
+            if (step(TSR_SECTION_SCHEDULE_TOKEN, i).op == op) return step(TSR_SECTION_SCHEDULE_TOKEN, i);
+        throw std::runtime_error("no such step in the token schedule");
+    }
+    // A weight tensor's bytes in the file: its region's weights section, copied there at open.
+    uint8_t *weight_bytes(uint32_t id)
+    {
+        const tsr_tensor &t = tensor(id);
+        auto *s = reinterpret_cast<tsr_section *>(img_.data() + header().section_table_offset);
+        for (uint32_t i = 0; i < header().section_count; ++i)
+            if (s[i].kind == TSR_SECTION_WEIGHTS && s[i].region == t.region && s[i].region != TSR_REGION_IMAGE &&
+                t.offset >= s[i].region_offset && t.offset + t.size <= s[i].region_offset + s[i].size)
+                return img_.data() + s[i].file_offset + (t.offset - s[i].region_offset);
+        throw std::runtime_error("weight not in a copied section");
+    }
+    // A weight of `dtype` smaller than `bytes`.
+    uint32_t weight_smaller_than(uint32_t dtype, uint32_t bytes)
+    {
+        for (uint32_t t = 0; t < header().tensor_count; ++t)
+            if (tensor(t).kind == TSR_TENSOR_WEIGHT && tensor(t).dtype == dtype && tensor(t).size < bytes) return t;
+        throw std::runtime_error("no such weight");
+    }
+    // Greedy ids of 8 tokens from token 1.
+    void greedy(int32_t *ids)
+    {
+        tessera_sampler s;
+        tessera_sampler_init(&s, 0.0f, 0.0f, 1);
+        int32_t token = 1;
+        for (int i = 0; i < 8; ++i) {
+            ASSERT_EQ(i == 0 ? tessera_prompt(&session_, &token, 1) : tessera_step(&session_, token), TESSERA_OK) << message();
+            ASSERT_EQ(tessera_sample(&session_, &s, &ids[i]), TESSERA_OK);
+            token = ids[i];
+        }
+    }
+};
+
+TEST_F(Int8TablesValidation, ATableTooSmallOrOfAnotherTypeIsRefused)
+{
+    ASSERT_EQ(token_step(TSR_OP_SWIGLU).variant, TSR_VARIANT_SWIGLU_I8);
+    ASSERT_EQ(token_step(TSR_OP_ATTENTION).variant, TSR_VARIANT_ATTENTION_I8);
+    ASSERT_EQ(open(), TESSERA_OK) << message();
+    const tsr_step good_swiglu = token_step(TSR_OP_SWIGLU), good_attention = token_step(TSR_OP_ATTENTION);
+    for (const uint32_t bad : {weight_smaller_than(TSR_DTYPE_I16, 512u), weight_smaller_than(TSR_DTYPE_I8, 1u << 30),
+                               uint32_t(TSR_NO_TENSOR)}) {
+        token_step(TSR_OP_SWIGLU).params.swiglu.silu = bad;
+        resign();
+        EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_SCHEDULE) << bad;
+        EXPECT_NE(message().find("(swiglu)"), std::string::npos) << message();
+        EXPECT_NE(message().find("SiLU table does not fit"), std::string::npos) << message();
+    }
+    token_step(TSR_OP_SWIGLU) = good_swiglu;
+    for (const uint32_t bad : {weight_smaller_than(TSR_DTYPE_I32, 1024u), weight_smaller_than(TSR_DTYPE_I8, 1u << 30),
+                               uint32_t(TSR_NO_TENSOR)}) {
+        token_step(TSR_OP_ATTENTION).params.attention.exps = bad;
+        resign();
+        EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_SCHEDULE) << bad;
+        EXPECT_NE(message().find("(attention)"), std::string::npos) << message();
+        EXPECT_NE(message().find("softmax table does not fit"), std::string::npos) << message();
+    }
+    token_step(TSR_OP_ATTENTION) = good_attention;
+    resign();
+    EXPECT_EQ(open(), TESSERA_OK) << message();
+}
+
+// A table of exponentials out of the kernels' ranges (a first entry of 0: a row's sum could
+// be 0; an entry of 2^18 and more: its probabilities' products overflow) is not read: the
+// kernels compute each exponential, the same integers as the packer's table gives. (The
+// portable kernels, which read the table: the host's AVX2 softmax computes either way.)
+TEST_F(Int8TablesValidation, ExponentialsOutOfRangeAreComputedInstead)
+{
+    auto portable = tessera::HostBoard::create(tessera::load_board_desc("host"), 2);
+    portable->use_portable_kernels();
+    int32_t want[8], got[8];
+    ASSERT_EQ(open(0, portable->hal()), TESSERA_OK) << message();
+    greedy(want);
+    tessera_close(&session_);
+    for (const uint32_t entry : {0u, 255u}) {
+        uint32_t *exps = reinterpret_cast<uint32_t *>(weight_bytes(token_step(TSR_OP_ATTENTION).params.attention.exps));
+        const uint32_t kept = exps[entry];
+        exps[entry] = entry == 0u ? 0u : 1u << 18;
+        resign();
+        ASSERT_EQ(open(0, portable->hal()), TESSERA_OK) << message();
+        greedy(got);
+        tessera_close(&session_);
+        EXPECT_TRUE(std::equal(got, got + 8, want)) << "entry " << entry;
+        exps[entry] = kept;
+    }
+}
+
+} // namespace
