@@ -6,14 +6,16 @@
 #include "kernel_checks.h"
 #include "softmax_i8_checks.h"
 
-// floor(sqrt(v)) by bits, integers only.
+// floor(sqrt(v)) by bits, integers only; each bit's step without a branch (a taken branch
+// costs the PULP cores a refetch), its choice a mask.
 static inline uint32_t tsr_isqrt(uint32_t v)
 {
     uint32_t root = 0, bit = 1u << 30;
     while (bit > v) bit >>= 2;
     for (; bit; bit >>= 2) {
-        if (v >= root + bit) v -= root + bit, root = (root >> 1) + bit;
-        else root >>= 1;
+        const uint32_t t = root + bit, take = 0u - (uint32_t)(v >= t); // all ones where v >= root + bit
+        v -= t & take;
+        root = (root >> 1) + (bit & take);
     }
     return root;
 }
