@@ -72,8 +72,8 @@ Scratch scratch_quantlib(const Shape &a)
                    (uint32_t)sizeof(tsr_quantlib_attention)};
 }
 // The integer variant's: then room for its table of exponentials (1 KiB), copied as
-// QuantLib's tables are (the plan holds no such table in L1: a step's copy takes staging
-// room only while it runs).
+// QuantLib's tables are where the plan does not hold it in L1 (tables_copy): a step's copy
+// takes staging room only while it runs.
 Scratch scratch_integer(const Shape &a)
 {
     const tsr_attention_i8_layout l = tsr_attention_i8_scratch_layout(a.ctx, a.hs);

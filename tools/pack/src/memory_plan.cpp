@@ -516,11 +516,12 @@ std::vector<bool> most_reused_weights(const Graph &g, const MemoryPlan &plan, ui
 // (requantization and rotation tables), then the weights steps read whole, the smaller
 // first (the more transfers a byte saves); never an embedding table only the embedding
 // reads (a row a token), per-channel scales (nothing reads them), what an NPU step reads
-// (in its own layout, from NMS or streamed) or attention's QuantLib tables and integer
-// exponentials (a step copies them into its scratch: on GVSoC, an L1-to-L1 copy by core 0
-// cost microLlama128 12 % of its cycles; held, the 1 KiB tables of TinyLLama-v0's eight
-// layers took the room of its rotation table and RMSNorm weights, 1,557 K -> 1,589 K cycles
-// a token). A prefix of that order is planned again, its weights in L1 (their steps
+// (in its own layout, from NMS or streamed) or attention's QuantLib tables (a step copies
+// them into its scratch: on GVSoC, an L1-to-L1 copy by core 0 cost microLlama128 12 % of
+// its cycles). Integer attention's tables of exponentials come last, held only in the room
+// left (a step copies one not held into its scratch): held among the constants, the 1 KiB
+// tables of TinyLLama-v0's eight layers took the room of its rotation table and RMSNorm
+// weights, 1,557 K -> 1,589 K cycles a token. A prefix of that order is planned again, its weights in L1 (their steps
 // stage nothing, the arena has that much less room), only where it moves no activation to
 // L2 and gives no step a costlier tile than it had: the room is taken only where no step's
 // tiles wanted it. The longest such prefix of the constants is held; then, among the
