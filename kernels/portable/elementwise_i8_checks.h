@@ -6,9 +6,21 @@
 #include "kernel_checks.h"
 #include "softmax_i8_checks.h"
 
-// floor(sqrt(v)) by bits, integers only; each bit's step without a branch (a taken branch
-// costs the PULP cores a refetch), its choice a mask.
+// floor(sqrt(v)) by bits, integers only.
 static inline uint32_t tsr_isqrt(uint32_t v)
+{
+    uint32_t root = 0, bit = 1u << 30;
+    while (bit > v) bit >>= 2;
+    for (; bit; bit >>= 2) {
+        if (v >= root + bit) v -= root + bit, root = (root >> 1) + bit;
+        else root >>= 1;
+    }
+    return root;
+}
+
+// The same root with each bit's step a mask instead of a branch, for cores whose taken
+// branches cost a refetch (the PULP cores' RMSNorm).
+static inline uint32_t tsr_isqrt_masked(uint32_t v)
 {
     uint32_t root = 0, bit = 1u << 30;
     while (bit > v) bit >>= 2;
@@ -32,7 +44,8 @@ static inline bool tsr_zero_point_ok(int32_t z) { return z >= -128 && z <= 127; 
 // RMSNorm's root of a row from its sum of squared (x - x_zero): 256 sum / dim in 32 bits,
 // (sum / dim) * 256 + (sum % dim) * 256 / dim (< 2^24), plus eps_q8; its square root in
 // 1/16ths of the input's scale, at least 1.
-static inline uint32_t tsr_rmsnorm_i8_root(uint32_t sum, uint32_t dim, uint32_t eps_q8)
+static inline uint32_t tsr_rmsnorm_i8_root(uint32_t sum, uint32_t dim, uint32_t eps_q8,
+                                           uint32_t (*isqrt)(uint32_t) = tsr_isqrt)
 {
     uint32_t mean_q8;
     if ((dim & (dim - 1u)) == 0u) { // a power of two: the same quotients by shifts (a division costs RV32 cores up to 35 cycles)
@@ -42,7 +55,7 @@ static inline uint32_t tsr_rmsnorm_i8_root(uint32_t sum, uint32_t dim, uint32_t 
     } else {
         mean_q8 = (sum / dim) * 256u + (sum % dim) * 256u / dim;
     }
-    const uint32_t root = tsr_isqrt(mean_q8 + eps_q8);
+    const uint32_t root = isqrt(mean_q8 + eps_q8);
     return root ? root : 1u;
 }
 

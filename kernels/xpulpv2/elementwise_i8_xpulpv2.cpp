@@ -53,7 +53,7 @@ tsr_kernel_status tsr_rmsnorm_i8_xpulpv2(const tsr_rmsnorm_i8_args *a, uint32_t 
         const uint32_t r = i < dim ? 0u : i / dim, c0 = i - r * dim, c1 = end - i < dim - c0 ? c0 + (end - i) : dim; // (a token: no division)
         const int8_t *xr = x + (size_t)r * dim;
         int8_t *yr = y + (size_t)r * dim;
-        const uint32_t root = tsr_rmsnorm_i8_root(centred_squares(xr, dim, x_zero), dim, eps_q8);
+        const uint32_t root = tsr_rmsnorm_i8_root(centred_squares(xr, dim, x_zero), dim, eps_q8, tsr_isqrt_masked);
         const uint32_t m = 0xFFFFFFFFu / root, half = root / 2u;
         for (uint32_t c = c0; c < c1; ++c) {
             // tsr_round_div(g u gain, root): |g u gain| < 2^30, halves away from zero.

@@ -16,7 +16,7 @@
 #include "tessera/kernels_quantlib.h"
 #include "kernel_math.h" // tsr_expf, shared by softmax and SiLU
 #include "softmax_i8_checks.h" // tsr_iexp_quotient_multiplier
-#include "elementwise_i8_checks.h" // tsr_isqrt
+#include "elementwise_i8_checks.h" // tsr_isqrt, tsr_isqrt_masked
 
 namespace {
 
@@ -448,15 +448,18 @@ TEST(KernelMath, RequantShiftFits32BitsExactlyAtItsBound)
     EXPECT_FALSE(tsr_matmul_i8_rqs_fits_32(nullptr, mul2, add2, 2, 2, 16));
 }
 
-// RMSNorm's integer square root: floor(sqrt(v)) for every v below 2^22 (a root's argument in
-// the int8 RMSNorm is below 2^25), every power of two and its neighbours, and the largest.
-TEST(KernelMath, IntegerSquareRootIsTheFloorOfTheRoot)
+// RMSNorm's integer square roots (by branches and by masks): floor(sqrt(v)) for every v below
+// 2^22 (a root's argument in the int8 RMSNorm is below 2^25), every power of two and its
+// neighbours, and the largest.
+TEST(KernelMath, IntegerSquareRootsAreTheFloorOfTheRoot)
 {
-    for (uint32_t v = 0; v < (1u << 22); ++v) ASSERT_EQ(tsr_isqrt(v), uint32_t(std::floor(std::sqrt(double(v))))) << v;
-    for (uint32_t b = 0; b < 32; ++b)
-        for (const uint32_t v : {(1u << b) - 1u, 1u << b, (1u << b) + 1u})
-            ASSERT_EQ(tsr_isqrt(v), uint32_t(std::floor(std::sqrt(double(v))))) << v;
-    EXPECT_EQ(tsr_isqrt(0xFFFFFFFFu), 65535u);
+    for (auto isqrt : {tsr_isqrt, tsr_isqrt_masked}) {
+        for (uint32_t v = 0; v < (1u << 22); ++v) ASSERT_EQ(isqrt(v), uint32_t(std::floor(std::sqrt(double(v))))) << v;
+        for (uint32_t b = 0; b < 32; ++b)
+            for (const uint32_t v : {(1u << b) - 1u, 1u << b, (1u << b) + 1u})
+                ASSERT_EQ(isqrt(v), uint32_t(std::floor(std::sqrt(double(v))))) << v;
+        EXPECT_EQ(isqrt(0xFFFFFFFFu), 65535u);
+    }
 }
 
 // The integer exponential's quotient by one 32-bit product (tsr_iexp_quotient_multiplier),

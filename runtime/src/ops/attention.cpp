@@ -319,7 +319,8 @@ tsr_kernel_status rows_quantlib(const tsr_step &s, const RowsArgs &x)
 // whether its kernels read keys and values a stride apart at no cost (the set's
 // TSR_ATTENTION_KV_STRIDE_FREE_<suffix>: XpulpV2's register post-increment; elsewhere a
 // stride costs, or takes the portable kernel), so that a token's round is gathered as one
-// block (run_token).
+// block (run_token); and whether its softmax reads the image's table of exponentials (a set
+// that computes them is given none, and no step copies it).
 struct AttentionVariant {
     tsr_kernel_status (*score)(const tsr_step &s, const ScoreArgs &x);
     tsr_kernel_status (*accumulate)(const tsr_step &s, const AccumulateArgs &x);
@@ -327,6 +328,7 @@ struct AttentionVariant {
     bool sees_chunk;
     tsr_kernel_status (*rows)(const tsr_step &s, const RowsArgs &x) = nullptr;
     bool kv_stride_free = false;
+    bool reads_exps = false; // integer: its softmax reads the table of exponentials (TSR_SOFTMAX_I8_READS_TABLE_<suffix>)
 };
 
 tessera_status validate(StepChecker &c)
@@ -394,7 +396,9 @@ StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t cores)
 uint32_t tables_id(const StepRun &r)
 {
     const tsr_attention_params &p = P(r.step);
-    return r.step.variant == TSR_VARIANT_ATTENTION_I8 ? (r.resolved.facts & kExpsInRange ? p.exps : TSR_NO_TENSOR) : p.tables;
+    if (r.step.variant != TSR_VARIANT_ATTENTION_I8) return p.tables;
+    const bool read = (r.resolved.facts & kExpsInRange) && variant_row<AttentionVariant>(r.resolved.variant).reads_exps;
+    return read ? p.exps : TSR_NO_TENSOR;
 }
 const uint8_t *tables_of(const StepRun &r)
 {
@@ -827,7 +831,8 @@ TSR_REGISTER_VARIANT(ATTENTION_BF16, nullptr, AttentionVariant{score_bf16, accum
 TSR_REGISTER_VARIANT(ATTENTION_BF16_SCHRAUDOLPH, nullptr, AttentionVariant{score_bf16, accumulate_bf16, scratch_bf16, false})
 TSR_REGISTER_VARIANT(ATTENTION_I8, check_i8,
                      AttentionVariant{score_i8<tsr_attention_scores_i8, tsr_softmax_i8>,
-                                      accumulate_i8<tsr_attention_accumulate_i8>, scratch_integer, false})
+                                      accumulate_i8<tsr_attention_accumulate_i8>, scratch_integer, false, nullptr, false,
+                                      true})
 // The tuned kernel sets' (kernels/<set>/tuned_variants.def): the portable kernels' names
 // with the set's suffix.
 #define TSR_TUNED_ATTENTION_F32(SET, sfx)                                                                              \
@@ -838,7 +843,8 @@ TSR_REGISTER_VARIANT(ATTENTION_I8, check_i8,
     TSR_REGISTER_TUNED_VARIANT(SET, ATTENTION_I8, check_i8,                                                        \
                                AttentionVariant{score_i8<tsr_attention_scores_i8_##sfx, tsr_softmax_i8_##sfx>,     \
                                                 accumulate_i8<tsr_attention_accumulate_i8_##sfx>, scratch_integer, false, \
-                                                nullptr, TSR_ATTENTION_KV_STRIDE_FREE_##sfx != 0})
+                                                nullptr, TSR_ATTENTION_KV_STRIDE_FREE_##sfx != 0,                \
+                                                TSR_SOFTMAX_I8_READS_TABLE_##sfx != 0})
 #define TSR_TUNED_ATTENTION_I8_QUANTLIB(SET, sfx)                                                                      \
     TSR_REGISTER_TUNED_VARIANT(SET, ATTENTION_I8_QUANTLIB, check_quantlib,                                         \
                                AttentionVariant{score_quantlib<tsr_quantlib_scores_##sfx, tsr_quantlib_softmax_##sfx>, \

@@ -52,6 +52,9 @@ tsr_kernel_status tsr_attention_accumulate_f32_mve(const float *probs, const flo
 
 /* Keys a stride apart: the portable scores kernel (so the runtime does not ask for one). */
 #define TSR_ATTENTION_KV_STRIDE_FREE_mve 0
+/* Its softmax computes the exponentials four lanes at a time: no table (the runtime then
+ * neither passes nor copies one). */
+#define TSR_SOFTMAX_I8_READS_TABLE_mve 0
 /* The integer attention's pieces (attention.i8.integer). Scores: head sizes 4, 8 and
  * multiples of 16 with q_zero 0, a predicated VMLADAV a position, four positions
  * requantized as one vector; any other shape runs the portable kernel. Accumulate: four

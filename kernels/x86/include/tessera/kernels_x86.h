@@ -33,6 +33,9 @@ tsr_kernel_status tsr_matmul_i8_f32_avx2(const tsr_matmul_i8_f32_args *args, uin
  * vectorized, two cached positions a register; other head sizes, and keys and values a
  * stride apart, as the portable kernels (so the runtime does not ask for a stride). */
 #define TSR_ATTENTION_KV_STRIDE_FREE_avx2 0
+/* Its softmax computes the exponentials eight lanes at a time: no table (the runtime then
+ * neither passes nor copies one). */
+#define TSR_SOFTMAX_I8_READS_TABLE_avx2 0
 tsr_kernel_status tsr_attention_scores_i8_avx2(const tsr_attention_scores_i8_args *args, uint32_t core_id,
                                                uint32_t core_count);
 tsr_kernel_status tsr_attention_accumulate_i8_avx2(const tsr_attention_accumulate_i8_args *args, uint32_t core_id,

@@ -58,6 +58,8 @@ tsr_kernel_status tsr_embed_row_i8_xpulpv2(const tsr_embed_row_i8_args *args);
  * nothing more (register post-increment loads): TSR_ATTENTION_KV_STRIDE_FREE_xpulpv2, which
  * the runtime reads to gather a token's round of KV heads as one block. */
 #define TSR_ATTENTION_KV_STRIDE_FREE_xpulpv2 1
+/* Its softmax looks each exponential up in the image's table (tsr_softmax_i8_args.exps). */
+#define TSR_SOFTMAX_I8_READS_TABLE_xpulpv2 1
 tsr_kernel_status tsr_attention_scores_i8_xpulpv2(const tsr_attention_scores_i8_args *args, uint32_t core_id,
                                                   uint32_t core_count);
 tsr_kernel_status tsr_softmax_i8_xpulpv2(const tsr_softmax_i8_args *args, uint32_t *scratch);
