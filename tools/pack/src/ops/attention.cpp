@@ -122,19 +122,11 @@ void derive_i8(GraphStep &s, Graph &g)
     p.scores = requant_factor(score_factor(s, g) / ss, s.label + " scores");
     p.softmax = iexp_params(ss, s.label + " scores");
     p.out = requant_factor(operand_scale(g, s, 2) / (4096.0 * operand_scale(g, s, 4)), s.label + " output");
-    const tsr_iexp_constants k{p.softmax.shift, p.softmax.ln2, p.softmax.b, p.softmax.c};
+    const tsr_iexp_constants k = iexp_constants(p.softmax);
     std::vector<uint32_t> exps(TSR_SOFTMAX_I8_EXP_ENTRIES);
     if (tsr_softmax_i8_exp_table(&k, exps.data()) != TSR_KERNEL_OK)
         throw std::logic_error(s.label + ": no table of exponentials for its scores' constants");
-    GraphTensor t;
-    t.name = s.label + ".exps";
-    t.dtype = TSR_DTYPE_I32;
-    t.kind = TSR_TENSOR_WEIGHT;
-    t.rows = 1;
-    t.cols = TSR_SOFTMAX_I8_EXP_ENTRIES;
-    t.bytes = TSR_SOFTMAX_I8_EXP_ENTRIES * sizeof(uint32_t);
-    t.data = raw_bytes(exps);
-    p.exps = add_constant(g, std::move(t));
+    p.exps = add_constant_row(g, s.label + ".exps", TSR_DTYPE_I32, exps);
 }
 
 // int8, float arithmetic: the scores' real factor and the output factor.

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tessera/models/graph.h"
+#include "tessera/kernels_i8.h"
 #include "tessera/models/quantize.h"
 
 namespace tessera {
@@ -23,9 +24,25 @@ uint32_t add_constant(Graph &g, GraphTensor t);
 // as add_constant does.
 uint32_t add_requant_table(Graph &g, const std::string &name, const std::vector<double> &factors,
                            const std::string &what);
+// A derived constant of one row, `values` as `dtype` (its element type's width), added as
+// add_constant does.
+template <typename T> uint32_t add_constant_row(Graph &g, const std::string &name, uint32_t dtype, const std::vector<T> &values)
+{
+    GraphTensor t;
+    t.name = name;
+    t.dtype = dtype;
+    t.kind = TSR_TENSOR_WEIGHT;
+    t.rows = 1;
+    t.cols = uint32_t(values.size());
+    t.bytes = values.size() * sizeof(T);
+    t.data = raw_bytes(values);
+    return add_constant(g, std::move(t));
+}
 // The integer exponential's constants for inputs of `scale`; throws std::range_error
 // naming `what` outside [2^-11, 16).
 tsr_iexp_params iexp_params(double scale, const std::string &what);
+// The kernels' form of them.
+inline tsr_iexp_constants iexp_constants(const tsr_iexp_params &p) { return tsr_iexp_constants{p.shift, p.ln2, p.b, p.c}; }
 
 } // namespace tessera
 

@@ -72,14 +72,7 @@ void derive_i8_f32_out(GraphStep &s, Graph &g)
     const double sx = operand_scale(g, s, 0);
     std::vector<float> f = channel_scales(g, s.operands[1]);
     for (float &v : f) v = float(sx * v);
-    GraphTensor t;
-    t.name = s.label + ".dequant";
-    t.dtype = TSR_DTYPE_F32;
-    t.kind = TSR_TENSOR_WEIGHT;
-    t.rows = 1;
-    t.cols = uint32_t(f.size());
-    t.data = raw_bytes(f);
-    s.params.matmul.requant = add_constant(g, std::move(t));
+    s.params.matmul.requant = add_constant_row(g, s.label + ".dequant", TSR_DTYPE_F32, f);
 }
 
 const HostVariant kVariants[] = {{TSR_VARIANT_MATMUL_I8, derive_i8},

@@ -29,19 +29,11 @@ void derive_i8(GraphStep &s, Graph &g)
     tsr_swiglu_params &p = s.params.swiglu;
     p.sigmoid = iexp_params(sg, s.label + " gate");
     p.out = requant_factor(sg * su / (16.0 * sy), s.label);
-    const tsr_iexp_constants k{p.sigmoid.shift, p.sigmoid.ln2, p.sigmoid.b, p.sigmoid.c};
+    const tsr_iexp_constants k = iexp_constants(p.sigmoid);
     std::vector<int16_t> silu(TSR_SWIGLU_I8_SILU_ENTRIES);
     if (tsr_swiglu_i8_silu_table(&k, 0, silu.data()) != TSR_KERNEL_OK)
         throw std::logic_error(s.label + ": no SiLU table for its gate's constants");
-    GraphTensor t;
-    t.name = s.label + ".silu";
-    t.dtype = TSR_DTYPE_I16;
-    t.kind = TSR_TENSOR_WEIGHT;
-    t.rows = 1;
-    t.cols = TSR_SWIGLU_I8_SILU_ENTRIES;
-    t.bytes = TSR_SWIGLU_I8_SILU_ENTRIES * sizeof(int16_t);
-    t.data = raw_bytes(silu);
-    p.silu = add_constant(g, std::move(t));
+    p.silu = add_constant_row(g, s.label + ".silu", TSR_DTYPE_I16, silu);
 }
 
 // int8, float arithmetic: the gate's scale and the output factor.
