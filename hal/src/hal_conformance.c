@@ -364,6 +364,50 @@ static void check_offchip_dma(suite *s)
     finish(s, ok ? PASSED : FAILED);
 }
 
+/* Reading ahead off chip (tsr_hal_ops.dma_prefetch): a loan outside L2 refused; then a hint
+ * over 4 KiB of off-chip bytes with 3 KiB of L2 lent, read back into L1 as the runtime reads a
+ * constant's tiles (1 KiB, then 2 KiB as two rows into a strided block, then the last KiB, past
+ * the window), each exact; a read at an odd offset after the hint's window, exact; and, once
+ * the loan is ended, the lent L2 written no more. */
+static void check_offchip_prefetch(suite *s)
+{
+    const tsr_hal_board *b = s->board;
+    const tsr_hal_ops *o = b->ops;
+    const tsr_hal_region *l1 = &b->regions[TSR_REGION_L1], *l2 = &b->regions[TSR_REGION_L2];
+    const tsr_hal_region *far = &b->regions[TSR_REGION_IMAGE];
+    const uint32_t bytes = 4096u, lent = 3072u;
+    begin(s);
+    if (o->dma_prefetch == NULL || far->size < bytes || far->base == NULL || l1->size < 2u * bytes ||
+        l2->size < 2u * bytes) {
+        put(s, "DMA off chip read ahead: the board takes no hint (dma_prefetch NULL) or has no off-chip window");
+        finish(s, SKIPPED);
+        return;
+    }
+    uint8_t *src = l2->base, *loan = l2->base + bytes, *dst = l1->base, *out = far->base;
+    tsr_dma_handle h = 0, h2 = 0;
+    for (uint32_t i = 0; i < bytes; ++i) src[i] = pattern(i, 11u), dst[i] = 0xEEu, dst[bytes + i] = 0xEEu;
+    bool ok = o->dma_copy_1d(b->ctx, out, src, bytes, &h) == TSR_HAL_OK && o->dma_wait(b->ctx, h) == TSR_HAL_OK;
+    const bool refused = o->dma_prefetch(b->ctx, out, bytes, l1->base, 64u) == TSR_HAL_INVALID;
+    ok = ok && o->dma_prefetch(b->ctx, out, bytes, loan, lent) == TSR_HAL_OK &&
+         o->dma_copy_1d(b->ctx, dst, out, 1024u, &h) == TSR_HAL_OK &&
+         o->dma_copy_2d(b->ctx, dst + 1024u, 1100u, out + 1024u, 1024u, 1024u, 2u, &h2) == TSR_HAL_OK &&
+         o->dma_wait(b->ctx, h) == TSR_HAL_OK && o->dma_wait(b->ctx, h2) == TSR_HAL_OK &&
+         o->dma_copy_1d(b->ctx, dst + 3200u, out + 3072u, 1024u, &h) == TSR_HAL_OK && o->dma_wait(b->ctx, h) == TSR_HAL_OK;
+    ok = ok && memcmp(dst, src, 1024u) == 0 && memcmp(dst + 1024u, src + 1024u, 1024u) == 0 && dst[2048] == 0xEEu &&
+         memcmp(dst + 2124u, src + 2048u, 1024u) == 0 && memcmp(dst + 3200u, src + 3072u, 1024u) == 0;
+    ok = ok && o->dma_copy_1d(b->ctx, dst + 5001u, out + 777u, 333u, &h) == TSR_HAL_OK &&
+         o->dma_wait(b->ctx, h) == TSR_HAL_OK && memcmp(dst + 5001u, src + 777u, 333u) == 0 && dst[5000] == 0xEEu &&
+         dst[5334] == 0xEEu;
+    ok = ok && o->dma_prefetch(b->ctx, NULL, 0u, NULL, 0u) == TSR_HAL_OK;
+    memset(loan, 0x5A, lent);
+    ok = ok && o->dma_copy_1d(b->ctx, dst, out, bytes, &h) == TSR_HAL_OK && o->dma_wait(b->ctx, h) == TSR_HAL_OK &&
+         memcmp(dst, src, bytes) == 0;
+    for (uint32_t i = 0; i < lent && ok; ++i) ok = loan[i] == 0x5Au;
+    put(s, "DMA off chip read ahead: a loan outside L2 refused; 4 KiB hinted with 3 KiB lent, read in tiles "
+           "(the last past the window) and at an odd offset, exact; the loan ended, its L2 untouched");
+    finish(s, ok && refused ? PASSED : FAILED);
+}
+
 /* ---- NPU --------------------------------------------------------------------------------- */
 
 /* The layout of tessera/npu.h, written here from its definition: word
@@ -511,6 +555,7 @@ tsr_conformance_result tsr_hal_conformance(const tsr_hal_board *board, tsr_confo
     check_cluster(&s, &arg);
     check_dma(&s);
     check_offchip_dma(&s);
+    check_offchip_prefetch(&s);
     check_npu(&s);
     check_cycles(&s);
     return s.result;

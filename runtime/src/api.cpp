@@ -271,6 +271,7 @@ tessera_status tessera_open(tessera_session *session, const void *image, size_t 
     if (st == TESSERA_OK) st = bind_sections(s, err);
     if (st != TESSERA_OK) return st;
     tsr::resolve_steps(s->image, board); // after the copies: nothing may overwrite the table
+    tsr::resolve_loan(s->image, board);
     s->open_marker = tsr::kOpenMarker;
     return TESSERA_OK;
 }

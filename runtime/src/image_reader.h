@@ -43,6 +43,8 @@ struct ImageView {
     uint32_t npu_desc_count;
     bool weights_in_place;
     uint32_t isa; // the board's TSR_ISA_* bits: which registered kernels it can run
+    uint8_t *loan; // resolve_loan: L2 no tensor holds during a run, lent to the board to read ahead in
+    uint32_t loan_bytes;
 };
 
 // Size, alignment, magic, version and header CRC: enough to trust the header's

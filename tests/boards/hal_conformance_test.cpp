@@ -1,7 +1,7 @@
 // The conformance suite fails the boards it should: the host board with one
 // operation broken at a time (a barrier that does not wait, a 2D copy that ignores
 // the destination stride, a DMA wait that accepts handle 0, an NPU that queues a job
-// and never runs it, a counter that runs backwards). The whole host board passes
+// and never runs it, a read ahead served stale, a counter that runs backwards). The whole host board passes
 // (ctest hal_conformance_host).
 #include <gtest/gtest.h>
 
@@ -119,6 +119,72 @@ TEST(HalConformance, FailsPlanesThatCopyOnlyTheFirst)
         &failed);
     EXPECT_EQ(failed, 0u) << out;
     EXPECT_NE(out.find("ok   DMA planes"), std::string::npos) << out;
+}
+
+// Reading ahead (optional): a board's window that the host board's DMA fills at the hint and
+// serves the reads it holds passes; one serving the window before filling it, or writing the
+// lent L2 after the loan ended, fails.
+struct ReadAhead {
+    const uint8_t *src = nullptr;
+    uint8_t *buffer = nullptr;
+    uint32_t bytes = 0;
+    bool fill = true, late_write = false, ended = false;
+};
+ReadAhead g_ahead;
+
+tsr_hal_status ahead_prefetch(void *ctx, const void *src, uint32_t bytes, void *buffer, uint32_t buffer_bytes)
+{
+    const tsr_hal_region &l2 = g_broken->real->regions[TSR_REGION_L2];
+    if (buffer && ((uint8_t *)buffer < l2.base || (uint8_t *)buffer + buffer_bytes > l2.base + l2.size)) return TSR_HAL_INVALID;
+    g_ahead.ended = buffer == nullptr;
+    if (g_ahead.ended) return TSR_HAL_OK; // (the buffer kept: a late writer writes it)
+    g_ahead.src = (const uint8_t *)src, g_ahead.buffer = (uint8_t *)buffer;
+    g_ahead.bytes = bytes < buffer_bytes ? bytes : buffer_bytes;
+    tsr_dma_handle h = 0;
+    if (g_ahead.fill &&
+        (g_broken->real->ops->dma_copy_1d(ctx, buffer, src, g_ahead.bytes, &h) != TSR_HAL_OK ||
+         g_broken->real->ops->dma_wait(ctx, h) != TSR_HAL_OK))
+        return TSR_HAL_FAULT;
+    return TSR_HAL_OK;
+}
+
+tsr_hal_status ahead_copy_2d(void *ctx, void *dst, uint32_t ds, const void *src, uint32_t ss, uint32_t row, uint32_t rows,
+                             tsr_dma_handle *h)
+{
+    const uint8_t *s = (const uint8_t *)src;
+    if (g_ahead.ended && g_ahead.late_write && g_ahead.buffer) g_ahead.buffer[0] ^= 1u;
+    if (!g_ahead.ended && g_ahead.buffer && rows && s >= g_ahead.src &&
+        (uint64_t)(s - g_ahead.src) + (uint64_t)(rows - 1u) * ss + row <= g_ahead.bytes)
+        s = g_ahead.buffer + (s - g_ahead.src); // served out of the window
+    return g_broken->real->ops->dma_copy_2d(ctx, dst, ds, s, ss, row, rows, h);
+}
+
+void read_ahead(tsr_hal_ops &o)
+{
+    o.dma_prefetch = ahead_prefetch;
+    o.dma_copy_2d = ahead_copy_2d;
+    o.dma_copy_1d = [](void *ctx, void *dst, const void *src, uint32_t bytes, tsr_dma_handle *h) {
+        return ahead_copy_2d(ctx, dst, bytes, src, bytes, bytes, 1u, h);
+    };
+}
+
+TEST(HalConformance, FailsAReadAheadServedBeforeItIsReadOrWrittenAfterTheLoan)
+{
+    uint32_t failed = 0;
+    g_ahead = ReadAhead{};
+    std::string out = run(read_ahead, &failed);
+    EXPECT_EQ(failed, 0u) << out;
+    EXPECT_NE(out.find("ok   DMA off chip read ahead"), std::string::npos) << out;
+    g_ahead = ReadAhead{};
+    g_ahead.fill = false;
+    out = run(read_ahead, &failed);
+    EXPECT_EQ(failed, 1u) << out;
+    EXPECT_NE(out.find("FAIL DMA off chip read ahead"), std::string::npos) << out;
+    g_ahead = ReadAhead{};
+    g_ahead.late_write = true;
+    out = run(read_ahead, &failed);
+    EXPECT_EQ(failed, 1u) << out;
+    EXPECT_NE(out.find("FAIL DMA off chip read ahead"), std::string::npos) << out;
 }
 
 TEST(HalConformance, FailsACounterThatRunsBackwards)

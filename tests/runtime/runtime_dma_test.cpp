@@ -4,6 +4,7 @@
 // anything that breaks the spacing starts a new one.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "ops/op.h"
@@ -234,4 +235,100 @@ TEST(FetchAhead, GoesWhereTheStepsBeforeHaveNothingAndChangesNoId)
     auto host = open_model(stories260k_int8(shared, "host", "cluster", temp_path("ahead_host.tess")), 4);
     ASSERT_EQ(host->status, TESSERA_OK) << tessera_last_error(&host->session);
     EXPECT_EQ(generate_greedy(*siracusa, {1}, 40), generate_greedy(*host, {1}, 40));
+}
+
+// Reading ahead (tsr_hal_ops.dma_prefetch; ResolvedStep::prefetches, ImageView::loan).
+// stories260K int8 for siracusa with every weight read from the image (off chip, which only the
+// DMA reads), on the host board with a dma_prefetch that records what it is asked: the loan is
+// L2 that no tensor but the sampler scratch holds; a step asks for a later step's off-chip
+// constant where the steps from it to that one read nothing off chip and the step before it
+// does (or it is the first), two or more steps ahead; the hints name that constant, as many of
+// its bytes as the loan holds in whole first tiles, the loan as their buffer, and every run
+// ends the loan after its last hint; the ids are the host image's.
+struct Hint {
+    const void *src;
+    uint32_t bytes;
+    void *buffer;
+    uint32_t buffer_bytes;
+};
+std::vector<Hint> g_hints;
+tsr_hal_status record_hint(void *, const void *src, uint32_t bytes, void *buffer, uint32_t buffer_bytes)
+{
+    g_hints.push_back(Hint{src, bytes, buffer, buffer_bytes});
+    return TSR_HAL_OK;
+}
+
+TEST(Prefetch, AsksForOffChipConstantsAfterStepsThatReadNoneAndEndsTheLoan)
+{
+    using namespace tessera::test;
+    const std::string shared = shared_dir();
+    if (shared.empty()) GTEST_SKIP() << "TESSERA_SHARED_DIR not found";
+    tessera::PackOptions options = stories260k_int8(shared, "siracusa", "cluster", temp_path("prefetch_siracusa.tess"));
+    options.weights = tessera::WeightsPlacement::kImage;
+    OpenModel m;
+    m.image = pack_image(options);
+    m.board = tessera::HostBoard::create(tessera::load_board_desc("siracusa"), 4, 0);
+    tsr_hal_board board = *m.board->hal();
+    tsr_hal_ops ops = *board.ops;
+    ops.dma_prefetch = record_hint;
+    board.ops = &ops;
+    m.status = tessera_open(&m.session, m.image.data(), m.image.size, &board);
+    ASSERT_EQ(m.status, TESSERA_OK) << tessera_last_error(&m.session);
+    const tsr::Session &s = *tsr::session_of(&m.session);
+    const tsr::ImageView &img = s.image;
+    ASSERT_NE(img.loan, nullptr);
+    ASSERT_GE(img.loan_bytes, 4u);
+    const uint32_t scratch = img.header->sampler_scratch_tensor;
+    for (uint32_t id = 0; id < img.header->tensor_count; ++id) {
+        if (id == scratch || img.tensors[id].region != TSR_REGION_L2) continue;
+        const uint8_t *t = tsr::tensor_address(img, s.board, id);
+        EXPECT_TRUE(t + img.tensors[id].size <= img.loan || img.loan + img.loan_bytes <= t) << "tensor " << id;
+    }
+    auto off_chip = [&](const tsr_step &st) {
+        for (uint32_t k = 0; k < TSR_MAX_OPERANDS; ++k)
+            if (st.operands[k] < img.header->tensor_count && img.tensors[st.operands[k]].region == TSR_REGION_IMAGE)
+                return true;
+        return false;
+    };
+    const auto *table = (const tsr::ResolvedStep *)tsr::tensor_address(img, s.board, img.header->step_table_tensor);
+    std::vector<const void *> wanted; // the constants the hints may name
+    uint32_t hinted = 0;
+    for (const tsr::ScheduleView *v : {&img.prompt, &img.token}) {
+        for (uint32_t i = 0; i < v->header->step_count; ++i) {
+            const uint32_t n = table[i].prefetches;
+            if (!n) continue;
+            ++hinted;
+            ASSERT_LT(i + n, v->header->step_count);
+            EXPECT_GE(n, 2u) << "step " << i;
+            if (i > 0u) EXPECT_TRUE(off_chip(v->steps[i - 1u])) << "step " << i;
+            for (uint32_t m2 = i; m2 < i + n; ++m2) EXPECT_FALSE(off_chip(v->steps[m2])) << "step " << m2;
+            const tsr_step &target = v->steps[i + n];
+            uint32_t k = 0;
+            ASSERT_GT(tsr::op_device(target.op)->ahead(target, &k), 0u);
+            ASSERT_LT(k, TSR_MAX_OPERANDS);
+            EXPECT_EQ(img.tensors[target.operands[k]].region, uint32_t(TSR_REGION_IMAGE)) << "step " << i + n;
+            wanted.push_back(tsr::tensor_address(img, s.board, target.operands[k]));
+        }
+        table += v->header->step_count;
+    }
+    EXPECT_GT(hinted, 0u);
+    g_hints.clear();
+    const std::vector<int32_t> ids = generate_greedy(m, {1}, 24);
+    ASSERT_FALSE(g_hints.empty());
+    EXPECT_EQ(g_hints.back().buffer, nullptr) << "the last run ends its loan";
+    for (const Hint &h : g_hints) {
+        if (!h.buffer) {
+            EXPECT_EQ(h.src, nullptr);
+            EXPECT_EQ(h.bytes, 0u);
+            continue;
+        }
+        EXPECT_EQ(h.buffer, img.loan);
+        EXPECT_EQ(h.buffer_bytes, img.loan_bytes);
+        EXPECT_LE(h.bytes, img.loan_bytes);
+        EXPECT_GT(h.bytes, 0u);
+        EXPECT_NE(std::find(wanted.begin(), wanted.end(), h.src), wanted.end());
+    }
+    auto host = open_model(stories260k_int8(shared, "host", "cluster", temp_path("prefetch_host.tess")), 4);
+    ASSERT_EQ(host->status, TESSERA_OK) << tessera_last_error(&host->session);
+    EXPECT_EQ(ids, generate_greedy(*host, {1}, 24));
 }

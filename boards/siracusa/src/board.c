@@ -227,10 +227,18 @@ static void dma_push_1d(uint32_t dir, uint32_t loc, uint32_t ext, uint32_t bytes
     }
 }
 
-/* Sleeps on the DMA's event until `counter`'s bytes have moved, then frees it. */
+static bool pre_reading(void);
+static void pre_pump(void);
+
+/* Sleeps on the DMA's event until `counter`'s bytes have moved, then frees it. Before each
+ * sleep, the read ahead's next part is started if the uDMA is done with the one before (the
+ * core would sleep: what this costs is waited anyway). */
 static void dma_counter_wait(uint32_t counter)
 {
-    while (REG(dma_reg(SIRACUSA_DMA_STATUS)) & (1u << counter)) wait_event(SIRACUSA_EVENT_DMA);
+    while (REG(dma_reg(SIRACUSA_DMA_STATUS)) & (1u << counter)) {
+        if (pre_reading()) pre_pump();
+        wait_event(SIRACUSA_EVENT_DMA);
+    }
     REG(dma_reg(SIRACUSA_DMA_STATUS)) = 1u << counter;
 }
 
@@ -343,6 +351,20 @@ static __attribute__((noinline)) uint32_t far_rest(uint32_t counter, uint32_t *h
     return counter;
 }
 
+/* Rows of `row_bytes` read into L2 at `from` (one after the other), into L1 at `dst` (rows a
+ * `dst_stride` apart) by the cluster DMA: `first` bytes of them where `dst` is contiguous, every
+ * row otherwise. */
+static void move_in(uint8_t *dst, uint32_t dst_stride, const uint8_t *from, uint32_t row_bytes, uint32_t rows,
+                    uint32_t first)
+{
+    if (dst_stride == row_bytes || rows == 1u)
+        dma_push_1d(SIRACUSA_DMA_EXT2LOC, (uint32_t)(uintptr_t)dst, (uint32_t)(uintptr_t)from, first);
+    else
+        for (uint32_t r = 0; r < rows; ++r)
+            dma_push_1d(SIRACUSA_DMA_EXT2LOC, (uint32_t)(uintptr_t)(dst + (size_t)r * dst_stride),
+                        (uint32_t)(uintptr_t)(from + (size_t)r * row_bytes), row_bytes);
+}
+
 /* The live read is in L2: its move into L1 is the cluster DMA's, on one counter, which
  * becomes its handle's. */
 static void far_settle(void)
@@ -352,12 +374,7 @@ static void far_settle(void)
     tsr_hyperram_wait();
     const uint8_t *stage = far_half(g_far.half) + g_far.skip;
     uint32_t counter = REG(dma_reg(SIRACUSA_DMA_CMD));
-    if (g_far.dst_stride == g_far.row_bytes || g_far.rows == 1u)
-        dma_push_1d(SIRACUSA_DMA_EXT2LOC, (uint32_t)(uintptr_t)g_far.dst, (uint32_t)(uintptr_t)stage, g_far.first);
-    else
-        for (uint32_t r = 0; r < g_far.rows; ++r)
-            dma_push_1d(SIRACUSA_DMA_EXT2LOC, (uint32_t)(uintptr_t)(g_far.dst + (size_t)r * g_far.dst_stride),
-                        (uint32_t)(uintptr_t)(stage + (size_t)r * g_far.row_bytes), g_far.row_bytes);
+    move_in(g_far.dst, g_far.dst_stride, stage, g_far.row_bytes, g_far.rows, g_far.first);
     if (g_far.first < g_far.row_bytes * g_far.rows) {
         uint32_t half = g_far.half;
         counter = far_rest(counter, &half);
@@ -429,6 +446,107 @@ static void offchip_copy(uint8_t *dst, uint32_t dst_stride, const uint8_t *src, 
     }
 }
 
+static inline bool within(uintptr_t a, uint32_t bytes, uintptr_t base, uint32_t size)
+{
+    return a - base < size && bytes <= size - (a - base);
+}
+
+/* A read ahead the runtime asked for (tsr_hal_ops.dma_prefetch): HyperRAM bytes [offset,
+ * offset + bytes) into the L2 buffer it lends, in parts of PREFETCH_PART bytes, each started
+ * when the uDMA is free (where core 0 sleeps for the cluster DMA, or at a read the window
+ * holds), while the cores run
+ * the steps that read no HyperRAM; a read the window holds is then the cluster DMA's move out
+ * of the buffer, once the parts it lies in are there. A read elsewhere stops the reading (the
+ * parts read stay the window); a write to HyperRAM, a new hint or the loan's end end it.
+ * Why: TinyLLama-v0's classifier (2 MB from HyperRAM a token, `shared`) was read only once
+ * its step began, after the layers, which read none: 2,446,268 -> 2,127,086 cycles a token on
+ * 8 cores (parts of 32 KiB started at every DMA wait: 2,156,160, and every wait paid a check;
+ * 64 KiB where core 0 sleeps: 2,169,544; 192 KiB: 2,131,515). */
+#define PREFETCH_PART 131072u
+static struct {
+    bool live;       /* a window: [offset, offset + read) of HyperRAM is in `buffer` */
+    bool reading;    /* a part in flight: [offset + read, offset + issued) */
+    uint8_t *buffer; /* the runtime's */
+    uint32_t offset, bytes, issued, read;
+} g_pre L1_STATE; /* in TCDM: a DMA wait reads `reading` (a load from L2 costs fifteen cycles) */
+
+static bool pre_reading(void) { return g_pre.reading; }
+
+/* The part in flight, if done, counted; the next one started where the uDMA is free. */
+static void pre_pump(void)
+{
+    if (g_pre.reading) {
+        if (tsr_hyperram_busy()) return;
+        g_pre.reading = false;
+        g_pre.read = g_pre.issued;
+    }
+    if (g_pre.issued < g_pre.bytes) {
+        const uint32_t left = g_pre.bytes - g_pre.issued, n = left < PREFETCH_PART ? left : PREFETCH_PART;
+        tsr_hyperram_start_read(g_pre.offset + g_pre.issued, g_pre.buffer + g_pre.issued, n);
+        g_pre.issued += n;
+        g_pre.reading = true;
+    }
+}
+
+/* No more parts: the one in flight waited for; the window is what is read. */
+static void pre_stop(void)
+{
+    if (g_pre.reading) {
+        tsr_hyperram_wait();
+        g_pre.reading = false;
+        g_pre.read = g_pre.issued;
+    }
+    g_pre.bytes = g_pre.read;
+}
+
+/* A read of HyperRAM bytes from `offset` that the window holds (or will, once its parts are
+ * in): moved out of the buffer into L1 on a counter, its handle's. Whether it was. */
+static bool pre_serve(uint8_t *dst, uint32_t dst_stride, uint32_t offset, uint32_t src_stride, uint32_t row_bytes,
+                      uint32_t rows, tsr_dma_handle *out)
+{
+    const uint64_t bytes = (uint64_t)row_bytes * rows, dst_span = (uint64_t)(rows - 1u) * dst_stride + row_bytes;
+    if (!g_pre.live || offset < g_pre.offset || offset - g_pre.offset + bytes > g_pre.bytes ||
+        (rows > 1u && src_stride != row_bytes) || dst_span > SIRACUSA_L1_BYTES || !in_l1((uintptr_t)dst, (uint32_t)dst_span))
+        return false;
+    const uint32_t at = offset - g_pre.offset, end = at + (uint32_t)bytes;
+    while (g_pre.read < end) { /* its parts: in flight or to come */
+        tsr_hyperram_wait();
+        pre_pump();
+    }
+    const uint32_t counter = REG(dma_reg(SIRACUSA_DMA_CMD));
+    move_in(dst, dst_stride, g_pre.buffer + at, row_bytes, rows, (uint32_t)bytes);
+    *out = issued((int8_t)counter);
+    pre_pump();
+    if (end == g_pre.bytes && g_pre.read == g_pre.bytes) { /* the window's last: the read after it goes on ahead */
+        g_last_bytes = (uint32_t)bytes;
+        far_read_ahead(g_pre.offset + end);
+    }
+    return true;
+}
+
+static tsr_hal_status dma_prefetch(void *ctx, const void *src, uint32_t bytes, void *buffer, uint32_t buffer_bytes)
+{
+    (void)ctx;
+    if (buffer != NULL && ((uintptr_t)buffer % 4u != 0u ||
+                           !within((uintptr_t)buffer, buffer_bytes, SIRACUSA_L2_BASE, SIRACUSA_L2_BYTES)))
+        return TSR_HAL_INVALID;
+    pre_stop(); /* a window before: ended (its buffer is no longer the board's, or is lent anew) */
+    g_pre.live = false;
+    if (buffer == NULL || src == NULL || offchip_part((uintptr_t)src, bytes) != FAR || g_far.live) return TSR_HAL_OK;
+    const uint32_t offset = (uint32_t)((uintptr_t)src - SIRACUSA_OFFCHIP_WINDOW);
+    if (g_ahead.live) {
+        if (offset >= g_ahead.offset && offset - g_ahead.offset < g_ahead.bytes) return TSR_HAL_OK; /* read ahead */
+        far_drop_ahead();
+    }
+    g_pre.buffer = (uint8_t *)buffer;
+    g_pre.offset = offset;
+    g_pre.bytes = bytes < (buffer_bytes & ~3u) ? bytes : buffer_bytes & ~3u;
+    g_pre.issued = g_pre.read = 0u;
+    g_pre.live = g_pre.bytes != 0u;
+    pre_pump();
+    return TSR_HAL_OK;
+}
+
 /* A transfer with a side in HyperRAM (or across the window's edge: INVALID), out of the
  * common path: its handle, already done or a read in flight (FAR_READ). */
 static __attribute__((noinline)) tsr_hal_status far_copy(void *dst, uint32_t dst_stride, const void *src, uint32_t src_stride,
@@ -438,17 +556,17 @@ static __attribute__((noinline)) tsr_hal_status far_copy(void *dst, uint32_t dst
     const far_part src_far = offchip_part((uintptr_t)src, src_span), dst_far = offchip_part((uintptr_t)dst, dst_span);
     if (src_far == ACROSS || dst_far == ACROSS || src_far == dst_far) return TSR_HAL_INVALID;
     far_settle();
+    if (src_far == FAR && pre_serve((uint8_t *)dst, dst_stride, (uint32_t)((uintptr_t)src - SIRACUSA_OFFCHIP_WINDOW),
+                                    src_stride, row_bytes, rows, out))
+        return TSR_HAL_OK;
+    pre_stop();
+    if (dst_far == FAR) g_pre.live = false; /* a write: the window may no longer be HyperRAM's bytes */
     if (src_far == FAR && far_start((uint8_t *)dst, dst_stride, (const uint8_t *)src, src_stride, row_bytes, rows, out))
         return TSR_HAL_OK;
     far_drop_ahead();
     offchip_copy((uint8_t *)dst, dst_stride, (const uint8_t *)src, src_stride, row_bytes, rows, src_far == FAR);
     *out = issued(-1);
     return TSR_HAL_OK;
-}
-
-static inline bool within(uintptr_t a, uint32_t bytes, uintptr_t base, uint32_t size)
-{
-    return a - base < size && bytes <= size - (a - base);
 }
 
 /* The usual transfer, on a short path (a step's weights, a row of activations): one block of
@@ -615,7 +733,7 @@ static void console_write(void *ctx, const char *text, size_t len)
 /* ctx: the NPU queue (the other operations need none). */
 static const tsr_hal_ops g_ops = {cluster_fork,       cluster_barrier,   dma_copy_1d,       dma_copy_2d, dma_wait,
                                   tsr_npu_core_submit, tsr_npu_core_poll, tsr_npu_core_wait, cycles,      console_write,
-                                  NULL,                NULL,              dma_copy_planes};
+                                  NULL,                NULL,              dma_copy_planes,   dma_prefetch};
 
 const tsr_hal_board *tsr_pulp_board(void) { return &g_board; }
 

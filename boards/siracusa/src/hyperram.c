@@ -33,6 +33,8 @@ void tsr_hyperram_init(void)
     HYPER(SIRACUSA_HYPER_TWD_ACT_L2) = 0u;
 }
 
+bool tsr_hyperram_busy(void) { return (HYPER(SIRACUSA_HYPER_STATUS) & 1u) != 0u; }
+
 void tsr_hyperram_wait(void)
 {
     while (HYPER(SIRACUSA_HYPER_STATUS) & 1u) {

@@ -4,6 +4,7 @@
 #ifndef TESSERA_SIRACUSA_HYPERRAM_H
 #define TESSERA_SIRACUSA_HYPERRAM_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Bytes the board's L2 staging buffer holds: what one transfer moves where the other side
@@ -27,6 +28,8 @@ void tsr_hyperram_write(uint32_t offset, const void *src, uint32_t bytes);
  * returns once they are there. One at a time; the calls above wait for it first. */
 void tsr_hyperram_start_read(uint32_t offset, void *l2, uint32_t bytes);
 void tsr_hyperram_wait(void);
+/* Whether a transfer is in flight (tsr_hyperram_wait would wait). */
+bool tsr_hyperram_busy(void);
 
 /* The staging buffer, for a caller that fills it before tsr_hyperram_write (the image loader). */
 uint8_t *tsr_hyperram_stage(void);

@@ -128,10 +128,21 @@ typedef struct tsr_hal_ops {
      * not take that way (the runtime then copies plane by plane), BUSY and INVALID as
      * dma_copy_2d; a DMA operation (the threading contract's). */
     tsr_hal_status (*dma_copy_planes)(void *ctx, const tsr_dma_planes *copy, tsr_dma_handle *out);
+
+    /* Optional (NULL: no hint taken). A hint, and a loan: the next reads of the image's
+     * off-chip memory begin at `src` and go on in order through `bytes`, and the board may
+     * read them ahead into `buffer` (`buffer_bytes` of L2, word-aligned, that the runtime
+     * neither reads nor writes until it ends the loan), so that those reads, when they come,
+     * are moved out of L2 instead of off chip. Reads elsewhere stay correct (the board drops
+     * what it read ahead first); results never depend on the hint. The runtime ends the loan
+     * with src, buffer NULL and bytes, buffer_bytes 0, once every transfer it issued since is
+     * waited for: the board then writes the buffer no more. TSR_HAL_OK (taken or ignored),
+     * TSR_HAL_INVALID for a buffer outside L2; a DMA operation (the threading contract's). */
+    tsr_hal_status (*dma_prefetch)(void *ctx, const void *src, uint32_t bytes, void *buffer, uint32_t buffer_bytes);
 } tsr_hal_ops;
 
 /* A board as the runtime sees it. */
-#define TSR_HAL_ABI 0x36414854u /* "THA6": tsr_hal_board.abi of this layout (dma_copy_planes added) */
+#define TSR_HAL_ABI 0x37414854u /* "THA7": tsr_hal_board.abi of this layout (dma_prefetch added) */
 
 /* Instruction-set extensions a board's cores run beyond the base ISA its firmware is
  * built for (tsr_hal_board.isa). The runtime runs a variant's tuned kernels (kernels/<isa>/)

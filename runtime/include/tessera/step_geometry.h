@@ -89,6 +89,29 @@ inline uint32_t step_rows(const tsr_step &s, uint32_t max_rows)
 // operator or tile sizes out of range.
 StepGeometry step_geometry(const tsr_step &step, uint32_t rows, uint32_t cores);
 
+// Reading ahead off chip (tsr_hal_ops.dma_prefetch), on a board whose image only the DMA
+// reads: step j of `steps` (of a schedule) whose first tile's constant operand (its operator's
+// `ahead`) is staged from off chip (TSR_REGION_IMAGE) is read ahead from `issuer`, the earliest
+// of the steps before it that read nothing off chip, where two or more such come before it
+// (issuer == j: none); `operand` and `tile_bytes` are that operand and its first tile's bytes.
+// The runtime asks the board so (ResolvedStep::prefetches); the cost model counts it so.
+struct Prefetch {
+    uint32_t issuer, operand, tile_bytes;
+};
+Prefetch prefetch_for(const tsr_tensor *tensors, uint32_t tensor_count, const tsr_step *steps, uint32_t j);
+
+// The L2 a run lends the board to read ahead in: the part of the sampler scratch (tensor
+// `scratch`, which holds nothing during a run) above every other L2 tensor it meets, as L2
+// offsets [*first, *end), word-aligned (empty: *first == *end).
+void loan_range(const tsr_tensor *tensors, uint32_t tensor_count, uint32_t scratch, uint64_t *first, uint64_t *end);
+
+// The bytes of a constant of `size` (its first tile `tile_bytes`) read ahead into `loan`
+// bytes: all of it where the loan holds it, else as many whole first tiles as it holds.
+inline uint32_t prefetch_bytes(uint32_t size, uint32_t tile_bytes, uint32_t loan)
+{
+    return size <= loan ? size : loan - (tile_bytes ? loan % tile_bytes : 0u);
+}
+
 } // namespace tsr
 #endif
 

@@ -312,6 +312,16 @@ void resolve_ahead(const ImageView &img, const tsr_step *steps, ResolvedStep *re
     resolved[issuer].fetches = (uint8_t)(j - issuer);
 }
 
+// Step j of a schedule's `steps`: read ahead off chip (prefetch_for) on a board that takes the
+// hint and whose image only the DMA reads.
+void resolve_prefetch(const ImageView &img, const tsr_hal_board *board, const tsr_step *steps, ResolvedStep *resolved,
+                      uint32_t j)
+{
+    if (!board->image_dma_only || !board->ops->dma_prefetch) return;
+    const Prefetch p = prefetch_for(img.tensors, img.header->tensor_count, steps, j);
+    if (p.issuer != j) resolved[p.issuer].prefetches = (uint8_t)(j - p.issuer);
+}
+
 bool is_weight(const ImageView &img, uint32_t id)
 {
     return id < img.header->tensor_count && img.tensors[id].kind == TSR_TENSOR_WEIGHT;
@@ -423,12 +433,26 @@ void resolve_steps(const ImageView &img, const tsr_hal_board *board)
                                   s == &img.prompt ? 0u : img.prompt.header->step_count);
             out->fetches = 0u;
             out->prepared = 0u;
+            out->prefetches = 0u;
             resolve_ahead(img, s->steps, out - i, i, last_ahead);
+            resolve_prefetch(img, board, s->steps, out - i, i);
             if (out->ahead_bytes) last_ahead = i;
         }
     }
     prepare_steps(img, board, img.prompt, table);
     prepare_steps(img, board, img.token, table + img.prompt.header->step_count);
+}
+
+void resolve_loan(ImageView &img, const tsr_hal_board *board)
+{
+    img.loan = nullptr;
+    img.loan_bytes = 0u;
+    if (!board->image_dma_only || !board->ops->dma_prefetch) return;
+    uint64_t first = 0, end = 0;
+    loan_range(img.tensors, img.header->tensor_count, img.header->sampler_scratch_tensor, &first, &end);
+    if (end - first < 4u) return;
+    img.loan = board->regions[TSR_REGION_L2].base + first;
+    img.loan_bytes = (uint32_t)(end - first);
 }
 
 StepRun::StepRun(RunState &r, uint32_t i, uint32_t c, uint32_t n)
@@ -459,6 +483,24 @@ void RunState::fetch(uint32_t index)
     uint8_t *to = r.prepared ? address(img, board, schedule.steps[index].staging[r.ahead_operand]) : r.stage[r.ahead_operand];
     ahead_handle = dma.fetch(to, r.addr[r.ahead_operand], r.ahead_bytes);
     ahead = index;
+}
+
+void RunState::prefetch(uint32_t index)
+{
+    const uint32_t j = index + resolved[index].prefetches;
+    const tsr_step &s = schedule.steps[j];
+    uint32_t k = 0;
+    const uint32_t tile = op_device(s.op)->ahead(s, &k); // resolve_prefetch's
+    // Whole tiles: the board serves a read that its window holds whole.
+    const uint32_t bytes = prefetch_bytes(img.tensors[s.operands[k]].size, tile, img.loan_bytes);
+    if (status != TESSERA_OK || !img.loan || !bytes) return;
+    if (board->ops->dma_prefetch(ctx, resolved[j].addr[k], bytes, img.loan, img.loan_bytes) == TSR_HAL_OK) lent = true;
+}
+
+void RunState::end_loan()
+{
+    if (lent) board->ops->dma_prefetch(ctx, nullptr, 0u, nullptr, 0u);
+    lent = false;
 }
 
 Message *RunState::fail(tessera_status st)
@@ -526,6 +568,44 @@ StepGeometry move_geometry(const tsr_step &, uint32_t, uint32_t)
     StepGeometry g = StepGeometry::none();
     g.valid = true;
     return g;
+}
+
+Prefetch prefetch_for(const tsr_tensor *tensors, uint32_t tensor_count, const tsr_step *steps, uint32_t j)
+{
+    auto off_chip = [&](uint32_t id) { return id < tensor_count && tensors[id].region == TSR_REGION_IMAGE; };
+    const tsr_step &s = steps[j];
+    const OpDevice *op = op_device(s.op);
+    Prefetch p = {j, 0u, 0u};
+    if (op == nullptr || !op->ahead || j < 2u) return p;
+    p.tile_bytes = op->ahead(s, &p.operand);
+    if (!p.tile_bytes || p.operand >= TSR_MAX_OPERANDS || s.staging[p.operand] == TSR_NO_TENSOR ||
+        !off_chip(s.operands[p.operand]))
+        return Prefetch{j, 0u, 0u};
+    uint32_t issuer = j;
+    for (uint32_t m = j; m-- > 0u && j - m <= 255u; issuer = m) {
+        bool reads_off_chip = false;
+        for (uint32_t o = 0; o < TSR_MAX_OPERANDS; ++o) reads_off_chip = reads_off_chip || off_chip(steps[m].operands[o]);
+        if (reads_off_chip) break;
+    }
+    p.issuer = j - issuer >= 2u ? issuer : j;
+    return p;
+}
+
+void loan_range(const tsr_tensor *tensors, uint32_t tensor_count, uint32_t scratch, uint64_t *first, uint64_t *end)
+{
+    *first = *end = 0u;
+    if (scratch >= tensor_count || tensors[scratch].region != TSR_REGION_L2) return;
+    const uint64_t top = (uint64_t)tensors[scratch].offset + tensors[scratch].size;
+    uint64_t low = tensors[scratch].offset;
+    for (uint32_t i = 0; i < tensor_count; ++i) {
+        const tsr_tensor &t = tensors[i];
+        if (i != scratch && t.region == TSR_REGION_L2 && t.size && t.offset < top && (uint64_t)t.offset + t.size > low)
+            low = (uint64_t)t.offset + t.size;
+    }
+    low = (low + 3u) & ~(uint64_t)3u;
+    if (low >= top) return;
+    *first = low;
+    *end = low + ((top - low) & ~(uint64_t)3u);
 }
 
 StepGeometry step_geometry(const tsr_step &step, uint32_t rows, uint32_t cores)

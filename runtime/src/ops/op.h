@@ -265,6 +265,8 @@ struct ResolvedStep {
     uint8_t prepared;                      // 1: `call` holds its run (the staging layout below is not kept)
     uint8_t one_row;                       // 1: it runs one row whatever the run's (TSR_STEP_ONE_ROW)
     uint8_t chained;                       // prepared after a prepared step, waiting for no fetch: no barrier before its call
+    uint8_t prefetches;                    // n > 0: step index + n's off-chip constant is read ahead from this step on
+                                           // (tsr_hal_ops.dma_prefetch; resolve_steps), 0: none
     uint32_t ahead_bytes;                  // its first tile's bytes, which a step before fetches into its
                                            // staging while it computes (OpDevice::ahead), or 0
     union {
@@ -286,6 +288,10 @@ tessera_status validate_steps(const ImageView &view, Message &err);
 
 // Fills the step table of a validated image bound to `board`.
 void resolve_steps(const ImageView &img, const tsr_hal_board *board);
+
+// The L2 a run lends the board to read ahead in (ImageView::loan; none where the board takes
+// no hint or its image is not off chip).
+void resolve_loan(ImageView &img, const tsr_hal_board *board);
 
 // One schedule run, shared by every core of the task.
 struct RunState {
@@ -322,6 +328,12 @@ struct RunState {
     // Core 0: step `index`'s fetch ahead (a prepared step's, where no step before made it:
     // a run's first step).
     void fetch(uint32_t index);
+    // Core 0, as step `index` starts (ResolvedStep::prefetches): the board asked to read ahead
+    // a later step's off-chip constant, as many of its tiles as the run's loan holds.
+    void prefetch(uint32_t index);
+    // Core 0, at the run's end, once every transfer is waited for: the loan, if made, ended.
+    void end_loan();
+    bool lent = false; // core 0: a prefetch lent the board img.loan
     // Core 0, as step `index` starts: waits for what earlier steps left in flight that it may
     // read (Dma::drain), its own fetch ahead among them, and settles the run's status.
     void start(uint32_t index)

@@ -89,6 +89,12 @@ RunEstimate estimate_run(const uint8_t *image, size_t size, const BoardDesc &boa
     // Off-chip memory's bytes a cycle at the board's clock, and a transfer's latency in cycles.
     const double offchip_per_cycle = board.offchip.present() ? board.offchip.bytes_per_second / c.clock_hz : 1.0;
     const double offchip_latency = board.offchip.latency_ns * 1e-9 * c.clock_hz;
+    // The L2 a run lends the board to read a constant ahead in, where the board reads the image
+    // off chip through the DMA alone (tsr::prefetch_for: the runtime asks so).
+    uint64_t loan_first = 0, loan_end = 0;
+    if (board.offchip.present() && !board.offchip.cores_read)
+        tsr::loan_range(t.tensors, t.h->tensor_count, t.h->sampler_scratch_tensor, &loan_first, &loan_end);
+    std::vector<double> started(sh.step_count, 0.0); // each step's start
     double held_up = 0; // cycles the steps waited for the off-chip stream beyond their own time
     double npu_free = 0;
     std::deque<std::pair<uint32_t, double>> pending; // NPU jobs in flight: (join step, end)
@@ -96,6 +102,7 @@ RunEstimate estimate_run(const uint8_t *image, size_t size, const BoardDesc &boa
     for (uint32_t i = 0; i < sh.step_count; ++i) {
         const tsr_step &s = steps[i];
         const double begin = now;
+        started[i] = now;
         auto busy_on = [&](Lane lane, const char *name, double start, double end, double amount) {
             if (slices && end > start) slices->push_back({lane, name, s.layer, start, end, amount});
         };
@@ -122,11 +129,25 @@ RunEstimate estimate_run(const uint8_t *image, size_t size, const BoardDesc &boa
                 }
             }
         }
+        double ahead = 0;
+        // Read ahead since its issuer started (as fast as off-chip memory gives, as many bytes
+        // as the loan holds): those bytes of the stream are moved out of L2 instead.
+        if (loan_end > loan_first && offchip_bytes > 0) {
+            const tsr::Prefetch p = tsr::prefetch_for(t.tensors, t.h->tensor_count, steps, i);
+            if (p.issuer != i) {
+                const double window = tsr::prefetch_bytes(t.tensors[s.operands[p.operand]].size, p.tile_bytes,
+                                                          uint32_t(loan_end - loan_first));
+                ahead = std::min({window, (now - started[p.issuer]) * offchip_per_cycle, offchip_bytes});
+            }
+        }
         // What the step streams from off-chip memory holds it up when the stream is
         // slower than the rest of the step (tiles are double-buffered: they overlap).
-        const double offchip = offchip_bytes > 0 ? offchip_bytes / offchip_per_cycle + offchip_transfers * offchip_latency : 0;
+        auto stream = [&](double b) {
+            return b > 0 ? b / offchip_per_cycle + offchip_transfers * (b / offchip_bytes) * offchip_latency : 0.0;
+        };
+        const double offchip = stream(offchip_bytes - ahead); // what the step itself waits for
         r.offchip_bytes += offchip_bytes;
-        r.offchip += offchip;
+        r.offchip += stream(offchip_bytes);
         const double before_step = now;
         if (w.dma_bytes >= 0) bytes = w.dma_bytes;
         if (w.dma_transfers >= 0) transfers = w.dma_transfers;
@@ -196,11 +217,13 @@ RunEstimate estimate_run(const uint8_t *image, size_t size, const BoardDesc &boa
             r.dma += dma;
             if (vw) vw->cost += dma;
         }
-        if (offchip > 0) {
-            busy_on(Lane::kDma, "off-chip", before_step, before_step + offchip, offchip_bytes);
+        if (offchip_bytes > 0) {
+            const double early = stream(offchip_bytes) - offchip; // read ahead, under the steps before
+            if (offchip > 0) busy_on(Lane::kDma, "off-chip", before_step, before_step + offchip, offchip_bytes - ahead);
+            if (early > 0) busy_on(Lane::kDma, "off-chip", before_step - early, before_step, ahead);
             RunEstimate::LayerStream &ls = r.layer_stream[s.layer];
-            ls.offchip += offchip;
-            ls.compute += now - before_step;
+            ls.offchip += offchip + early;
+            ls.compute += now - before_step + early;
             ls.exposed += std::max(0.0, offchip - (now - before_step));
         }
         if (offchip > now - before_step) { // the off-chip stream is the step's bound

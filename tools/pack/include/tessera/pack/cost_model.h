@@ -45,7 +45,8 @@ struct RunEstimate {
     bool bandwidth_bound() const { return offchip > compute_bound; }
     // Per model layer (TSR_NO_LAYER: the steps outside the layers), the off-chip stream
     // against the steps' own cycles: a step's stream overlaps its compute (its tiles are
-    // double-buffered), `exposed` is what the steps waited beyond that.
+    // double-buffered), `exposed` is what the steps waited beyond that. A stream read ahead
+    // under the steps before its own (tsr::prefetch_for) counts those cycles as its steps' too.
     struct LayerStream {
         double offchip = 0, compute = 0, exposed = 0;
     };
