@@ -534,8 +534,8 @@ static tsr_hal_status dma_prefetch(void *ctx, const void *src, uint32_t bytes, v
     g_pre.live = false;
     if (buffer == NULL || src == NULL || offchip_part((uintptr_t)src, bytes) != FAR || g_far.live) return TSR_HAL_OK;
     const uint32_t offset = (uint32_t)((uintptr_t)src - SIRACUSA_OFFCHIP_WINDOW);
-    if (g_ahead.live) {
-        if (offset >= g_ahead.offset && offset - g_ahead.offset < g_ahead.bytes) return TSR_HAL_OK; /* read ahead */
+    if (g_ahead.live) { /* read ahead already, or still reading what the hint says is not next: left be */
+        if ((offset >= g_ahead.offset && offset - g_ahead.offset < g_ahead.bytes) || tsr_hyperram_busy()) return TSR_HAL_OK;
         far_drop_ahead();
     }
     g_pre.buffer = (uint8_t *)buffer;
