@@ -227,7 +227,13 @@ static void dma_push_1d(uint32_t dir, uint32_t loc, uint32_t ext, uint32_t bytes
     }
 }
 
-static bool pre_reading(void);
+/* The read ahead the runtime asks for (dma_prefetch, below). */
+static struct {
+    bool live;       /* a window: [offset, offset + read) of HyperRAM is in `buffer` */
+    bool reading;    /* a part in flight: [offset + read, offset + issued) */
+    uint8_t *buffer; /* the runtime's */
+    uint32_t offset, bytes, issued, read;
+} g_pre L1_STATE; /* in TCDM: a DMA wait reads `reading` (a load from L2 costs fifteen cycles) */
 static void pre_pump(void);
 
 /* Sleeps on the DMA's event until `counter`'s bytes have moved, then frees it. Before each
@@ -236,7 +242,7 @@ static void pre_pump(void);
 static void dma_counter_wait(uint32_t counter)
 {
     while (REG(dma_reg(SIRACUSA_DMA_STATUS)) & (1u << counter)) {
-        if (pre_reading()) pre_pump();
+        if (g_pre.reading) pre_pump();
         wait_event(SIRACUSA_EVENT_DMA);
     }
     REG(dma_reg(SIRACUSA_DMA_STATUS)) = 1u << counter;
@@ -452,26 +458,16 @@ static inline bool within(uintptr_t a, uint32_t bytes, uintptr_t base, uint32_t 
 }
 
 /* A read ahead the runtime asked for (tsr_hal_ops.dma_prefetch): HyperRAM bytes [offset,
- * offset + bytes) into the L2 buffer it lends, in parts of PREFETCH_PART bytes, each started
- * when the uDMA is free (where core 0 sleeps for the cluster DMA, or at a read the window
- * holds), while the cores run
- * the steps that read no HyperRAM; a read the window holds is then the cluster DMA's move out
- * of the buffer, once the parts it lies in are there. A read elsewhere stops the reading (the
+ * offset + bytes) into the L2 buffer it lends (g_pre), in parts of PREFETCH_PART bytes, each
+ * started when the uDMA is free (where core 0 sleeps for the cluster DMA, or at a read the
+ * window holds), while the cores run the steps that read no HyperRAM; a read the window holds
+ * is then the cluster DMA's move out of the buffer, once the parts it lies in are there. A read elsewhere stops the reading (the
  * parts read stay the window); a write to HyperRAM, a new hint or the loan's end end it.
  * Why: TinyLLama-v0's classifier (2 MB from HyperRAM a token, `shared`) was read only once
  * its step began, after the layers, which read none: 2,446,268 -> 2,127,086 cycles a token on
  * 8 cores (parts of 32 KiB started at every DMA wait: 2,156,160, and every wait paid a check;
  * 64 KiB where core 0 sleeps: 2,169,544; 192 KiB: 2,131,515). */
 #define PREFETCH_PART 131072u
-static struct {
-    bool live;       /* a window: [offset, offset + read) of HyperRAM is in `buffer` */
-    bool reading;    /* a part in flight: [offset + read, offset + issued) */
-    uint8_t *buffer; /* the runtime's */
-    uint32_t offset, bytes, issued, read;
-} g_pre L1_STATE; /* in TCDM: a DMA wait reads `reading` (a load from L2 costs fifteen cycles) */
-
-static bool pre_reading(void) { return g_pre.reading; }
-
 /* The part in flight, if done, counted; the next one started where the uDMA is free. */
 static void pre_pump(void)
 {
