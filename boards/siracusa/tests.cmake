@@ -43,7 +43,7 @@ add_test(NAME gvsoc_pack_wrong_board COMMAND tessera-pack ${SHARED_MODELS}/stori
 # The stories15M shape (random weights; an embedding small beside the layers' outputs, so that
 # the classifier it shares predicts from them): 16.7 MB in int8 with one table, larger than L2
 # and the weight memory, run from HyperRAM (the board's loader puts it there at boot), on the
-# cluster (N-EUREKA's driver is issue 44's; its jobs on a core would take the run).
+# cluster (its int8 lowering's Q31 factors are not N-EUREKA's stage's: tessera/neureka_requant.h).
 add_test(NAME gvsoc_synthesize_stories15m
          COMMAND tessera-synthetic-model --dim 288 --hidden 768 --layers 6 --heads 6 --kv-heads 6 --vocab 32000
                  --seq-len 256 --embedding-scale 0.05 ${GV}/images/stories15M_shape.bin ${GV}/images/stories15M_shape.tok)
@@ -80,10 +80,20 @@ add_test(NAME gvsoc_pack_tinyllama_shared COMMAND tessera-pack ${GV}/images/tiny
          ${GV}/images/tinyllama_shape.tok --board siracusa --precision int8 --tied-embedding shared --scenario cluster
          --context 256 -q -o ${GV}/images/tinyllama_shape_shared.tess)
 set_tests_properties(gvsoc_pack_tinyllama_shared PROPERTIES FIXTURES_REQUIRED gvsoc_tinyllama_checkpoint)
-set(GV_PACKS gvsoc_pack_int8 gvsoc_pack_fp32 gvsoc_pack_wrong_board gvsoc_pack_offchip_int8 gvsoc_pack_stories15m_w4a8
+# The Deeploy paper's NPU scenarios (issue 44): the linear layers as N-EUREKA's jobs, their
+# weights streamed from L2 (npu) or in the weight memory (npu-nms).
+foreach(scenario npu npu-nms)
+  string(REPLACE "-" "_" tag ${scenario})
+  add_test(NAME gvsoc_pack_int8_${tag} COMMAND tessera-pack ${SHARED_MODELS}/stories260K.bin --tokenizer
+           ${SHARED_MODELS}/tok512.bin --board siracusa --precision int8 --scenario ${scenario} -q
+           -o ${GV}/images/stories260K_int8_${tag}.tess)
+endforeach()
+set(GV_PACKS gvsoc_pack_int8 gvsoc_pack_int8_npu gvsoc_pack_int8_npu_nms gvsoc_pack_fp32 gvsoc_pack_wrong_board
+             gvsoc_pack_offchip_int8 gvsoc_pack_stories15m_w4a8
              gvsoc_pack_stories15m_int8_ctx136 gvsoc_pack_tinyllama_w4table gvsoc_pack_tinyllama_shared)
 set(GV_PULP_TRAINLIB_PROMPT "Tim was very happy")
-set(GV_IMAGES "int8=${GV}/images/stories260K_int8.tess\\;int8_256tokens=${GV}/images/stories260K_int8.tess\\;fp32=${GV}/images/stories260K_fp32.tess\\;wrong_board=${GV}/images/stories260K_pulp_rtl.tess")
+set(GV_IMAGES "int8=${GV}/images/stories260K_int8.tess\\;int8_npu=${GV}/images/stories260K_int8_npu.tess\\;\
+int8_npu_nms=${GV}/images/stories260K_int8_npu_nms.tess\\;int8_256tokens=${GV}/images/stories260K_int8.tess\\;fp32=${GV}/images/stories260K_fp32.tess\\;wrong_board=${GV}/images/stories260K_pulp_rtl.tess")
 # 3 tokens; and a file that is not an image, which the loader must refuse (gvsoc_offchip_not_an_image);
 # the whole models at depth 127: NAME=IMAGE=STEPS=DEPTH; stories260K int8 at positions 201 to 208
 # (from depth 200; its weights on chip at open), attention deep in the context for the fit.
@@ -105,7 +115,8 @@ tinyllama_token128_shared=${GV_IMAGE_tinyllama_token128_shared}=1=${GV_DEPTH_tin
 int8_depth200=${GV_IMAGE_int8_depth200}=8=${GV_DEPTH_int8_depth200}\\;stories15m_int8=${GV_IMAGE_stories15m_int8}=1=${GV_DEPTH_stories15m_int8}")
 tessera_deeploy_vectors(gvsoc ${GV}/images siracusa microLlama8:microLlama8:cluster
                         microLlama8_parallel:microLlama8_parallel:cluster microLlama128:microLlama128:cluster
-                        microLlama64_parallel:microLlama64_parallel:cluster)
+                        microLlama64_parallel:microLlama64_parallel:cluster microLlama128_npu:microLlama128:npu
+                        microLlama128_npu_nms:microLlama128:npu-nms microLlama64_parallel_npu_nms:microLlama64_parallel:npu-nms)
 list(APPEND GV_PACKS ${DEEPLOY_PACKS})
 string(APPEND GV_IMAGES "${DEEPLOY_IMAGES}")
 set(GV_VECTORS "${DEEPLOY_VECTORS}")
@@ -129,7 +140,11 @@ set(GV_RUNS hal_conformance_1core:tessera-hal-conformance:1:suite hal_conformanc
             stories15m_int8_8cores:tessera-firmware-stories15m_int8:8:token:host
             tinyllama_token128_w4table_8cores:tessera-firmware-tinyllama_token128_w4table:8:token:host
             tinyllama_token128_shared_8cores:tessera-firmware-tinyllama_token128_shared:8:token:host
-            int8_depth200_8cores:tessera-firmware-int8_depth200:8:token:host)
+            int8_depth200_8cores:tessera-firmware-int8_depth200:8:token:host
+            int8_npu_8cores:tessera-firmware-int8_npu:8:token:host int8_npu_nms_8cores:tessera-firmware-int8_npu_nms:8:token:host
+            deeploy_ml128_npu_8cores:tessera-firmware-microLlama128_npu:8:graph:vectors
+            deeploy_ml128_npu_nms_8cores:tessera-firmware-microLlama128_npu_nms:8:graph:vectors
+            deeploy_ml64_parallel_npu_nms_8cores:tessera-firmware-microLlama64_parallel_npu_nms:8:graph:vectors)
 foreach(graph ml8:microLlama8 ml8_parallel:microLlama8_parallel ml128:microLlama128 ml64_parallel:microLlama64_parallel)
   string(REPLACE ":" ";" graph "${graph}")
   list(GET graph 0 tag)

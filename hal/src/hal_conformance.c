@@ -410,18 +410,23 @@ static void check_offchip_prefetch(suite *s)
 
 /* ---- NPU --------------------------------------------------------------------------------- */
 
-/* The layout of tessera/npu.h, written here from its definition: word
- * ((c * KB + kb) * bits + b) holds in bit i the bit b of W[c][kb * 32 + i]. */
+/* The layout of tessera/npu.h, written here from its definition: U = W + 128; block
+ * (c, kb) in eight words, word g's bit 4 b + t the bit b of U[c][kb * 32 + 4 g + t]; the
+ * channels past k U = 128. (n is a multiple of 32 here.) */
 static void npu_layout(const int8_t *w, uint32_t n, uint32_t k, uint32_t *out)
 {
     const uint32_t kb_count = (k + 31u) / 32u;
     for (uint32_t c = 0; c < n; ++c)
         for (uint32_t kb = 0; kb < kb_count; ++kb)
-            for (uint32_t b = 0; b < 8u; ++b) {
+            for (uint32_t g = 0; g < 8u; ++g) {
                 uint32_t word = 0;
-                for (uint32_t i = 0; i < 32u && kb * 32u + i < k; ++i)
-                    if (((uint8_t)w[c * k + kb * 32u + i] >> b) & 1u) word |= 1u << i;
-                out[(c * kb_count + kb) * 8u + b] = word;
+                for (uint32_t t = 0; t < 4u; ++t) {
+                    const uint32_t j = kb * 32u + 4u * g + t;
+                    const uint32_t u = j < k ? (uint32_t)(w[c * k + j] + 128) : 128u;
+                    for (uint32_t b = 0; b < 8u; ++b)
+                        if ((u >> b) & 1u) word |= 1u << (4u * b + t);
+                }
+                out[(c * kb_count + kb) * 8u + g] = word;
             }
 }
 
@@ -441,7 +446,7 @@ static void check_npu(suite *s)
     /* One job, m 3, n 32, k 40, weights in L1: its result against the definition. */
     enum { M = 3, N = 32, K = 40, KB = 2 };
     const tsr_hal_region *l1 = &b->regions[TSR_REGION_L1];
-    const uint32_t need = 4u * N * KB * 8u + M * K + M * N + 4u * N + N + 64u;
+    const uint32_t need = 4u * N * KB * 8u + M * K + M * N + 4u * N + N + 64u + 4u * N * 8u + M * N + 64u;
     if (l1->size < need) {
         begin(s);
         put(s, "NPU: L1 too small for the checks");
@@ -473,6 +478,51 @@ static void check_npu(suite *s)
         }
     begin(s);
     put(s, "NPU job: 3 x 32 x 40 int8 GEMM, weights in L1, equals its definition; poll says done after wait");
+    finish(s, ok ? PASSED : FAILED);
+
+    /* Jobs in order: a second job reads the first's output (k 32); waiting for it alone
+     * leaves both done. */
+    uint32_t *weights2 = (uint32_t *)(void *)(l1->base + ((4u * N * KB * 8u + M * K + M * N + 3u) & ~3u) + 4u * N + N + 64u);
+    int8_t *y2 = (int8_t *)(weights2 + N * 8u);
+    static int8_t w2[N * N];
+    for (uint32_t i = 0; i < N * N; ++i) w2[i] = (int8_t)(pattern(i, 7u) % 255u) - 127;
+    npu_layout(w2, N, N, weights2);
+    tsr_npu_job second = job;
+    second.k = N, second.ldx = N, second.input = y, second.output = y2, second.weights = weights2;
+    memset(y, 0x55, M * N);
+    memset(y2, 0x55, M * N);
+    tsr_npu_handle h1 = 0, h2 = 0;
+    ok = o->npu_submit(b->ctx, &job, &h1) == TSR_HAL_OK && o->npu_submit(b->ctx, &second, &h2) == TSR_HAL_OK &&
+         h2 != h1 && o->npu_wait(b->ctx, h2) == TSR_HAL_OK;
+    done = false;
+    ok = ok && o->npu_poll(b->ctx, h1, &done) == TSR_HAL_OK && done;
+    for (uint32_t r = 0; r < M && ok; ++r)
+        for (uint32_t c = 0; c < N && ok; ++c) {
+            int32_t acc = 0, acc2 = 0;
+            for (uint32_t j = 0; j < K; ++j) acc += (int32_t)x[r * K + j] * (int32_t)w[c * K + j];
+            for (uint32_t j = 0; j < N; ++j) acc2 += (int32_t)y[r * N + j] * (int32_t)w2[c * N + j];
+            ok = y[r * N + c] == tsr_npu_requantize(acc, mult[c], shift[c]) &&
+                 y2[r * N + c] == tsr_npu_requantize(acc2, mult[c], shift[c]);
+        }
+    begin(s);
+    put(s, "NPU jobs in order: the second reads the first's output; waited for alone, both equal their definitions");
+    finish(s, ok ? PASSED : FAILED);
+
+    /* Q31 factors anywhere in [2^30, 2^31): an engine whose own requantization cannot give
+     * them still gives the job's integers (siracusa: the core finishes it). */
+    int32_t saved[N];
+    for (uint32_t c = 0; c < N; ++c) saved[c] = mult[c], mult[c] = (int32_t)(0x40000000u | ((pattern(c, 8u) * 0x01010101u) & 0x3FFFFFFFu));
+    memset(y, 0x55, M * N);
+    ok = o->npu_submit(b->ctx, &job, &h) == TSR_HAL_OK && o->npu_wait(b->ctx, h) == TSR_HAL_OK;
+    for (uint32_t r = 0; r < M && ok; ++r)
+        for (uint32_t c = 0; c < N && ok; ++c) {
+            int32_t acc = 0;
+            for (uint32_t j = 0; j < K; ++j) acc += (int32_t)x[r * K + j] * (int32_t)w[c * K + j];
+            ok = y[r * N + c] == tsr_npu_requantize(acc, mult[c], shift[c]);
+        }
+    for (uint32_t c = 0; c < N; ++c) mult[c] = saved[c];
+    begin(s);
+    put(s, "NPU job with Q31 factors in [2^30, 2^31): equals its definition");
     finish(s, ok ? PASSED : FAILED);
 
     tsr_npu_job bad = job;

@@ -15,8 +15,10 @@
 #include "support/golden.h"
 #include "support/packed_image.h"
 #include "support/synthetic_model.h"
+#include "tessera/errors.h"
 #include "tessera/host_board.hpp"
 #include "tessera/kernels_i8.h"
+#include "tessera/neureka_requant.h"
 #include "tessera/npu.h"
 #include "tessera/pack/cost_model.h"
 #include "tessera/pack/engines.h"
@@ -25,17 +27,20 @@ namespace {
 
 using tessera::HostBoard;
 
-// Two weights, 1 and -1, in 4 bits: plane 0 has both bits set, planes 1..3 only the
-// second (-1 is 1111, 1 is 0001); one channel of one block: 4 words; the channel is
-// padded to 32, so 32 channels of 16 bytes.
+// Two weights, 1 and -1, in 4 bits, stored as U = W + 128: 129 (1000 0001) and 127
+// (0111 1111); the 30 channels past k and the 31 past n hold U = 128 (1000 0000). Word 0
+// of the block holds channels 0..3, bit 4 b + t the bit b of channel t's U: plane 0 for
+// t 0, 1 (bits 0, 1), planes 1..6 for t 1 (bits 5, 9, 13, 17, 21, 25), plane 7 for t 0,
+// 2, 3 (bits 28, 30, 31): 0xD2222223. Every other word, channels of U = 128 alone:
+// plane 7 of four channels, 0xF0000000. 32 channels of one 32-byte block.
 TEST(NpuLayout, FourBitWeightsByHand)
 {
     const int8_t w[2] = {1, -1};
     const std::vector<uint8_t> out = tessera::npu_weight_layout(w, 1, 2, 4);
-    ASSERT_EQ(out.size(), 32u * 16u);
-    const uint8_t expected[16] = {3, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0};
-    EXPECT_EQ(std::memcmp(out.data(), expected, 16), 0);
-    for (size_t i = 16; i < out.size(); ++i) ASSERT_EQ(out[i], 0) << "padding byte " << i;
+    ASSERT_EQ(out.size(), 32u * 32u);
+    const uint8_t first[4] = {0x23, 0x22, 0x22, 0xD2};
+    EXPECT_EQ(std::memcmp(out.data(), first, 4), 0);
+    for (size_t i = 4; i < out.size(); ++i) ASSERT_EQ(out[i], i % 4 == 3 ? 0xF0 : 0x00) << "byte " << i;
 }
 
 TEST(NpuLayout, RefusesValuesWiderThanTheBits)
@@ -100,6 +105,96 @@ INSTANTIATE_TEST_SUITE_P(Shapes, NpuJob,
                          ::testing::Values(GemmCase{1, 1, 1, 8}, GemmCase{1, 64, 64, 8}, GemmCase{3, 33, 31, 8},
                                            GemmCase{2, 64, 172, 8}, GemmCase{16, 172, 64, 8}, GemmCase{1, 64, 64, 4},
                                            GemmCase{4, 33, 97, 4}, GemmCase{1, 256, 64, 4}));
+
+// N-EUREKA's normalization stage (tessera/neureka_requant.h) against the job's definition
+// (tsr_npu_requantize, tsr_npu_requant_shift): hand-worked channels, then random ones, each
+// it takes checked at the bound's ends and at random accumulators inside it.
+tsr_npu_job requant_job(uint32_t kind, uint32_t k, const int32_t *mult, const int8_t *shift, const int32_t *addend,
+                        uint32_t rqs_shift)
+{
+    tsr_npu_job j{};
+    j.kind = kind, j.weight_bits = 8, j.m = 1, j.n = 1, j.k = k;
+    j.multiplier = mult, j.shift = shift, j.addend = addend, j.rqs_shift = rqs_shift;
+    return j;
+}
+
+TEST(NeurekaRequant, HandWorkedChannels)
+{
+    tsr_neureka_requant q{};
+    // requantize(acc, 2^30, 1) = ((acc 2^30 >> 29) + 1) >> 1 = acc: scale 1, no bias, no shift.
+    int32_t m = 1 << 30;
+    int8_t s = 1;
+    tsr_npu_job j = requant_job(TSR_NPU_GEMM_I8, 40, &m, &s, nullptr, 0);
+    ASSERT_TRUE(tsr_neureka_requant_of(&j, 0, tsr_neureka_acc_bound(&j), &q));
+    EXPECT_EQ(q.scale, 1u);
+    EXPECT_EQ(q.bias, 0);
+    EXPECT_EQ(q.shift, 0u);
+    // A Q31 factor with no zero bits at the bottom: 64 x 2^14 x (2^31 - 1) wraps 32 bits.
+    m = INT32_MAX, s = 0;
+    j = requant_job(TSR_NPU_GEMM_I8, 64, &m, &s, nullptr, 0);
+    EXPECT_FALSE(tsr_neureka_requant_of(&j, 0, tsr_neureka_acc_bound(&j), &q));
+    // RequantShift 3, -100, 10: bias -100 + 2^9 = 412.
+    int32_t mul = 3, add = -100;
+    j = requant_job(TSR_NPU_GEMM_I8_RQS, 64, &mul, nullptr, &add, 10);
+    ASSERT_TRUE(tsr_neureka_requant_of(&j, 0, tsr_neureka_acc_bound(&j), &q));
+    EXPECT_EQ(q.scale, 3u);
+    EXPECT_EQ(q.bias, 412);
+    EXPECT_EQ(q.shift, 10u);
+    // The stage's scale is unsigned: a negative multiplier is the cluster's.
+    mul = -3;
+    EXPECT_FALSE(tsr_neureka_requant_of(&j, 0, tsr_neureka_acc_bound(&j), &q));
+    // A shift past 31 comes down by the multiplier's zero bits: 5 x 2^20 at shift 40 is 5 at
+    // shift 20, the rounding 2^39 a bias of 2^19.
+    mul = 5 << 20, add = 0;
+    j = requant_job(TSR_NPU_GEMM_I8_RQS, 64, &mul, nullptr, &add, 40);
+    ASSERT_TRUE(tsr_neureka_requant_of(&j, 0, tsr_neureka_acc_bound(&j), &q));
+    EXPECT_EQ(q.scale, 5u);
+    EXPECT_EQ(q.bias, 1 << 19);
+    EXPECT_EQ(q.shift, 20u);
+}
+
+TEST(NeurekaRequant, WhatTheStageTakesItGivesExactly)
+{
+    std::mt19937 rng(44);
+    uint32_t taken[2] = {0, 0}, refused[2] = {0, 0};
+    for (int i = 0; i < 4000; ++i) {
+        const bool rqs = i % 2;
+        const uint32_t k = 1u + rng() % 512u;
+        int32_t mult, addend = 0;
+        int8_t shift = 0;
+        uint32_t rqs_shift = 0;
+        if (rqs) {
+            mult = int32_t(rng() >> (rng() % 32u)) - (rng() % 8u == 0u ? 64 : 0);
+            addend = int32_t(rng()) >> (rng() % 32u);
+            rqs_shift = rng() % 63u;
+        } else {
+            const uint32_t low_zeros = rng() % 31u; // Q31 factors with 0..30 zero bits at the bottom
+            mult = rng() % 4u == 0u ? 0 : int32_t((1u << 30) | (rng() & 0x3FFFFFFFu & ~((1u << low_zeros) - 1u)));
+            shift = int8_t(int(rng() % 62u) - 31);
+        }
+        tsr_npu_job j = requant_job(rqs ? TSR_NPU_GEMM_I8_RQS : TSR_NPU_GEMM_I8, k, &mult, &shift, &addend, rqs_shift);
+        const int64_t bound = int64_t(tsr_neureka_acc_bound(&j));
+        tsr_neureka_requant q{};
+        if (!tsr_neureka_requant_of(&j, 0, uint64_t(bound), &q)) {
+            ++refused[rqs];
+            continue;
+        }
+        ++taken[rqs];
+        std::uniform_int_distribution<int64_t> acc(-bound, bound);
+        for (int t = 0; t < 64; ++t) {
+            const int32_t a = int32_t(t == 0 ? -bound : t == 1 ? bound : t == 2 ? 0 : acc(rng));
+            const int8_t want = rqs ? tsr_npu_requant_shift(a, mult, addend, rqs_shift) : tsr_npu_requantize(a, mult, shift);
+            ASSERT_EQ(tsr_neureka_requantize(a, &q), want)
+                << (rqs ? "RQS" : "Q31") << " mult " << mult << " shift " << int(rqs ? int(rqs_shift) : int(shift))
+                << " addend " << addend << " k " << k << " acc " << a;
+        }
+    }
+    // Both outcomes happen for both forms: the test is not vacuous.
+    EXPECT_GT(taken[0], 100u);
+    EXPECT_GT(taken[1], 100u);
+    EXPECT_GT(refused[0], 100u);
+    EXPECT_GT(refused[1], 100u);
+}
 
 // The host board's queue: in L1 and NMS of a siracusa board, 2 deep.
 class HostNpu : public ::testing::Test {
@@ -312,6 +407,34 @@ TEST_F(NpuScenarios, TimelineInEstimatedCyclesFollowsTheCostModel)
 } // namespace
 
 namespace {
+
+// npu-nms asked for by name puts every NPU weight in the weight memory or refuses the
+// model, naming the weight that does not fit: a model of 2 layers of dim 512, hidden 2048
+// (4 x 256 KiB + 3 x 1 MiB a layer, 8 MiB in all) against siracusa's 4 MiB.
+TEST(NpuNms, WeightsPastTheWeightMemoryAreRefusedByName)
+{
+    tessera::test::SyntheticConfig c;
+    c.dim = 512, c.hidden_dim = 2048, c.n_layers = 2, c.n_heads = 8, c.n_kv_heads = 8, c.vocab_size = 300, c.seq_len = 16;
+    tessera::PackOptions o;
+    o.checkpoint = tessera::test::temp_path("npu_nms_overflow.bin");
+    o.tokenizer = tessera::test::temp_path("npu_nms_overflow.tok");
+    tessera::test::write_legacy_checkpoint(o.checkpoint, c, tessera::test::make_weights(c));
+    tessera::test::write_tokenizer(o.tokenizer, c.vocab_size);
+    o.board = "siracusa";
+    o.precision = tessera::Precision::kInt8;
+    o.scenario = tessera::parse_option(tessera::kScenarioNames, "npu-nms", "scenario");
+    o.output = tessera::test::temp_path("npu_nms_overflow.tess");
+    try {
+        tessera::pack(o);
+        FAIL() << "packed 8 MiB of NPU weights into a 4 MiB weight memory";
+    } catch (const tessera::InputError &e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("scenario npu-nms: NPU weight layer1."), std::string::npos) << what;
+        EXPECT_NE(what.find("of the 4194304 of board 'siracusa'"), std::string::npos) << what;
+    }
+    std::ifstream out(o.output);
+    EXPECT_FALSE(out.good()) << "an image was left behind";
+}
 
 // TinyLLama-v0's shape in int8 (random weights written here, calibrated on its own
 // output) packs for siracusa at context 256 in each scenario and runs; npu-nms puts

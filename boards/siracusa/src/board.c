@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "hyperram.h"
+#include "neureka.h"
 #include "semihosting.h"
 #include "tessera/div_u64.h"
-#include "tessera/npu_core_queue.h"
 #include "tessera/riscv_tls.h"
 #include "tessera/siracusa.h"
 
@@ -704,13 +704,25 @@ static tsr_hal_status dma_wait(void *ctx, tsr_dma_handle handle)
     return TSR_HAL_OK;
 }
 
-/* ---- NPU: a queue of the description's depth, run by the core that waits ------------- */
+/* ---- NPU: N-EUREKA, a queue of the description's depth (neureka.h) ----------------------- */
 
-/* Jobs queue as on the NPU and run on the core that waits (tessera/npu_core_queue.h): the
- * HAL on N-EUREKA itself is the next step (issue 44). */
-static tsr_npu_job g_npu_jobs[TSR_SIRACUSA_NPU_DEPTH];
+static tsr_neureka_slot g_npu_slots[TSR_SIRACUSA_NPU_DEPTH];
+static tsr_neureka_params g_npu_params[TSR_NEUREKA_CONTEXTS] L1_STATE; /* where the engine reads them */
 static tsr_hal_board g_board;
-static tsr_npu_core_queue g_npu = {g_npu_jobs, TSR_SIRACUSA_NPU_DEPTH, g_board.regions, 0u, 0u};
+static tsr_neureka_queue g_npu = {g_npu_slots, TSR_SIRACUSA_NPU_DEPTH, g_board.regions, g_npu_params, 0u, 0u, 0u, 0u, 0u};
+
+/* "npu: J jobs on N-EUREKA (E engine jobs), C on a core", after main() returns. */
+static void report_npu(void)
+{
+    if (g_npu.engine_jobs + g_npu.core_jobs == 0u) return;
+    tsr_pulp_puts("npu: ");
+    tsr_pulp_put_u64(g_npu.engine_jobs);
+    tsr_pulp_puts(" jobs on N-EUREKA (");
+    tsr_pulp_put_u64(g_npu.engine_issued);
+    tsr_pulp_puts(" engine jobs), ");
+    tsr_pulp_put_u64(g_npu.core_jobs);
+    tsr_pulp_puts(" on a core (requantization the engine cannot give)\n");
+}
 
 /* ---- counters, console ------------------------------------------------------------ */
 
@@ -728,7 +740,7 @@ static void console_write(void *ctx, const char *text, size_t len)
 
 /* ctx: the NPU queue (the other operations need none). */
 static const tsr_hal_ops g_ops = {cluster_fork,       cluster_barrier,   dma_copy_1d,       dma_copy_2d, dma_wait,
-                                  tsr_npu_core_submit, tsr_npu_core_poll, tsr_npu_core_wait, cycles,      console_write,
+                                  tsr_neureka_submit, tsr_neureka_poll, tsr_neureka_wait, cycles,      console_write,
                                   NULL,                NULL,              dma_copy_planes,   dma_prefetch};
 
 const tsr_hal_board *tsr_pulp_board(void) { return &g_board; }
@@ -771,7 +783,7 @@ void tsr_siracusa_core_entry(uint32_t core)
         g_board.name = TSR_SIRACUSA_BOARD_NAME;
         g_board.fingerprint = tsr_board_fingerprint(g_board.name, TSR_SIRACUSA_CORES, sizes, true);
         g_board.core_count = g_cores;
-        g_board.has_npu = true; /* jobs run by the submitting core */
+        g_board.has_npu = true; /* N-EUREKA */
         g_board.solo_bytes = 0u;
         g_board.isa = TSR_SIRACUSA_ISA;
         g_board.regions[TSR_REGION_L1] = (tsr_hal_region){"L1", __l1_start, TSR_SIRACUSA_L1_BYTES};
@@ -788,6 +800,7 @@ void tsr_siracusa_core_entry(uint32_t core)
         REG(SIRACUSA_EU_DEMUX + SIRACUSA_EU_SW_EVENT(SIRACUSA_EVENT_SW_FORK)) = ((1u << TSR_SIRACUSA_CORES) - 1u) & ~1u;
         const int status = main();
         tsr_siracusa_report_runs();
+        report_npu();
         tsr_pulp_exit(status);
     }
     while (__atomic_load_n(&g_boot_ready, __ATOMIC_ACQUIRE) != 2u) wait_event(SIRACUSA_EVENT_SW_FORK);

@@ -25,7 +25,7 @@ extern "C" {
 #endif
 
 #define TSR_IMAGE_MAGIC 0x53534554u /* "TESS" read as a little-endian uint32 */
-#define TSR_IMAGE_VERSION 7u
+#define TSR_IMAGE_VERSION 8u
 #define TSR_IMAGE_ALIGN 64u         /* file alignment of sections; buffer alignment in regions */
 #define TSR_NO_TENSOR 0xFFFFu
 #define TSR_BOARD_NAME_BYTES 32u
@@ -115,7 +115,7 @@ static inline const char *tsr_tensor_kind_name(uint32_t kind)
 /* tsr_tensor.layout: how the elements lie in memory. */
 typedef enum tsr_layout {
     TSR_LAYOUT_ROW_MAJOR = 0, /* dims[ndims - 1] varies fastest; engine-specific layouts take later values */
-    TSR_LAYOUT_NPU_W8 = 1,    /* I8 weights {n, k} in the NPU's bit-plane layout (tessera/npu.h), 8 bits */
+    TSR_LAYOUT_NPU_W8 = 1,    /* I8 weights {n, k} in the NPU's layout (tessera/npu.h: N-EUREKA's 1x1 mode), 8 bits */
     TSR_LAYOUT_NPU_W4 = 2,    /* the same with 4-bit weights (values in [-8, 7]) */
     TSR_LAYOUT_W4_G32 = 3,    /* I8 weights {n, k} for the cluster's W4A8 matmul: n rows of ceil(k/2) bytes of
                                  4-bit weights and ceil(k/32) group scales (tessera/kernels_i8.h) */

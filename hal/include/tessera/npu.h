@@ -4,25 +4,28 @@
  * runtime (which fills descriptors) and every board's NPU or emulator (which reads
  * only this layout), so the three cannot drift.
  *
- * The engine is modelled on N-EUREKA (Siracusa): a bit-serial, output-stationary
- * datapath that runs a GEMM as a 1x1 (pointwise) convolution, 8-bit activations,
- * 2..8-bit weights, per-channel requantization, inputs and outputs in L1, weights
- * streamed from its own weight memory (NMS) or from L1.
+ * The engine is N-EUREKA (Siracusa): a bit-serial, output-stationary datapath that
+ * runs a GEMM as a 1x1 (pointwise) convolution, 8-bit activations, per-channel
+ * requantization, inputs and outputs in L1, weights streamed from its own weight
+ * memory (NMS) or from L1. The layout below is the one its 1x1 mode reads (pulp-nnx,
+ * neureka/: NeurekaWeight.encode; GVSoC's model, neureka_matrixvec.cpp), so the packer's
+ * bytes go to the engine as they are.
  *
  * ---- Weight layout (tensor layouts TSR_LAYOUT_NPU_W8 and _W4) ------------------
  *
  * An n x k weight matrix W (output channel c, input channel j), each value a
- * two's-complement integer of `bits` bits (8 or 4), is stored as 32-bit words:
+ * two's-complement integer of `bits` bits (8, or 4: values in [-8, 7]), is stored
+ * offset, U = W + 128 (0..255), the engine's weight offset (-128) taking it back:
  *
- *   k is cut into KB = ceil(k / 32) blocks of 32 input channels (the last one padded
- *   with zeros), n is padded with zero channels to a multiple of 32 (TSR_NPU_BLOCK_N);
- *   word ((c * KB + kb) * bits + b), little-endian, holds in its bit i the bit b of
- *   W[c][kb * 32 + i].
+ *   k is cut into KB = ceil(k / 32) blocks of 32 input channels, n is padded to a
+ *   multiple of 32 (TSR_NPU_BLOCK_N); every channel past k or past n holds U = 128 (W 0).
+ *   Block (c, kb) is 32 bytes at byte (c * KB + kb) * 32: eight little-endian words,
+ *   word g holding in its bit 4 b + t the bit b of U[c][kb * 32 + 4 g + t]
+ *   (b = 0..7, t = 0..3).
  *
- * So a channel is KB * bits words (4 * KB * bits bytes), its blocks in order and in
- * each block its bit planes from the least significant up; bit plane bits - 1 is the
- * sign. 8-bit weights take exactly k bytes a channel when k is a multiple of 32, 4-bit
- * ones half.
+ * So a channel is KB * 32 bytes whatever the bits: the 1x1 mode reads eight bit planes
+ * a block, and 4-bit weights take the room of 8-bit ones (their upper planes are
+ * those of U = W + 128).
  *
  * ---- What a job computes (TSR_NPU_GEMM_I8) --------------------------------------
  *
@@ -30,9 +33,9 @@
  *
  * for r < m, c < n, j < k, with requantize as the cluster's int8 kernels define it
  * (tessera/kernels_i8.h: (acc * m) >> (31 - s), rounded half up, saturated). The
- * bit-serial datapath forms the sum plane by plane,
+ * bit-serial datapath forms the sum plane by plane, then adds its weight offset,
  *
- *   sum_j x_j W[c][j] = sum_b (b == bits - 1 ? -1 : 1) 2^b sum_{j : bit b of W[c][j] set} x_j,
+ *   sum_j x_j W[c][j] = sum_b 2^b sum_{j : bit b of U[c][j] set} x_j - 128 sum_j x_j,
  *
  * which is the same integer: a job is bit-exact with tsr_matmul_i8 on the same values.
  *
@@ -89,10 +92,14 @@ struct tsr_npu_job {
     uint32_t rqs_shift;        /* GEMM_I8_RQS: 0..62 */
 };
 
-/* Words of one output channel: KB blocks of `bits` planes. */
+#define TSR_NPU_PLANES 8u     /* bit planes a block holds, whatever the weight bits */
+#define TSR_NPU_W_OFFSET 128  /* U = W + 128: the engine's weight offset is -128 */
+
+/* Words of one output channel: KB blocks of eight words (32 bytes, the engine's weight port). */
 static inline uint32_t tsr_npu_channel_words(uint32_t k, uint32_t bits)
 {
-    return (k + TSR_NPU_BLOCK_K - 1u) / TSR_NPU_BLOCK_K * bits;
+    (void)bits; /* the 1x1 mode reads eight planes for any width */
+    return (k + TSR_NPU_BLOCK_K - 1u) / TSR_NPU_BLOCK_K * TSR_NPU_PLANES;
 }
 /* Bytes of one output channel, and of a whole n x k matrix (n padded to TSR_NPU_BLOCK_N). */
 static inline uint64_t tsr_npu_channel_bytes(uint32_t k, uint32_t bits) { return 4u * (uint64_t)tsr_npu_channel_words(k, bits); }
@@ -152,30 +159,31 @@ static inline int8_t tsr_npu_requant_shift(int32_t acc, int32_t multiplier, int3
 }
 
 /* Runs a checked job the way the bit-serial datapath does: for each output channel,
- * block by block and plane by plane, the inputs whose weight bit is set are summed and
- * the plane's sum is added with its weight 2^b (negative for the sign plane). */
+ * block by block and plane by plane, the inputs whose offset weight U has the plane's
+ * bit set are summed with the plane's weight 2^b; the weight offset then takes
+ * 128 sum_j x_j away. */
 static inline void tsr_npu_run_job(const tsr_npu_job *job)
 {
-    const uint32_t bits = job->weight_bits, blocks = (job->k + TSR_NPU_BLOCK_K - 1u) / TSR_NPU_BLOCK_K;
+    const uint32_t blocks = (job->k + TSR_NPU_BLOCK_K - 1u) / TSR_NPU_BLOCK_K;
     for (uint32_t r = 0; r < job->m; ++r) {
         const int8_t *x = job->input + (size_t)r * job->ldx;
+        int32_t x_sum = 0;
+        for (uint32_t j = 0; j < job->k; ++j) x_sum += x[j];
         for (uint32_t c = 0; c < job->n; ++c) {
-            const uint32_t *w = job->weights + (size_t)c * blocks * bits;
+            const uint32_t *w = job->weights + (size_t)c * blocks * TSR_NPU_PLANES;
             int32_t acc = 0;
-            for (uint32_t kb = 0; kb < blocks; ++kb) {
-                const int8_t *xb = x + kb * TSR_NPU_BLOCK_K;
-                const uint32_t valid = job->k - kb * TSR_NPU_BLOCK_K;
-                const uint32_t mask = valid >= 32u ? 0xFFFFFFFFu : (1u << valid) - 1u; /* padding never reads x */
-                for (uint32_t b = 0; b < bits; ++b) {
-                    uint32_t word = w[kb * bits + b] & mask;
-                    int32_t plane = 0;
-                    while (word) {
-                        plane += xb[__builtin_ctz(word)];
-                        word &= word - 1u;
+            for (uint32_t kb = 0; kb < blocks; ++kb)
+                for (uint32_t g = 0; g < TSR_NPU_PLANES; ++g) {
+                    const uint32_t j0 = kb * TSR_NPU_BLOCK_K + 4u * g;
+                    const uint32_t word = w[kb * TSR_NPU_PLANES + g];
+                    for (uint32_t b = 0; b < TSR_NPU_PLANES; ++b) {
+                        int32_t plane = 0;
+                        for (uint32_t t = 0; t < 4u && j0 + t < job->k; ++t) /* padding never reads x */
+                            if ((word >> (4u * b + t)) & 1u) plane += x[j0 + t];
+                        acc += plane * (int32_t)(1u << b);
                     }
-                    acc += (b + 1u == bits ? -plane : plane) * (int32_t)(1u << b);
                 }
-            }
+            acc -= TSR_NPU_W_OFFSET * x_sum;
             job->output[(size_t)r * job->ldy + c] =
                 job->kind == TSR_NPU_GEMM_I8_RQS
                     ? tsr_npu_requant_shift(acc, job->multiplier[c], job->addend[c], job->rqs_shift)

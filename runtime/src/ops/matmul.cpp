@@ -416,7 +416,7 @@ tessera_status validate(StepChecker &c)
 // NPU steps: x and y whole in L1; the weights in NMS (not staged) or streamed a job's
 // channels at a time. The channel bytes follow from k and the weight bits; the bits
 // are the weight tensor's, which the geometry does not see, so a tile's slot is sized
-// for 8 bits (4-bit weights fill half of it).
+// for 8 bits (4-bit weights take the same room: tessera/npu.h).
 StepGeometry geometry_npu(const tsr_step &s, uint32_t rows)
 {
     StepGeometry g = StepGeometry::none();

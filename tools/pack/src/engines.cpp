@@ -10,20 +10,27 @@
 
 namespace tessera {
 
+// tessera/npu.h's layout (N-EUREKA's 1x1 mode): U = W + 128, block (c, kb) in 32 bytes,
+// word g's bit 4 b + t the bit b of U[c][kb * 32 + 4 g + t]; channels past k or n U = 128.
 std::vector<uint8_t> npu_weight_layout(const int8_t *w, uint32_t n, uint32_t k, uint32_t bits)
 {
     const int lo = -(1 << (bits - 1)), hi = (1 << (bits - 1)) - 1;
-    const uint32_t words = tsr_npu_channel_words(k, bits), blocks = words / bits;
+    const uint32_t blocks = (k + TSR_NPU_BLOCK_K - 1) / TSR_NPU_BLOCK_K;
+    const uint64_t padded_n = tsr_npu_weight_bytes(n, k, bits) / tsr_npu_channel_bytes(k, bits);
     std::vector<uint8_t> out(tsr_npu_weight_bytes(n, k, bits), 0);
-    for (uint32_t c = 0; c < n; ++c)
-        for (uint32_t j = 0; j < k; ++j) {
-            const int v = w[size_t(c) * k + j];
-            if (v < lo || v > hi)
-                throw std::range_error("weight " + std::to_string(v) + " does not fit " + std::to_string(bits) + " bits");
-            const uint32_t kb = j / TSR_NPU_BLOCK_K, bit = j % TSR_NPU_BLOCK_K, u = uint32_t(v);
-            for (uint32_t b = 0; b < bits; ++b)
+    for (uint64_t c = 0; c < padded_n; ++c)
+        for (uint32_t j = 0; j < blocks * TSR_NPU_BLOCK_K; ++j) {
+            int v = 0;
+            if (c < n && j < k) {
+                v = w[size_t(c) * k + j];
+                if (v < lo || v > hi)
+                    throw std::range_error("weight " + std::to_string(v) + " does not fit " + std::to_string(bits) + " bits");
+            }
+            const uint32_t u = uint32_t(v + TSR_NPU_W_OFFSET), kb = j / TSR_NPU_BLOCK_K, g = (j % TSR_NPU_BLOCK_K) / 4, t = j % 4;
+            const size_t word = (size_t(c) * blocks + kb) * TSR_NPU_PLANES + g;
+            for (uint32_t b = 0; b < TSR_NPU_PLANES; ++b)
                 if ((u >> b) & 1u) {
-                    const size_t word = (size_t(c) * blocks + kb) * bits + b;
+                    const uint32_t bit = 4 * b + t;
                     out[word * 4 + bit / 8] |= uint8_t(1u << (bit % 8));
                 }
         }
@@ -110,7 +117,8 @@ EngineAssignment assign_engines(Graph &g, const BoardDesc &board, Scenario scena
         return a;
     }
 
-    // Weights into the NPU's layout; in NMS (npu-nms) in order of use while they fit.
+    // Weights into the NPU's layout; in NMS (npu-nms) in order of use: every one of them when
+    // the scenario is asked for by name, while they fit when the cost model chose it.
     uint64_t nms_free = scenario == Scenario::kNpuNms ? board.region_size[TSR_REGION_NMS] : 0;
     for (const GraphSchedule *sch : token_first)
         for (const GraphStep &s : sch->steps) {
@@ -127,6 +135,11 @@ EngineAssignment assign_engines(Graph &g, const BoardDesc &board, Scenario scena
             w.layout = weight_bits == 4 ? TSR_LAYOUT_NPU_W4 : TSR_LAYOUT_NPU_W8;
             const uint64_t need = (w.bytes + TSR_IMAGE_ALIGN - 1) / TSR_IMAGE_ALIGN * TSR_IMAGE_ALIGN;
             w.in_nms = need <= nms_free;
+            if (!w.in_nms && scenario == Scenario::kNpuNms && !by_cost) // asked for by name: all of them or none
+                throw InputError("scenario npu-nms: NPU weight " + w.name + " needs " + std::to_string(need) +
+                                 " bytes of the weight memory; " + std::to_string(nms_free) + " of the " +
+                                 std::to_string(board.region_size[TSR_REGION_NMS]) + " of board '" + board.name +
+                                 "' are left (--scenario npu streams them from L2)");
             if (w.in_nms) {
                 nms_free -= need;
                 a.nms_bytes += need;

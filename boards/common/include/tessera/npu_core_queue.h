@@ -1,8 +1,8 @@
 /*
- * The NPU job queue of a board whose NPU is not modelled (pulp-rtl; siracusa until the
- * N-EUREKA driver): jobs queue as on a real NPU, up to the description's depth (BUSY beyond),
- * and run in order, with every board's bit-serial execution (tessera/npu.h), on the core that
- * waits for or polls one. The three calls are the HAL's NPU operations with the queue as ctx.
+ * The NPU job queue of a board whose NPU is not modelled (pulp-rtl): jobs queue as on a
+ * real NPU, up to the description's depth (BUSY beyond), and run in order, with every
+ * board's bit-serial execution (tessera/npu.h), on the core that waits for or polls one.
+ * The three calls are the HAL's NPU operations with the queue as ctx.
  */
 #ifndef TESSERA_NPU_CORE_QUEUE_H
 #define TESSERA_NPU_CORE_QUEUE_H

@@ -17,8 +17,8 @@
  *    half L2's cycles) and an image linked into the firmware; a larger one lies in HyperRAM
  *    behind the uDMA (tsr_siracusa_load_image), which only the DMA reads: a transfer to or
  *    from it goes through the uDMA, staged in L2.
- *  - NPU: a queue of the description's depth whose jobs run on the core that waits (the
- *    N-EUREKA driver is issue 44's).
+ *  - NPU: N-EUREKA, a queue of the description's depth; a job whose requantization its
+ *    normalization stage cannot give runs on the core that waits (src/neureka.h).
  *  - Cycles: mcycle of each core. Console: the SoC's stdout peripheral; exit: its
  *    CORESTATUS register; a trap on any core prints the core, mcause, mepc and mtval.
  * The API the PULP boards share is tessera/pulp_board.h.

@@ -39,9 +39,17 @@
 #define SIRACUSA_EU_BARRIER_WAIT_CLEAR(b) (0x200u + 0x20u * (b) + 0x1Cu) /* load: arrive, sleep, clear */
 #define SIRACUSA_EVENT_SW_FORK 0u  /* the software event that starts a fork */
 #define SIRACUSA_EVENT_DMA 8u      /* the cluster DMA's completion event to the core that issued */
+#define SIRACUSA_EVENT_NEUREKA 12u /* N-EUREKA's end of a job (acc_0), to every core */
 #define SIRACUSA_EVENT_BARRIER 16u /* the hardware barriers' event */
 
 /* Cluster DMA (mchan v7), each core's own channel through the demux alias. */
+/* N-EUREKA (a HWPE: pulp-nnx util/hwpe.c; GVSoC cluster.json peripherals.neureka) */
+#define SIRACUSA_NEUREKA 0x10201000u
+#define SIRACUSA_NEUREKA_TRIGGER 0x00u /* store 0: commit the programmed job and run */
+#define SIRACUSA_NEUREKA_ACQUIRE 0x04u /* load: a context to program (a job id), or >= 256 if none is free */
+#define SIRACUSA_NEUREKA_STATUS 0x0Cu  /* load: bit 0, bit 8 set while context 0, 1 holds a job */
+#define SIRACUSA_NEUREKA_JOB 0x20u     /* the job's 24 registers */
+
 #define SIRACUSA_DMA_DEMUX 0x10204400u
 #define SIRACUSA_DMA_CMD 0x0u    /* load: a transfer id (its counter); stores: a command's words */
 #define SIRACUSA_DMA_STATUS 0x4u /* load: bit t set while counter t has bytes to move; store: free counters */

@@ -1,0 +1,166 @@
+/* neureka.h: the HAL's NPU job queue on N-EUREKA. */
+#include "neureka.h"
+
+#include "tessera/siracusa_map.h"
+
+#define REG(addr) (*(volatile uint32_t *)(uintptr_t)(addr))
+
+/* ---- the device: its registers (pulp-nnx neureka/hal, util/hwpe.c) ---------------------- */
+
+enum {
+    W_PTR, X_PTR, Y_PTR, SCALE_PTR, SHIFT_PTR, BIAS_PTR, X_D0, X_D1, X_D2, Y_D0, Y_D1, Y_D2, W_D0, W_D1, W_D2,
+    REM_KO_KI, REM_HO_WO, REM_HI_WI, NB_KO_KI, NB_HO_WO, PADDING, WEIGHT_OFFSET, FILTER_MASK, CONF0, JOB_REGS
+};
+
+#define CONF0_INPUT_SIGNED (1u << 26)
+#define CONF0_NORM_BIAS (1u << 25)
+#define CONF0_NORM_SHIFT (1u << 24)       /* a shift a channel */
+#define CONF0_QUANT_IDENTITY (1u << 23)   /* no ReLU: clamped to -128..127 */
+#define CONF0_NORM_32BIT (2u << 12)       /* 32-bit scales */
+#define CONF0_WEIGHTS_WMEM (1u << 9)      /* weights from the weight memory; else from TCDM */
+#define CONF0_MODE_1X1 (2u << 5)
+#define CONF0_NORM_QUANT (1u << 4)
+#define CONF0_WEIGHT_BITS_8 7u            /* bits - 1: eight planes a block (tessera/npu.h) */
+#define OUT_SUBTILE 6u                    /* output rows (and columns) of a spatial subtile */
+
+static inline uint32_t reg(uint32_t offset) { return SIRACUSA_NEUREKA + offset; }
+static inline uint32_t half(uint32_t hi, uint32_t lo) { return hi << 16 | lo; }
+
+/* Jobs the engine holds, programmed and not finished. */
+static uint32_t in_flight(void)
+{
+    const uint32_t status = REG(reg(SIRACUSA_NEUREKA_STATUS));
+    return (status & 1u) + ((status >> 8) & 1u);
+}
+
+/* Chunks the engine has finished, in order. */
+static uint32_t engine_done(const tsr_neureka_queue *q) { return q->engine_issued - in_flight(); }
+
+/* Sleep until the engine ends a job (its event; a stale one only wakes the caller early). */
+static void sleep_on_engine(void)
+{
+    REG(SIRACUSA_EU_DEMUX + SIRACUSA_EU_CORE_MASK) = 1u << SIRACUSA_EVENT_NEUREKA;
+    (void)REG(SIRACUSA_EU_DEMUX + SIRACUSA_EU_CORE_EVENT_WAIT_CLEAR);
+}
+
+/* Hands chunk i of slot s (its output channels 32 i..) to the engine, if it has a free
+ * context; false if not. m rows as a column of m pixels (a 1x1 convolution, m x 1). */
+static bool start_chunk(tsr_neureka_queue *q, tsr_neureka_slot *s, uint32_t i)
+{
+    if (REG(reg(SIRACUSA_NEUREKA_ACQUIRE)) >= 256u) return false; /* both contexts taken */
+    const tsr_npu_job *j = &s->job;
+    const uint32_t c0 = i * TSR_NPU_BLOCK_N, nc = j->n - c0 < TSR_NPU_BLOCK_N ? j->n - c0 : TSR_NPU_BLOCK_N;
+    tsr_neureka_params *p = &q->params[q->engine_issued % TSR_NEUREKA_CONTEXTS];
+    const uint64_t bound = tsr_neureka_acc_bound(j);
+    for (uint32_t c = 0; c < nc; ++c) {
+        tsr_neureka_requant r = {0u, 0, 0u};
+        (void)tsr_neureka_requant_of(j, c0 + c, bound, &r); /* true: checked at submit */
+        p->scale[c] = r.scale, p->bias[c] = r.bias, p->shift[c] = r.shift;
+    }
+    const uint32_t kb = (j->k + TSR_NPU_BLOCK_K - 1u) / TSR_NPU_BLOCK_K, rem_k = j->k - (kb - 1u) * TSR_NPU_BLOCK_K;
+    const uint32_t hb = (j->m + OUT_SUBTILE - 1u) / OUT_SUBTILE, rem_h = j->m - (hb - 1u) * OUT_SUBTILE;
+    const bool nms = (j->flags & TSR_NPU_WEIGHTS_NMS) != 0u;
+    const uintptr_t w = (uintptr_t)(j->weights + (size_t)c0 * tsr_npu_channel_words(j->k, j->weight_bits));
+    uint32_t v[JOB_REGS];
+    v[W_PTR] = (uint32_t)(w - SIRACUSA_WMEM_BASE); /* the engine adds the weight memory's base (TCDM: masked off) */
+    v[X_PTR] = (uint32_t)(uintptr_t)j->input;
+    v[Y_PTR] = (uint32_t)(uintptr_t)(j->output + c0);
+    v[SCALE_PTR] = (uint32_t)(uintptr_t)p->scale;
+    v[SHIFT_PTR] = (uint32_t)(uintptr_t)p->shift;
+    v[BIAS_PTR] = (uint32_t)(uintptr_t)p->bias;
+    v[X_D0] = j->ldx, v[X_D1] = j->ldx, v[X_D2] = 0u;
+    v[Y_D0] = 32u, v[Y_D1] = j->ldy, v[Y_D2] = j->ldy;
+    v[W_D0] = 32u, v[W_D1] = 32u * kb, v[W_D2] = 0u;
+    v[REM_KO_KI] = half(nc, rem_k);
+    v[REM_HO_WO] = half(rem_h, 1u);
+    v[REM_HI_WI] = half(rem_h, 1u);
+    v[NB_KO_KI] = half(1u, kb);
+    v[NB_HO_WO] = half(hb, 1u);
+    v[PADDING] = 0u;
+    v[WEIGHT_OFFSET] = (uint32_t)-TSR_NPU_W_OFFSET;
+    v[FILTER_MASK] = 0u;
+    v[CONF0] = CONF0_INPUT_SIGNED | CONF0_NORM_BIAS | CONF0_NORM_SHIFT | CONF0_QUANT_IDENTITY | CONF0_NORM_32BIT |
+               (nms ? CONF0_WEIGHTS_WMEM : 0u) | CONF0_MODE_1X1 | CONF0_NORM_QUANT | CONF0_WEIGHT_BITS_8;
+    for (uint32_t r = 0; r < JOB_REGS; ++r) REG(reg(SIRACUSA_NEUREKA_JOB + 4u * r)) = v[r];
+    REG(reg(SIRACUSA_NEUREKA_TRIGGER)) = 0u; /* commit and run */
+    s->last = ++q->engine_issued;
+    return true;
+}
+
+/* ---- the HAL queue ------------------------------------------------------------------------ */
+
+static tsr_neureka_slot *slot_of(tsr_neureka_queue *q, tsr_npu_handle h) { return &q->slots[(h - 1u) % q->depth]; }
+
+/* Hands the engine what it has room for: the unfinished jobs' chunks in order, up to the
+ * first job that runs on a core (what follows it waits for it). */
+static void pump(tsr_neureka_queue *q)
+{
+    for (tsr_npu_handle h = q->done + 1u; h <= q->issued; ++h) {
+        tsr_neureka_slot *s = slot_of(q, h);
+        if (s->chunks == 0u) return;
+        while (s->started < s->chunks)
+            if (!start_chunk(q, s, s->started)) return;
+            else ++s->started;
+    }
+}
+
+/* Finishes jobs in order up to `handle`; sleeping on the engine when it must, or, when it
+ * must not, returning what is done. */
+static void advance(tsr_neureka_queue *q, tsr_npu_handle handle, bool sleep)
+{
+    while ((int32_t)(q->done - handle) < 0) {
+        pump(q);
+        tsr_neureka_slot *s = slot_of(q, q->done + 1u);
+        const uint32_t finished = engine_done(q);
+        if (s->chunks == 0u && finished == q->engine_issued) { /* its turn, the engine idle */
+            tsr_npu_run_job(&s->job);
+            ++q->core_jobs, ++q->done;
+        } else if (s->chunks != 0u && s->started == s->chunks && (int32_t)(finished - s->last) >= 0) {
+            ++q->engine_jobs, ++q->done;
+        } else if (sleep) {
+            sleep_on_engine();
+        } else {
+            return;
+        }
+    }
+}
+
+tsr_hal_status tsr_neureka_submit(void *queue, const tsr_npu_job *job, tsr_npu_handle *out)
+{
+    tsr_neureka_queue *q = (tsr_neureka_queue *)queue;
+    if (out == NULL) return TSR_HAL_INVALID;
+    const tsr_hal_status st = tsr_npu_check_job(job, q->regions);
+    if (st != TSR_HAL_OK) return st;
+    if (q->issued - q->done >= q->depth) return TSR_HAL_BUSY;
+    tsr_neureka_slot *s = slot_of(q, q->issued + 1u);
+    s->job = *job;
+    s->chunks = (job->n + TSR_NPU_BLOCK_N - 1u) / TSR_NPU_BLOCK_N;
+    s->started = 0u;
+    const uint64_t bound = tsr_neureka_acc_bound(job);
+    for (uint32_t c = 0; c < job->n && s->chunks; ++c) {
+        tsr_neureka_requant r;
+        if (!tsr_neureka_requant_of(job, c, bound, &r)) s->chunks = 0u; /* the stage cannot: a core runs it */
+    }
+    *out = ++q->issued;
+    pump(q);
+    return TSR_HAL_OK;
+}
+
+static bool issued(const tsr_neureka_queue *q, tsr_npu_handle h) { return h != 0u && (int32_t)(q->issued - h) >= 0; }
+
+tsr_hal_status tsr_neureka_poll(void *queue, tsr_npu_handle handle, bool *done)
+{
+    tsr_neureka_queue *q = (tsr_neureka_queue *)queue;
+    if (done == NULL || !issued(q, handle)) return TSR_HAL_INVALID;
+    advance(q, handle, false);
+    *done = (int32_t)(q->done - handle) >= 0;
+    return TSR_HAL_OK;
+}
+
+tsr_hal_status tsr_neureka_wait(void *queue, tsr_npu_handle handle)
+{
+    tsr_neureka_queue *q = (tsr_neureka_queue *)queue;
+    if (!issued(q, handle)) return TSR_HAL_INVALID;
+    advance(q, handle, true);
+    return TSR_HAL_OK;
+}
