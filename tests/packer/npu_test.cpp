@@ -18,6 +18,7 @@
 #include "tessera/errors.h"
 #include "tessera/host_board.hpp"
 #include "tessera/kernels_i8.h"
+#include "tessera/kernels_quantlib.h"
 #include "tessera/neureka_requant.h"
 #include "tessera/npu.h"
 #include "tessera/pack/cost_model.h"
@@ -101,6 +102,53 @@ TEST_P(NpuJob, BitExactWithTheClusterReference)
     EXPECT_EQ(y_npu, y_ref);
 }
 
+// The stage's form (TSR_NPU_GEMM_I8_RQS_STAGE: the rounding in the addend) on the
+// packer's layout equals QuantLib's RequantShift as the cluster's kernel computes it.
+TEST_P(NpuJob, StageFormBitExactWithTheClusterRequantShift)
+{
+    const GemmCase c = GetParam();
+    std::mt19937 rng(c.m * 7919u + c.n * 31u + c.k + c.bits);
+    const int lo = -(1 << (c.bits - 1)), hi = (1 << (c.bits - 1)) - 1;
+    std::uniform_int_distribution<int> wv(lo, hi), xv(-128, 127), mv(1, 2000), av(-100000, 100000);
+    const uint32_t shift = 12u + rng() % 8u;
+    std::vector<int8_t> x(size_t(c.m) * c.k), w(size_t(c.n) * c.k), y_ref(size_t(c.m) * c.n), y_npu(size_t(c.m) * c.n);
+    std::vector<int32_t> table(2 * size_t(c.n)), stage(2 * size_t(c.n));
+    for (auto &v : x) v = int8_t(xv(rng));
+    for (auto &v : w) v = int8_t(wv(rng));
+    for (uint32_t i = 0; i < c.n; ++i) table[i] = mv(rng), table[c.n + i] = av(rng);
+    stage = table;
+    for (uint32_t i = 0; i < c.n; ++i) stage[c.n + i] += 1 << (shift - 1); // the packer's rounding
+    tsr_matmul_i8_rqs_args a{};
+    a.x = x.data();
+    a.w = w.data();
+    a.mul = table.data();
+    a.add = table.data() + c.n;
+    a.range.shift = int32_t(shift);
+    a.range.lo = -128;
+    a.range.hi = 127;
+    a.y = y_ref.data();
+    a.rows = c.m;
+    a.k = c.k;
+    a.n = c.n;
+    a.ldy = c.n;
+    ASSERT_EQ(tsr_matmul_i8_rqs_ref(&a, 0, 1), TSR_KERNEL_OK);
+    const std::vector<uint8_t> layout = tessera::npu_weight_layout(w.data(), c.n, c.k, c.bits);
+    std::vector<uint32_t> words(layout.size() / 4);
+    std::memcpy(words.data(), layout.data(), layout.size());
+    tsr_npu_job job{};
+    job.kind = TSR_NPU_GEMM_I8_RQS_STAGE;
+    job.weight_bits = c.bits;
+    job.m = c.m, job.n = c.n, job.k = c.k, job.ldx = c.k, job.ldy = c.n;
+    job.weights = words.data();
+    job.input = x.data();
+    job.output = y_npu.data();
+    job.multiplier = stage.data();
+    job.addend = stage.data() + c.n;
+    job.rqs_shift = shift;
+    tsr_npu_run_job(&job);
+    EXPECT_EQ(y_npu, y_ref);
+}
+
 INSTANTIATE_TEST_SUITE_P(Shapes, NpuJob,
                          ::testing::Values(GemmCase{1, 1, 1, 8}, GemmCase{1, 64, 64, 8}, GemmCase{3, 33, 31, 8},
                                            GemmCase{2, 64, 172, 8}, GemmCase{16, 172, 64, 8}, GemmCase{1, 64, 64, 4},
@@ -156,9 +204,10 @@ TEST(NeurekaRequant, HandWorkedChannels)
 TEST(NeurekaRequant, WhatTheStageTakesItGivesExactly)
 {
     std::mt19937 rng(44);
-    uint32_t taken[2] = {0, 0}, refused[2] = {0, 0};
-    for (int i = 0; i < 4000; ++i) {
-        const bool rqs = i % 2;
+    uint32_t taken[3] = {0, 0, 0}, refused[3] = {0, 0, 0};
+    for (int i = 0; i < 6000; ++i) {
+        const int form = i % 3; // Q31, RequantShift, the stage's RequantShift
+        const bool rqs = form != 0;
         const uint32_t k = 1u + rng() % 512u;
         int32_t mult, addend = 0;
         int8_t shift = 0;
@@ -172,28 +221,32 @@ TEST(NeurekaRequant, WhatTheStageTakesItGivesExactly)
             mult = rng() % 4u == 0u ? 0 : int32_t((1u << 30) | (rng() & 0x3FFFFFFFu & ~((1u << low_zeros) - 1u)));
             shift = int8_t(int(rng() % 62u) - 31);
         }
-        tsr_npu_job j = requant_job(rqs ? TSR_NPU_GEMM_I8_RQS : TSR_NPU_GEMM_I8, k, &mult, &shift, &addend, rqs_shift);
+        if (form == 2) rqs_shift %= 32u;
+        const uint32_t kind = form == 2 ? TSR_NPU_GEMM_I8_RQS_STAGE : form == 1 ? TSR_NPU_GEMM_I8_RQS : TSR_NPU_GEMM_I8;
+        tsr_npu_job j = requant_job(kind, k, &mult, &shift, &addend, rqs_shift);
         const int64_t bound = int64_t(tsr_neureka_acc_bound(&j));
         tsr_neureka_requant q{};
         if (!tsr_neureka_requant_of(&j, 0, uint64_t(bound), &q)) {
-            ++refused[rqs];
+            ++refused[form];
             continue;
         }
-        ++taken[rqs];
+        ++taken[form];
         std::uniform_int_distribution<int64_t> acc(-bound, bound);
         for (int t = 0; t < 64; ++t) {
             const int32_t a = int32_t(t == 0 ? -bound : t == 1 ? bound : t == 2 ? 0 : acc(rng));
-            const int8_t want = rqs ? tsr_npu_requant_shift(a, mult, addend, rqs_shift) : tsr_npu_requantize(a, mult, shift);
+            const int8_t want = form == 2 ? tsr_npu_requant_stage(a, mult, addend, rqs_shift)
+                                : form == 1 ? tsr_npu_requant_shift(a, mult, addend, rqs_shift)
+                                            : tsr_npu_requantize(a, mult, shift);
             ASSERT_EQ(tsr_neureka_requantize(a, &q), want)
                 << (rqs ? "RQS" : "Q31") << " mult " << mult << " shift " << int(rqs ? int(rqs_shift) : int(shift))
                 << " addend " << addend << " k " << k << " acc " << a;
         }
     }
-    // Both outcomes happen for both forms: the test is not vacuous.
-    EXPECT_GT(taken[0], 100u);
-    EXPECT_GT(taken[1], 100u);
-    EXPECT_GT(refused[0], 100u);
-    EXPECT_GT(refused[1], 100u);
+    // Both outcomes happen for every form: the test is not vacuous.
+    for (int form = 0; form < 3; ++form) {
+        EXPECT_GT(taken[form], 100u) << form;
+        EXPECT_GT(refused[form], 100u) << form;
+    }
 }
 
 // The host board's queue: in L1 and NMS of a siracusa board, 2 deep.

@@ -706,10 +706,11 @@ static tsr_hal_status dma_wait(void *ctx, tsr_dma_handle handle)
 
 /* ---- NPU: N-EUREKA, a queue of the description's depth (neureka.h) ----------------------- */
 
-static tsr_neureka_slot g_npu_slots[TSR_SIRACUSA_NPU_DEPTH];
-static tsr_neureka_params g_npu_params[TSR_NEUREKA_CONTEXTS] L1_STATE; /* where the engine reads them */
+/* In TCDM: the engine reads the parameters from there, core 0 the rest at every job. */
+static tsr_neureka_slot g_npu_slots[TSR_SIRACUSA_NPU_DEPTH] L1_STATE;
+static tsr_neureka_params g_npu_params[TSR_NEUREKA_CONTEXTS] L1_STATE;
+static tsr_neureka_queue g_npu L1_STATE; /* set at start-up */
 static tsr_hal_board g_board;
-static tsr_neureka_queue g_npu = {g_npu_slots, TSR_SIRACUSA_NPU_DEPTH, g_board.regions, g_npu_params, 0u, 0u, 0u, 0u, 0u};
 
 /* "npu: J jobs on N-EUREKA (E engine jobs), C on a core", after main() returns. */
 static void report_npu(void)
@@ -795,6 +796,7 @@ void tsr_siracusa_core_entry(uint32_t core)
                              TSR_SIRACUSA_OFFCHIP_SCRATCH};
         tsr_hyperram_init();
         g_board.ops = &g_ops;
+        g_npu = (tsr_neureka_queue){g_npu_slots, TSR_SIRACUSA_NPU_DEPTH, g_board.regions, g_npu_params, 0u, 0u, 0u, 0u, 0u};
         g_board.ctx = &g_npu;
         __atomic_store_n(&g_boot_ready, 2u, __ATOMIC_RELEASE);
         REG(SIRACUSA_EU_DEMUX + SIRACUSA_EU_SW_EVENT(SIRACUSA_EVENT_SW_FORK)) = ((1u << TSR_SIRACUSA_CORES) - 1u) & ~1u;

@@ -16,7 +16,9 @@ enum {
 #define CONF0_NORM_BIAS (1u << 25)
 #define CONF0_NORM_SHIFT (1u << 24)       /* a shift a channel */
 #define CONF0_QUANT_IDENTITY (1u << 23)   /* no ReLU: clamped to -128..127 */
+#define CONF0_SHIFT_AT 16u                /* the layer's shift, 5 bits (without CONF0_NORM_SHIFT) */
 #define CONF0_NORM_32BIT (2u << 12)       /* 32-bit scales */
+#define CONF0_PREFETCH (1u << 10)         /* the next block's activations load while a block computes */
 #define CONF0_WEIGHTS_WMEM (1u << 9)      /* weights from the weight memory; else from TCDM */
 #define CONF0_MODE_1X1 (2u << 5)
 #define CONF0_NORM_QUANT (1u << 4)
@@ -43,44 +45,67 @@ static void sleep_on_engine(void)
     (void)REG(SIRACUSA_EU_DEMUX + SIRACUSA_EU_CORE_EVENT_WAIT_CLEAR);
 }
 
-/* Hands chunk i of slot s (its output channels 32 i..) to the engine, if it has a free
- * context; false if not. m rows as a column of m pixels (a 1x1 convolution, m x 1). */
+/* Whether a job's stage-form tables lie where the engine reads them (TCDM), so that one
+ * engine job takes all of its output channels with no table of the board's. */
+static bool tables_in_place(const tsr_neureka_queue *q, const tsr_npu_job *j)
+{
+    const tsr_hal_region *l1 = &q->regions[TSR_REGION_L1];
+    return j->kind == TSR_NPU_GEMM_I8_RQS_STAGE && tsr_npu_inside(l1, j->multiplier, 4ull * j->n) &&
+           tsr_npu_inside(l1, j->addend, 4ull * j->n);
+}
+
+/* Hands chunk i of slot s to the engine, if it has a free context; false if not. A chunk is
+ * the whole job (tables in place: its shift the layer's) or its output channels 32 i..
+ * (their requantization in the board's table of the context, a shift a channel). m rows as
+ * a column of m pixels (a 1x1 convolution, m x 1). */
 static bool start_chunk(tsr_neureka_queue *q, tsr_neureka_slot *s, uint32_t i)
 {
     if (REG(reg(SIRACUSA_NEUREKA_ACQUIRE)) >= 256u) return false; /* both contexts taken */
     const tsr_npu_job *j = &s->job;
-    const uint32_t c0 = i * TSR_NPU_BLOCK_N, nc = j->n - c0 < TSR_NPU_BLOCK_N ? j->n - c0 : TSR_NPU_BLOCK_N;
-    tsr_neureka_params *p = &q->params[q->engine_issued % TSR_NEUREKA_CONTEXTS];
-    const uint64_t bound = tsr_neureka_acc_bound(j);
-    for (uint32_t c = 0; c < nc; ++c) {
-        tsr_neureka_requant r = {0u, 0, 0u};
-        (void)tsr_neureka_requant_of(j, c0 + c, bound, &r); /* true: checked at submit */
-        p->scale[c] = r.scale, p->bias[c] = r.bias, p->shift[c] = r.shift;
-    }
+    const bool whole = tables_in_place(q, j);
+    const uint32_t c0 = whole ? 0u : i * TSR_NPU_BLOCK_N;
+    const uint32_t nc = whole ? j->n : j->n - c0 < TSR_NPU_BLOCK_N ? j->n - c0 : TSR_NPU_BLOCK_N;
+    const uint32_t kob = (nc + TSR_NPU_BLOCK_N - 1u) / TSR_NPU_BLOCK_N, rem_n = nc - (kob - 1u) * TSR_NPU_BLOCK_N;
     const uint32_t kb = (j->k + TSR_NPU_BLOCK_K - 1u) / TSR_NPU_BLOCK_K, rem_k = j->k - (kb - 1u) * TSR_NPU_BLOCK_K;
     const uint32_t hb = (j->m + OUT_SUBTILE - 1u) / OUT_SUBTILE, rem_h = j->m - (hb - 1u) * OUT_SUBTILE;
     const bool nms = (j->flags & TSR_NPU_WEIGHTS_NMS) != 0u;
     const uintptr_t w = (uintptr_t)(j->weights + (size_t)c0 * tsr_npu_channel_words(j->k, j->weight_bits));
     uint32_t v[JOB_REGS];
+    uint32_t conf = CONF0_INPUT_SIGNED | CONF0_NORM_BIAS | CONF0_QUANT_IDENTITY | CONF0_NORM_32BIT | CONF0_PREFETCH |
+                    (nms ? CONF0_WEIGHTS_WMEM : 0u) | CONF0_MODE_1X1 | CONF0_NORM_QUANT | CONF0_WEIGHT_BITS_8;
+    if (whole) {
+        v[SCALE_PTR] = (uint32_t)(uintptr_t)j->multiplier;
+        v[BIAS_PTR] = (uint32_t)(uintptr_t)j->addend;
+        v[SHIFT_PTR] = 0u;
+        conf |= j->rqs_shift << CONF0_SHIFT_AT;
+    } else {
+        tsr_neureka_params *p = &q->params[q->engine_issued % TSR_NEUREKA_CONTEXTS];
+        const uint64_t bound = tsr_neureka_acc_bound(j);
+        for (uint32_t c = 0; c < nc; ++c) {
+            tsr_neureka_requant r = {0u, 0, 0u};
+            (void)tsr_neureka_requant_of(j, c0 + c, bound, &r); /* true: checked at submit */
+            p->scale[c] = r.scale, p->bias[c] = r.bias, p->shift[c] = r.shift;
+        }
+        v[SCALE_PTR] = (uint32_t)(uintptr_t)p->scale;
+        v[BIAS_PTR] = (uint32_t)(uintptr_t)p->bias;
+        v[SHIFT_PTR] = (uint32_t)(uintptr_t)p->shift;
+        conf |= CONF0_NORM_SHIFT;
+    }
     v[W_PTR] = (uint32_t)(w - SIRACUSA_WMEM_BASE); /* the engine adds the weight memory's base (TCDM: masked off) */
     v[X_PTR] = (uint32_t)(uintptr_t)j->input;
     v[Y_PTR] = (uint32_t)(uintptr_t)(j->output + c0);
-    v[SCALE_PTR] = (uint32_t)(uintptr_t)p->scale;
-    v[SHIFT_PTR] = (uint32_t)(uintptr_t)p->shift;
-    v[BIAS_PTR] = (uint32_t)(uintptr_t)p->bias;
     v[X_D0] = j->ldx, v[X_D1] = j->ldx, v[X_D2] = 0u;
     v[Y_D0] = 32u, v[Y_D1] = j->ldy, v[Y_D2] = j->ldy;
     v[W_D0] = 32u, v[W_D1] = 32u * kb, v[W_D2] = 0u;
-    v[REM_KO_KI] = half(nc, rem_k);
+    v[REM_KO_KI] = half(rem_n, rem_k);
     v[REM_HO_WO] = half(rem_h, 1u);
     v[REM_HI_WI] = half(rem_h, 1u);
-    v[NB_KO_KI] = half(1u, kb);
+    v[NB_KO_KI] = half(kob, kb);
     v[NB_HO_WO] = half(hb, 1u);
     v[PADDING] = 0u;
     v[WEIGHT_OFFSET] = (uint32_t)-TSR_NPU_W_OFFSET;
     v[FILTER_MASK] = 0u;
-    v[CONF0] = CONF0_INPUT_SIGNED | CONF0_NORM_BIAS | CONF0_NORM_SHIFT | CONF0_QUANT_IDENTITY | CONF0_NORM_32BIT |
-               (nms ? CONF0_WEIGHTS_WMEM : 0u) | CONF0_MODE_1X1 | CONF0_NORM_QUANT | CONF0_WEIGHT_BITS_8;
+    v[CONF0] = conf;
     for (uint32_t r = 0; r < JOB_REGS; ++r) REG(reg(SIRACUSA_NEUREKA_JOB + 4u * r)) = v[r];
     REG(reg(SIRACUSA_NEUREKA_TRIGGER)) = 0u; /* commit and run */
     s->last = ++q->engine_issued;
@@ -134,12 +159,16 @@ tsr_hal_status tsr_neureka_submit(void *queue, const tsr_npu_job *job, tsr_npu_h
     if (q->issued - q->done >= q->depth) return TSR_HAL_BUSY;
     tsr_neureka_slot *s = slot_of(q, q->issued + 1u);
     s->job = *job;
-    s->chunks = (job->n + TSR_NPU_BLOCK_N - 1u) / TSR_NPU_BLOCK_N;
     s->started = 0u;
-    const uint64_t bound = tsr_neureka_acc_bound(job);
-    for (uint32_t c = 0; c < job->n && s->chunks; ++c) {
-        tsr_neureka_requant r;
-        if (!tsr_neureka_requant_of(job, c, bound, &r)) s->chunks = 0u; /* the stage cannot: a core runs it */
+    if (tables_in_place(q, job)) {
+        s->chunks = 1u; /* its producer's promise (tessera/npu.h): the stage gives its integers */
+    } else {
+        s->chunks = (job->n + TSR_NPU_BLOCK_N - 1u) / TSR_NPU_BLOCK_N;
+        const uint64_t bound = tsr_neureka_acc_bound(job);
+        for (uint32_t c = 0; c < job->n && s->chunks; ++c) {
+            tsr_neureka_requant r;
+            if (!tsr_neureka_requant_of(job, c, bound, &r)) s->chunks = 0u; /* the stage cannot: a core runs it */
+        }
     }
     *out = ++q->issued;
     pump(q);

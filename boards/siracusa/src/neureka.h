@@ -2,10 +2,12 @@
  * The siracusa board's NPU: the HAL's job queue on N-EUREKA, GVSoC's model of it
  * (src/pulp/pulp/neureka; registers as pulp-nnx's neureka/hal drives them).
  *
- * A HAL job (tessera/npu.h) runs on the engine, as 1x1 convolutions of at most 32 output
- * channels each (one of its output subtiles), when its normalization/quantization stage
- * gives the job's integers (tessera/neureka_requant.h); its weights are read from the weight
- * memory (TSR_NPU_WEIGHTS_NMS) or from L1 as the packer laid them out. A job whose
+ * A HAL job (tessera/npu.h) runs on the engine as a 1x1 convolution: whole, when it is of
+ * the stage's form with its tables in TCDM (TSR_NPU_GEMM_I8_RQS_STAGE, the engine reads them
+ * in place); else as engine jobs of at most 32 output channels each (one of its output
+ * subtiles), their requantization in the board's table, when its normalization/quantization
+ * stage gives the job's integers (tessera/neureka_requant.h). Its weights are read from the
+ * weight memory (TSR_NPU_WEIGHTS_NMS) or from L1 as the packer laid them out. A job whose
  * requantization the stage cannot give runs, in its turn, on the core that waits for it
  * (tsr_npu_run_job). Jobs finish in the order they were submitted, up to the queue's depth
  * in flight; the engine's two contexts are refilled by the core that submits, polls or waits.
@@ -31,7 +33,7 @@ typedef struct tsr_neureka_params {
 
 typedef struct tsr_neureka_slot {
     tsr_npu_job job;
-    uint32_t chunks;  /* engine jobs of 32 output channels; 0: the job runs on a core */
+    uint32_t chunks;  /* engine jobs: 1 (the whole job) or one a 32 output channels; 0: a core runs it */
     uint32_t started; /* of them, handed to the engine */
     uint32_t last;    /* the engine sequence number of its last chunk */
 } tsr_neureka_slot;

@@ -68,7 +68,9 @@ typedef struct tsr_matmul_params {
     uint32_t weight_bits;  /* I8 cluster steps: 4 for W4A8 (weights in layout W4_G32), else 0 */
     uint32_t requant_form; /* I8 out: 0 Q31 factors (requant as above); 1 QuantLib's RequantShift: requant is the
                               I32 tensor of n multipliers then n addends (the bias folded in), with the shift and
-                              output range below. F32: 2, plus a bias: requant is the F32 tensor of n biases */
+                              output range below; 3 (NPU steps) the same with the rounding 2^(rqs_shift-1) in the
+                              addends, rqs_shift <= 31, as N-EUREKA's stage takes it (TSR_NPU_GEMM_I8_RQS_STAGE).
+                              F32: 2, plus a bias: requant is the F32 tensor of n biases */
     int32_t rqs_shift, rqs_lo, rqs_hi;
     /* Cluster steps: where the output columns go. split[0] == 0: all n to y (operand 2;
        operands 3 and 4 name no tensor). Else the first split[0] to operand 2, the next

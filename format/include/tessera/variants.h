@@ -24,6 +24,7 @@ extern "C" {
 #define TSR_ROPE_MATRIX 1u     /* the rotation is a head_size^2 matrix per row, a side input */
 #define TSR_ADD_RQS 1u         /* QuantLib's RequantShift of each input and of the sum */
 #define TSR_MATMUL_BIAS 0x400u /* F32: plus a bias per output channel (QuantLib's float graphs) */
+#define TSR_MATMUL_RQS_STAGE 0x800u /* with TSR_MATMUL_RQS: the rounding in the addend (N-EUREKA's stage, tessera/npu.h) */
 #define TSR_SWIGLU_HARDSWISH 2u /* swiglu's exp: QuantLib's SiLU, Hardswish (= TSR_NONLINEAR_QUANTLIB for int8) */
 #define TSR_EMBED_I8_ROWS 1u    /* embed: per-channel int8 rows, each rescaled to the output's scale */
 #define TSR_EMBED_W4_ROWS 2u    /* embed: W4_G32 rows (4-bit, groups of 32), each rescaled */
@@ -51,9 +52,10 @@ static inline uint32_t tsr_arithmetic_matmul(const tsr_step *s)
     const tsr_matmul_params *p = &s->params.matmul;
     if (p->weight_dtype >= 16u || p->out_dtype >= 16u || (p->weight_bits != 0u && p->weight_bits != 4u))
         return 0xFFFFFFFFu;
-    if (p->requant_form > 2u) return 0xFFFFFFFFu;
+    if (p->requant_form > 3u) return 0xFFFFFFFFu;
     return TSR_MATMUL_TYPES(p->weight_dtype, p->out_dtype) | (p->weight_bits == 4u ? TSR_MATMUL_W4 : 0u) |
-           (p->requant_form == 1u ? TSR_MATMUL_RQS : 0u) | (p->requant_form == 2u ? TSR_MATMUL_BIAS : 0u);
+           (p->requant_form == 1u || p->requant_form == 3u ? TSR_MATMUL_RQS : 0u) |
+           (p->requant_form == 3u ? TSR_MATMUL_RQS_STAGE : 0u) | (p->requant_form == 2u ? TSR_MATMUL_BIAS : 0u);
 }
 
 static inline uint32_t tsr_step_arithmetic(const tsr_step *s)

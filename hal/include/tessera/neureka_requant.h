@@ -8,11 +8,12 @@
  *   y = clamp((int32_t)(acc * scale[c] + bias[c]) >> shift[c], -128, 127)
  *
  * with scale unsigned 32-bit, bias int32, shift 0..31, the product and sum taken in 64 bits
- * and then truncated to 32 (the shift arithmetic). Both of a job's forms are
+ * and then truncated to 32 (the shift arithmetic). Each of a job's forms is
  * floor((acc * M + A) / 2^S), clamped:
  *
  *   TSR_NPU_GEMM_I8      M = multiplier, A = 2^(30 - s), S = 31 - s  (s = shift, -31..30)
  *   TSR_NPU_GEMM_I8_RQS  M = multiplier, A = addend + 2^(S - 1) (0 when S = 0), S = rqs_shift
+ *   TSR_NPU_GEMM_I8_RQS_STAGE  M = multiplier, A = addend, S = rqs_shift
  *
  * and with z = min(S, trailing zeros of M), floor((acc M + A) / 2^S) =
  * floor((acc (M >> z) + (A >> z)) / 2^(S - z)) (A >> z the floor). So the stage gives the
@@ -52,9 +53,9 @@ static inline bool tsr_neureka_requant_of(const tsr_npu_job *job, uint32_t c, ui
     if (m < 0) return false;
     int64_t a;
     uint32_t s;
-    if (job->kind == TSR_NPU_GEMM_I8_RQS) {
+    if (job->kind != TSR_NPU_GEMM_I8) {
         s = job->rqs_shift;
-        a = (int64_t)job->addend[c] + (s ? (int64_t)1 << (s - 1u) : 0);
+        a = (int64_t)job->addend[c] + (s && job->kind == TSR_NPU_GEMM_I8_RQS ? (int64_t)1 << (s - 1u) : 0);
     } else {
         int32_t sh = job->shift[c];
         sh = sh < -31 ? -31 : sh > 30 ? 30 : sh; /* as tsr_npu_requantize */

@@ -48,6 +48,19 @@
  *
  * with the product and sum in 64 bits and the shift arithmetic (floor): bit-exact with
  * tsr_matmul_i8_rqs on the same values.
+ *
+ * ---- TSR_NPU_GEMM_I8_RQS_STAGE ---------------------------------------------------
+ *
+ * RequantShift as N-EUREKA's normalization/quantization stage computes it, the rounding
+ * already in the addend (the packer adds 2^(rqs_shift-1) to QuantLib's):
+ *
+ *   y[r * ldy + c] = clamp((acc * multiplier[c] + addend[c]) >> rqs_shift, -128, 127)
+ *
+ * in 64 bits. Its producer guarantees what the stage needs to give these integers
+ * (tessera/neureka_requant.h): rqs_shift <= 31, every multiplier >= 0, and
+ * |acc| multiplier[c] + |addend[c]| < 2^31 for every accumulator the job's weights can
+ * give; an engine may then read the two tables in place (they lie in L1), and another job
+ * outside that promise gets the engine's integers, not these.
  */
 #ifndef TESSERA_NPU_H
 #define TESSERA_NPU_H
@@ -69,7 +82,8 @@ extern "C" {
 
 typedef enum tsr_npu_job_kind {
     TSR_NPU_GEMM_I8 = 1,    /* int8 pointwise convolution / GEMM with per-channel requantization */
-    TSR_NPU_GEMM_I8_RQS = 2 /* the same with QuantLib's RequantShift per channel (multiplier, addend, rqs_shift) */
+    TSR_NPU_GEMM_I8_RQS = 2, /* the same with QuantLib's RequantShift per channel (multiplier, addend, rqs_shift) */
+    TSR_NPU_GEMM_I8_RQS_STAGE = 3 /* RequantShift as the engine's stage takes it: the rounding in the addend */
 } tsr_npu_job_kind;
 
 /* tsr_npu_job.flags */
@@ -122,9 +136,10 @@ static inline tsr_hal_status tsr_npu_check_job(const tsr_npu_job *job, const tsr
 {
     if (job == NULL) return TSR_HAL_INVALID;
     if ((uintptr_t)job % TSR_NPU_ALIGN != 0u) return TSR_HAL_MISALIGNED;
-    const bool rqs = job->kind == TSR_NPU_GEMM_I8_RQS;
+    const bool stage = job->kind == TSR_NPU_GEMM_I8_RQS_STAGE, rqs = job->kind == TSR_NPU_GEMM_I8_RQS || stage;
     if ((job->kind != TSR_NPU_GEMM_I8 && !rqs) || (job->flags & ~TSR_NPU_FLAGS_) != 0u) return TSR_HAL_INVALID;
-    if (rqs ? (!job->addend || job->rqs_shift > 62u || (uintptr_t)job->addend % 4u != 0u) : !job->shift) return TSR_HAL_INVALID;
+    if (rqs ? (!job->addend || job->rqs_shift > (stage ? 31u : 62u) || (uintptr_t)job->addend % 4u != 0u) : !job->shift)
+        return TSR_HAL_INVALID;
     if (job->weight_bits != 8u && job->weight_bits != 4u) return TSR_HAL_INVALID;
     if (!job->m || !job->n || !job->k || job->k > TSR_NPU_MAX_K || job->ldx < job->k || job->ldy < job->n)
         return TSR_HAL_INVALID;
@@ -148,6 +163,13 @@ static inline int8_t tsr_npu_requantize(int32_t acc, int32_t multiplier, int32_t
     if (shift > 30) shift = 30;
     const int64_t rounded = ((((int64_t)acc * multiplier) >> (30 - shift)) + 1) >> 1;
     return (int8_t)(rounded < -128 ? -128 : rounded > 127 ? 127 : rounded);
+}
+
+/* (acc * multiplier + addend) >> shift, clamped to int8 (shift 0..62): the stage's form. */
+static inline int8_t tsr_npu_requant_stage(int32_t acc, int32_t multiplier, int32_t addend, uint32_t shift)
+{
+    const int64_t v = ((int64_t)acc * multiplier + addend) >> shift;
+    return (int8_t)(v < -128 ? -128 : v > 127 ? 127 : v);
 }
 
 /* QuantLib's RequantShift of acc, clamped to int8 (shift 0..62). */
@@ -185,9 +207,9 @@ static inline void tsr_npu_run_job(const tsr_npu_job *job)
                 }
             acc -= TSR_NPU_W_OFFSET * x_sum;
             job->output[(size_t)r * job->ldy + c] =
-                job->kind == TSR_NPU_GEMM_I8_RQS
-                    ? tsr_npu_requant_shift(acc, job->multiplier[c], job->addend[c], job->rqs_shift)
-                    : tsr_npu_requantize(acc, job->multiplier[c], job->shift[c]);
+                job->kind == TSR_NPU_GEMM_I8_RQS_STAGE ? tsr_npu_requant_stage(acc, job->multiplier[c], job->addend[c], job->rqs_shift)
+                : job->kind == TSR_NPU_GEMM_I8_RQS     ? tsr_npu_requant_shift(acc, job->multiplier[c], job->addend[c], job->rqs_shift)
+                                                       : tsr_npu_requantize(acc, job->multiplier[c], job->shift[c]);
         }
     }
 }

@@ -4,7 +4,8 @@
 //             BF16 steps: BF16 weights, BF16 out or F32 out (the logits), fp32 sums;
 //             I8 steps: I8 weights per output channel, I8 out (requant: n Q31 multipliers
 //               (int32) then n shifts (int8), an I32 tensor) or F32 out (requant: n dequantization factors, F32);
-//               QuantLib's RequantShift (requant_form 1): requant holds n multipliers then n addends (I32),
+//               QuantLib's RequantShift (requant_form 1; 3 on the NPU, the rounding in the addends):
+//               requant holds n multipliers then n addends (I32),
 //               rqs_shift, rqs_lo and rqs_hi the rest.
 //             F32 steps with a bias (requant_form 2): requant names the F32 tensor of n biases.
 //           split (cluster steps): the output columns in up to three tensors, operands 2, 3
@@ -86,9 +87,10 @@ tessera_status validate_npu(StepChecker &c)
     TSR_TRY(c.symmetric(2));
     if (!p.k || !p.n || p.k > TSR_NPU_MAX_K) return c.fail("k or n out of the NPU's range");
     if (p.split[0] || p.split[1]) return c.fail("an NPU job writes one output (split)");
-    const bool rqs = p.requant_form == 1u; // matmul.i8.rqs.npu: n multipliers and n addends
+    // matmul.i8.rqs.npu and .rqs.stage.npu: n multipliers and n addends
+    const bool stage = p.requant_form == 3u, rqs = p.requant_form == 1u || stage;
     TSR_TRY(c.constant(p.requant, TSR_DTYPE_I32, (uint64_t)p.n * (rqs ? 8u : 5u), "requantization table does not fit"));
-    if (rqs && (p.rqs_shift < 0 || p.rqs_shift > 62 || p.rqs_lo != -128 || p.rqs_hi != 127))
+    if (rqs && (p.rqs_shift < 0 || p.rqs_shift > (stage ? 31 : 62) || p.rqs_lo != -128 || p.rqs_hi != 127))
         return c.fail("NPU RequantShift's shift or range out of range");
     TSR_TRY(c.operand(0, TSR_DTYPE_I8, (uint64_t)c.rows * p.k, false));
     TSR_TRY(c.operand(2, TSR_DTYPE_I8, (uint64_t)c.rows * p.n, true));
@@ -100,7 +102,8 @@ tessera_status validate_npu(StepChecker &c)
     if (!c.image || p.npu_desc >= c.image->npu_desc_count) return c.fail("names no NPU descriptor");
     const tsr_npu_desc &d = c.image->npu_descs[p.npu_desc];
     const bool nms = p.join != 0u;
-    if (d.kind != (rqs ? TSR_NPU_GEMM_I8_RQS : TSR_NPU_GEMM_I8) || d.flags != (nms ? TSR_NPU_WEIGHTS_NMS : 0u) || d.weight_bits != bits ||
+    const uint32_t kind = stage ? TSR_NPU_GEMM_I8_RQS_STAGE : rqs ? TSR_NPU_GEMM_I8_RQS : TSR_NPU_GEMM_I8;
+    if (d.kind != kind || d.flags != (nms ? TSR_NPU_WEIGHTS_NMS : 0u) || d.weight_bits != bits ||
         d.k != p.k || d.m != c.rows || d.ldx != p.k || d.ldy != p.n || d.n != s.tile[1] ||
         d.jobs != ceil_div(p.n, d.n ? d.n : 1u))
         return c.fail("NPU descriptor does not match the step");
@@ -480,7 +483,7 @@ void run_npu(StepRun &r)
     const uint32_t cb = (uint32_t)tsr_npu_channel_bytes(d.k, d.weight_bits);
     const bool nms = p.join != 0u;
     const int32_t *mult = (const int32_t *)r.constant(p.requant);
-    const bool rqs = d.kind == TSR_NPU_GEMM_I8_RQS; // validated: the step's form
+    const bool rqs = d.kind != TSR_NPU_GEMM_I8; // validated: the step's form
     const int8_t *shift = rqs ? nullptr : (const int8_t *)(mult + N);
     const int32_t *addend = rqs ? mult + N : nullptr;
     tsr_npu_job job;
@@ -657,6 +660,7 @@ TSR_REGISTER_VARIANT(MATMUL_I8_RQS, check_i8_rqs, Variant<Kernel>{mm_i8_rqs<tsr_
 // The NPU's form: its checks, geometry and jobs.
 TSR_REGISTER_VARIANT(MATMUL_I8_NPU, nullptr, NpuForm{validate_npu, geometry_npu, run_npu})
 TSR_REGISTER_VARIANT(MATMUL_I8_RQS_NPU, nullptr, NpuForm{validate_npu, geometry_npu, run_npu})
+TSR_REGISTER_VARIANT(MATMUL_I8_RQS_STAGE_NPU, nullptr, NpuForm{validate_npu, geometry_npu, run_npu})
 
 namespace {
 // The int8 requantization table of a cluster step, checked once: tsr_matmul_i8_args.flags.

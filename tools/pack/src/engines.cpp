@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "tessera/errors.h"
+#include "tessera/kernels_quantlib.h"
 #include "tessera/npu.h"
 #include "tessera/pack/cost_model.h"
 
@@ -59,6 +60,57 @@ uint32_t join_of(const GraphSchedule &s, uint32_t i)
         for (uint32_t k = 0; k < s.steps[j].operand_count; ++k)
             if (s.steps[j].operands[k] == y) return j;
     return uint32_t(s.steps.size());
+}
+
+// RequantShift tables the NPU's stage takes as they are (tessera/npu.h,
+// TSR_NPU_GEMM_I8_RQS_STAGE): every step that reads the table an NPU step of form 1 with one
+// shift, and for every channel a multiplier >= 0 whose product with the largest accumulator
+// its weights can give, plus the addend and the rounding, stays below 2^31
+// (tsr_matmul_i8_rqs_fits_32, which the cluster's kernels trust the same way). Such a table
+// gets the rounding added and its steps form 3; the others keep QuantLib's form (the board
+// finishes them as it can).
+void to_stage_form(Graph &g, const std::vector<int> &decided, uint32_t &stage_steps)
+{
+    std::vector<int> ok(g.tensors.size(), -1); // per table: -1 unseen, 0 no, 1 yes
+    std::vector<int32_t> shift_of(g.tensors.size(), -1);
+    const GraphSchedule *both[2] = {&g.token, &g.prompt};
+    for (const GraphSchedule *sch : both)
+        for (const GraphStep &s : sch->steps) {
+            if (s.op != TSR_OP_MATMUL || s.dtype != TSR_DTYPE_I8) continue;
+            const tsr_matmul_params &p = s.params.matmul;
+            if (p.requant >= g.tensors.size()) continue;
+            int &v = ok[p.requant];
+            const bool npu_rqs = decided[s.operands[1]] == 1 && p.requant_form == 1u && p.rqs_shift >= 0 && p.rqs_shift <= 31;
+            if (!npu_rqs || (shift_of[p.requant] >= 0 && shift_of[p.requant] != p.rqs_shift)) {
+                v = 0;
+                continue;
+            }
+            shift_of[p.requant] = p.rqs_shift;
+            if (v == 0) continue;
+            const GraphTensor &w = g.tensors[s.operands[1]], &t = g.tensors[p.requant];
+            if (w.data.size() != size_t(p.n) * p.k || t.data.size() != size_t(p.n) * 8u) {
+                v = 0;
+                continue;
+            }
+            const int32_t *mul = reinterpret_cast<const int32_t *>(t.data.data()), *add = mul + p.n;
+            const bool unsigned_scales = std::all_of(mul, mul + p.n, [](int32_t m) { return m >= 0; });
+            v = unsigned_scales && tsr_matmul_i8_rqs_fits_32(reinterpret_cast<const int8_t *>(w.data.data()), mul, add,
+                                                             p.n, p.k, p.rqs_shift);
+        }
+    for (size_t i = 0; i < g.tensors.size(); ++i) {
+        if (ok[i] != 1) continue;
+        GraphTensor &t = g.tensors[i];
+        const size_t n = t.data.size() / 8u;
+        int32_t *add = reinterpret_cast<int32_t *>(t.data.data()) + n;
+        const int64_t round = shift_of[i] ? int64_t(1) << (shift_of[i] - 1) : 0;
+        for (size_t c = 0; c < n; ++c) add[c] = int32_t(add[c] + round);
+    }
+    for (GraphSchedule *sch : {&g.prompt, &g.token})
+        for (GraphStep &s : sch->steps)
+            if (s.op == TSR_OP_MATMUL && s.params.matmul.requant < g.tensors.size() && ok[s.params.matmul.requant] == 1) {
+                s.params.matmul.requant_form = 3u;
+                ++stage_steps;
+            }
 }
 
 } // namespace
@@ -116,6 +168,8 @@ EngineAssignment assign_engines(Graph &g, const BoardDesc &board, Scenario scena
         a.scenario = Scenario::kCluster;
         return a;
     }
+
+    to_stage_form(g, decided, a.stage_steps); // before the weights leave their row-major layout
 
     // Weights into the NPU's layout; in NMS (npu-nms) in order of use: every one of them when
     // the scenario is asked for by name, while they fit when the cost model chose it.

@@ -90,7 +90,8 @@ std::string pack_summary(const PackResult &r)
     s << "engines   scenario " << name_of(r.engines.scenario) << ": " << r.engines.cores << " cluster core"
       << (r.engines.cores == 1 ? "" : "s") << ", " << r.engines.npu_steps << " NPU steps";
     if (r.engines.npu_steps)
-        s << " (" << r.engines.weight_bits << "-bit weights; " << r.engines.nms_weights.size() << " weight tensors, "
+        s << " (" << r.engines.stage_steps << " requantized in the NPU's own stage; " << r.engines.weight_bits
+          << "-bit weights; " << r.engines.nms_weights.size() << " weight tensors, "
           << r.engines.nms_bytes << " bytes, in NMS; " << r.engines.streamed_weights.size()
           << " streamed from "
           << (!r.plan.image_weights_bytes ? "L2" : r.plan.l2_weights_bytes ? "L2 or the image" : "the image") << ")";
@@ -246,7 +247,8 @@ nlohmann::json pack_report(const PackResult &r)
     j["activations_in_l2"] = demoted;
     j["timeline_length"] = r.plan.timeline_length;
     j["engines"] = {{"scenario", name_of(r.engines.scenario)}, {"cluster_cores", r.engines.cores},
-                    {"npu_steps", r.engines.npu_steps}, {"npu_weight_bits", r.engines.weight_bits},
+                    {"npu_steps", r.engines.npu_steps}, {"npu_stage_steps", r.engines.stage_steps},
+                    {"npu_weight_bits", r.engines.weight_bits},
                     {"nms_bytes", r.engines.nms_bytes}, {"nms_weights", r.engines.nms_weights},
                     {"streamed_weights", r.engines.streamed_weights}, {"cluster_linear", r.engines.cluster_linear}};
     if (!r.estimates.empty()) j["estimates"] = estimate_json(r.estimates, r.board);

@@ -24,6 +24,7 @@ struct EngineAssignment {
     uint32_t cores = 0;                     // the cluster cores the plan is for
     uint32_t weight_bits = 8;               // of the NPU's weights
     uint32_t npu_steps = 0;                 // steps of both schedules on the NPU
+    uint32_t stage_steps = 0;               // of them, requantized in the NPU's own stage (form 3)
     uint64_t nms_bytes = 0;                 // weights placed in NMS
     std::vector<std::string> nms_weights;      // NPU weights in NMS
     std::vector<std::string> streamed_weights; // NPU weights that stream from L2 or the image
@@ -37,7 +38,7 @@ struct EngineAssignment {
 // the precision lacks.
 EngineAssignment assign_engines(Graph &g, const BoardDesc &board, Scenario scenario, uint32_t weight_bits);
 
-// An n x k int8 matrix (row-major) in the NPU's bit-plane layout for `bits`-bit
+// An n x k int8 matrix (row-major) in the NPU's layout (N-EUREKA's 1x1 mode) for `bits`-bit
 // weights; throws std::range_error when a value does not fit `bits` bits.
 std::vector<uint8_t> npu_weight_layout(const int8_t *w, uint32_t n, uint32_t k, uint32_t bits);
 
