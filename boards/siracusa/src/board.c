@@ -710,6 +710,7 @@ static tsr_hal_status dma_wait(void *ctx, tsr_dma_handle handle)
 static tsr_neureka_slot g_npu_slots[TSR_SIRACUSA_NPU_DEPTH] L1_STATE;
 static tsr_neureka_params g_npu_params[TSR_NEUREKA_CONTEXTS] L1_STATE;
 static tsr_neureka_queue g_npu L1_STATE; /* set at start-up */
+_Static_assert((TSR_SIRACUSA_NPU_DEPTH & (TSR_SIRACUSA_NPU_DEPTH - 1u)) == 0u, "siracusa: npu.queue_depth a power of two");
 static tsr_hal_board g_board;
 
 /* "npu: J jobs on N-EUREKA (E engine jobs), C on a core", after main() returns. */
@@ -796,7 +797,8 @@ void tsr_siracusa_core_entry(uint32_t core)
                              TSR_SIRACUSA_OFFCHIP_SCRATCH};
         tsr_hyperram_init();
         g_board.ops = &g_ops;
-        g_npu = (tsr_neureka_queue){g_npu_slots, TSR_SIRACUSA_NPU_DEPTH, g_board.regions, g_npu_params, 0u, 0u, 0u, 0u, 0u};
+        g_npu.slots = g_npu_slots, g_npu.depth = TSR_SIRACUSA_NPU_DEPTH, g_npu.regions = g_board.regions;
+        g_npu.params = g_npu_params, g_npu.first_unstarted = 1u; /* the rest: 0 (.l1_state is cleared) */
         g_board.ctx = &g_npu;
         __atomic_store_n(&g_boot_ready, 2u, __ATOMIC_RELEASE);
         REG(SIRACUSA_EU_DEMUX + SIRACUSA_EU_SW_EVENT(SIRACUSA_EVENT_SW_FORK)) = ((1u << TSR_SIRACUSA_CORES) - 1u) & ~1u;

@@ -11,6 +11,7 @@ enum {
     W_PTR, X_PTR, Y_PTR, SCALE_PTR, SHIFT_PTR, BIAS_PTR, X_D0, X_D1, X_D2, Y_D0, Y_D1, Y_D2, W_D0, W_D1, W_D2,
     REM_KO_KI, REM_HO_WO, REM_HI_WI, NB_KO_KI, NB_HO_WO, PADDING, WEIGHT_OFFSET, FILTER_MASK, CONF0, JOB_REGS
 };
+#define SHAPE_REGS X_D0 /* the registers before it are pointers: a job's own */
 
 #define CONF0_INPUT_SIGNED (1u << 26)
 #define CONF0_NORM_BIAS (1u << 25)
@@ -62,51 +63,57 @@ static bool start_chunk(tsr_neureka_queue *q, tsr_neureka_slot *s, uint32_t i)
 {
     if (REG(reg(SIRACUSA_NEUREKA_ACQUIRE)) >= 256u) return false; /* both contexts taken */
     const tsr_npu_job *j = &s->job;
-    const bool whole = tables_in_place(q, j);
-    const uint32_t c0 = whole ? 0u : i * TSR_NPU_BLOCK_N;
-    const uint32_t nc = whole ? j->n : j->n - c0 < TSR_NPU_BLOCK_N ? j->n - c0 : TSR_NPU_BLOCK_N;
-    const uint32_t kob = (nc + TSR_NPU_BLOCK_N - 1u) / TSR_NPU_BLOCK_N, rem_n = nc - (kob - 1u) * TSR_NPU_BLOCK_N;
-    const uint32_t kb = (j->k + TSR_NPU_BLOCK_K - 1u) / TSR_NPU_BLOCK_K, rem_k = j->k - (kb - 1u) * TSR_NPU_BLOCK_K;
-    const uint32_t hb = (j->m + OUT_SUBTILE - 1u) / OUT_SUBTILE, rem_h = j->m - (hb - 1u) * OUT_SUBTILE;
-    const bool nms = (j->flags & TSR_NPU_WEIGHTS_NMS) != 0u;
-    const uintptr_t w = (uintptr_t)(j->weights + (size_t)c0 * tsr_npu_channel_words(j->k, j->weight_bits));
-    uint32_t v[JOB_REGS];
+    const uint32_t ctx = q->engine_issued & (TSR_NEUREKA_CONTEXTS - 1u);
+    const uint32_t c0 = i * TSR_NPU_BLOCK_N;
+    const uint32_t nc = s->whole ? j->n : j->n - c0 < TSR_NPU_BLOCK_N ? j->n - c0 : TSR_NPU_BLOCK_N;
+    uint32_t ptr[SHAPE_REGS];
     uint32_t conf = CONF0_INPUT_SIGNED | CONF0_NORM_BIAS | CONF0_QUANT_IDENTITY | CONF0_NORM_32BIT | CONF0_PREFETCH |
-                    (nms ? CONF0_WEIGHTS_WMEM : 0u) | CONF0_MODE_1X1 | CONF0_NORM_QUANT | CONF0_WEIGHT_BITS_8;
-    if (whole) {
-        v[SCALE_PTR] = (uint32_t)(uintptr_t)j->multiplier;
-        v[BIAS_PTR] = (uint32_t)(uintptr_t)j->addend;
-        v[SHIFT_PTR] = 0u;
+                    ((j->flags & TSR_NPU_WEIGHTS_NMS) ? CONF0_WEIGHTS_WMEM : 0u) | CONF0_MODE_1X1 | CONF0_NORM_QUANT |
+                    CONF0_WEIGHT_BITS_8;
+    if (s->whole) {
+        ptr[SCALE_PTR] = (uint32_t)(uintptr_t)j->multiplier;
+        ptr[BIAS_PTR] = (uint32_t)(uintptr_t)j->addend;
+        ptr[SHIFT_PTR] = 0u;
         conf |= j->rqs_shift << CONF0_SHIFT_AT;
     } else {
-        tsr_neureka_params *p = &q->params[q->engine_issued % TSR_NEUREKA_CONTEXTS];
+        tsr_neureka_params *p = &q->params[ctx];
         const uint64_t bound = tsr_neureka_acc_bound(j);
         for (uint32_t c = 0; c < nc; ++c) {
             tsr_neureka_requant r = {0u, 0, 0u};
             (void)tsr_neureka_requant_of(j, c0 + c, bound, &r); /* true: checked at submit */
             p->scale[c] = r.scale, p->bias[c] = r.bias, p->shift[c] = r.shift;
         }
-        v[SCALE_PTR] = (uint32_t)(uintptr_t)p->scale;
-        v[BIAS_PTR] = (uint32_t)(uintptr_t)p->bias;
-        v[SHIFT_PTR] = (uint32_t)(uintptr_t)p->shift;
+        ptr[SCALE_PTR] = (uint32_t)(uintptr_t)p->scale;
+        ptr[BIAS_PTR] = (uint32_t)(uintptr_t)p->bias;
+        ptr[SHIFT_PTR] = (uint32_t)(uintptr_t)p->shift;
         conf |= CONF0_NORM_SHIFT;
     }
-    v[W_PTR] = (uint32_t)(w - SIRACUSA_WMEM_BASE); /* the engine adds the weight memory's base (TCDM: masked off) */
-    v[X_PTR] = (uint32_t)(uintptr_t)j->input;
-    v[Y_PTR] = (uint32_t)(uintptr_t)(j->output + c0);
-    v[X_D0] = j->ldx, v[X_D1] = j->ldx, v[X_D2] = 0u;
-    v[Y_D0] = 32u, v[Y_D1] = j->ldy, v[Y_D2] = j->ldy;
-    v[W_D0] = 32u, v[W_D1] = 32u * kb, v[W_D2] = 0u;
-    v[REM_KO_KI] = half(rem_n, rem_k);
-    v[REM_HO_WO] = half(rem_h, 1u);
-    v[REM_HI_WI] = half(rem_h, 1u);
-    v[NB_KO_KI] = half(kob, kb);
-    v[NB_HO_WO] = half(hb, 1u);
-    v[PADDING] = 0u;
-    v[WEIGHT_OFFSET] = (uint32_t)-TSR_NPU_W_OFFSET;
-    v[FILTER_MASK] = 0u;
-    v[CONF0] = conf;
-    for (uint32_t r = 0; r < JOB_REGS; ++r) REG(reg(SIRACUSA_NEUREKA_JOB + 4u * r)) = v[r];
+    /* The engine adds the weight memory's base to the weights' address (TCDM's: masked off). */
+    ptr[W_PTR] = (uint32_t)((uintptr_t)(j->weights + (size_t)c0 * tsr_npu_channel_words(j->k, 8u)) - SIRACUSA_WMEM_BASE);
+    ptr[X_PTR] = (uint32_t)(uintptr_t)j->input;
+    ptr[Y_PTR] = (uint32_t)(uintptr_t)(j->output + c0);
+    /* A context keeps its registers from job to job (GVSoC's model, as the RTL's register
+     * file): a job of the shape its context last ran writes its pointers alone. */
+    tsr_neureka_shape *last = &q->shape[ctx];
+    const tsr_neureka_shape now = {j->m, j->k, nc, j->ldx, j->ldy, conf};
+    const bool same = last->conf != 0u && last->m == now.m && last->k == now.k && last->n == now.n &&
+                      last->ldx == now.ldx && last->ldy == now.ldy && last->conf == now.conf;
+    for (uint32_t r = 0; r < SHAPE_REGS; ++r) REG(reg(SIRACUSA_NEUREKA_JOB + 4u * r)) = ptr[r];
+    if (!same) {
+        const uint32_t kob = (nc + TSR_NPU_BLOCK_N - 1u) >> 5, kb = (j->k + TSR_NPU_BLOCK_K - 1u) >> 5;
+        const uint32_t hb = j->m <= OUT_SUBTILE ? 1u : (j->m + OUT_SUBTILE - 1u) / OUT_SUBTILE;
+        const uint32_t rem_n = nc - (kob - 1u) * TSR_NPU_BLOCK_N, rem_k = j->k - (kb - 1u) * TSR_NPU_BLOCK_K;
+        const uint32_t rem_h = j->m - (hb - 1u) * OUT_SUBTILE;
+        const uint32_t v[JOB_REGS - SHAPE_REGS] = {
+            j->ldx, j->ldx, 0u,                  /* X_D0, X_D1 (rows), X_D2 */
+            32u, j->ldy, j->ldy,                 /* Y_D0, Y_D1, Y_D2 (rows) */
+            32u, 32u * kb, 0u,                   /* W_D0, W_D1 (a channel), W_D2 */
+            half(rem_n, rem_k), half(rem_h, 1u), half(rem_h, 1u), half(kob, kb), half(hb, 1u),
+            0u, (uint32_t)-TSR_NPU_W_OFFSET, 0u, /* PADDING, WEIGHT_OFFSET, FILTER_MASK */
+            conf};
+        for (uint32_t r = SHAPE_REGS; r < JOB_REGS; ++r) REG(reg(SIRACUSA_NEUREKA_JOB + 4u * r)) = v[r - SHAPE_REGS];
+        *last = now;
+    }
     REG(reg(SIRACUSA_NEUREKA_TRIGGER)) = 0u; /* commit and run */
     s->last = ++q->engine_issued;
     return true;
@@ -114,18 +121,20 @@ static bool start_chunk(tsr_neureka_queue *q, tsr_neureka_slot *s, uint32_t i)
 
 /* ---- the HAL queue ------------------------------------------------------------------------ */
 
-static tsr_neureka_slot *slot_of(tsr_neureka_queue *q, tsr_npu_handle h) { return &q->slots[(h - 1u) % q->depth]; }
+/* depth: a power of two (the board asserts it) */
+static tsr_neureka_slot *slot_of(tsr_neureka_queue *q, tsr_npu_handle h) { return &q->slots[(h - 1u) & (q->depth - 1u)]; }
 
 /* Hands the engine what it has room for: the unfinished jobs' chunks in order, up to the
  * first job that runs on a core (what follows it waits for it). */
 static void pump(tsr_neureka_queue *q)
 {
-    for (tsr_npu_handle h = q->done + 1u; h <= q->issued; ++h) {
+    for (tsr_npu_handle h = q->first_unstarted; (int32_t)(q->issued - h) >= 0; ++h) {
         tsr_neureka_slot *s = slot_of(q, h);
         if (s->chunks == 0u) return;
         while (s->started < s->chunks)
             if (!start_chunk(q, s, s->started)) return;
             else ++s->started;
+        q->first_unstarted = h + 1u;
     }
 }
 
@@ -140,6 +149,7 @@ static void advance(tsr_neureka_queue *q, tsr_npu_handle handle, bool sleep)
         if (s->chunks == 0u && finished == q->engine_issued) { /* its turn, the engine idle */
             tsr_npu_run_job(&s->job);
             ++q->core_jobs, ++q->done;
+            q->first_unstarted = q->done + 1u;
         } else if (s->chunks != 0u && s->started == s->chunks && (int32_t)(finished - s->last) >= 0) {
             ++q->engine_jobs, ++q->done;
         } else if (sleep) {
@@ -160,7 +170,8 @@ tsr_hal_status tsr_neureka_submit(void *queue, const tsr_npu_job *job, tsr_npu_h
     tsr_neureka_slot *s = slot_of(q, q->issued + 1u);
     s->job = *job;
     s->started = 0u;
-    if (tables_in_place(q, job)) {
+    s->whole = tables_in_place(q, job);
+    if (s->whole) {
         s->chunks = 1u; /* its producer's promise (tessera/npu.h): the stage gives its integers */
     } else {
         s->chunks = (job->n + TSR_NPU_BLOCK_N - 1u) / TSR_NPU_BLOCK_N;

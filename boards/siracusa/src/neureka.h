@@ -31,11 +31,17 @@ typedef struct tsr_neureka_params {
     uint8_t shift[TSR_NPU_BLOCK_N];
 } tsr_neureka_params;
 
+/* What a job's registers but its pointers follow from: jobs of one shape differ in pointers alone. */
+typedef struct tsr_neureka_shape {
+    uint32_t m, k, n, ldx, ldy, conf;
+} tsr_neureka_shape;
+
 typedef struct tsr_neureka_slot {
     tsr_npu_job job;
     uint32_t chunks;  /* engine jobs: 1 (the whole job) or one a 32 output channels; 0: a core runs it */
     uint32_t started; /* of them, handed to the engine */
     uint32_t last;    /* the engine sequence number of its last chunk */
+    bool whole;       /* one engine job reading the job's own tables (tessera/npu.h's stage form) */
 } tsr_neureka_slot;
 
 typedef struct tsr_neureka_queue {
@@ -45,6 +51,8 @@ typedef struct tsr_neureka_queue {
     tsr_neureka_params *params; /* TSR_NEUREKA_CONTEXTS of them, in TCDM */
     uint32_t issued, done;      /* HAL handles 1, 2, ...: submitted, finished */
     uint32_t engine_issued;     /* chunks handed to the engine */
+    uint32_t first_unstarted;   /* the oldest handle with chunks not handed to the engine */
+    tsr_neureka_shape shape[TSR_NEUREKA_CONTEXTS]; /* of the job each context holds (conf 0: none yet) */
     uint32_t engine_jobs, core_jobs; /* totals, for the run's report */
 } tsr_neureka_queue;
 

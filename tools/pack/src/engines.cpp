@@ -148,6 +148,11 @@ EngineAssignment assign_engines(Graph &g, const BoardDesc &board, Scenario scena
         decided[wid] = 1;
         if (!by_cost) return;
         const tsr_matmul_params &p = s.params.matmul;
+        if (p.requant_form != 1u) { // N-EUREKA's stage gives RequantShift's integers, not Q31 factors
+            decided[wid] = 0;
+            a.cluster_linear.push_back(s.label + " (Q31 requantization: the NPU's stage cannot give it, a core would)");
+            return;
+        }
         const double macs = double(p.k) * p.n, bytes = double(tsr_npu_weight_bytes(p.n, p.k, weight_bits));
         const double on_npu = board.cost.npu_job_cycles + npu_job_cycles(board.cost, macs, bytes, weight_bits, true);
         const double on_cluster = cluster_cycles(board.cost, TSR_DTYPE_I8, macs, 0, board.cores) +
