@@ -59,18 +59,17 @@ static bool tables_in_place(const tsr_neureka_queue *q, const tsr_npu_job *j)
  * the whole job (tables in place: its shift the layer's) or its output channels 32 i..
  * (their requantization in the board's table of the context, a shift a channel). m rows as
  * a column of m pixels (a 1x1 convolution, m x 1). */
-static bool start_chunk(tsr_neureka_queue *q, tsr_neureka_slot *s, uint32_t i)
+static bool start_chunk(tsr_neureka_queue *q, const tsr_npu_job *j, bool whole, uint32_t i)
 {
     if (REG(reg(SIRACUSA_NEUREKA_ACQUIRE)) >= 256u) return false; /* both contexts taken */
-    const tsr_npu_job *j = &s->job;
     const uint32_t ctx = q->engine_issued & (TSR_NEUREKA_CONTEXTS - 1u);
     const uint32_t c0 = i * TSR_NPU_BLOCK_N;
-    const uint32_t nc = s->whole ? j->n : j->n - c0 < TSR_NPU_BLOCK_N ? j->n - c0 : TSR_NPU_BLOCK_N;
+    const uint32_t nc = whole ? j->n : j->n - c0 < TSR_NPU_BLOCK_N ? j->n - c0 : TSR_NPU_BLOCK_N;
     uint32_t ptr[SHAPE_REGS];
     uint32_t conf = CONF0_INPUT_SIGNED | CONF0_NORM_BIAS | CONF0_QUANT_IDENTITY | CONF0_NORM_32BIT | CONF0_PREFETCH |
                     ((j->flags & TSR_NPU_WEIGHTS_NMS) ? CONF0_WEIGHTS_WMEM : 0u) | CONF0_MODE_1X1 | CONF0_NORM_QUANT |
                     CONF0_WEIGHT_BITS_8;
-    if (s->whole) {
+    if (whole) {
         ptr[SCALE_PTR] = (uint32_t)(uintptr_t)j->multiplier;
         ptr[BIAS_PTR] = (uint32_t)(uintptr_t)j->addend;
         ptr[SHIFT_PTR] = 0u;
@@ -115,7 +114,7 @@ static bool start_chunk(tsr_neureka_queue *q, tsr_neureka_slot *s, uint32_t i)
         *last = now;
     }
     REG(reg(SIRACUSA_NEUREKA_TRIGGER)) = 0u; /* commit and run */
-    s->last = ++q->engine_issued;
+    ++q->engine_issued;
     return true;
 }
 
@@ -131,9 +130,10 @@ static void pump(tsr_neureka_queue *q)
     for (tsr_npu_handle h = q->first_unstarted; (int32_t)(q->issued - h) >= 0; ++h) {
         tsr_neureka_slot *s = slot_of(q, h);
         if (s->chunks == 0u) return;
-        while (s->started < s->chunks)
-            if (!start_chunk(q, s, s->started)) return;
-            else ++s->started;
+        for (; s->started < s->chunks; ++s->started) {
+            if (!start_chunk(q, &s->job, s->whole, s->started)) return;
+            s->last = q->engine_issued;
+        }
         q->first_unstarted = h + 1u;
     }
 }
@@ -143,7 +143,7 @@ static void pump(tsr_neureka_queue *q)
 static void advance(tsr_neureka_queue *q, tsr_npu_handle handle, bool sleep)
 {
     while ((int32_t)(q->done - handle) < 0) {
-        pump(q);
+        if ((int32_t)(q->issued - q->first_unstarted) >= 0) pump(q);
         tsr_neureka_slot *s = slot_of(q, q->done + 1u);
         const uint32_t finished = engine_done(q);
         if (s->chunks == 0u && finished == q->engine_issued) { /* its turn, the engine idle */
@@ -167,10 +167,18 @@ tsr_hal_status tsr_neureka_submit(void *queue, const tsr_npu_job *job, tsr_npu_h
     const tsr_hal_status st = tsr_npu_check_job(job, q->regions);
     if (st != TSR_HAL_OK) return st;
     if (q->issued - q->done >= q->depth) return TSR_HAL_BUSY;
-    tsr_neureka_slot *s = slot_of(q, q->issued + 1u);
+    const tsr_npu_handle h = q->issued + 1u;
+    tsr_neureka_slot *s = slot_of(q, h);
+    s->whole = tables_in_place(q, job);
+    if (s->whole && q->first_unstarted == h && start_chunk(q, job, true, 0u)) { /* straight to the engine */
+        s->chunks = s->started = 1u;
+        s->last = q->engine_issued;
+        q->first_unstarted = h + 1u;
+        *out = q->issued = h;
+        return TSR_HAL_OK;
+    }
     s->job = *job;
     s->started = 0u;
-    s->whole = tables_in_place(q, job);
     if (s->whole) {
         s->chunks = 1u; /* its producer's promise (tessera/npu.h): the stage gives its integers */
     } else {
