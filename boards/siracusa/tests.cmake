@@ -80,7 +80,7 @@ add_test(NAME gvsoc_pack_tinyllama_shared COMMAND tessera-pack ${GV}/images/tiny
          ${GV}/images/tinyllama_shape.tok --board siracusa --precision int8 --tied-embedding shared --scenario cluster
          --context 256 -q -o ${GV}/images/tinyllama_shape_shared.tess)
 set_tests_properties(gvsoc_pack_tinyllama_shared PROPERTIES FIXTURES_REQUIRED gvsoc_tinyllama_checkpoint)
-# The Deeploy paper's NPU scenarios (issue 44): the linear layers as N-EUREKA's jobs, their
+# The Deeploy paper's NPU scenarios: the linear layers as N-EUREKA's jobs, their
 # weights streamed from L2 (npu) or in the weight memory (npu-nms).
 foreach(scenario npu npu-nms)
   string(REPLACE "-" "_" tag ${scenario})

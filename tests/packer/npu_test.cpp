@@ -58,6 +58,24 @@ struct GemmCase {
 
 class NpuJob : public ::testing::TestWithParam<GemmCase> {};
 
+// A job of kind `kind` on case c's shape, its weights w in the packer's layout (words: the
+// layout's storage), x in, y out; the caller sets the requantization's tables.
+tsr_npu_job layout_job(uint32_t kind, const GemmCase &c, const std::vector<int8_t> &w, std::vector<uint32_t> &words,
+                       const std::vector<int8_t> &x, std::vector<int8_t> &y)
+{
+    const std::vector<uint8_t> layout = tessera::npu_weight_layout(w.data(), c.n, c.k, c.bits);
+    words.assign(layout.size() / 4, 0u);
+    std::memcpy(words.data(), layout.data(), layout.size());
+    tsr_npu_job job{};
+    job.kind = kind;
+    job.weight_bits = c.bits;
+    job.m = c.m, job.n = c.n, job.k = c.k, job.ldx = c.k, job.ldy = c.n;
+    job.weights = words.data();
+    job.input = x.data();
+    job.output = y.data();
+    return job;
+}
+
 // A job on the packer's layout equals tsr_matmul_i8_ref on the same values, bit for bit.
 TEST_P(NpuJob, BitExactWithTheClusterReference)
 {
@@ -86,16 +104,8 @@ TEST_P(NpuJob, BitExactWithTheClusterReference)
     a.n = c.n;
     a.ldy = c.n;
     ASSERT_EQ(tsr_matmul_i8_ref(&a, 0, 1), TSR_KERNEL_OK);
-    const std::vector<uint8_t> layout = tessera::npu_weight_layout(w.data(), c.n, c.k, c.bits);
-    std::vector<uint32_t> words(layout.size() / 4);
-    std::memcpy(words.data(), layout.data(), layout.size());
-    tsr_npu_job job{};
-    job.kind = TSR_NPU_GEMM_I8;
-    job.weight_bits = c.bits;
-    job.m = c.m, job.n = c.n, job.k = c.k, job.ldx = c.k, job.ldy = c.n;
-    job.weights = words.data();
-    job.input = x.data();
-    job.output = y_npu.data();
+    std::vector<uint32_t> words;
+    tsr_npu_job job = layout_job(TSR_NPU_GEMM_I8, c, w, words, x, y_npu);
     job.multiplier = mult.data();
     job.shift = shift.data();
     tsr_npu_run_job(&job);
@@ -132,16 +142,8 @@ TEST_P(NpuJob, StageFormBitExactWithTheClusterRequantShift)
     a.n = c.n;
     a.ldy = c.n;
     ASSERT_EQ(tsr_matmul_i8_rqs_ref(&a, 0, 1), TSR_KERNEL_OK);
-    const std::vector<uint8_t> layout = tessera::npu_weight_layout(w.data(), c.n, c.k, c.bits);
-    std::vector<uint32_t> words(layout.size() / 4);
-    std::memcpy(words.data(), layout.data(), layout.size());
-    tsr_npu_job job{};
-    job.kind = TSR_NPU_GEMM_I8_RQS_STAGE;
-    job.weight_bits = c.bits;
-    job.m = c.m, job.n = c.n, job.k = c.k, job.ldx = c.k, job.ldy = c.n;
-    job.weights = words.data();
-    job.input = x.data();
-    job.output = y_npu.data();
+    std::vector<uint32_t> words;
+    tsr_npu_job job = layout_job(TSR_NPU_GEMM_I8_RQS_STAGE, c, w, words, x, y_npu);
     job.multiplier = stage.data();
     job.addend = stage.data() + c.n;
     job.rqs_shift = shift;

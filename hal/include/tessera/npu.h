@@ -99,11 +99,11 @@ struct tsr_npu_job {
     const uint32_t *weights;   /* the layout above, channels 0..n-1 (4-byte aligned) */
     const int8_t *input;       /* m rows in L1 */
     int8_t *output;            /* m rows in L1 */
-    const int32_t *multiplier; /* n; GEMM_I8: each 0 or in [2^30, 2^31); GEMM_I8_RQS: any */
-    const int8_t *shift;       /* GEMM_I8: n, each in [-31, 30]; GEMM_I8_RQS: unused */
+    const int32_t *multiplier; /* n; GEMM_I8: each 0 or in [2^30, 2^31); GEMM_I8_RQS: any; _STAGE: each >= 0 */
+    const int8_t *shift;       /* GEMM_I8: n, each in [-31, 30]; the RequantShift forms: unused */
     uint32_t tag;              /* opaque to the engine; boards show it in traces (the runtime: the step's layer) */
-    const int32_t *addend;     /* GEMM_I8_RQS: n */
-    uint32_t rqs_shift;        /* GEMM_I8_RQS: 0..62 */
+    const int32_t *addend;     /* GEMM_I8_RQS and _STAGE: n */
+    uint32_t rqs_shift;        /* GEMM_I8_RQS: 0..62; _STAGE: 0..31 */
 };
 
 #define TSR_NPU_PLANES 8u     /* bit planes a block holds, whatever the weight bits */

@@ -34,8 +34,10 @@ struct EngineAssignment {
 // Moves the eligible linear layers (int8 in, int8 weights per channel, int8 out: not
 // the logits) to the NPU: their weights into the NPU's layout (tessera/npu.h), their
 // steps' engine to NPU, and for weights in NMS the join (the first later step that
-// reads the output). Throws InputError when the scenario needs what the board or
-// the precision lacks.
+// reads the output); a RequantShift layer whose channels N-EUREKA's stage gives exactly
+// gets the stage's form (requant_form 3, the rounding in its addends). Throws InputError
+// when the scenario needs what the board or the precision lacks, and, for npu-nms asked for
+// by name, when the NPU's weights do not all fit the weight memory (naming the first).
 EngineAssignment assign_engines(Graph &g, const BoardDesc &board, Scenario scenario, uint32_t weight_bits);
 
 // An n x k int8 matrix (row-major) in the NPU's layout (N-EUREKA's 1x1 mode) for `bits`-bit
