@@ -75,6 +75,35 @@ __attribute__((always_inline)) inline bool run_prepared(RunState &run, const Res
     return false;
 }
 
+// Core 0 alone: an NPU step whose one job open made (ResolvedStep::prepared kNpuJob; matmul's
+// prepare_npu), submitted as run_npu submits it, with the run's rows and the step's operands.
+inline void run_npu_job(RunState &run, const ResolvedStep &resolved, uint32_t i)
+{
+    const PreparedNpuJob &t = resolved.npu_job;
+    const bool table = t.kind == TSR_NPU_GEMM_I8; // a shift a channel after the multipliers; else addends
+    tsr_npu_job job;
+    job.kind = t.kind;
+    job.flags = t.flags;
+    job.weight_bits = t.weight_bits;
+    job.m = resolved.one_row ? 1u : run.rows;
+    job.n = t.n;
+    job.k = t.k;
+    job.ldx = t.ldx;
+    job.ldy = t.ldy;
+    job.weights = (const uint32_t *)resolved.addr[1];
+    job.input = (const int8_t *)resolved.addr[0];
+    job.output = (int8_t *)resolved.addr[2];
+    job.multiplier = t.multiplier;
+    job.shift = table ? (const int8_t *)(t.multiplier + t.n) : nullptr;
+    job.tag = t.tag;
+    job.addend = table ? nullptr : t.multiplier + t.n;
+    job.rqs_shift = t.rqs_shift;
+    run.dma.drain(); // what it reads, where a transfer wrote it
+    run.npu.submit(job, i, t.join);
+    run.settle(i);
+    run.settle_npu();
+}
+
 // Lending: the image lends the board L2 to read ahead in (ImageView::loan), so that steps may
 // ask it to (ResolvedStep::prefetches): a loop of its own, so that no other run checks.
 template <bool Lending> void run_task(void *arg, uint32_t core, uint32_t cores)
@@ -112,7 +141,10 @@ template <bool Lending> void run_task(void *arg, uint32_t core, uint32_t cores)
         const char *label = trace ? tsr_op_name(step.op) : nullptr;
         if (trace) trace(board->ctx, core, label, step.layer, run.pos, true);
         bool stopped;
-        if (resolved.prepared) {
+        if (resolved.prepared == ResolvedStep::kNpuJob) {
+            run_npu_job(run, resolved, i);
+            stopped = false; // alone: a failure stops the others at the next shared step
+        } else if (resolved.prepared) {
             stopped = run_prepared(run, resolved, i, core, cores, turn);
         } else {
             StepRun r(run, i, core, solo ? 1u : cores);

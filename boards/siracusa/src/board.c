@@ -797,7 +797,8 @@ void tsr_siracusa_core_entry(uint32_t core)
                              TSR_SIRACUSA_OFFCHIP_SCRATCH};
         tsr_hyperram_init();
         g_board.ops = &g_ops;
-        g_npu.slots = g_npu_slots, g_npu.depth = TSR_SIRACUSA_NPU_DEPTH, g_npu.regions = g_board.regions;
+        g_npu.slots = g_npu_slots, g_npu.depth = TSR_SIRACUSA_NPU_DEPTH;
+        for (uint32_t r = 0; r < TSR_REGION_COUNT; ++r) g_npu.regions[r] = g_board.regions[r];
         g_npu.params = g_npu_params, g_npu.first_unstarted = 1u; /* the rest: 0 (.l1_state is cleared) */
         g_board.ctx = &g_npu;
         __atomic_store_n(&g_boot_ready, 2u, __ATOMIC_RELEASE);

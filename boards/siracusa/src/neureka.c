@@ -11,7 +11,6 @@ enum {
     W_PTR, X_PTR, Y_PTR, SCALE_PTR, SHIFT_PTR, BIAS_PTR, X_D0, X_D1, X_D2, Y_D0, Y_D1, Y_D2, W_D0, W_D1, W_D2,
     REM_KO_KI, REM_HO_WO, REM_HI_WI, NB_KO_KI, NB_HO_WO, PADDING, WEIGHT_OFFSET, FILTER_MASK, CONF0, JOB_REGS
 };
-#define SHAPE_REGS X_D0 /* the registers before it are pointers: a job's own */
 
 #define CONF0_INPUT_SIGNED (1u << 26)
 #define CONF0_NORM_BIAS (1u << 25)
@@ -55,6 +54,32 @@ static bool tables_in_place(const tsr_neureka_queue *q, const tsr_npu_job *j)
            tsr_npu_inside(l1, j->addend, 4ull * j->n);
 }
 
+/* Job register r of the context being programmed. */
+#define JOB_REG(r) REG(reg(SIRACUSA_NEUREKA_JOB + 4u * (uint32_t)(r)))
+
+/* The registers but the pointers of a job of m rows, k input and nc output channels, strides
+ * ldx and ldy, configured `conf`, into the context being programmed. Out of the common path:
+ * a context that last ran a job of this shape keeps them (start_chunk). */
+__attribute__((noinline)) static void write_shape(const tsr_npu_job *j, uint32_t nc, uint32_t conf)
+{
+    const uint32_t kob = (nc + TSR_NPU_BLOCK_N - 1u) >> 5, kb = (j->k + TSR_NPU_BLOCK_K - 1u) >> 5;
+    const uint32_t hb = j->m <= OUT_SUBTILE ? 1u : (j->m + OUT_SUBTILE - 1u) / OUT_SUBTILE;
+    const uint32_t rem_n = nc - (kob - 1u) * TSR_NPU_BLOCK_N, rem_k = j->k - (kb - 1u) * TSR_NPU_BLOCK_K;
+    const uint32_t rem_h = j->m - (hb - 1u) * OUT_SUBTILE;
+    JOB_REG(X_D0) = j->ldx, JOB_REG(X_D1) = j->ldx, JOB_REG(X_D2) = 0u;    /* X_D1: rows */
+    JOB_REG(Y_D0) = 32u, JOB_REG(Y_D1) = j->ldy, JOB_REG(Y_D2) = j->ldy;   /* Y_D2: rows */
+    JOB_REG(W_D0) = 32u, JOB_REG(W_D1) = 32u * kb, JOB_REG(W_D2) = 0u;     /* W_D1: a channel */
+    JOB_REG(REM_KO_KI) = half(rem_n, rem_k);
+    JOB_REG(REM_HO_WO) = half(rem_h, 1u);
+    JOB_REG(REM_HI_WI) = half(rem_h, 1u);
+    JOB_REG(NB_KO_KI) = half(kob, kb);
+    JOB_REG(NB_HO_WO) = half(hb, 1u);
+    JOB_REG(PADDING) = 0u;
+    JOB_REG(WEIGHT_OFFSET) = (uint32_t)-TSR_NPU_W_OFFSET;
+    JOB_REG(FILTER_MASK) = 0u;
+    JOB_REG(CONF0) = conf;
+}
+
 /* Hands chunk i of slot s to the engine, if it has a free context; false if not. A chunk is
  * the whole job (tables in place: its shift the layer's) or its output channels 32 i..
  * (their requantization in the board's table of the context, a shift a channel). m rows as
@@ -65,14 +90,13 @@ static bool start_chunk(tsr_neureka_queue *q, const tsr_npu_job *j, bool whole, 
     const uint32_t ctx = q->engine_issued & (TSR_NEUREKA_CONTEXTS - 1u);
     const uint32_t c0 = i * TSR_NPU_BLOCK_N;
     const uint32_t nc = whole ? j->n : j->n - c0 < TSR_NPU_BLOCK_N ? j->n - c0 : TSR_NPU_BLOCK_N;
-    uint32_t ptr[SHAPE_REGS];
     uint32_t conf = CONF0_INPUT_SIGNED | CONF0_NORM_BIAS | CONF0_QUANT_IDENTITY | CONF0_NORM_32BIT | CONF0_PREFETCH |
                     ((j->flags & TSR_NPU_WEIGHTS_NMS) ? CONF0_WEIGHTS_WMEM : 0u) | CONF0_MODE_1X1 | CONF0_NORM_QUANT |
                     CONF0_WEIGHT_BITS_8;
     if (whole) {
-        ptr[SCALE_PTR] = (uint32_t)(uintptr_t)j->multiplier;
-        ptr[BIAS_PTR] = (uint32_t)(uintptr_t)j->addend;
-        ptr[SHIFT_PTR] = 0u;
+        JOB_REG(SCALE_PTR) = (uint32_t)(uintptr_t)j->multiplier;
+        JOB_REG(SHIFT_PTR) = 0u;
+        JOB_REG(BIAS_PTR) = (uint32_t)(uintptr_t)j->addend;
         conf |= j->rqs_shift << CONF0_SHIFT_AT;
     } else {
         tsr_neureka_params *p = &q->params[ctx];
@@ -82,36 +106,22 @@ static bool start_chunk(tsr_neureka_queue *q, const tsr_npu_job *j, bool whole, 
             (void)tsr_neureka_requant_of(j, c0 + c, bound, &r); /* true: checked at submit */
             p->scale[c] = r.scale, p->bias[c] = r.bias, p->shift[c] = r.shift;
         }
-        ptr[SCALE_PTR] = (uint32_t)(uintptr_t)p->scale;
-        ptr[BIAS_PTR] = (uint32_t)(uintptr_t)p->bias;
-        ptr[SHIFT_PTR] = (uint32_t)(uintptr_t)p->shift;
+        JOB_REG(SCALE_PTR) = (uint32_t)(uintptr_t)p->scale;
+        JOB_REG(SHIFT_PTR) = (uint32_t)(uintptr_t)p->shift;
+        JOB_REG(BIAS_PTR) = (uint32_t)(uintptr_t)p->bias;
         conf |= CONF0_NORM_SHIFT;
     }
     /* The engine adds the weight memory's base to the weights' address (TCDM's: masked off). */
-    ptr[W_PTR] = (uint32_t)((uintptr_t)(j->weights + (size_t)c0 * tsr_npu_channel_words(j->k, 8u)) - SIRACUSA_WMEM_BASE);
-    ptr[X_PTR] = (uint32_t)(uintptr_t)j->input;
-    ptr[Y_PTR] = (uint32_t)(uintptr_t)(j->output + c0);
+    JOB_REG(W_PTR) = (uint32_t)((uintptr_t)(j->weights + (size_t)c0 * tsr_npu_channel_words(j->k, 8u)) - SIRACUSA_WMEM_BASE);
+    JOB_REG(X_PTR) = (uint32_t)(uintptr_t)j->input;
+    JOB_REG(Y_PTR) = (uint32_t)(uintptr_t)(j->output + c0);
     /* A context keeps its registers from job to job (GVSoC's model, as the RTL's register
      * file): a job of the shape its context last ran writes its pointers alone. */
     tsr_neureka_shape *last = &q->shape[ctx];
-    const tsr_neureka_shape now = {j->m, j->k, nc, j->ldx, j->ldy, conf};
-    const bool same = last->conf != 0u && last->m == now.m && last->k == now.k && last->n == now.n &&
-                      last->ldx == now.ldx && last->ldy == now.ldy && last->conf == now.conf;
-    for (uint32_t r = 0; r < SHAPE_REGS; ++r) REG(reg(SIRACUSA_NEUREKA_JOB + 4u * r)) = ptr[r];
-    if (!same) {
-        const uint32_t kob = (nc + TSR_NPU_BLOCK_N - 1u) >> 5, kb = (j->k + TSR_NPU_BLOCK_K - 1u) >> 5;
-        const uint32_t hb = j->m <= OUT_SUBTILE ? 1u : (j->m + OUT_SUBTILE - 1u) / OUT_SUBTILE;
-        const uint32_t rem_n = nc - (kob - 1u) * TSR_NPU_BLOCK_N, rem_k = j->k - (kb - 1u) * TSR_NPU_BLOCK_K;
-        const uint32_t rem_h = j->m - (hb - 1u) * OUT_SUBTILE;
-        const uint32_t v[JOB_REGS - SHAPE_REGS] = {
-            j->ldx, j->ldx, 0u,                  /* X_D0, X_D1 (rows), X_D2 */
-            32u, j->ldy, j->ldy,                 /* Y_D0, Y_D1, Y_D2 (rows) */
-            32u, 32u * kb, 0u,                   /* W_D0, W_D1 (a channel), W_D2 */
-            half(rem_n, rem_k), half(rem_h, 1u), half(rem_h, 1u), half(kob, kb), half(hb, 1u),
-            0u, (uint32_t)-TSR_NPU_W_OFFSET, 0u, /* PADDING, WEIGHT_OFFSET, FILTER_MASK */
-            conf};
-        for (uint32_t r = SHAPE_REGS; r < JOB_REGS; ++r) REG(reg(SIRACUSA_NEUREKA_JOB + 4u * r)) = v[r - SHAPE_REGS];
-        *last = now;
+    if (last->conf != conf || last->m != j->m || last->k != j->k || last->n != nc || last->ldx != j->ldx ||
+        last->ldy != j->ldy) {
+        write_shape(j, nc, conf);
+        last->m = j->m, last->k = j->k, last->n = nc, last->ldx = j->ldx, last->ldy = j->ldy, last->conf = conf;
     }
     REG(reg(SIRACUSA_NEUREKA_TRIGGER)) = 0u; /* commit and run */
     ++q->engine_issued;
@@ -160,6 +170,25 @@ static void advance(tsr_neureka_queue *q, tsr_npu_handle handle, bool sleep)
     }
 }
 
+/* Queues checked job h in its slot (its chunks started as the engine frees its contexts). */
+__attribute__((noinline)) static void queue_job(tsr_neureka_queue *q, tsr_neureka_slot *s, const tsr_npu_job *job)
+{
+    s->job = *job;
+    s->started = 0u;
+    if (s->whole) {
+        s->chunks = 1u; /* its producer's promise (tessera/npu.h): the stage gives its integers */
+    } else {
+        s->chunks = (job->n + TSR_NPU_BLOCK_N - 1u) / TSR_NPU_BLOCK_N;
+        const uint64_t bound = tsr_neureka_acc_bound(job);
+        for (uint32_t c = 0; c < job->n && s->chunks; ++c) {
+            tsr_neureka_requant r;
+            if (!tsr_neureka_requant_of(job, c, bound, &r)) s->chunks = 0u; /* the stage cannot: a core runs it */
+        }
+    }
+    ++q->issued;
+    pump(q);
+}
+
 tsr_hal_status tsr_neureka_submit(void *queue, const tsr_npu_job *job, tsr_npu_handle *out)
 {
     tsr_neureka_queue *q = (tsr_neureka_queue *)queue;
@@ -174,23 +203,11 @@ tsr_hal_status tsr_neureka_submit(void *queue, const tsr_npu_job *job, tsr_npu_h
         s->chunks = s->started = 1u;
         s->last = q->engine_issued;
         q->first_unstarted = h + 1u;
-        *out = q->issued = h;
-        return TSR_HAL_OK;
-    }
-    s->job = *job;
-    s->started = 0u;
-    if (s->whole) {
-        s->chunks = 1u; /* its producer's promise (tessera/npu.h): the stage gives its integers */
+        q->issued = h;
     } else {
-        s->chunks = (job->n + TSR_NPU_BLOCK_N - 1u) / TSR_NPU_BLOCK_N;
-        const uint64_t bound = tsr_neureka_acc_bound(job);
-        for (uint32_t c = 0; c < job->n && s->chunks; ++c) {
-            tsr_neureka_requant r;
-            if (!tsr_neureka_requant_of(job, c, bound, &r)) s->chunks = 0u; /* the stage cannot: a core runs it */
-        }
+        queue_job(q, s, job);
     }
-    *out = ++q->issued;
-    pump(q);
+    *out = h;
     return TSR_HAL_OK;
 }
 

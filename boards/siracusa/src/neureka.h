@@ -47,7 +47,7 @@ typedef struct tsr_neureka_slot {
 typedef struct tsr_neureka_queue {
     tsr_neureka_slot *slots; /* depth of them */
     uint32_t depth;
-    const tsr_hal_region *regions;
+    tsr_hal_region regions[TSR_REGION_COUNT]; /* the board's, copied where a job's checks read them fast */
     tsr_neureka_params *params; /* TSR_NEUREKA_CONTEXTS of them, in TCDM */
     uint32_t issued, done;      /* HAL handles 1, 2, ...: submitted, finished */
     uint32_t engine_issued;     /* chunks handed to the engine */

@@ -108,6 +108,6 @@ TSR_REGISTER_VARIANT(ADD_I8_RQS, check_rqs, Variant<Kernel>{add_rqs<tsr_add_i8_r
 #endif
 #undef TSR_TUNED
 
-extern const OpDevice op_ADD = {validate, geometry, run, false, nullptr, nullptr, prepare_row<Variant<Kernel>>};
+extern const OpDevice op_ADD = {validate, geometry, run, false, nullptr, nullptr, prepare_row<Variant<Kernel>>, nullptr};
 
 } // namespace tsr

@@ -863,6 +863,6 @@ TSR_REGISTER_VARIANT(ATTENTION_I8_QUANTLIB, check_quantlib,
                                       accumulate_quantlib<tsr_quantlib_accumulate>, scratch_quantlib, true,
                                       rows_quantlib<tsr_quantlib_rows>})
 
-extern const OpDevice op_ATTENTION = {validate, geometry, run, false, facts, nullptr, nullptr};
+extern const OpDevice op_ATTENTION = {validate, geometry, run, false, facts, nullptr, nullptr, nullptr};
 
 } // namespace tsr

@@ -121,6 +121,6 @@ TSR_REGISTER_VARIANT(EMBED_I8_W4, check_rows, Variant<Rescale>{rescale<tsr_embed
 #endif
 #undef TSR_TUNED
 
-extern const OpDevice op_EMBED = {validate, geometry, run, false, nullptr, nullptr, nullptr};
+extern const OpDevice op_EMBED = {validate, geometry, run, false, nullptr, nullptr, nullptr, nullptr};
 
 } // namespace tsr

@@ -68,6 +68,6 @@ StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t cores)
 // Its one variant: a move of bytes, for every element type.
 extern "C" const tsr_variant_impl TSR_VARIANT_IMPL(KV_APPEND) = {TSR_VARIANT_KV_APPEND, 0u, nullptr, nullptr};
 
-extern const OpDevice op_KV_APPEND = {validate, geometry, run, false, nullptr, nullptr, nullptr};
+extern const OpDevice op_KV_APPEND = {validate, geometry, run, false, nullptr, nullptr, nullptr, nullptr};
 
 } // namespace tsr

@@ -34,6 +34,6 @@ StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t cores)
 // Its one variant: a move of bytes, for every element type.
 extern "C" const tsr_variant_impl TSR_VARIANT_IMPL(LAST_ROW) = {TSR_VARIANT_LAST_ROW, 0u, nullptr, nullptr};
 
-extern const OpDevice op_LAST_ROW = {validate, geometry, run, false, nullptr, nullptr, nullptr};
+extern const OpDevice op_LAST_ROW = {validate, geometry, run, false, nullptr, nullptr, nullptr, nullptr};
 
 } // namespace tsr

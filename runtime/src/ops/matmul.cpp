@@ -536,6 +536,27 @@ void run_npu(StepRun &r)
     r.run.settle_npu();
 }
 
+// At open: a step of one job on weights in NMS, as run_npu would submit it but for its rows
+// and its operands' addresses (PreparedNpuJob; the executor's run_npu_job).
+bool prepare_npu(const PrepareContext &c, PreparedNpuJob &out)
+{
+    const tsr_matmul_params &p = P(c.step);
+    const tsr_npu_desc &d = c.img.npu_descs[p.npu_desc]; // validated
+    if (d.jobs != 1u || p.join == 0u) return false;
+    out.multiplier = (const int32_t *)c.constant(p.requant);
+    out.kind = d.kind;
+    out.flags = d.flags;
+    out.weight_bits = d.weight_bits;
+    out.n = p.n;
+    out.k = d.k;
+    out.ldx = d.ldx;
+    out.ldy = d.ldy;
+    out.rqs_shift = d.kind != TSR_NPU_GEMM_I8 ? (uint32_t)p.rqs_shift : 0u;
+    out.tag = c.step.layer;
+    out.join = p.join;
+    return true;
+}
+
 // A split step's compute of tile (rows r0.., m; columns c0.., n) on this core: its run of
 // the tile's columns, in whole groups of four (the kernels' blocks), cut where an output
 // ends, each part on its own. Out of the common path.
@@ -698,6 +719,6 @@ uint8_t facts(const ImageView &img, const tsr_hal_board *board, const tsr_step &
 } // namespace
 
 // Cluster steps only (resolve_steps prepares no NPU step: it runs alone).
-extern const OpDevice op_MATMUL = {validate, geometry, run, true, facts, ahead, prepare_row<Variant<Kernel>>};
+extern const OpDevice op_MATMUL = {validate, geometry, run, true, facts, ahead, prepare_row<Variant<Kernel>>, prepare_npu};
 
 } // namespace tsr

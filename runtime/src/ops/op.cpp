@@ -213,11 +213,13 @@ void Dma::wait_hal(tsr_dma_handle h)
 tsr_npu_handle Npu::submit(const tsr_npu_job &job, uint32_t step, uint32_t join)
 {
     if (failed()) return 0u;
-    if (count_ == kPending) wait(pending_[head_].handle);
+    if (count_ >= full_) wait(pending_[head_].handle); // the board's queue is full: the oldest frees a slot
     tsr_npu_handle h = 0;
     tsr_hal_status st;
-    while ((st = board_->ops->npu_submit(board_->ctx, &job, &h)) == TSR_HAL_BUSY && count_ > 0u && !failed())
-        wait(pending_[head_].handle); // the oldest frees a slot
+    while ((st = board_->ops->npu_submit(board_->ctx, &job, &h)) == TSR_HAL_BUSY && count_ > 0u && !failed()) {
+        full_ = count_;
+        wait(pending_[head_].handle);
+    }
     if (st != TSR_HAL_OK || failed()) {
         if (!failed()) status_ = st, failed_step_ = step;
         return 0u;
@@ -357,7 +359,8 @@ uint8_t facts_of(const ImageView &img, const tsr_hal_board *board, const tsr_ste
 // The steps of schedule `s` (resolved as `resolved`) that run as one tile on every core,
 // with every operand in place but the constant one a step before fetches ahead whole, get
 // their kernel call made now (OpDevice::prepare), once nothing reads their staging layout
-// any more (resolve_ahead reads the steps before's).
+// any more (resolve_ahead reads the steps before's); so do the NPU steps of one job with
+// nothing staged (OpDevice::prepare_npu).
 void prepare_steps(const ImageView &img, const tsr_hal_board *board, const ScheduleView &s, ResolvedStep *resolved)
 {
     for (uint32_t i = 0; i < s.header->step_count; ++i) {
@@ -370,16 +373,24 @@ void prepare_steps(const ImageView &img, const tsr_hal_board *board, const Sched
         bool staged_ahead_only = true; // one tile: the operand fetched ahead is fetched whole
         for (uint32_t k = 0; k < TSR_MAX_OPERANDS; ++k)
             if (r.stage[k] && !(r.ahead_bytes && k == r.ahead_operand)) staged_ahead_only = false;
+        if (step.engine == TSR_ENGINE_NPU) {
+            PreparedNpuJob job;
+            if (op->prepare_npu && !r.staged && op->prepare_npu(PrepareContext{img, board, step, r, rows}, job)) {
+                r.npu_job = job;
+                r.prepared = ResolvedStep::kNpuJob;
+            }
+            continue;
+        }
         if (!op->prepare || r.alone || !staged_ahead_only || step.engine != TSR_ENGINE_CLUSTER ||
             op->geometry(step, rows, img.header->planned_cores).tiles != 1u)
             continue;
         PreparedCall call;
         if (!op->prepare(PrepareContext{img, board, step, r, rows}, call)) continue;
         r.call = call;
-        r.prepared = 1u;
+        r.prepared = ResolvedStep::kCall;
         // The step before ended at a barrier with nothing left in flight for it (a prepared
         // step moves nothing but fetches ahead), so the cores go on to its call at once.
-        r.chained = i > 0u && resolved[i - 1u].prepared && !r.ahead_bytes ? 1u : 0u;
+        r.chained = i > 0u && resolved[i - 1u].prepared == ResolvedStep::kCall && !r.ahead_bytes ? 1u : 0u;
     }
 }
 
@@ -524,9 +535,8 @@ const char *npu_failure(tsr_hal_status st)
 }
 } // namespace
 
-void RunState::settle_npu()
+void RunState::settle_npu_failure()
 {
-    if (!npu.failed()) return;
     if (Message *m = fail(TESSERA_ERR_HAL))
         m->str("NPU refused the job of step ").num(npu.failed_step()).str(" (")
             .str(tsr_op_name(schedule.steps[npu.failed_step()].op)).str("): ").str(npu_failure(npu.status()))

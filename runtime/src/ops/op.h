@@ -204,6 +204,7 @@ private:
     const tsr_hal_board *board_;
     Pending pending_[kPending];
     uint32_t head_ = 0, count_ = 0;
+    uint32_t full_ = kPending; // jobs pending when the board last said BUSY: its queue's depth
     tsr_hal_status status_ = TSR_HAL_OK;
     uint32_t failed_step_ = 0;
 };
@@ -228,6 +229,17 @@ struct PreparedCall {
         call = f;
         memcpy(args, &a, sizeof a);
     }
+};
+
+// An NPU step of one job whose weights the engine reads in place (TSR_NPU_WEIGHTS_NMS) and
+// whose operands lie in place, made at open (OpDevice::prepare_npu) but for its rows, and its
+// input, weights and output, which are the step's operands 0, 1 and 2 (ResolvedStep::addr):
+// core 0 submits it with no tile, descriptor or parameter read while the schedule runs (a
+// microLlama token runs 56 of them).
+struct PreparedNpuJob {
+    const int32_t *multiplier; // its n multipliers; the shifts (GEMM_I8) or addends follow them
+    uint32_t kind, flags, weight_bits, n, k, ldx, ldy, rqs_shift, tag;
+    uint32_t join; // the step that reads its output (Npu::submit)
 };
 
 struct ResolvedStep;
@@ -262,7 +274,8 @@ struct ResolvedStep {
     uint8_t staged;                        // whether any operand has staging (else every one lies in place)
     uint8_t ahead_operand;                 // with ahead_bytes: the operand fetched ahead
     uint8_t fetches;                       // n > 0: step index + n's ahead_bytes are fetched in this step (0: none)
-    uint8_t prepared;                      // 1: `call` holds its run (the staging layout below is not kept)
+    uint8_t prepared;                      // kCall: `call` holds its run, kNpuJob: `npu_job` does (the
+                                           // staging layout below is not kept); 0: neither
     uint8_t one_row;                       // 1: it runs one row whatever the run's (TSR_STEP_ONE_ROW)
     uint8_t chained;                       // prepared after a prepared step, waiting for no fetch: no barrier before its call
     uint8_t prefetches;                    // n > 0: step index + n's off-chip constant is read ahead from this step on
@@ -275,8 +288,11 @@ struct ResolvedStep {
             uint32_t slot_bytes[TSR_MAX_OPERANDS]; // the geometry's staging layout (as validated:
             uint8_t slots[TSR_MAX_OPERANDS];       // the step's most rows, the plan's cores)
         };
-        PreparedCall call; // prepared: a step with no staging, which needs none of the above
+        PreparedCall call;      // prepared kCall: a step with no staging, which needs none of the above
+        PreparedNpuJob npu_job; // prepared kNpuJob
     };
+    static constexpr uint8_t kCall = 1;
+    static constexpr uint8_t kNpuJob = 2;
     static constexpr uint8_t kControllerOnly = 1; // data movement or an NPU step
     static constexpr uint8_t kSolo = 2;           // a cluster step too small to share (tsr_hal_board.solo_bytes)
 };
@@ -352,7 +368,11 @@ struct RunState {
     {
         if (dma.failed() || __atomic_load_n(&refused, __ATOMIC_RELAXED) != 0u) settle_failure(step);
     }
-    void settle_npu();
+    void settle_npu() // (inline: the usual case, nothing to settle)
+    {
+        if (npu.failed()) settle_npu_failure();
+    }
+    void settle_npu_failure();
     void settle_failure(uint32_t step);
 };
 
@@ -641,6 +661,9 @@ struct OpDevice {
     // token's usual step): its kernel call (PreparedCall), or false where its variant has
     // none; nullptr: none of its variants has one.
     bool (*prepare)(const PrepareContext &c, PreparedCall &out);
+    // At open, for an NPU step with no staging: its one job (PreparedNpuJob), or false where
+    // it runs several or streams its weights; nullptr: it has no NPU form.
+    bool (*prepare_npu)(const PrepareContext &c, PreparedNpuJob &out);
 };
 
 // Data-movement operators: no kernel touches an operand, there are no tiles.

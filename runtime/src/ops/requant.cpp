@@ -92,6 +92,6 @@ TSR_REGISTER_VARIANT(REQUANT_I8, check_i8, Variant<Kernel>{requant_i8<tsr_requan
 #endif
 #undef TSR_TUNED
 
-extern const OpDevice op_REQUANT = {validate, geometry, run, false, nullptr, nullptr, prepare_row<Variant<Kernel>>};
+extern const OpDevice op_REQUANT = {validate, geometry, run, false, nullptr, nullptr, prepare_row<Variant<Kernel>>, nullptr};
 
 } // namespace tsr

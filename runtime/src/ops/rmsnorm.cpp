@@ -205,6 +205,6 @@ TSR_REGISTER_VARIANT(RMSNORM_I8, check_i8, RmsVariant{rms_i8<tsr_rmsnorm_i8>, 0,
 TSR_REGISTER_VARIANT(RMSNORM_I8_FLOAT, check_i8_float, RmsVariant{rms_i8_float, 0})
 TSR_REGISTER_VARIANT(RMSNORM_I8_QUANTLIB, check_quantlib, RmsVariant{rms_quantlib<tsr_irmsnorm_i8>, TSR_DTYPE_I32, rms_quantlib_prepare<tsr_irmsnorm_i8>})
 
-extern const OpDevice op_RMSNORM = {validate, geometry, run, false, nullptr, nullptr, prepare_row<RmsVariant>};
+extern const OpDevice op_RMSNORM = {validate, geometry, run, false, nullptr, nullptr, prepare_row<RmsVariant>, nullptr};
 
 } // namespace tsr

@@ -199,6 +199,6 @@ TSR_REGISTER_VARIANT(ROPE_I8_MATRIX, check_matrix, RopeVariant{rope_matrix<tsr_r
 #undef TSR_TUNED
 TSR_REGISTER_VARIANT(ROPE_F32_MATRIX, check_matrix_f32, RopeVariant{rope_matrix_f32, TSR_DTYPE_F32, true})
 
-extern const OpDevice op_ROPE = {validate, geometry, run, false, nullptr, nullptr, prepare_row<RopeVariant>};
+extern const OpDevice op_ROPE = {validate, geometry, run, false, nullptr, nullptr, prepare_row<RopeVariant>, nullptr};
 
 } // namespace tsr

@@ -151,6 +151,6 @@ TSR_REGISTER_VARIANT(SWIGLU_I8_FLOAT, check_i8_float, Variant<Kernel>{swiglu_i8_
 TSR_REGISTER_VARIANT(SWIGLU_I8_HARDSWISH, check_hardswish, Variant<Kernel>{swiglu_hardswish<tsr_hardswish_i8>, hardswish_prepare<tsr_hardswish_i8>})
 TSR_REGISTER_VARIANT(SWIGLU_F32_HARDSWISH, nullptr, Variant<Kernel>{swiglu_hardswish_f32})
 
-extern const OpDevice op_SWIGLU = {validate, geometry, run, false, nullptr, nullptr, prepare_row<Variant<Kernel>>};
+extern const OpDevice op_SWIGLU = {validate, geometry, run, false, nullptr, nullptr, prepare_row<Variant<Kernel>>, nullptr};
 
 } // namespace tsr
