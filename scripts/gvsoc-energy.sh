@@ -4,8 +4,8 @@
 #   scripts/gvsoc-energy.sh [--build DIR] [--shared DIR] [--work DIR]
 # Builds GVSoC with --debug, the launcher tools/gvsoc_energy/energy_launcher.cpp against its
 # headers (read in place) and library, packs stories260K int8 and Deeploy's microLlama128
-# (cluster) for siracusa with DIR's tessera-pack and tessera-eval (default: build), builds
-# their firmware with TESSERA_SIRACUSA_POWER_MARKS and runs each on 8 cores with --power
+# (cluster, and npu-nms: N-EUREKA, its weights in the weight memory) for siracusa with DIR's
+# tessera-pack and tessera-eval (default: build), builds their firmware with TESSERA_SIRACUSA_POWER_MARKS and runs each on 8 cores with --power
 # through the launcher: "gvsoc energy: R runs: E uJ per run" for each.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -38,15 +38,20 @@ models=$shared/models ml=$shared/deeploy/microLlama/INT8/microLlama128
 "$build/tessera-pack" "$models/stories260K.bin" --tokenizer "$models/tok512.bin" --board siracusa --precision int8 -q \
   -o "$work/int8.tess"
 "$build/tessera-pack" "$ml/network.onnx" --board siracusa --scenario cluster -q -o "$work/microLlama128.tess"
-"$build/tessera-eval" "$work/microLlama128.tess" --npz-inputs "$ml/inputs.npz" --npz-expect "$ml/outputs.npz" \
-  --emit-vectors "$work/microLlama128.vectors" >/dev/null
+"$build/tessera-pack" "$ml/network.onnx" --board siracusa --scenario npu-nms -q -o "$work/microLlama128_npu_nms.tess"
+for name in microLlama128 microLlama128_npu_nms; do
+  "$build/tessera-eval" "$work/$name.tess" --npz-inputs "$ml/inputs.npz" --npz-expect "$ml/outputs.npz" \
+    --emit-vectors "$work/$name.vectors" >/dev/null
+done
 cmake -S "$root" -B "$work/fw" -DCMAKE_BUILD_TYPE=Release -DCMAKE_TOOLCHAIN_FILE="$root/toolchain/riscv32-imfc-xpulpv2-ri5cy-elf.cmake" \
   -DTESSERA_FREESTANDING_ONLY=ON -DTESSERA_SIRACUSA_POWER_MARKS=ON -DTESSERA_DEMO_STEPS=8 \
-  "-DTESSERA_FIRMWARE_IMAGES=int8=$work/int8.tess;microLlama128=$work/microLlama128.tess" \
-  "-DTESSERA_FIRMWARE_VECTORS=microLlama128=$work/microLlama128.vectors" >"$work/configure.log"
-cmake --build "$work/fw" -j"$(nproc)" --target tessera-firmware-int8 tessera-firmware-microLlama128 >"$work/build.log"
+  "-DTESSERA_FIRMWARE_IMAGES=int8=$work/int8.tess;microLlama128=$work/microLlama128.tess;microLlama128_npu_nms=$work/microLlama128_npu_nms.tess" \
+  "-DTESSERA_FIRMWARE_VECTORS=microLlama128=$work/microLlama128.vectors;microLlama128_npu_nms=$work/microLlama128_npu_nms.vectors" \
+  >"$work/configure.log"
+cmake --build "$work/fw" -j"$(nproc)" --target tessera-firmware-int8 tessera-firmware-microLlama128 \
+  tessera-firmware-microLlama128_npu_nms >"$work/build.log"
 bytes=$(python3 -c "import json; print(json.load(open('$root/boards/siracusa/board.json'))['offchip']['bytes'])")
-for name in int8 microLlama128; do
+for name in int8 microLlama128 microLlama128_npu_nms; do
   echo "gvsoc-energy: $name on 8 cores"
   mkdir -p "$work/run-$name"
   PATH=/usr/bin:$PATH "$prefix/bin/gvsoc" --target=siracusa --binary "$work/fw/boards/siracusa/tessera-firmware-$name.elf" \
