@@ -49,6 +49,15 @@ void charge(Task &task, uint32_t i, const Counters &before, bool ran)
     task.clock = now;
 }
 
+// Core 0, profiling: waiting for the NPU jobs of step `waited` (Npu::join's, or kNoStep: none)
+// is that step's time, not the one that waits (from `before` on, which starts again after it).
+__attribute__((noinline)) void charge_wait(Task &task, uint32_t waited, Counters &before)
+{
+    if (waited == Npu::kNoStep) return;
+    charge(task, waited, before, false);
+    before = counters(task.run);
+}
+
 // A step whose kernel call open made (ResolvedStep::prepared: one tile, every operand in
 // place but one fetched ahead, every core): tile_in_place's two barriers around the call (a
 // chained step's second only), with the run's rows for the step and its position, each core
@@ -129,8 +138,9 @@ template <bool Lending> void run_task(void *arg, uint32_t core, uint32_t cores)
         const ResolvedStep &resolved = run.resolved[i]; // resolve_steps
         const bool alone = resolved.alone != 0u, solo = resolved.alone == ResolvedStep::kSolo;
         if (core == 0u && run.npu.pending()) {
-            run.npu.join(i);
+            const uint32_t waited = run.npu.join(i);
             run.settle_npu();
+            if (profiling) charge_wait(task, waited, before);
         }
         if (alone && (core != 0u || run.status != TESSERA_OK)) {
             if (++turn == cores) turn = 0u;
@@ -163,8 +173,9 @@ template <bool Lending> void run_task(void *arg, uint32_t core, uint32_t cores)
     if (core == 0u) {
         Counters before;
         if (profiling) before = counters(run);
-        run.npu.drain();
+        const uint32_t waited = run.npu.drain();
         run.settle_npu();
+        if (profiling) charge_wait(task, waited, before);
         run.dma.drain_all(); // a fetch ahead too, where the run stopped before the step it is for
         if constexpr (Lending) run.end_loan();
         run.settle(steps - 1u);

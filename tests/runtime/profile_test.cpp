@@ -130,8 +130,9 @@ tessera::PackOptions stories_int8(const std::string &shared, const std::string &
 }
 
 // Each step's waits are part of its time; an npu-nms image waits for the NPU, whose
-// steps say they run on it; an image without NPU steps never waits for one. The NPU is
-// one engine: it cannot have been busy longer than the runs took.
+// steps say they run on it and are charged the waits for their jobs (not the step that
+// reads a job's output, which is the one that waits); an image without NPU steps never
+// waits for one. The NPU is one engine: it cannot have been busy longer than the runs took.
 TEST(ProfileWaits, NpuAndDmaWaitsArePartsOfTheStepsTime)
 {
     const std::string shared = shared_dir();
@@ -158,6 +159,8 @@ TEST(ProfileWaits, NpuAndDmaWaitsArePartsOfTheStepsTime)
                 EXPECT_EQ(p.npu_jobs, p.runs) << "one job per run of an NPU step (stories260K's layers are small)";
             } else {
                 EXPECT_EQ(p.npu_jobs, 0u);
+                EXPECT_EQ(p.npu_wait_cycles, 0u) << "schedule " << p.schedule << " step " << p.step
+                                                 << " (" << tsr_op_name(p.op) << ") is charged a wait for an NPU job";
             }
             npu_wait += p.npu_wait_cycles, dma_wait += p.dma_wait_cycles;
         }

@@ -224,7 +224,7 @@ tsr_npu_handle Npu::submit(const tsr_npu_job &job, uint32_t step, uint32_t join)
         if (!failed()) status_ = st, failed_step_ = step;
         return 0u;
     }
-    pending_[(head_ + count_) % kPending] = Pending{h, join};
+    pending_[(head_ + count_) % kPending] = Pending{h, join, step};
     ++count_;
     ++jobs;
     return h;
@@ -249,12 +249,15 @@ void Npu::wait(tsr_npu_handle handle)
     }
 }
 
-void Npu::join(uint32_t index)
+uint32_t Npu::join(uint32_t index)
 {
     uint32_t newest = count_;
     for (uint32_t i = 0; i < count_; ++i)
         if (pending_[(head_ + i) % kPending].join <= index) newest = i;
-    if (newest < count_) wait(pending_[(head_ + newest) % kPending].handle);
+    if (newest == count_) return kNoStep;
+    const Pending p = pending_[(head_ + newest) % kPending];
+    wait(p.handle);
+    return p.step;
 }
 
 // ---- StepRun -----------------------------------------------------------------------------

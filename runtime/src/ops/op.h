@@ -183,9 +183,11 @@ public:
     tsr_npu_handle submit(const tsr_npu_job &job, uint32_t step, uint32_t join);
     // Waits for the job `handle` (and so for every older one).
     void wait(tsr_npu_handle handle);
-    // Before step `index`: waits for the jobs that must be done by then.
-    void join(uint32_t index);
-    void drain() { join(0xFFFFFFFFu); }
+    // Before step `index`: waits for the jobs that must be done by then. The step that
+    // submitted the newest of them (the profiler charges it the wait), or kNoStep: none.
+    uint32_t join(uint32_t index);
+    uint32_t drain() { return join(0xFFFFFFFFu); }
+    static constexpr uint32_t kNoStep = 0xFFFFFFFFu;
     bool pending() const { return count_ != 0u; }
     bool failed() const { return status_ != TSR_HAL_OK; }
     tsr_hal_status status() const { return status_; }
@@ -198,7 +200,8 @@ private:
     static constexpr uint32_t kPending = 32;
     struct Pending {
         tsr_npu_handle handle;
-        uint32_t join;
+        uint32_t join; // the step that reads its output
+        uint32_t step; // the step that submitted it
     };
     void pop_through(uint32_t count); // the oldest `count` pending jobs are done
     const tsr_hal_board *board_;
