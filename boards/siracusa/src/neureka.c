@@ -58,25 +58,32 @@ static bool tables_in_place(const tsr_neureka_queue *q, const tsr_npu_job *j)
 #define JOB_REG(r) REG(reg(SIRACUSA_NEUREKA_JOB + 4u * (uint32_t)(r)))
 
 /* The registers but the pointers of a job of m rows, k input and nc output channels, strides
- * ldx and ldy, configured `conf`, into the context being programmed. Out of the common path:
- * a context that last ran a job of this shape keeps them (start_chunk). */
-__attribute__((noinline)) static void write_shape(const tsr_npu_job *j, uint32_t nc, uint32_t conf)
+ * ldx and ldy, configured `conf`, into the context being programmed, which last ran a job of
+ * shape `last` (conf 0: none; then the registers every job has alike too). Out of the common
+ * path: a context that last ran a job of this shape keeps them (start_chunk). */
+__attribute__((noinline)) static void write_shape(const tsr_npu_job *j, uint32_t nc, uint32_t conf,
+                                                  const tsr_neureka_shape *last)
 {
     const uint32_t kob = (nc + TSR_NPU_BLOCK_N - 1u) >> 5, kb = (j->k + TSR_NPU_BLOCK_K - 1u) >> 5;
-    const uint32_t hb = j->m <= OUT_SUBTILE ? 1u : (j->m + OUT_SUBTILE - 1u) / OUT_SUBTILE;
     const uint32_t rem_n = nc - (kob - 1u) * TSR_NPU_BLOCK_N, rem_k = j->k - (kb - 1u) * TSR_NPU_BLOCK_K;
-    const uint32_t rem_h = j->m - (hb - 1u) * OUT_SUBTILE;
-    JOB_REG(X_D0) = j->ldx, JOB_REG(X_D1) = j->ldx, JOB_REG(X_D2) = 0u;    /* X_D1: rows */
-    JOB_REG(Y_D0) = 32u, JOB_REG(Y_D1) = j->ldy, JOB_REG(Y_D2) = j->ldy;   /* Y_D2: rows */
-    JOB_REG(W_D0) = 32u, JOB_REG(W_D1) = 32u * kb, JOB_REG(W_D2) = 0u;     /* W_D1: a channel */
+    if (last->conf == 0u) {
+        JOB_REG(X_D2) = 0u, JOB_REG(Y_D0) = 32u, JOB_REG(W_D0) = 32u, JOB_REG(W_D2) = 0u;
+        JOB_REG(PADDING) = 0u;
+        JOB_REG(WEIGHT_OFFSET) = (uint32_t)-TSR_NPU_W_OFFSET;
+        JOB_REG(FILTER_MASK) = 0u;
+    }
+    if (last->conf == 0u || last->m != j->m) {
+        const uint32_t hb = j->m <= OUT_SUBTILE ? 1u : (j->m + OUT_SUBTILE - 1u) / OUT_SUBTILE;
+        const uint32_t rem_h = j->m - (hb - 1u) * OUT_SUBTILE;
+        JOB_REG(REM_HO_WO) = half(rem_h, 1u);
+        JOB_REG(REM_HI_WI) = half(rem_h, 1u);
+        JOB_REG(NB_HO_WO) = half(hb, 1u);
+    }
+    JOB_REG(X_D0) = j->ldx, JOB_REG(X_D1) = j->ldx;  /* X_D1: rows */
+    JOB_REG(Y_D1) = j->ldy, JOB_REG(Y_D2) = j->ldy;  /* Y_D2: rows */
+    JOB_REG(W_D1) = 32u * kb;                        /* a channel */
     JOB_REG(REM_KO_KI) = half(rem_n, rem_k);
-    JOB_REG(REM_HO_WO) = half(rem_h, 1u);
-    JOB_REG(REM_HI_WI) = half(rem_h, 1u);
     JOB_REG(NB_KO_KI) = half(kob, kb);
-    JOB_REG(NB_HO_WO) = half(hb, 1u);
-    JOB_REG(PADDING) = 0u;
-    JOB_REG(WEIGHT_OFFSET) = (uint32_t)-TSR_NPU_W_OFFSET;
-    JOB_REG(FILTER_MASK) = 0u;
     JOB_REG(CONF0) = conf;
 }
 
@@ -120,7 +127,7 @@ static bool start_chunk(tsr_neureka_queue *q, const tsr_npu_job *j, bool whole, 
     tsr_neureka_shape *last = &q->shape[ctx];
     if (last->conf != conf || last->m != j->m || last->k != j->k || last->n != nc || last->ldx != j->ldx ||
         last->ldy != j->ldy) {
-        write_shape(j, nc, conf);
+        write_shape(j, nc, conf, last);
         last->m = j->m, last->k = j->k, last->n = nc, last->ldx = j->ldx, last->ldy = j->ldy, last->conf = conf;
     }
     REG(reg(SIRACUSA_NEUREKA_TRIGGER)) = 0u; /* commit and run */
