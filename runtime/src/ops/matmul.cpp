@@ -718,7 +718,7 @@ uint8_t facts(const ImageView &img, const tsr_hal_board *board, const tsr_step &
 
 } // namespace
 
-// Cluster steps only (resolve_steps prepares no NPU step: it runs alone).
+// prepare: a cluster step's kernel call; prepare_npu: an NPU step's job (prepare_steps).
 extern const OpDevice op_MATMUL = {validate, geometry, run, true, facts, ahead, prepare_row<Variant<Kernel>>, prepare_npu};
 
 } // namespace tsr
