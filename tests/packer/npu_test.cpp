@@ -491,6 +491,57 @@ TEST(NpuNms, WeightsPastTheWeightMemoryAreRefusedByName)
     EXPECT_FALSE(out.good()) << "an image was left behind";
 }
 
+// An image's NPU job descriptors are the image's to corrupt: a descriptor whose sizes, job
+// count or weight placement no longer match its step is refused at open, by step and name,
+// before any job reaches the HAL (the HAL checks a job's addresses on every submit too).
+TEST(NpuNms, ACorruptDescriptorIsRefusedAtOpenByName)
+{
+    tessera::test::SyntheticConfig c;
+    c.seq_len = 16;
+    tessera::PackOptions o;
+    o.checkpoint = tessera::test::temp_path("npu_desc.bin");
+    o.tokenizer = tessera::test::temp_path("npu_desc.tok");
+    tessera::test::write_legacy_checkpoint(o.checkpoint, c, tessera::test::make_weights(c));
+    tessera::test::write_tokenizer(o.tokenizer, c.vocab_size);
+    o.board = "siracusa";
+    o.precision = tessera::Precision::kInt8;
+    o.scenario = tessera::parse_option(tessera::kScenarioNames, "npu-nms", "scenario");
+    tessera::test::AlignedImage valid = tessera::test::pack_image(o);
+    auto board = HostBoard::create(tessera::load_board_desc("siracusa"), 2);
+    auto open = [&](tessera::test::AlignedImage &img, std::string &message) {
+        tessera_session session;
+        const tessera_status st = tessera_open(&session, img.data(), img.size, board->hal());
+        message = tessera_last_error(&session);
+        if (st == TESSERA_OK) tessera_close(&session);
+        return st;
+    };
+    std::string message;
+    ASSERT_EQ(open(valid, message), TESSERA_OK) << message;
+    const auto &h = *reinterpret_cast<const tsr_image_header *>(valid.data());
+    const auto *sections = reinterpret_cast<const tsr_section *>(valid.data() + h.section_table_offset);
+    uint32_t at = 0, count = 0;
+    for (uint32_t i = 0; i < h.section_count; ++i)
+        if (sections[i].kind == TSR_SECTION_NPU_JOBS) at = sections[i].file_offset, count = sections[i].size / uint32_t(sizeof(tsr_npu_desc));
+    ASSERT_GT(count, 0u) << "an npu-nms image has NPU descriptors";
+    const std::pair<const char *, void (*)(tsr_npu_desc &)> corruptions[] = {
+        {"k", [](tsr_npu_desc &d) { d.k += 1u; }},
+        {"rows", [](tsr_npu_desc &d) { d.m += 1u; }},
+        {"output stride", [](tsr_npu_desc &d) { d.ldy = 0xFFFFFFF0u; }},
+        {"jobs", [](tsr_npu_desc &d) { d.jobs += 1u; }},
+        {"weights in NMS", [](tsr_npu_desc &d) { d.flags = 0u; }},
+        {"kind", [](tsr_npu_desc &d) { d.kind = 7u; }},
+    };
+    for (const auto &[what, corrupt] : corruptions) {
+        SCOPED_TRACE(what);
+        tessera::test::AlignedImage img = valid;
+        corrupt(reinterpret_cast<tsr_npu_desc *>(img.data() + at)[count - 1u]);
+        tessera::test::resign(img);
+        EXPECT_EQ(open(img, message), TESSERA_ERR_IMAGE_BAD_SCHEDULE) << message;
+        EXPECT_NE(message.find("NPU descriptor does not match the step"), std::string::npos) << message;
+        EXPECT_NE(message.find("matmul"), std::string::npos) << "the step is named: " << message;
+    }
+}
+
 // TinyLLama-v0's shape in int8 (random weights written here, calibrated on its own
 // output) packs for siracusa at context 256 in each scenario and runs; npu-nms puts
 // every NPU weight in NMS. The logits of a two-chunk prompt and of the steps after it
