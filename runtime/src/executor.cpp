@@ -89,24 +89,8 @@ __attribute__((always_inline)) inline bool run_prepared(RunState &run, const Res
 inline void run_npu_job(RunState &run, const ResolvedStep &resolved, uint32_t i)
 {
     const PreparedNpuJob &t = resolved.npu_job;
-    const bool table = t.kind == TSR_NPU_GEMM_I8; // a shift a channel after the multipliers; else addends
-    tsr_npu_job job;
-    job.kind = t.kind;
-    job.flags = t.flags;
-    job.weight_bits = t.weight_bits;
-    job.m = resolved.one_row ? 1u : run.rows;
-    job.n = t.n;
-    job.k = t.k;
-    job.ldx = t.ldx;
-    job.ldy = t.ldy;
-    job.weights = (const uint32_t *)resolved.addr[1];
-    job.input = (const int8_t *)resolved.addr[0];
-    job.output = (int8_t *)resolved.addr[2];
-    job.multiplier = t.multiplier;
-    job.shift = table ? (const int8_t *)(t.multiplier + t.n) : nullptr;
-    job.tag = t.tag;
-    job.addend = table ? nullptr : t.multiplier + t.n;
-    job.rqs_shift = t.rqs_shift;
+    const uint32_t rows = resolved.one_row ? 1u : run.rows;
+    const tsr_npu_job job = t.job(rows, resolved.addr[0], resolved.addr[1], resolved.addr[2], 0u, t.n);
     run.dma.drain(); // what it reads, where a transfer wrote it
     run.npu.submit(job, i, t.join);
     run.settle(i);

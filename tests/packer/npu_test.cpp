@@ -466,18 +466,26 @@ namespace {
 // npu-nms asked for by name puts every NPU weight in the weight memory or refuses the
 // model, naming the weight that does not fit: a model of 2 layers of dim 512, hidden 2048
 // (4 x 256 KiB + 3 x 1 MiB a layer, 8 MiB in all) against siracusa's 4 MiB.
-TEST(NpuNms, WeightsPastTheWeightMemoryAreRefusedByName)
+// A synthetic checkpoint of shape c written as NAME.bin and NAME.tok, packed in int8 for
+// siracusa with npu-nms.
+tessera::PackOptions npu_nms_options(const tessera::test::SyntheticConfig &c, const std::string &name)
 {
-    tessera::test::SyntheticConfig c;
-    c.dim = 512, c.hidden_dim = 2048, c.n_layers = 2, c.n_heads = 8, c.n_kv_heads = 8, c.vocab_size = 300, c.seq_len = 16;
     tessera::PackOptions o;
-    o.checkpoint = tessera::test::temp_path("npu_nms_overflow.bin");
-    o.tokenizer = tessera::test::temp_path("npu_nms_overflow.tok");
+    o.checkpoint = tessera::test::temp_path(name + ".bin");
+    o.tokenizer = tessera::test::temp_path(name + ".tok");
     tessera::test::write_legacy_checkpoint(o.checkpoint, c, tessera::test::make_weights(c));
     tessera::test::write_tokenizer(o.tokenizer, c.vocab_size);
     o.board = "siracusa";
     o.precision = tessera::Precision::kInt8;
     o.scenario = tessera::parse_option(tessera::kScenarioNames, "npu-nms", "scenario");
+    return o;
+}
+
+TEST(NpuNms, WeightsPastTheWeightMemoryAreRefusedByName)
+{
+    tessera::test::SyntheticConfig c;
+    c.dim = 512, c.hidden_dim = 2048, c.n_layers = 2, c.n_heads = 8, c.n_kv_heads = 8, c.vocab_size = 300, c.seq_len = 16;
+    tessera::PackOptions o = npu_nms_options(c, "npu_nms_overflow");
     o.output = tessera::test::temp_path("npu_nms_overflow.tess");
     try {
         tessera::pack(o);
@@ -498,15 +506,7 @@ TEST(NpuNms, ACorruptDescriptorIsRefusedAtOpenByName)
 {
     tessera::test::SyntheticConfig c;
     c.seq_len = 16;
-    tessera::PackOptions o;
-    o.checkpoint = tessera::test::temp_path("npu_desc.bin");
-    o.tokenizer = tessera::test::temp_path("npu_desc.tok");
-    tessera::test::write_legacy_checkpoint(o.checkpoint, c, tessera::test::make_weights(c));
-    tessera::test::write_tokenizer(o.tokenizer, c.vocab_size);
-    o.board = "siracusa";
-    o.precision = tessera::Precision::kInt8;
-    o.scenario = tessera::parse_option(tessera::kScenarioNames, "npu-nms", "scenario");
-    tessera::test::AlignedImage valid = tessera::test::pack_image(o);
+    tessera::test::AlignedImage valid = tessera::test::pack_image(npu_nms_options(c, "npu_desc"));
     auto board = HostBoard::create(tessera::load_board_desc("siracusa"), 2);
     auto open = [&](tessera::test::AlignedImage &img, std::string &message) {
         tessera_session session;

@@ -472,6 +472,25 @@ StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t)
     return g;
 }
 
+// A validated NPU step's job but for its rows, channels and addresses, from its descriptor
+// and its requantization tables (where the step's `requant` lies).
+PreparedNpuJob npu_job_of(const tsr_step &s, const tsr_npu_desc &d, const uint8_t *tables)
+{
+    PreparedNpuJob t;
+    t.multiplier = (const int32_t *)tables;
+    t.kind = d.kind;
+    t.flags = d.flags;
+    t.weight_bits = d.weight_bits;
+    t.n = P(s).n;
+    t.k = d.k;
+    t.ldx = d.ldx;
+    t.ldy = d.ldy;
+    t.rqs_shift = d.kind != TSR_NPU_GEMM_I8 ? (uint32_t)P(s).rqs_shift : 0u; // validated: the step's form
+    t.tag = s.layer;
+    t.join = P(s).join;
+    return t;
+}
+
 // Core 0 alone: one job per tile of output channels. Streamed weights are
 // double-buffered: tile t + 1 is copied in while job t runs, once job t - 1, which
 // read that buffer, is done.
@@ -482,29 +501,7 @@ void run_npu(StepRun &r)
     const uint32_t N = p.n, tn = d.n, jobs = d.jobs;
     const uint32_t cb = (uint32_t)tsr_npu_channel_bytes(d.k, d.weight_bits);
     const bool nms = p.join != 0u;
-    const int32_t *mult = (const int32_t *)r.constant(p.requant);
-    const bool rqs = d.kind != TSR_NPU_GEMM_I8; // validated: the step's form
-    const int8_t *shift = rqs ? nullptr : (const int8_t *)(mult + N);
-    const int32_t *addend = rqs ? mult + N : nullptr;
-    // Every field set here (a memset of the descriptor cost core 0 some 200 cycles a step:
-    // picolibc's byte loop); n, the pointers and the tables a job at a time below.
-    tsr_npu_job job;
-    job.kind = d.kind;
-    job.flags = d.flags;
-    job.weight_bits = d.weight_bits;
-    job.m = r.rows; // the one field a run changes
-    job.n = 0u;
-    job.k = d.k;
-    job.ldx = d.ldx;
-    job.ldy = d.ldy;
-    job.weights = nullptr;
-    job.input = (const int8_t *)r.addr[0];
-    job.output = nullptr;
-    job.multiplier = nullptr;
-    job.shift = nullptr;
-    job.tag = r.step.layer;
-    job.addend = nullptr;
-    job.rqs_shift = rqs ? (uint32_t)p.rqs_shift : 0u;
+    const PreparedNpuJob job = npu_job_of(r.step, d, r.constant(p.requant));
     Dma &dma = r.run.dma;
     Npu &npu = r.run.npu;
     dma.drain();
@@ -518,13 +515,8 @@ void run_npu(StepRun &r)
     for (uint32_t t = 0; t < jobs && !dma.failed() && !npu.failed(); ++t) {
         const uint32_t c0 = t * tn;
         if (!nms) dma.wait(ready[t % 2u]);
-        job.n = channels(t);
-        job.weights = (const uint32_t *)(nms ? r.addr[1] + (size_t)c0 * cb : r.slot(1, t));
-        job.output = (int8_t *)r.addr[2] + c0;
-        job.multiplier = mult + c0;
-        job.shift = shift ? shift + c0 : nullptr;
-        job.addend = addend ? addend + c0 : nullptr;
-        done[t % 2u] = npu.submit(job, r.index, nms ? p.join : r.index);
+        const uint8_t *w = nms ? r.addr[1] + (size_t)c0 * cb : r.slot(1, t);
+        done[t % 2u] = npu.submit(job.job(r.rows, r.addr[0], w, r.addr[2], c0, channels(t)), r.index, nms ? p.join : r.index);
         if (!nms && t + 1u < jobs) {
             npu.wait(done[(t + 1u) % 2u]);
             dma.copy(r.slot(1, t + 1u), r.addr[1] + (size_t)(c0 + tn) * cb, channels(t + 1u) * cb);
@@ -536,24 +528,14 @@ void run_npu(StepRun &r)
     r.run.settle_npu();
 }
 
-// At open: a step of one job on weights in NMS, as run_npu would submit it but for its rows
-// and its operands' addresses (PreparedNpuJob; the executor's run_npu_job).
+// At open: a step of one job on weights in NMS, as run_npu submits it but for its rows and
+// its operands' addresses (PreparedNpuJob; the executor's run_npu_job).
 bool prepare_npu(const PrepareContext &c, PreparedNpuJob &out)
 {
     const tsr_matmul_params &p = P(c.step);
     const tsr_npu_desc &d = c.img.npu_descs[p.npu_desc]; // validated
     if (d.jobs != 1u || p.join == 0u) return false;
-    out.multiplier = (const int32_t *)c.constant(p.requant);
-    out.kind = d.kind;
-    out.flags = d.flags;
-    out.weight_bits = d.weight_bits;
-    out.n = p.n;
-    out.k = d.k;
-    out.ldx = d.ldx;
-    out.ldy = d.ldy;
-    out.rqs_shift = d.kind != TSR_NPU_GEMM_I8 ? (uint32_t)p.rqs_shift : 0u;
-    out.tag = c.step.layer;
-    out.join = p.join;
+    out = npu_job_of(c.step, d, c.constant(p.requant));
     return true;
 }
 

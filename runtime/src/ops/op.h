@@ -243,6 +243,31 @@ struct PreparedNpuJob {
     const int32_t *multiplier; // its n multipliers; the shifts (GEMM_I8) or addends follow them
     uint32_t kind, flags, weight_bits, n, k, ldx, ldy, rqs_shift, tag;
     uint32_t join; // the step that reads its output (Npu::submit)
+    // The job of `rows` rows of input x for output channels c0 .. c0 + channels - 1, their
+    // weights at w, into y's columns c0.. (every field set: a memset of a descriptor costs
+    // core 0 some 200 cycles, picolibc's byte loop).
+    tsr_npu_job job(uint32_t rows, const uint8_t *x, const uint8_t *w, uint8_t *y, uint32_t c0, uint32_t channels) const
+    {
+        const bool table = kind == TSR_NPU_GEMM_I8; // a shift a channel after the multipliers; else addends
+        tsr_npu_job j;
+        j.kind = kind;
+        j.flags = flags;
+        j.weight_bits = weight_bits;
+        j.m = rows;
+        j.n = channels;
+        j.k = k;
+        j.ldx = ldx;
+        j.ldy = ldy;
+        j.weights = (const uint32_t *)w;
+        j.input = (const int8_t *)x;
+        j.output = (int8_t *)y + c0;
+        j.multiplier = multiplier + c0;
+        j.shift = table ? (const int8_t *)(multiplier + n) + c0 : nullptr;
+        j.tag = tag;
+        j.addend = table ? nullptr : multiplier + n + c0;
+        j.rqs_shift = rqs_shift;
+        return j;
+    }
 };
 
 struct ResolvedStep;
