@@ -238,15 +238,18 @@ void Npu::pop_through(uint32_t count)
 
 void Npu::wait(tsr_npu_handle handle)
 {
-    for (uint32_t i = 0; i < count_ && !failed(); ++i) {
-        if (pending_[(head_ + i) % kPending].handle != handle) continue;
-        const uint64_t t0 = timed ? board_->ops->cycles(board_->ctx) : 0u;
-        const tsr_hal_status st = board_->ops->npu_wait(board_->ctx, handle);
-        if (timed) wait_cycles += board_->ops->cycles(board_->ctx) - t0;
-        if (st != TSR_HAL_OK) status_ = st;
-        pop_through(i + 1u);
-        return;
-    }
+    for (uint32_t i = 0; i < count_; ++i)
+        if (pending_[(head_ + i) % kPending].handle == handle) return wait_at(i);
+}
+
+void Npu::wait_at(uint32_t i)
+{
+    if (failed()) return;
+    const uint64_t t0 = timed ? board_->ops->cycles(board_->ctx) : 0u;
+    const tsr_hal_status st = board_->ops->npu_wait(board_->ctx, pending_[(head_ + i) % kPending].handle);
+    if (timed) wait_cycles += board_->ops->cycles(board_->ctx) - t0;
+    if (st != TSR_HAL_OK) status_ = st;
+    pop_through(i + 1u);
 }
 
 uint32_t Npu::join(uint32_t index)
@@ -255,9 +258,9 @@ uint32_t Npu::join(uint32_t index)
     for (uint32_t i = 0; i < count_; ++i)
         if (pending_[(head_ + i) % kPending].join <= index) newest = i;
     if (newest == count_) return kNoStep;
-    const Pending p = pending_[(head_ + newest) % kPending];
-    wait(p.handle);
-    return p.step;
+    const uint32_t step = pending_[(head_ + newest) % kPending].step;
+    wait_at(newest);
+    return step;
 }
 
 // ---- StepRun -----------------------------------------------------------------------------

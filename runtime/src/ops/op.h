@@ -203,6 +203,7 @@ private:
         uint32_t join; // the step that reads its output
         uint32_t step; // the step that submitted it
     };
+    void wait_at(uint32_t i);         // waits for the i-th oldest pending job (and the older ones)
     void pop_through(uint32_t count); // the oldest `count` pending jobs are done
     const tsr_hal_board *board_;
     Pending pending_[kPending];
