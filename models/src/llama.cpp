@@ -1,5 +1,7 @@
 #include "tessera/models/llama.h"
 
+#include "decoder_builder.h"
+
 #include <math.h>
 
 #include <algorithm>
@@ -48,68 +50,11 @@ std::vector<uint8_t> encode_weights(const float *values, size_t count, uint32_t 
 
 namespace {
 
-class Builder {
-public:
-    explicit Builder(Graph &g) : g_(g) {}
-
-    uint32_t raw(const std::string &name, uint32_t dtype, uint32_t rows, uint32_t cols, std::vector<uint8_t> bytes)
-    {
-        GraphTensor t;
-        t.name = name;
-        t.dtype = dtype;
-        t.kind = TSR_TENSOR_WEIGHT;
-        t.rows = rows;
-        t.cols = cols;
-        t.bytes = std::max<uint64_t>(bytes.size(), uint64_t(rows) * cols * tsr_dtype_bytes(dtype));
-        t.data = std::move(bytes);
-        return g_.add(std::move(t));
-    }
-    uint32_t weight(const std::string &name, const float *values, uint32_t rows, uint32_t cols, uint32_t dtype)
-    {
-        return raw(name, dtype, rows, cols, encode_weights(values, size_t(rows) * cols, dtype));
-    }
-    uint32_t tensor(const std::string &name, uint32_t kind, uint32_t rows, uint32_t cols, uint32_t dtype)
-    {
-        GraphTensor t;
-        t.name = name;
-        t.kind = kind;
-        t.rows = rows;
-        t.cols = cols;
-        t.dtype = dtype;
-        return g_.add(std::move(t));
-    }
-    GraphTensor &at(uint32_t id) { return g_.tensors[id]; }
-    void step(GraphSchedule &s, uint16_t op, uint8_t dtype, std::initializer_list<uint32_t> operands,
-              const tsr_op_params &params, std::string label, uint16_t layer = TSR_NO_LAYER, uint8_t flags = 0)
-    {
-        GraphStep st;
-        st.op = op;
-        st.engine = tsr_op_tile_kind(op) == TSR_TILE_MOVE ? TSR_ENGINE_DMA : TSR_ENGINE_CLUSTER;
-        st.flags = flags;
-        st.dtype = dtype;
-        st.layer = layer;
-        st.operands.fill(TSR_NO_TENSOR);
-        for (uint32_t o : operands) st.operands[st.operand_count++] = o;
-        st.params = params;
-        st.label = std::move(label);
-        s.steps.push_back(std::move(st));
-    }
-
-private:
-    Graph &g_;
-};
-
 // A matmul's weights as the precision stores them: the tensor and its element type
 // (int8: its per-channel scales are the tensor's quant_params).
 struct Linear {
     uint32_t w = 0, dtype = TSR_DTYPE_F32;
     uint32_t bits = 0; // 4: W4A8's grouped 4-bit weights
-};
-
-struct LayerWeights {
-    uint32_t rms_att, rms_ffn, k_cache, v_cache;
-    Linear wq, wk, wv, wo, w1, w2, w3;
-    Linear wqkv, w13; // LlamaLowering::fuse_linears: wq, wk, wv's rows stacked; w1's and w3's
 };
 
 // Layer l's rows of several matrices, one matrix's after another's: the weights of one
@@ -130,11 +75,12 @@ tsr_op_params params() { return tsr_op_params{}; }
 // Llama's architecture as a graph: its weights in the precision's element types, its
 // two schedules. The steps carry the architecture's parameters; an int8 step's
 // factors follow from its operands' scales (the packer's derive_params).
-class LlamaLowerer {
+class LlamaLowerer final : public LayerLowering {
 public:
     LlamaLowerer(const LlamaConfig &c, const LlamaLowering &opt, Graph &g)
         : c_(c), opt_(opt), g_(g), b_(g), i8_(opt.precision == TSR_DTYPE_I8), bf16_(opt.precision == TSR_DTYPE_BF16),
-          AT_(opt.precision), WT_(i8_ ? TSR_DTYPE_I8 : bf16_ ? TSR_DTYPE_BF16 : opt.matmul_weights)
+          AT_(opt.precision), WT_(i8_ ? TSR_DTYPE_I8 : bf16_ ? TSR_DTYPE_BF16 : opt.matmul_weights),
+          decoder_(g, DecoderArch{}, DecoderShape{c.dim, c.kv_dim(), c.hidden_dim, c.n_layers, opt.context}, *this)
     {
         if (opt.precision != TSR_DTYPE_F32 && !i8_ && !bf16_)
             throw std::invalid_argument("lower_llama: precision F32, BF16 or I8");
@@ -164,7 +110,7 @@ public:
     // arrays after this when it owns them).
     void weights(const LlamaWeights &w)
     {
-        const uint32_t D = c_.dim, KV = c_.kv_dim(), H = c_.hidden_dim, V = c_.vocab_size, C = opt_.context;
+        const uint32_t D = c_.dim, V = c_.vocab_size, C = opt_.context;
         share_ = i8_ && c_.shared_classifier && opt_.shared_table_bits != 0;
         if (share_) { // the classifier's table, read by the embedding too: its rows at the per-tensor scale
             emb_scale_ = int8_scale(absmax(w.token_embedding.data(), size_t(V) * D));
@@ -176,35 +122,9 @@ public:
                        : b_.weight("token_embedding", w.token_embedding.data(), V, D, AT_);
             emb_scale_ = i8_ ? b_.at(emb_).scale : 1.0;
         }
-        layers_.resize(c_.n_layers);
-        for (uint32_t l = 0; l < c_.n_layers; ++l) {
-            const std::string p = "layer" + std::to_string(l) + ".";
-            LayerWeights &lw = layers_[l];
-            lw.rms_att = gain(p + "rms_att", w.rms_att.data() + size_t(l) * D);
-            if (opt_.fuse_linears) {
-                lw.wqkv = linear(p + "wqkv", stacked({{&w.wq, D}, {&w.wk, KV}, {&w.wv, KV}}, l, D), 0, D + 2 * KV, D,
-                                 opt_.linear_bits);
-            } else {
-                lw.wq = linear(p + "wq", w.wq, l, D, D, opt_.linear_bits);
-                lw.wk = linear(p + "wk", w.wk, l, KV, D, opt_.linear_bits);
-                lw.wv = linear(p + "wv", w.wv, l, KV, D, opt_.linear_bits);
-            }
-            lw.wo = linear(p + "wo", w.wo, l, D, D, opt_.linear_bits);
-            lw.rms_ffn = gain(p + "rms_ffn", w.rms_ffn.data() + size_t(l) * D);
-            if (opt_.fuse_linears) {
-                lw.w13 = linear(p + "w13", stacked({{&w.w1, H}, {&w.w3, H}}, l, D), 0, 2 * H, D, opt_.linear_bits);
-            } else {
-                lw.w1 = linear(p + "w1", w.w1, l, H, D, opt_.linear_bits);
-                lw.w3 = linear(p + "w3", w.w3, l, H, D, opt_.linear_bits);
-            }
-            lw.w2 = linear(p + "w2", w.w2, l, D, H, opt_.linear_bits);
-            lw.k_cache = b_.tensor(p + "k_cache", TSR_TENSOR_KV_CACHE, C, KV, AT_);
-            lw.v_cache = b_.tensor(p + "v_cache", TSR_TENSOR_KV_CACHE, C, KV, AT_);
-            if (i8_) {
-                set_scale(lw.k_cache, act_scale(p + "k"));
-                set_scale(lw.v_cache, act_scale(p + "v"));
-            }
-        }
+        w_ = &w;
+        decoder_.weights();
+        w_ = nullptr;
         rms_final_ = gain("rms_final", w.rms_final.data());
         // The classifier: an embedding shared with it is read as the embedding's type (F32
         // images), or stored again as the classifier wants it (BF16: the same; I8: per channel).
@@ -225,7 +145,7 @@ public:
     // One schedule of R rows: embedding, the decoder layers, the classifier.
     void schedule(GraphSchedule &s, uint32_t R, const char *suffix, uint32_t &tokens, uint32_t &logits)
     {
-        const uint32_t D = c_.dim, KV = c_.kv_dim(), H = c_.hidden_dim, V = c_.vocab_size;
+        const uint32_t D = c_.dim, V = c_.vocab_size;
         s.max_rows = R;
         auto act = [&](const std::string &name, uint32_t cols, uint32_t rows = 0) {
             return activation(name + suffix, rows ? rows : R, cols, name);
@@ -240,43 +160,7 @@ public:
         tsr_op_params pe = params();
         pe.embed = {V, D, share_ ? (wcls_.bits == 4u ? TSR_EMBED_W4_ROWS : TSR_EMBED_I8_ROWS) : 0u, 0u};
         op(TSR_OP_EMBED, {tokens, emb_, x}, pe, "embed");
-        for (uint32_t l = 0; l < c_.n_layers; ++l) {
-            const LayerWeights &lw = layers_[l];
-            const std::string p = "layer" + std::to_string(l) + ".";
-            const uint16_t L = uint16_t(l);
-            const uint32_t xb = act(p + "attn_norm", D), q = act(p + "q", D), k = act(p + "k", KV),
-                           v = act(p + "v", KV), att = act(p + "attn", D), o = act(p + "attn_out", D),
-                           x_att = act(p + "x_attn", D), xb2 = act(p + "ffn_norm", D), h1 = act(p + "ffn_gate", H),
-                           h3 = act(p + "ffn_up", H), gl = act(p + "ffn_act", H), f = act(p + "ffn_out", D),
-                           x_out = act(p + "x_out", D);
-            op(TSR_OP_RMSNORM, {x, lw.rms_att, xb}, rmsnorm(), p + "attn_norm", L);
-            if (opt_.fuse_linears) {
-                op(TSR_OP_MATMUL, {xb, lw.wqkv.w, q, k, v}, matmul(lw.wqkv, D, D + 2 * KV, false, D, KV), p + "wqkv", L);
-            } else {
-                op(TSR_OP_MATMUL, {xb, lw.wq.w, q}, matmul(lw.wq, D, D), p + "wq", L);
-                op(TSR_OP_MATMUL, {xb, lw.wk.w, k}, matmul(lw.wk, D, KV), p + "wk", L);
-                op(TSR_OP_MATMUL, {xb, lw.wv.w, v}, matmul(lw.wv, D, KV), p + "wv", L);
-            }
-            op(TSR_OP_ROPE, {q, k, rope_table_}, rope(), p + "rope", L);
-            op(TSR_OP_KV_APPEND, {k, v, lw.k_cache, lw.v_cache}, kv_append(), p + "kv_append", L);
-            // Operand 3 is the scores scratch the plan sizes for the cores it gives attention.
-            op(TSR_OP_ATTENTION, {q, lw.k_cache, lw.v_cache, TSR_NO_TENSOR, att}, attention(), p + "attention", L);
-            if (i8_ && opt_.nonlinear == TSR_NONLINEAR_INTEGER) // its scores are requantized to their own scale
-                s.steps.back().inner_scale = act_scale(p + "attention.scores");
-            op(TSR_OP_MATMUL, {att, lw.wo.w, o}, matmul(lw.wo, D, D), p + "wo", L);
-            op(TSR_OP_ADD, {x, o, x_att}, add(), p + "residual_attn", L);
-            op(TSR_OP_RMSNORM, {x_att, lw.rms_ffn, xb2}, rmsnorm(), p + "ffn_norm", L);
-            if (opt_.fuse_linears) {
-                op(TSR_OP_MATMUL, {xb2, lw.w13.w, h1, h3}, matmul(lw.w13, D, 2 * H, false, H), p + "w13", L);
-            } else {
-                op(TSR_OP_MATMUL, {xb2, lw.w1.w, h1}, matmul(lw.w1, D, H), p + "w1", L);
-                op(TSR_OP_MATMUL, {xb2, lw.w3.w, h3}, matmul(lw.w3, D, H), p + "w3", L);
-            }
-            op(TSR_OP_SWIGLU, {h1, h3, gl}, swiglu(), p + "swiglu", L);
-            op(TSR_OP_MATMUL, {gl, lw.w2.w, f}, matmul(lw.w2, H, D), p + "w2", L);
-            op(TSR_OP_ADD, {x_att, f, x_out}, add(), p + "residual_ffn", L);
-            x = x_out;
-        }
+        x = decoder_.layers(s, R, suffix, x, rope_table_);
         // The classifier (vocab x dim per row) only where logits are read: a prompt
         // chunk's last row, unless every row's were asked for.
         const bool one_row = R > 1u && !opt_.prompt_logits_all;
@@ -292,11 +176,78 @@ public:
         const uint8_t flags = one_row ? TSR_STEP_ONE_ROW : 0u;
         const uint32_t xf = act("final_norm", D, out_rows);
         logits = b_.tensor(std::string("logits") + suffix, TSR_TENSOR_IO, out_rows, V, TSR_DTYPE_F32);
-        op(TSR_OP_RMSNORM, {x, rms_final_, xf}, rmsnorm(), "final_norm", TSR_NO_LAYER, flags);
-        op(TSR_OP_MATMUL, {xf, wcls_.w, logits}, matmul(wcls_, D, V, true), "classifier", TSR_NO_LAYER, flags);
+        op(TSR_OP_RMSNORM, {x, rms_final_, xf}, rmsnorm_params(), "final_norm", TSR_NO_LAYER, flags);
+        op(TSR_OP_MATMUL, {xf, wcls_.w, logits}, matmul_params(wcls_, D, V, true), "classifier", TSR_NO_LAYER, flags);
     }
 
+    // ---- the decoder layers (LayerLowering): Llama's weights by role, the steps' parameters
+    uint32_t norm_weight(uint32_t l, NormSite site) override
+    {
+        const bool att = site == NormSite::kAttention;
+        return gain(prefix(l) + (att ? "rms_att" : "rms_ffn"), (att ? w_->rms_att : w_->rms_ffn).data() + size_t(l) * c_.dim);
+    }
+    bool fuses(uint32_t, LinearRole) override { return opt_.fuse_linears; }
+    uint32_t linear_weight(uint32_t l, LinearRole role) override
+    {
+        const uint32_t D = c_.dim, KV = c_.kv_dim(), H = c_.hidden_dim;
+        const std::string name = prefix(l) + linear_name(role);
+        const RoleShape sh = role_shape(role);
+        Linear lin;
+        if (role == LinearRole::kQkv)
+            lin = linear(name, stacked({{&w_->wq, D}, {&w_->wk, KV}, {&w_->wv, KV}}, l, D), 0, sh.n, sh.k, opt_.linear_bits);
+        else if (role == LinearRole::kGateUp)
+            lin = linear(name, stacked({{&w_->w1, H}, {&w_->w3, H}}, l, D), 0, sh.n, sh.k, opt_.linear_bits);
+        else
+            lin = linear(name, w_->*sh.source, l, sh.n, sh.k, opt_.linear_bits);
+        if (linears_.size() <= l) linears_.resize(l + 1);
+        linears_[l][size_t(role)] = lin;
+        return lin.w;
+    }
+    uint32_t kv_cache(uint32_t l, bool values) override
+    {
+        const std::string p = prefix(l);
+        const uint32_t id = b_.tensor(p + (values ? "v_cache" : "k_cache"), TSR_TENSOR_KV_CACHE, opt_.context, c_.kv_dim(), AT_);
+        if (i8_) set_scale(id, act_scale(p + (values ? "v" : "k")));
+        return id;
+    }
+    uint32_t activation(const std::string &name, const char *suffix, uint32_t rows, uint32_t cols) override
+    {
+        return activation(name + suffix, rows, cols, name);
+    }
+    uint8_t dtype() const override { return uint8_t(AT_); }
+    tsr_op_params norm(uint32_t, NormSite) const override { return rmsnorm_params(); }
+    tsr_op_params linear(uint32_t l, LinearRole role, uint32_t split0, uint32_t split1) const override
+    {
+        const RoleShape sh = role_shape(role);
+        return matmul_params(linears_[l][size_t(role)], sh.k, sh.n, false, split0, split1);
+    }
+    tsr_op_params rope(uint32_t) const override { return rope_params(); }
+    tsr_op_params attention(uint32_t) const override { return attention_params(); }
+    // Integer attention requantizes its scores to their own scale.
+    double attention_inner_scale(uint32_t l) const override
+    {
+        return i8_ && opt_.nonlinear == TSR_NONLINEAR_INTEGER ? act_scale(prefix(l) + "attention.scores") : 0.0;
+    }
+    tsr_op_params add(uint32_t, Residual) const override { return add_params(); }
+    tsr_op_params ffn(uint32_t) const override { return swiglu_params(); }
+
 private:
+    static std::string prefix(uint32_t l) { return "layer" + std::to_string(l) + "."; }
+    // A linear layer's n x k, and the checkpoint's weights of every layer (unfused roles).
+    struct RoleShape {
+        uint32_t n, k;
+        const std::vector<float> LlamaWeights::*source;
+    };
+    RoleShape role_shape(LinearRole role) const
+    {
+        const uint32_t D = c_.dim, KV = c_.kv_dim(), H = c_.hidden_dim;
+        static const std::vector<float> LlamaWeights::*const kSource[kLinearRoles] = {
+            &LlamaWeights::wq, &LlamaWeights::wk, &LlamaWeights::wv, nullptr, &LlamaWeights::wo,
+            &LlamaWeights::w1, &LlamaWeights::w3, nullptr,           &LlamaWeights::w2};
+        const uint32_t n[kLinearRoles] = {D, KV, KV, D + 2 * KV, D, H, H, 2 * H, D};
+        return RoleShape{n[size_t(role)], role == LinearRole::kDown ? H : D, kSource[size_t(role)]};
+    }
+
     // An int8 activation's scale: its calibrated range (names without the schedule suffix).
     double act_scale(const std::string &name) const
     {
@@ -363,7 +314,7 @@ private:
     // The steps' architectural parameters; which non-linearities (bf16's exponential,
     // int8's arithmetic) is the variant's.
     uint32_t arithmetic() const { return bf16_ ? opt_.exp : i8_ ? opt_.nonlinear : 0u; }
-    tsr_op_params rmsnorm() const
+    tsr_op_params rmsnorm_params() const
     {
         tsr_op_params p = params();
         p.rmsnorm.dim = c_.dim;
@@ -372,7 +323,7 @@ private:
         return p;
     }
     // split0, split1: the columns of the first outputs of a step for several (tsr_matmul_params.split).
-    tsr_op_params matmul(const Linear &lin, uint32_t k, uint32_t n, bool f32_out = false, uint32_t split0 = 0,
+    tsr_op_params matmul_params(const Linear &lin, uint32_t k, uint32_t n, bool f32_out = false, uint32_t split0 = 0,
                          uint32_t split1 = 0) const
     {
         tsr_op_params p = params();
@@ -381,31 +332,25 @@ private:
         p.matmul.split[1] = split1;
         return p;
     }
-    tsr_op_params rope() const
+    tsr_op_params rope_params() const
     {
         tsr_op_params p = params();
         p.rope = {c_.dim, c_.kv_dim(), c_.head_size(), opt_.context};
         return p;
     }
-    tsr_op_params kv_append() const
-    {
-        tsr_op_params p = params();
-        p.kv_append = {c_.kv_dim(), opt_.context};
-        return p;
-    }
-    tsr_op_params attention() const
+    tsr_op_params attention_params() const
     {
         tsr_op_params p = params();
         p.attention = {c_.n_heads, c_.n_kv_heads, c_.head_size(), opt_.context, arithmetic(), {}, {}, {}, 0, 0};
         return p;
     }
-    tsr_op_params add() const
+    tsr_op_params add_params() const
     {
         tsr_op_params p = params();
         p.add.n = c_.dim;
         return p;
     }
-    tsr_op_params swiglu() const
+    tsr_op_params swiglu_params() const
     {
         tsr_op_params p = params();
         p.swiglu.n = c_.hidden_dim;
@@ -416,14 +361,16 @@ private:
     const LlamaConfig &c_;
     const LlamaLowering &opt_;
     Graph &g_;
-    Builder b_;
+    GraphBuilder b_;
     const bool i8_, bf16_;
     const uint32_t AT_, WT_; // the activations' (and other weights') element type; the matmul weights'
     uint32_t emb_ = 0, rms_final_ = 0, rope_table_ = 0;
     bool share_ = false;     // one table for the embedding and the classifier (int8)
     double emb_scale_ = 1.0; // I8: the embedding's output scale
     Linear wcls_;
-    std::vector<LayerWeights> layers_;
+    const LlamaWeights *w_ = nullptr; // while the layers' weights are added
+    std::vector<std::array<Linear, kLinearRoles>> linears_;
+    DecoderBuilder decoder_;
 };
 
 } // namespace

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "decoder_builder.h"
 #include "onnx_reader.h"
 #include "tessera/errors.h"
 #include "tessera/kernels_quantlib.h"
@@ -608,42 +609,207 @@ private:
 
 // ---- the lowering -------------------------------------------------------------------
 
-class Lowerer {
+// What the QuantLib graphs' two forms share: a decoder-only schedule whose rows come in and
+// go out as hidden states, RoPE by each row's rotation matrix, K and V the heads' full width.
+class QuantLibLayers : public LayerLowering {
 public:
-    Lowerer(Graph &g, const OnnxDecoderInfo &info, bool fuse_linears = false) : g_(g), info_(info), fuse_(fuse_linears) {}
+    QuantLibLayers(Graph &g, const OnnxDecoderInfo &info, uint32_t context, uint32_t dtype)
+        : b_(g), info_(info), context_(context), dtype_(dtype)
+    {
+    }
 
-    uint32_t weight(const std::string &name, uint32_t dtype, uint32_t rows, uint32_t cols, std::vector<uint8_t> bytes)
+    uint32_t kv_cache(uint32_t l, bool values) override
     {
-        GraphTensor t;
-        t.name = name;
-        t.dtype = dtype;
-        t.kind = TSR_TENSOR_WEIGHT;
-        t.rows = rows;
-        t.cols = cols;
-        t.data = std::move(bytes);
-        return g_.add(std::move(t));
+        return b_.tensor(prefix(l) + (values ? "v_cache" : "k_cache"), TSR_TENSOR_KV_CACHE, context_, info_.dim, dtype_);
     }
-    uint32_t tensor(const std::string &name, uint32_t kind, uint32_t rows, uint32_t cols, uint32_t dtype = TSR_DTYPE_I8)
+    uint32_t activation(const std::string &name, const char *suffix, uint32_t rows, uint32_t cols) override
     {
-        GraphTensor t;
-        t.name = name;
-        t.kind = kind;
-        t.rows = rows;
-        t.cols = cols;
-        t.dtype = dtype;
-        return g_.add(std::move(t));
+        return b_.tensor(name + suffix, TSR_TENSOR_ACTIVATION, rows, cols, dtype_);
     }
-    struct Weights {
-        uint32_t att_norm, ffn_norm, k_cache, v_cache, tables;
-        uint32_t w[7], rq[7]; // wq wk wv wo w1 w3 w2
-        // Fused (fuse_): Q, K and V as one matmul (its weights and tables stacked, its outputs
-        // apart), W1 and W3 too; where their RequantShifts share the shift and range.
-        bool qkv = false, w13 = false;
-        uint32_t w_qkv = 0, rq_qkv = 0, w_w13 = 0, rq_w13 = 0;
-        LinearRqs qkv_lin, w13_lin; // the stacked layers' shapes and shared range
-    };
+    uint8_t dtype() const override { return uint8_t(dtype_); }
+    tsr_op_params rope(uint32_t l) const override
+    {
+        tsr_op_params p{};
+        p.rope = {info_.dim, info_.dim, info_.head_size, context_, TSR_ROPE_MATRIX, {}, {}};
+        rope_constants(l, p.rope);
+        return p;
+    }
+    tsr_op_params attention(uint32_t l) const override
+    {
+        tsr_op_params p{};
+        p.attention.n_heads = p.attention.n_kv_heads = info_.n_heads;
+        p.attention.head_size = info_.head_size;
+        p.attention.context = context_;
+        attention_constants(l, p.attention);
+        return p;
+    }
+
+    // One schedule of R rows: the hidden states in, the layers, the final norm to the rows out.
+    void schedule(DecoderBuilder &decoder, GraphSchedule &s, uint32_t R, const char *suffix, uint32_t &in, uint32_t &out,
+                  uint32_t &rotation)
+    {
+        const uint32_t D = info_.dim, hs = info_.head_size;
+        s.max_rows = R;
+        in = b_.tensor(std::string("rows_in") + suffix, TSR_TENSOR_IO, R, D, dtype_);
+        out = b_.tensor(std::string("rows_out") + suffix, TSR_TENSOR_IO, R, D, dtype_);
+        rotation = b_.tensor(std::string("rotations") + suffix, TSR_TENSOR_IO, R, hs * hs, dtype_);
+        const uint32_t x = decoder.layers(s, R, suffix, in, rotation);
+        b_.step(s, TSR_OP_RMSNORM, uint8_t(dtype_), {x, final_norm_, out}, norm(0, NormSite::kFinal), "final_norm");
+    }
+
+protected:
+    static std::string prefix(uint32_t l) { return "layer" + std::to_string(l) + "."; }
+    virtual void rope_constants(uint32_t, tsr_rope_params &) const {}
+    virtual void attention_constants(uint32_t, tsr_attention_params &) const {}
+
+    GraphBuilder b_;
+    const OnnxDecoderInfo &info_;
+    const uint32_t context_, dtype_;
+    uint32_t final_norm_ = 0;
+};
+
+// The integer graph: QuantLib's variants, each step's constants off its node.
+class IntegerLayers final : public QuantLibLayers {
+public:
+    IntegerLayers(Graph &g, const OnnxDecoderInfo &info, uint32_t context, bool fuse_linears,
+                  const std::vector<LayerConstants> &layers, const Norm &final_norm)
+        : QuantLibLayers(g, info, context, TSR_DTYPE_I8), fuse_(fuse_linears), layers_(layers), final_(final_norm),
+          tables_(layers.size()), fused_(layers.size())
+    {
+    }
+
+    void final_weights()
+    {
+        final_norm_ = norm_tensor("final_norm", final_);
+        // The planner's sampler scratch: a decoder-only image samples nothing, so a token one.
+        b_.graph().sampler_scratch = b_.tensor("sampler_scratch", TSR_TENSOR_SCRATCH, 1, 16, TSR_DTYPE_F32);
+    }
+
+    uint32_t norm_weight(uint32_t l, NormSite site) override
+    {
+        const bool att = site == NormSite::kAttention;
+        return norm_tensor(prefix(l) + (att ? "attn_norm" : "ffn_norm"), att ? layers_[l].att_norm : layers_[l].ffn_norm);
+    }
     // The linear layers that read one input as one: rows stacked, tables stacked, where every
-    // RequantShift has the same shift and range (the kernel takes one a call). Else false.
+    // RequantShift has the same shift and range (the kernel takes one a call).
+    bool fuses(uint32_t l, LinearRole fused) override
+    {
+        const LayerConstants &c = layers_[l];
+        LinearRqs &out = fused_[l][fused == LinearRole::kQkv ? 0 : 1];
+        return fuse_ && (fused == LinearRole::kQkv ? stack({&c.wq, &c.wk, &c.wv}, out) : stack({&c.w1, &c.w3}, out));
+    }
+    uint32_t linear_weight(uint32_t l, LinearRole role) override
+    {
+        LinearRqs *stacked = stacked_of(l, role);
+        const LinearRqs &lin = stacked ? *stacked : *unfused(l, role);
+        const std::string name = prefix(l) + linear_name(role);
+        std::vector<int32_t> t(lin.mul);
+        t.insert(t.end(), lin.add.begin(), lin.add.end());
+        tables_[l][size_t(role)] = b_.raw(name + ".rqs", TSR_DTYPE_I32, 2, lin.n, raw_bytes(t));
+        const uint32_t w = b_.raw(name, TSR_DTYPE_I8, lin.n, lin.k, raw_bytes(lin.w));
+        if (stacked) stacked->w.clear(); // in the graph now: only the shapes are kept
+        return w;
+    }
+    void layer_tables(uint32_t l) override
+    {
+        std::vector<uint8_t> tables(sizeof(tsr_quantlib_attention));
+        std::memcpy(tables.data(), &layers_[l].attention, tables.size());
+        attention_tables_.push_back(
+            b_.raw(prefix(l) + "attention.tables", TSR_DTYPE_I32, 1, uint32_t(TSR_QUANTLIB_ATTENTION_WORDS), std::move(tables)));
+    }
+
+    tsr_op_params norm(uint32_t l, NormSite site) const override
+    {
+        const Norm &n = site == NormSite::kFinal ? final_ : site == NormSite::kAttention ? layers_[l].att_norm : layers_[l].ffn_norm;
+        tsr_op_params p{};
+        p.rmsnorm.dim = info_.dim;
+        p.rmsnorm.nonlinear = TSR_NONLINEAR_QUANTLIB;
+        p.rmsnorm.eps = 1.0f; // unused by iRMSNorm
+        p.rmsnorm.log2_d = n.log2_d;
+        p.rmsnorm.lo = n.lo;
+        p.rmsnorm.hi = n.hi;
+        return p;
+    }
+    tsr_op_params linear(uint32_t l, LinearRole role, uint32_t split0, uint32_t split1) const override
+    {
+        const LinearRqs *stacked = stacked_of(l, role);
+        const LinearRqs &lin = stacked ? *stacked : *unfused(l, role);
+        tsr_op_params p{};
+        p.matmul.split[0] = split0;
+        p.matmul.split[1] = split1;
+        p.matmul.k = lin.k;
+        p.matmul.n = lin.n;
+        p.matmul.weight_dtype = TSR_DTYPE_I8;
+        p.matmul.out_dtype = TSR_DTYPE_I8;
+        p.matmul.requant = tables_[l][size_t(role)];
+        p.matmul.requant_form = 1;
+        p.matmul.rqs_shift = lin.range.shift;
+        p.matmul.rqs_lo = lin.range.lo;
+        p.matmul.rqs_hi = lin.range.hi;
+        return p;
+    }
+    tsr_op_params kv_requant(uint32_t l, bool values) const override
+    {
+        tsr_op_params p{};
+        p.requant.n = info_.dim;
+        p.requant.rqs = values ? layers_[l].v_cache : layers_[l].k_cache;
+        return p;
+    }
+    tsr_op_params add(uint32_t l, Residual site) const override
+    {
+        const LayerConstants &c = layers_[l];
+        const bool att = site == Residual::kAttention;
+        tsr_op_params p{};
+        p.add.n = info_.dim;
+        p.add.form = TSR_ADD_RQS;
+        p.add.rqs_a = att ? c.res1_a : c.res2_a;
+        p.add.rqs_b = kIdentity;
+        p.add.rqs_y = att ? c.res1_y : c.res2_y;
+        return p;
+    }
+    tsr_op_params ffn(uint32_t l) const override
+    {
+        const LayerConstants &c = layers_[l];
+        tsr_op_params p{};
+        p.swiglu.n = c.w1.n;
+        p.swiglu.exp = TSR_SWIGLU_HARDSWISH;
+        p.swiglu.three = c.three;
+        p.swiglu.six = c.six;
+        p.swiglu.one_over_six = c.one_over_six;
+        p.swiglu.rqs_act = c.act;
+        p.swiglu.rqs_y = c.ffn_y;
+        return p;
+    }
+
+private:
+    void rope_constants(uint32_t l, tsr_rope_params &p) const override
+    {
+        p.q = layers_[l].rope_q;
+        p.k = layers_[l].rope_k;
+    }
+    void attention_constants(uint32_t l, tsr_attention_params &p) const override
+    {
+        p.exp = TSR_NONLINEAR_QUANTLIB;
+        p.tables = attention_tables_[l];
+    }
+    uint32_t norm_tensor(const std::string &name, const Norm &n)
+    {
+        return b_.raw(name, TSR_DTYPE_I32, 1, info_.dim, raw_bytes(n.w));
+    }
+    const LinearRqs *unfused(uint32_t l, LinearRole role) const
+    {
+        const LayerConstants &c = layers_[l];
+        const LinearRqs *const lin[kLinearRoles] = {&c.wq, &c.wk, &c.wv, nullptr, &c.wo, &c.w1, &c.w3, nullptr, &c.w2};
+        return lin[size_t(role)];
+    }
+    LinearRqs *stacked_of(uint32_t l, LinearRole role)
+    {
+        return role == LinearRole::kQkv ? &fused_[l][0] : role == LinearRole::kGateUp ? &fused_[l][1] : nullptr;
+    }
+    const LinearRqs *stacked_of(uint32_t l, LinearRole role) const
+    {
+        return const_cast<IntegerLayers *>(this)->stacked_of(l, role);
+    }
     static bool stack(std::initializer_list<const LinearRqs *> parts, LinearRqs &out)
     {
         const LinearRqs &first = **parts.begin();
@@ -661,303 +827,93 @@ public:
         for (const LinearRqs *p : parts) out.add.insert(out.add.end(), p->add.begin(), p->add.end());
         return true;
     }
-    uint32_t linear(const std::string &name, const LinearRqs &lin, uint32_t &table)
-    {
-        std::vector<int32_t> t(lin.mul);
-        t.insert(t.end(), lin.add.begin(), lin.add.end());
-        table = weight(name + ".rqs", TSR_DTYPE_I32, 2, lin.n, raw_bytes(t));
-        return weight(name, TSR_DTYPE_I8, lin.n, lin.k, raw_bytes(lin.w));
-    }
-    void weights(const std::vector<LayerConstants> &layers, const Norm &final_norm, uint32_t context)
-    {
-        for (uint32_t l = 0; l < layers.size(); ++l) {
-            const LayerConstants &c = layers[l];
-            const std::string p = "layer" + std::to_string(l) + ".";
-            Weights w{};
-            w.att_norm = norm(p + "attn_norm", c.att_norm);
-            w.ffn_norm = norm(p + "ffn_norm", c.ffn_norm);
-            const LinearRqs *lin[7] = {&c.wq, &c.wk, &c.wv, &c.wo, &c.w1, &c.w3, &c.w2};
-            const char *names[7] = {"wq", "wk", "wv", "wo", "w1", "w3", "w2"};
-            w.qkv = fuse_ && stack({&c.wq, &c.wk, &c.wv}, w.qkv_lin);
-            w.w13 = fuse_ && stack({&c.w1, &c.w3}, w.w13_lin);
-            if (w.qkv) w.w_qkv = linear(p + "wqkv", w.qkv_lin, w.rq_qkv);
-            if (w.w13) w.w_w13 = linear(p + "w13", w.w13_lin, w.rq_w13);
-            for (uint32_t i = w.qkv ? 3u : 0u; i < 7; ++i)
-                if (!(w.w13 && (i == 4 || i == 5))) w.w[i] = linear(p + names[i], *lin[i], w.rq[i]);
-            w.qkv_lin.w.clear(), w.w13_lin.w.clear(); // in the graph now: only the shapes are kept
-            std::vector<uint8_t> tables(sizeof(tsr_quantlib_attention));
-            std::memcpy(tables.data(), &c.attention, tables.size());
-            w.tables = weight(p + "attention.tables", TSR_DTYPE_I32, 1, uint32_t(TSR_QUANTLIB_ATTENTION_WORDS), std::move(tables));
-            w.k_cache = tensor(p + "k_cache", TSR_TENSOR_KV_CACHE, context, info_.dim);
-            w.v_cache = tensor(p + "v_cache", TSR_TENSOR_KV_CACHE, context, info_.dim);
-            weights_.push_back(w);
-        }
-        final_norm_ = norm("final_norm", final_norm);
-        // The planner's sampler scratch: a decoder-only image samples nothing, so a token one.
-        g_.sampler_scratch = tensor("sampler_scratch", TSR_TENSOR_SCRATCH, 1, 16, TSR_DTYPE_F32);
-    }
 
-    void schedule(GraphSchedule &s, uint32_t R, const char *suffix, const std::vector<LayerConstants> &layers, uint32_t &in,
-                  uint32_t &out, uint32_t &rotation, uint32_t context)
-    {
-        const uint32_t D = info_.dim, H = layers[0].w1.n, hs = info_.head_size;
-        s.max_rows = R;
-        auto act = [&](const std::string &name, uint32_t cols) {
-            return tensor(name + suffix, TSR_TENSOR_ACTIVATION, R, cols);
-        };
-        in = tensor(std::string("rows_in") + suffix, TSR_TENSOR_IO, R, D);
-        out = tensor(std::string("rows_out") + suffix, TSR_TENSOR_IO, R, D);
-        rotation = tensor(std::string("rotations") + suffix, TSR_TENSOR_IO, R, hs * hs);
-        uint32_t x = in;
-        for (uint32_t l = 0; l < layers.size(); ++l) {
-            const LayerConstants &c = layers[l];
-            const Weights &w = weights_[l];
-            const std::string p = "layer" + std::to_string(l) + ".";
-            const uint16_t L = uint16_t(l);
-            const uint32_t xb = act(p + "attn_norm", D), q = act(p + "q", D), k = act(p + "k", D), v = act(p + "v", D),
-                           kc = act(p + "k_cached", D), vc = act(p + "v_cached", D), att = act(p + "attn", D),
-                           o = act(p + "attn_out", D), x_att = act(p + "x_attn", D), xb2 = act(p + "ffn_norm", D),
-                           h1 = act(p + "ffn_gate", H), h3 = act(p + "ffn_up", H), gl = act(p + "ffn_act", H),
-                           f = act(p + "ffn_out", D), x_out = act(p + "x_out", D);
-            step(s, TSR_OP_RMSNORM, {x, w.att_norm, xb}, rmsnorm(c.att_norm), p + "attn_norm", L);
-            if (w.qkv) {
-                step(s, TSR_OP_MATMUL, {xb, w.w_qkv, q, k, v}, matmul(w.qkv_lin, w.rq_qkv, c.wq.n, c.wk.n), p + "wqkv", L);
-            } else {
-                step(s, TSR_OP_MATMUL, {xb, w.w[0], q}, matmul(c.wq, w.rq[0]), p + "wq", L);
-                step(s, TSR_OP_MATMUL, {xb, w.w[1], k}, matmul(c.wk, w.rq[1]), p + "wk", L);
-                step(s, TSR_OP_MATMUL, {xb, w.w[2], v}, matmul(c.wv, w.rq[2]), p + "wv", L);
-            }
-            step(s, TSR_OP_ROPE, {q, k, rotation}, rope(c, context), p + "rope", L);
-            step(s, TSR_OP_REQUANT, {k, kc}, requant(c.k_cache), p + "k_scale", L);
-            step(s, TSR_OP_REQUANT, {v, vc}, requant(c.v_cache), p + "v_scale", L);
-            tsr_op_params pk{};
-            pk.kv_append = {D, context};
-            step(s, TSR_OP_KV_APPEND, {kc, vc, w.k_cache, w.v_cache}, pk, p + "kv_append", L);
-            tsr_op_params pa{};
-            pa.attention.n_heads = pa.attention.n_kv_heads = info_.n_heads;
-            pa.attention.head_size = hs;
-            pa.attention.context = context;
-            pa.attention.exp = TSR_NONLINEAR_QUANTLIB;
-            pa.attention.tables = w.tables;
-            step(s, TSR_OP_ATTENTION, {q, w.k_cache, w.v_cache, TSR_NO_TENSOR, att}, pa, p + "attention", L);
-            step(s, TSR_OP_MATMUL, {att, w.w[3], o}, matmul(c.wo, w.rq[3]), p + "wo", L);
-            step(s, TSR_OP_ADD, {x, o, x_att}, add(c.res1_a, c.res1_y), p + "residual_attn", L);
-            step(s, TSR_OP_RMSNORM, {x_att, w.ffn_norm, xb2}, rmsnorm(c.ffn_norm), p + "ffn_norm", L);
-            if (w.w13) {
-                step(s, TSR_OP_MATMUL, {xb2, w.w_w13, h1, h3}, matmul(w.w13_lin, w.rq_w13, c.w1.n), p + "w13", L);
-            } else {
-                step(s, TSR_OP_MATMUL, {xb2, w.w[4], h1}, matmul(c.w1, w.rq[4]), p + "w1", L);
-                step(s, TSR_OP_MATMUL, {xb2, w.w[5], h3}, matmul(c.w3, w.rq[5]), p + "w3", L);
-            }
-            tsr_op_params ps{};
-            ps.swiglu.n = H;
-            ps.swiglu.exp = TSR_SWIGLU_HARDSWISH;
-            ps.swiglu.three = c.three;
-            ps.swiglu.six = c.six;
-            ps.swiglu.one_over_six = c.one_over_six;
-            ps.swiglu.rqs_act = c.act;
-            ps.swiglu.rqs_y = c.ffn_y;
-            step(s, TSR_OP_SWIGLU, {h1, h3, gl}, ps, p + "hardswish_glu", L);
-            step(s, TSR_OP_MATMUL, {gl, w.w[6], f}, matmul(c.w2, w.rq[6]), p + "w2", L);
-            step(s, TSR_OP_ADD, {x_att, f, x_out}, add(c.res2_a, c.res2_y), p + "residual_ffn", L);
-            x = x_out;
-        }
-        step(s, TSR_OP_RMSNORM, {x, final_norm_, out}, rmsnorm(final_norm_c_), "final_norm", TSR_NO_LAYER);
-    }
-    void set_final(const Norm &n) { final_norm_c_ = n; }
-
-protected:
-    uint32_t norm(const std::string &name, const Norm &n)
-    {
-        return weight(name, TSR_DTYPE_I32, 1, info_.dim, raw_bytes(n.w));
-    }
-    void step(GraphSchedule &s, uint16_t op, std::initializer_list<uint32_t> operands, const tsr_op_params &params,
-              std::string label, uint16_t layer)
-    {
-        GraphStep st;
-        st.op = op;
-        st.engine = tsr_op_tile_kind(op) == TSR_TILE_MOVE ? TSR_ENGINE_DMA : TSR_ENGINE_CLUSTER;
-        st.dtype = uint8_t(dtype_);
-        st.layer = layer;
-        st.operands.fill(TSR_NO_TENSOR);
-        for (uint32_t o : operands) st.operands[st.operand_count++] = o;
-        st.params = params;
-        st.label = std::move(label);
-        s.steps.push_back(std::move(st));
-    }
-    tsr_op_params rmsnorm(const Norm &n) const
-    {
-        tsr_op_params p{};
-        p.rmsnorm.dim = info_.dim;
-        p.rmsnorm.nonlinear = TSR_NONLINEAR_QUANTLIB;
-        p.rmsnorm.eps = 1.0f; // unused by iRMSNorm
-        p.rmsnorm.log2_d = n.log2_d;
-        p.rmsnorm.lo = n.lo;
-        p.rmsnorm.hi = n.hi;
-        return p;
-    }
-    // split0, split1: a fused step's outputs (tsr_matmul_params.split): the first split0
-    // columns, the next split1, the rest.
-    static tsr_op_params matmul(const LinearRqs &lin, uint32_t table, uint32_t split0 = 0, uint32_t split1 = 0)
-    {
-        tsr_op_params p{};
-        p.matmul.split[0] = split0;
-        p.matmul.split[1] = split1;
-        p.matmul.k = lin.k;
-        p.matmul.n = lin.n;
-        p.matmul.weight_dtype = TSR_DTYPE_I8;
-        p.matmul.out_dtype = TSR_DTYPE_I8;
-        p.matmul.requant = table;
-        p.matmul.requant_form = 1;
-        p.matmul.rqs_shift = lin.range.shift;
-        p.matmul.rqs_lo = lin.range.lo;
-        p.matmul.rqs_hi = lin.range.hi;
-        return p;
-    }
-    tsr_op_params rope(const LayerConstants &c, uint32_t context) const
-    {
-        tsr_op_params p{};
-        p.rope.dim = p.rope.kv_dim = info_.dim;
-        p.rope.head_size = info_.head_size;
-        p.rope.context = context;
-        p.rope.form = TSR_ROPE_MATRIX;
-        p.rope.q = c.rope_q;
-        p.rope.k = c.rope_k;
-        return p;
-    }
-    tsr_op_params requant(const tsr_rqs_params &r) const
-    {
-        tsr_op_params p{};
-        p.requant.n = info_.dim;
-        p.requant.rqs = r;
-        return p;
-    }
-    tsr_op_params add(const tsr_rqs_params &a, const tsr_rqs_params &y) const
-    {
-        tsr_op_params p{};
-        p.add.n = info_.dim;
-        p.add.form = TSR_ADD_RQS;
-        p.add.rqs_a = a;
-        p.add.rqs_b = kIdentity;
-        p.add.rqs_y = y;
-        return p;
-    }
-
-    Graph &g_;
-    const OnnxDecoderInfo &info_;
-    bool fuse_ = false;
-    std::vector<Weights> weights_;
-    uint32_t final_norm_ = 0;
-    Norm final_norm_c_;
-    uint32_t dtype_ = TSR_DTYPE_I8; // of the steps' activations
+    const bool fuse_;
+    const std::vector<LayerConstants> &layers_;
+    const Norm &final_;
+    std::vector<std::array<uint32_t, kLinearRoles>> tables_; // each linear's RequantShift table
+    std::vector<std::array<LinearRqs, 2>> fused_;            // the stacked QKV and W1/W3 (shapes kept)
+    std::vector<uint32_t> attention_tables_;
 };
 
 // The float graph: Llama's fp32 operators, with the float forms of QuantLib's RoPE matrix,
 // bias and HardSwish.
-class FloatLowerer : public Lowerer {
+class FloatLayers final : public QuantLibLayers {
 public:
-    FloatLowerer(Graph &g, const OnnxDecoderInfo &info) : Lowerer(g, info) { dtype_ = TSR_DTYPE_F32; }
-
-    void weights(const std::vector<FloatLayer> &layers, const std::vector<float> &final_norm, uint32_t context)
+    FloatLayers(Graph &g, const OnnxDecoderInfo &info, uint32_t context, const std::vector<FloatLayer> &layers,
+                const std::vector<float> &final_norm)
+        : QuantLibLayers(g, info, context, TSR_DTYPE_F32), layers_(layers), final_(final_norm), bias_(layers.size())
     {
-        const uint32_t D = info_.dim;
-        for (uint32_t l = 0; l < layers.size(); ++l) {
-            const FloatLayer &c = layers[l];
-            const std::string p = "layer" + std::to_string(l) + ".";
-            Weights w{};
-            w.att_norm = weight(p + "attn_norm", TSR_DTYPE_F32, 1, D, raw_bytes(c.att_norm));
-            w.ffn_norm = weight(p + "ffn_norm", TSR_DTYPE_F32, 1, D, raw_bytes(c.ffn_norm));
-            const FloatLinear *lin[7] = {&c.wq, &c.wk, &c.wv, &c.wo, &c.w1, &c.w3, &c.w2};
-            const char *names[7] = {"wq", "wk", "wv", "wo", "w1", "w3", "w2"};
-            for (uint32_t i = 0; i < 7; ++i) {
-                w.w[i] = weight(p + names[i], TSR_DTYPE_F32, lin[i]->n, lin[i]->k, raw_bytes(lin[i]->w));
-                w.rq[i] = weight(p + names[i] + ".bias", TSR_DTYPE_F32, 1, lin[i]->n, raw_bytes(lin[i]->bias));
-            }
-            w.k_cache = tensor(p + "k_cache", TSR_TENSOR_KV_CACHE, context, D, TSR_DTYPE_F32);
-            w.v_cache = tensor(p + "v_cache", TSR_TENSOR_KV_CACHE, context, D, TSR_DTYPE_F32);
-            weights_.push_back(w);
-        }
-        final_norm_ = weight("final_norm", TSR_DTYPE_F32, 1, D, raw_bytes(final_norm));
-        g_.sampler_scratch = tensor("sampler_scratch", TSR_TENSOR_SCRATCH, 1, 16, TSR_DTYPE_F32);
     }
 
-    void schedule(GraphSchedule &s, uint32_t R, const char *suffix, const std::vector<FloatLayer> &layers, uint32_t &in,
-                  uint32_t &out, uint32_t &rotation, uint32_t context)
+    void final_weights()
     {
-        const uint32_t D = info_.dim, H = layers[0].w1.n, hs = info_.head_size, F = TSR_DTYPE_F32;
-        s.max_rows = R;
-        auto act = [&](const std::string &name, uint32_t cols) { return tensor(name + suffix, TSR_TENSOR_ACTIVATION, R, cols, F); };
-        in = tensor(std::string("rows_in") + suffix, TSR_TENSOR_IO, R, D, F);
-        out = tensor(std::string("rows_out") + suffix, TSR_TENSOR_IO, R, D, F);
-        rotation = tensor(std::string("rotations") + suffix, TSR_TENSOR_IO, R, hs * hs, F);
-        uint32_t x = in;
-        for (uint32_t l = 0; l < layers.size(); ++l) {
-            const FloatLayer &c = layers[l];
-            const Weights &w = weights_[l];
-            const std::string p = "layer" + std::to_string(l) + ".";
-            const uint16_t L = uint16_t(l);
-            const uint32_t xb = act(p + "attn_norm", D), q = act(p + "q", D), k = act(p + "k", D), v = act(p + "v", D),
-                           att = act(p + "attn", D), o = act(p + "attn_out", D), x_att = act(p + "x_attn", D),
-                           xb2 = act(p + "ffn_norm", D), h1 = act(p + "ffn_gate", H), h3 = act(p + "ffn_up", H),
-                           gl = act(p + "ffn_act", H), f = act(p + "ffn_out", D), x_out = act(p + "x_out", D);
-            step(s, TSR_OP_RMSNORM, {x, w.att_norm, xb}, norm_params(), p + "attn_norm", L);
-            step(s, TSR_OP_MATMUL, {xb, w.w[0], q}, linear(c.wq, w.rq[0]), p + "wq", L);
-            step(s, TSR_OP_MATMUL, {xb, w.w[1], k}, linear(c.wk, w.rq[1]), p + "wk", L);
-            step(s, TSR_OP_MATMUL, {xb, w.w[2], v}, linear(c.wv, w.rq[2]), p + "wv", L);
-            tsr_op_params pr{};
-            pr.rope = {D, D, hs, context, TSR_ROPE_MATRIX, {}, {}};
-            step(s, TSR_OP_ROPE, {q, k, rotation}, pr, p + "rope", L);
-            tsr_op_params pk{};
-            pk.kv_append = {D, context};
-            step(s, TSR_OP_KV_APPEND, {k, v, w.k_cache, w.v_cache}, pk, p + "kv_append", L);
-            tsr_op_params pa{};
-            pa.attention.n_heads = pa.attention.n_kv_heads = info_.n_heads;
-            pa.attention.head_size = hs;
-            pa.attention.context = context;
-            step(s, TSR_OP_ATTENTION, {q, w.k_cache, w.v_cache, TSR_NO_TENSOR, att}, pa, p + "attention", L);
-            step(s, TSR_OP_MATMUL, {att, w.w[3], o}, linear(c.wo, w.rq[3]), p + "wo", L);
-            step(s, TSR_OP_ADD, {x, o, x_att}, add_params(), p + "residual_attn", L);
-            step(s, TSR_OP_RMSNORM, {x_att, w.ffn_norm, xb2}, norm_params(), p + "ffn_norm", L);
-            step(s, TSR_OP_MATMUL, {xb2, w.w[4], h1}, linear(c.w1, w.rq[4]), p + "w1", L);
-            step(s, TSR_OP_MATMUL, {xb2, w.w[5], h3}, linear(c.w3, w.rq[5]), p + "w3", L);
-            tsr_op_params ps{};
-            ps.swiglu.n = H;
-            ps.swiglu.exp = TSR_SWIGLU_HARDSWISH;
-            step(s, TSR_OP_SWIGLU, {h1, h3, gl}, ps, p + "hardswish_glu", L);
-            step(s, TSR_OP_MATMUL, {gl, w.w[6], f}, linear(c.w2, w.rq[6]), p + "w2", L);
-            step(s, TSR_OP_ADD, {x_att, f, x_out}, add_params(), p + "residual_ffn", L);
-            x = x_out;
-        }
-        step(s, TSR_OP_RMSNORM, {x, final_norm_, out}, norm_params(), "final_norm", TSR_NO_LAYER);
+        final_norm_ = b_.raw("final_norm", TSR_DTYPE_F32, 1, info_.dim, raw_bytes(final_));
+        b_.graph().sampler_scratch = b_.tensor("sampler_scratch", TSR_TENSOR_SCRATCH, 1, 16, TSR_DTYPE_F32);
     }
 
-private:
+    uint32_t norm_weight(uint32_t l, NormSite site) override
+    {
+        const bool att = site == NormSite::kAttention;
+        return b_.raw(prefix(l) + (att ? "attn_norm" : "ffn_norm"), TSR_DTYPE_F32, 1, info_.dim,
+                      raw_bytes(att ? layers_[l].att_norm : layers_[l].ffn_norm));
+    }
+    bool fuses(uint32_t, LinearRole) override { return false; }
+    uint32_t linear_weight(uint32_t l, LinearRole role) override
+    {
+        const FloatLinear &lin = of(l, role);
+        const std::string name = prefix(l) + linear_name(role);
+        const uint32_t w = b_.raw(name, TSR_DTYPE_F32, lin.n, lin.k, raw_bytes(lin.w));
+        bias_[l][size_t(role)] = b_.raw(name + ".bias", TSR_DTYPE_F32, 1, lin.n, raw_bytes(lin.bias));
+        return w;
+    }
+
     // QuantLib's float RMSNorm: its eps is not in the graph; 1e-6 is the value whose results
     // come closest to Deeploy's outputs.npz (eps 0 and 1e-5 are further).
-    tsr_op_params norm_params() const
+    tsr_op_params norm(uint32_t, NormSite) const override
     {
         tsr_op_params p{};
         p.rmsnorm.dim = info_.dim;
         p.rmsnorm.eps = 1e-6f;
         return p;
     }
-    static tsr_op_params linear(const FloatLinear &lin, uint32_t bias)
+    tsr_op_params linear(uint32_t l, LinearRole role, uint32_t, uint32_t) const override
     {
+        const FloatLinear &lin = of(l, role);
         tsr_op_params p{};
         p.matmul.k = lin.k;
         p.matmul.n = lin.n;
         p.matmul.weight_dtype = TSR_DTYPE_F32;
         p.matmul.out_dtype = TSR_DTYPE_F32;
-        p.matmul.requant = bias;
+        p.matmul.requant = bias_[l][size_t(role)];
         p.matmul.requant_form = 2;
         return p;
     }
-    tsr_op_params add_params() const
+    tsr_op_params add(uint32_t, Residual) const override
     {
         tsr_op_params p{};
         p.add.n = info_.dim;
         return p;
     }
+    tsr_op_params ffn(uint32_t l) const override
+    {
+        tsr_op_params p{};
+        p.swiglu.n = layers_[l].w1.n;
+        p.swiglu.exp = TSR_SWIGLU_HARDSWISH;
+        return p;
+    }
+
+private:
+    const FloatLinear &of(uint32_t l, LinearRole role) const
+    {
+        const FloatLayer &c = layers_[l];
+        const FloatLinear *const lin[kLinearRoles] = {&c.wq, &c.wk, &c.wv, nullptr, &c.wo, &c.w1, &c.w3, nullptr, &c.w2};
+        return *lin[size_t(role)];
+    }
+
+    const std::vector<FloatLayer> &layers_;
+    const std::vector<float> &final_;
+    std::vector<std::array<uint32_t, kLinearRoles>> bias_;
 };
 
 } // namespace
@@ -978,11 +934,11 @@ Graph lower_onnx_decoder_bytes(const std::string &bytes, const std::string &path
     if (info.opset && info.opset < 10) model.fail("opset " + std::to_string(info.opset) + " (10 or later)");
     bool integer = false; // QuantLib's integer operators, or the float graph
     for (const onnx::NodeProto &n : model.graph().node()) integer = integer || n.op_type() == "RequantShift";
-    std::vector<LayerConstants> layers;
+    std::vector<LayerConstants> layers_c;
     Norm final_norm;
     std::vector<FloatLayer> float_layers;
     std::vector<float> float_final;
-    if (integer) DecoderReader(model).read(info, layers, final_norm);
+    if (integer) DecoderReader(model).read(info, layers_c, final_norm);
     else FloatReader(model).read(info, float_layers, float_final);
 
     const uint32_t context = options.context ? options.context : std::max<uint32_t>(256u, info.past + info.rows);
@@ -1007,17 +963,20 @@ Graph lower_onnx_decoder_bytes(const std::string &bytes, const std::string &path
     h.bos_id = h.eos_id = 0;
     h.precision = integer ? TSR_DTYPE_I8 : TSR_DTYPE_F32;
     h.decoder_only = true;
+    const DecoderShape shape{info.dim, info.dim, info.hidden_dim, info.n_layers, context};
+    auto lower = [&](auto &layers, const DecoderArch &arch) {
+        DecoderBuilder decoder(g, arch, shape, layers);
+        decoder.weights();
+        layers.final_weights();
+        layers.schedule(decoder, g.prompt, chunk, ".prompt", g.tokens_prompt, g.logits_prompt, g.rotation_prompt);
+        layers.schedule(decoder, g.token, 1, ".token", g.tokens_token, g.logits_token, g.rotation_token);
+    };
     if (integer) {
-        Lowerer lower(g, info, options.fuse_linears);
-        lower.set_final(final_norm);
-        lower.weights(layers, final_norm, context);
-        lower.schedule(g.prompt, chunk, ".prompt", layers, g.tokens_prompt, g.logits_prompt, g.rotation_prompt, context);
-        lower.schedule(g.token, 1, ".token", layers, g.tokens_token, g.logits_token, g.rotation_token, context);
+        IntegerLayers layers(g, info, context, options.fuse_linears, layers_c, final_norm);
+        lower(layers, DecoderArch{true, "hardswish_glu"});
     } else {
-        FloatLowerer lower(g, info);
-        lower.weights(float_layers, float_final, context);
-        lower.schedule(g.prompt, chunk, ".prompt", float_layers, g.tokens_prompt, g.logits_prompt, g.rotation_prompt, context);
-        lower.schedule(g.token, 1, ".token", float_layers, g.tokens_token, g.logits_token, g.rotation_token, context);
+        FloatLayers layers(g, info, context, float_layers, float_final);
+        lower(layers, DecoderArch{false, "hardswish_glu"});
     }
     return g;
 }
