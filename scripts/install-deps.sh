@@ -2,7 +2,8 @@
 # Installs what Tessera needs on Debian (12 or later): compilers, CMake, test and
 # benchmark libraries, the bare-metal RISC-V and Arm toolchains with picolibc, QEMU, and clang
 # with its runtime libraries for the libFuzzer harnesses, and what GVSoC (the PULP virtual platform
-# in ../shared/gvsoc, built by scripts/build-gvsoc.sh) needs: Debian's Python modules and xtensor.
+# in ../shared/gvsoc, built by scripts/build-gvsoc.sh) needs: Debian's Python modules and xtensor; and
+# python3-torch, with which tests write the independent references of the GPT-2 family.
 set -euo pipefail
 packages=(
   build-essential cmake pkg-config ca-certificates curl
@@ -14,6 +15,7 @@ packages=(
   clang libclang-rt-dev
   python3-prettytable python3-pyelftools python3-pexpect python3-lz4 python3-pycryptodome
   python3-rich python3-yaml python3-mako python3-tabulate python3-six xtensor-dev xtl-dev libxsimd-dev
+  python3-torch
 )
 missing=()
 for p in "${packages[@]}"; do

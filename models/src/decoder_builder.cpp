@@ -69,11 +69,15 @@ void DecoderBuilder::weights()
             else
                 for (LinearRole r : parts) w.linear[size_t(r)] = P.linear_weight(l, r);
         };
+        const bool bias = arch_.norm == NormKind::kLayer;
         w.attn_norm = P.norm_weight(l, NormSite::kAttention);
+        if (bias) w.attn_norm_bias = P.norm_bias(l, NormSite::kAttention);
         linears(LinearRole::kQkv, {LinearRole::kQ, LinearRole::kK, LinearRole::kV});
         w.linear[size_t(LinearRole::kO)] = P.linear_weight(l, LinearRole::kO);
         w.ffn_norm = P.norm_weight(l, NormSite::kFfn);
-        linears(LinearRole::kGateUp, {LinearRole::kGate, LinearRole::kUp});
+        if (bias) w.ffn_norm_bias = P.norm_bias(l, NormSite::kFfn);
+        if (arch_.ffn == FfnKind::kGated) linears(LinearRole::kGateUp, {LinearRole::kGate, LinearRole::kUp});
+        else w.linear[size_t(LinearRole::kUp)] = P.linear_weight(l, LinearRole::kUp);
         w.linear[size_t(LinearRole::kDown)] = P.linear_weight(l, LinearRole::kDown);
         P.layer_tables(l);
         w.k_cache = P.kv_cache(l, false);
@@ -103,11 +107,12 @@ uint32_t DecoderBuilder::layer(GraphSchedule &s, uint32_t R, const char *suffix,
 
     const uint32_t xb = act("attn_norm", D), q = act("q", D), k = act("k", KV), v = act("v", KV);
     const uint32_t kc = arch_.kv_requant ? act("k_cached", KV) : k, vc = arch_.kv_requant ? act("v_cached", KV) : v;
+    const bool gated = arch_.ffn == FfnKind::kGated;
     const uint32_t att = act("attn", D), o = act("attn_out", D), x_att = act("x_attn", D), xb2 = act("ffn_norm", D),
-                   h1 = act("ffn_gate", H), h3 = act("ffn_up", H), gl = act("ffn_act", H), f = act("ffn_out", D),
-                   x_out = act("x_out", D);
+                   h1 = gated ? act("ffn_gate", H) : TSR_NO_TENSOR, h3 = act("ffn_up", H), gl = act("ffn_act", H),
+                   f = act("ffn_out", D), x_out = act("x_out", D);
 
-    b_.step(s, TSR_OP_RMSNORM, T, {x, w.attn_norm, xb}, P.norm(l, NormSite::kAttention), p + "attn_norm", L);
+    norm(s, x, w.attn_norm, w.attn_norm_bias, xb, P.norm(l, NormSite::kAttention), p + "attn_norm", L);
     if (w[LinearRole::kQkv] != TSR_NO_TENSOR) {
         linear(LinearRole::kQkv, xb, {q, k, v}, D, KV);
     } else {
@@ -115,7 +120,7 @@ uint32_t DecoderBuilder::layer(GraphSchedule &s, uint32_t R, const char *suffix,
         linear(LinearRole::kK, xb, {k});
         linear(LinearRole::kV, xb, {v});
     }
-    b_.step(s, TSR_OP_ROPE, T, {q, k, positions}, P.rope(l), p + "rope", L);
+    if (arch_.rotary) b_.step(s, TSR_OP_ROPE, T, {q, k, positions}, P.rope(l), p + "rope", L);
     if (arch_.kv_requant) {
         b_.step(s, TSR_OP_REQUANT, T, {k, kc}, P.kv_requant(l, false), p + "k_scale", L);
         b_.step(s, TSR_OP_REQUANT, T, {v, vc}, P.kv_requant(l, true), p + "v_scale", L);
@@ -128,17 +133,32 @@ uint32_t DecoderBuilder::layer(GraphSchedule &s, uint32_t R, const char *suffix,
     s.steps.back().inner_scale = P.attention_inner_scale(l);
     linear(LinearRole::kO, att, {o});
     b_.step(s, TSR_OP_ADD, T, {x, o, x_att}, P.add(l, Residual::kAttention), p + "residual_attn", L);
-    b_.step(s, TSR_OP_RMSNORM, T, {x_att, w.ffn_norm, xb2}, P.norm(l, NormSite::kFfn), p + "ffn_norm", L);
-    if (w[LinearRole::kGateUp] != TSR_NO_TENSOR) {
-        linear(LinearRole::kGateUp, xb2, {h1, h3}, H);
-    } else {
-        linear(LinearRole::kGate, xb2, {h1});
+    norm(s, x_att, w.ffn_norm, w.ffn_norm_bias, xb2, P.norm(l, NormSite::kFfn), p + "ffn_norm", L);
+    if (!gated) {
         linear(LinearRole::kUp, xb2, {h3});
+        b_.step(s, TSR_OP_GELU, T, {h3, gl}, P.ffn(l), p + arch_.ffn_label, L);
+    } else {
+        if (w[LinearRole::kGateUp] != TSR_NO_TENSOR) {
+            linear(LinearRole::kGateUp, xb2, {h1, h3}, H);
+        } else {
+            linear(LinearRole::kGate, xb2, {h1});
+            linear(LinearRole::kUp, xb2, {h3});
+        }
+        b_.step(s, TSR_OP_SWIGLU, T, {h1, h3, gl}, P.ffn(l), p + arch_.ffn_label, L);
     }
-    b_.step(s, TSR_OP_SWIGLU, T, {h1, h3, gl}, P.ffn(l), p + arch_.ffn_label, L);
     linear(LinearRole::kDown, gl, {f});
     b_.step(s, TSR_OP_ADD, T, {x_att, f, x_out}, P.add(l, Residual::kFfn), p + "residual_ffn", L);
     return x_out;
+}
+
+void DecoderBuilder::norm(GraphSchedule &s, uint32_t x, uint32_t weight, uint32_t bias, uint32_t y,
+                          const tsr_op_params &params, std::string label, uint16_t layer, uint8_t flags)
+{
+    const uint8_t T = lowering_.dtype();
+    if (arch_.norm == NormKind::kLayer)
+        b_.step(s, TSR_OP_LAYERNORM, T, {x, weight, bias, y}, params, std::move(label), layer, flags);
+    else
+        b_.step(s, TSR_OP_RMSNORM, T, {x, weight, y}, params, std::move(label), layer, flags);
 }
 
 uint32_t DecoderBuilder::layers(GraphSchedule &s, uint32_t R, const char *suffix, uint32_t x, uint32_t positions)

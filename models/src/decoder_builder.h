@@ -45,11 +45,22 @@ const char *linear_name(LinearRole role);
 enum class NormSite : uint8_t { kAttention, kFfn, kFinal };
 enum class Residual : uint8_t { kAttention, kFfn };
 
+enum class NormKind : uint8_t { kRms, kLayer }; // LayerNorm: a gain and a bias
+enum class FfnKind : uint8_t {
+    kGated, // act(gate) * up, one SWIGLU step (SiLU, QuantLib's Hardswish)
+    kGelu,  // GELU(up): GPT-2's and GPT-Neo's
+};
+
 // What a decoder layer is, beyond its sizes.
 struct DecoderArch {
+    NormKind norm = NormKind::kRms;
+    // Q and K rotated in the layer (RoPE); false: the positions are the embedding's (a
+    // learned table the front end adds before the first layer).
+    bool rotary = true;
+    FfnKind ffn = FfnKind::kGated;
     // K and V requantized to their caches' scales before they are appended (QuantLib's graphs).
     bool kv_requant = false;
-    // The gated feed-forward's activation step, as its label says it ("swiglu", "hardswish_glu").
+    // The feed-forward's activation step, as its label says it ("swiglu", "hardswish_glu", "gelu").
     const char *ffn_label = "swiglu";
 };
 
@@ -61,6 +72,7 @@ struct DecoderShape {
 // have, such as Q, K and V when they are fused).
 struct DecoderLayerWeights {
     uint32_t attn_norm = TSR_NO_TENSOR, ffn_norm = TSR_NO_TENSOR, k_cache = TSR_NO_TENSOR, v_cache = TSR_NO_TENSOR;
+    uint32_t attn_norm_bias = TSR_NO_TENSOR, ffn_norm_bias = TSR_NO_TENSOR; // NormKind::kLayer
     std::array<uint32_t, kLinearRoles> linear{};
     uint32_t operator[](LinearRole r) const { return linear[size_t(r)]; }
 };
@@ -72,6 +84,12 @@ public:
 
     // Weights, in the order the builder asks for them.
     virtual uint32_t norm_weight(uint32_t layer, NormSite site) = 0;
+    // NormKind::kLayer: the norm's bias, right after its weight.
+    virtual uint32_t norm_bias(uint32_t layer, NormSite site)
+    {
+        (void)layer, (void)site;
+        return TSR_NO_TENSOR;
+    }
     // Whether layer `layer` runs `fused` (kQkv or kGateUp) as one step.
     virtual bool fuses(uint32_t layer, LinearRole fused) = 0;
     virtual uint32_t linear_weight(uint32_t layer, LinearRole role) = 0;
@@ -122,6 +140,9 @@ public:
     // Every layer's, from x; returns the last layer's output.
     uint32_t layers(GraphSchedule &s, uint32_t R, const char *suffix, uint32_t x, uint32_t positions);
     const DecoderLayerWeights &weights_of(uint32_t layer) const { return weights_[layer]; }
+    // A norm step of the architecture's kind: x through weight (and bias) into y.
+    void norm(GraphSchedule &s, uint32_t x, uint32_t weight, uint32_t bias, uint32_t y, const tsr_op_params &params,
+              std::string label, uint16_t layer = TSR_NO_LAYER, uint8_t flags = 0);
 
 private:
     GraphBuilder b_;

@@ -11,6 +11,7 @@
 #include <sentencepiece_processor.h>
 
 #include "tessera/json_input.h"
+#include "tessera/models/bpe.h"
 #include "tessera/kernels_bf16.h"
 
 namespace fs = std::filesystem;
@@ -93,7 +94,84 @@ private:
     std::string path_;
     std::map<std::string, SafeTensor> tensors_;
     std::vector<uint8_t> data_;
+
+public:
+    // Conv1D's weight `name`, stored [in, out] (x W), as the [out, in] rows the matmul reads;
+    // appended to `out`.
+    void read_conv1d(const std::string &name, uint64_t in, uint64_t n_out, std::vector<float> &out) const
+    {
+        std::vector<float> t;
+        read(name, in, n_out, t);
+        const size_t base = out.size();
+        out.resize(base + in * n_out);
+        for (uint64_t i = 0; i < in; ++i)
+            for (uint64_t o = 0; o < n_out; ++o) out[base + o * in + i] = t[i * n_out + o];
+    }
 };
+
+// GPT-2's tensors (GPT2Model's names, with or without GPT2LMHeadModel's "transformer."):
+// c_attn's columns are Q, K and V, each head's contiguous.
+void read_gpt2_weights(const SafeTensors &st, const LlamaConfig &c, LlamaWeights &w)
+{
+    const std::string t = st.has("transformer.wte.weight") ? "transformer." : "";
+    const uint64_t D = c.dim, H = c.hidden_dim;
+    st.read(t + "wte.weight", c.vocab_size, D, w.token_embedding);
+    st.read(t + "wpe.weight", c.seq_len, D, w.position_embedding);
+    std::vector<float> qkv, bias;
+    for (uint32_t l = 0; l < c.n_layers; ++l) {
+        const std::string p = t + "h." + std::to_string(l) + ".";
+        st.read(p + "ln_1.weight", 1, D, w.rms_att);
+        st.read(p + "ln_1.bias", 1, D, w.att_norm_bias);
+        qkv.clear(), bias.clear();
+        st.read_conv1d(p + "attn.c_attn.weight", D, 3 * D, qkv);
+        st.read(p + "attn.c_attn.bias", 1, 3 * D, bias);
+        for (uint32_t part = 0; part < 3; ++part) {
+            std::vector<float> &wt = part == 0 ? w.wq : part == 1 ? w.wk : w.wv;
+            std::vector<float> &b = part == 0 ? w.bq : part == 1 ? w.bk : w.bv;
+            wt.insert(wt.end(), qkv.begin() + long(part * D * D), qkv.begin() + long((part + 1) * D * D));
+            b.insert(b.end(), bias.begin() + long(part * D), bias.begin() + long((part + 1) * D));
+        }
+        st.read_conv1d(p + "attn.c_proj.weight", D, D, w.wo);
+        st.read(p + "attn.c_proj.bias", 1, D, w.bo);
+        st.read(p + "ln_2.weight", 1, D, w.rms_ffn);
+        st.read(p + "ln_2.bias", 1, D, w.ffn_norm_bias);
+        st.read_conv1d(p + "mlp.c_fc.weight", D, H, w.w3);
+        st.read(p + "mlp.c_fc.bias", 1, H, w.b3);
+        st.read_conv1d(p + "mlp.c_proj.weight", H, D, w.w2);
+        st.read(p + "mlp.c_proj.bias", 1, D, w.b2);
+    }
+    st.read(t + "ln_f.weight", 1, D, w.rms_final);
+    st.read(t + "ln_f.bias", 1, D, w.final_norm_bias);
+}
+
+// GPT-Neo's tensors (GPTNeoForCausalLM's names): nn.Linear weights [out, in], Q, K and V
+// without a bias (zeros here: the decoder's linear layers all take one).
+void read_gpt_neo_weights(const SafeTensors &st, const LlamaConfig &c, LlamaWeights &w)
+{
+    const std::string t = "transformer.";
+    const uint64_t D = c.dim, H = c.hidden_dim;
+    st.read(t + "wte.weight", c.vocab_size, D, w.token_embedding);
+    st.read(t + "wpe.weight", c.seq_len, D, w.position_embedding);
+    for (uint32_t l = 0; l < c.n_layers; ++l) {
+        const std::string p = t + "h." + std::to_string(l) + ".";
+        st.read(p + "ln_1.weight", 1, D, w.rms_att);
+        st.read(p + "ln_1.bias", 1, D, w.att_norm_bias);
+        st.read(p + "attn.attention.q_proj.weight", D, D, w.wq);
+        st.read(p + "attn.attention.k_proj.weight", D, D, w.wk);
+        st.read(p + "attn.attention.v_proj.weight", D, D, w.wv);
+        for (std::vector<float> *b : {&w.bq, &w.bk, &w.bv}) b->resize(b->size() + D, 0.0f);
+        st.read(p + "attn.attention.out_proj.weight", D, D, w.wo);
+        st.read(p + "attn.attention.out_proj.bias", 1, D, w.bo);
+        st.read(p + "ln_2.weight", 1, D, w.rms_ffn);
+        st.read(p + "ln_2.bias", 1, D, w.ffn_norm_bias);
+        st.read(p + "mlp.c_fc.weight", H, D, w.w3);
+        st.read(p + "mlp.c_fc.bias", 1, H, w.b3);
+        st.read(p + "mlp.c_proj.weight", D, H, w.w2);
+        st.read(p + "mlp.c_proj.bias", 1, D, w.b2);
+    }
+    st.read(t + "ln_f.weight", 1, D, w.rms_final);
+    st.read(t + "ln_f.bias", 1, D, w.final_norm_bias);
+}
 
 } // namespace
 
@@ -166,6 +244,97 @@ std::map<std::string, SafeTensor> parse_safetensors_header(const std::string &he
     return tensors;
 }
 
+namespace {
+
+// What GPT-2 and GPT-Neo share: GELU in its tanh form, the vocabulary's BOS and EOS
+// (GPT-2's <|endoftext|> both, by default the last token), tied embeddings by default.
+void parse_gpt_common(const json_input::Value &j, LlamaConfig &c, bool *tie_word_embeddings)
+{
+    auto uint_key = [&](const char *key, uint64_t lo, uint64_t hi) { return uint32_t(j[key].as_uint(lo, hi)); };
+    if (const auto act = j.find("activation_function")) {
+        const std::string a = act->as_string();
+        if (a != "gelu_new" && a != "gelu_pytorch_tanh")
+            act->fail("'" + json_input::printable(a) + "' is not 'gelu_new' or 'gelu_pytorch_tanh' (GELU's tanh form; the exact "
+                      "form is not built yet)");
+    }
+    if (const auto eps = j.find("layer_norm_epsilon")) c.norm_eps = float(eps->as_positive(3.0e38));
+    else c.norm_eps = 1e-5f;
+    if (!(c.norm_eps > 0)) j["layer_norm_epsilon"].fail("is 0 as fp32");
+    c.bos_id = j.has("bos_token_id") ? uint_key("bos_token_id", 0, c.vocab_size - 1) : c.vocab_size - 1;
+    c.eos_id = j.has("eos_token_id") ? uint_key("eos_token_id", 0, c.vocab_size - 1) : c.vocab_size - 1;
+    *tie_word_embeddings = true; // GPT2LMHeadModel's and GPTNeoForCausalLM's default
+    if (const auto tie = j.find("tie_word_embeddings")) *tie_word_embeddings = tie->as_bool();
+}
+
+// GPT-Neo's config.json (GPTNeoConfig's keys): GPT-2's layer with unscaled scores, and
+// global and local attention by layer as attention_types expands ([[["global", "local"], 4]]:
+// the pair four times), the local layers seeing the last window_size positions.
+LlamaConfig parse_gpt_neo_config(const json_input::Value &j, bool *tie_word_embeddings)
+{
+    LlamaConfig c;
+    c.family = ModelFamily{"gpt_neo", true, true, true, true};
+    c.family.scaled_attention = false;
+    auto uint_key = [&](const char *key, uint64_t lo, uint64_t hi) { return uint32_t(j[key].as_uint(lo, hi)); };
+    c.dim = uint_key("hidden_size", 2, 65536);
+    c.n_layers = uint_key("num_layers", 1, 1024);
+    c.n_heads = c.n_kv_heads = uint_key("num_heads", 1, c.dim);
+    c.vocab_size = uint_key("vocab_size", 3, 1u << 20);
+    c.seq_len = uint_key("max_position_embeddings", 1, 1u << 20);
+    c.hidden_dim = 4 * c.dim;
+    if (const auto inner = j.find("intermediate_size"); inner && !inner->json().is_null())
+        c.hidden_dim = uint32_t(inner->as_uint(1, 1u << 20));
+    c.family.window = uint_key("window_size", 1, 1u << 20);
+    const json_input::Value types = j["attention_types"];
+    types.expect_array();
+    for (size_t i = 0; i < types.size(); ++i) {
+        const json_input::Value entry = types.at(i);
+        entry.expect_array();
+        if (entry.size() != 2) entry.fail("is not [[kinds...], repeats]");
+        const json_input::Value kinds = entry.at(0);
+        kinds.expect_array();
+        const uint64_t repeats = entry.at(1).as_uint(1, 1024);
+        for (uint64_t r = 0; r < repeats; ++r)
+            for (size_t k = 0; k < kinds.size(); ++k) {
+                const std::string kind = kinds.at(k).as_string();
+                if (kind != "global" && kind != "local")
+                    kinds.at(k).fail("'" + json_input::printable(kind) + "' is not 'global' or 'local'");
+                if (c.family.local_layers.size() >= 1024) entry.fail("expands to more than 1024 layers");
+                c.family.local_layers.push_back(kind == "local");
+            }
+    }
+    if (c.family.local_layers.size() != c.n_layers)
+        types.fail("expands to " + std::to_string(c.family.local_layers.size()) + " layers, not num_layers " +
+                   std::to_string(c.n_layers));
+    parse_gpt_common(j, c, tie_word_embeddings);
+    return c;
+}
+
+// GPT-2's config.json (GPT2Config's keys): LayerNorm, learned positions, GELU in its tanh
+// form, biases on every linear layer, the scores scaled by 1/sqrt(head_size).
+LlamaConfig parse_gpt2_config(const json_input::Value &j, bool *tie_word_embeddings)
+{
+    LlamaConfig c;
+    c.family = ModelFamily{"gpt2", true, true, true, true};
+    auto uint_key = [&](const char *key, uint64_t lo, uint64_t hi) { return uint32_t(j[key].as_uint(lo, hi)); };
+    c.dim = uint_key("n_embd", 2, 65536);
+    c.n_layers = uint_key("n_layer", 1, 1024);
+    c.n_heads = c.n_kv_heads = uint_key("n_head", 1, c.dim);
+    c.vocab_size = uint_key("vocab_size", 3, 1u << 20);
+    c.seq_len = uint_key("n_positions", 1, 1u << 20);
+    c.hidden_dim = 4 * c.dim;
+    if (const auto inner = j.find("n_inner"); inner && !inner->json().is_null()) c.hidden_dim = uint32_t(inner->as_uint(1, 1u << 20));
+    auto refuse_true = [&](const char *key, const char *why) {
+        if (const auto v = j.find(key); v && v->as_bool()) v->fail(std::string("is true; ") + why);
+    };
+    refuse_true("scale_attn_by_inverse_layer_idx", "scores scaled by the layer's index are not supported");
+    refuse_true("add_cross_attention", "a decoder with cross-attention is not a language model Tessera runs");
+    if (const auto v = j.find("scale_attn_weights"); v && !v->as_bool()) v->fail("is false; unscaled scores are GPT-Neo's, not GPT-2's");
+    parse_gpt_common(j, c, tie_word_embeddings);
+    return c;
+}
+
+} // namespace
+
 LlamaConfig parse_hf_config(const std::string &text, const std::string &name, bool *tie_word_embeddings)
 {
     LlamaConfig c;
@@ -174,8 +343,13 @@ LlamaConfig parse_hf_config(const std::string &text, const std::string &name, bo
         const json_input::Value j(parsed, name);
         j.expect_object();
         const std::string type = j["model_type"].as_string();
+        if (type == "gpt2" || type == "gpt_neo") {
+            c = type == "gpt2" ? parse_gpt2_config(j, tie_word_embeddings) : parse_gpt_neo_config(j, tie_word_embeddings);
+            check_llama_config(name, c);
+            return c;
+        }
         if (type != "llama")
-            j["model_type"].fail("'" + json_input::printable(type) + "' is not 'llama' (the only architecture read)");
+            j["model_type"].fail("'" + json_input::printable(type) + "' is not one of the architectures read: llama, gpt2, gpt_neo");
         if (const auto scaling = j.find("rope_scaling"); scaling && !scaling->json().is_null())
             scaling->fail("is set; scaled RoPE is not supported");
         if (const auto act = j.find("hidden_act"); act && act->as_string() != "silu")
@@ -227,6 +401,16 @@ HfModel read_hf_directory(const std::string &dir)
     if (!fs::is_regular_file(st_path, ec))
         throw InputError(dir + ": no model.safetensors (sharded checkpoints are not read; merge the shards into one file)");
     const SafeTensors st(st_path.string());
+    if (c.family.name == "gpt2" || c.family.name == "gpt_neo") {
+        const bool neo = c.family.name == "gpt_neo";
+        ck.format = neo ? "Hugging Face GPT-Neo (safetensors)" : "Hugging Face GPT-2 (safetensors)";
+        if (neo) read_gpt_neo_weights(st, c, ck.weights);
+        else read_gpt2_weights(st, c, ck.weights);
+        c.shared_classifier = !st.has("lm_head.weight") || tie_word_embeddings;
+        if (!c.shared_classifier) st.read("lm_head.weight", c.vocab_size, c.dim, ck.weights.wcls);
+        m.vocabulary = read_byte_level_bpe_directory(dir, c.vocab_size, &m.tokenizer);
+        return m;
+    }
     const uint64_t D = c.dim, KV = c.kv_dim(), H = c.hidden_dim, V = c.vocab_size;
     const uint32_t hs = c.head_size();
     LlamaWeights &w = ck.weights;

@@ -54,8 +54,20 @@ namespace {
 // (int8: its per-channel scales are the tensor's quant_params).
 struct Linear {
     uint32_t w = 0, dtype = TSR_DTYPE_F32;
-    uint32_t bits = 0; // 4: W4A8's grouped 4-bit weights
+    uint32_t bits = 0;             // 4: W4A8's grouped 4-bit weights
+    uint32_t bias = TSR_NO_TENSOR; // F32: the F32 tensor of its n biases
 };
+
+// The graph builder's description of a family.
+DecoderArch arch_of(const ModelFamily &f)
+{
+    DecoderArch a;
+    a.norm = f.layer_norm ? NormKind::kLayer : NormKind::kRms;
+    a.rotary = !f.learned_positions;
+    a.ffn = f.gelu ? FfnKind::kGelu : FfnKind::kGated;
+    a.ffn_label = f.gelu ? "gelu" : "swiglu";
+    return a;
+}
 
 // Layer l's rows of several matrices, one matrix's after another's: the weights of one
 // matmul step for several outputs.
@@ -80,10 +92,14 @@ public:
     LlamaLowerer(const LlamaConfig &c, const LlamaLowering &opt, Graph &g)
         : c_(c), opt_(opt), g_(g), b_(g), i8_(opt.precision == TSR_DTYPE_I8), bf16_(opt.precision == TSR_DTYPE_BF16),
           AT_(opt.precision), WT_(i8_ ? TSR_DTYPE_I8 : bf16_ ? TSR_DTYPE_BF16 : opt.matmul_weights),
-          decoder_(g, DecoderArch{}, DecoderShape{c.dim, c.kv_dim(), c.hidden_dim, c.n_layers, opt.context}, *this)
+          decoder_(g, arch_of(c.family), DecoderShape{c.dim, c.kv_dim(), c.hidden_dim, c.n_layers, opt.context}, *this)
     {
         if (opt.precision != TSR_DTYPE_F32 && !i8_ && !bf16_)
             throw std::invalid_argument("lower_llama: precision F32, BF16 or I8");
+        const ModelFamily &f = c.family;
+        if ((f.layer_norm || f.gelu || f.linear_biases || f.learned_positions) &&
+            (opt.precision != TSR_DTYPE_F32 || opt.matmul_weights != TSR_DTYPE_F32))
+            throw std::invalid_argument("lower_llama: " + f.name + " lowers at F32 only");
         if (i8_ && !opt.ranges) throw std::invalid_argument("lower_llama: int8 needs calibrated ranges");
     }
 
@@ -104,6 +120,9 @@ public:
         h.norm_eps = c_.norm_eps;
         h.prompt_logits_all = opt_.prompt_logits_all;
         h.precision = opt_.precision;
+        h.arch = c_.family.name == "llama" ? TSR_ARCH_LLAMA : TSR_ARCH_GPT2;
+        h.bos_id = c_.bos_id;
+        h.eos_id = c_.eos_id;
     }
 
     // Weights and the KV caches, shared by both schedules (lower_llama frees the checkpoint's
@@ -125,11 +144,24 @@ public:
         w_ = &w;
         decoder_.weights();
         w_ = nullptr;
-        rms_final_ = gain("rms_final", w.rms_final.data());
+        rms_final_ = gain(norm_name("final"), w.rms_final.data());
+        if (c_.family.layer_norm) final_bias_ = gain("final_norm.bias", w.final_norm_bias.data());
         // The classifier: an embedding shared with it is read as the embedding's type (F32
         // images), or stored again as the classifier wants it (BF16: the same; I8: per channel).
         if (c_.shared_classifier && !i8_) wcls_ = Linear{emb_, AT_};
         else if (!share_) wcls_ = linear("wcls", c_.shared_classifier ? w.token_embedding : w.wcls, 0, V, D, 8, false); // 8-bit logits
+        if (c_.family.learned_positions) { // the positions a run may have: the context's
+            positions_ = b_.weight("position_embedding", w.position_embedding.data(), C, D, AT_);
+        } else {
+            rope_table(C);
+        }
+        g_.sampler_scratch = b_.tensor("sampler_scratch", TSR_TENSOR_SCRATCH, TSR_SAMPLER_BYTES_PER_TOKEN / 4u, V,
+                                       TSR_DTYPE_F32);
+    }
+
+    // RoPE's angles for `C` positions (int8: in Q14).
+    void rope_table(uint32_t C)
+    {
         const std::vector<float> rope = llama_rope_table(C, c_.head_size(), c_.rope_theta);
         if (i8_) { // Q14
             std::vector<int16_t> q(rope.size());
@@ -138,8 +170,6 @@ public:
         } else {
             rope_table_ = b_.weight("rope_table", rope.data(), C, c_.head_size(), TSR_DTYPE_F32);
         }
-        g_.sampler_scratch = b_.tensor("sampler_scratch", TSR_TENSOR_SCRATCH, TSR_SAMPLER_BYTES_PER_TOKEN / 4u, V,
-                                       TSR_DTYPE_F32);
     }
 
     // One schedule of R rows: embedding, the decoder layers, the classifier.
@@ -160,6 +190,13 @@ public:
         tsr_op_params pe = params();
         pe.embed = {V, D, share_ ? (wcls_.bits == 4u ? TSR_EMBED_W4_ROWS : TSR_EMBED_I8_ROWS) : 0u, 0u};
         op(TSR_OP_EMBED, {tokens, emb_, x}, pe, "embed");
+        if (c_.family.learned_positions) {
+            const uint32_t xp = act("x_positions", D);
+            tsr_op_params pp = params();
+            pp.positions = {D, opt_.context};
+            op(TSR_OP_POSITIONS, {x, positions_, xp}, pp, "positions");
+            x = xp;
+        }
         x = decoder_.layers(s, R, suffix, x, rope_table_);
         // The classifier (vocab x dim per row) only where logits are read: a prompt
         // chunk's last row, unless every row's were asked for.
@@ -176,7 +213,7 @@ public:
         const uint8_t flags = one_row ? TSR_STEP_ONE_ROW : 0u;
         const uint32_t xf = act("final_norm", D, out_rows);
         logits = b_.tensor(std::string("logits") + suffix, TSR_TENSOR_IO, out_rows, V, TSR_DTYPE_F32);
-        op(TSR_OP_RMSNORM, {x, rms_final_, xf}, rmsnorm_params(), "final_norm", TSR_NO_LAYER, flags);
+        decoder_.norm(s, x, rms_final_, final_bias_, xf, rmsnorm_params(), "final_norm", TSR_NO_LAYER, flags);
         op(TSR_OP_MATMUL, {xf, wcls_.w, logits}, matmul_params(wcls_, D, V, true), "classifier", TSR_NO_LAYER, flags);
     }
 
@@ -184,7 +221,13 @@ public:
     uint32_t norm_weight(uint32_t l, NormSite site) override
     {
         const bool att = site == NormSite::kAttention;
-        return gain(prefix(l) + (att ? "rms_att" : "rms_ffn"), (att ? w_->rms_att : w_->rms_ffn).data() + size_t(l) * c_.dim);
+        return gain(prefix(l) + norm_name(att ? "att" : "ffn"), (att ? w_->rms_att : w_->rms_ffn).data() + size_t(l) * c_.dim);
+    }
+    uint32_t norm_bias(uint32_t l, NormSite site) override
+    {
+        const bool att = site == NormSite::kAttention;
+        return gain(prefix(l) + norm_name(att ? "att" : "ffn") + ".bias",
+                    (att ? w_->att_norm_bias : w_->ffn_norm_bias).data() + size_t(l) * c_.dim);
     }
     bool fuses(uint32_t, LinearRole) override { return opt_.fuse_linears; }
     uint32_t linear_weight(uint32_t l, LinearRole role) override
@@ -192,13 +235,30 @@ public:
         const uint32_t D = c_.dim, KV = c_.kv_dim(), H = c_.hidden_dim;
         const std::string name = prefix(l) + linear_name(role);
         const RoleShape sh = role_shape(role);
+        // Unscaled scores (GPT-Neo) through the attention that scales them: Q's rows times
+        // sqrt(head_size) (exact where head_size is a power of 4, as 16 and 64).
+        const bool q_rows = !c_.family.scaled_attention && (role == LinearRole::kQ || role == LinearRole::kQkv);
+        auto unscale = [&](std::vector<float> &v, uint32_t cols) {
+            const float f = std::sqrt(float(c_.head_size()));
+            for (size_t j = 0; j < size_t(D) * cols; ++j) v[j] *= f;
+        };
         Linear lin;
-        if (role == LinearRole::kQkv)
-            lin = linear(name, stacked({{&w_->wq, D}, {&w_->wk, KV}, {&w_->wv, KV}}, l, D), 0, sh.n, sh.k, opt_.linear_bits);
-        else if (role == LinearRole::kGateUp)
-            lin = linear(name, stacked({{&w_->w1, H}, {&w_->w3, H}}, l, D), 0, sh.n, sh.k, opt_.linear_bits);
-        else
+        if (role == LinearRole::kQkv || role == LinearRole::kGateUp || q_rows) {
+            std::vector<float> v = role == LinearRole::kQkv      ? stacked({{&w_->wq, D}, {&w_->wk, KV}, {&w_->wv, KV}}, l, D)
+                                   : role == LinearRole::kGateUp ? stacked({{&w_->w1, H}, {&w_->w3, H}}, l, D)
+                                                                 : stacked({{&w_->wq, D}}, l, D);
+            if (q_rows) unscale(v, D);
+            lin = linear(name, v, 0, sh.n, sh.k, opt_.linear_bits);
+        } else {
             lin = linear(name, w_->*sh.source, l, sh.n, sh.k, opt_.linear_bits);
+        }
+        if (c_.family.linear_biases) { // F32 (checked at construction)
+            std::vector<float> bias = role == LinearRole::kQkv    ? stacked({{&w_->bq, D}, {&w_->bk, KV}, {&w_->bv, KV}}, l, 1)
+                                      : role == LinearRole::kGateUp ? stacked({{&w_->b1, H}, {&w_->b3, H}}, l, 1)
+                                                                    : stacked({{&(w_->*sh.bias), sh.n}}, l, 1);
+            if (q_rows) unscale(bias, 1);
+            lin.bias = b_.weight(name + ".bias", bias.data(), 1, sh.n, TSR_DTYPE_F32);
+        }
         if (linears_.size() <= l) linears_.resize(l + 1);
         linears_[l][size_t(role)] = lin;
         return lin.w;
@@ -222,7 +282,13 @@ public:
         return matmul_params(linears_[l][size_t(role)], sh.k, sh.n, false, split0, split1);
     }
     tsr_op_params rope(uint32_t) const override { return rope_params(); }
-    tsr_op_params attention(uint32_t) const override { return attention_params(); }
+    tsr_op_params attention(uint32_t l) const override
+    {
+        tsr_op_params p = attention_params();
+        const ModelFamily &f = c_.family;
+        if (l < f.local_layers.size() && f.local_layers[l]) p.attention.window = f.window;
+        return p;
+    }
     // Integer attention requantizes its scores to their own scale.
     double attention_inner_scale(uint32_t l) const override
     {
@@ -233,10 +299,12 @@ public:
 
 private:
     static std::string prefix(uint32_t l) { return "layer" + std::to_string(l) + "."; }
+    // A norm's weights' name: "rms_att", "rms_ffn", "rms_final"; a LayerNorm's "ln_att" ...
+    std::string norm_name(const char *site) const { return std::string(c_.family.layer_norm ? "ln_" : "rms_") + site; }
     // A linear layer's n x k, and the checkpoint's weights of every layer (unfused roles).
     struct RoleShape {
         uint32_t n, k;
-        const std::vector<float> LlamaWeights::*source;
+        const std::vector<float> LlamaWeights::*source, LlamaWeights::*bias;
     };
     RoleShape role_shape(LinearRole role) const
     {
@@ -244,8 +312,11 @@ private:
         static const std::vector<float> LlamaWeights::*const kSource[kLinearRoles] = {
             &LlamaWeights::wq, &LlamaWeights::wk, &LlamaWeights::wv, nullptr, &LlamaWeights::wo,
             &LlamaWeights::w1, &LlamaWeights::w3, nullptr,           &LlamaWeights::w2};
+        static const std::vector<float> LlamaWeights::*const kBias[kLinearRoles] = {
+            &LlamaWeights::bq, &LlamaWeights::bk, &LlamaWeights::bv, nullptr, &LlamaWeights::bo,
+            &LlamaWeights::b1, &LlamaWeights::b3, nullptr,           &LlamaWeights::b2};
         const uint32_t n[kLinearRoles] = {D, KV, KV, D + 2 * KV, D, H, H, 2 * H, D};
-        return RoleShape{n[size_t(role)], role == LinearRole::kDown ? H : D, kSource[size_t(role)]};
+        return RoleShape{n[size_t(role)], role == LinearRole::kDown ? H : D, kSource[size_t(role)], kBias[size_t(role)]};
     }
 
     // An int8 activation's scale: its calibrated range (names without the schedule suffix).
@@ -317,6 +388,10 @@ private:
     tsr_op_params rmsnorm_params() const
     {
         tsr_op_params p = params();
+        if (c_.family.layer_norm) {
+            p.layernorm = {c_.dim, c_.norm_eps};
+            return p;
+        }
         p.rmsnorm.dim = c_.dim;
         p.rmsnorm.eps = c_.norm_eps;
         p.rmsnorm.nonlinear = i8_ ? opt_.nonlinear : 0u;
@@ -328,6 +403,10 @@ private:
     {
         tsr_op_params p = params();
         p.matmul = {k, n, lin.dtype, f32_out ? uint32_t(TSR_DTYPE_F32) : AT_, 0, 0, 0, lin.bits};
+        if (lin.bias != TSR_NO_TENSOR) {
+            p.matmul.requant = lin.bias;
+            p.matmul.requant_form = 2;
+        }
         p.matmul.split[0] = split0;
         p.matmul.split[1] = split1;
         return p;
@@ -353,6 +432,10 @@ private:
     tsr_op_params swiglu_params() const
     {
         tsr_op_params p = params();
+        if (c_.family.gelu) {
+            p.gelu = {c_.hidden_dim, TSR_GELU_TANH};
+            return p;
+        }
         p.swiglu.n = c_.hidden_dim;
         p.swiglu.exp = arithmetic();
         return p;
@@ -364,7 +447,8 @@ private:
     GraphBuilder b_;
     const bool i8_, bf16_;
     const uint32_t AT_, WT_; // the activations' (and other weights') element type; the matmul weights'
-    uint32_t emb_ = 0, rms_final_ = 0, rope_table_ = 0;
+    uint32_t emb_ = 0, rms_final_ = 0, rope_table_ = TSR_NO_TENSOR, positions_ = TSR_NO_TENSOR;
+    uint32_t final_bias_ = TSR_NO_TENSOR;
     bool share_ = false;     // one table for the embedding and the classifier (int8)
     double emb_scale_ = 1.0; // I8: the embedding's output scale
     Linear wcls_;

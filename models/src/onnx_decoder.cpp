@@ -964,7 +964,9 @@ Graph lower_onnx_decoder_bytes(const std::string &bytes, const std::string &path
     h.precision = integer ? TSR_DTYPE_I8 : TSR_DTYPE_F32;
     h.decoder_only = true;
     const DecoderShape shape{info.dim, info.dim, info.hidden_dim, info.n_layers, context};
-    auto lower = [&](auto &layers, const DecoderArch &arch) {
+    DecoderArch arch; // Llama's, with QuantLib's Hardswish GLU; the integer graph requantizes K and V
+    arch.ffn_label = "hardswish_glu";
+    auto lower = [&](auto &layers) {
         DecoderBuilder decoder(g, arch, shape, layers);
         decoder.weights();
         layers.final_weights();
@@ -973,10 +975,11 @@ Graph lower_onnx_decoder_bytes(const std::string &bytes, const std::string &path
     };
     if (integer) {
         IntegerLayers layers(g, info, context, options.fuse_linears, layers_c, final_norm);
-        lower(layers, DecoderArch{true, "hardswish_glu"});
+        arch.kv_requant = true;
+        lower(layers);
     } else {
         FloatLayers layers(g, info, context, float_layers, float_final);
-        lower(layers, DecoderArch{false, "hardswish_glu"});
+        lower(layers);
     }
     return g;
 }

@@ -239,6 +239,8 @@ tessera_status tessera_image_peek(const void *image, size_t image_size, tessera_
     out->seq_len = h.seq_len;
     out->context = h.context;
     out->prompt_chunk = h.prompt_chunk;
+    out->bos_id = h.bos_id;
+    out->eos_id = h.eos_id;
     out->precision = h.precision;
     for (uint32_t r = 0; r < TSR_REGION_COUNT; ++r) out->region_bytes[r] = h.region_bytes[r];
     out->region_bytes[TSR_REGION_IMAGE] = h.file_size;

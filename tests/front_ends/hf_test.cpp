@@ -193,7 +193,7 @@ TEST_F(HfDirectory, BadDirectoriesAreRefusedNamingTheFile)
     nlohmann::json j = nlohmann::json::parse(std::ifstream(config));
     j["model_type"] = "mistral";
     std::ofstream(config) << j.dump();
-    refused(dir, "config.json: model_type: 'mistral' is not 'llama'");
+    refused(dir, "config.json: model_type: 'mistral' is not one of the architectures read: llama, gpt2, gpt_neo");
     j["model_type"] = "llama";
     j["num_key_value_heads"] = 3;
     std::ofstream(config) << j.dump();

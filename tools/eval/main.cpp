@@ -42,6 +42,7 @@ struct Failure {
 struct Forced {
     std::vector<double> log_prob;
     std::vector<int32_t> top1;
+    std::vector<float> logits; // each position's, when kept (--logits-out)
     const char *mode = "token"; // "prompt" when every row of a chunk had logits
     double perplexity() const
     {
@@ -94,7 +95,7 @@ public:
     // Feeds `ids` (BOS first) and scores every next token. Prompt mode when the image
     // leaves logits for every row of a chunk (tessera-pack --prompt-logits all), else
     // token mode, one step per position.
-    Forced force(const std::vector<int32_t> &ids)
+    Forced force(const std::vector<int32_t> &ids, bool keep_logits = false)
     {
         Forced f;
         tessera_reset(&session_);
@@ -122,6 +123,7 @@ public:
                 st = tessera_logits(&session_, r, &logits, nullptr);
                 if (st != TESSERA_OK) throw Failure{st, tessera_last_error(&session_)};
                 score(logits, ids[pos + r + 1], f);
+                if (keep_logits) f.logits.insert(f.logits.end(), logits, logits + summary_.vocab_size);
             }
             pos += rows;
         }
@@ -157,8 +159,8 @@ std::string read_text(const std::string &path)
     return text;
 }
 
-// Whitespace-separated token ids; BOS (1) is put first when the file does not start with it.
-std::vector<int32_t> read_ids(const std::string &path)
+// Whitespace-separated token ids; BOS is put first when the file does not start with it.
+std::vector<int32_t> read_ids(const std::string &path, int32_t bos)
 {
     std::istringstream in(read_text(path));
     std::vector<int32_t> ids;
@@ -171,7 +173,7 @@ std::vector<int32_t> read_ids(const std::string &path)
                           path + ": '" + word + "' (word " + std::to_string(ids.size() + 1) + ") is not a token id"};
         ids.push_back(int32_t(v));
     }
-    if (ids.empty() || ids[0] != 1) ids.insert(ids.begin(), 1);
+    if (ids.empty() || ids[0] != bos) ids.insert(ids.begin(), bos);
     return ids;
 }
 
@@ -287,7 +289,7 @@ int main(int argc, char **argv)
 {
     CLI::App app{"tessera-eval: teacher-forced perplexity of a token sequence under a model image, and top-1 "
                  "agreement with a reference image (e.g. fp32 for a bf16 or int8 image)"};
-    std::string image_path, ids_path, text_path, reference_path, board_arg;
+    std::string image_path, ids_path, text_path, reference_path, board_arg, logits_out;
     bool json = false, quiet = false;
     uint32_t threads = 0;
     app.add_option("image", image_path, "model image written by tessera-pack")->required();
@@ -298,6 +300,10 @@ int main(int argc, char **argv)
     auto *text_opt = app.add_option("--text", text_path, "FILE of UTF-8 text, encoded with the image's tokenizer (BOS first)")
         ->check(tessera::non_empty_path());
     ids_opt->excludes(text_opt);
+    app.add_option("--logits-out", logits_out,
+                   "write each scored position's logits to FILE: float32, little-endian, positions x vocabulary, the row of "
+                   "position i the scores of token i + 1")
+        ->check(tessera::non_empty_path());
     app.add_option("--reference", reference_path, "a reference image of the same model: top-1 agreement with it")
         ->check(tessera::non_empty_path());
     app.add_option("--board", board_arg, "board NAME (tessera-pack --list-boards names them) or description FILE.json (default: the board the image is "
@@ -343,6 +349,8 @@ int main(int argc, char **argv)
     if (const int rc = tessera::parse_command_line(app, "tessera-eval", argc, argv); rc >= 0) return rc;
     if (!emit_vectors.empty() && npz_expect.empty())
         return fail({TESSERA_ERR_INVALID_ARGUMENT, "--emit-vectors needs --npz-expect (the blob holds the expected outputs)"});
+    if (!npz_inputs.empty() && !logits_out.empty())
+        return usage_error("--logits-out is for a token sequence (--ids-file or --text), not --npz-inputs (see --npz-out)");
     if (!npz_inputs.empty())
         return run_vectors_mode(image_path, board_arg, threads, npz_inputs, npz_out, npz_expect, emit_vectors, tolerance, json,
                                 quiet);
@@ -351,7 +359,8 @@ int main(int argc, char **argv)
 
     try {
         Model model(image_path, board_arg, threads);
-        const std::vector<int32_t> ids = ids_path.empty() ? model.encode(read_text(text_path)) : read_ids(ids_path);
+        const std::vector<int32_t> ids =
+            ids_path.empty() ? model.encode(read_text(text_path)) : read_ids(ids_path, int32_t(model.summary().bos_id));
         if (ids.size() < 2) throw Failure{TESSERA_ERR_INVALID_ARGUMENT, "the sequence has no token after BOS"};
         for (size_t i = 0; i < ids.size(); ++i) // the last one is never fed, only scored: check them all here
             if (uint32_t(ids[i]) >= model.summary().vocab_size)
@@ -362,7 +371,21 @@ int main(int argc, char **argv)
             throw Failure{TESSERA_ERR_CONTEXT_FULL, std::to_string(ids.size()) + " tokens (BOS included), but " +
                                                         image_path + " holds a context of " +
                                                         std::to_string(model.summary().context)};
-        const Forced got = model.force(ids);
+        std::unique_ptr<tessera::OutputFile> logits_file;
+        try {
+            if (!logits_out.empty()) logits_file = std::make_unique<tessera::OutputFile>(logits_out);
+        } catch (const std::exception &e) {
+            return output_failed(e.what(), 0);
+        }
+        const Forced got = model.force(ids, logits_file != nullptr);
+        if (logits_file) {
+            try {
+                logits_file->write(got.logits.data(), got.logits.size() * sizeof(float));
+                logits_file->commit();
+            } catch (const std::exception &e) {
+                return output_failed(e.what(), 0);
+            }
+        }
 
         std::unique_ptr<Model> reference;
         Forced want;

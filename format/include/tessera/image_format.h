@@ -72,7 +72,7 @@ static inline const char *tsr_dtype_name(uint32_t dtype)
 /* The front end that lowered the model (tsr_image_header.arch): for tools and people.
  * The runtime does not check it: it checks the image's operators, variants, features
  * and the tensors the generation loop uses, whatever graph they make. */
-typedef enum tsr_arch { TSR_ARCH_LLAMA = 1 } tsr_arch;
+typedef enum tsr_arch { TSR_ARCH_LLAMA = 1, TSR_ARCH_GPT2 = 2 } tsr_arch; /* informative: the steps say what runs */
 
 typedef enum tsr_section_kind {
     TSR_SECTION_TOKENIZER = 1,

@@ -109,6 +109,8 @@ typedef struct tsr_attention_params {
     uint32_t kv_layout;            /* its caches' tsr_layout: ROW_MAJOR (0) or KV_HEAD_MAJOR */
     uint32_t exps;                 /* I8 integer: the I32 tensor of its softmax's exponentials, u = max - score
                                       at u (tsr_softmax_i8_exp_table) */
+    uint32_t window;               /* F32: a row sees only the last `window` positions, its own included
+                                      (GPT-Neo's local attention); 0: every earlier one */
 } tsr_attention_params;
 
 typedef struct tsr_add_params {
@@ -136,6 +138,25 @@ typedef struct tsr_last_row_params {
     uint32_t n;
 } tsr_last_row_params;
 
+/* LAYERNORM: y = weight (x - mean) / sqrt(var + eps) + bias over each row of dim. */
+typedef struct tsr_layernorm_params {
+    uint32_t dim;
+    float eps; /* F32: eps, positive */
+} tsr_layernorm_params;
+
+/* GELU: y = GELU(x) over each row of n. */
+typedef struct tsr_gelu_params {
+    uint32_t n;
+    uint32_t form; /* 0 exact (erf); TSR_GELU_TANH the tanh approximation */
+} tsr_gelu_params;
+
+/* POSITIONS: y[r] = x[r] + table[pos + r], a learned absolute position embedding added to
+ * the run's rows (pos: the run's first position). */
+typedef struct tsr_positions_params {
+    uint32_t dim;
+    uint32_t positions; /* rows of the table: every position a run may have */
+} tsr_positions_params;
+
 typedef union tsr_op_params {
     tsr_embed_params embed;
     tsr_rmsnorm_params rmsnorm;
@@ -147,6 +168,9 @@ typedef union tsr_op_params {
     tsr_swiglu_params swiglu;
     tsr_last_row_params last_row;
     tsr_requant_step_params requant;
+    tsr_layernorm_params layernorm;
+    tsr_gelu_params gelu;
+    tsr_positions_params positions;
     uint32_t words[24];                /* TSR_PARAM_BYTES: room for what a later version adds */
 } tsr_op_params;
 

@@ -28,6 +28,7 @@ extern "C" {
 #define TSR_SWIGLU_HARDSWISH 2u /* swiglu's exp: QuantLib's SiLU, Hardswish (= TSR_NONLINEAR_QUANTLIB for int8) */
 #define TSR_EMBED_I8_ROWS 1u    /* embed: per-channel int8 rows, each rescaled to the output's scale */
 #define TSR_EMBED_W4_ROWS 2u    /* embed: W4_G32 rows (4-bit, groups of 32), each rescaled */
+#define TSR_GELU_TANH 1u        /* gelu: the tanh form (GPT-2's gelu_new); 0 is the exact, erf form */
 
 typedef enum tsr_variant_id {
     TSR_VARIANT_NONE = 0,
@@ -47,6 +48,7 @@ static inline uint32_t tsr_arithmetic_add(const tsr_step *s) { return s->params.
 static inline uint32_t tsr_arithmetic_rmsnorm(const tsr_step *s) { return s->params.rmsnorm.nonlinear; }
 static inline uint32_t tsr_arithmetic_attention(const tsr_step *s) { return s->params.attention.exp; }
 static inline uint32_t tsr_arithmetic_swiglu(const tsr_step *s) { return s->params.swiglu.exp; }
+static inline uint32_t tsr_arithmetic_gelu(const tsr_step *s) { return s->params.gelu.form; }
 static inline uint32_t tsr_arithmetic_matmul(const tsr_step *s)
 {
     const tsr_matmul_params *p = &s->params.matmul;

@@ -66,6 +66,11 @@ tsr_kernel_status tsr_embed_f32(const int32_t *tokens, const float *table, float
 tsr_kernel_status tsr_rmsnorm_f32(const float *x, const float *weight, float *y, uint32_t rows,
                                   uint32_t dim, float eps, uint32_t core_id, uint32_t core_count);
 
+/* y[r] = weight * (x[r] - mean) / sqrt(var + eps) + bias, mean and var (biased: over dim) of
+ * x[r]; as torch.nn.functional.layer_norm. dim >= 1, eps > 0. y may equal x. */
+tsr_kernel_status tsr_layernorm_f32(const float *x, const float *weight, const float *bias, float *y, uint32_t rows,
+                                    uint32_t dim, float eps, uint32_t core_id, uint32_t core_count);
+
 /* y[r * ldy + i] = sum_j w[i][j] * x[r][j] for r < rows, i < n, j < k (GEMM; GEMV when
  * rows = 1). rows, k, n >= 1, ldy >= n (the row stride of y, so a column tile can
  * be written in place). Work is split over output columns i. */
@@ -108,6 +113,13 @@ tsr_kernel_status tsr_attention_scores_f32(const float *q, const float *keys, fl
 tsr_kernel_status tsr_attention_accumulate_f32(const float *probs, const float *values, float *out,
                                                uint32_t count, uint32_t head_size, uint32_t core_id,
                                                uint32_t core_count);
+/* The first position a row sees that sees n positions (its own the last) through a local
+ * window of `window` (0: none, every position). */
+static inline uint32_t tsr_attention_window_first(uint32_t n, uint32_t window)
+{
+    return window && n > window ? n - window : 0u;
+}
+
 /* One (row, head)'s scratch on its core: the scores row of `context` floats, softmaxed in
  * place, that the accumulate pass reads (the sums go straight into the output). */
 uint32_t tsr_attention_f32_scratch_bytes(uint32_t context);
@@ -115,6 +127,10 @@ uint32_t tsr_attention_f32_scratch_bytes(uint32_t context);
 /* y = a + b over `count` elements. y may equal a or b. */
 tsr_kernel_status tsr_add_f32(const float *a, const float *b, float *y, uint32_t count,
                               uint32_t core_id, uint32_t core_count);
+
+/* y = GELU(x) in its tanh form, 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) (GPT-2's
+ * "gelu_new"), over `count` elements. y may equal x. */
+tsr_kernel_status tsr_gelu_tanh_f32(const float *x, float *y, uint32_t count, uint32_t core_id, uint32_t core_count);
 
 /* y = silu(gate) * up over `count` elements, silu(v) = v / (1 + exp(-v)). y may alias. */
 tsr_kernel_status tsr_swiglu_f32(const float *gate, const float *up, float *y, uint32_t count,

@@ -77,6 +77,7 @@ typedef struct tessera_image_summary {
     uint32_t prompt_chunk;
     uint32_t precision; /* tsr_dtype */
     uint32_t region_bytes[4]; /* per tsr_region_id; [IMAGE] = file size */
+    uint32_t bos_id, eos_id;  /* the tokens that begin and end a text */
 } tessera_image_summary;
 
 typedef struct tessera_stats {

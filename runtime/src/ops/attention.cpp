@@ -171,7 +171,10 @@ template <ScoresF32 Scores, SoftmaxF32 Softmax> tsr_kernel_status score_f32(cons
     float *scores = (float *)x.mine;
     const tsr_kernel_status st = Scores((const float *)x.q, (const float *)x.keys, scores + x.first, x.count, hs, 0, 1);
     if (st == TSR_KERNEL_OK && x.last_chunk) {
-        Softmax(scores, x.n);
+        // A local window: the softmax of the positions it sees, probability 0 for the others.
+        const uint32_t first = tsr_attention_window_first(x.n, P(s).window);
+        Softmax(scores + first, x.n - first);
+        clear(scores, first);
         clear((float *)x.y, hs); // F32 sums straight into y
     }
     return st;
@@ -348,6 +351,7 @@ tessera_status validate(StepChecker &c)
     if (layout != TSR_LAYOUT_ROW_MAJOR && layout != TSR_LAYOUT_KV_HEAD_MAJOR) return c.fail("unknown KV cache layout");
     if (c.tensors[c.step.operands[1]].layout != layout || c.tensors[c.step.operands[2]].layout != layout)
         return c.fail("KV caches not in the layout its params name");
+    if (P(c.step).window && T != TSR_DTYPE_F32) return c.fail("a local window is F32 attention's alone");
     return c.operand(4, T, io, true);
 }
 

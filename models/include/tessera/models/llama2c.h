@@ -10,9 +10,24 @@
 
 namespace tessera {
 
+// What a decoder family is beyond Llama's sizes: the checkpoint's form of the graph
+// builder's DecoderArch. Llama's is every default.
+struct ModelFamily {
+    std::string name = "llama";     // "llama", "gpt2", "gpt_neo" (as config.json's model_type says it)
+    bool layer_norm = false;        // LayerNorm with a bias, else RMSNorm
+    bool learned_positions = false; // a table of positions added to the embedding, else RoPE
+    bool gelu = false;              // the feed-forward is up, GELU (tanh form), down; else SwiGLU
+    bool linear_biases = false;     // every linear layer of the decoder has a bias
+    bool scaled_attention = true;   // the scores divided by sqrt(head_size); GPT-Neo's are not
+    uint32_t window = 0;            // local attention's window, in the layers local_layers marks
+    std::vector<bool> local_layers; // by layer (empty: none local)
+};
+
 struct LlamaConfig {
+    ModelFamily family;
     uint32_t dim = 0, hidden_dim = 0, n_layers = 0, n_heads = 0, n_kv_heads = 0, vocab_size = 0, seq_len = 0;
     bool shared_classifier = true;
+    uint32_t bos_id = 1, eos_id = 2; // llama2.c's; GPT-2's <|endoftext|> is both
     float rope_theta = 10000.0f, norm_eps = 1e-5f; // llama2.c's; GGUF and Hugging Face files may say otherwise
     uint32_t head_size() const { return dim / n_heads; }
     uint32_t kv_dim() const { return dim / n_heads * n_kv_heads; }
@@ -25,6 +40,12 @@ struct LlamaWeights {
     std::vector<float> w1, w2, w3;        // layers x hidden x dim, layers x dim x hidden, layers x hidden x dim
     std::vector<float> rms_final;         // dim
     std::vector<float> wcls;              // vocab x dim, empty when shared with the embedding
+    // Other families' (ModelFamily), empty for Llama: the learned positions (seq_len x dim),
+    // LayerNorm's biases (layers x dim; dim), the linear layers' biases (layers x their rows;
+    // w3 is the GELU feed-forward's up projection, w2 its down projection).
+    std::vector<float> position_embedding;
+    std::vector<float> att_norm_bias, ffn_norm_bias, final_norm_bias;
+    std::vector<float> bq, bk, bv, bo, b1, b2, b3;
 };
 
 struct LlamaCheckpoint {

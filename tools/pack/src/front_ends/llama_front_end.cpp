@@ -59,6 +59,7 @@ public:
         h.n_kv_heads = c.n_kv_heads, h.vocab_size = c.vocab_size, h.seq_len = c.seq_len;
         h.shared_classifier = c.shared_classifier;
         h.rope_theta = c.rope_theta, h.norm_eps = c.norm_eps;
+        h.bos_id = c.bos_id, h.eos_id = c.eos_id;
     }
 
     const ModelDescription &description() const override { return d_; }
@@ -75,6 +76,10 @@ public:
         const bool npu = o.scenario == Scenario::kNpu || o.scenario == Scenario::kNpuNms;
         const std::string shared = o.shared_table_bits == 4u ? "shared-int4" : "shared";
         if (!o.calibration.empty() && !int8) throw OptionError("--calibration applies to --precision int8 only");
+        const std::string &family = checkpoint_.config.family.name;
+        if (family != "llama" && (o.precision != Precision::kFp32 || o.weight_type != WeightType::kFp32))
+            throw OptionError("a " + family + " model packs at --precision fp32 with --weight-type fp32 only (LayerNorm, "
+                              "GELU and the linear layers' biases have fp32 kernels alone so far)");
         if (o.weight_type == WeightType::kBf16 && o.precision != Precision::kFp32)
             throw OptionError("--weight-type bf16 applies to --precision fp32 (bf16 and int8 images choose their weights)");
         if (o.weight_type == WeightType::kInt4 && !int8)

@@ -58,7 +58,9 @@ void evaluate(const GraphStep &s, Evaluation &e)
         for (uint32_t t = 0; t < n; ++t) std::copy_n(kc + size_t(t) * kv_dim + kvh * hs, hs, keys.data() + size_t(t) * hs);
         tsr_attention_scores_f32(q + size_t(h) * hs, keys.data(), scores.data(), n, hs, 0, 1);
         e.record(s.label + ".scores", scores.data(), n);
-        tsr_softmax_f32(scores.data(), n);
+        const uint32_t first = tsr_attention_window_first(n, p.window); // a local window's
+        tsr_softmax_f32(scores.data() + first, n - first);
+        std::fill_n(scores.data(), first, 0.0f);
         for (uint32_t t = 0; t < n; ++t) std::copy_n(vc + size_t(t) * kv_dim + kvh * hs, hs, keys.data() + size_t(t) * hs);
         std::fill_n(y + size_t(h) * hs, hs, 0.0f);
         tsr_attention_accumulate_f32(scores.data(), keys.data(), y + size_t(h) * hs, n, hs, 0, 1);

@@ -1,0 +1,42 @@
+// GPT-2's byte-level BPE tokenizer files, read on the host: vocab.json (each token's
+// characters, a printable stand-in per byte, and its id) and merges.txt (the merges by
+// rank, "a b" a line).
+#ifndef TESSERA_MODELS_BPE_H
+#define TESSERA_MODELS_BPE_H
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tessera/models/llama2c.h" // Vocabulary
+
+namespace tessera {
+
+struct ByteLevelBpe {
+    std::vector<std::string> pieces;                     // by id: the bytes each token stands for
+    std::vector<std::pair<uint32_t, uint32_t>> merges;   // by rank: the two tokens merged
+};
+
+// The code point GPT-2's bytes_to_unicode() gives byte b: printable Latin-1 stands for
+// itself, the other 68 bytes for U+0100 onwards in byte order.
+uint32_t byte_level_code_point(uint8_t b);
+
+// vocab.json and merges.txt (their texts; the names stand for the files in messages): every
+// id 0..vocab_size-1 exactly once, every character one of the 256 stand-ins, every merge two
+// tokens whose concatenation is a token. Throws InputError naming the file and the token or
+// line.
+ByteLevelBpe parse_byte_level_bpe(const std::string &vocab_json, const std::string &vocab_name,
+                                  const std::string &merges_txt, const std::string &merges_name, uint32_t vocab_size);
+
+// The device tokenizer's table: each token's bytes (the byte 0 alone as "<0x00>", which the
+// device decodes to it), scored by the rank of the merge that makes it (earlier: higher).
+Vocabulary byte_level_vocabulary(const ByteLevelBpe &bpe, const std::string &name);
+
+// A Hugging Face directory's vocab.json and merges.txt as a Vocabulary of vocab_size;
+// `files` gets what was read.
+Vocabulary read_byte_level_bpe_directory(const std::string &dir, uint32_t vocab_size, std::string *files);
+
+} // namespace tessera
+
+#endif

@@ -1,0 +1,169 @@
+#include "tessera/models/bpe.h"
+
+#include <filesystem>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "tessera/errors.h"
+#include "tessera/json_input.h"
+
+namespace fs = std::filesystem;
+
+namespace tessera {
+
+namespace {
+
+bool printable_latin1(uint32_t b) { return (b >= 0x21 && b <= 0x7E) || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF); }
+
+// The byte each stand-in code point is for (bytes_to_unicode inverted).
+const std::map<uint32_t, uint8_t> &byte_of_code_point()
+{
+    static const std::map<uint32_t, uint8_t> table = [] {
+        std::map<uint32_t, uint8_t> t;
+        for (uint32_t b = 0; b < 256; ++b) t[byte_level_code_point(uint8_t(b))] = uint8_t(b);
+        return t;
+    }();
+    return table;
+}
+
+// Token `token`'s characters as the bytes they stand for; empty with `why` set when it is
+// not valid UTF-8 or has a character that stands for no byte.
+std::string token_bytes(const std::string &token, std::string &why)
+{
+    std::string out;
+    const auto &table = byte_of_code_point();
+    for (size_t i = 0; i < token.size();) {
+        const uint8_t c = uint8_t(token[i]);
+        uint32_t cp = 0, len = 0;
+        if (c < 0x80) cp = c, len = 1;
+        else if ((c & 0xE0) == 0xC0) cp = c & 0x1F, len = 2;
+        else if ((c & 0xF0) == 0xE0) cp = c & 0x0F, len = 3;
+        else if ((c & 0xF8) == 0xF0) cp = c & 0x07, len = 4;
+        if (!len || i + len > token.size()) {
+            why = "is not valid UTF-8";
+            return {};
+        }
+        for (uint32_t k = 1; k < len; ++k) {
+            const uint8_t d = uint8_t(token[i + k]);
+            if ((d & 0xC0) != 0x80) {
+                why = "is not valid UTF-8";
+                return {};
+            }
+            cp = cp << 6 | (d & 0x3F);
+        }
+        const auto it = table.find(cp);
+        if (it == table.end()) {
+            char hex[16];
+            std::snprintf(hex, sizeof hex, "U+%04X", cp);
+            why = std::string("has character ") + hex + ", which stands for no byte in byte-level BPE";
+            return {};
+        }
+        out.push_back(char(it->second));
+        i += len;
+    }
+    return out;
+}
+
+} // namespace
+
+uint32_t byte_level_code_point(uint8_t b)
+{
+    if (printable_latin1(b)) return b;
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < b; ++k) n += printable_latin1(k) ? 0u : 1u;
+    return 256u + n;
+}
+
+ByteLevelBpe parse_byte_level_bpe(const std::string &vocab_json, const std::string &vocab_name,
+                                  const std::string &merges_txt, const std::string &merges_name, uint32_t vocab_size)
+{
+    ByteLevelBpe bpe;
+    std::vector<std::string> token_of(vocab_size); // the file's spelling, for merges
+    std::map<std::string, uint32_t> id_of;
+    try {
+        const nlohmann::json parsed = json_input::parse(vocab_json, vocab_name, {64u << 20, 4});
+        const json_input::Value root(parsed, vocab_name);
+        root.expect_object();
+        if (parsed.size() != vocab_size)
+            throw InputError(vocab_name + ": " + std::to_string(parsed.size()) + " tokens, but the model's vocabulary (its "
+                             "embedding's rows) is " + std::to_string(vocab_size));
+        bpe.pieces.assign(vocab_size, std::string());
+        std::vector<bool> seen(vocab_size, false);
+        for (auto it = parsed.begin(); it != parsed.end(); ++it) {
+            const uint32_t id = uint32_t(root[it.key().c_str()].as_uint(0, vocab_size - 1));
+            const std::string shown = shown_in_message(it.key());
+            if (seen[id]) throw InputError(vocab_name + ": id " + std::to_string(id) + " is given twice (again to '" + shown + "')");
+            seen[id] = true;
+            std::string why;
+            bpe.pieces[id] = token_bytes(it.key(), why);
+            if (!why.empty()) throw InputError(vocab_name + ": token '" + shown + "' " + why);
+            if (bpe.pieces[id].empty()) throw InputError(vocab_name + ": the empty token (id " + std::to_string(id) + ")");
+            token_of[id] = it.key();
+            id_of[it.key()] = id;
+        }
+    } catch (const json_input::Error &e) {
+        throw InputError(e.what());
+    }
+    size_t line_no = 0, begin = 0;
+    while (begin < merges_txt.size()) {
+        size_t end = merges_txt.find('\n', begin);
+        if (end == std::string::npos) end = merges_txt.size();
+        std::string line = merges_txt.substr(begin, end - begin);
+        begin = end + 1;
+        ++line_no;
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (line.empty() || (line_no == 1 && line.rfind("#version", 0) == 0)) continue;
+        const std::string where = merges_name + ":" + std::to_string(line_no) + ": ";
+        const size_t space = line.find(' ');
+        if (space == std::string::npos || space == 0 || space + 1 == line.size() || line.find(' ', space + 1) != std::string::npos)
+            throw InputError(where + "'" + shown_in_message(line) + "' is not two tokens separated by one space");
+        const std::string a = line.substr(0, space), b = line.substr(space + 1);
+        const auto ia = id_of.find(a), ib = id_of.find(b), iab = id_of.find(a + b);
+        if (ia == id_of.end() || ib == id_of.end())
+            throw InputError(where + "token '" + shown_in_message(ia == id_of.end() ? a : b) + "' is not in the vocabulary");
+        if (iab == id_of.end())
+            throw InputError(where + "the merge's result '" + shown_in_message(a + b) + "' is not in the vocabulary");
+        bpe.merges.emplace_back(ia->second, ib->second);
+    }
+    return bpe;
+}
+
+Vocabulary byte_level_vocabulary(const ByteLevelBpe &bpe, const std::string &name)
+{
+    Vocabulary v;
+    const float unmerged = -float(bpe.merges.size()) - 1.0f;
+    v.scores.assign(bpe.pieces.size(), unmerged);
+    std::map<std::string, uint32_t> id_of;
+    for (uint32_t id = 0; id < bpe.pieces.size(); ++id) id_of.emplace(bpe.pieces[id], id);
+    for (uint32_t rank = uint32_t(bpe.merges.size()); rank-- > 0;) { // the earliest merge's rank last
+        const auto &[a, b] = bpe.merges[rank];
+        v.scores[id_of.at(bpe.pieces[a] + bpe.pieces[b])] = -float(rank);
+    }
+    for (uint32_t id = 0; id < bpe.pieces.size(); ++id) {
+        std::string piece = bpe.pieces[id] == std::string(1, '\0') ? std::string("<0x00>") : bpe.pieces[id];
+        check_token_piece(name, id, piece);
+        v.max_token_length = std::max<uint32_t>(v.max_token_length, uint32_t(piece.size()));
+        v.pieces.push_back(std::move(piece));
+    }
+    return v;
+}
+
+Vocabulary read_byte_level_bpe_directory(const std::string &dir, uint32_t vocab_size, std::string *files)
+{
+    const std::string vocab = (fs::path(dir) / "vocab.json").string(), merges = (fs::path(dir) / "merges.txt").string();
+    std::error_code ec;
+    if (!fs::is_regular_file(vocab, ec) || !fs::is_regular_file(merges, ec))
+        throw InputError(dir + ": no vocab.json and merges.txt (GPT-2's byte-level BPE tokenizer)");
+    std::string vocab_text, merges_text;
+    try {
+        vocab_text = json_input::read_file(vocab, 64u << 20, "vocabulary");
+        merges_text = json_input::read_file(merges, 64u << 20, "merges");
+    } catch (const json_input::Error &e) {
+        throw InputError(e.what());
+    }
+    *files = vocab + " + merges.txt";
+    return byte_level_vocabulary(parse_byte_level_bpe(vocab_text, vocab, merges_text, merges, vocab_size), vocab);
+}
+
+} // namespace tessera

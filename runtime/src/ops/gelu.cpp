@@ -1,0 +1,78 @@
+// GELU      in: x (rows x n)   out: y = GELU(x) (rows x n)   tiles: rows
+//           params (tsr_gelu_params): n; form: the tanh approximation (TSR_GELU_TANH,
+//           GPT-2's "gelu_new") or the exact, erf form (no variant yet).
+#include "row_tiles.h"
+#include "tessera/kernel_sets.h"
+
+namespace tsr {
+namespace {
+
+const tsr_gelu_params &P(const tsr_step &s) { return s.params.gelu; }
+
+using Kernel = tsr_kernel_status (*)(const StepRun &r, uint8_t *x, uint8_t *y, uint32_t count);
+
+tsr_kernel_status gelu_tanh_f32(const StepRun &r, uint8_t *x, uint8_t *y, uint32_t count)
+{
+    return tsr_gelu_tanh_f32((const float *)x, (float *)y, count, r.worker, r.workers);
+}
+
+// Its call made at open (a step in place).
+struct PreparedGeluF32 {
+    const float *x;
+    float *y;
+    uint32_t n; // a row's
+};
+tsr_kernel_status gelu_tanh_f32_call(const PreparedCall &c, uint32_t rows, uint32_t, uint32_t worker, uint32_t workers)
+{
+    const PreparedGeluF32 &p = c.as<PreparedGeluF32>();
+    return tsr_gelu_tanh_f32(p.x, p.y, rows * p.n, worker, workers);
+}
+bool gelu_tanh_f32_prepare(const PrepareContext &c, PreparedCall &out)
+{
+    const uint32_t n = P(c.step).n;
+    c.check(0, (uint64_t)c.rows * n * 4u);
+    c.check(1, (uint64_t)c.rows * n * 4u);
+    out.set(gelu_tanh_f32_call, PreparedGeluF32{(const float *)c.at(0), (float *)c.at(1), n});
+    return true;
+}
+
+void operands(const tsr_step &s, RowOperand out[2])
+{
+    const uint32_t row = P(s).n * act_bytes(s);
+    out[0] = {0, row, 0, false, true, false};
+    out[1] = {1, row, 0, false, false, true};
+}
+
+tessera_status validate(StepChecker &c)
+{
+    const uint32_t n = P(c.step).n;
+    if (!n) return c.fail("n is 0");
+    const uint64_t bytes = (uint64_t)c.rows * n * act_bytes(c.step);
+    TSR_TRY(c.operand(0, c.step.dtype, bytes, false));
+    return c.operand(1, c.step.dtype, bytes, true);
+}
+
+StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t)
+{
+    RowOperand ops[2];
+    operands(s, ops);
+    return row_geometry(s, rows, ops, 2);
+}
+
+void run(StepRun &r)
+{
+    RowOperand ops[2];
+    operands(r.step, ops);
+    const Kernel kernel = variant_row<Variant<Kernel>>(r.resolved.variant).kernel;
+    const uint32_t n = P(r.step).n;
+    run_rows(r, ops, 2, [&](uint8_t **p, uint32_t rows) { return kernel(r, p[0], p[1], rows * n); });
+}
+
+} // namespace
+
+// The variants it registers (tessera/variants.def).
+TSR_REGISTER_VARIANT(GELU_F32_TANH, nullptr, Variant<Kernel>{gelu_tanh_f32, gelu_tanh_f32_prepare})
+
+extern const OpDevice op_GELU = {validate, geometry, run, false, nullptr, nullptr, prepare_row<Variant<Kernel>>, nullptr};
+
+} // namespace tsr

@@ -1,0 +1,93 @@
+// LAYERNORM in: x (rows x dim), weight (dim), bias (dim)   out: y (rows x dim)   tiles: rows
+//           params (tsr_layernorm_params): dim; F32: eps.
+//           GPT-2's and GPT-Neo's norm: the row's mean taken out, its deviation scaled,
+//           then a gain and a bias.
+#include "row_tiles.h"
+#include "tessera/kernel_sets.h"
+
+namespace tsr {
+namespace {
+
+const tsr_layernorm_params &P(const tsr_step &s) { return s.params.layernorm; }
+
+using Kernel = tsr_kernel_status (*)(const StepRun &r, uint8_t **p, uint32_t n);
+
+void operands(const tsr_step &s, RowOperand out[4])
+{
+    const uint32_t row = P(s).dim * act_bytes(s);
+    out[0] = {0, row, 0, false, true, false};
+    out[1] = {1, row, 0, true, true, false};
+    out[2] = {2, row, 0, true, true, false};
+    out[3] = {3, row, 0, false, false, true};
+}
+
+tessera_status check_eps(StepChecker &c)
+{
+    return P(c.step).eps > 0.0f ? TESSERA_OK : c.fail("eps not positive");
+}
+
+tsr_kernel_status layernorm_f32(const StepRun &r, uint8_t **p, uint32_t n)
+{
+    const tsr_layernorm_params &q = P(r.step);
+    return tsr_layernorm_f32((const float *)p[0], (const float *)p[1], (const float *)p[2], (float *)p[3], n, q.dim,
+                             q.eps, r.worker, r.workers);
+}
+
+// Its call made at open (a step in place).
+struct PreparedLayerNormF32 {
+    const float *x, *weight, *bias;
+    float *y;
+    uint32_t dim;
+    float eps;
+};
+tsr_kernel_status layernorm_f32_call(const PreparedCall &c, uint32_t rows, uint32_t, uint32_t worker, uint32_t workers)
+{
+    const PreparedLayerNormF32 &p = c.as<PreparedLayerNormF32>();
+    return tsr_layernorm_f32(p.x, p.weight, p.bias, p.y, rows, p.dim, p.eps, worker, workers);
+}
+bool layernorm_f32_prepare(const PrepareContext &c, PreparedCall &out)
+{
+    const tsr_layernorm_params &q = P(c.step);
+    c.check(0, (uint64_t)c.rows * q.dim * 4u);
+    c.check(1, (uint64_t)q.dim * 4u);
+    c.check(2, (uint64_t)q.dim * 4u);
+    c.check(3, (uint64_t)c.rows * q.dim * 4u);
+    out.set(layernorm_f32_call, PreparedLayerNormF32{(const float *)c.at(0), (const float *)c.at(1),
+                                                     (const float *)c.at(2), (float *)c.at(3), q.dim, q.eps});
+    return true;
+}
+
+tessera_status validate(StepChecker &c)
+{
+    const tsr_layernorm_params &p = P(c.step);
+    if (!p.dim) return c.fail("dim is 0");
+    const uint64_t R = c.rows, row = (uint64_t)p.dim * act_bytes(c.step);
+    TSR_TRY(c.operand(0, c.step.dtype, R * row, false));
+    TSR_TRY(c.operand(1, c.step.dtype, row, false));
+    TSR_TRY(c.operand(2, c.step.dtype, row, false));
+    return c.operand(3, c.step.dtype, R * row, true);
+}
+
+StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t)
+{
+    RowOperand ops[4];
+    operands(s, ops);
+    return row_geometry(s, rows, ops, 4);
+}
+
+void run(StepRun &r)
+{
+    RowOperand ops[4];
+    operands(r.step, ops);
+    const Kernel kernel = variant_row<Variant<Kernel>>(r.resolved.variant).kernel;
+    run_rows(r, ops, 4, [&](uint8_t **p, uint32_t n) { return kernel(r, p, n); });
+}
+
+} // namespace
+
+// The variants it registers (tessera/variants.def).
+TSR_REGISTER_VARIANT(LAYERNORM_F32, check_eps, Variant<Kernel>{layernorm_f32, layernorm_f32_prepare})
+
+extern const OpDevice op_LAYERNORM = {validate, geometry, run, false, nullptr, nullptr, prepare_row<Variant<Kernel>>, nullptr};
+
+} // namespace tsr

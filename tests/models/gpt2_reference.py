@@ -1,0 +1,285 @@
+#!/usr/bin/env python3
+"""GPT-2 and GPT-Neo through Tessera against a reference written from the equations.
+
+Makes a small GPT-2 (or GPT-Neo: --family gpt_neo, its local window smaller than the run)
+Hugging Face directory with random weights (config.json,
+model.safetensors with GPT-2's Conv1D weights stored [in, out], vocab.json and merges.txt
+of a byte-level BPE), packs it with tessera-pack, generates greedily with
+tessera-generate, scores the run with tessera-eval --logits-out, and holds every
+position's logits against a double-precision forward pass written here with
+torch.nn.functional from the same files: within --tolerance of the position's largest
+logit, and the greedy ids equal the reference's argmax.
+"""
+import argparse
+import json
+import math
+import os
+import struct
+import subprocess
+import sys
+
+import torch
+import torch.nn.functional as F
+
+
+def bytes_to_unicode():
+    """GPT-2's table: byte -> the printable character that stands for it."""
+    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
+    cs = bs[:]
+    n = 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    return dict(zip(bs, (chr(c) for c in cs)))
+
+
+def make_tokenizer():
+    """256 byte tokens in GPT-2's order, a few merges, <|endoftext|> last."""
+    table = bytes_to_unicode()
+    vocab = {ch: i for i, ch in enumerate(table.values())}
+    G = table[ord(" ")]
+    merges = [(G, "t"), ("h", "e"), (G + "t", "he"), ("i", "n"), ("a", "n"), ("e", "r"), ("o", "n"), (G, "a"),
+              ("r", "e"), (G, "s"), ("o", "u"), (G, "w"), ("a", "t"), ("e", "n"), (G + "a", "n"), ("i", "t"),
+              (table[10], table[10]), (G, G), ("Ã", "©")]
+    for a, b in merges:
+        vocab.setdefault(a + b, len(vocab))
+    vocab["<|endoftext|>"] = len(vocab)
+    return vocab, merges
+
+
+def write_safetensors(path, tensors):
+    header, blobs, offset = {}, [], 0
+    for name, t in tensors.items():
+        data = t.to(torch.float32).contiguous().numpy().tobytes() if hasattr(t, "numpy") else t
+        header[name] = {"dtype": "F32", "shape": list(t.shape), "data_offsets": [offset, offset + len(data)]}
+        blobs.append(data)
+        offset += len(data)
+    h = json.dumps(header).encode()
+    h += b" " * ((8 - len(h) % 8) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(h)))
+        f.write(h)
+        for b in blobs:
+            f.write(b)
+
+
+def make_gpt2(directory, cfg, seed):
+    """The directory GPT2LMHeadModel.save_pretrained would write, random weights."""
+    os.makedirs(directory, exist_ok=True)
+    vocab, merges = make_tokenizer()
+    V, D, L, P = len(vocab), cfg["n_embd"], cfg["n_layer"], cfg["n_positions"]
+    H = 4 * D
+    g = torch.Generator().manual_seed(seed)
+    rnd = lambda *shape, std=1.0: torch.randn(*shape, generator=g) * std
+    t = {"transformer.wte.weight": rnd(V, D), "transformer.wpe.weight": rnd(P, D, std=0.5)}
+    for l in range(L):
+        p = f"transformer.h.{l}."
+        t[p + "ln_1.weight"] = 1.0 + rnd(D, std=0.1)
+        t[p + "ln_1.bias"] = rnd(D, std=0.1)
+        t[p + "attn.c_attn.weight"] = rnd(D, 3 * D, std=D ** -0.5)  # Conv1D: [in, out]
+        t[p + "attn.c_attn.bias"] = rnd(3 * D, std=0.1)
+        t[p + "attn.c_proj.weight"] = rnd(D, D, std=D ** -0.5)
+        t[p + "attn.c_proj.bias"] = rnd(D, std=0.1)
+        t[p + "ln_2.weight"] = 1.0 + rnd(D, std=0.1)
+        t[p + "ln_2.bias"] = rnd(D, std=0.1)
+        t[p + "mlp.c_fc.weight"] = rnd(D, H, std=D ** -0.5)
+        t[p + "mlp.c_fc.bias"] = rnd(H, std=0.1)
+        t[p + "mlp.c_proj.weight"] = rnd(H, D, std=H ** -0.5)
+        t[p + "mlp.c_proj.bias"] = rnd(D, std=0.1)
+    t["transformer.ln_f.weight"] = 1.0 + rnd(D, std=0.1)
+    t["transformer.ln_f.bias"] = rnd(D, std=0.1)
+    write_safetensors(os.path.join(directory, "model.safetensors"), t)
+    config = {"architectures": ["GPT2LMHeadModel"], "model_type": "gpt2", "vocab_size": V, "n_positions": P,
+              "n_embd": D, "n_layer": L, "n_head": cfg["n_head"], "n_inner": None,
+              "activation_function": "gelu_new", "layer_norm_epsilon": 1e-5, "bos_token_id": V - 1,
+              "eos_token_id": V - 1, "tie_word_embeddings": True}
+    with open(os.path.join(directory, "config.json"), "w") as f:
+        json.dump(config, f, indent=2)
+    with open(os.path.join(directory, "vocab.json"), "w", encoding="utf-8") as f:
+        json.dump(vocab, f, ensure_ascii=False)
+    with open(os.path.join(directory, "merges.txt"), "w", encoding="utf-8") as f:
+        f.write("#version: 0.2\n" + "".join(f"{a} {b}\n" for a, b in merges))
+
+
+def make_gpt_neo(directory, cfg, seed):
+    """The directory GPTNeoForCausalLM.save_pretrained would write: nn.Linear weights
+    [out, in], Q, K and V without a bias, global and local layers in turn."""
+    os.makedirs(directory, exist_ok=True)
+    vocab, merges = make_tokenizer()
+    V, D, L, P = len(vocab), cfg["n_embd"], cfg["n_layer"], cfg["n_positions"]
+    H = 4 * D
+    g = torch.Generator().manual_seed(seed)
+    rnd = lambda *shape, std=1.0: torch.randn(*shape, generator=g) * std
+    t = {"transformer.wte.weight": rnd(V, D), "transformer.wpe.weight": rnd(P, D, std=0.5)}
+    for l in range(L):
+        p = f"transformer.h.{l}."
+        t[p + "ln_1.weight"] = 1.0 + rnd(D, std=0.1)
+        t[p + "ln_1.bias"] = rnd(D, std=0.1)
+        for name in ("q_proj", "k_proj", "v_proj"):
+            # GPT-Neo does not scale its scores: small Q and K keep the softmax from saturating
+            t[p + f"attn.attention.{name}.weight"] = rnd(D, D, std=(0.25 if name != "v_proj" else 1.0) * D ** -0.5)
+        t[p + "attn.attention.out_proj.weight"] = rnd(D, D, std=D ** -0.5)
+        t[p + "attn.attention.out_proj.bias"] = rnd(D, std=0.1)
+        t[p + "ln_2.weight"] = 1.0 + rnd(D, std=0.1)
+        t[p + "ln_2.bias"] = rnd(D, std=0.1)
+        t[p + "mlp.c_fc.weight"] = rnd(H, D, std=D ** -0.5)
+        t[p + "mlp.c_fc.bias"] = rnd(H, std=0.1)
+        t[p + "mlp.c_proj.weight"] = rnd(D, H, std=H ** -0.5)
+        t[p + "mlp.c_proj.bias"] = rnd(D, std=0.1)
+    t["transformer.ln_f.weight"] = 1.0 + rnd(D, std=0.1)
+    t["transformer.ln_f.bias"] = rnd(D, std=0.1)
+    write_safetensors(os.path.join(directory, "model.safetensors"), t)
+    config = {"architectures": ["GPTNeoForCausalLM"], "model_type": "gpt_neo", "vocab_size": V,
+              "max_position_embeddings": P, "hidden_size": D, "num_layers": L, "num_heads": cfg["n_head"],
+              "intermediate_size": None, "window_size": cfg["window"],
+              "attention_types": [[["global", "local"], L // 2]],
+              "attention_layers": ["global", "local"] * (L // 2), "activation_function": "gelu_new",
+              "layer_norm_epsilon": 1e-5, "bos_token_id": V - 1, "eos_token_id": V - 1}
+    with open(os.path.join(directory, "config.json"), "w") as f:
+        json.dump(config, f, indent=2)
+    with open(os.path.join(directory, "vocab.json"), "w", encoding="utf-8") as f:
+        json.dump(vocab, f, ensure_ascii=False)
+    with open(os.path.join(directory, "merges.txt"), "w", encoding="utf-8") as f:
+        f.write("#version: 0.2\n" + "".join(f"{a} {b}\n" for a, b in merges))
+
+
+def read_safetensors(path):
+    with open(path, "rb") as f:
+        n = struct.unpack("<Q", f.read(8))[0]
+        header = json.loads(f.read(n))
+        data = f.read()
+    out = {}
+    for name, t in header.items():
+        if name == "__metadata__":
+            continue
+        b, e = t["data_offsets"]
+        assert t["dtype"] == "F32"
+        out[name] = torch.frombuffer(bytearray(data[b:e]), dtype=torch.float32).reshape(t["shape"]).to(torch.float64)
+    return out
+
+
+def reference_logits(directory, ids):
+    """GPT-2's forward pass from its equations, in double precision, all positions at once."""
+    with open(os.path.join(directory, "config.json")) as f:
+        c = json.load(f)
+    w = read_safetensors(os.path.join(directory, "model.safetensors"))
+    pre = "transformer." if "transformer.wte.weight" in w else ""
+    D, nh, eps = c["n_embd"], c["n_head"], c["layer_norm_epsilon"]
+    hs = D // nh
+    T = len(ids)
+    x = w[pre + "wte.weight"][torch.tensor(ids)] + w[pre + "wpe.weight"][:T]
+    mask = torch.ones(T, T, dtype=torch.bool).tril()
+    for l in range(c["n_layer"]):
+        p = f"{pre}h.{l}."
+        h = F.layer_norm(x, (D,), w[p + "ln_1.weight"], w[p + "ln_1.bias"], eps)
+        qkv = h @ w[p + "attn.c_attn.weight"] + w[p + "attn.c_attn.bias"]
+        q, k, v = (qkv[:, i * D:(i + 1) * D].reshape(T, nh, hs).transpose(0, 1) for i in range(3))
+        scores = (q @ k.transpose(1, 2)) / math.sqrt(hs)
+        scores = scores.masked_fill(~mask, float("-inf"))
+        y = (F.softmax(scores, dim=-1) @ v).transpose(0, 1).reshape(T, D)
+        x = x + y @ w[p + "attn.c_proj.weight"] + w[p + "attn.c_proj.bias"]
+        h = F.layer_norm(x, (D,), w[p + "ln_2.weight"], w[p + "ln_2.bias"], eps)
+        m = F.gelu(h @ w[p + "mlp.c_fc.weight"] + w[p + "mlp.c_fc.bias"], approximate="tanh")
+        x = x + m @ w[p + "mlp.c_proj.weight"] + w[p + "mlp.c_proj.bias"]
+    x = F.layer_norm(x, (D,), w[pre + "ln_f.weight"], w[pre + "ln_f.bias"], eps)
+    head = w["lm_head.weight"] if "lm_head.weight" in w else w[pre + "wte.weight"]
+    return x @ head.T
+
+
+def reference_logits_gpt_neo(directory, ids):
+    """GPT-Neo's forward pass from its equations, in double precision: GPT-2's layer with
+    nn.Linear weights, no bias on Q, K and V, unscaled scores, and in the local layers each
+    position attending to the last window_size positions (its own included)."""
+    with open(os.path.join(directory, "config.json")) as f:
+        c = json.load(f)
+    w = read_safetensors(os.path.join(directory, "model.safetensors"))
+    D, nh, eps, window = c["hidden_size"], c["num_heads"], c["layer_norm_epsilon"], c["window_size"]
+    hs = D // nh
+    T = len(ids)
+    x = w["transformer.wte.weight"][torch.tensor(ids)] + w["transformer.wpe.weight"][:T]
+    causal = torch.ones(T, T, dtype=torch.bool).tril()
+    local = causal & ~torch.ones(T, T, dtype=torch.bool).tril(-window)
+    for l in range(c["num_layers"]):
+        p = f"transformer.h.{l}."
+        a = p + "attn.attention."
+        h = F.layer_norm(x, (D,), w[p + "ln_1.weight"], w[p + "ln_1.bias"], eps)
+        q, k, v = (F.linear(h, w[a + n + ".weight"]).reshape(T, nh, hs).transpose(0, 1) for n in ("q_proj", "k_proj", "v_proj"))
+        scores = q @ k.transpose(1, 2)
+        mask = local if c["attention_layers"][l] == "local" else causal
+        scores = scores.masked_fill(~mask, float("-inf"))
+        y = (F.softmax(scores, dim=-1) @ v).transpose(0, 1).reshape(T, D)
+        x = x + F.linear(y, w[a + "out_proj.weight"], w[a + "out_proj.bias"])
+        h = F.layer_norm(x, (D,), w[p + "ln_2.weight"], w[p + "ln_2.bias"], eps)
+        m = F.gelu(F.linear(h, w[p + "mlp.c_fc.weight"], w[p + "mlp.c_fc.bias"]), approximate="tanh")
+        x = x + F.linear(m, w[p + "mlp.c_proj.weight"], w[p + "mlp.c_proj.bias"])
+    x = F.layer_norm(x, (D,), w["transformer.ln_f.weight"], w["transformer.ln_f.bias"], eps)
+    head = w["lm_head.weight"] if "lm_head.weight" in w else w["transformer.wte.weight"]
+    return x @ head.T
+
+
+def run(cmd):
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"FAILED: {' '.join(cmd)}\n{r.stdout}{r.stderr}")
+    return r.stdout
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--bin", required=True, help="folder of tessera-pack, tessera-generate, tessera-eval")
+    ap.add_argument("--work", required=True, help="folder for the model, the images and the outputs")
+    ap.add_argument("--tokens", type=int, default=200, help="tokens generated after BOS (and positions compared)")
+    ap.add_argument("--tolerance", type=float, default=1e-4, help="largest |difference| / the position's largest |logit|")
+    ap.add_argument("--seed", type=int, default=45)
+    ap.add_argument("--family", choices=["gpt2", "gpt_neo"], default="gpt2")
+    ap.add_argument("--window", type=int, default=16, help="gpt_neo: window_size of the local layers")
+    ap.add_argument("--pack-args", default="", help="more tessera-pack options, space-separated")
+    ap.add_argument("--prompt-logits-all", action="store_true",
+                    help="pack with --prompt-logits all: eval scores through the prompt schedule, chunk by chunk")
+    a = ap.parse_args()
+
+    model = os.path.join(a.work, a.family)
+    shape = {"n_embd": 64, "n_layer": 2, "n_head": 4, "n_positions": 256, "window": a.window}
+    (make_gpt2 if a.family == "gpt2" else make_gpt_neo)(model, shape, a.seed)
+    image = os.path.join(a.work, a.family + ".tsr")
+    pack = [os.path.join(a.bin, "tessera-pack"), model, "-o", image, "-q"] + a.pack_args.split()
+    if a.prompt_logits_all:
+        pack += ["--prompt-logits", "all"]
+    run(pack)
+    out = run([os.path.join(a.bin, "tessera-generate"), image, "-n", str(a.tokens), "-t", "0", "--ids", "-q"])
+    generated = [int(t) for t in out.split()]
+    with open(os.path.join(model, "config.json")) as f:
+        bos = json.load(f)["bos_token_id"]
+    ids = [bos] + generated
+    ids_file = os.path.join(a.work, "ids.txt")
+    with open(ids_file, "w") as f:
+        f.write(" ".join(map(str, ids)) + "\n")
+    logits_file = os.path.join(a.work, "logits.f32")
+    # The last id is scored, not fed: one more so that every generated token's position is compared.
+    run([os.path.join(a.bin, "tessera-eval"), image, "--ids-file", ids_file, "--logits-out", logits_file, "-q"])
+    ref = (reference_logits if a.family == "gpt2" else reference_logits_gpt_neo)(model, ids[:-1])
+    with open(logits_file, "rb") as f:
+        got = torch.frombuffer(bytearray(f.read()), dtype=torch.float32).to(torch.float64)
+    got = got.reshape(-1, ref.shape[1])
+    if got.shape != ref.shape:
+        sys.exit(f"FAILED: tessera-eval wrote {tuple(got.shape)} logits, the reference has {tuple(ref.shape)}")
+    worst, worst_pos = 0.0, 0
+    for i in range(ref.shape[0]):
+        rel = float((got[i] - ref[i]).abs().max() / ref[i].abs().max())
+        if rel > worst:
+            worst, worst_pos = rel, i
+    greedy = [int(t) for t in ref.argmax(dim=1)]
+    differ = [i for i in range(len(generated)) if greedy[i] != generated[i]]
+    print(f"{a.family}: {len(generated)} tokens generated greedily, {ref.shape[0]} positions compared: largest |logit "
+          f"difference| / largest |logit| {worst:.3e} at position {worst_pos} (tolerance {a.tolerance:g}); greedy ids "
+          f"equal to the reference's argmax at {len(generated) - len(differ)} of {len(generated)}")
+    if worst > a.tolerance or differ:
+        sys.exit(f"FAILED: {'logits beyond the tolerance' if worst > a.tolerance else ''} "
+                 f"{'ids differ at ' + str(differ[:10]) if differ else ''}")
+    print("1 passed, 0 failed")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,22 @@
+// positions on the host: tiles of rows; its traffic is its geometry's (the table's rows
+// from the run's position).
+#include "shapes.h"
+#include "tessera/kernels.h"
+#include "tessera/pack/calibration.h"
+
+namespace tessera {
+namespace {
+
+void evaluate(const GraphStep &s, Evaluation &e)
+{
+    const uint32_t dim = s.params.positions.dim;
+    tsr_add_f32(e.values(s.operands[0]), e.values(s.operands[1]) + size_t(e.pos()) * dim, e.values(s.operands[2]), dim, 0, 1);
+}
+
+Work work(const tsr_step &s, uint32_t rows, uint32_t, uint32_t) { return Work{0, double(rows) * s.params.positions.dim, -1}; }
+
+} // namespace
+
+extern const OpHost op_host_POSITIONS = {row_tiles, nullptr, evaluate, work, nullptr, 0};
+
+} // namespace tessera
