@@ -214,4 +214,142 @@ TEST_F(HfDirectory, BadDirectoriesAreRefusedNamingTheFile)
     refused(dir, "tokenizer.model: not a SentencePiece model");
 }
 
+// A GPT-2 or GPT-Neo directory of random weights (n_embd 16, 2 layers, 2 heads, 32
+// positions) with GPT-2's byte-level BPE files (the 256 byte tokens, the merge "Ġ t",
+// <|endoftext|>): what the refusals below start from (tests/models/gpt2_reference.py holds
+// such models against a reference).
+std::string make_gpt(const std::string &name, bool neo)
+{
+    const fs::path dir = temp_path(name);
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const uint64_t D = 16, H = 64, P = 32, L = 2, V = 258;
+    nlohmann::json config = {{"model_type", neo ? "gpt_neo" : "gpt2"}, {"vocab_size", V}, {"layer_norm_epsilon", 1e-5},
+                             {"activation_function", "gelu_new"}, {"bos_token_id", V - 1}, {"eos_token_id", V - 1}};
+    if (neo) {
+        config.update({{"hidden_size", D}, {"num_layers", L}, {"num_heads", 2}, {"max_position_embeddings", P},
+                       {"window_size", 4}, {"attention_types", {{{"global", "local"}, 1}}}});
+    } else {
+        config.update({{"n_embd", D}, {"n_layer", L}, {"n_head", 2}, {"n_positions", P}});
+    }
+    std::ofstream(dir / "config.json") << config.dump(2);
+    SafeTensorsWriter st;
+    uint32_t state = 45;
+    auto random = [&state](uint64_t n) {
+        std::vector<float> v(n);
+        for (float &x : v) x = float((state = state * 1664525u + 1013904223u) >> 8) / float(1u << 24) - 0.5f;
+        return v;
+    };
+    auto add = [&](const std::string &tensor, std::vector<uint64_t> shape) {
+        uint64_t n = 1;
+        for (uint64_t d : shape) n *= d;
+        st.add("transformer." + tensor, shape, random(n).data());
+    };
+    add("wte.weight", {V, D});
+    add("wpe.weight", {P, D});
+    for (uint64_t l = 0; l < L; ++l) {
+        const std::string p = "h." + std::to_string(l) + ".";
+        for (const char *ln : {"ln_1", "ln_2"}) add(p + ln + ".weight", {D}), add(p + ln + ".bias", {D});
+        if (neo) {
+            for (const char *w : {"q_proj", "k_proj", "v_proj", "out_proj"}) add(p + "attn.attention." + w + ".weight", {D, D});
+            add(p + "attn.attention.out_proj.bias", {D});
+            add(p + "mlp.c_fc.weight", {H, D}), add(p + "mlp.c_proj.weight", {D, H});
+        } else { // Conv1D: [in, out]
+            add(p + "attn.c_attn.weight", {D, 3 * D}), add(p + "attn.c_attn.bias", {3 * D});
+            add(p + "attn.c_proj.weight", {D, D}), add(p + "attn.c_proj.bias", {D});
+            add(p + "mlp.c_fc.weight", {D, H}), add(p + "mlp.c_proj.weight", {H, D});
+        }
+        add(p + "mlp.c_fc.bias", {H}), add(p + "mlp.c_proj.bias", {D});
+    }
+    add("ln_f.weight", {D}), add("ln_f.bias", {D});
+    st.write((dir / "model.safetensors").string());
+    // bytes_to_unicode: printable Latin-1 stands for itself, the other bytes for U+0100 on.
+    nlohmann::json vocab = nlohmann::json::object();
+    uint32_t next = 256;
+    auto utf8 = [](uint32_t cp) {
+        std::string s;
+        if (cp < 0x80) s += char(cp);
+        else s += char(0xC0 | (cp >> 6)), s += char(0x80 | (cp & 0x3F));
+        return s;
+    };
+    for (uint32_t b = 0; b < 256; ++b) {
+        const bool printable = (b >= 0x21 && b <= 0x7E) || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE);
+        vocab[utf8(printable ? b : next++)] = b;
+    }
+    vocab["\u0120t"] = 256; // "Ġt": space, t
+    vocab["<|endoftext|>"] = 257;
+    std::ofstream(dir / "vocab.json") << vocab.dump();
+    std::ofstream(dir / "merges.txt") << "#version: 0.2\n\u0120 t\n";
+    return dir.string();
+}
+
+TEST(GptDirectory, ReadsGpt2AndGptNeo)
+{
+    const tessera::HfModel gpt2 = tessera::read_hf_directory(make_gpt("gpt2_ok", false));
+    EXPECT_EQ(gpt2.checkpoint.config.family.name, "gpt2");
+    EXPECT_EQ(gpt2.checkpoint.config.hidden_dim, 64u);
+    EXPECT_EQ(gpt2.vocabulary.pieces[256], " t");
+    EXPECT_EQ(gpt2.vocabulary.pieces[0], "<0x00>"); // the byte 0, as the device decodes it
+    EXPECT_EQ(gpt2.vocabulary.pieces['A'], "A");
+    const tessera::HfModel neo = tessera::read_hf_directory(make_gpt("gpt_neo_ok", true));
+    EXPECT_EQ(neo.checkpoint.config.family.local_layers, (std::vector<bool>{false, true}));
+    EXPECT_EQ(neo.checkpoint.config.family.window, 4u);
+    EXPECT_FALSE(neo.checkpoint.config.family.scaled_attention);
+}
+
+TEST(GptDirectory, BadDirectoriesAreRefusedByName)
+{
+    auto refused = [](const std::string &dir, const std::string &message) {
+        try {
+            tessera::read_hf_directory(dir);
+            ADD_FAILURE() << "accepted; wanted: " << message;
+        } catch (const tessera::InputError &e) {
+            EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+        }
+    };
+    auto edit = [](const std::string &dir, const char *file, auto change) {
+        const fs::path path = fs::path(dir) / file;
+        nlohmann::json j = nlohmann::json::parse(std::ifstream(path));
+        change(j);
+        std::ofstream(path) << j.dump();
+    };
+    std::string dir = make_gpt("gpt_bad_type", false);
+    edit(dir, "config.json", [](nlohmann::json &j) { j["model_type"] = "bert"; });
+    refused(dir, "config.json: model_type: 'bert' is not one of the architectures read: llama, gpt2, gpt_neo");
+
+    dir = make_gpt("gpt_bad_shape", false); // c_attn stored [out, in], as if it were nn.Linear
+    {
+        const fs::path st = fs::path(dir) / "model.safetensors";
+        std::ifstream in(st, std::ios::binary);
+        std::string bytes((std::istreambuf_iterator<char>(in)), {});
+        const std::string from = "\"shape\":[16,48]", to = "\"shape\":[48,16]";
+        const size_t at = bytes.find(from);
+        ASSERT_NE(at, std::string::npos);
+        bytes.replace(at, from.size(), to);
+        std::ofstream(st, std::ios::binary) << bytes;
+    }
+    refused(dir, "tensor transformer.h.0.attn.c_attn.weight has shape [48, 16]; the model needs [16, 48]");
+
+    dir = make_gpt("gpt_bad_merges", false);
+    std::ofstream(fs::path(dir) / "merges.txt") << "#version: 0.2\n\u0120 t\nt h e\n";
+    refused(dir, "merges.txt:3: 't h e' is not two tokens separated by one space");
+    std::ofstream(fs::path(dir) / "merges.txt") << "#version: 0.2\nt h\n";
+    refused(dir, "merges.txt:2: the merge's result 'th' is not in the vocabulary");
+
+    dir = make_gpt("gpt_bad_window", true);
+    edit(dir, "config.json", [](nlohmann::json &j) { j["window_size"] = 0; });
+    refused(dir, "config.json: window_size: expected an integer in 1..1048576, got a number (0)");
+    edit(dir, "config.json", [](nlohmann::json &j) {
+        j["window_size"] = 4;
+        j["attention_types"] = {{{"global", "local"}, 2}};
+    });
+    refused(dir, "attention_types: expands to 4 layers, not num_layers 2");
+
+    dir = make_gpt("gpt_bad_vocab", false);
+    edit(dir, "vocab.json", [](nlohmann::json &j) { j.erase("<|endoftext|>"); });
+    refused(dir, "vocab.json: 257 tokens, but the model's vocabulary (its embedding's rows) is 258");
+    edit(dir, "vocab.json", [](nlohmann::json &j) { j["<|endoftext|>"] = 256; });
+    refused(dir, "vocab.json: id 256 is given twice");
+}
+
 } // namespace
