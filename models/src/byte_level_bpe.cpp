@@ -75,46 +75,25 @@ uint32_t byte_level_code_point(uint8_t b)
     return 256u + n;
 }
 
-ByteLevelBpe parse_byte_level_bpe(const std::string &vocab_json, const std::string &vocab_name,
-                                  const std::string &merges_txt, const std::string &merges_name, uint32_t vocab_size)
+ByteLevelBpe byte_level_bpe(const std::vector<std::string> &tokens, const std::string &tokens_name,
+                            const std::vector<MergeLine> &merges)
 {
     ByteLevelBpe bpe;
-    std::vector<std::string> token_of(vocab_size); // the file's spelling, for merges
     std::map<std::string, uint32_t> id_of;
-    try {
-        const nlohmann::json parsed = json_input::parse(vocab_json, vocab_name, {64u << 20, 4});
-        const json_input::Value root(parsed, vocab_name);
-        root.expect_object();
-        if (parsed.size() != vocab_size)
-            throw InputError(vocab_name + ": " + std::to_string(parsed.size()) + " tokens, but the model's vocabulary (its "
-                             "embedding's rows) is " + std::to_string(vocab_size));
-        bpe.pieces.assign(vocab_size, std::string());
-        std::vector<bool> seen(vocab_size, false);
-        for (auto it = parsed.begin(); it != parsed.end(); ++it) {
-            const uint32_t id = uint32_t(root[it.key().c_str()].as_uint(0, vocab_size - 1));
-            const std::string shown = shown_in_message(it.key());
-            if (seen[id]) throw InputError(vocab_name + ": id " + std::to_string(id) + " is given twice (again to '" + shown + "')");
-            seen[id] = true;
-            std::string why;
-            bpe.pieces[id] = token_bytes(it.key(), why);
-            if (!why.empty()) throw InputError(vocab_name + ": token '" + shown + "' " + why);
-            if (bpe.pieces[id].empty()) throw InputError(vocab_name + ": the empty token (id " + std::to_string(id) + ")");
-            token_of[id] = it.key();
-            id_of[it.key()] = id;
-        }
-    } catch (const json_input::Error &e) {
-        throw InputError(e.what());
+    bpe.pieces.resize(tokens.size());
+    for (uint32_t id = 0; id < tokens.size(); ++id) {
+        const std::string shown = shown_in_message(tokens[id]);
+        std::string why;
+        bpe.pieces[id] = token_bytes(tokens[id], why);
+        if (!why.empty()) throw InputError(tokens_name + ": token " + std::to_string(id) + " '" + shown + "' " + why);
+        if (bpe.pieces[id].empty()) throw InputError(tokens_name + ": token " + std::to_string(id) + " is empty");
+        if (!id_of.emplace(tokens[id], id).second)
+            throw InputError(tokens_name + ": token '" + shown + "' is given twice (ids " + std::to_string(id_of[tokens[id]]) +
+                             " and " + std::to_string(id) + ")");
     }
-    size_t line_no = 0, begin = 0;
-    while (begin < merges_txt.size()) {
-        size_t end = merges_txt.find('\n', begin);
-        if (end == std::string::npos) end = merges_txt.size();
-        std::string line = merges_txt.substr(begin, end - begin);
-        begin = end + 1;
-        ++line_no;
-        if (!line.empty() && line.back() == '\r') line.pop_back();
-        if (line.empty() || (line_no == 1 && line.rfind("#version", 0) == 0)) continue;
-        const std::string where = merges_name + ":" + std::to_string(line_no) + ": ";
+    for (const MergeLine &m : merges) {
+        const std::string &line = m.text;
+        const std::string where = m.where + ": ";
         const size_t space = line.find(' ');
         if (space == std::string::npos || space == 0 || space + 1 == line.size() || line.find(' ', space + 1) != std::string::npos)
             throw InputError(where + "'" + shown_in_message(line) + "' is not two tokens separated by one space");
@@ -127,6 +106,44 @@ ByteLevelBpe parse_byte_level_bpe(const std::string &vocab_json, const std::stri
         bpe.merges.emplace_back(ia->second, ib->second);
     }
     return bpe;
+}
+
+ByteLevelBpe parse_byte_level_bpe(const std::string &vocab_json, const std::string &vocab_name,
+                                  const std::string &merges_txt, const std::string &merges_name, uint32_t vocab_size)
+{
+    std::vector<std::string> tokens(vocab_size);
+    try {
+        const nlohmann::json parsed = json_input::parse(vocab_json, vocab_name, {64u << 20, 4});
+        const json_input::Value root(parsed, vocab_name);
+        root.expect_object();
+        if (parsed.size() != vocab_size)
+            throw InputError(vocab_name + ": " + std::to_string(parsed.size()) + " tokens, but the model's vocabulary (its "
+                             "embedding's rows) is " + std::to_string(vocab_size));
+        std::vector<bool> seen(vocab_size, false);
+        for (auto it = parsed.begin(); it != parsed.end(); ++it) {
+            const uint32_t id = uint32_t(root[it.key().c_str()].as_uint(0, vocab_size - 1));
+            if (seen[id])
+                throw InputError(vocab_name + ": id " + std::to_string(id) + " is given twice (again to '" +
+                                 shown_in_message(it.key()) + "')");
+            seen[id] = true;
+            tokens[id] = it.key();
+        }
+    } catch (const json_input::Error &e) {
+        throw InputError(e.what());
+    }
+    std::vector<MergeLine> merges;
+    size_t line_no = 0, begin = 0;
+    while (begin < merges_txt.size()) {
+        size_t end = merges_txt.find('\n', begin);
+        if (end == std::string::npos) end = merges_txt.size();
+        std::string line = merges_txt.substr(begin, end - begin);
+        begin = end + 1;
+        ++line_no;
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (line.empty() || (line_no == 1 && line.rfind("#version", 0) == 0)) continue;
+        merges.push_back({merges_name + ":" + std::to_string(line_no), std::move(line)});
+    }
+    return byte_level_bpe(tokens, vocab_name, merges);
 }
 
 Vocabulary byte_level_vocabulary(const ByteLevelBpe &bpe, const std::string &name)

@@ -1,5 +1,7 @@
 #include "tessera/models/gguf.h"
 
+#include "tessera/models/bpe.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -84,7 +86,10 @@ bool wanted_key(std::string_view key)
                                         "llama.attention.head_count_kv", "llama.context_length", "llama.rope.freq_base",
                                         "llama.attention.layer_norm_rms_epsilon", "llama.rope.dimension_count",
                                         "tokenizer.ggml.model", "tokenizer.ggml.tokens", "tokenizer.ggml.scores",
-                                        "tokenizer.ggml.bos_token_id", "tokenizer.ggml.eos_token_id"};
+                                        "tokenizer.ggml.bos_token_id", "tokenizer.ggml.eos_token_id",
+                                        "tokenizer.ggml.merges", "gpt2.embedding_length", "gpt2.feed_forward_length",
+                                        "gpt2.block_count", "gpt2.attention.head_count", "gpt2.context_length",
+                                        "gpt2.attention.layer_norm_epsilon"};
     for (const char *k : kKeys)
         if (key == k) return true;
     return false;
@@ -322,12 +327,28 @@ private:
     const std::string &name_;
 };
 
+// GPT-2 as llama.cpp's converter writes it (gpt2.*): LayerNorm, learned positions, GELU,
+// biases.
+LlamaConfig read_gpt2_hyper(const Metadata &md)
+{
+    LlamaConfig cfg;
+    cfg.family = ModelFamily{"gpt2", true, true, true, true};
+    cfg.dim = md.need_uint("gpt2.embedding_length", 2, 65536);
+    cfg.hidden_dim = md.need_uint("gpt2.feed_forward_length", 1, 1u << 20);
+    cfg.n_layers = md.need_uint("gpt2.block_count", 1, 1024);
+    cfg.n_heads = cfg.n_kv_heads = md.need_uint("gpt2.attention.head_count", 1, cfg.dim);
+    cfg.seq_len = md.need_uint("gpt2.context_length", 1, 1u << 20);
+    cfg.norm_eps = md.positive_f32("gpt2.attention.layer_norm_epsilon", 1e-5);
+    return cfg;
+}
+
 LlamaConfig read_hyper(const Metadata &md, const std::string &name)
 {
     const Value &arch = md.need("general.architecture");
+    if (arch.type == kValueString && arch.text == "gpt2") return read_gpt2_hyper(md);
     if (arch.type != kValueString || arch.text != "llama")
         throw InputError(name + ": general.architecture '" + shown_in_message(std::string(arch.text)) +
-                         "' is not 'llama' (the only one read)");
+                         "' is not one of those read: llama, gpt2");
     LlamaConfig cfg;
     cfg.dim = md.need_uint("llama.embedding_length", 2, 65536);
     cfg.hidden_dim = md.need_uint("llama.feed_forward_length", 1, 1u << 20);
@@ -346,12 +367,29 @@ LlamaConfig read_hyper(const Metadata &md, const std::string &name)
 void read_vocabulary(const Metadata &md, const std::string &name, LlamaConfig &cfg, Vocabulary &voc)
 {
     const Value &tok_model = md.need("tokenizer.ggml.model");
-    if (tok_model.text != "llama")
+    if (tok_model.text != "llama" && tok_model.text != "gpt2")
         throw InputError(name + ": tokenizer.ggml.model '" + shown_in_message(std::string(tok_model.text)) +
-                         "' is not 'llama' (SentencePiece, the only tokenizer the device runs)");
+                         "' is not one of those read: llama (SentencePiece), gpt2 (byte-level BPE)");
     const Value &tokens = md.need("tokenizer.ggml.tokens");
     if (tokens.type != kValueArray || tokens.item_type != kValueString || tokens.texts.size() < 3)
         throw InputError(name + ": tokenizer.ggml.tokens must be an array of at least 3 strings");
+    if (tok_model.text == "gpt2") { // byte-level BPE: the tokens and their merges by rank
+        const Value &merges = md.need("tokenizer.ggml.merges");
+        if (merges.type != kValueArray || merges.item_type != kValueString)
+            throw InputError(name + ": tokenizer.ggml.merges must be an array of strings");
+        std::vector<MergeLine> lines;
+        for (size_t i = 0; i < merges.texts.size(); ++i)
+            lines.push_back({name + ": tokenizer.ggml.merges[" + std::to_string(i) + "]", std::string(merges.texts[i])});
+        cfg.vocab_size = uint32_t(tokens.texts.size());
+        voc = byte_level_vocabulary(byte_level_bpe(std::vector<std::string>(tokens.texts.begin(), tokens.texts.end()),
+                                                   name + ": tokenizer.ggml.tokens", lines),
+                                    name);
+        const uint32_t last = cfg.vocab_size - 1;
+        cfg.bos_id = md.has("tokenizer.ggml.bos_token_id") ? md.need_uint("tokenizer.ggml.bos_token_id", 0, last) : last;
+        cfg.eos_id = md.has("tokenizer.ggml.eos_token_id") ? md.need_uint("tokenizer.ggml.eos_token_id", 0, last) : last;
+        check_llama_config(name, cfg);
+        return;
+    }
     const Value &scores = md.need("tokenizer.ggml.scores");
     if (scores.type != kValueArray || scores.numbers.size() != tokens.texts.size())
         throw InputError(name + ": tokenizer.ggml.scores must hold one number per token (" +
@@ -452,9 +490,42 @@ private:
     std::string &format_;
 };
 
-// The Llama weights by llama.cpp's tensor names; a classifier equal to the embedding
-// table is shared.
-void read_weights(const TensorReader &tensor, LlamaConfig &cfg, LlamaWeights &w)
+// GPT-2's weights by llama.cpp's names: the converter stores Conv1D's [in, out] weights
+// transposed ([out, in], as the matmul reads them), Q, K and V as one attn_qkv.
+void read_gpt2_weights(const TensorReader &tensor, const LlamaConfig &cfg, LlamaWeights &w)
+{
+    const uint64_t D = cfg.dim, H = cfg.hidden_dim;
+    tensor("token_embd.weight", cfg.vocab_size, D, w.token_embedding);
+    tensor("position_embd.weight", cfg.seq_len, D, w.position_embedding);
+    std::vector<float> qkv, bias;
+    for (uint32_t l = 0; l < cfg.n_layers; ++l) {
+        const std::string b = "blk." + std::to_string(l) + ".";
+        tensor(b + "attn_norm.weight", 1, D, w.rms_att);
+        tensor(b + "attn_norm.bias", 1, D, w.att_norm_bias);
+        qkv.clear(), bias.clear();
+        tensor(b + "attn_qkv.weight", 3 * D, D, qkv);
+        tensor(b + "attn_qkv.bias", 1, 3 * D, bias);
+        for (uint32_t part = 0; part < 3; ++part) {
+            std::vector<float> &wt = part == 0 ? w.wq : part == 1 ? w.wk : w.wv;
+            std::vector<float> &bt = part == 0 ? w.bq : part == 1 ? w.bk : w.bv;
+            wt.insert(wt.end(), qkv.begin() + long(part * D * D), qkv.begin() + long((part + 1) * D * D));
+            bt.insert(bt.end(), bias.begin() + long(part * D), bias.begin() + long((part + 1) * D));
+        }
+        tensor(b + "attn_output.weight", D, D, w.wo);
+        tensor(b + "attn_output.bias", 1, D, w.bo);
+        tensor(b + "ffn_norm.weight", 1, D, w.rms_ffn);
+        tensor(b + "ffn_norm.bias", 1, D, w.ffn_norm_bias);
+        tensor(b + "ffn_up.weight", H, D, w.w3);
+        tensor(b + "ffn_up.bias", 1, H, w.b3);
+        tensor(b + "ffn_down.weight", D, H, w.w2);
+        tensor(b + "ffn_down.bias", 1, D, w.b2);
+    }
+    tensor("output_norm.weight", 1, D, w.rms_final);
+    tensor("output_norm.bias", 1, D, w.final_norm_bias);
+}
+
+// The Llama weights by llama.cpp's tensor names.
+void read_llama_weights(const TensorReader &tensor, const LlamaConfig &cfg, LlamaWeights &w)
 {
     const uint64_t D = cfg.dim, KV = cfg.kv_dim(), H = cfg.hidden_dim, V = cfg.vocab_size;
     tensor("token_embd.weight", V, D, w.token_embedding);
@@ -471,6 +542,14 @@ void read_weights(const TensorReader &tensor, LlamaConfig &cfg, LlamaWeights &w)
         tensor(b + "ffn_up.weight", H, D, w.w3);
     }
     tensor("output_norm.weight", 1, D, w.rms_final);
+}
+
+// The family's weights; a classifier equal to the embedding table is shared.
+void read_weights(const TensorReader &tensor, LlamaConfig &cfg, LlamaWeights &w)
+{
+    if (cfg.family.name == "gpt2") read_gpt2_weights(tensor, cfg, w);
+    else read_llama_weights(tensor, cfg, w);
+    const uint64_t D = cfg.dim, V = cfg.vocab_size;
     cfg.shared_classifier = true;
     if (tensor.has("output.weight")) {
         std::vector<float> cls;

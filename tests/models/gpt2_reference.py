@@ -145,6 +145,64 @@ def make_gpt_neo(directory, cfg, seed):
         f.write("#version: 0.2\n" + "".join(f"{a} {b}\n" for a, b in merges))
 
 
+def write_gguf_gpt2(path, directory):
+    """The same GPT-2 as llama.cpp's converter writes it (GGUF v3, general.architecture gpt2):
+    Conv1D weights transposed to [out, in], byte-level BPE tokens and merges; from the
+    directory's files, written here from the format's description."""
+    with open(os.path.join(directory, "config.json")) as f:
+        c = json.load(f)
+    w = read_safetensors(os.path.join(directory, "model.safetensors"))
+    with open(os.path.join(directory, "vocab.json"), encoding="utf-8") as f:
+        vocab = json.load(f)
+    with open(os.path.join(directory, "merges.txt"), encoding="utf-8") as f:
+        merges = [l.rstrip("\n") for l in f if l.strip() and not l.startswith("#version")]
+    tokens = sorted(vocab, key=vocab.get)
+    D = c["n_embd"]
+    t = {"token_embd.weight": w["transformer.wte.weight"], "position_embd.weight": w["transformer.wpe.weight"]}
+    for l in range(c["n_layer"]):
+        p, b = f"transformer.h.{l}.", f"blk.{l}."
+        t[b + "attn_norm.weight"], t[b + "attn_norm.bias"] = w[p + "ln_1.weight"], w[p + "ln_1.bias"]
+        t[b + "attn_qkv.weight"], t[b + "attn_qkv.bias"] = w[p + "attn.c_attn.weight"].T, w[p + "attn.c_attn.bias"]
+        t[b + "attn_output.weight"], t[b + "attn_output.bias"] = w[p + "attn.c_proj.weight"].T, w[p + "attn.c_proj.bias"]
+        t[b + "ffn_norm.weight"], t[b + "ffn_norm.bias"] = w[p + "ln_2.weight"], w[p + "ln_2.bias"]
+        t[b + "ffn_up.weight"], t[b + "ffn_up.bias"] = w[p + "mlp.c_fc.weight"].T, w[p + "mlp.c_fc.bias"]
+        t[b + "ffn_down.weight"], t[b + "ffn_down.bias"] = w[p + "mlp.c_proj.weight"].T, w[p + "mlp.c_proj.bias"]
+    t["output_norm.weight"], t["output_norm.bias"] = w["transformer.ln_f.weight"], w["transformer.ln_f.bias"]
+    t["output.weight"] = w["transformer.wte.weight"]
+
+    def string(text):
+        b = text.encode("utf-8")
+        return struct.pack("<Q", len(b)) + b
+
+    U32, F32, STR, ARR = 4, 6, 8, 9
+    kv = [("general.architecture", STR, string("gpt2")),
+          ("gpt2.context_length", U32, struct.pack("<I", c["n_positions"])),
+          ("gpt2.embedding_length", U32, struct.pack("<I", D)),
+          ("gpt2.feed_forward_length", U32, struct.pack("<I", 4 * D)),
+          ("gpt2.block_count", U32, struct.pack("<I", c["n_layer"])),
+          ("gpt2.attention.head_count", U32, struct.pack("<I", c["n_head"])),
+          ("gpt2.attention.layer_norm_epsilon", F32, struct.pack("<f", c["layer_norm_epsilon"])),
+          ("tokenizer.ggml.model", STR, string("gpt2")),
+          ("tokenizer.ggml.tokens", ARR, struct.pack("<IQ", STR, len(tokens)) + b"".join(map(string, tokens))),
+          ("tokenizer.ggml.merges", ARR, struct.pack("<IQ", STR, len(merges)) + b"".join(map(string, merges))),
+          ("tokenizer.ggml.bos_token_id", U32, struct.pack("<I", c["bos_token_id"])),
+          ("tokenizer.ggml.eos_token_id", U32, struct.pack("<I", c["eos_token_id"]))]
+    out = bytearray(b"GGUF" + struct.pack("<IQQ", 3, len(t), len(kv)))
+    for key, typ, value in kv:
+        out += string(key) + struct.pack("<I", typ) + value
+    blobs, offset = [], 0
+    for name, x in t.items():
+        data = x.to(torch.float32).contiguous().numpy().tobytes()
+        out += string(name) + struct.pack("<I", x.dim()) + b"".join(struct.pack("<Q", d) for d in reversed(x.shape))
+        out += struct.pack("<IQ", 0, offset)
+        pad = (32 - len(data) % 32) % 32
+        blobs.append(data + b"\0" * pad)
+        offset += len(data) + pad
+    out += b"\0" * ((32 - len(out) % 32) % 32)
+    with open(path, "wb") as f:
+        f.write(bytes(out) + b"".join(blobs))
+
+
 def read_safetensors(path):
     with open(path, "rb") as f:
         n = struct.unpack("<Q", f.read(8))[0]
@@ -235,6 +293,9 @@ def main():
     ap.add_argument("--seed", type=int, default=45)
     ap.add_argument("--family", choices=["gpt2", "gpt_neo"], default="gpt2")
     ap.add_argument("--window", type=int, default=16, help="gpt_neo: window_size of the local layers")
+    ap.add_argument("--gguf", action="store_true",
+                    help="gpt2: also write the model as GGUF (llama.cpp's gpt2 architecture) and require the image packed "
+                         "from it to equal, byte for byte, the one from the directory")
     ap.add_argument("--pack-args", default="", help="more tessera-pack options, space-separated")
     ap.add_argument("--prompt-logits-all", action="store_true",
                     help="pack with --prompt-logits all: eval scores through the prompt schedule, chunk by chunk")
@@ -248,6 +309,18 @@ def main():
     if a.prompt_logits_all:
         pack += ["--prompt-logits", "all"]
     run(pack)
+    if a.gguf:
+        gguf = os.path.join(a.work, "gpt2.gguf")
+        write_gguf_gpt2(gguf, model)
+        from_gguf = os.path.join(a.work, "gpt2-from-gguf.tsr")
+        run([pack[0], gguf, "-o", from_gguf] + pack[2 + 2:])
+        with open(image, "rb") as f1, open(from_gguf, "rb") as f2:
+            same = f1.read() == f2.read()
+        size = os.path.getsize(image)
+        print(f"gpt2: the image packed from GGUF is {'identical to' if same else 'NOT the same as'} the one from the "
+              f"Hugging Face directory ({size} bytes)")
+        if not same:
+            sys.exit("FAILED: the GGUF image differs (cmp " + image + " " + from_gguf + ")")
     out = run([os.path.join(a.bin, "tessera-generate"), image, "-n", str(a.tokens), "-t", "0", "--ids", "-q"])
     generated = [int(t) for t in out.split()]
     with open(os.path.join(model, "config.json")) as f:

@@ -22,6 +22,18 @@ struct ByteLevelBpe {
 // itself, the other 68 bytes for U+0100 onwards in byte order.
 uint32_t byte_level_code_point(uint8_t b);
 
+// One merge as a file spells it ("a b") and where it is, for messages.
+struct MergeLine {
+    std::string where, text;
+};
+
+// Tokens by id, each in byte-level BPE's characters, and the merges by rank: every
+// character one of the 256 stand-ins, each token once, every merge two tokens whose
+// concatenation is a token. Throws InputError naming `tokens_name` and the token, or the
+// merge's `where`.
+ByteLevelBpe byte_level_bpe(const std::vector<std::string> &tokens, const std::string &tokens_name,
+                            const std::vector<MergeLine> &merges);
+
 // vocab.json and merges.txt (their texts; the names stand for the files in messages): every
 // id 0..vocab_size-1 exactly once, every character one of the 256 stand-ins, every merge two
 // tokens whose concatenation is a token. Throws InputError naming the file and the token or
