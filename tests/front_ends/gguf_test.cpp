@@ -194,10 +194,12 @@ TEST_F(Gguf, BadFilesAreRefusedWithOneLineThatSaysWhatAndWhere)
     tessera::test::GgufFile v = f;
     v.version = 4;
     refused(v, "GGUF version 4 is not one of 1, 2, 3");
-    v = f, v.architecture = "gpt2";
-    refused(v, "general.architecture 'gpt2' is not 'llama'");
+    v = f, v.architecture = "gpt2"; // read, but then its own keys are wanted
+    refused(v, "bad.gguf: metadata key gpt2.embedding_length is missing");
+    v = f, v.architecture = "falcon";
+    refused(v, "general.architecture 'falcon' is not one of those read: llama, gpt2");
     v = f, v.architecture = "gp\nt2";
-    refused(v, "general.architecture 'gp\\x0At2' is not 'llama'");
+    refused(v, "general.architecture 'gp\\x0At2' is not one of those read: llama, gpt2");
     v = f, v.bos = 5;
     refused(v, "tokenizer.ggml.bos_token_id is 5; the device tokenizer uses 1");
     v = f, v.tensors.erase(v.tensors.begin() + 3);
