@@ -14,18 +14,20 @@ SECONDS on its corpus (BUILD_DIR/corpus/NAME, kept between runs) and prints
 executions and coverage per harness. Exits 1 on any crash, hang (an input running
 over 25 s), leak or sanitizer report; the input is kept in BUILD_DIR/artifacts/NAME/.
 
-Harnesses (default: all eight):
+Harnesses (default: all nine):
   image           (a) any bytes as a model image: open, prompt, sample, step
   image_resigned  (b) the same, mutated by structure and every checksum signed again
   encode          (c) tessera_encode on 512-, 32000-, 10-piece and no-space vocabularies
   readers         (d) the packer's llama2.c checkpoint and tokenizer readers, and GGUF
   board           (e) board descriptions, from a file and from an image's BOARD section
-  hf              (f) Hugging Face config.json and safetensors headers
+  hf              (f) Hugging Face config.json (llama, gpt2, gpt_neo) and safetensors headers
   onnx            (g) the ONNX front end, structure-aware (a mutator that edits the parsed
                   model), lowered, planned and written (seeds: Deeploy's graphs in
                   TESSERA_SHARED_DIR/deeploy, read in place)
   npz             (h) the .npz test-vector reader, structure-aware (a mutator that edits the
                   archive's .npy entries and signs it again), within tessera-eval's limits
+  bpe             (i) GPT-2's byte-level BPE files (vocab.json, merges.txt) into the device
+                  tokenizer's table
 
 Options:
   -t SECONDS    time per harness (default 300)
@@ -50,11 +52,11 @@ while (($#)); do
     --build-only) build_only=1; shift ;;
     --require) require=1; shift ;;
     -h|--help) usage; exit 0 ;;
-    image|image_resigned|encode|readers|board|hf|onnx|npz) harnesses+=("$1"); shift ;;
+    image|image_resigned|encode|readers|board|hf|onnx|npz|bpe) harnesses+=("$1"); shift ;;
     *) echo "fuzz.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
-((${#harnesses[@]})) || harnesses=(image image_resigned encode readers board hf onnx npz)
+((${#harnesses[@]})) || harnesses=(image image_resigned encode readers board hf onnx npz bpe)
 [[ $seconds =~ ^[0-9]+$ && $jobs =~ ^[1-9][0-9]*$ ]] || { echo "fuzz.sh: -t and -j take whole numbers" >&2; exit 2; }
 
 skip() {

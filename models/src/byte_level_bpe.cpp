@@ -146,6 +146,71 @@ ByteLevelBpe parse_byte_level_bpe(const std::string &vocab_json, const std::stri
     return byte_level_bpe(tokens, vocab_name, merges);
 }
 
+ByteLevelBpe parse_tokenizer_json(const std::string &text, const std::string &name, uint32_t vocab_size)
+{
+    std::vector<std::string> tokens(vocab_size);
+    std::vector<bool> seen(vocab_size, false);
+    std::vector<MergeLine> merges;
+    try {
+        const nlohmann::json parsed = json_input::parse(text, name, {256u << 20, 16});
+        const json_input::Value root(parsed, name);
+        root.expect_object();
+        const json_input::Value model = root["model"];
+        const std::string type = model["type"].as_string();
+        if (type != "BPE") model["type"].fail("'" + json_input::printable(type) + "' is not 'BPE'");
+        // Byte-level: its decoder (or, where none is given, its pre-tokenizer) is ByteLevel.
+        const std::string dump = parsed.contains("decoder") ? parsed["decoder"].dump() : std::string();
+        if (dump.find("\"ByteLevel\"") == std::string::npos)
+            root["decoder"].fail("is not ByteLevel: only byte-level BPE (GPT-2's) is read");
+        auto take = [&](const json_input::Value &where, uint64_t id, std::string token) {
+            if (id >= vocab_size)
+                where.fail("id " + std::to_string(id) + " is beyond the model's vocabulary of " + std::to_string(vocab_size));
+            if (seen[id] && tokens[id] != token) where.fail("id " + std::to_string(id) + " is given twice");
+            seen[id] = true;
+            tokens[id] = std::move(token);
+        };
+        const json_input::Value vocab = model["vocab"];
+        vocab.expect_object();
+        for (auto it = parsed["model"]["vocab"].begin(); it != parsed["model"]["vocab"].end(); ++it) {
+            const json_input::Value v = vocab[it.key().c_str()];
+            take(v, v.as_uint(0, UINT32_MAX), it.key());
+        }
+        // Added tokens spell their text as it is: as byte-level characters here.
+        if (const auto added = root.find("added_tokens")) {
+            added->expect_array();
+            for (size_t i = 0; i < added->size(); ++i) {
+                const json_input::Value t = added->at(i);
+                std::string chars;
+                for (unsigned char b : t["content"].as_string()) {
+                    const uint32_t cp = byte_level_code_point(b);
+                    if (cp < 0x80) chars += char(cp);
+                    else chars += char(0xC0 | (cp >> 6)), chars += char(0x80 | (cp & 0x3F));
+                }
+                take(t["id"], t["id"].as_uint(0, UINT32_MAX), std::move(chars));
+            }
+        }
+        const json_input::Value m = model["merges"];
+        m.expect_array();
+        for (size_t i = 0; i < m.size(); ++i) {
+            const json_input::Value e = m.at(i);
+            const std::string where = e.path();
+            if (e.json().is_array()) { // newer files: ["a", "b"]
+                if (e.size() != 2) e.fail("is not a pair of tokens");
+                merges.push_back({name + ": " + where, e.at(0).as_string() + " " + e.at(1).as_string()});
+            } else {
+                merges.push_back({name + ": " + where, e.as_string()});
+            }
+        }
+    } catch (const json_input::Error &e) {
+        throw InputError(e.what());
+    }
+    for (uint32_t id = 0; id < vocab_size; ++id)
+        if (!seen[id])
+            throw InputError(name + ": no token has id " + std::to_string(id) + ", but the model's vocabulary (its embedding's "
+                             "rows) is " + std::to_string(vocab_size));
+    return byte_level_bpe(tokens, name, merges);
+}
+
 Vocabulary byte_level_vocabulary(const ByteLevelBpe &bpe, const std::string &name)
 {
     Vocabulary v;
@@ -169,9 +234,20 @@ Vocabulary byte_level_vocabulary(const ByteLevelBpe &bpe, const std::string &nam
 Vocabulary read_byte_level_bpe_directory(const std::string &dir, uint32_t vocab_size, std::string *files)
 {
     const std::string vocab = (fs::path(dir) / "vocab.json").string(), merges = (fs::path(dir) / "merges.txt").string();
+    const std::string json = (fs::path(dir) / "tokenizer.json").string();
     std::error_code ec;
+    if ((!fs::is_regular_file(vocab, ec) || !fs::is_regular_file(merges, ec)) && fs::is_regular_file(json, ec)) {
+        std::string text;
+        try {
+            text = json_input::read_file(json, 256u << 20, "tokenizer");
+        } catch (const json_input::Error &e) {
+            throw InputError(e.what());
+        }
+        *files = json;
+        return byte_level_vocabulary(parse_tokenizer_json(text, json, vocab_size), json);
+    }
     if (!fs::is_regular_file(vocab, ec) || !fs::is_regular_file(merges, ec))
-        throw InputError(dir + ": no vocab.json and merges.txt (GPT-2's byte-level BPE tokenizer)");
+        throw InputError(dir + ": no vocab.json and merges.txt, nor tokenizer.json (GPT-2's byte-level BPE tokenizer)");
     std::string vocab_text, merges_text;
     try {
         vocab_text = json_input::read_file(vocab, 64u << 20, "vocabulary");

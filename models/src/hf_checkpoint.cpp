@@ -373,6 +373,9 @@ LlamaConfig parse_hf_config(const std::string &text, const std::string &name, bo
         if (!(c.norm_eps > 0)) j["rms_norm_eps"].fail("is 0 as fp32");
         *tie_word_embeddings = false;
         if (const auto tie = j.find("tie_word_embeddings")) *tie_word_embeddings = tie->as_bool();
+        // BOS and EOS (a SentencePiece tokenizer.model must agree: the device's 1 and 2).
+        for (const auto &[key, id] : {std::pair<const char *, uint32_t *>{"bos_token_id", &c.bos_id}, {"eos_token_id", &c.eos_id}})
+            if (const auto v = j.find(key); v && !v->json().is_null()) *id = uint32_t(v->as_uint(0, c.vocab_size - 1));
     } catch (const json_input::Error &e) {
         throw InputError(e.what());
     }
@@ -437,10 +440,16 @@ HfModel read_hf_directory(const std::string &dir)
     c.shared_classifier = !st.has("lm_head.weight") || tie_word_embeddings;
     if (!c.shared_classifier) st.read("lm_head.weight", V, D, w.wcls);
 
-    // The vocabulary, as llama2.c's tokenizer.py exports a SentencePiece model.
+    // The vocabulary, as llama2.c's tokenizer.py exports a SentencePiece model; or a
+    // byte-level BPE's tokenizer.json (SmolLM's), BOS and EOS as config.json names them.
     const fs::path tok_path = fs::path(dir) / "tokenizer.model";
+    if (!fs::is_regular_file(tok_path, ec) && fs::is_regular_file(fs::path(dir) / "tokenizer.json", ec)) {
+        m.vocabulary = read_byte_level_bpe_directory(dir, c.vocab_size, &m.tokenizer);
+        return m;
+    }
     if (!fs::is_regular_file(tok_path, ec))
-        throw InputError(dir + ": no tokenizer.model (the SentencePiece model; or pass --tokenizer FILE.bin)");
+        throw InputError(dir + ": no tokenizer.model (the SentencePiece model), nor a byte-level tokenizer.json; or pass "
+                         "--tokenizer FILE.bin");
     m.tokenizer = tok_path.string();
     sentencepiece::SentencePieceProcessor sp;
     const auto status = sp.Load(m.tokenizer);
@@ -451,6 +460,7 @@ HfModel read_hf_directory(const std::string &dir)
     if (sp.bos_id() != 1 || sp.eos_id() != 2)
         throw InputError(m.tokenizer + ": BOS " + std::to_string(sp.bos_id()) + " and EOS " + std::to_string(sp.eos_id()) +
                          "; the device tokenizer uses 1 and 2");
+    c.bos_id = 1, c.eos_id = 2; // SentencePiece's, whatever config.json says
     for (uint32_t i = 0; i < c.vocab_size; ++i) add_sentencepiece_piece(m.vocabulary, m.tokenizer, i, sp.IdToPiece(int(i)), sp.GetScore(int(i)));
     return m;
 }

@@ -166,6 +166,45 @@ TEST_F(HfDirectory, UnpermutedQAndKGiveOtherIds)
               golden_ids(shared_ + "/golden/stories260K.greedy200.txt"));
 }
 
+// A Llama directory that ships a byte-level tokenizer.json instead of tokenizer.model (as
+// SmolLM's do): stories260K's weights with 512 byte-level tokens (the 256 bytes, 255
+// merges of two lowercase letters, <|endoftext|> as an added token), BOS 1 as config.json
+// says. It packs, and its greedy ids from BOS are stories260K's golden ones: the
+// tokenizer changes what the ids spell, not the ids.
+TEST_F(HfDirectory, ByteLevelTokenizerJsonPacksAndGenerates)
+{
+    const std::string dir = make("hf_bytelevel");
+    fs::remove(fs::path(dir) / "tokenizer.model");
+    const fs::path config = fs::path(dir) / "config.json";
+    nlohmann::json c = nlohmann::json::parse(std::ifstream(config));
+    c["bos_token_id"] = 1, c["eos_token_id"] = 2;
+    std::ofstream(config) << c.dump();
+    nlohmann::json vocab = nlohmann::json::object(), merges = nlohmann::json::array();
+    uint32_t next = 256;
+    for (uint32_t b = 0; b < 256; ++b) { // bytes_to_unicode: printable Latin-1 as itself, the rest from U+0100
+        const bool printable = (b >= 0x21 && b <= 0x7E) || (b >= 0xA1 && b <= 0xAC) || b >= 0xAE;
+        const uint32_t cp = printable ? b : next++;
+        std::string ch = cp < 0x80 ? std::string(1, char(cp)) : std::string{char(0xC0 | (cp >> 6)), char(0x80 | (cp & 0x3F))};
+        vocab[ch] = b;
+    }
+    for (uint32_t id = 256; id < 511; ++id) {
+        const std::string a(1, char('a' + (id - 256) / 26)), b(1, char('a' + (id - 256) % 26));
+        vocab[a + b] = id;
+        merges.push_back(a + " " + b);
+    }
+    const nlohmann::json tokenizer = {
+        {"model", {{"type", "BPE"}, {"vocab", vocab}, {"merges", merges}}},
+        {"decoder", {{"type", "ByteLevel"}}},
+        {"added_tokens", {{{"id", 511}, {"content", "<|endoftext|>"}, {"special", true}}}}};
+    std::ofstream(fs::path(dir) / "tokenizer.json") << tokenizer.dump();
+    const tessera::HfModel m = tessera::read_hf_directory(dir);
+    EXPECT_NE(m.tokenizer.find("tokenizer.json"), std::string::npos) << m.tokenizer;
+    EXPECT_EQ(m.vocabulary.pieces[' '], " ");
+    EXPECT_EQ(m.vocabulary.pieces[256], "aa");
+    EXPECT_EQ(m.vocabulary.pieces[511], "<|endoftext|>");
+    EXPECT_EQ(greedy(dir, "hf_bytelevel.tess"), golden_ids(shared_ + "/golden/stories260K.greedy200.txt"));
+}
+
 TEST_F(HfDirectory, Bf16TensorsReadAsBf16)
 {
     const tessera::HfModel m = tessera::read_hf_directory(make("hf_bf16", "BF16"));

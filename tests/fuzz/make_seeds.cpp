@@ -10,6 +10,8 @@
 //   OUT/hf/       config.json texts and safetensors headers with a selector byte
 //                 (fuzzer f)
 //   OUT/onnx/     (empty: fuzzer g's seeds are Deeploy's files, read in place by scripts/fuzz.sh)
+//   OUT/bpe/      GPT-2 vocab.json and merges.txt pairs, tokenizer.json, a selector byte and the
+//                 vocabulary size first (fuzzer i)
 //   OUT/npz/      test vectors for a microLlama-shaped image (fuzzer h), made here; Deeploy's
 //                 own are read in place by scripts/fuzz.sh
 //   OUT/data/     the images and tokenizers fuzzer c opens at start
@@ -164,6 +166,15 @@ void write_hf_seeds(const fs::path &dir)
         write_text(dir / ("config" + std::to_string(k++) + ".json"), 0, c);
     }
     write_text(dir / "config_array.json", 0, "[" + config + "]");
+    // GPT-2's and GPT-Neo's (GPT2Config's and GPTNeoConfig's keys).
+    write_text(dir / "gpt2.json", 0,
+               R"({"model_type":"gpt2","n_embd":64,"n_layer":2,"n_head":4,"n_positions":256,"vocab_size":300,)"
+               R"("n_inner":null,"activation_function":"gelu_new","layer_norm_epsilon":1e-05,"bos_token_id":299,)"
+               R"("eos_token_id":299,"scale_attn_weights":true,"tie_word_embeddings":true})");
+    write_text(dir / "gpt_neo.json", 0,
+               R"({"model_type":"gpt_neo","hidden_size":64,"num_layers":4,"num_heads":4,"max_position_embeddings":256,)"
+               R"("vocab_size":300,"intermediate_size":null,"window_size":16,"attention_types":[[["global","local"],2]],)"
+               R"("activation_function":"gelu_new","layer_norm_epsilon":1e-05,"bos_token_id":299,"eos_token_id":299})");
     auto header = [&](uint32_t data_bytes, const std::string &json) {
         std::string bytes(reinterpret_cast<const char *>(&data_bytes), 4);
         write_text(dir / ("header" + std::to_string(k++)), 1, bytes + json);
@@ -173,6 +184,42 @@ void write_hf_seeds(const fs::path &dir)
     header(96, R"({"a":{"dtype":"F32","shape":[4,4],"data_offsets":[0,1e300]}})");
     header(96, R"({"a":{"dtype":"F32","shape":[512.9,64.99],"data_offsets":[-1,64]}})");
     header(96, R"({"a":{"dtype":"F32","shape":[4,4],"data_offsets":[0,64]},"b":{"dtype":"F32","shape":[4,4],"data_offsets":[32,96]}})");
+}
+
+// Fuzzer i: GPT-2's byte-level BPE files, a selector byte and the vocabulary size first (2
+// bytes), then vocab.json, a NUL, merges.txt (or a tokenizer.json): the 256 byte tokens (printable Latin-1 stands for itself,
+// the others for U+0100 on), two merges, <|endoftext|>.
+void write_bpe_seeds(const fs::path &dir)
+{
+    std::string vocab = "{";
+    uint32_t next = 256;
+    for (uint32_t b = 0; b < 256; ++b) {
+        const bool printable = (b >= 0x21 && b <= 0x7E) || (b >= 0xA1 && b <= 0xAC) || b >= 0xAE;
+        const uint32_t cp = printable ? b : next++;
+        char ch[8];
+        std::snprintf(ch, sizeof ch, "\\u%04x", cp);
+        vocab += std::string(b ? "," : "") + "\"" + ch + "\":" + std::to_string(b);
+    }
+    vocab += R"(,"\u0120t":256,"he":257,"<|endoftext|>":258})";
+    const std::string merges = "#version: 0.2\n\xC4\xA0 t\nh e\n";
+    auto seed = [&](const std::string &name, uint32_t size, const std::string &v, const std::string &m) {
+        std::string bytes = {char(0), char(size & 0xFF), char(size >> 8)};
+        bytes += v + std::string(1, '\0') + m;
+        std::ofstream(dir / name, std::ios::binary) << bytes;
+    };
+    auto json_seed = [&](const std::string &name, uint32_t size, const std::string &merges_json) {
+        std::string bytes = {char(1), char(size & 0xFF), char(size >> 8)};
+        bytes += R"({"model":{"type":"BPE","vocab":)" + vocab.substr(0, vocab.size() - 1 - std::string(R"(,"<|endoftext|>":258)").size()) +
+                 R"(},"merges":)" + merges_json + R"(},"decoder":{"type":"ByteLevel"},)" +
+                 R"("added_tokens":[{"id":258,"content":"<|endoftext|>","special":true}]})";
+        std::ofstream(dir / name, std::ios::binary) << bytes;
+    };
+    seed("gpt2", 259, vocab, merges);
+    seed("gpt2_bad_merge", 259, vocab, "h e x\n");
+    seed("gpt2_short", 260, vocab, merges);
+    seed("gpt2_crlf", 259, vocab, "#version: 0.2\r\nh e\r\n");
+    json_seed("tokenizer_json", 259, R"(["\u0120 t","h e"])");
+    json_seed("tokenizer_json_pairs", 259, R"([["\u0120","t"],["h","e"]])");
 }
 
 } // namespace
@@ -185,11 +232,12 @@ int main(int argc, char **argv)
     }
     try {
         const fs::path out = argv[1], models = out / "models", shared = TESSERA_SHARED_DIR;
-        for (const char *d : {"image", "encode", "readers", "data", "models", "board", "hf", "onnx", "npz"})
+        for (const char *d : {"image", "encode", "readers", "data", "models", "board", "hf", "onnx", "npz", "bpe"})
             fs::create_directories(out / d);
         write_npz_seeds(out / "npz");
         write_board_seeds(out / "board");
         write_hf_seeds(out / "hf");
+        write_bpe_seeds(out / "bpe");
         const std::string board = TESSERA_FUZZ_BOARD;
 
         SyntheticConfig small;

@@ -41,12 +41,17 @@ ByteLevelBpe byte_level_bpe(const std::vector<std::string> &tokens, const std::s
 ByteLevelBpe parse_byte_level_bpe(const std::string &vocab_json, const std::string &vocab_name,
                                   const std::string &merges_txt, const std::string &merges_name, uint32_t vocab_size);
 
+// Hugging Face's tokenizer.json of a byte-level BPE (model.type BPE, a ByteLevel decoder):
+// model.vocab and added_tokens (their text as it is) by id, every id 0..vocab_size-1, and
+// model.merges ("a b" or ["a", "b"]). Throws InputError naming `name` and the key.
+ByteLevelBpe parse_tokenizer_json(const std::string &text, const std::string &name, uint32_t vocab_size);
+
 // The device tokenizer's table: each token's bytes (the byte 0 alone as "<0x00>", which the
 // device decodes to it), scored by the rank of the merge that makes it (earlier: higher).
 Vocabulary byte_level_vocabulary(const ByteLevelBpe &bpe, const std::string &name);
 
-// A Hugging Face directory's vocab.json and merges.txt as a Vocabulary of vocab_size;
-// `files` gets what was read.
+// A Hugging Face directory's vocab.json and merges.txt (or, without them, its
+// tokenizer.json) as a Vocabulary of vocab_size; `files` gets what was read.
 Vocabulary read_byte_level_bpe_directory(const std::string &dir, uint32_t vocab_size, std::string *files);
 
 } // namespace tessera
