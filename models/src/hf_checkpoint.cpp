@@ -109,19 +109,36 @@ public:
     }
 };
 
-// GPT-2's tensors (GPT2Model's names, with or without GPT2LMHeadModel's "transformer."):
-// c_attn's columns are Q, K and V, each head's contiguous.
-void read_gpt2_weights(const SafeTensors &st, const LlamaConfig &c, LlamaWeights &w)
+// What GPT-2 and GPT-Neo share by name (under `t`, "transformer." or ""): the token and
+// position tables, each layer's two LayerNorms and its feed-forward's biases, the final
+// LayerNorm; `attention_and_ffn(p, l)` reads the rest of layer l (prefix p).
+template <typename Layer>
+void read_gpt_weights(const SafeTensors &st, const std::string &t, const LlamaConfig &c, LlamaWeights &w, Layer attention_and_ffn)
 {
-    const std::string t = st.has("transformer.wte.weight") ? "transformer." : "";
     const uint64_t D = c.dim, H = c.hidden_dim;
     st.read(t + "wte.weight", c.vocab_size, D, w.token_embedding);
     st.read(t + "wpe.weight", c.seq_len, D, w.position_embedding);
-    std::vector<float> qkv, bias;
     for (uint32_t l = 0; l < c.n_layers; ++l) {
         const std::string p = t + "h." + std::to_string(l) + ".";
         st.read(p + "ln_1.weight", 1, D, w.rms_att);
         st.read(p + "ln_1.bias", 1, D, w.att_norm_bias);
+        st.read(p + "ln_2.weight", 1, D, w.rms_ffn);
+        st.read(p + "ln_2.bias", 1, D, w.ffn_norm_bias);
+        attention_and_ffn(p);
+        st.read(p + "mlp.c_fc.bias", 1, H, w.b3);
+        st.read(p + "mlp.c_proj.bias", 1, D, w.b2);
+    }
+    st.read(t + "ln_f.weight", 1, D, w.rms_final);
+    st.read(t + "ln_f.bias", 1, D, w.final_norm_bias);
+}
+
+// GPT-2's tensors (GPT2Model's names, with or without GPT2LMHeadModel's "transformer."):
+// Conv1D weights stored [in, out]; c_attn's columns are Q, K and V, each head's contiguous.
+void read_gpt2_weights(const SafeTensors &st, const LlamaConfig &c, LlamaWeights &w)
+{
+    const uint64_t D = c.dim, H = c.hidden_dim;
+    std::vector<float> qkv, bias;
+    read_gpt_weights(st, st.has("transformer.wte.weight") ? "transformer." : "", c, w, [&](const std::string &p) {
         qkv.clear(), bias.clear();
         st.read_conv1d(p + "attn.c_attn.weight", D, 3 * D, qkv);
         st.read(p + "attn.c_attn.bias", 1, 3 * D, bias);
@@ -133,44 +150,26 @@ void read_gpt2_weights(const SafeTensors &st, const LlamaConfig &c, LlamaWeights
         }
         st.read_conv1d(p + "attn.c_proj.weight", D, D, w.wo);
         st.read(p + "attn.c_proj.bias", 1, D, w.bo);
-        st.read(p + "ln_2.weight", 1, D, w.rms_ffn);
-        st.read(p + "ln_2.bias", 1, D, w.ffn_norm_bias);
         st.read_conv1d(p + "mlp.c_fc.weight", D, H, w.w3);
-        st.read(p + "mlp.c_fc.bias", 1, H, w.b3);
         st.read_conv1d(p + "mlp.c_proj.weight", H, D, w.w2);
-        st.read(p + "mlp.c_proj.bias", 1, D, w.b2);
-    }
-    st.read(t + "ln_f.weight", 1, D, w.rms_final);
-    st.read(t + "ln_f.bias", 1, D, w.final_norm_bias);
+    });
 }
 
 // GPT-Neo's tensors (GPTNeoForCausalLM's names): nn.Linear weights [out, in], Q, K and V
 // without a bias (zeros here: the decoder's linear layers all take one).
 void read_gpt_neo_weights(const SafeTensors &st, const LlamaConfig &c, LlamaWeights &w)
 {
-    const std::string t = "transformer.";
     const uint64_t D = c.dim, H = c.hidden_dim;
-    st.read(t + "wte.weight", c.vocab_size, D, w.token_embedding);
-    st.read(t + "wpe.weight", c.seq_len, D, w.position_embedding);
-    for (uint32_t l = 0; l < c.n_layers; ++l) {
-        const std::string p = t + "h." + std::to_string(l) + ".";
-        st.read(p + "ln_1.weight", 1, D, w.rms_att);
-        st.read(p + "ln_1.bias", 1, D, w.att_norm_bias);
+    read_gpt_weights(st, "transformer.", c, w, [&](const std::string &p) {
         st.read(p + "attn.attention.q_proj.weight", D, D, w.wq);
         st.read(p + "attn.attention.k_proj.weight", D, D, w.wk);
         st.read(p + "attn.attention.v_proj.weight", D, D, w.wv);
         for (std::vector<float> *b : {&w.bq, &w.bk, &w.bv}) b->resize(b->size() + D, 0.0f);
         st.read(p + "attn.attention.out_proj.weight", D, D, w.wo);
         st.read(p + "attn.attention.out_proj.bias", 1, D, w.bo);
-        st.read(p + "ln_2.weight", 1, D, w.rms_ffn);
-        st.read(p + "ln_2.bias", 1, D, w.ffn_norm_bias);
         st.read(p + "mlp.c_fc.weight", H, D, w.w3);
-        st.read(p + "mlp.c_fc.bias", 1, H, w.b3);
         st.read(p + "mlp.c_proj.weight", D, H, w.w2);
-        st.read(p + "mlp.c_proj.bias", 1, D, w.b2);
-    }
-    st.read(t + "ln_f.weight", 1, D, w.rms_final);
-    st.read(t + "ln_f.bias", 1, D, w.final_norm_bias);
+    });
 }
 
 } // namespace

@@ -68,6 +68,31 @@ struct SafeTensorsWriter {
     }
 };
 
+// GPT-2's 256 byte tokens as vocab.json spells them, byte b's id b: bytes_to_unicode's
+// printable Latin-1 stands for itself, the other bytes for U+0100 onwards in byte order.
+nlohmann::json byte_level_vocab()
+{
+    nlohmann::json vocab = nlohmann::json::object();
+    uint32_t next = 256;
+    for (uint32_t b = 0; b < 256; ++b) {
+        const bool printable = (b >= 0x21 && b <= 0x7E) || (b >= 0xA1 && b <= 0xAC) || b >= 0xAE;
+        const uint32_t cp = printable ? b : next++;
+        vocab[cp < 0x80 ? std::string(1, char(cp)) : std::string{char(0xC0 | (cp >> 6)), char(0x80 | (cp & 0x3F))}] = b;
+    }
+    return vocab;
+}
+
+// read_hf_directory refuses `dir` with a message that contains `message`.
+void refused(const std::string &dir, const std::string &message)
+{
+    try {
+        tessera::read_hf_directory(dir);
+        ADD_FAILURE() << "accepted; wanted: " << message;
+    } catch (const tessera::InputError &e) {
+        EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+    }
+}
+
 class HfDirectory : public ::testing::Test {
 protected:
     void SetUp() override
@@ -179,14 +204,7 @@ TEST_F(HfDirectory, ByteLevelTokenizerJsonPacksAndGenerates)
     nlohmann::json c = nlohmann::json::parse(std::ifstream(config));
     c["bos_token_id"] = 1, c["eos_token_id"] = 2;
     std::ofstream(config) << c.dump();
-    nlohmann::json vocab = nlohmann::json::object(), merges = nlohmann::json::array();
-    uint32_t next = 256;
-    for (uint32_t b = 0; b < 256; ++b) { // bytes_to_unicode: printable Latin-1 as itself, the rest from U+0100
-        const bool printable = (b >= 0x21 && b <= 0x7E) || (b >= 0xA1 && b <= 0xAC) || b >= 0xAE;
-        const uint32_t cp = printable ? b : next++;
-        std::string ch = cp < 0x80 ? std::string(1, char(cp)) : std::string{char(0xC0 | (cp >> 6)), char(0x80 | (cp & 0x3F))};
-        vocab[ch] = b;
-    }
+    nlohmann::json vocab = byte_level_vocab(), merges = nlohmann::json::array();
     for (uint32_t id = 256; id < 511; ++id) {
         const std::string a(1, char('a' + (id - 256) / 26)), b(1, char('a' + (id - 256) % 26));
         vocab[a + b] = id;
@@ -219,14 +237,6 @@ TEST_F(HfDirectory, Bf16TensorsReadAsBf16)
 
 TEST_F(HfDirectory, BadDirectoriesAreRefusedNamingTheFile)
 {
-    auto refused = [](const std::string &dir, const std::string &message) {
-        try {
-            tessera::read_hf_directory(dir);
-            ADD_FAILURE() << "accepted; wanted: " << message;
-        } catch (const tessera::InputError &e) {
-            EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
-        }
-    };
     std::string dir = make("hf_bad");
     const fs::path config = fs::path(dir) / "config.json";
     nlohmann::json j = nlohmann::json::parse(std::ifstream(config));
@@ -302,19 +312,7 @@ std::string make_gpt(const std::string &name, bool neo)
     }
     add("ln_f.weight", {D}), add("ln_f.bias", {D});
     st.write((dir / "model.safetensors").string());
-    // bytes_to_unicode: printable Latin-1 stands for itself, the other bytes for U+0100 on.
-    nlohmann::json vocab = nlohmann::json::object();
-    uint32_t next = 256;
-    auto utf8 = [](uint32_t cp) {
-        std::string s;
-        if (cp < 0x80) s += char(cp);
-        else s += char(0xC0 | (cp >> 6)), s += char(0x80 | (cp & 0x3F));
-        return s;
-    };
-    for (uint32_t b = 0; b < 256; ++b) {
-        const bool printable = (b >= 0x21 && b <= 0x7E) || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE);
-        vocab[utf8(printable ? b : next++)] = b;
-    }
+    nlohmann::json vocab = byte_level_vocab();
     vocab["\u0120t"] = 256; // "Ġt": space, t
     vocab["<|endoftext|>"] = 257;
     std::ofstream(dir / "vocab.json") << vocab.dump();
@@ -338,14 +336,6 @@ TEST(GptDirectory, ReadsGpt2AndGptNeo)
 
 TEST(GptDirectory, BadDirectoriesAreRefusedByName)
 {
-    auto refused = [](const std::string &dir, const std::string &message) {
-        try {
-            tessera::read_hf_directory(dir);
-            ADD_FAILURE() << "accepted; wanted: " << message;
-        } catch (const tessera::InputError &e) {
-            EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
-        }
-    };
     auto edit = [](const std::string &dir, const char *file, auto change) {
         const fs::path path = fs::path(dir) / file;
         nlohmann::json j = nlohmann::json::parse(std::ifstream(path));

@@ -65,8 +65,10 @@ def write_safetensors(path, tensors):
             f.write(b)
 
 
-def make_gpt2(directory, cfg, seed):
-    """The directory GPT2LMHeadModel.save_pretrained would write, random weights."""
+def make_model(directory, cfg, seed, neo):
+    """The directory GPT2LMHeadModel's (or GPTNeoForCausalLM's) save_pretrained would write,
+    random weights: GPT-2's Conv1D weights [in, out] and fused c_attn; GPT-Neo's nn.Linear
+    weights [out, in], Q, K and V without a bias, global and local layers in turn."""
     os.makedirs(directory, exist_ok=True)
     vocab, merges = make_tokenizer()
     V, D, L, P = len(vocab), cfg["n_embd"], cfg["n_layer"], cfg["n_positions"]
@@ -76,67 +78,34 @@ def make_gpt2(directory, cfg, seed):
     t = {"transformer.wte.weight": rnd(V, D), "transformer.wpe.weight": rnd(P, D, std=0.5)}
     for l in range(L):
         p = f"transformer.h.{l}."
-        t[p + "ln_1.weight"] = 1.0 + rnd(D, std=0.1)
-        t[p + "ln_1.bias"] = rnd(D, std=0.1)
-        t[p + "attn.c_attn.weight"] = rnd(D, 3 * D, std=D ** -0.5)  # Conv1D: [in, out]
-        t[p + "attn.c_attn.bias"] = rnd(3 * D, std=0.1)
-        t[p + "attn.c_proj.weight"] = rnd(D, D, std=D ** -0.5)
-        t[p + "attn.c_proj.bias"] = rnd(D, std=0.1)
-        t[p + "ln_2.weight"] = 1.0 + rnd(D, std=0.1)
-        t[p + "ln_2.bias"] = rnd(D, std=0.1)
-        t[p + "mlp.c_fc.weight"] = rnd(D, H, std=D ** -0.5)
-        t[p + "mlp.c_fc.bias"] = rnd(H, std=0.1)
-        t[p + "mlp.c_proj.weight"] = rnd(H, D, std=H ** -0.5)
-        t[p + "mlp.c_proj.bias"] = rnd(D, std=0.1)
-    t["transformer.ln_f.weight"] = 1.0 + rnd(D, std=0.1)
-    t["transformer.ln_f.bias"] = rnd(D, std=0.1)
-    write_safetensors(os.path.join(directory, "model.safetensors"), t)
-    config = {"architectures": ["GPT2LMHeadModel"], "model_type": "gpt2", "vocab_size": V, "n_positions": P,
-              "n_embd": D, "n_layer": L, "n_head": cfg["n_head"], "n_inner": None,
-              "activation_function": "gelu_new", "layer_norm_epsilon": 1e-5, "bos_token_id": V - 1,
-              "eos_token_id": V - 1, "tie_word_embeddings": True}
-    with open(os.path.join(directory, "config.json"), "w") as f:
-        json.dump(config, f, indent=2)
-    with open(os.path.join(directory, "vocab.json"), "w", encoding="utf-8") as f:
-        json.dump(vocab, f, ensure_ascii=False)
-    with open(os.path.join(directory, "merges.txt"), "w", encoding="utf-8") as f:
-        f.write("#version: 0.2\n" + "".join(f"{a} {b}\n" for a, b in merges))
-
-
-def make_gpt_neo(directory, cfg, seed):
-    """The directory GPTNeoForCausalLM.save_pretrained would write: nn.Linear weights
-    [out, in], Q, K and V without a bias, global and local layers in turn."""
-    os.makedirs(directory, exist_ok=True)
-    vocab, merges = make_tokenizer()
-    V, D, L, P = len(vocab), cfg["n_embd"], cfg["n_layer"], cfg["n_positions"]
-    H = 4 * D
-    g = torch.Generator().manual_seed(seed)
-    rnd = lambda *shape, std=1.0: torch.randn(*shape, generator=g) * std
-    t = {"transformer.wte.weight": rnd(V, D), "transformer.wpe.weight": rnd(P, D, std=0.5)}
-    for l in range(L):
-        p = f"transformer.h.{l}."
-        t[p + "ln_1.weight"] = 1.0 + rnd(D, std=0.1)
-        t[p + "ln_1.bias"] = rnd(D, std=0.1)
-        for name in ("q_proj", "k_proj", "v_proj"):
+        for ln in ("ln_1", "ln_2"):
+            t[p + ln + ".weight"] = 1.0 + rnd(D, std=0.1)
+            t[p + ln + ".bias"] = rnd(D, std=0.1)
+        if neo:
+            a = p + "attn.attention."
             # GPT-Neo does not scale its scores: small Q and K keep the softmax from saturating
-            t[p + f"attn.attention.{name}.weight"] = rnd(D, D, std=(0.25 if name != "v_proj" else 1.0) * D ** -0.5)
-        t[p + "attn.attention.out_proj.weight"] = rnd(D, D, std=D ** -0.5)
-        t[p + "attn.attention.out_proj.bias"] = rnd(D, std=0.1)
-        t[p + "ln_2.weight"] = 1.0 + rnd(D, std=0.1)
-        t[p + "ln_2.bias"] = rnd(D, std=0.1)
-        t[p + "mlp.c_fc.weight"] = rnd(H, D, std=D ** -0.5)
-        t[p + "mlp.c_fc.bias"] = rnd(H, std=0.1)
-        t[p + "mlp.c_proj.weight"] = rnd(D, H, std=H ** -0.5)
-        t[p + "mlp.c_proj.bias"] = rnd(D, std=0.1)
+            t[a + "q_proj.weight"], t[a + "k_proj.weight"] = rnd(D, D, std=0.25 * D ** -0.5), rnd(D, D, std=0.25 * D ** -0.5)
+            t[a + "v_proj.weight"], t[a + "out_proj.weight"] = rnd(D, D, std=D ** -0.5), rnd(D, D, std=D ** -0.5)
+            t[a + "out_proj.bias"] = rnd(D, std=0.1)
+            t[p + "mlp.c_fc.weight"], t[p + "mlp.c_proj.weight"] = rnd(H, D, std=D ** -0.5), rnd(D, H, std=H ** -0.5)
+        else:  # Conv1D: [in, out]
+            t[p + "attn.c_attn.weight"], t[p + "attn.c_attn.bias"] = rnd(D, 3 * D, std=D ** -0.5), rnd(3 * D, std=0.1)
+            t[p + "attn.c_proj.weight"], t[p + "attn.c_proj.bias"] = rnd(D, D, std=D ** -0.5), rnd(D, std=0.1)
+            t[p + "mlp.c_fc.weight"], t[p + "mlp.c_proj.weight"] = rnd(D, H, std=D ** -0.5), rnd(H, D, std=H ** -0.5)
+        t[p + "mlp.c_fc.bias"], t[p + "mlp.c_proj.bias"] = rnd(H, std=0.1), rnd(D, std=0.1)
     t["transformer.ln_f.weight"] = 1.0 + rnd(D, std=0.1)
     t["transformer.ln_f.bias"] = rnd(D, std=0.1)
     write_safetensors(os.path.join(directory, "model.safetensors"), t)
-    config = {"architectures": ["GPTNeoForCausalLM"], "model_type": "gpt_neo", "vocab_size": V,
-              "max_position_embeddings": P, "hidden_size": D, "num_layers": L, "num_heads": cfg["n_head"],
-              "intermediate_size": None, "window_size": cfg["window"],
-              "attention_types": [[["global", "local"], L // 2]],
-              "attention_layers": ["global", "local"] * (L // 2), "activation_function": "gelu_new",
-              "layer_norm_epsilon": 1e-5, "bos_token_id": V - 1, "eos_token_id": V - 1}
+    common = {"vocab_size": V, "activation_function": "gelu_new", "layer_norm_epsilon": 1e-5, "bos_token_id": V - 1,
+              "eos_token_id": V - 1}
+    if neo:
+        config = {"architectures": ["GPTNeoForCausalLM"], "model_type": "gpt_neo", "max_position_embeddings": P,
+                  "hidden_size": D, "num_layers": L, "num_heads": cfg["n_head"], "intermediate_size": None,
+                  "window_size": cfg["window"], "attention_types": [[["global", "local"], L // 2]],
+                  "attention_layers": ["global", "local"] * (L // 2), **common}
+    else:
+        config = {"architectures": ["GPT2LMHeadModel"], "model_type": "gpt2", "n_positions": P, "n_embd": D,
+                  "n_layer": L, "n_head": cfg["n_head"], "n_inner": None, "tie_word_embeddings": True, **common}
     with open(os.path.join(directory, "config.json"), "w") as f:
         json.dump(config, f, indent=2)
     with open(os.path.join(directory, "vocab.json"), "w", encoding="utf-8") as f:
@@ -303,7 +272,7 @@ def main():
 
     model = os.path.join(a.work, a.family)
     shape = {"n_embd": 64, "n_layer": 2, "n_head": 4, "n_positions": 256, "window": a.window}
-    (make_gpt2 if a.family == "gpt2" else make_gpt_neo)(model, shape, a.seed)
+    make_model(model, shape, a.seed, a.family == "gpt_neo")
     image = os.path.join(a.work, a.family + ".tsr")
     pack = [os.path.join(a.bin, "tessera-pack"), model, "-o", image, "-q"] + a.pack_args.split()
     if a.prompt_logits_all:

@@ -48,36 +48,14 @@ bool requant_i8_prepare(const PrepareContext &c, PreparedCall &out)
     return true;
 }
 
-void operands(const tsr_step &s, RowOperand out[2])
-{
-    const uint32_t row = P(s).n * act_bytes(s);
-    out[0] = {0, row, 0, false, true, false};
-    out[1] = {1, row, 0, false, false, true};
-}
+tessera_status validate(StepChecker &c) { return unary_validate(c, P(c.step).n); }
 
-tessera_status validate(StepChecker &c)
-{
-    const uint32_t n = P(c.step).n;
-    if (!n) return c.fail("n is 0");
-    const uint64_t bytes = (uint64_t)c.rows * n * act_bytes(c.step);
-    TSR_TRY(c.operand(0, c.step.dtype, bytes, false));
-    return c.operand(1, c.step.dtype, bytes, true);
-}
-
-StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t)
-{
-    RowOperand ops[2];
-    operands(s, ops);
-    return row_geometry(s, rows, ops, 2);
-}
+StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t) { return unary_geometry(s, rows, P(s).n); }
 
 void run(StepRun &r)
 {
-    RowOperand ops[2];
-    operands(r.step, ops);
     const Kernel kernel = variant_row<Variant<Kernel>>(r.resolved.variant).kernel;
-    const uint32_t n = P(r.step).n;
-    run_rows(r, ops, 2, [&](uint8_t **p, uint32_t rows) { return kernel(r, p[0], p[1], rows * n); });
+    unary_run(r, P(r.step).n, [&](uint8_t *x, uint8_t *y, uint32_t count) { return kernel(r, x, y, count); });
 }
 
 } // namespace

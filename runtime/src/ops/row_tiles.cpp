@@ -39,4 +39,26 @@ StepGeometry binary_geometry(const tsr_step &s, uint32_t rows, uint32_t n)
     return row_geometry(s, rows, ops, 3);
 }
 
+void unary_operands(const tsr_step &s, uint32_t n, RowOperand out[2])
+{
+    const uint32_t row = n * act_bytes(s);
+    out[0] = {0, row, 0, false, true, false};
+    out[1] = {1, row, 0, false, false, true};
+}
+
+tessera_status unary_validate(StepChecker &c, uint32_t n)
+{
+    if (!n) return c.fail("n is 0");
+    const uint64_t bytes = (uint64_t)c.rows * n * act_bytes(c.step);
+    TSR_TRY(c.operand(0, c.step.dtype, bytes, false));
+    return c.operand(1, c.step.dtype, bytes, true);
+}
+
+StepGeometry unary_geometry(const tsr_step &s, uint32_t rows, uint32_t n)
+{
+    RowOperand ops[2];
+    unary_operands(s, n, ops);
+    return row_geometry(s, rows, ops, 2);
+}
+
 } // namespace tsr

@@ -98,6 +98,18 @@ template <typename Kernel> void binary_run(StepRun &r, uint32_t n, Kernel kernel
     run_rows(r, ops, 3, [&](uint8_t **p, uint32_t rows) { return kernel(p[0], p[1], p[2], rows * n); });
 }
 
+// Element-wise operators of one input: in x (rows x n); out y (rows x n) (GELU, REQUANT).
+// kernel(x, y, count) runs on every core.
+void unary_operands(const tsr_step &s, uint32_t n, RowOperand out[2]);
+tessera_status unary_validate(StepChecker &c, uint32_t n);
+StepGeometry unary_geometry(const tsr_step &s, uint32_t rows, uint32_t n);
+template <typename Kernel> void unary_run(StepRun &r, uint32_t n, Kernel kernel)
+{
+    RowOperand ops[2];
+    unary_operands(r.step, n, ops);
+    run_rows(r, ops, 2, [&](uint8_t **p, uint32_t rows) { return kernel(p[0], p[1], rows * n); });
+}
+
 } // namespace tsr
 
 #endif
