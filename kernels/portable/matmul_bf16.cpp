@@ -43,6 +43,7 @@ tsr_kernel_status tsr_matmul_bf16(const tsr_matmul_bf16_args *a, uint32_t core_i
         tsr_bf16 *yr = a->y ? a->y + (size_t)r * a->ldy : nullptr;
         float *yf = a->y_f32 ? a->y_f32 + (size_t)r * a->ldy : nullptr;
         auto put = [&](uint32_t i, float v) {
+            if (a->bias) v += a->bias[i];
             if (yr) yr[i] = tsr_bf16_from_f32(v);
             else yf[i] = v;
         };

@@ -15,6 +15,7 @@ tsr_kernel_status tsr_matmul_bf16_ref(const tsr_matmul_bf16_args *a, uint32_t co
             const tsr_bf16 *wi = a->w + (size_t)i * a->k;
             float sum = 0.0f;
             for (uint32_t j = 0; j < a->k; ++j) sum = tsr_mac(sum, tsr_f32_from_bf16(wi[j]), tsr_f32_from_bf16(xr[j]));
+            if (a->bias) sum += a->bias[i];
             if (a->y) a->y[(size_t)r * a->ldy + i] = tsr_bf16_from_f32(sum);
             else a->y_f32[(size_t)r * a->ldy + i] = sum;
         }

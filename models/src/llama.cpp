@@ -98,8 +98,8 @@ public:
             throw std::invalid_argument("lower_llama: precision F32, BF16 or I8");
         const ModelFamily &f = c.family;
         if ((f.layer_norm || f.gelu || f.linear_biases || f.learned_positions) &&
-            (opt.precision != TSR_DTYPE_F32 || opt.matmul_weights != TSR_DTYPE_F32))
-            throw std::invalid_argument("lower_llama: " + f.name + " lowers at F32 only");
+            (i8_ || opt.matmul_weights != TSR_DTYPE_F32))
+            throw std::invalid_argument("lower_llama: " + f.name + " lowers at F32 and BF16 only");
         if (i8_ && !opt.ranges) throw std::invalid_argument("lower_llama: int8 needs calibrated ranges");
     }
 
@@ -252,7 +252,7 @@ public:
         } else {
             lin = linear(name, w_->*sh.source, l, sh.n, sh.k, opt_.linear_bits);
         }
-        if (c_.family.linear_biases) { // F32 (checked at construction)
+        if (c_.family.linear_biases) { // F32 biases, at F32 and BF16 (checked at construction)
             std::vector<float> bias = role == LinearRole::kQkv    ? stacked({{&w_->bq, D}, {&w_->bk, KV}, {&w_->bv, KV}}, l, 1)
                                       : role == LinearRole::kGateUp ? stacked({{&w_->b1, H}, {&w_->b3, H}}, l, 1)
                                                                     : stacked({{&(w_->*sh.bias), sh.n}}, l, 1);

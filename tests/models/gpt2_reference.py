@@ -262,6 +262,10 @@ def main():
     ap.add_argument("--seed", type=int, default=45)
     ap.add_argument("--family", choices=["gpt2", "gpt_neo"], default="gpt2")
     ap.add_argument("--window", type=int, default=16, help="gpt_neo: window_size of the local layers")
+    ap.add_argument("--bf16", action="store_true",
+                    help="also pack at --precision bf16 and hold its logits within --bf16-tolerance of the reference, "
+                         "printing its top-1 agreement with the fp32 image (tessera-eval --reference)")
+    ap.add_argument("--bf16-tolerance", type=float, default=0.05)
     ap.add_argument("--gguf", action="store_true",
                     help="gpt2: also write the model as GGUF (llama.cpp's gpt2 architecture) and require the image packed "
                          "from it to equal, byte for byte, the one from the directory")
@@ -317,6 +321,21 @@ def main():
     print(f"{a.family}: {len(generated)} tokens generated greedily, {ref.shape[0]} positions compared: largest |logit "
           f"difference| / largest |logit| {worst:.3e} at position {worst_pos} (tolerance {a.tolerance:g}); greedy ids "
           f"equal to the reference's argmax at {len(generated) - len(differ)} of {len(generated)}")
+    if a.bf16:
+        bf16 = os.path.join(a.work, a.family + "-bf16.tsr")
+        run(pack[:3] + [bf16] + pack[4:] + ["--precision", "bf16"])
+        bf16_logits = os.path.join(a.work, "logits-bf16.f32")
+        out = run([os.path.join(a.bin, "tessera-eval"), bf16, "--ids-file", ids_file, "--reference", image, "--json", "-q",
+                   "--logits-out", bf16_logits])
+        agreement = json.loads(out)["top1_agreement"]
+        with open(bf16_logits, "rb") as f:
+            lb = torch.frombuffer(bytearray(f.read()), dtype=torch.float32).to(torch.float64).reshape(-1, ref.shape[1])
+        worst_bf16 = max(float((lb[i] - ref[i]).abs().max() / ref[i].abs().max()) for i in range(ref.shape[0]))
+        print(f"{a.family} bf16: largest |logit difference| / largest |logit| {worst_bf16:.3e} (tolerance "
+              f"{a.bf16_tolerance:g}); top-1 agreement with the fp32 image {100 * agreement:.1f} % over "
+              f"{ref.shape[0]} positions")
+        if worst_bf16 > a.bf16_tolerance:
+            sys.exit("FAILED: bf16 logits beyond their tolerance")
     if worst > a.tolerance or differ:
         sys.exit(f"FAILED: {'logits beyond the tolerance' if worst > a.tolerance else ''} "
                  f"{'ids differ at ' + str(differ[:10]) if differ else ''}")

@@ -109,7 +109,7 @@ typedef struct tsr_attention_params {
     uint32_t kv_layout;            /* its caches' tsr_layout: ROW_MAJOR (0) or KV_HEAD_MAJOR */
     uint32_t exps;                 /* I8 integer: the I32 tensor of its softmax's exponentials, u = max - score
                                       at u (tsr_softmax_i8_exp_table) */
-    uint32_t window;               /* F32: a row sees only the last `window` positions, its own included
+    uint32_t window;               /* F32, BF16: a row sees only the last `window` positions, its own included
                                       (GPT-Neo's local attention); 0: every earlier one */
 } tsr_attention_params;
 

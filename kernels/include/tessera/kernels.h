@@ -67,7 +67,8 @@ tsr_kernel_status tsr_rmsnorm_f32(const float *x, const float *weight, float *y,
                                   uint32_t dim, float eps, uint32_t core_id, uint32_t core_count);
 
 /* y[r] = weight * (x[r] - mean) / sqrt(var + eps) + bias, mean and var (biased: over dim) of
- * x[r]; as torch.nn.functional.layer_norm. dim >= 1, eps > 0. y may equal x. */
+ * x[r]; as torch.nn.functional.layer_norm. dim >= 1, eps > 0. y must not overlap x (with
+ * fewer rows than cores, every core reads a whole row that the others write parts of). */
 tsr_kernel_status tsr_layernorm_f32(const float *x, const float *weight, const float *bias, float *y, uint32_t rows,
                                     uint32_t dim, float eps, uint32_t core_id, uint32_t core_count);
 

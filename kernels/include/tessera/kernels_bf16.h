@@ -50,6 +50,7 @@ typedef struct tsr_matmul_bf16_args {
     uint32_t rows, k, n; /* each >= 1 */
     uint32_t ldy;        /* >= n */
     float *y_f32;      /* rows x ldy fp32 outputs, unrounded (the logits); null: y */
+    const float *bias; /* n fp32 biases added to the sums before they are rounded; null: none */
 } tsr_matmul_bf16_args;
 
 uint32_t tsr_matmul_bf16_scratch_bytes(const tsr_matmul_bf16_args *args); /* none */
@@ -77,6 +78,12 @@ tsr_kernel_status tsr_swiglu_bf16(const tsr_bf16 *gate, const tsr_bf16 *up, tsr_
 /* The other operators of a bf16 transformer, each computing in fp32 and rounding its
  * outputs once, with tsr_*_f32's contracts and splits (rmsnorm: rows; rope: (row,
  * pair), the table fp32; add: elements). */
+/* LayerNorm of bf16 rows (weight and bias bf16), fp32 arithmetic as tsr_layernorm_f32's,
+ * each output rounded once. */
+tsr_kernel_status tsr_layernorm_bf16(const tsr_bf16 *x, const tsr_bf16 *weight, const tsr_bf16 *bias, tsr_bf16 *y,
+                                     uint32_t rows, uint32_t dim, float eps, uint32_t core_id, uint32_t core_count);
+/* GELU's tanh form of bf16 values, in fp32 as tsr_gelu_tanh_f32, rounded once. */
+tsr_kernel_status tsr_gelu_tanh_bf16(const tsr_bf16 *x, tsr_bf16 *y, uint32_t count, uint32_t core_id, uint32_t core_count);
 tsr_kernel_status tsr_rmsnorm_bf16(const tsr_bf16 *x, const tsr_bf16 *weight, tsr_bf16 *y, uint32_t rows, uint32_t dim,
                                    float eps, uint32_t core_id, uint32_t core_count);
 tsr_kernel_status tsr_rope_bf16(tsr_bf16 *q, tsr_bf16 *k, const float *table, uint32_t rows, uint32_t pos,

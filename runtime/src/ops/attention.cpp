@@ -186,7 +186,11 @@ tsr_kernel_status score_bf16(const tsr_step &s, const ScoreArgs &x)
     float *scores = (float *)x.mine;
     tsr_kernel_status st = tsr_attention_scores_bf16((const tsr_bf16 *)x.q, (const tsr_bf16 *)x.keys, scores + x.first,
                                                      x.count, p.head_size);
-    if (st == TSR_KERNEL_OK && x.last_chunk) st = tsr_softmax_f32_exp(scores, x.n, (tsr_exp_kind)p.exp);
+    if (st == TSR_KERNEL_OK && x.last_chunk) { // as the fp32 variant's: a local window's positions alone
+        const uint32_t first = tsr_attention_window_first(x.n, p.window);
+        st = tsr_softmax_f32_exp(scores + first, x.n - first, (tsr_exp_kind)p.exp);
+        clear(scores, first);
+    }
     if (st == TSR_KERNEL_OK && x.last_chunk) clear((float *)(x.mine + x.sx.acc), p.head_size);
     return st;
 }
@@ -351,7 +355,8 @@ tessera_status validate(StepChecker &c)
     if (layout != TSR_LAYOUT_ROW_MAJOR && layout != TSR_LAYOUT_KV_HEAD_MAJOR) return c.fail("unknown KV cache layout");
     if (c.tensors[c.step.operands[1]].layout != layout || c.tensors[c.step.operands[2]].layout != layout)
         return c.fail("KV caches not in the layout its params name");
-    if (P(c.step).window && T != TSR_DTYPE_F32) return c.fail("a local window is F32 attention's alone");
+    if (P(c.step).window && T != TSR_DTYPE_F32 && T != TSR_DTYPE_BF16)
+        return c.fail("a local window is F32 and BF16 attention's alone");
     return c.operand(4, T, io, true);
 }
 

@@ -3,6 +3,7 @@
 //           GPT-2's "gelu_new") or the exact, erf form (no variant yet).
 #include "row_tiles.h"
 #include "tessera/kernel_sets.h"
+#include "tessera/kernels_bf16.h"
 
 namespace tsr {
 namespace {
@@ -14,6 +15,11 @@ using Kernel = tsr_kernel_status (*)(const StepRun &r, uint8_t *x, uint8_t *y, u
 tsr_kernel_status gelu_tanh_f32(const StepRun &r, uint8_t *x, uint8_t *y, uint32_t count)
 {
     return tsr_gelu_tanh_f32((const float *)x, (float *)y, count, r.worker, r.workers);
+}
+
+tsr_kernel_status gelu_tanh_bf16(const StepRun &r, uint8_t *x, uint8_t *y, uint32_t count)
+{
+    return tsr_gelu_tanh_bf16((const tsr_bf16 *)x, (tsr_bf16 *)y, count, r.worker, r.workers);
 }
 
 // Its call made at open (a step in place).
@@ -50,6 +56,7 @@ void run(StepRun &r)
 
 // The variants it registers (tessera/variants.def).
 TSR_REGISTER_VARIANT(GELU_F32_TANH, nullptr, Variant<Kernel>{gelu_tanh_f32, gelu_tanh_f32_prepare})
+TSR_REGISTER_VARIANT(GELU_BF16_TANH, nullptr, Variant<Kernel>{gelu_tanh_bf16})
 
 extern const OpDevice op_GELU = {validate, geometry, run, false, nullptr, nullptr, prepare_row<Variant<Kernel>>, nullptr};
 

@@ -4,6 +4,7 @@
 //           then a gain and a bias.
 #include "row_tiles.h"
 #include "tessera/kernel_sets.h"
+#include "tessera/kernels_bf16.h"
 
 namespace tsr {
 namespace {
@@ -31,6 +32,13 @@ tsr_kernel_status layernorm_f32(const StepRun &r, uint8_t **p, uint32_t n)
     const tsr_layernorm_params &q = P(r.step);
     return tsr_layernorm_f32((const float *)p[0], (const float *)p[1], (const float *)p[2], (float *)p[3], n, q.dim,
                              q.eps, r.worker, r.workers);
+}
+
+tsr_kernel_status layernorm_bf16(const StepRun &r, uint8_t **p, uint32_t n)
+{
+    const tsr_layernorm_params &q = P(r.step);
+    return tsr_layernorm_bf16((const tsr_bf16 *)p[0], (const tsr_bf16 *)p[1], (const tsr_bf16 *)p[2], (tsr_bf16 *)p[3], n,
+                              q.dim, q.eps, r.worker, r.workers);
 }
 
 // Its call made at open (a step in place).
@@ -87,6 +95,7 @@ void run(StepRun &r)
 
 // The variants it registers (tessera/variants.def).
 TSR_REGISTER_VARIANT(LAYERNORM_F32, check_eps, Variant<Kernel>{layernorm_f32, layernorm_f32_prepare})
+TSR_REGISTER_VARIANT(LAYERNORM_BF16, check_eps, Variant<Kernel>{layernorm_bf16})
 
 extern const OpDevice op_LAYERNORM = {validate, geometry, run, false, nullptr, nullptr, prepare_row<Variant<Kernel>>, nullptr};
 

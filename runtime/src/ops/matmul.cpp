@@ -209,14 +209,21 @@ tsr_kernel_status mm_f32_w16(const StepRun &r, const Product &t)
 tsr_kernel_status mm_bf16(const StepRun &r, const Product &t)
 {
     tsr_matmul_bf16_args a = {(const tsr_bf16 *)t.x, (const tsr_bf16 *)t.w, (tsr_bf16 *)t.y, t.m, P(r.step).k, t.n,
-                              t.ldy, nullptr};
+                              t.ldy, nullptr, nullptr};
+    return tsr_matmul_bf16(&a, r.worker, r.workers);
+}
+
+tsr_kernel_status mm_bf16_bias(const StepRun &r, const Product &t)
+{
+    tsr_matmul_bf16_args a = {(const tsr_bf16 *)t.x, (const tsr_bf16 *)t.w, (tsr_bf16 *)t.y, t.m, P(r.step).k, t.n,
+                              t.ldy, nullptr, (const float *)r.constant(P(r.step).requant) + t.c0};
     return tsr_matmul_bf16(&a, r.worker, r.workers);
 }
 
 tsr_kernel_status mm_bf16_f32_out(const StepRun &r, const Product &t)
 {
     tsr_matmul_bf16_args a = {(const tsr_bf16 *)t.x, (const tsr_bf16 *)t.w, nullptr, t.m, P(r.step).k, t.n, t.ldy,
-                              (float *)t.y};
+                              (float *)t.y, nullptr};
     return tsr_matmul_bf16(&a, r.worker, r.workers);
 }
 
@@ -644,6 +651,7 @@ TSR_REGISTER_VARIANT(MATMUL_F32_W16, nullptr, Variant<Kernel>{mm_f32_w16})
 TSR_REGISTER_VARIANT(MATMUL_F32_BIAS, check_f32_bias, Variant<Kernel>{mm_f32_bias})
 TSR_REGISTER_VARIANT(MATMUL_BF16, nullptr, Variant<Kernel>{mm_bf16})
 TSR_REGISTER_VARIANT(MATMUL_BF16_F32_OUT, nullptr, Variant<Kernel>{mm_bf16_f32_out})
+TSR_REGISTER_VARIANT(MATMUL_BF16_BIAS, check_f32_bias, Variant<Kernel>{mm_bf16_bias})
 TSR_REGISTER_VARIANT(MATMUL_I8, check_i8, Variant<Kernel>{mm_i8<tsr_matmul_i8>, mm_i8_prepare<tsr_matmul_i8>})
 TSR_REGISTER_VARIANT(MATMUL_I8_F32_OUT, check_i8_f32_out, Variant<Kernel>{mm_i8_f32_out<tsr_matmul_i8_f32>})
 TSR_REGISTER_VARIANT(MATMUL_I8_W4, check_i8_w4, Variant<Kernel>{mm_i8_w4<tsr_matmul_w4a8>})

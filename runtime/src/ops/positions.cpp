@@ -5,6 +5,7 @@
 //           context, so that every run's rows are in it).
 #include "row_tiles.h"
 #include "tessera/kernel_sets.h"
+#include "tessera/kernels_bf16.h"
 
 namespace tsr {
 namespace {
@@ -16,6 +17,11 @@ using Kernel = tsr_kernel_status (*)(const StepRun &r, uint8_t **p, uint32_t cou
 tsr_kernel_status positions_f32(const StepRun &r, uint8_t **p, uint32_t count)
 {
     return tsr_add_f32((const float *)p[0], (const float *)p[1], (float *)p[2], count, r.worker, r.workers);
+}
+
+tsr_kernel_status positions_bf16(const StepRun &r, uint8_t **p, uint32_t count)
+{
+    return tsr_add_bf16((const tsr_bf16 *)p[0], (const tsr_bf16 *)p[1], (tsr_bf16 *)p[2], count, r.worker, r.workers);
 }
 
 // Its call made at open (a step in place): the table's row at the run's position.
@@ -80,6 +86,7 @@ void run(StepRun &r)
 
 // The variants it registers (tessera/variants.def).
 TSR_REGISTER_VARIANT(POSITIONS_F32, nullptr, Variant<Kernel>{positions_f32, positions_f32_prepare})
+TSR_REGISTER_VARIANT(POSITIONS_BF16, nullptr, Variant<Kernel>{positions_bf16})
 
 extern const OpDevice op_POSITIONS = {validate, geometry, run, false, nullptr, nullptr, prepare_row<Variant<Kernel>>, nullptr};
 
