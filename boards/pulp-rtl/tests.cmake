@@ -16,7 +16,14 @@ add_test(NAME rtl_pack_int8 COMMAND tessera-pack ${SHARED_MODELS}/stories260K.bi
          --board pulp-rtl --precision int8 -q -o ${RTL}/images/stories260K_int8.tess)
 add_test(NAME rtl_pack_fp32 COMMAND tessera-pack ${SHARED_MODELS}/stories260K.bin --tokenizer ${SHARED_MODELS}/tok512.bin
          --board pulp-rtl -q -o ${RTL}/images/stories260K_fp32.tess)
-set(RTL_PACKS rtl_pack_int8 rtl_pack_fp32)
+# GPT-2 (fp32): a random-weight Hugging Face directory the reference test's script writes.
+add_test(NAME rtl_make_gpt2 COMMAND ${TESSERA_TORCH_PYTHON} ${CMAKE_SOURCE_DIR}/tests/models/gpt2_reference.py
+         --make-only ${RTL}/models/gpt2)
+set_tests_properties(rtl_make_gpt2 PROPERTIES FIXTURES_SETUP rtl_gpt2_dir)
+add_test(NAME rtl_pack_gpt2 COMMAND tessera-pack ${RTL}/models/gpt2 --board pulp-rtl -q -o ${RTL}/images/gpt2.tess)
+set_tests_properties(rtl_pack_gpt2 PROPERTIES FIXTURES_REQUIRED rtl_gpt2_dir)
+set(RTL_IMAGE_gpt2 ${RTL}/images/gpt2.tess)
+set(RTL_PACKS rtl_pack_int8 rtl_pack_fp32 rtl_pack_gpt2)
 set(RTL_IMAGES "int8=${RTL}/images/stories260K_int8.tess")
 tessera_deeploy_vectors(rtl ${RTL}/images pulp-rtl microLlama8:microLlama8:cluster
                         microLlama8_parallel:microLlama8_parallel:cluster microLlama128:microLlama128:cluster
@@ -38,7 +45,7 @@ add_test(NAME rtl_build_firmware
 add_test(NAME rtl_build_firmware_fpu
          COMMAND ${CMAKE_COMMAND} -DSOURCE=${CMAKE_SOURCE_DIR} -DBINARY=${RTL}/build-fpu
                  -DTOOLCHAIN=${CMAKE_SOURCE_DIR}/toolchain/riscv32-imfc-xpulpv2-elf.cmake
-                 "-DIMAGES=fp32=${RTL}/images/stories260K_fp32.tess"
+                 "-DIMAGES=fp32=${RTL}/images/stories260K_fp32.tess\;gpt2=${RTL}/images/gpt2.tess"
                  "-DEXTRA=-DTESSERA_DEMO_STEPS=${RTL_STEPS}\;-DTESSERA_LLAMA2C_DIR=${TESSERA_SHARED_DIR}/reference/llama2.c\;-DTESSERA_LLAMA2C_MODEL=${SHARED_MODELS}/stories260K.bin\;-DTESSERA_LLAMA2C_TOKENIZER=${SHARED_MODELS}/tok512.bin\;-DTESSERA_LLAMA2C_STEPS=${RTL_LLAMA2C_STEPS}"
                  -P ${CMAKE_SOURCE_DIR}/tests/firmware/build.cmake)
 # The same images with the portable kernels only: the baseline the xpulpv2 set is held against.
@@ -55,7 +62,7 @@ set(RTL_ELF ${RTL}/build/boards/pulp-rtl)
 set(RTL_RUNS hal_conformance_1core:tessera-hal-conformance:1c:suite hal_conformance_8cores:tessera-hal-conformance:8c:suite
              kernels_1core:tessera-kernel-conformance:1c:suite
              int8_1core:tessera-firmware-int8:1c:token:host int8_8cores:tessera-firmware-int8:8c:token:host
-             fp32_1core:tessera-firmware-fp32:1c-fpu:token:golden)
+             fp32_1core:tessera-firmware-fp32:1c-fpu:token:golden gpt2_1core:tessera-firmware-gpt2:1c-fpu:token:host)
 foreach(graph ml8:microLlama8 ml8_parallel:microLlama8_parallel ml128:microLlama128)
   string(REPLACE ":" ";" graph "${graph}")
   list(GET graph 0 tag)
@@ -89,8 +96,12 @@ foreach(run IN LISTS RTL_RUNS)
   endif()
   set(args "")
   string(REGEX REPLACE "^tessera-firmware-" "" image "${elf}")
+  set(image_file ${RTL}/images/stories260K_${image}.tess)
+  if(DEFINED RTL_IMAGE_${image})
+    set(image_file ${RTL_IMAGE_${image}})
+  endif()
   if(what STREQUAL "token")
-    set(args -DPREDICT_IMAGE=${RTL}/images/stories260K_${image}.tess -DPREDICT_RUN=firmware)
+    set(args -DPREDICT_IMAGE=${image_file} -DPREDICT_RUN=firmware)
   elseif(what STREQUAL "graph")
     set(args -DPREDICT_IMAGE=${RTL}/images/${image}.tess -DPREDICT_RUN=firmware)
   endif()
@@ -98,8 +109,7 @@ foreach(run IN LISTS RTL_RUNS)
     list(APPEND args -DINSPECT=$<TARGET_FILE:tessera-inspect> -DCORES=${cores} -DKERNEL_SET=${set})
   endif()
   if(check STREQUAL "host")
-    string(REGEX REPLACE "^tessera-firmware-" "" image "${elf}")
-    list(APPEND args -DHOST_GENERATE=$<TARGET_FILE:tessera-generate> -DIMAGE=${RTL}/images/stories260K_${image}.tess)
+    list(APPEND args -DHOST_GENERATE=$<TARGET_FILE:tessera-generate> -DIMAGE=${image_file})
   elseif(check STREQUAL "golden")
     list(APPEND args -DGOLDEN=${GOLDEN_200})
   elseif(check STREQUAL "vectors")

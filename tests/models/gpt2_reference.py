@@ -76,6 +76,8 @@ def make_model(directory, cfg, seed, neo):
     g = torch.Generator().manual_seed(seed)
     rnd = lambda *shape, std=1.0: torch.randn(*shape, generator=g) * std
     t = {"transformer.wte.weight": rnd(V, D), "transformer.wpe.weight": rnd(P, D, std=0.5)}
+    t["transformer.wte.weight"][V - 1] *= 0.05  # <|endoftext|>'s logit small: the greedy run goes on past it
+    s = 4.0  # the layers' weights large beside the embeddings: a greedy run that does not only repeat its token
     for l in range(L):
         p = f"transformer.h.{l}."
         for ln in ("ln_1", "ln_2"):
@@ -83,15 +85,14 @@ def make_model(directory, cfg, seed, neo):
             t[p + ln + ".bias"] = rnd(D, std=0.1)
         if neo:
             a = p + "attn.attention."
-            # GPT-Neo does not scale its scores: small Q and K keep the softmax from saturating
-            t[a + "q_proj.weight"], t[a + "k_proj.weight"] = rnd(D, D, std=0.25 * D ** -0.5), rnd(D, D, std=0.25 * D ** -0.5)
-            t[a + "v_proj.weight"], t[a + "out_proj.weight"] = rnd(D, D, std=D ** -0.5), rnd(D, D, std=D ** -0.5)
+            t[a + "q_proj.weight"], t[a + "k_proj.weight"] = rnd(D, D, std=D ** -0.5), rnd(D, D, std=D ** -0.5)
+            t[a + "v_proj.weight"], t[a + "out_proj.weight"] = rnd(D, D, std=s * D ** -0.5), rnd(D, D, std=s * D ** -0.5)
             t[a + "out_proj.bias"] = rnd(D, std=0.1)
-            t[p + "mlp.c_fc.weight"], t[p + "mlp.c_proj.weight"] = rnd(H, D, std=D ** -0.5), rnd(D, H, std=H ** -0.5)
+            t[p + "mlp.c_fc.weight"], t[p + "mlp.c_proj.weight"] = rnd(H, D, std=s * D ** -0.5), rnd(D, H, std=s * H ** -0.5)
         else:  # Conv1D: [in, out]
-            t[p + "attn.c_attn.weight"], t[p + "attn.c_attn.bias"] = rnd(D, 3 * D, std=D ** -0.5), rnd(3 * D, std=0.1)
-            t[p + "attn.c_proj.weight"], t[p + "attn.c_proj.bias"] = rnd(D, D, std=D ** -0.5), rnd(D, std=0.1)
-            t[p + "mlp.c_fc.weight"], t[p + "mlp.c_proj.weight"] = rnd(D, H, std=D ** -0.5), rnd(H, D, std=H ** -0.5)
+            t[p + "attn.c_attn.weight"], t[p + "attn.c_attn.bias"] = rnd(D, 3 * D, std=s * D ** -0.5), rnd(3 * D, std=0.1)
+            t[p + "attn.c_proj.weight"], t[p + "attn.c_proj.bias"] = rnd(D, D, std=s * D ** -0.5), rnd(D, std=0.1)
+            t[p + "mlp.c_fc.weight"], t[p + "mlp.c_proj.weight"] = rnd(D, H, std=s * D ** -0.5), rnd(H, D, std=s * H ** -0.5)
         t[p + "mlp.c_fc.bias"], t[p + "mlp.c_proj.bias"] = rnd(H, std=0.1), rnd(D, std=0.1)
     t["transformer.ln_f.weight"] = 1.0 + rnd(D, std=0.1)
     t["transformer.ln_f.bias"] = rnd(D, std=0.1)
@@ -255,8 +256,10 @@ def run(cmd):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--bin", required=True, help="folder of tessera-pack, tessera-generate, tessera-eval")
-    ap.add_argument("--work", required=True, help="folder for the model, the images and the outputs")
+    ap.add_argument("--bin", help="folder of tessera-pack, tessera-generate, tessera-eval")
+    ap.add_argument("--work", help="folder for the model, the images and the outputs")
+    ap.add_argument("--make-only", metavar="DIR",
+                    help="write the model's Hugging Face directory to DIR and stop (for the firmware tests' images)")
     ap.add_argument("--tokens", type=int, default=200, help="tokens generated after BOS (and positions compared)")
     ap.add_argument("--tolerance", type=float, default=1e-4, help="largest |difference| / the position's largest |logit|")
     ap.add_argument("--seed", type=int, default=45)
@@ -265,7 +268,10 @@ def main():
     ap.add_argument("--bf16", action="store_true",
                     help="also pack at --precision bf16 and hold its logits within --bf16-tolerance of the reference, "
                          "printing its top-1 agreement with the fp32 image (tessera-eval --reference)")
-    ap.add_argument("--bf16-tolerance", type=float, default=0.05)
+    ap.add_argument("--bf16-tolerance", type=float, default=0.35,
+                    help="bf16: largest |logit difference| / largest |logit| (its kernels are held to the fp32 arithmetic "
+                         "rounded once in kernels_gpt_test; here the whole model, whose every activation rounds to 8 bits)")
+    ap.add_argument("--bf16-agreement", type=float, default=0.85, help="bf16: the least top-1 agreement with the fp32 image")
     ap.add_argument("--gguf", action="store_true",
                     help="gpt2: also write the model as GGUF (llama.cpp's gpt2 architecture) and require the image packed "
                          "from it to equal, byte for byte, the one from the directory")
@@ -273,9 +279,14 @@ def main():
     ap.add_argument("--prompt-logits-all", action="store_true",
                     help="pack with --prompt-logits all: eval scores through the prompt schedule, chunk by chunk")
     a = ap.parse_args()
+    shape = {"n_embd": 64, "n_layer": 2, "n_head": 4, "n_positions": 256, "window": a.window}
+    if a.make_only:
+        make_model(a.make_only, shape, a.seed, a.family == "gpt_neo")
+        return
+    if not a.bin or not a.work:
+        ap.error("--bin and --work are needed (or --make-only)")
 
     model = os.path.join(a.work, a.family)
-    shape = {"n_embd": 64, "n_layer": 2, "n_head": 4, "n_positions": 256, "window": a.window}
     make_model(model, shape, a.seed, a.family == "gpt_neo")
     image = os.path.join(a.work, a.family + ".tsr")
     pack = [os.path.join(a.bin, "tessera-pack"), model, "-o", image, "-q"] + a.pack_args.split()
@@ -296,9 +307,14 @@ def main():
             sys.exit("FAILED: the GGUF image differs (cmp " + image + " " + from_gguf + ")")
     out = run([os.path.join(a.bin, "tessera-generate"), image, "-n", str(a.tokens), "-t", "0", "--ids", "-q"])
     generated = [int(t) for t in out.split()]
+    if len(generated) != a.tokens:
+        sys.exit(f"FAILED: the model's greedy run ended after {len(generated)} tokens, not {a.tokens}")
     with open(os.path.join(model, "config.json")) as f:
         bos = json.load(f)["bos_token_id"]
-    ids = [bos] + generated
+    # A random model's greedy run soon repeats itself: the logits are held on a sequence of
+    # random ids as well as long (teacher-forced), the greedy ids on the run's own.
+    rnd = torch.Generator().manual_seed(a.seed + 1)
+    ids = [bos] + [int(t) for t in torch.randint(0, bos, (a.tokens,), generator=rnd)]
     ids_file = os.path.join(a.work, "ids.txt")
     with open(ids_file, "w") as f:
         f.write(" ".join(map(str, ids)) + "\n")
@@ -316,11 +332,13 @@ def main():
         rel = float((got[i] - ref[i]).abs().max() / ref[i].abs().max())
         if rel > worst:
             worst, worst_pos = rel, i
-    greedy = [int(t) for t in ref.argmax(dim=1)]
+    greedy = [int(t) for t in (reference_logits if a.family == "gpt2" else reference_logits_gpt_neo)(
+        model, [bos] + generated[:-1]).argmax(dim=1)]
     differ = [i for i in range(len(generated)) if greedy[i] != generated[i]]
-    print(f"{a.family}: {len(generated)} tokens generated greedily, {ref.shape[0]} positions compared: largest |logit "
-          f"difference| / largest |logit| {worst:.3e} at position {worst_pos} (tolerance {a.tolerance:g}); greedy ids "
-          f"equal to the reference's argmax at {len(generated) - len(differ)} of {len(generated)}")
+    print(f"{a.family}: {ref.shape[0]} positions of random ids compared: largest |logit difference| / largest |logit| "
+          f"{worst:.3e} at position {worst_pos} (tolerance {a.tolerance:g}); {len(generated)} tokens generated greedily "
+          f"({len(set(generated))} different ids), equal to the reference's argmax at {len(generated) - len(differ)} of "
+          f"{len(generated)}")
     if a.bf16:
         bf16 = os.path.join(a.work, a.family + "-bf16.tsr")
         run(pack[:3] + [bf16] + pack[4:] + ["--precision", "bf16"])
@@ -334,8 +352,8 @@ def main():
         print(f"{a.family} bf16: largest |logit difference| / largest |logit| {worst_bf16:.3e} (tolerance "
               f"{a.bf16_tolerance:g}); top-1 agreement with the fp32 image {100 * agreement:.1f} % over "
               f"{ref.shape[0]} positions")
-        if worst_bf16 > a.bf16_tolerance:
-            sys.exit("FAILED: bf16 logits beyond their tolerance")
+        if worst_bf16 > a.bf16_tolerance or agreement < a.bf16_agreement:
+            sys.exit("FAILED: bf16 logits beyond their tolerance, or its top-1 agreement below " + str(a.bf16_agreement))
     if worst > a.tolerance or differ:
         sys.exit(f"FAILED: {'logits beyond the tolerance' if worst > a.tolerance else ''} "
                  f"{'ids differ at ' + str(differ[:10]) if differ else ''}")

@@ -480,7 +480,7 @@ int generate(const Options &o, bool estimated_timeline, Model &m, tessera_sample
             if (st != TESSERA_OK) return fail(st, tessera_last_error(&session));
         }
         ++pos;
-        if (next == 1 || next == 2) break; // BOS or EOS ends the sequence
+        if (next == int32_t(m.summary.bos_id) || next == int32_t(m.summary.eos_id)) break; // BOS or EOS ends the sequence
         emit(token, next);
         token = next;
         if (!loop_start) loop_start = Clock::now(), g.loop_start_pos = pos;

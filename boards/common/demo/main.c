@@ -127,11 +127,15 @@ int main(void)
     tsr_demo_puts(", instructions labelled by layer\n");
 #endif
 
+    tessera_image_summary summary;
+    st = tessera_image_peek(image, image_bytes, &summary, NULL, 0);
+    if (st != TESSERA_OK) fail("peek", st);
+    const int32_t bos = (int32_t)summary.bos_id, eos = (int32_t)summary.eos_id; /* the image's: Llama 1 and 2 */
     tessera_sampler greedy;
     tessera_sampler_init(&greedy, 0.0f, 0.0f, 1);
-    int32_t token = 1; /* BOS */
+    int32_t token = bos;
     int n = 0, runs = 0, first_measured = -1, last_measured = -1;
-    int32_t last_token = 1; /* the last measured run's: its input token and position */
+    int32_t last_token = bos; /* the last measured run's: its input token and position */
     uint32_t last_pos = 0;
 #ifdef TESSERA_DEMO_PROMPT
     int32_t prompt[64];
@@ -175,7 +179,7 @@ int main(void)
         int32_t next;
         st = tessera_sample(&session, &greedy, &next);
         if (st != TESSERA_OK) fail("sample", st);
-        if (next == 1 || next == 2) {
+        if (next == bos || next == eos) {
 #ifdef TESSERA_DEMO_MEASURE_POS
             if (pos < TESSERA_DEMO_MEASURE_POS) {
                 put("error: the model ended the text at position ", (uint64_t)pos);
@@ -192,7 +196,7 @@ int main(void)
 #endif
 
     tsr_demo_puts("text: ");
-    int32_t prev = 1;
+    int32_t prev = bos;
     for (int i = 0; i < n; ++i) {
         uint32_t len = 0;
         const char *piece = tessera_decode(&session, prev, ids[i], &len);
