@@ -16,6 +16,7 @@
 //                 own are read in place by scripts/fuzz.sh
 //   OUT/data/     the images and tokenizers fuzzer c opens at start
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -222,6 +223,59 @@ void write_bpe_seeds(const fs::path &dir)
     json_seed("tokenizer_json_pairs", 259, R"([["\u0120","t"],["h","e"]])");
 }
 
+// A GPT-2 as llama.cpp's converter writes it (general.architecture gpt2): n_embd 8, one
+// layer, 16 positions, the 256 byte tokens, the merge "Ġ t", <|endoftext|>; F32 tensors.
+tessera::test::GgufFile gpt2_gguf()
+{
+    using tessera::test::GgufMetadata;
+    auto u32 = [](const std::string &key, uint32_t v) {
+        GgufMetadata m{key, 4, std::vector<uint8_t>(4)};
+        std::memcpy(m.value.data(), &v, 4);
+        return m;
+    };
+    auto strings = [](const std::string &key, const std::vector<std::string> &items) {
+        GgufMetadata m{key, 9, {}};
+        const uint32_t type = 8;
+        const uint64_t n = items.size();
+        m.value.insert(m.value.end(), reinterpret_cast<const uint8_t *>(&type), reinterpret_cast<const uint8_t *>(&type) + 4);
+        m.value.insert(m.value.end(), reinterpret_cast<const uint8_t *>(&n), reinterpret_cast<const uint8_t *>(&n) + 8);
+        for (const std::string &t : items) {
+            const uint64_t len = t.size();
+            m.value.insert(m.value.end(), reinterpret_cast<const uint8_t *>(&len), reinterpret_cast<const uint8_t *>(&len) + 8);
+            m.value.insert(m.value.end(), t.begin(), t.end());
+        }
+        return m;
+    };
+    const uint32_t D = 8, H = 32, V = 258, P = 16;
+    std::vector<std::string> tokens;
+    uint32_t next = 256;
+    for (uint32_t b = 0; b < 256; ++b) { // bytes_to_unicode's stand-ins, as UTF-8
+        const bool printable = (b >= 0x21 && b <= 0x7E) || (b >= 0xA1 && b <= 0xAC) || b >= 0xAE;
+        const uint32_t cp = printable ? b : next++;
+        tokens.push_back(cp < 0x80 ? std::string(1, char(cp)) : std::string{char(0xC0 | (cp >> 6)), char(0x80 | (cp & 0x3F))});
+    }
+    tokens.push_back("\xC4\xA0t"), tokens.push_back("<|endoftext|>");
+    tessera::test::GgufFile f;
+    f.architecture = "gpt2";
+    f.bos = f.eos = V - 1;
+    f.extra = {u32("gpt2.context_length", P), u32("gpt2.embedding_length", D), u32("gpt2.feed_forward_length", H),
+               u32("gpt2.block_count", 1), u32("gpt2.attention.head_count", 2),
+               tessera::test::gguf_string_metadata("tokenizer.ggml.model", "gpt2"), strings("tokenizer.ggml.tokens", tokens),
+               strings("tokenizer.ggml.merges", {"\xC4\xA0 t"})};
+    std::vector<float> values(size_t(V) * D, 0.25f);
+    auto tensor = [&](const std::string &name, std::vector<uint64_t> dims) {
+        f.tensors.push_back(tessera::test::gguf_tensor(name, dims, tessera::test::kGgufF32, values.data()));
+    };
+    tensor("token_embd.weight", {D, V}), tensor("position_embd.weight", {D, P}), tensor("output.weight", {D, V});
+    for (const char *n : {"attn_norm", "ffn_norm"}) tensor(std::string("blk.0.") + n + ".weight", {D}), tensor(std::string("blk.0.") + n + ".bias", {D});
+    tensor("blk.0.attn_qkv.weight", {D, 3 * D}), tensor("blk.0.attn_qkv.bias", {3 * D});
+    tensor("blk.0.attn_output.weight", {D, D}), tensor("blk.0.attn_output.bias", {D});
+    tensor("blk.0.ffn_up.weight", {D, H}), tensor("blk.0.ffn_up.bias", {H});
+    tensor("blk.0.ffn_down.weight", {H, D}), tensor("blk.0.ffn_down.bias", {D});
+    tensor("output_norm.weight", {D}), tensor("output_norm.bias", {D});
+    return f;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -331,6 +385,7 @@ int main(int argc, char **argv)
                 write_bytes(out / "readers" / ("small_v" + std::to_string(version) + ".gguf"), 8, tessera::test::gguf_bytes(f));
             }
         }
+        write_bytes(out / "readers" / "gpt2.gguf", 8, tessera::test::gguf_bytes(gpt2_gguf()));
         std::printf("tessera-fuzz-seeds: seeds in %s\n", out.c_str());
         return 0;
     } catch (const std::exception &e) {
