@@ -214,6 +214,7 @@ ByteLevelBpe parse_tokenizer_json(const std::string &text, const std::string &na
 Vocabulary byte_level_vocabulary(const ByteLevelBpe &bpe, const std::string &name)
 {
     Vocabulary v;
+    v.byte_level = true;
     const float unmerged = -float(bpe.merges.size()) - 1.0f;
     v.scores.assign(bpe.pieces.size(), unmerged);
     std::map<std::string, uint32_t> id_of;

@@ -434,6 +434,7 @@ tessera_status read_tokenizer_section(const uint8_t *base, uint32_t size, uint32
     const uint32_t n = th->vocab_size;
     if (n != vocab_size) return bad("vocabulary size differs from the model's");
     if (!th->max_token_length || th->max_token_length > TSR_MAX_TOKEN_BYTES) return bad("max token length outside 1..64");
+    if (th->kind > TSR_TOKENIZER_BYTE_LEVEL_BPE) return bad("kind is not SentencePiece (0) or byte-level BPE (1)");
     if (th->entries_offset % 4u || th->sorted_offset % 4u) return bad("tables misaligned");
     if (!fits(th->entries_offset, (uint64_t)n * sizeof(tsr_token_entry), size) ||
         !fits(th->sorted_offset, (uint64_t)n * 4u, size) ||

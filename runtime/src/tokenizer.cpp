@@ -261,7 +261,13 @@ const char *tokenizer_decode(const TokenizerView &t, uint32_t bos_id, int32_t pr
     if (token < 0 || (uint32_t)token >= t.header->vocab_size) return nullptr;
     const char *p = piece(t, (uint32_t)token);
     uint32_t n = t.entries[token].length;
-    if (prev == (int32_t)bos_id && p[0] == ' ') {
+    if (t.header->kind == TSR_TOKENIZER_BYTE_LEVEL_BPE) { // its pieces are its bytes; the byte 0 alone is "<0x00>"
+        const bool zero = n == 6u && p[0] == '<' && p[1] == '0' && p[2] == 'x' && p[3] == '0' && p[4] == '0' && p[5] == '>';
+        if (zero) p = kBytePieces.text, n = 1u;
+        if (len) *len = n;
+        return p;
+    }
+    if (prev == (int32_t)bos_id && p[0] == ' ') { // SentencePiece's: no space after BOS
         ++p;
         --n;
     }

@@ -334,6 +334,33 @@ TEST(GptDirectory, ReadsGpt2AndGptNeo)
     EXPECT_FALSE(neo.checkpoint.config.family.scaled_attention);
 }
 
+// The device decodes a byte-level BPE's tokens but does not encode text with it yet: it
+// says so by name rather than encode the text some other way; an empty text is BOS alone.
+TEST(GptDirectory, TheDeviceRefusesToEncodeTextWithAByteLevelBpe)
+{
+    tessera::PackOptions o;
+    o.checkpoint = make_gpt("gpt2_encode", false);
+    o.output = temp_path("gpt2_encode.tess");
+    auto m = open_model(o);
+    ASSERT_EQ(m->status, TESSERA_OK) << tessera_last_error(&m->session);
+    int32_t ids[8];
+    uint32_t n = 0;
+    EXPECT_EQ(tessera_encode(&m->session, "Hello", true, false, ids, 8, &n), TESSERA_ERR_UNENCODABLE_TEXT);
+    EXPECT_NE(std::string(tessera_last_error(&m->session)).find("byte-level BPE"), std::string::npos)
+        << tessera_last_error(&m->session);
+    ASSERT_EQ(tessera_encode(&m->session, "", true, false, ids, 8, &n), TESSERA_OK);
+    EXPECT_EQ(n, 1u);
+    EXPECT_EQ(ids[0], 257); // <|endoftext|>, config.json's bos_token_id
+    uint32_t len = 0;
+    const char *piece = tessera_decode(&m->session, 257, 256, &len);
+    EXPECT_EQ(std::string(piece, len), " t"); // the merge "Ġ t", its bytes: no space taken after BOS
+    piece = tessera_decode(&m->session, 256, 0, &len);
+    EXPECT_EQ(std::string(piece, len), std::string(1, '\0')); // the byte 0, held as "<0x00>"
+    piece = tessera_decode(&m->session, 256, 'A', &len);
+    EXPECT_EQ(std::string(piece, len), "A");
+    tessera_close(&m->session);
+}
+
 TEST(GptDirectory, BadDirectoriesAreRefusedByName)
 {
     auto edit = [](const std::string &dir, const char *file, auto change) {

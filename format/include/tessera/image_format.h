@@ -354,8 +354,15 @@ typedef struct tsr_tokenizer_header {
     uint32_t sorted_offset;
     uint32_t strings_offset;
     uint32_t strings_size;
-    uint32_t reserved[2];
+    uint32_t kind; /* tsr_tokenizer_kind: how text becomes pieces */
+    uint32_t reserved;
 } tsr_tokenizer_header;
+
+typedef enum tsr_tokenizer_kind {
+    TSR_TOKENIZER_SENTENCEPIECE = 0,  /* llama2.c's: pieces merged by score, byte fallback (the device encodes) */
+    TSR_TOKENIZER_BYTE_LEVEL_BPE = 1, /* GPT-2's: the device decodes; its encoding (pre-tokenizer, merge ranks)
+                                         is not on the device yet */
+} tsr_tokenizer_kind;
 
 typedef struct tsr_token_entry {
     float score;

@@ -102,6 +102,7 @@ std::vector<uint8_t> build_tokenizer_section(const Vocabulary &vocab)
     tsr_tokenizer_header h{};
     h.vocab_size = n;
     h.max_token_length = vocab.max_token_length;
+    h.kind = vocab.byte_level ? TSR_TOKENIZER_BYTE_LEVEL_BPE : TSR_TOKENIZER_SENTENCEPIECE;
     h.entries_offset = sizeof(tsr_tokenizer_header);
     h.sorted_offset = h.entries_offset + n * uint32_t(sizeof(tsr_token_entry));
     h.strings_offset = h.sorted_offset + n * 4u;

@@ -78,6 +78,7 @@ bool is_llama2c_checkpoint(const std::string &path);
 LlamaCheckpoint parse_llama2c_checkpoint(const std::vector<uint8_t> &bytes, const std::string &name);
 
 struct Vocabulary {
+    bool byte_level = false; // GPT-2's byte-level BPE (tsr_tokenizer_kind), else SentencePiece
     uint32_t max_token_length = 0;
     std::vector<std::string> pieces;
     std::vector<float> scores;
