@@ -114,6 +114,15 @@ static inline float tsr_expf(float x)
 
 // The position of the highest set bit of v >= 1 (0..31), by halving: a count of leading
 // zeros is a library call on RV32 without Zbb.
+// GELU's tanh form of one value: 0.5 v (1 + tanh(sqrt(2/pi) (v + 0.044715 v^3))), tanh(u) as
+// 1 - 2 / (e^(2u) + 1) (e^(2u) overflowing to +inf gives 1, underflowing to 0 gives -1).
+static inline float tsr_gelu_tanh(float v)
+{
+    const float u = 0.7978845608028654f * tsr_mac(v, 0.044715f * v, v * v);
+    const float t = 1.0f - 2.0f / (tsr_expf(2.0f * u) + 1.0f);
+    return 0.5f * v * (1.0f + t);
+}
+
 static inline uint32_t tsr_top_bit(uint32_t v)
 {
     uint32_t a = 0;

@@ -36,10 +36,6 @@ tsr_kernel_status tsr_gelu_tanh_bf16(const tsr_bf16 *x, tsr_bf16 *y, uint32_t co
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
     uint32_t begin, end;
     tsr_core_range(count, core_id, core_count, &begin, &end);
-    for (uint32_t i = begin; i < end; ++i) {
-        float v = tsr_f32_from_bf16(x[i]);
-        tsr_gelu_tanh_f32(&v, &v, 1u, 0u, 1u); // the fp32 kernel's arithmetic, one value
-        y[i] = tsr_bf16_from_f32(v);
-    }
+    for (uint32_t i = begin; i < end; ++i) y[i] = tsr_bf16_from_f32(tsr_gelu_tanh(tsr_f32_from_bf16(x[i])));
     return TSR_KERNEL_OK;
 }

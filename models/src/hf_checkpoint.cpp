@@ -265,6 +265,24 @@ void parse_gpt_common(const json_input::Value &j, LlamaConfig &c, bool *tie_word
     if (const auto tie = j.find("tie_word_embeddings")) *tie_word_embeddings = tie->as_bool();
 }
 
+// GPT2Config's and GPTNeoConfig's names for the same sizes.
+struct GptSizeKeys {
+    const char *dim, *layers, *heads, *positions, *inner;
+};
+
+// The sizes under their names; the feed-forward 4 dim unless `inner` is given and not null.
+void read_gpt_sizes(const json_input::Value &j, const GptSizeKeys &k, LlamaConfig &c)
+{
+    auto uint_key = [&](const char *key, uint64_t lo, uint64_t hi) { return uint32_t(j[key].as_uint(lo, hi)); };
+    c.dim = uint_key(k.dim, 2, 65536);
+    c.n_layers = uint_key(k.layers, 1, 1024);
+    c.n_heads = c.n_kv_heads = uint_key(k.heads, 1, c.dim);
+    c.vocab_size = uint_key("vocab_size", 3, 1u << 20);
+    c.seq_len = uint_key(k.positions, 1, 1u << 20);
+    c.hidden_dim = 4 * c.dim;
+    if (const auto inner = j.find(k.inner); inner && !inner->json().is_null()) c.hidden_dim = uint32_t(inner->as_uint(1, 1u << 20));
+}
+
 // GPT-Neo's config.json (GPTNeoConfig's keys): GPT-2's layer with unscaled scores, and
 // global and local attention by layer as attention_types expands ([[["global", "local"], 4]]:
 // the pair four times), the local layers seeing the last window_size positions.
@@ -273,16 +291,8 @@ LlamaConfig parse_gpt_neo_config(const json_input::Value &j, bool *tie_word_embe
     LlamaConfig c;
     c.family = ModelFamily{"gpt_neo", true, true, true, true};
     c.family.scaled_attention = false;
-    auto uint_key = [&](const char *key, uint64_t lo, uint64_t hi) { return uint32_t(j[key].as_uint(lo, hi)); };
-    c.dim = uint_key("hidden_size", 2, 65536);
-    c.n_layers = uint_key("num_layers", 1, 1024);
-    c.n_heads = c.n_kv_heads = uint_key("num_heads", 1, c.dim);
-    c.vocab_size = uint_key("vocab_size", 3, 1u << 20);
-    c.seq_len = uint_key("max_position_embeddings", 1, 1u << 20);
-    c.hidden_dim = 4 * c.dim;
-    if (const auto inner = j.find("intermediate_size"); inner && !inner->json().is_null())
-        c.hidden_dim = uint32_t(inner->as_uint(1, 1u << 20));
-    c.family.window = uint_key("window_size", 1, 1u << 20);
+    read_gpt_sizes(j, {"hidden_size", "num_layers", "num_heads", "max_position_embeddings", "intermediate_size"}, c);
+    c.family.window = uint32_t(j["window_size"].as_uint(1, 1u << 20));
     const json_input::Value types = j["attention_types"];
     types.expect_array();
     for (size_t i = 0; i < types.size(); ++i) {
@@ -314,14 +324,7 @@ LlamaConfig parse_gpt2_config(const json_input::Value &j, bool *tie_word_embeddi
 {
     LlamaConfig c;
     c.family = ModelFamily{"gpt2", true, true, true, true};
-    auto uint_key = [&](const char *key, uint64_t lo, uint64_t hi) { return uint32_t(j[key].as_uint(lo, hi)); };
-    c.dim = uint_key("n_embd", 2, 65536);
-    c.n_layers = uint_key("n_layer", 1, 1024);
-    c.n_heads = c.n_kv_heads = uint_key("n_head", 1, c.dim);
-    c.vocab_size = uint_key("vocab_size", 3, 1u << 20);
-    c.seq_len = uint_key("n_positions", 1, 1u << 20);
-    c.hidden_dim = 4 * c.dim;
-    if (const auto inner = j.find("n_inner"); inner && !inner->json().is_null()) c.hidden_dim = uint32_t(inner->as_uint(1, 1u << 20));
+    read_gpt_sizes(j, {"n_embd", "n_layer", "n_head", "n_positions", "n_inner"}, c);
     auto refuse_true = [&](const char *key, const char *why) {
         if (const auto v = j.find(key); v && v->as_bool()) v->fail(std::string("is true; ") + why);
     };
