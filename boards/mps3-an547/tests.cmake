@@ -19,9 +19,11 @@ add_test(NAME firmware_m55_make_gpt2 COMMAND ${TESSERA_TORCH_PYTHON} ${CMAKE_SOU
          --make-only ${FW_M55}/models/gpt2)
 set_tests_properties(firmware_m55_make_gpt2 PROPERTIES FIXTURES_SETUP firmware_m55_gpt2_dir)
 add_test(NAME firmware_m55_pack_gpt2 COMMAND tessera-pack ${FW_M55}/models/gpt2 --board mps3-an547 -q -o ${FW_M55}/images/gpt2.tess)
-set_tests_properties(firmware_m55_pack_gpt2 PROPERTIES FIXTURES_REQUIRED firmware_m55_gpt2_dir)
+add_test(NAME firmware_m55_pack_gpt2_int8 COMMAND tessera-pack ${FW_M55}/models/gpt2 --board mps3-an547 --precision int8 -q
+                                                  -o ${FW_M55}/images/gpt2_int8.tess)
+set_tests_properties(firmware_m55_pack_gpt2 firmware_m55_pack_gpt2_int8 PROPERTIES FIXTURES_REQUIRED firmware_m55_gpt2_dir)
 set_tests_properties(firmware_m55_pack_golden firmware_m55_pack_int8 firmware_m55_pack_tinyllama_int8 firmware_m55_pack_gpt2
-                     PROPERTIES FIXTURES_SETUP firmware_m55_images)
+                     firmware_m55_pack_gpt2_int8 PROPERTIES FIXTURES_SETUP firmware_m55_images)
 # Deeploy's graphs on the Cortex-M55: each image with its vectors, as on qemu-virt-rv32.
 tessera_deeploy_vectors(firmware_m55 ${FW_M55}/images mps3-an547 deeploy_ml8:microLlama8
                         deeploy_ml8_parallel:microLlama8_parallel deeploy_ml128:microLlama128
@@ -32,7 +34,7 @@ set(FW_M55_DEEPLOY_VECTORS "${DEEPLOY_VECTORS}")
 add_test(NAME firmware_m55_build
          COMMAND ${CMAKE_COMMAND} -DSOURCE=${CMAKE_SOURCE_DIR} -DBINARY=${FW_M55}/build
                  -DTOOLCHAIN=${CMAKE_SOURCE_DIR}/toolchain/arm-none-eabi-m55.cmake
-                 "-DIMAGES=golden=${FW_M55}/images/stories260K.tess\;int8=${FW_M55}/images/stories260K_int8.tess\;tinyllama_int8=${FW_M55}/images/tinyllama_v0_int8.tess=128\\;int8_slim=${FW_M55}/images/stories260K_int8.tess\;gpt2=${FW_M55}/images/gpt2.tess${FW_M55_DEEPLOY_IMAGES}"
+                 "-DIMAGES=golden=${FW_M55}/images/stories260K.tess\;int8=${FW_M55}/images/stories260K_int8.tess\;tinyllama_int8=${FW_M55}/images/tinyllama_v0_int8.tess=128\\;int8_slim=${FW_M55}/images/stories260K_int8.tess\;gpt2=${FW_M55}/images/gpt2.tess\;gpt2_int8=${FW_M55}/images/gpt2_int8.tess${FW_M55_DEEPLOY_IMAGES}"
                  "-DVARIANTS=int8_slim=${FW_M55}/images/stories260K_int8_variants.c"
                  "-DVECTORS=${FW_M55_DEEPLOY_VECTORS}"
                  "-DEXTRA=-DTESSERA_LLAMA2C_DIR=${TESSERA_SHARED_DIR}/reference/llama2.c\;-DTESSERA_LLAMA2C_MODEL=${SHARED_MODELS}/stories260K.bin\;-DTESSERA_LLAMA2C_TOKENIZER=${SHARED_MODELS}/tok512.bin\;-DTESSERA_LLAMA2C_STEPS=200"
@@ -67,11 +69,13 @@ add_test(NAME firmware_m55_int8
                  -DHOST_GENERATE=$<TARGET_FILE:tessera-generate> -DIMAGE=${FW_M55}/images/stories260K_int8.tess
                  -DPLUGIN=$<TARGET_FILE:tessera_hart_counter> ${FW_M55_PREDICT}
                  -DPREDICT_IMAGE=${FW_M55}/images/stories260K_int8.tess -P ${CMAKE_SOURCE_DIR}/tests/firmware/run.cmake)
-# GPT-2 (fp32: LayerNorm, GELU, learned positions, biases), its ids the host board's.
-add_test(NAME firmware_m55_gpt2
-         COMMAND ${CMAKE_COMMAND} -DQEMU=${QEMU_ARM} -DMACHINE=mps3-an547 -DSMP=1 -DELF=${FW_M55_ELF}/tessera-firmware-gpt2.elf
-                 -DHOST_GENERATE=$<TARGET_FILE:tessera-generate> -DIMAGE=${FW_M55}/images/gpt2.tess
-                 -DPLUGIN=$<TARGET_FILE:tessera_hart_counter> -P ${CMAKE_SOURCE_DIR}/tests/firmware/run.cmake)
+# GPT-2 (fp32, and int8: LayerNorm, GELU, learned positions, biases), its ids the host board's.
+foreach(name gpt2 gpt2_int8)
+  add_test(NAME firmware_m55_${name}
+           COMMAND ${CMAKE_COMMAND} -DQEMU=${QEMU_ARM} -DMACHINE=mps3-an547 -DSMP=1 -DELF=${FW_M55_ELF}/tessera-firmware-${name}.elf
+                   -DHOST_GENERATE=$<TARGET_FILE:tessera-generate> -DIMAGE=${FW_M55}/images/${name}.tess
+                   -DPLUGIN=$<TARGET_FILE:tessera_hart_counter> -P ${CMAKE_SOURCE_DIR}/tests/firmware/run.cmake)
+endforeach()
 # The TinyLLama-v0 shape (Deeploy's workload) in int8, its forward pass at position 128
 # measured by layer, its ids the host board's.
 add_test(NAME firmware_m55_tinyllama_int8
@@ -124,5 +128,5 @@ foreach(name deeploy_ml8 deeploy_ml8_parallel deeploy_ml128 deeploy_ml64_paralle
   list(APPEND FW_M55_DEEPLOY_RUNS firmware_m55_${name})
 endforeach()
 set_tests_properties(firmware_m55_hal_conformance firmware_m55_kernels ${FW_M55_DEEPLOY_RUNS} firmware_m55_llama2c firmware_m55_golden firmware_m55_int8 firmware_m55_tinyllama_int8
-                     firmware_m55_gpt2
+                     firmware_m55_gpt2 firmware_m55_gpt2_int8
                      PROPERTIES FIXTURES_REQUIRED firmware_m55_elf TIMEOUT 600)

@@ -21,10 +21,14 @@ add_test(NAME rtl_make_gpt2 COMMAND ${TESSERA_TORCH_PYTHON} ${CMAKE_SOURCE_DIR}/
          --make-only ${RTL}/models/gpt2)
 set_tests_properties(rtl_make_gpt2 PROPERTIES FIXTURES_SETUP rtl_gpt2_dir)
 add_test(NAME rtl_pack_gpt2 COMMAND tessera-pack ${RTL}/models/gpt2 --board pulp-rtl -q -o ${RTL}/images/gpt2.tess)
-set_tests_properties(rtl_pack_gpt2 PROPERTIES FIXTURES_REQUIRED rtl_gpt2_dir)
+# ... and at int8, on the core without an FPU: integer LayerNorm and GELU.
+add_test(NAME rtl_pack_gpt2_int8 COMMAND tessera-pack ${RTL}/models/gpt2 --board pulp-rtl --precision int8 -q
+                                         -o ${RTL}/images/gpt2_int8.tess)
+set_tests_properties(rtl_pack_gpt2 rtl_pack_gpt2_int8 PROPERTIES FIXTURES_REQUIRED rtl_gpt2_dir)
 set(RTL_IMAGE_gpt2 ${RTL}/images/gpt2.tess)
-set(RTL_PACKS rtl_pack_int8 rtl_pack_fp32 rtl_pack_gpt2)
-set(RTL_IMAGES "int8=${RTL}/images/stories260K_int8.tess")
+set(RTL_IMAGE_gpt2_int8 ${RTL}/images/gpt2_int8.tess)
+set(RTL_PACKS rtl_pack_int8 rtl_pack_fp32 rtl_pack_gpt2 rtl_pack_gpt2_int8)
+set(RTL_IMAGES "int8=${RTL}/images/stories260K_int8.tess\;gpt2_int8=${RTL}/images/gpt2_int8.tess")
 tessera_deeploy_vectors(rtl ${RTL}/images pulp-rtl microLlama8:microLlama8:cluster
                         microLlama8_parallel:microLlama8_parallel:cluster microLlama128:microLlama128:cluster
                         microLlama64_parallel:microLlama64_parallel:cluster)
@@ -62,7 +66,8 @@ set(RTL_ELF ${RTL}/build/boards/pulp-rtl)
 set(RTL_RUNS hal_conformance_1core:tessera-hal-conformance:1c:suite hal_conformance_8cores:tessera-hal-conformance:8c:suite
              kernels_1core:tessera-kernel-conformance:1c:suite
              int8_1core:tessera-firmware-int8:1c:token:host int8_8cores:tessera-firmware-int8:8c:token:host
-             fp32_1core:tessera-firmware-fp32:1c-fpu:token:golden gpt2_1core:tessera-firmware-gpt2:1c-fpu:token:host)
+             fp32_1core:tessera-firmware-fp32:1c-fpu:token:golden gpt2_1core:tessera-firmware-gpt2:1c-fpu:token:host
+             gpt2_int8_1core:tessera-firmware-gpt2_int8:1c:token:host)
 foreach(graph ml8:microLlama8 ml8_parallel:microLlama8_parallel ml128:microLlama128)
   string(REPLACE ":" ";" graph "${graph}")
   list(GET graph 0 tag)

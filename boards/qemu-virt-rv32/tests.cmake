@@ -58,7 +58,10 @@ add_test(NAME firmware_make_gpt2 COMMAND ${TESSERA_TORCH_PYTHON} ${CMAKE_SOURCE_
          --make-only ${FW}/models/gpt2)
 set_tests_properties(firmware_make_gpt2 PROPERTIES FIXTURES_SETUP firmware_gpt2_dir)
 add_test(NAME firmware_pack_gpt2 COMMAND tessera-pack ${FW}/models/gpt2 --board qemu-virt-rv32 -q -o ${FW}/images/gpt2.tess)
-set_tests_properties(firmware_pack_gpt2 PROPERTIES FIXTURES_REQUIRED firmware_gpt2_dir)
+# ... and at int8 (integer LayerNorm and GELU, biased matmuls as RequantShift).
+add_test(NAME firmware_pack_gpt2_int8 COMMAND tessera-pack ${FW}/models/gpt2 --board qemu-virt-rv32 --precision int8 -q
+                                              -o ${FW}/images/gpt2_int8.tess)
+set_tests_properties(firmware_pack_gpt2 firmware_pack_gpt2_int8 PROPERTIES FIXTURES_REQUIRED firmware_gpt2_dir)
 set(FW_DEEPLOY deeploy_ml8:microLlama8:cluster:0 deeploy_ml8_parallel:microLlama8_parallel:cluster:0
                deeploy_ml128:microLlama128:cluster:0 deeploy_ml128_npu_nms:microLlama128:npu-nms:0
                deeploy_ml64_parallel:microLlama64_parallel:cluster:0
@@ -72,11 +75,11 @@ file(MAKE_DIRECTORY ${FW}/images)
 set_tests_properties(${FW_DEEPLOY_PACKS} PROPERTIES FIXTURES_SETUP firmware_images)
 set_tests_properties(firmware_pack_golden firmware_pack_l1_64k firmware_pack_bf16w firmware_pack_int8
                      firmware_pack_int4 firmware_pack_int8f firmware_pack_bf16 firmware_pack_tinyllama_int8 firmware_pack_int8_gap9
-                     firmware_pack_gpt2
+                     firmware_pack_gpt2 firmware_pack_gpt2_int8
                      ${FW_SCENARIO_PACKS} PROPERTIES FIXTURES_SETUP firmware_images)
 add_test(NAME firmware_build
          COMMAND ${CMAKE_COMMAND} -DSOURCE=${CMAKE_SOURCE_DIR} -DBINARY=${FW}/build -DTOOLCHAIN=${FW_TOOLCHAIN}
-                 "-DIMAGES=golden=${FW}/images/stories260K.tess\\;l1_64k=${FW}/images/stories260K_l1_64k.tess\\;bf16w=${FW}/images/stories260K_bf16w.tess\\;int8=${FW}/images/stories260K_int8.tess\\;int8f=${FW}/images/stories260K_int8f.tess\\;bf16=${FW}/images/stories260K_bf16.tess\\;int8_single_core=${FW}/images/stories260K_int8_single_core.tess\\;int8_npu=${FW}/images/stories260K_int8_npu.tess\\;int8_npu_nms=${FW}/images/stories260K_int8_npu_nms.tess\;tinyllama_int8=${FW}/images/tinyllama_v0_int8.tess=128\;tinyllama_int8_single_core=${FW}/images/tinyllama_v0_int8_single_core.tess=128\;tinyllama_int8_npu=${FW}/images/tinyllama_v0_int8_npu.tess=128\;tinyllama_int8_npu_nms=${FW}/images/tinyllama_v0_int8_npu_nms.tess=128\;int4=${FW}/images/stories260K_int4.tess\;int8_slim=${FW}/images/stories260K_int8.tess\;gpt2=${FW}/images/gpt2.tess\;golden_int8_variants=${FW}/images/stories260K.tess${FW_DEEPLOY_IMAGES}"
+                 "-DIMAGES=golden=${FW}/images/stories260K.tess\\;l1_64k=${FW}/images/stories260K_l1_64k.tess\\;bf16w=${FW}/images/stories260K_bf16w.tess\\;int8=${FW}/images/stories260K_int8.tess\\;int8f=${FW}/images/stories260K_int8f.tess\\;bf16=${FW}/images/stories260K_bf16.tess\\;int8_single_core=${FW}/images/stories260K_int8_single_core.tess\\;int8_npu=${FW}/images/stories260K_int8_npu.tess\\;int8_npu_nms=${FW}/images/stories260K_int8_npu_nms.tess\;tinyllama_int8=${FW}/images/tinyllama_v0_int8.tess=128\;tinyllama_int8_single_core=${FW}/images/tinyllama_v0_int8_single_core.tess=128\;tinyllama_int8_npu=${FW}/images/tinyllama_v0_int8_npu.tess=128\;tinyllama_int8_npu_nms=${FW}/images/tinyllama_v0_int8_npu_nms.tess=128\;int4=${FW}/images/stories260K_int4.tess\;int8_slim=${FW}/images/stories260K_int8.tess\;gpt2=${FW}/images/gpt2.tess\;gpt2_int8=${FW}/images/gpt2_int8.tess\;golden_int8_variants=${FW}/images/stories260K.tess${FW_DEEPLOY_IMAGES}"
                  "-DVARIANTS=int8_slim=${FW}/images/stories260K_int8_variants.c\;golden_int8_variants=${FW}/images/stories260K_int8_variants.c"
                  "-DVECTORS=${FW_DEEPLOY_VECTORS}"
                  -DPREFIX=${FW}/install -P ${CMAKE_SOURCE_DIR}/tests/firmware/build.cmake)
@@ -89,7 +92,7 @@ set(FW_PREDICT_IMAGES golden:stories260K l1_64k:stories260K_l1_64k bf16w:stories
                       int8_npu:stories260K_int8_npu int8_npu_nms:stories260K_int8_npu_nms
                       tinyllama_int8:tinyllama_v0_int8 tinyllama_int8_single_core:tinyllama_v0_int8_single_core
                       tinyllama_int8_npu:tinyllama_v0_int8_npu tinyllama_int8_npu_nms:tinyllama_v0_int8_npu_nms
-                      int4:stories260K_int4 int8_slim:stories260K_int8 gpt2:gpt2)
+                      int4:stories260K_int4 int8_slim:stories260K_int8 gpt2:gpt2 gpt2_int8:gpt2_int8)
 function(tessera_fw_predict_args out elf)
   set(image "${elf}")
   foreach(pair IN LISTS FW_PREDICT_IMAGES)
@@ -123,6 +126,7 @@ foreach(run int8_8harts:int8:9:stories260K_int8 int8_1hart:int8:2:stories260K_in
             int8_slim_8harts:int8_slim:9:stories260K_int8
             int4_8harts:int4:9:stories260K_int4 int4_1hart:int4:2:stories260K_int4
             bf16_8harts:bf16:9:stories260K_bf16 gpt2_8harts:gpt2:9:gpt2 gpt2_1hart:gpt2:2:gpt2
+            gpt2_int8_8harts:gpt2_int8:9:gpt2_int8 gpt2_int8_1hart:gpt2_int8:2:gpt2_int8
             int8_single_core_1hart:int8_single_core:2:stories260K_int8_gap9
             int8_npu_10harts:int8_npu:10:stories260K_int8_gap9 int8_npu_nms_10harts:int8_npu_nms:10:stories260K_int8_gap9
             int8_npu_nms_1hart:int8_npu_nms:2:stories260K_int8_gap9 int8_npu_nms_1hart_no_dma:int8_npu_nms:1:stories260K_int8_gap9

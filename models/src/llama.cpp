@@ -97,9 +97,11 @@ public:
         if (opt.precision != TSR_DTYPE_F32 && !i8_ && !bf16_)
             throw std::invalid_argument("lower_llama: precision F32, BF16 or I8");
         const ModelFamily &f = c.family;
-        if ((f.layer_norm || f.gelu || f.linear_biases || f.learned_positions) &&
-            (i8_ || opt.matmul_weights != TSR_DTYPE_F32))
-            throw std::invalid_argument("lower_llama: " + f.name + " lowers at F32 and BF16 only");
+        if ((f.layer_norm || f.gelu || f.linear_biases || f.learned_positions) && !i8_ &&
+            opt.matmul_weights != TSR_DTYPE_F32)
+            throw std::invalid_argument("lower_llama: " + f.name + " takes its activations' type for its weights");
+        if (f.linear_biases && i8_ && opt.w4_groups)
+            throw std::invalid_argument("lower_llama: " + f.name + "'s linears have biases, W4A8's none");
         if (i8_ && !opt.ranges) throw std::invalid_argument("lower_llama: int8 needs calibrated ranges");
     }
 
@@ -145,13 +147,14 @@ public:
         decoder_.weights();
         w_ = nullptr;
         rms_final_ = gain(norm_name("final"), w.rms_final.data());
-        if (c_.family.layer_norm) final_bias_ = gain("final_norm.bias", w.final_norm_bias.data());
+        if (c_.family.layer_norm) final_bias_ = norm_bias_tensor("final_norm.bias", w.final_norm_bias.data(), w.rms_final.data());
         // The classifier: an embedding shared with it is read as the embedding's type (F32
         // images), or stored again as the classifier wants it (BF16: the same; I8: per channel).
         if (c_.shared_classifier && !i8_) wcls_ = Linear{emb_, AT_};
         else if (!share_) wcls_ = linear("wcls", c_.shared_classifier ? w.token_embedding : w.wcls, 0, V, D, 8, false); // 8-bit logits
         if (c_.family.learned_positions) { // the positions a run may have: the context's
-            positions_ = b_.weight("position_embedding", w.position_embedding.data(), C, D, AT_);
+            positions_ = i8_ ? int8_weight("position_embedding", w.position_embedding.data(), C, D)
+                             : b_.weight("position_embedding", w.position_embedding.data(), C, D, AT_);
         } else {
             rope_table(C);
         }
@@ -226,8 +229,9 @@ public:
     uint32_t norm_bias(uint32_t l, NormSite site) override
     {
         const bool att = site == NormSite::kAttention;
-        return gain(prefix(l) + norm_name(att ? "att" : "ffn") + ".bias",
-                    (att ? w_->att_norm_bias : w_->ffn_norm_bias).data() + size_t(l) * c_.dim);
+        return norm_bias_tensor(prefix(l) + norm_name(att ? "att" : "ffn") + ".bias",
+                                (att ? w_->att_norm_bias : w_->ffn_norm_bias).data() + size_t(l) * c_.dim,
+                                (att ? w_->rms_att : w_->rms_ffn).data() + size_t(l) * c_.dim);
     }
     bool fuses(uint32_t, LinearRole) override { return opt_.fuse_linears; }
     uint32_t linear_weight(uint32_t l, LinearRole role) override
@@ -252,7 +256,7 @@ public:
         } else {
             lin = linear(name, w_->*sh.source, l, sh.n, sh.k, opt_.linear_bits);
         }
-        if (c_.family.linear_biases) { // F32 biases, at F32 and BF16 (checked at construction)
+        if (c_.family.linear_biases) { // F32 biases (int8: the packer's RequantShift table derives from them)
             std::vector<float> bias = role == LinearRole::kQkv    ? stacked({{&w_->bq, D}, {&w_->bk, KV}, {&w_->bv, KV}}, l, 1)
                                       : role == LinearRole::kGateUp ? stacked({{&w_->b1, H}, {&w_->b3, H}}, l, 1)
                                                                     : stacked({{&(w_->*sh.bias), sh.n}}, l, 1);
@@ -376,10 +380,39 @@ private:
         set_scale(id, scale);
         return id;
     }
-    // An RMSNorm gain vector (dim).
+    // A norm's gain vector (dim); int8: per tensor, in int8 (RMSNorm) or int16 (LayerNorm's
+    // tsr_layernorm_i8).
     uint32_t gain(const std::string &name, const float *v)
     {
-        return i8_ ? int8_weight(name, v, 1, c_.dim) : b_.weight(name, v, 1, c_.dim, AT_);
+        if (!i8_) return b_.weight(name, v, 1, c_.dim, AT_);
+        if (!c_.family.layer_norm) return int8_weight(name, v, 1, c_.dim);
+        const double scale = i16_scale(v);
+        std::vector<int16_t> q(c_.dim);
+        for (uint32_t j = 0; j < c_.dim; ++j) q[j] = int16_t(std::lround(double(v[j]) / scale));
+        const uint32_t id = b_.raw(name, TSR_DTYPE_I16, 1, c_.dim, raw_bytes(q));
+        set_scale(id, scale);
+        return id;
+    }
+    double i16_scale(const float *gain) const
+    {
+        const double m = absmax(gain, c_.dim);
+        return (m > 0.0 ? m : 1.0) / 32767.0; // a zero gain: any scale
+    }
+    // A LayerNorm's bias (dim); int8: in int32 at its gain's scale / 256 (tsr_layernorm_i8).
+    uint32_t norm_bias_tensor(const std::string &name, const float *v, const float *gain_values)
+    {
+        if (!i8_) return b_.weight(name, v, 1, c_.dim, AT_);
+        const double scale = i16_scale(gain_values) / 256.0;
+        std::vector<int32_t> q(c_.dim);
+        for (uint32_t j = 0; j < c_.dim; ++j) {
+            const double b = std::round(double(v[j]) / scale);
+            if (std::fabs(b) > double(1 << 30))
+                throw std::range_error(name + ": a bias " + std::to_string(v[j]) + " beyond 2^30 of its gain's steps");
+            q[j] = int32_t(b);
+        }
+        const uint32_t id = b_.raw(name, TSR_DTYPE_I32, 1, c_.dim, raw_bytes(q));
+        set_scale(id, scale);
+        return id;
     }
 
     // The steps' architectural parameters; which non-linearities (bf16's exponential,
@@ -403,9 +436,9 @@ private:
     {
         tsr_op_params p = params();
         p.matmul = {k, n, lin.dtype, f32_out ? uint32_t(TSR_DTYPE_F32) : AT_, 0, 0, 0, lin.bits};
-        if (lin.bias != TSR_NO_TENSOR) {
+        if (lin.bias != TSR_NO_TENSOR) { // F32: the bias; int8: RequantShift, its table derived from the bias
             p.matmul.requant = lin.bias;
-            p.matmul.requant_form = 2;
+            p.matmul.requant_form = i8_ ? 1u : 2u;
         }
         p.matmul.split[0] = split0;
         p.matmul.split[1] = split1;

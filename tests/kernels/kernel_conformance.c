@@ -1088,6 +1088,7 @@ static void check_embed_w4(embed_row_fn ref, embed_row_fn dut)
 #define TSR_CHECK_SWIGLU_I8(sfx) check_swiglu_i8(tsr_swiglu_i8, tsr_swiglu_i8_##sfx)
 #define TSR_CHECK_SWIGLU_I8_HARDSWISH(sfx) check_hardswish(tsr_hardswish_i8, tsr_hardswish_i8_##sfx)
 #define TSR_CHECK_ADD_I8(sfx) check_add_i8(tsr_add_i8, tsr_add_i8_##sfx)
+#define TSR_CHECK_POSITIONS_I8(sfx) check_add_i8(tsr_add_i8, tsr_add_i8_##sfx) /* positions: the table's row added as ADD adds */
 #define TSR_CHECK_ADD_I8_RQS(sfx) check_add_rqs(tsr_add_i8_rqs, tsr_add_i8_rqs_##sfx)
 #define TSR_CHECK_REQUANT_I8(sfx) check_requant(tsr_requant_i8, tsr_requant_i8_##sfx)
 #define TSR_CHECK_ROPE_I8(sfx) check_rope_i8(tsr_rope_i8, tsr_rope_i8_##sfx)

@@ -3,6 +3,7 @@
 // before its one rounding; every split over the cores gives the one-core bits.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -10,6 +11,7 @@
 
 #include "tessera/kernels.h"
 #include "tessera/kernels_bf16.h"
+#include "tessera/kernels_i8.h"
 
 namespace {
 
@@ -121,6 +123,89 @@ TEST(GptKernels, Bf16MatmulAddsItsBiasBeforeRounding)
         for (uint32_t c = 0; c < cores; ++c) ASSERT_EQ(tsr_matmul_bf16(&a, c, cores), TSR_KERNEL_OK);
         EXPECT_EQ(opt, y) << cores << " cores: the optimized kernel's bits are the reference's";
     }
+}
+
+// ---- int8 (tessera/kernels_i8.h): integers only
+
+// A factor as the int8 kernels take it: multiplier in [2^30, 2^31), factor = multiplier 2^(shift - 31).
+void q31(double factor, int32_t &multiplier, int32_t &shift)
+{
+    int e = 0;
+    const double m = std::frexp(factor, &e); // [0.5, 1)
+    multiplier = int32_t(std::llround(std::ldexp(m, 31)));
+    shift = e;
+    if (multiplier == INT32_MIN) multiplier = 1 << 30, ++shift; // m rounded up to 1
+}
+
+TEST(GptKernels, LayerNormI8IsWithinOneStepOfItsDefinitionOnEverySplit)
+{
+    const uint32_t rows = 4, dim = 96;
+    const double sx = 0.04, sg = 2.0 / 32767.0, sy = 4.0 / 127.0, eps = 1e-5;
+    std::mt19937 rng(7);
+    std::uniform_int_distribution<int> xs(-120, 120), gs(-32767, 32767), bs(-200000, 200000);
+    std::vector<int8_t> x(rows * dim);
+    std::vector<int16_t> g(dim);
+    std::vector<int32_t> b(dim);
+    for (int8_t &v : x) v = int8_t(xs(rng));
+    for (uint32_t j = 0; j < dim; ++j) x[3 * dim + j] = 5; // a constant row: the variance is eps's alone
+    for (int16_t &v : g) v = int16_t(gs(rng));
+    for (int32_t &v : b) v = bs(rng);
+    tsr_layernorm_i8_args a{};
+    a.x = x.data();
+    a.weight = g.data();
+    a.bias = b.data();
+    a.eps_q16 = uint32_t(std::llround(65536.0 * eps / (sx * sx)));
+    q31(sg / (256.0 * sy), a.multiplier, a.shift);
+    a.rows = rows;
+    a.dim = dim;
+    std::vector<int8_t> one(x.size());
+    a.y = one.data();
+    ASSERT_EQ(tsr_layernorm_i8(&a, 0, 1), TSR_KERNEL_OK);
+    // The definition on the real values the integers stand for, rounded to the output's steps.
+    std::vector<float> xr(x.size()), wr(dim), br(dim);
+    for (size_t i = 0; i < x.size(); ++i) xr[i] = float(sx * x[i]);
+    for (uint32_t j = 0; j < dim; ++j) wr[j] = float(sg * g[j]), br[j] = float(sg / 256.0 * b[j]);
+    const std::vector<double> want = layernorm_reference(xr, wr, br, rows, dim, eps);
+    int worst = 0;
+    for (size_t i = 0; i < one.size(); ++i) {
+        const double q = std::max(-128.0, std::min(127.0, std::round(want[i] / sy)));
+        worst = std::max(worst, int(std::fabs(one[i] - q)));
+    }
+    EXPECT_LE(worst, 1);
+    for (uint32_t j = 0; j < dim; ++j) // the constant row: every deviation 0, the output the bias
+        EXPECT_EQ(one[3 * dim + j], int8_t(std::max(-128.0, std::min(127.0, std::round(br[j] / sy))))) << j;
+    for (uint32_t cores : {2u, 3u, 8u}) {
+        std::vector<int8_t> y(x.size());
+        a.y = y.data();
+        for (uint32_t c = 0; c < cores; ++c) ASSERT_EQ(tsr_layernorm_i8(&a, c, cores), TSR_KERNEL_OK);
+        EXPECT_EQ(y, one) << cores << " cores";
+    }
+    std::vector<int8_t> in_place = x; // y may be x
+    a.x = a.y = in_place.data();
+    ASSERT_EQ(tsr_layernorm_i8(&a, 0, 1), TSR_KERNEL_OK);
+    EXPECT_EQ(in_place, one);
+    tsr_layernorm_i8_args bad = a;
+    bad.dim = 16385;
+    EXPECT_EQ(tsr_layernorm_i8(&bad, 0, 1), TSR_KERNEL_BAD_ARGUMENT);
+    bad = a;
+    bad.shift = 31;
+    EXPECT_EQ(tsr_layernorm_i8(&bad, 0, 1), TSR_KERNEL_BAD_ARGUMENT);
+    bad = a;
+    bad.bias = nullptr;
+    EXPECT_EQ(tsr_layernorm_i8(&bad, 0, 1), TSR_KERNEL_BAD_ARGUMENT);
+}
+
+TEST(GptKernels, LookupI8ReadsEachInputsEntryOnEverySplit)
+{
+    std::vector<int8_t> table(256), x(256);
+    for (int v = 0; v < 256; ++v) table[size_t(v)] = int8_t(127 - v), x[size_t(v)] = int8_t(v - 128); // table[v + 128] = -v - 1
+    for (uint32_t cores : {1u, 3u, 8u}) {
+        std::vector<int8_t> y(x.size());
+        for (uint32_t c = 0; c < cores; ++c) ASSERT_EQ(tsr_lut_i8(x.data(), table.data(), y.data(), 256, c, cores), TSR_KERNEL_OK);
+        for (int v = -128; v < 128; ++v) EXPECT_EQ(y[size_t(v + 128)], int8_t(-v - 1)) << v;
+    }
+    EXPECT_EQ(tsr_lut_i8(x.data(), nullptr, x.data(), 256, 0, 1), TSR_KERNEL_BAD_ARGUMENT);
+    EXPECT_EQ(tsr_lut_i8(x.data(), table.data(), x.data(), 0, 0, 1), TSR_KERNEL_BAD_ARGUMENT);
 }
 
 } // namespace

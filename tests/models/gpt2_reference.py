@@ -272,6 +272,13 @@ def main():
                     help="bf16: largest |logit difference| / largest |logit| (its kernels are held to the fp32 arithmetic "
                          "rounded once in kernels_gpt_test; here the whole model, whose every activation rounds to 8 bits)")
     ap.add_argument("--bf16-agreement", type=float, default=0.85, help="bf16: the least top-1 agreement with the fp32 image")
+    ap.add_argument("--int8", action="store_true",
+                    help="also pack at --precision int8 (integer LayerNorm and GELU, no floating point but the "
+                         "classifier's dequantized logits) and print its top-1 agreement with the fp32 image "
+                         "(tessera-eval --reference), held to --int8-agreement")
+    ap.add_argument("--int8-agreement", type=float, default=0.5,
+                    help="int8: the least top-1 agreement with the fp32 image (a random model's logits are close "
+                         "together: one int8 step moves its argmax more often than a trained model's)")
     ap.add_argument("--gguf", action="store_true",
                     help="gpt2: also write the model as GGUF (llama.cpp's gpt2 architecture) and require the image packed "
                          "from it to equal, byte for byte, the one from the directory")
@@ -339,21 +346,32 @@ def main():
           f"{worst:.3e} at position {worst_pos} (tolerance {a.tolerance:g}); {len(generated)} tokens generated greedily "
           f"({len(set(generated))} different ids), equal to the reference's argmax at {len(generated) - len(differ)} of "
           f"{len(generated)}")
+    def against_fp32(precision):
+        """The image at `precision`: its largest logit difference from the reference, its top-1 agreement
+        with the fp32 image."""
+        other = os.path.join(a.work, f"{a.family}-{precision}.tsr")
+        run(pack[:3] + [other] + pack[4:] + ["--precision", precision])
+        other_logits = os.path.join(a.work, f"logits-{precision}.f32")
+        out = run([os.path.join(a.bin, "tessera-eval"), other, "--ids-file", ids_file, "--reference", image, "--json",
+                   "-q", "--logits-out", other_logits])
+        with open(other_logits, "rb") as f:
+            lo = torch.frombuffer(bytearray(f.read()), dtype=torch.float32).to(torch.float64).reshape(-1, ref.shape[1])
+        worst_other = max(float((lo[i] - ref[i]).abs().max() / ref[i].abs().max()) for i in range(ref.shape[0]))
+        return worst_other, json.loads(out)["top1_agreement"]
+
     if a.bf16:
-        bf16 = os.path.join(a.work, a.family + "-bf16.tsr")
-        run(pack[:3] + [bf16] + pack[4:] + ["--precision", "bf16"])
-        bf16_logits = os.path.join(a.work, "logits-bf16.f32")
-        out = run([os.path.join(a.bin, "tessera-eval"), bf16, "--ids-file", ids_file, "--reference", image, "--json", "-q",
-                   "--logits-out", bf16_logits])
-        agreement = json.loads(out)["top1_agreement"]
-        with open(bf16_logits, "rb") as f:
-            lb = torch.frombuffer(bytearray(f.read()), dtype=torch.float32).to(torch.float64).reshape(-1, ref.shape[1])
-        worst_bf16 = max(float((lb[i] - ref[i]).abs().max() / ref[i].abs().max()) for i in range(ref.shape[0]))
+        worst_bf16, agreement = against_fp32("bf16")
         print(f"{a.family} bf16: largest |logit difference| / largest |logit| {worst_bf16:.3e} (tolerance "
               f"{a.bf16_tolerance:g}); top-1 agreement with the fp32 image {100 * agreement:.1f} % over "
               f"{ref.shape[0]} positions")
         if worst_bf16 > a.bf16_tolerance or agreement < a.bf16_agreement:
             sys.exit("FAILED: bf16 logits beyond their tolerance, or its top-1 agreement below " + str(a.bf16_agreement))
+    if a.int8:
+        worst_int8, agreement = against_fp32("int8")
+        print(f"{a.family} int8: largest |logit difference| / largest |logit| {worst_int8:.3e}; top-1 agreement with "
+              f"the fp32 image {100 * agreement:.1f} % over {ref.shape[0]} positions (least {100 * a.int8_agreement:g} %)")
+        if agreement < a.int8_agreement:
+            sys.exit("FAILED: int8's top-1 agreement below " + str(a.int8_agreement))
     if worst > a.tolerance or differ:
         sys.exit(f"FAILED: {'logits beyond the tolerance' if worst > a.tolerance else ''} "
                  f"{'ids differ at ' + str(differ[:10]) if differ else ''}")

@@ -109,8 +109,9 @@ typedef struct tsr_attention_params {
     uint32_t kv_layout;            /* its caches' tsr_layout: ROW_MAJOR (0) or KV_HEAD_MAJOR */
     uint32_t exps;                 /* I8 integer: the I32 tensor of its softmax's exponentials, u = max - score
                                       at u (tsr_softmax_i8_exp_table) */
-    uint32_t window;               /* F32, BF16: a row sees only the last `window` positions, its own included
-                                      (GPT-Neo's local attention); 0: every earlier one */
+    uint32_t window;               /* F32, BF16, I8 integer and float: a row sees only the last `window`
+                                      positions, its own included (GPT-Neo's local attention); 0: every
+                                      earlier one */
 } tsr_attention_params;
 
 typedef struct tsr_add_params {
@@ -138,23 +139,30 @@ typedef struct tsr_last_row_params {
     uint32_t n;
 } tsr_last_row_params;
 
-/* LAYERNORM: y = weight (x - mean) / sqrt(var + eps) + bias over each row of dim. */
+/* LAYERNORM: y = weight (x - mean) / sqrt(var + eps) + bias over each row of dim.
+ * I8 (tsr_layernorm_i8, integers only): the weight is I16 of scale scale_g, the bias I32
+ * of scale scale_g / 256. */
 typedef struct tsr_layernorm_params {
     uint32_t dim;
-    float eps; /* F32: eps, positive */
+    float eps;              /* F32, BF16: eps, positive (I8: the model's, unused) */
+    uint32_t eps_q16;       /* I8: round(65536 eps / scale_x^2), the variance's units */
+    tsr_requant_params out; /* I8: scale_g / (256 scale_y) */
 } tsr_layernorm_params;
 
 /* GELU: y = GELU(x) over each row of n. */
 typedef struct tsr_gelu_params {
     uint32_t n;
-    uint32_t form; /* 0 exact (erf); TSR_GELU_TANH the tanh approximation */
+    uint32_t form;  /* 0 exact (erf); TSR_GELU_TANH the tanh approximation */
+    uint32_t table; /* I8: the I8 tensor of GELU's 256 outputs, input v at v + 128, at the
+                       output's scale (the host computes it for the input's scale: tsr_lut_i8) */
 } tsr_gelu_params;
 
 /* POSITIONS: y[r] = x[r] + table[pos + r], a learned absolute position embedding added to
  * the run's rows (pos: the run's first position). */
 typedef struct tsr_positions_params {
     uint32_t dim;
-    uint32_t positions; /* rows of the table: every position a run may have */
+    uint32_t positions;     /* rows of the table: every position a run may have */
+    tsr_requant_params a, b; /* I8 (the table per tensor): scale_x / scale_y, scale_table / scale_y */
 } tsr_positions_params;
 
 typedef union tsr_op_params {

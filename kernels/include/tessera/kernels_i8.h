@@ -321,6 +321,36 @@ typedef struct tsr_embed_row_i8_args {
 } tsr_embed_row_i8_args;
 tsr_kernel_status tsr_embed_row_i8(const tsr_embed_row_i8_args *args);
 
+/* LayerNorm in integers, as I-BERT computes it (no floating point), symmetric int8 in
+ * and out (zero points 0), a row at a time:
+ *   m = round(256 sum(x) / dim)                  the mean, in 1/256ths of x's scale
+ *   d[i] = 256 x[i] - m                          |d| < 2^16
+ *   v = floor(sum(d^2) / dim) + eps_q16          the variance in 1/65536ths of scale_x^2
+ *                                                (saturated at 2^32 - 1)
+ *   s = max(1, isqrt(v))                         the deviation, in 1/256ths of scale_x
+ *   z[i] = round(256 d[i] / s)                   the normalized value in Q8, |z| < 2^23
+ *   y[i] = clamp(requantize(sat32(z[i] weight[i] + bias[i]), multiplier, shift), -128, 127)
+ * weight of scale scale_g (I16), bias of scale scale_g / 256 (I32), (multiplier, shift)
+ * standing for scale_g / (256 scale_y); eps_q16 = round(65536 eps / scale_x^2).
+ * Rows are split over the cores. */
+typedef struct tsr_layernorm_i8_args {
+    const int8_t *x;       /* rows x dim */
+    const int16_t *weight; /* dim */
+    const int32_t *bias;   /* dim */
+    int8_t *y;             /* rows x dim; may equal x */
+    uint32_t eps_q16;
+    int32_t multiplier, shift; /* as tsr_matmul_i8's */
+    uint32_t rows;         /* >= 1 */
+    uint32_t dim;          /* 1..16384 */
+} tsr_layernorm_i8_args;
+tsr_kernel_status tsr_layernorm_i8(const tsr_layernorm_i8_args *args, uint32_t core_id, uint32_t core_count);
+
+/* y[i] = table[x[i] + 128] over count elements (y may equal x): an int8 function of one
+ * int8 input, tabulated for its input and output scales (GELU: the host computes the 256
+ * values exactly, what I-BERT's polynomial approximates). Elements split over the cores. */
+tsr_kernel_status tsr_lut_i8(const int8_t *x, const int8_t *table, int8_t *y, uint32_t count, uint32_t core_id,
+                             uint32_t core_count);
+
 #ifdef __cplusplus
 }
 #endif

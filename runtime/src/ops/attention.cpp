@@ -201,8 +201,10 @@ tsr_kernel_status score_i8_float(const tsr_step &s, const ScoreArgs &x)
     float *scores = (float *)x.mine;
     const tsr_kernel_status st = tsr_attention_scores_i8_float((const int8_t *)x.q, (const int8_t *)x.keys,
                                                                scores + x.first, x.count, p.head_size, p.score_scale);
-    if (st == TSR_KERNEL_OK && x.last_chunk) {
-        tsr_softmax_f32(scores, x.n);
+    if (st == TSR_KERNEL_OK && x.last_chunk) { // as the fp32 variant's: a local window's positions alone
+        const uint32_t first = tsr_attention_window_first(x.n, p.window);
+        tsr_softmax_f32(scores + first, x.n - first);
+        clear(scores, first);
         clear((float *)(x.mine + x.sx.acc), p.head_size);
     }
     return st;
@@ -220,10 +222,13 @@ template <ScoresI8 Scores, SoftmaxI8 Softmax> tsr_kernel_status score_i8(const t
     const tsr_attention_scores_i8_args a = {(const int8_t *)x.q, (const int8_t *)x.keys, (int8_t *)x.mine + x.first, x.zero[0], x.zero[1],
                                             p.scores.multiplier, p.scores.shift, x.count, p.head_size, x.kv_stride};
     tsr_kernel_status st = Scores(&a, 0, 1);
-    if (st == TSR_KERNEL_OK && x.last_chunk) {
-        const tsr_softmax_i8_args sm = {(const int8_t *)x.mine, (uint16_t *)(x.mine + x.sx.probs), x.n,
+    if (st == TSR_KERNEL_OK && x.last_chunk) { // a local window's positions alone; probability 0 for the others
+        const uint32_t first = tsr_attention_window_first(x.n, p.window);
+        uint16_t *probs = (uint16_t *)(x.mine + x.sx.probs);
+        const tsr_softmax_i8_args sm = {(const int8_t *)x.mine + first, probs + first, x.n - first,
                                         iexp_constants(p.softmax), (const uint32_t *)(const void *)x.tables};
         st = Softmax(&sm, (uint32_t *)(x.mine + x.sx.exps));
+        for (uint32_t i = 0; i < first; ++i) probs[i] = 0u;
     }
     if (st == TSR_KERNEL_OK && x.last_chunk)
         for (uint32_t i = 0; i < p.head_size; ++i) ((int32_t *)(x.mine + x.sx.acc))[i] = 0;
@@ -355,8 +360,8 @@ tessera_status validate(StepChecker &c)
     if (layout != TSR_LAYOUT_ROW_MAJOR && layout != TSR_LAYOUT_KV_HEAD_MAJOR) return c.fail("unknown KV cache layout");
     if (c.tensors[c.step.operands[1]].layout != layout || c.tensors[c.step.operands[2]].layout != layout)
         return c.fail("KV caches not in the layout its params name");
-    if (P(c.step).window && T != TSR_DTYPE_F32 && T != TSR_DTYPE_BF16)
-        return c.fail("a local window is F32 and BF16 attention's alone");
+    if (P(c.step).window && T == TSR_DTYPE_I8 && P(c.step).exp == TSR_NONLINEAR_QUANTLIB)
+        return c.fail("a local window is not QuantLib attention's");
     return c.operand(4, T, io, true);
 }
 

@@ -1,6 +1,7 @@
 // GELU      in: x (rows x n)   out: y = GELU(x) (rows x n)   tiles: rows
 //           params (tsr_gelu_params): n; form: the tanh approximation (TSR_GELU_TANH,
-//           GPT-2's "gelu_new") or the exact, erf form (no variant yet).
+//           GPT-2's "gelu_new") or the exact, erf form (no variant yet); I8: table, GELU's
+//           256 outputs for the input's and output's scales (integers only).
 #include "row_tiles.h"
 #include "tessera/kernel_sets.h"
 #include "tessera/kernels_bf16.h"
@@ -20,6 +21,19 @@ tsr_kernel_status gelu_tanh_f32(const StepRun &r, uint8_t *x, uint8_t *y, uint32
 tsr_kernel_status gelu_tanh_bf16(const StepRun &r, uint8_t *x, uint8_t *y, uint32_t count)
 {
     return tsr_gelu_tanh_bf16((const tsr_bf16 *)x, (tsr_bf16 *)y, count, r.worker, r.workers);
+}
+
+tessera_status check_i8(StepChecker &c)
+{
+    TSR_TRY(c.symmetric(0)); // the host's table is for zero points 0
+    TSR_TRY(c.symmetric(1));
+    return c.constant(P(c.step).table, TSR_DTYPE_I8, 256u, "GELU table does not fit");
+}
+
+tsr_kernel_status gelu_i8(const StepRun &r, uint8_t *x, uint8_t *y, uint32_t count)
+{
+    return tsr_lut_i8((const int8_t *)x, (const int8_t *)r.constant(P(r.step).table), (int8_t *)y, count, r.worker,
+                      r.workers);
 }
 
 // Its call made at open (a step in place).
@@ -57,6 +71,7 @@ void run(StepRun &r)
 // The variants it registers (tessera/variants.def).
 TSR_REGISTER_VARIANT(GELU_F32_TANH, nullptr, Variant<Kernel>{gelu_tanh_f32, gelu_tanh_f32_prepare})
 TSR_REGISTER_VARIANT(GELU_BF16_TANH, nullptr, Variant<Kernel>{gelu_tanh_bf16})
+TSR_REGISTER_VARIANT(GELU_I8_TANH, check_i8, Variant<Kernel>{gelu_i8})
 
 extern const OpDevice op_GELU = {validate, geometry, run, false, nullptr, nullptr, prepare_row<Variant<Kernel>>, nullptr};
 

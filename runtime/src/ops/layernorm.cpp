@@ -1,5 +1,6 @@
 // LAYERNORM in: x (rows x dim), weight (dim), bias (dim)   out: y (rows x dim)   tiles: rows
-//           params (tsr_layernorm_params): dim; F32: eps.
+//           params (tsr_layernorm_params): dim; F32, BF16: eps; I8: eps_q16 and the output
+//           factor, the weight I16 and the bias I32 (tsr_layernorm_i8, integers only).
 //           GPT-2's and GPT-Neo's norm: the row's mean taken out, its deviation scaled,
 //           then a gain and a bias.
 #include "row_tiles.h"
@@ -13,12 +14,16 @@ const tsr_layernorm_params &P(const tsr_step &s) { return s.params.layernorm; }
 
 using Kernel = tsr_kernel_status (*)(const StepRun &r, uint8_t **p, uint32_t n);
 
+// The weight's and the bias's element types: the activations', or I16 and I32 beside int8 ones.
+uint32_t weight_dtype(const tsr_step &s) { return s.dtype == TSR_DTYPE_I8 ? (uint32_t)TSR_DTYPE_I16 : s.dtype; }
+uint32_t bias_dtype(const tsr_step &s) { return s.dtype == TSR_DTYPE_I8 ? (uint32_t)TSR_DTYPE_I32 : s.dtype; }
+
 void operands(const tsr_step &s, RowOperand out[4])
 {
-    const uint32_t row = P(s).dim * act_bytes(s);
+    const uint32_t dim = P(s).dim, row = dim * act_bytes(s);
     out[0] = {0, row, 0, false, true, false};
-    out[1] = {1, row, 0, true, true, false};
-    out[2] = {2, row, 0, true, true, false};
+    out[1] = {1, dim * tsr_dtype_bytes(weight_dtype(s)), 0, true, true, false};
+    out[2] = {2, dim * tsr_dtype_bytes(bias_dtype(s)), 0, true, true, false};
     out[3] = {3, row, 0, false, false, true};
 }
 
@@ -39,6 +44,22 @@ tsr_kernel_status layernorm_bf16(const StepRun &r, uint8_t **p, uint32_t n)
     const tsr_layernorm_params &q = P(r.step);
     return tsr_layernorm_bf16((const tsr_bf16 *)p[0], (const tsr_bf16 *)p[1], (const tsr_bf16 *)p[2], (tsr_bf16 *)p[3], n,
                               q.dim, q.eps, r.worker, r.workers);
+}
+
+tessera_status check_i8(StepChecker &c)
+{
+    if (P(c.step).dim > 16384u) return c.fail("dim above 16384");
+    TSR_TRY(c.symmetric(0));
+    TSR_TRY(c.symmetric(3));
+    return c.requant(P(c.step).out, "output factor out of range");
+}
+
+tsr_kernel_status layernorm_i8(const StepRun &r, uint8_t **p, uint32_t n)
+{
+    const tsr_layernorm_params &q = P(r.step);
+    const tsr_layernorm_i8_args a = {(const int8_t *)p[0], (const int16_t *)p[1], (const int32_t *)p[2], (int8_t *)p[3],
+                                     q.eps_q16, q.out.multiplier, q.out.shift, n, q.dim};
+    return tsr_layernorm_i8(&a, r.worker, r.workers);
 }
 
 // Its call made at open (a step in place).
@@ -71,8 +92,8 @@ tessera_status validate(StepChecker &c)
     if (!p.dim) return c.fail("dim is 0");
     const uint64_t R = c.rows, row = (uint64_t)p.dim * act_bytes(c.step);
     TSR_TRY(c.operand(0, c.step.dtype, R * row, false));
-    TSR_TRY(c.operand(1, c.step.dtype, row, false));
-    TSR_TRY(c.operand(2, c.step.dtype, row, false));
+    TSR_TRY(c.operand(1, weight_dtype(c.step), (uint64_t)p.dim * tsr_dtype_bytes(weight_dtype(c.step)), false));
+    TSR_TRY(c.operand(2, bias_dtype(c.step), (uint64_t)p.dim * tsr_dtype_bytes(bias_dtype(c.step)), false));
     return c.operand(3, c.step.dtype, R * row, true);
 }
 
@@ -96,6 +117,7 @@ void run(StepRun &r)
 // The variants it registers (tessera/variants.def).
 TSR_REGISTER_VARIANT(LAYERNORM_F32, check_eps, Variant<Kernel>{layernorm_f32, layernorm_f32_prepare})
 TSR_REGISTER_VARIANT(LAYERNORM_BF16, check_eps, Variant<Kernel>{layernorm_bf16})
+TSR_REGISTER_VARIANT(LAYERNORM_I8, check_i8, Variant<Kernel>{layernorm_i8})
 
 extern const OpDevice op_LAYERNORM = {validate, geometry, run, false, nullptr, nullptr, prepare_row<Variant<Kernel>>, nullptr};
 

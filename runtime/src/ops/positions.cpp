@@ -2,10 +2,12 @@
 //           y[r] = x[r] + table[pos + r]: a learned absolute position embedding (GPT-2's
 //           wpe) added to the run's rows, pos the run's first position.
 //           params (tsr_positions_params): dim, positions (the table's rows: at least the
-//           context, so that every run's rows are in it).
+//           context, so that every run's rows are in it); I8: each input's factor to y's
+//           scale (as ADD's).
 #include "row_tiles.h"
 #include "tessera/kernel_sets.h"
 #include "tessera/kernels_bf16.h"
+#include "tessera/kernels_i8.h"
 
 namespace tsr {
 namespace {
@@ -22,6 +24,22 @@ tsr_kernel_status positions_f32(const StepRun &r, uint8_t **p, uint32_t count)
 tsr_kernel_status positions_bf16(const StepRun &r, uint8_t **p, uint32_t count)
 {
     return tsr_add_bf16((const tsr_bf16 *)p[0], (const tsr_bf16 *)p[1], (tsr_bf16 *)p[2], count, r.worker, r.workers);
+}
+
+tessera_status check_i8(StepChecker &c)
+{
+    for (uint32_t i = 0; i < 3u; ++i) TSR_TRY(c.symmetric(i));
+    TSR_TRY(c.requant(P(c.step).a, "input's factor out of range"));
+    return c.requant(P(c.step).b, "table's factor out of range");
+}
+
+using AddI8 = tsr_kernel_status (*)(const tsr_add_i8_args *, uint32_t, uint32_t);
+template <AddI8 Add> tsr_kernel_status positions_i8(const StepRun &r, uint8_t **p, uint32_t count)
+{
+    const tsr_positions_params &q = P(r.step);
+    const tsr_add_i8_args a = {(const int8_t *)p[0], (const int8_t *)p[1], (int8_t *)p[2], q.a.multiplier, q.a.shift,
+                               q.b.multiplier, q.b.shift, count};
+    return Add(&a, r.worker, r.workers);
 }
 
 // Its call made at open (a step in place): the table's row at the run's position.
@@ -87,6 +105,14 @@ void run(StepRun &r)
 // The variants it registers (tessera/variants.def).
 TSR_REGISTER_VARIANT(POSITIONS_F32, nullptr, Variant<Kernel>{positions_f32, positions_f32_prepare})
 TSR_REGISTER_VARIANT(POSITIONS_BF16, nullptr, Variant<Kernel>{positions_bf16})
+TSR_REGISTER_VARIANT(POSITIONS_I8, check_i8, Variant<Kernel>{positions_i8<tsr_add_i8>})
+// The tuned kernel sets' (kernels/<set>/tuned_variants.def): their ADD's kernel.
+#define TSR_TUNED_POSITIONS_I8(SET, sfx) TSR_REGISTER_TUNED_VARIANT(SET, POSITIONS_I8, check_i8, Variant<Kernel>{positions_i8<tsr_add_i8_##sfx>})
+#define TSR_TUNED TSR_TUNED_ROW
+#if __has_include("tessera/tuned_POSITIONS.def")
+#include "tessera/tuned_POSITIONS.def"
+#endif
+#undef TSR_TUNED
 
 extern const OpDevice op_POSITIONS = {validate, geometry, run, false, nullptr, nullptr, prepare_row<Variant<Kernel>>, nullptr};
 

@@ -77,9 +77,9 @@ public:
         const std::string shared = o.shared_table_bits == 4u ? "shared-int4" : "shared";
         if (!o.calibration.empty() && !int8) throw OptionError("--calibration applies to --precision int8 only");
         const std::string &family = checkpoint_.config.family.name;
-        if (family != "llama" && (int8 || o.weight_type != WeightType::kFp32))
-            throw OptionError("a " + family + " model packs at --precision fp32 or bf16 with --weight-type fp32 only "
-                              "(LayerNorm, GELU, the position table and the linear layers' biases have no int8 kernels yet)");
+        if (family != "llama" && o.weight_type != WeightType::kFp32)
+            throw OptionError("a " + family + " model packs with --weight-type fp32 (bf16 and int8 images choose their "
+                              "weights; its linear layers' biases have no W4A8 form)");
         if (o.weight_type == WeightType::kBf16 && o.precision != Precision::kFp32)
             throw OptionError("--weight-type bf16 applies to --precision fp32 (bf16 and int8 images choose their weights)");
         if (o.weight_type == WeightType::kInt4 && !int8)

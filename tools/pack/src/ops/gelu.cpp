@@ -1,5 +1,10 @@
 // gelu on the host: tiles of rows; its traffic is its geometry's.
+#include <cmath>
+#include <vector>
+
+#include "int8_params.h"
 #include "shapes.h"
+#include "tessera/variants.h"
 #include "tessera/kernels.h"
 #include "tessera/pack/calibration.h"
 
@@ -13,8 +18,25 @@ void evaluate(const GraphStep &s, Evaluation &e)
 
 Work work(const tsr_step &s, uint32_t rows, uint32_t, uint32_t) { return Work{0, double(rows) * s.params.gelu.n, -1}; }
 
+// int8: GELU's 256 outputs for the input's and output's scales, in double precision, the
+// input v at v + 128 (tsr_lut_i8): every value I-BERT's integer polynomial approximates,
+// exactly, and no arithmetic on the device.
+void derive_i8_tanh(GraphStep &s, Graph &g)
+{
+    const double sx = operand_scale(g, s, 0), sy = operand_scale(g, s, 1);
+    std::vector<int8_t> table(256);
+    for (int v = -128; v < 128; ++v) {
+        const double x = sx * v;
+        const double y = 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
+        table[size_t(v + 128)] = quantize_value(y, sy);
+    }
+    s.params.gelu.table = add_constant_row(g, s.label + ".table", TSR_DTYPE_I8, table);
+}
+
+const HostVariant kVariants[] = {{TSR_VARIANT_GELU_I8_TANH, derive_i8_tanh}};
+
 } // namespace
 
-extern const OpHost op_host_GELU = {row_tiles, nullptr, evaluate, work, nullptr, 0};
+extern const OpHost op_host_GELU = {row_tiles, nullptr, evaluate, work, kVariants, sizeof kVariants / sizeof kVariants[0]};
 
 } // namespace tessera

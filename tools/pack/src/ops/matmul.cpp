@@ -3,7 +3,10 @@
 #include "shapes.h"
 #include "tessera/variants.h"
 #include "int8_params.h"
+#include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <stdexcept>
 #include "tessera/kernels.h"
 #include "tessera/npu.h"
 #include "tessera/pack/calibration.h"
@@ -42,9 +45,13 @@ void evaluate(const GraphStep &s, Evaluation &e)
 {
     const tsr_matmul_params &p = s.params.matmul;
     const float *w = e.values(s.operands[1]);
+    const float *bias = p.requant_form == 2u ? e.values(p.requant) : nullptr; // F32 with a bias (GPT-2's linears)
     uint32_t c0 = 0;
     for (uint32_t i = 0; const uint32_t n : output_columns(p)) {
-        tsr_matmul_f32(e.values(s.operands[0]), w + size_t(c0) * p.k, e.values(s.operands[2 + i++]), 1, p.k, n, n, 0, 1);
+        float *y = e.values(s.operands[2 + i++]);
+        tsr_matmul_f32(e.values(s.operands[0]), w + size_t(c0) * p.k, y, 1, p.k, n, n, 0, 1);
+        if (bias)
+            for (uint32_t j = 0; j < n; ++j) y[j] += bias[c0 + j];
         c0 += n;
     }
 }
@@ -75,7 +82,65 @@ void derive_i8_f32_out(GraphStep &s, Graph &g)
     s.params.matmul.requant = add_constant_row(g, s.label + ".dequant", TSR_DTYPE_F32, f);
 }
 
+// int8 with a bias (GPT-2's linears): lowered as RequantShift whose table is still the
+// F32 biases; per output channel y = (acc mul + add + 2^(shift-1)) >> shift with
+// mul = scale_x scale_w[i] / scale_y 2^shift and add = bias[i] / scale_y 2^shift, one shift
+// for all. The shift is the largest for which no accumulator the inputs can give
+// (k x 128 x 128) takes acc mul + add past 32 bits, so that N-EUREKA's stage and the
+// cluster's 32-bit form give its integers (tessera/neureka_requant.h), while the largest
+// multiplier keeps 8 bits; where it cannot (a long k), the largest whose constants fit
+// int32, the multiplier at most 2^23 (the NPU's jobs then finish on the cluster). A table
+// already integer (QuantLib's) is kept as it is.
+void derive_i8_bias(GraphStep &s, Graph &g)
+{
+    tsr_matmul_params &p = s.params.matmul;
+    const GraphTensor &table = g.tensors.at(p.requant);
+    if (table.dtype != TSR_DTYPE_F32) return;
+    std::vector<float> bias(p.n);
+    if (table.data.size() < size_t(p.n) * 4u) throw std::logic_error(s.label + ": bias shorter than its outputs");
+    std::memcpy(bias.data(), table.data.data(), size_t(p.n) * 4u);
+    const double sx = operand_scale(g, s, 0);
+    const std::vector<float> w = channel_scales(g, s.operands[1]);
+    std::vector<double> mul, add;
+    for (uint32_t i = 0, c = 0; const uint32_t n : output_columns(p)) {
+        const double sy = operand_scale(g, s, 2 + i++);
+        for (uint32_t j = 0; j < n; ++j, ++c) {
+            mul.push_back(sx * w.at(c) / sy);
+            add.push_back(double(bias[c]) / sy);
+        }
+    }
+    const double max_mul = *std::max_element(mul.begin(), mul.end());
+    double max_add = 0;
+    for (double a : add) max_add = std::max(max_add, std::fabs(a));
+    const double bound = double(p.k) * 128.0 * 128.0; // the largest |acc|
+    auto fits = [&](int sh, double limit) {
+        const double m = std::ldexp(max_mul, sh);
+        return m < limit && m * bound + std::ldexp(max_add, sh) + std::ldexp(1.0, sh) < 2147483647.0;
+    };
+    int shift = 62;
+    while (shift > 0 && !fits(shift, 2147483648.0)) --shift;
+    if (std::ldexp(max_mul, shift) < 256.0) { // 32 bits would leave it under 8 bits: precision first
+        shift = 62;
+        while (shift > 0 && (std::ldexp(max_mul, shift) >= double(1 << 23) ||
+                             std::ldexp(max_add, shift) + std::ldexp(1.0, shift - 1) >= 2147483647.0))
+            --shift;
+    }
+    if (std::ldexp(max_mul, shift) < 256.0)
+        throw std::range_error(s.label + ": its bias (" + std::to_string(max_add) +
+                               " of the output's steps) leaves its multipliers under 8 bits");
+    std::vector<int32_t> q(size_t(p.n) * 2u);
+    for (uint32_t c = 0; c < p.n; ++c) {
+        q[c] = int32_t(std::llround(std::ldexp(mul[c], shift)));
+        q[p.n + c] = int32_t(std::llround(std::ldexp(add[c], shift)));
+    }
+    p.requant = add_constant_row(g, s.label + ".rqs", TSR_DTYPE_I32, q);
+    p.rqs_shift = shift;
+    p.rqs_lo = -128;
+    p.rqs_hi = 127;
+}
+
 const HostVariant kVariants[] = {{TSR_VARIANT_MATMUL_I8, derive_i8},
+                                 {TSR_VARIANT_MATMUL_I8_RQS, derive_i8_bias},
                                  {TSR_VARIANT_MATMUL_I8_NPU, derive_i8},
                                  {TSR_VARIANT_MATMUL_I8_W4, derive_i8}, // the same table: scale_x scale_w[i] / scale_y
                                  {TSR_VARIANT_MATMUL_I8_F32_OUT, derive_i8_f32_out},

@@ -1,0 +1,68 @@
+// The int8 LayerNorm and table lookup (tessera/kernels_i8.h): integers only, so that a
+// core without an FPU runs GPT-2's norms and GELU.
+#include "elementwise_i8_checks.h"
+#include "tessera/kernels_i8.h"
+
+namespace {
+
+// floor(sum / d) for sum < d 2^32 (the quotient fits 32 bits): long division by bits, so
+// that a 32-bit core needs no 64-bit division routine.
+uint32_t mean_u64(uint64_t sum, uint32_t d)
+{
+    uint64_t rem = sum >> 32; // < d
+    uint32_t q = 0;
+    for (int b = 31; b >= 0; --b) {
+        rem = rem << 1 | ((sum >> b) & 1u);
+        q <<= 1;
+        if (rem >= d) {
+            rem -= d;
+            q |= 1u;
+        }
+    }
+    return q;
+}
+
+} // namespace
+
+tsr_kernel_status tsr_layernorm_i8(const tsr_layernorm_i8_args *a, uint32_t core_id, uint32_t core_count)
+{
+    TSR_KERNEL_REQUIRE(a && a->x && a->weight && a->bias && a->y && a->rows && a->dim && a->dim <= 16384u &&
+                       a->shift >= -31 && a->shift <= 30);
+    TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
+    const uint32_t D = a->dim;
+    uint32_t begin, end;
+    tsr_core_range(a->rows, core_id, core_count, &begin, &end);
+    for (uint32_t r = begin; r < end; ++r) {
+        const int8_t *x = a->x + (size_t)r * D;
+        int8_t *y = a->y + (size_t)r * D;
+        int32_t sum = 0; // |sum| <= 128 x 16384 = 2^21
+        for (uint32_t i = 0; i < D; ++i) sum += x[i];
+        const int32_t m = tsr_round_div(sum * 256, (int32_t)D); // |256 sum| <= 2^29
+        uint64_t ss = 0;                                        // dim x 2^32 at most
+        for (uint32_t i = 0; i < D; ++i) {
+            const int32_t d = x[i] * 256 - m;
+            ss += (uint64_t)((int64_t)d * d);
+        }
+        const uint64_t v = (uint64_t)mean_u64(ss, D) + a->eps_q16;
+        const uint32_t root = tsr_isqrt(v > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)v);
+        const int32_t s = root ? (int32_t)root : 1;
+        for (uint32_t i = 0; i < D; ++i) {
+            const int32_t z = tsr_round_div((x[i] * 256 - m) * 256, s); // |256 d| < 2^24
+            const int64_t acc = (int64_t)z * a->weight[i] + a->bias[i];
+            const int32_t acc32 = acc > INT32_MAX ? INT32_MAX : acc < INT32_MIN ? INT32_MIN : (int32_t)acc;
+            y[i] = tsr_requantize_to_i8(acc32, a->multiplier, a->shift, 0, -128, 127);
+        }
+    }
+    return TSR_KERNEL_OK;
+}
+
+tsr_kernel_status tsr_lut_i8(const int8_t *x, const int8_t *table, int8_t *y, uint32_t count, uint32_t core_id,
+                             uint32_t core_count)
+{
+    TSR_KERNEL_REQUIRE(x && table && y && count);
+    TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
+    uint32_t begin, end;
+    tsr_core_range(count, core_id, core_count, &begin, &end);
+    for (uint32_t i = begin; i < end; ++i) y[i] = table[x[i] + 128];
+    return TSR_KERNEL_OK;
+}
