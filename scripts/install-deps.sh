@@ -9,7 +9,7 @@ packages=(
   build-essential cmake pkg-config ca-certificates curl
   libgtest-dev libgmock-dev libbenchmark-dev libcmocka-dev
   nlohmann-json3-dev libcli11-dev libtinyxml2-dev libsentencepiece-dev librsvg2-bin
-  libonnx-dev libprotobuf-dev protobuf-compiler libzip-dev zlib1g-dev
+  libonnx-dev libprotobuf-dev protobuf-compiler libzip-dev zlib1g-dev libicu-dev
   gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc verilator python3
   gcc-arm-none-eabi picolibc-arm-none-eabi qemu-system-arm
   clang libclang-rt-dev

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tessera/errors.h"
+#include "tessera/image_format.h" // TSR_BPE_NO_TOKEN
 #include "tessera/json_input.h"
 
 namespace fs = std::filesystem;
@@ -151,6 +152,7 @@ ByteLevelBpe parse_tokenizer_json(const std::string &text, const std::string &na
     std::vector<std::string> tokens(vocab_size);
     std::vector<bool> seen(vocab_size, false);
     std::vector<MergeLine> merges;
+    bool gpt2 = false;
     try {
         const nlohmann::json parsed = json_input::parse(text, name, {256u << 20, 16});
         const json_input::Value root(parsed, name);
@@ -162,6 +164,12 @@ ByteLevelBpe parse_tokenizer_json(const std::string &text, const std::string &na
         const std::string dump = parsed.contains("decoder") ? parsed["decoder"].dump() : std::string();
         if (dump.find("\"ByteLevel\"") == std::string::npos)
             root["decoder"].fail("is not ByteLevel: only byte-level BPE (GPT-2's) is read");
+        // GPT-2's pre-tokenizer: ByteLevel with its pattern and no prefix space, no normalizer.
+        const nlohmann::json none;
+        const nlohmann::json &pre = parsed.contains("pre_tokenizer") ? parsed["pre_tokenizer"] : none;
+        const nlohmann::json &norm = parsed.contains("normalizer") ? parsed["normalizer"] : none;
+        gpt2 = pre.is_object() && pre.value("type", "") == "ByteLevel" && pre.value("use_regex", true) == true &&
+               pre.value("add_prefix_space", false) == false && norm.is_null();
         auto take = [&](const json_input::Value &where, uint64_t id, std::string token) {
             if (id >= vocab_size)
                 where.fail("id " + std::to_string(id) + " is beyond the model's vocabulary of " + std::to_string(vocab_size));
@@ -208,7 +216,9 @@ ByteLevelBpe parse_tokenizer_json(const std::string &text, const std::string &na
         if (!seen[id])
             throw InputError(name + ": no token has id " + std::to_string(id) + ", but the model's vocabulary (its embedding's "
                              "rows) is " + std::to_string(vocab_size));
-    return byte_level_bpe(tokens, name, merges);
+    ByteLevelBpe bpe = byte_level_bpe(tokens, name, merges);
+    bpe.gpt2_pretokenizer = gpt2;
+    return bpe;
 }
 
 Vocabulary byte_level_vocabulary(const ByteLevelBpe &bpe, const std::string &name)
@@ -223,7 +233,15 @@ Vocabulary byte_level_vocabulary(const ByteLevelBpe &bpe, const std::string &nam
         const auto &[a, b] = bpe.merges[rank];
         v.scores[id_of.at(bpe.pieces[a] + bpe.pieces[b])] = -float(rank);
     }
+    v.gpt2_pretokenizer = bpe.gpt2_pretokenizer;
+    v.byte_tokens.assign(256, TSR_BPE_NO_TOKEN);
+    for (uint32_t b = 0; b < 256; ++b)
+        if (const auto it = id_of.find(std::string(1, char(b))); it != id_of.end()) v.byte_tokens[b] = it->second;
+    for (const auto &[a, b] : bpe.merges) v.merges.push_back({a, b, id_of.at(bpe.pieces[a] + bpe.pieces[b])});
     for (uint32_t id = 0; id < bpe.pieces.size(); ++id) {
+        if (bpe.pieces[id] == "<0x00>") // the device's stand-in for the byte 0 (which a C string cannot hold)
+            throw InputError(name + ": token " + std::to_string(id) + " is the text \"<0x00>\", which the device "
+                             "tokenizer keeps for the byte 0");
         std::string piece = bpe.pieces[id] == std::string(1, '\0') ? std::string("<0x00>") : bpe.pieces[id];
         check_token_piece(name, id, piece);
         v.max_token_length = std::max<uint32_t>(v.max_token_length, uint32_t(piece.size()));

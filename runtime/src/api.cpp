@@ -314,11 +314,6 @@ tessera_status tessera_encode(tessera_session *session, const char *text, bool b
     }
     if (decoder_only(s)) return wrong_kind(s, "tessera_encode");
     const tsr_image_header &h = *s->image.header;
-    if (s->image.tokenizer.header->kind == TSR_TOKENIZER_BYTE_LEVEL_BPE && text[0] != '\0') {
-        err.str("this image's tokenizer is GPT-2's byte-level BPE, which the device decodes but does not encode yet: "
-                "give token ids (tessera-eval --ids-file), or begin at BOS");
-        return TESSERA_ERR_UNENCODABLE_TEXT;
-    }
     // The sampler scratch is the tokenizer's work area: it holds nothing between calls.
     const tsr::EncodeOptions opt{bos,
                                  eos,

@@ -422,6 +422,67 @@ tessera_status check_step_table(const tsr_image_header &h, const ImageView &v, M
 
 } // namespace
 
+namespace {
+
+// Byte-level BPE's encoding tables: every table inside the section, every token id in the
+// vocabulary, the merges strictly ascending by pair (binary search finds the one) and the
+// class ranges ascending and disjoint.
+tessera_status read_bpe_tables(const uint8_t *base, uint32_t size, const tsr_tokenizer_header *th, TokenizerView *out,
+                               Message &err)
+{
+    auto bad = [&](const char *what) {
+        err.str("tokenizer section: byte-level BPE tables: ").str(what);
+        return TESSERA_ERR_IMAGE_BAD_TOKENIZER;
+    };
+    const uint32_t n = th->vocab_size;
+    if (th->kind != TSR_TOKENIZER_BYTE_LEVEL_BPE) return bad("given to a tokenizer that is not byte-level BPE");
+    if (th->bpe_offset % 4u || !fits(th->bpe_offset, sizeof(tsr_bpe_header), size)) return bad("header misaligned or past the section");
+    const tsr_bpe_header *b = reinterpret_cast<const tsr_bpe_header *>(base + th->bpe_offset);
+    if (b->pretokenizer != TSR_BPE_PRETOKENIZER_GPT2) return bad("pre-tokenizer is not GPT-2's (1)");
+    if (b->byte_tokens_offset % 4u || b->merges_offset % 4u || b->classes_offset % 4u) return bad("tables misaligned");
+    if (!fits(b->byte_tokens_offset, 256u * 4u, size) ||
+        !fits(b->merges_offset, (uint64_t)b->merge_count * sizeof(tsr_bpe_merge), size) ||
+        !fits(b->classes_offset, (uint64_t)b->class_count * sizeof(tsr_bpe_class_range), size))
+        return bad("a table extends past the section");
+    const uint32_t *bytes = reinterpret_cast<const uint32_t *>(base + b->byte_tokens_offset);
+    for (uint32_t i = 0; i < 256u; ++i)
+        if (bytes[i] >= n && bytes[i] != TSR_BPE_NO_TOKEN) {
+            err.str("tokenizer section: byte-level BPE tables: byte ").hex(i, 2).str("'s token ").num(bytes[i])
+                .str(" is outside the vocabulary");
+            return TESSERA_ERR_IMAGE_BAD_TOKENIZER;
+        }
+    const tsr_bpe_merge *merges = reinterpret_cast<const tsr_bpe_merge *>(base + b->merges_offset);
+    for (uint32_t i = 0; i < b->merge_count; ++i) {
+        const tsr_bpe_merge &m = merges[i];
+        if (m.left >= n || m.right >= n || m.result >= n) {
+            err.str("tokenizer section: byte-level BPE tables: merge ").num(i).str(" names a token outside the vocabulary");
+            return TESSERA_ERR_IMAGE_BAD_TOKENIZER;
+        }
+        if (i > 0u && (merges[i - 1u].left > m.left || (merges[i - 1u].left == m.left && merges[i - 1u].right >= m.right))) {
+            err.str("tokenizer section: byte-level BPE tables: merge ").num(i).str(" is not after merge ").num(i - 1u)
+                .str(" in (left, right) order");
+            return TESSERA_ERR_IMAGE_BAD_TOKENIZER;
+        }
+    }
+    const tsr_bpe_class_range *classes = reinterpret_cast<const tsr_bpe_class_range *>(base + b->classes_offset);
+    for (uint32_t i = 0; i < b->class_count; ++i) {
+        const tsr_bpe_class_range &r = classes[i];
+        if (r.first > r.last || r.last > 0x10FFFFu || r.char_class < TSR_CHAR_LETTER || r.char_class > TSR_CHAR_SPACE ||
+            (i > 0u && classes[i - 1u].last >= r.first)) {
+            err.str("tokenizer section: byte-level BPE tables: character class range ").num(i)
+                .str(" is empty, beyond U+10FFFF, of no class, or not after the one before");
+            return TESSERA_ERR_IMAGE_BAD_TOKENIZER;
+        }
+    }
+    out->bpe = b;
+    out->byte_tokens = bytes;
+    out->merges = merges;
+    out->classes = classes;
+    return TESSERA_OK;
+}
+
+} // namespace
+
 tessera_status read_tokenizer_section(const uint8_t *base, uint32_t size, uint32_t vocab_size, TokenizerView *out,
                                       Message &err)
 {
@@ -456,7 +517,12 @@ tessera_status read_tokenizer_section(const uint8_t *base, uint32_t size, uint32
     out->entries = entries;
     out->sorted = sorted;
     out->strings = strings;
-    return TESSERA_OK;
+    out->bpe = nullptr;
+    out->byte_tokens = nullptr;
+    out->merges = nullptr;
+    out->classes = nullptr;
+    if (th->bpe_offset == 0u) return TESSERA_OK;
+    return read_bpe_tables(base, size, th, out, err);
 }
 
 tessera_status check_image_header(const uint8_t *data, size_t size, Message &err)

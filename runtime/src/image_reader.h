@@ -24,6 +24,11 @@ struct TokenizerView {
     const tsr_token_entry *entries;
     const uint32_t *sorted; // ids in strcmp order of their pieces
     const char *strings;
+    // Byte-level BPE's encoding tables (checked): null where the image has none.
+    const tsr_bpe_header *bpe;
+    const uint32_t *byte_tokens;       // 256
+    const tsr_bpe_merge *merges;       // bpe->merge_count, by (left, right)
+    const tsr_bpe_class_range *classes; // bpe->class_count, by first
 };
 
 struct ScheduleView {

@@ -1,11 +1,12 @@
 #include "tokenizer.h"
 
+#include "merger.h"
+
 #include <string.h>
 
 namespace tsr {
 namespace {
 
-constexpr uint32_t kNone = 0xFFFFFFFFu;
 // run.c starts its search for the best merge at this score: pieces scoring at or
 // below it (or NaN) are never merged.
 constexpr float kNoMerge = -1e10f;
@@ -41,72 +42,13 @@ int32_t byte_piece(const TokenizerView &t, uint8_t b)
     return tokenizer_lookup(t, name);
 }
 
-// The text as a doubly linked list of symbols (pieces), and a binary heap of the
-// symbols whose pair with their right neighbour joins into a piece: the best score
-// on top, the leftmost of equal scores first, which is the pair run.c's scan picks.
-// Symbols never move, so their indices keep the text's order. All arrays live in
-// the caller's work area, TSR_ENCODE_BYTES_PER_SYMBOL bytes per symbol.
-class Merger {
+// SentencePiece's merges (run.c's): two pieces whose concatenation is a piece of a
+// score above kNoMerge join into it, the best score first.
+class ScoreRule {
 public:
-    Merger(const TokenizerView &t, char *buffer, uint8_t *work, uint32_t work_bytes) : t_(t), buf_(buffer)
-    {
-        cap_ = work == nullptr ? 0u : work_bytes / TSR_ENCODE_BYTES_PER_SYMBOL;
-        uint32_t *w = reinterpret_cast<uint32_t *>(work);
-        tok_ = w;
-        next_ = w + cap_;
-        prev_ = w + 2u * (size_t)cap_;
-        merged_ = w + 3u * (size_t)cap_;
-        heap_ = w + 4u * (size_t)cap_;
-        slot_ = w + 5u * (size_t)cap_;
-    }
-    uint32_t capacity() const { return cap_; }
-    uint32_t count() const { return live_; }
-
-    bool push(uint32_t id)
-    {
-        if (n_ == cap_) return false;
-        tok_[n_++] = id;
-        live_ = n_;
-        return true;
-    }
-
-    void merge_all()
-    {
-        if (n_ == 0u) return;
-        heap_n_ = 0;
-        for (uint32_t i = 0; i < n_; ++i) {
-            next_[i] = i + 1u < n_ ? i + 1u : kNone;
-            prev_[i] = i > 0u ? i - 1u : kNone;
-            merged_[i] = next_[i] == kNone ? kNone : join(tok_[i], tok_[next_[i]]);
-            slot_[i] = kNone;
-            if (merged_[i] != kNone) {
-                slot_[i] = heap_n_;
-                heap_[heap_n_++] = i;
-            }
-        }
-        for (uint32_t k = heap_n_ / 2u; k-- > 0u;) sift_down(k);
-        while (heap_n_ > 0u) {
-            const uint32_t i = heap_[0], j = next_[i];
-            tok_[i] = merged_[i];
-            if (slot_[j] != kNone) remove(j); // j's own pair is gone with it
-            next_[i] = next_[j];
-            if (next_[i] != kNone) prev_[next_[i]] = i;
-            --live_;
-            refresh(i);
-            if (prev_[i] != kNone) refresh(prev_[i]);
-        }
-    }
-
-    // Writes the merged symbols in text order (symbol 0 is never merged away).
-    void write(int32_t *ids) const
-    {
-        uint32_t k = 0;
-        for (uint32_t i = live_ ? 0u : kNone; i != kNone; i = next_[i]) ids[k++] = (int32_t)tok_[i];
-    }
-
-private:
+    ScoreRule(const TokenizerView &t, char *buffer) : t_(t), buf_(buffer) {}
     // The piece that joins `a` and `b`, or kNone.
-    uint32_t join(uint32_t a, uint32_t b)
+    uint32_t join(uint32_t a, uint32_t b) const
     {
         const tsr_token_entry &ea = t_.entries[a], &eb = t_.entries[b];
         memcpy(buf_, t_.strings + ea.offset, ea.length);
@@ -115,65 +57,12 @@ private:
         const int32_t id = tokenizer_lookup(t_, buf_);
         return id >= 0 && t_.entries[id].score > kNoMerge ? (uint32_t)id : kNone;
     }
-    bool before(uint32_t a, uint32_t b) const
-    {
-        const float sa = t_.entries[merged_[a]].score, sb = t_.entries[merged_[b]].score;
-        return sa > sb || (sa == sb && a < b);
-    }
-    void place(uint32_t k, uint32_t i)
-    {
-        heap_[k] = i;
-        slot_[i] = k;
-    }
-    void sift_up(uint32_t k)
-    {
-        const uint32_t i = heap_[k];
-        while (k > 0u && before(i, heap_[(k - 1u) / 2u])) {
-            place(k, heap_[(k - 1u) / 2u]);
-            k = (k - 1u) / 2u;
-        }
-        place(k, i);
-    }
-    void sift_down(uint32_t k)
-    {
-        const uint32_t i = heap_[k];
-        for (;;) {
-            uint32_t c = 2u * k + 1u;
-            if (c >= heap_n_) break;
-            if (c + 1u < heap_n_ && before(heap_[c + 1u], heap_[c])) ++c;
-            if (!before(heap_[c], i)) break;
-            place(k, heap_[c]);
-            k = c;
-        }
-        place(k, i);
-    }
-    void remove(uint32_t i)
-    {
-        const uint32_t k = slot_[i], last = heap_[--heap_n_];
-        slot_[i] = kNone;
-        if (k == heap_n_) return;
-        place(k, last);
-        sift_up(k);
-        sift_down(slot_[last]);
-    }
-    // Symbol i's right neighbour or its own piece changed: so did its pair.
-    void refresh(uint32_t i)
-    {
-        merged_[i] = next_[i] == kNone ? kNone : join(tok_[i], tok_[next_[i]]);
-        if (merged_[i] == kNone) {
-            if (slot_[i] != kNone) remove(i);
-            return;
-        }
-        if (slot_[i] == kNone) place(heap_n_++, i);
-        const uint32_t k = slot_[i];
-        sift_up(k);
-        sift_down(slot_[i]);
-    }
+    uint32_t token(uint32_t joined) const { return joined; }
+    bool better(uint32_t x, uint32_t y) const { return t_.entries[x].score > t_.entries[y].score; }
 
+private:
     const TokenizerView &t_;
     char *buf_;
-    uint32_t cap_ = 0, n_ = 0, live_ = 0, heap_n_ = 0;
-    uint32_t *tok_, *next_, *prev_, *merged_, *heap_, *slot_;
 };
 
 } // namespace
@@ -196,7 +85,9 @@ int32_t tokenizer_lookup(const TokenizerView &t, const char *text)
 tessera_status tokenizer_encode(const TokenizerView &t, const EncodeOptions &opt, const char *text,
                                 int32_t *ids, uint32_t capacity, uint32_t *count, Message &err)
 {
-    Merger m(t, opt.merge_buffer, opt.work, opt.work_bytes);
+    if (t.header->kind == TSR_TOKENIZER_BYTE_LEVEL_BPE) return byte_level_encode(t, opt, text, ids, capacity, count, err);
+    const ScoreRule rule(t, opt.merge_buffer);
+    Merger<ScoreRule> m(rule, opt.work, opt.work_bytes);
     auto too_long = [&]() {
         err.str("text too long for the context of ").num(opt.max_tokens).str(" tokens: it splits into more than ")
             .num(m.capacity()).str(" symbols before merging");

@@ -1,4 +1,5 @@
-// The device tokenizer: encodes and decodes as llama2.c's run.c does, over the
+// The device tokenizer: SentencePiece images encode and decode as llama2.c's run.c does
+// (byte-level BPE ones as GPT-2's tokenizer: byte_level_encode.cpp), over the
 // tokenizer section of the image (vocabulary sorted by the packer), with three
 // differences that only show where run.c goes wrong: a byte with no piece of its
 // own is encoded by its "<0xXX>" piece looked up by name (run.c assumes id byte + 3,
@@ -27,12 +28,18 @@ struct EncodeOptions {
     uint32_t work_bytes;
 };
 
-// Encodes `text` into ids[0..*count). Statuses: TESSERA_ERR_UNENCODABLE_TEXT (a
-// character with neither a piece nor a byte piece), TESSERA_ERR_CONTEXT_FULL (more
-// tokens than max_tokens, or more symbols than the work area holds),
-// TESSERA_ERR_BUFFER_TOO_SMALL (more tokens than `capacity`).
+// Encodes `text` into ids[0..*count), as the image's tokenizer kind does. Statuses:
+// TESSERA_ERR_UNENCODABLE_TEXT (a character with neither a piece nor a byte piece; a
+// byte-level BPE without encoding tables), TESSERA_ERR_CONTEXT_FULL (more tokens than
+// max_tokens, or more symbols than the work area holds), TESSERA_ERR_BUFFER_TOO_SMALL
+// (more tokens than `capacity`).
 tessera_status tokenizer_encode(const TokenizerView &t, const EncodeOptions &opt, const char *text,
                                 int32_t *ids, uint32_t capacity, uint32_t *count, Message &err);
+
+// GPT-2's byte-level BPE (byte_level_encode.cpp): the same contract; tokenizer_encode's
+// for a byte-level image.
+tessera_status byte_level_encode(const TokenizerView &t, const EncodeOptions &opt, const char *text, int32_t *ids,
+                                 uint32_t capacity, uint32_t *count, Message &err);
 
 // The bytes run.c prints for `token` after `prev`; nullptr for an id outside the vocabulary.
 const char *tokenizer_decode(const TokenizerView &t, uint32_t bos_id, int32_t prev, int32_t token,

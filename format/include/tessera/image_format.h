@@ -354,15 +354,57 @@ typedef struct tsr_tokenizer_header {
     uint32_t sorted_offset;
     uint32_t strings_offset;
     uint32_t strings_size;
-    uint32_t kind; /* tsr_tokenizer_kind: how text becomes pieces */
-    uint32_t reserved;
+    uint32_t kind;       /* tsr_tokenizer_kind: how text becomes pieces */
+    uint32_t bpe_offset; /* byte-level BPE: its tsr_bpe_header, from the section start, 4-byte aligned;
+                            0: none (the device decodes, and refuses to encode text) */
 } tsr_tokenizer_header;
 
 typedef enum tsr_tokenizer_kind {
     TSR_TOKENIZER_SENTENCEPIECE = 0,  /* llama2.c's: pieces merged by score, byte fallback (the device encodes) */
-    TSR_TOKENIZER_BYTE_LEVEL_BPE = 1, /* GPT-2's: the device decodes; its encoding (pre-tokenizer, merge ranks)
-                                         is not on the device yet */
+    TSR_TOKENIZER_BYTE_LEVEL_BPE = 1, /* GPT-2's: the text split by its pre-tokenizer, each part's bytes merged
+                                         by rank (bpe_offset's tables) */
 } tsr_tokenizer_kind;
+
+/* Byte-level BPE's encoding tables: the header, then (at its offsets, from the section
+ * start, 4-byte aligned) each byte's token, the merges and the character classes the
+ * pre-tokenizer reads. */
+typedef struct tsr_bpe_header {
+    uint32_t pretokenizer;       /* tsr_bpe_pretokenizer */
+    uint32_t byte_tokens_offset; /* 256 uint32: the token of byte b, or TSR_BPE_NO_TOKEN */
+    uint32_t merges_offset;      /* merge_count tsr_bpe_merge, by (left, right) ascending, no pair twice */
+    uint32_t merge_count;
+    uint32_t classes_offset;     /* class_count tsr_bpe_class_range, by first ascending, disjoint */
+    uint32_t class_count;
+    uint32_t reserved[2];
+} tsr_bpe_header;
+
+#define TSR_BPE_NO_TOKEN 0xFFFFFFFFu
+
+typedef enum tsr_bpe_pretokenizer {
+    /* GPT-2's pattern: 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
+       over code points (a byte that is not valid UTF-8 stands alone, of class OTHER) */
+    TSR_BPE_PRETOKENIZER_GPT2 = 1
+} tsr_bpe_pretokenizer;
+
+/* Two adjacent tokens `left` and `right` of a part become `result`; the lowest rank first,
+ * the leftmost of equal ranks. */
+typedef struct tsr_bpe_merge {
+    uint32_t left, right, result, rank;
+} tsr_bpe_merge;
+
+/* A code point's class for the pre-tokenizer: letters (Unicode's L), numbers (N), white
+ * space (White_Space), or anything else (a code point no range holds). */
+typedef enum tsr_char_class {
+    TSR_CHAR_OTHER = 0,
+    TSR_CHAR_LETTER = 1,
+    TSR_CHAR_NUMBER = 2,
+    TSR_CHAR_SPACE = 3
+} tsr_char_class;
+
+typedef struct tsr_bpe_class_range {
+    uint32_t first, last; /* code points, first <= last <= 0x10FFFF */
+    uint32_t char_class;  /* tsr_char_class, 1..3 */
+} tsr_bpe_class_range;
 
 typedef struct tsr_token_entry {
     float score;
@@ -443,6 +485,9 @@ static_assert(sizeof(tsr_op_params) == TSR_PARAM_BYTES, "params layout");
 static_assert(sizeof(tsr_schedule_header) == 32, "schedule header layout");
 static_assert(sizeof(tsr_npu_desc) == 48, "NPU descriptor layout");
 static_assert(sizeof(tsr_tokenizer_header) == 32, "tokenizer header layout");
+static_assert(sizeof(tsr_bpe_header) == 32, "BPE header layout");
+static_assert(sizeof(tsr_bpe_merge) == 16, "BPE merge layout");
+static_assert(sizeof(tsr_bpe_class_range) == 12, "character class range layout");
 static_assert(sizeof(tsr_token_entry) == 12, "token entry layout");
 #endif
 

@@ -1,5 +1,7 @@
 #include "tessera/pack/image_writer.h"
 
+#include "char_classes.h"
+
 #include <algorithm>
 #include <bit>
 #include <cstdio>
@@ -96,6 +98,42 @@ uint32_t variant_features(const std::vector<uint16_t> &variants)
     return features;
 }
 
+namespace {
+
+// Byte-level BPE's encoding tables after the strings (tsr_bpe_header): each byte's token,
+// the merges by pair with their ranks, GPT-2's character classes.
+void append_bpe_tables(std::vector<uint8_t> &out, tsr_tokenizer_header &h, const Vocabulary &vocab)
+{
+    std::vector<tsr_bpe_merge> merges;
+    for (uint32_t rank = 0; rank < vocab.merges.size(); ++rank) {
+        const auto &[a, b, result] = vocab.merges[rank];
+        merges.push_back({a, b, result, rank});
+    }
+    std::stable_sort(merges.begin(), merges.end(), [](const tsr_bpe_merge &x, const tsr_bpe_merge &y) {
+        return x.left < y.left || (x.left == y.left && x.right < y.right);
+    });
+    // A pair given twice merges at its first rank (GPT-2's bpe() looks its rank up once).
+    merges.erase(std::unique(merges.begin(), merges.end(),
+                             [](const tsr_bpe_merge &x, const tsr_bpe_merge &y) { return x.left == y.left && x.right == y.right; }),
+                 merges.end());
+    const std::vector<tsr_bpe_class_range> classes = gpt2_char_classes();
+    tsr_bpe_header b{};
+    b.pretokenizer = TSR_BPE_PRETOKENIZER_GPT2;
+    h.bpe_offset = uint32_t((out.size() + 3u) / 4u * 4u);
+    b.byte_tokens_offset = h.bpe_offset + uint32_t(sizeof b);
+    b.merges_offset = b.byte_tokens_offset + 256u * 4u;
+    b.merge_count = uint32_t(merges.size());
+    b.classes_offset = b.merges_offset + b.merge_count * uint32_t(sizeof(tsr_bpe_merge));
+    b.class_count = uint32_t(classes.size());
+    out.resize(b.classes_offset + classes.size() * sizeof(tsr_bpe_class_range));
+    put(out, h.bpe_offset, b);
+    std::memcpy(out.data() + b.byte_tokens_offset, vocab.byte_tokens.data(), 256u * 4u);
+    std::memcpy(out.data() + b.merges_offset, merges.data(), merges.size() * sizeof(tsr_bpe_merge));
+    std::memcpy(out.data() + b.classes_offset, classes.data(), classes.size() * sizeof(tsr_bpe_class_range));
+}
+
+} // namespace
+
 std::vector<uint8_t> build_tokenizer_section(const Vocabulary &vocab)
 {
     const uint32_t n = uint32_t(vocab.pieces.size());
@@ -121,6 +159,7 @@ std::vector<uint8_t> build_tokenizer_section(const Vocabulary &vocab)
     std::iota(sorted.begin(), sorted.end(), 0u);
     std::stable_sort(sorted.begin(), sorted.end(), [&](uint32_t a, uint32_t b) { return vocab.pieces[a] < vocab.pieces[b]; });
     std::vector<uint8_t> out(h.strings_offset + strings.size());
+    if (vocab.byte_level && vocab.gpt2_pretokenizer && vocab.byte_tokens.size() == 256u) append_bpe_tables(out, h, vocab);
     put(out, 0, h);
     std::memcpy(out.data() + h.entries_offset, entries.data(), entries.size() * sizeof(tsr_token_entry));
     std::memcpy(out.data() + h.sorted_offset, sorted.data(), sorted.size() * 4);

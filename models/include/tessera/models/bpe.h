@@ -16,6 +16,7 @@ namespace tessera {
 struct ByteLevelBpe {
     std::vector<std::string> pieces;                     // by id: the bytes each token stands for
     std::vector<std::pair<uint32_t, uint32_t>> merges;   // by rank: the two tokens merged
+    bool gpt2_pretokenizer = true; // text is split by GPT-2's pattern (a tokenizer.json may say otherwise)
 };
 
 // The code point GPT-2's bytes_to_unicode() gives byte b: printable Latin-1 stands for
@@ -43,11 +44,14 @@ ByteLevelBpe parse_byte_level_bpe(const std::string &vocab_json, const std::stri
 
 // Hugging Face's tokenizer.json of a byte-level BPE (model.type BPE, a ByteLevel decoder):
 // model.vocab and added_tokens (their text as it is) by id, every id 0..vocab_size-1, and
-// model.merges ("a b" or ["a", "b"]). Throws InputError naming `name` and the key.
+// model.merges ("a b" or ["a", "b"]); GPT-2's pre-tokenizer where pre_tokenizer is GPT-2's
+// (ByteLevel, its pattern, no prefix space) and there is no normalizer. Throws InputError
+// naming `name` and the key.
 ByteLevelBpe parse_tokenizer_json(const std::string &text, const std::string &name, uint32_t vocab_size);
 
 // The device tokenizer's table: each token's bytes (the byte 0 alone as "<0x00>", which the
-// device decodes to it), scored by the rank of the merge that makes it (earlier: higher).
+// device decodes to it), scored by the rank of the merge that makes it (earlier: higher);
+// each byte's token and the merges, for the device's encoding.
 Vocabulary byte_level_vocabulary(const ByteLevelBpe &bpe, const std::string &name);
 
 // A Hugging Face directory's vocab.json and merges.txt (or, without them, its

@@ -3,6 +3,7 @@
 #define TESSERA_MODELS_LLAMA2C_H
 
 #include <cstdint>
+#include <array>
 #include <string>
 #include <vector>
 
@@ -82,6 +83,12 @@ struct Vocabulary {
     uint32_t max_token_length = 0;
     std::vector<std::string> pieces;
     std::vector<float> scores;
+    // Byte-level BPE's encoding, where text is split by GPT-2's pre-tokenizer (the device
+    // encodes text only then): each byte's token (TSR_BPE_NO_TOKEN: none) and the merges by
+    // rank, {left, right, result} each.
+    bool gpt2_pretokenizer = false;
+    std::vector<uint32_t> byte_tokens;
+    std::vector<std::array<uint32_t, 3>> merges;
 };
 
 // Refuses a piece the device tokenizer cannot hold (tsr_check_token_piece: a NUL, or
