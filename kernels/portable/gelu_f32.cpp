@@ -10,3 +10,13 @@ tsr_kernel_status tsr_gelu_tanh_f32(const float *x, float *y, uint32_t count, ui
     for (uint32_t i = begin; i < end; ++i) y[i] = tsr_gelu_tanh(x[i]);
     return TSR_KERNEL_OK;
 }
+
+tsr_kernel_status tsr_gelu_erf_f32(const float *x, float *y, uint32_t count, uint32_t core_id, uint32_t core_count)
+{
+    TSR_KERNEL_REQUIRE(x && y && count);
+    TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
+    uint32_t begin, end;
+    tsr_core_range(count, core_id, core_count, &begin, &end);
+    for (uint32_t i = begin; i < end; ++i) y[i] = tsr_gelu_erf(x[i]);
+    return TSR_KERNEL_OK;
+}

@@ -123,6 +123,22 @@ static inline float tsr_gelu_tanh(float v)
     return 0.5f * v * (1.0f + t);
 }
 
+// erf(x) by Abramowitz and Stegun 7.1.26 (|error| <= 1.5e-7): 1 - (a1 t + ... + a5 t^5) e^(-x^2),
+// t = 1 / (1 + p |x|), odd in x.
+static inline float tsr_erf(float x)
+{
+    const float a = x < 0.0f ? -x : x, t = 1.0f / tsr_mac(1.0f, 0.3275911f, a);
+    float p = tsr_mac(-1.453152027f, 1.061405429f, t);
+    p = tsr_mac(1.421413741f, p, t);
+    p = tsr_mac(-0.284496736f, p, t);
+    p = tsr_mac(0.254829592f, p, t);
+    const float y = 1.0f - p * t * tsr_expf(-a * a);
+    return x < 0.0f ? -y : y;
+}
+
+// GELU's exact form of one value: 0.5 v (1 + erf(v / sqrt(2))).
+static inline float tsr_gelu_erf(float v) { return 0.5f * v * (1.0f + tsr_erf(v * 0.7071067811865476f)); }
+
 static inline uint32_t tsr_top_bit(uint32_t v)
 {
     uint32_t a = 0;

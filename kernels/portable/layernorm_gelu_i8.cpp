@@ -1,18 +1,18 @@
 // The int8 LayerNorm and table lookup (tessera/kernels_i8.h): integers only, so that a
 // core without an FPU runs GPT-2's norms and GELU.
 #include "elementwise_i8_checks.h"
+#include "split_loops.h"
 #include "tessera/kernels_i8.h"
 
 namespace {
 
-// floor(sum / d) for sum < d 2^32 (the quotient fits 32 bits): long division by bits, so
-// that a 32-bit core needs no 64-bit division routine.
-uint32_t mean_u64(uint64_t sum, uint32_t d)
+// floor(n / d), d > 0: long division by bits, so that a 32-bit core needs no 64-bit
+// division routine (a row's twice).
+uint64_t div_u64(uint64_t n, uint32_t d)
 {
-    uint64_t rem = sum >> 32; // < d
-    uint32_t q = 0;
-    for (int b = 31; b >= 0; --b) {
-        rem = rem << 1 | ((sum >> b) & 1u);
+    uint64_t rem = 0, q = 0;
+    for (int b = 63; b >= 0; --b) {
+        rem = rem << 1 | ((n >> b) & 1u); // < 2 d: fits
         q <<= 1;
         if (rem >= d) {
             rem -= d;
@@ -24,15 +24,17 @@ uint32_t mean_u64(uint64_t sum, uint32_t d)
 
 } // namespace
 
+// Split as tsr_rmsnorm_split says (split_loops.h): rows over the cores, or with fewer rows
+// than cores, every core its row's statistics and a slice of its columns.
 tsr_kernel_status tsr_layernorm_i8(const tsr_layernorm_i8_args *a, uint32_t core_id, uint32_t core_count)
 {
     TSR_KERNEL_REQUIRE(a && a->x && a->weight && a->bias && a->y && a->rows && a->dim && a->dim <= 16384u &&
                        a->shift >= -31 && a->shift <= 30);
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
     const uint32_t D = a->dim;
-    uint32_t begin, end;
-    tsr_core_range(a->rows, core_id, core_count, &begin, &end);
-    for (uint32_t r = begin; r < end; ++r) {
+    uint32_t r0, r1, c0, c1;
+    tsr_rmsnorm_split(a->rows, D, core_id, core_count, &r0, &r1, &c0, &c1);
+    for (uint32_t r = r0; r < r1; ++r) {
         const int8_t *x = a->x + (size_t)r * D;
         int8_t *y = a->y + (size_t)r * D;
         int32_t sum = 0; // |sum| <= 128 x 16384 = 2^21
@@ -43,12 +45,15 @@ tsr_kernel_status tsr_layernorm_i8(const tsr_layernorm_i8_args *a, uint32_t core
             const int32_t d = x[i] * 256 - m;
             ss += (uint64_t)((int64_t)d * d);
         }
-        const uint64_t v = (uint64_t)mean_u64(ss, D) + a->eps_q16;
+        const uint64_t v = div_u64(ss, D) + a->eps_q16; // the mean of d^2: below 2^32
         const uint32_t root = tsr_isqrt(v > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)v);
-        const int32_t s = root ? (int32_t)root : 1;
-        for (uint32_t i = 0; i < D; ++i) {
-            const int32_t z = tsr_round_div((x[i] * 256 - m) * 256, s); // |256 d| < 2^24
-            const int64_t acc = (int64_t)z * a->weight[i] + a->bias[i];
+        // z = 256 d / s as a multiplication: 2^38 / s rounded (>= 2^22: s <= 2^16), then
+        // rounded half up (|256 d| < 2^24: the product stays below 2^62).
+        const uint32_t sd = root ? root : 1u;
+        const int64_t inv = (int64_t)div_u64(((uint64_t)1 << 38) + sd / 2u, sd);
+        for (uint32_t i = c0; i < c1; ++i) {
+            const int64_t z = ((int64_t)(x[i] * 256 - m) * 256 * inv + ((int64_t)1 << 37)) >> 38; // |z| <= 2^23
+            const int64_t acc = z * a->weight[i] + a->bias[i];
             const int32_t acc32 = acc > INT32_MAX ? INT32_MAX : acc < INT32_MIN ? INT32_MIN : (int32_t)acc;
             y[i] = tsr_requantize_to_i8(acc32, a->multiplier, a->shift, 0, -128, 127);
         }

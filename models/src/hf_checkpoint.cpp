@@ -245,16 +245,17 @@ std::map<std::string, SafeTensor> parse_safetensors_header(const std::string &he
 
 namespace {
 
-// What GPT-2 and GPT-Neo share: GELU in its tanh form, the vocabulary's BOS and EOS
+// What GPT-2 and GPT-Neo share: GELU (its tanh form, or its exact one for "gelu"), the vocabulary's BOS and EOS
 // (GPT-2's <|endoftext|> both, by default the last token), tied embeddings by default.
 void parse_gpt_common(const json_input::Value &j, LlamaConfig &c, bool *tie_word_embeddings)
 {
     auto uint_key = [&](const char *key, uint64_t lo, uint64_t hi) { return uint32_t(j[key].as_uint(lo, hi)); };
     if (const auto act = j.find("activation_function")) {
         const std::string a = act->as_string();
-        if (a != "gelu_new" && a != "gelu_pytorch_tanh")
-            act->fail("'" + json_input::printable(a) + "' is not 'gelu_new' or 'gelu_pytorch_tanh' (GELU's tanh form; the exact "
-                      "form is not built yet)");
+        if (a != "gelu_new" && a != "gelu_pytorch_tanh" && a != "gelu")
+            act->fail("'" + json_input::printable(a) + "' is not 'gelu_new' or 'gelu_pytorch_tanh' (GELU's tanh form) or "
+                      "'gelu' (its exact form)");
+        c.family.gelu_exact = a == "gelu";
     }
     if (const auto eps = j.find("layer_norm_epsilon")) c.norm_eps = float(eps->as_positive(3.0e38));
     else c.norm_eps = 1e-5f;

@@ -466,7 +466,7 @@ private:
     {
         tsr_op_params p = params();
         if (c_.family.gelu) {
-            p.gelu = {c_.hidden_dim, TSR_GELU_TANH};
+            p.gelu = {c_.hidden_dim, c_.family.gelu_exact ? 0u : TSR_GELU_TANH, 0u};
             return p;
         }
         p.swiglu.n = c_.hidden_dim;

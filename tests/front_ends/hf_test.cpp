@@ -371,6 +371,11 @@ TEST(GptDirectory, BadDirectoriesAreRefusedByName)
     std::string dir = make_gpt("gpt_bad_type", false);
     edit(dir, "config.json", [](nlohmann::json &j) { j["model_type"] = "bert"; });
     refused(dir, "config.json: model_type: 'bert' is not one of the architectures read: llama, gpt2, gpt_neo");
+    edit(dir, "config.json", [](nlohmann::json &j) { j["model_type"] = "gpt2", j["activation_function"] = "relu"; });
+    refused(dir, "config.json: activation_function: 'relu' is not 'gelu_new' or 'gelu_pytorch_tanh' (GELU's tanh form) or "
+                 "'gelu' (its exact form)");
+    edit(dir, "config.json", [](nlohmann::json &j) { j["activation_function"] = "gelu"; });
+    EXPECT_TRUE(tessera::read_hf_directory(dir).checkpoint.config.family.gelu_exact);
 
     dir = make_gpt("gpt_bad_shape", false); // c_attn stored [out, in], as if it were nn.Linear
     {

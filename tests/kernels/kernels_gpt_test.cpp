@@ -80,6 +80,28 @@ TEST(GptKernels, GeluTanhMatchesItsDefinition)
     EXPECT_NEAR(g, 0.84119199, 1e-6);
 }
 
+// GELU's exact form: erf within Abramowitz and Stegun 7.1.26's 1.5e-7, halved by 0.5 x.
+TEST(GptKernels, GeluErfMatchesItsDefinition)
+{
+    std::vector<float> x;
+    for (int i = -4000; i <= 4000; ++i) x.push_back(float(i) / 400.0f); // -10 .. 10
+    x.push_back(-100.0f), x.push_back(100.0f);
+    std::vector<float> y(x.size());
+    ASSERT_EQ(tsr_gelu_erf_f32(x.data(), y.data(), uint32_t(x.size()), 0, 1), TSR_KERNEL_OK);
+    for (size_t i = 0; i < x.size(); ++i) {
+        const double want = 0.5 * x[i] * (1.0 + std::erf(double(x[i]) / std::sqrt(2.0)));
+        EXPECT_NEAR(y[i], want, 1e-7 * std::fabs(x[i]) + 2e-7 * (1.0 + std::fabs(want))) << "x = " << x[i];
+    }
+    EXPECT_EQ(y[x.size() - 1], 100.0f);
+    // By hand: GELU(1) = 0.5 (1 + erf(1 / sqrt 2)) = 0.8413447..., not the tanh form's 0.8411920.
+    float one = 1.0f, g;
+    tsr_gelu_erf_f32(&one, &g, 1, 0, 1);
+    EXPECT_NEAR(g, 0.84134475, 1e-6);
+    tsr_bf16 xb = tsr_bf16_from_f32(1.0f), yb;
+    ASSERT_EQ(tsr_gelu_erf_bf16(&xb, &yb, 1, 0, 1), TSR_KERNEL_OK);
+    EXPECT_EQ(yb, tsr_bf16_from_f32(g)); // the fp32 value rounded once
+}
+
 TEST(GptKernels, Bf16FormsAreTheF32ArithmeticRoundedOnce)
 {
     const uint32_t rows = 2, dim = 64;

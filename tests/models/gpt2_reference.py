@@ -65,7 +65,7 @@ def write_safetensors(path, tensors):
             f.write(b)
 
 
-def make_model(directory, cfg, seed, neo):
+def make_model(directory, cfg, seed, neo, activation="gelu_new"):
     """The directory GPT2LMHeadModel's (or GPTNeoForCausalLM's) save_pretrained would write,
     random weights: GPT-2's Conv1D weights [in, out] and fused c_attn; GPT-Neo's nn.Linear
     weights [out, in], Q, K and V without a bias, global and local layers in turn."""
@@ -97,7 +97,7 @@ def make_model(directory, cfg, seed, neo):
     t["transformer.ln_f.weight"] = 1.0 + rnd(D, std=0.1)
     t["transformer.ln_f.bias"] = rnd(D, std=0.1)
     write_safetensors(os.path.join(directory, "model.safetensors"), t)
-    common = {"vocab_size": V, "activation_function": "gelu_new", "layer_norm_epsilon": 1e-5, "bos_token_id": V - 1,
+    common = {"vocab_size": V, "activation_function": activation, "layer_norm_epsilon": 1e-5, "bos_token_id": V - 1,
               "eos_token_id": V - 1}
     if neo:
         config = {"architectures": ["GPTNeoForCausalLM"], "model_type": "gpt_neo", "max_position_embeddings": P,
@@ -188,6 +188,12 @@ def read_safetensors(path):
     return out
 
 
+def approximate(directory):
+    """torch's name for the directory's GELU: "tanh" (gelu_new) or "none" (gelu, the exact form)."""
+    with open(os.path.join(directory, "config.json")) as f:
+        return "none" if json.load(f)["activation_function"] == "gelu" else "tanh"
+
+
 def reference_logits(directory, ids):
     """GPT-2's forward pass from its equations, in double precision, all positions at once."""
     with open(os.path.join(directory, "config.json")) as f:
@@ -209,7 +215,7 @@ def reference_logits(directory, ids):
         y = (F.softmax(scores, dim=-1) @ v).transpose(0, 1).reshape(T, D)
         x = x + y @ w[p + "attn.c_proj.weight"] + w[p + "attn.c_proj.bias"]
         h = F.layer_norm(x, (D,), w[p + "ln_2.weight"], w[p + "ln_2.bias"], eps)
-        m = F.gelu(h @ w[p + "mlp.c_fc.weight"] + w[p + "mlp.c_fc.bias"], approximate="tanh")
+        m = F.gelu(h @ w[p + "mlp.c_fc.weight"] + w[p + "mlp.c_fc.bias"], approximate=approximate(directory))
         x = x + m @ w[p + "mlp.c_proj.weight"] + w[p + "mlp.c_proj.bias"]
     x = F.layer_norm(x, (D,), w[pre + "ln_f.weight"], w[pre + "ln_f.bias"], eps)
     head = w["lm_head.weight"] if "lm_head.weight" in w else w[pre + "wte.weight"]
@@ -240,7 +246,7 @@ def reference_logits_gpt_neo(directory, ids):
         y = (F.softmax(scores, dim=-1) @ v).transpose(0, 1).reshape(T, D)
         x = x + F.linear(y, w[a + "out_proj.weight"], w[a + "out_proj.bias"])
         h = F.layer_norm(x, (D,), w[p + "ln_2.weight"], w[p + "ln_2.bias"], eps)
-        m = F.gelu(F.linear(h, w[p + "mlp.c_fc.weight"], w[p + "mlp.c_fc.bias"]), approximate="tanh")
+        m = F.gelu(F.linear(h, w[p + "mlp.c_fc.weight"], w[p + "mlp.c_fc.bias"]), approximate=approximate(directory))
         x = x + F.linear(m, w[p + "mlp.c_proj.weight"], w[p + "mlp.c_proj.bias"])
     x = F.layer_norm(x, (D,), w["transformer.ln_f.weight"], w["transformer.ln_f.bias"], eps)
     head = w["lm_head.weight"] if "lm_head.weight" in w else w["transformer.wte.weight"]
@@ -265,6 +271,8 @@ def main():
     ap.add_argument("--seed", type=int, default=45)
     ap.add_argument("--family", choices=["gpt2", "gpt_neo"], default="gpt2")
     ap.add_argument("--window", type=int, default=16, help="gpt_neo: window_size of the local layers")
+    ap.add_argument("--activation", choices=["gelu_new", "gelu"], default="gelu_new",
+                    help="config.json's activation_function: GELU's tanh form (gelu_new) or its exact form (gelu)")
     ap.add_argument("--bf16", action="store_true",
                     help="also pack at --precision bf16 and hold its logits within --bf16-tolerance of the reference, "
                          "printing its top-1 agreement with the fp32 image (tessera-eval --reference)")
@@ -288,13 +296,13 @@ def main():
     a = ap.parse_args()
     shape = {"n_embd": 64, "n_layer": 2, "n_head": 4, "n_positions": 256, "window": a.window}
     if a.make_only:
-        make_model(a.make_only, shape, a.seed, a.family == "gpt_neo")
+        make_model(a.make_only, shape, a.seed, a.family == "gpt_neo", a.activation)
         return
     if not a.bin or not a.work:
         ap.error("--bin and --work are needed (or --make-only)")
 
     model = os.path.join(a.work, a.family)
-    make_model(model, shape, a.seed, a.family == "gpt_neo")
+    make_model(model, shape, a.seed, a.family == "gpt_neo", a.activation)
     image = os.path.join(a.work, a.family + ".tsr")
     pack = [os.path.join(a.bin, "tessera-pack"), model, "-o", image, "-q"] + a.pack_args.split()
     if a.prompt_logits_all:

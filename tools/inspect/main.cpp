@@ -35,7 +35,7 @@ json header_json(const std::string &path, size_t size, const tsr_image_header &h
     const bool decoder_only = (h.flags & TSR_IMAGE_DECODER_ONLY) != 0;
     return {{"image", {{"path", path}, {"bytes", size}, {"format_version", h.version}}},
             {"model",
-             {{"architecture", "llama"},
+             {{"architecture", h.arch == TSR_ARCH_GPT2 ? "gpt2" : "llama"}, // the front end's family (GPT-Neo lowers as gpt2)
               {"decoder_only", decoder_only},
               {"prompt_logits", decoder_only ? "every row (hidden rows out)" : (h.flags & TSR_IMAGE_PROMPT_LOGITS_ALL) ? "all" : "last"},
               {"precision", h.precision == TSR_DTYPE_I8 ? "int8" : h.precision == TSR_DTYPE_BF16 ? "bf16" : "fp32"},
@@ -132,7 +132,8 @@ void print_header(const json &d)
     std::printf("image     %s: %s bytes, format version %s\n", d["image"]["path"].get<std::string>().c_str(),
                 d["image"]["bytes"].dump().c_str(), d["image"]["format_version"].dump().c_str());
     std::printf("model     %s, %s: dim %s, hidden %s, %s layers, %s heads (%s KV), ",
-                m["decoder_only"].get<bool>() ? "decoder only (hidden rows in and out, no vocabulary)" : "llama",
+                m["decoder_only"].get<bool>() ? "decoder only (hidden rows in and out, no vocabulary)"
+                                              : m["architecture"].get<std::string>().c_str(),
                 m["precision"].get<std::string>().c_str(), m["dim"].dump().c_str(), m["hidden_dim"].dump().c_str(),
                 m["n_layers"].dump().c_str(), m["n_heads"].dump().c_str(), m["n_kv_heads"].dump().c_str());
     if (m["decoder_only"].get<bool>()) std::printf("positions %s\n", m["seq_len"].dump().c_str());

@@ -132,6 +132,9 @@ tsr_kernel_status tsr_add_f32(const float *a, const float *b, float *y, uint32_t
 /* y = GELU(x) in its tanh form, 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) (GPT-2's
  * "gelu_new"), over `count` elements. y may equal x. */
 tsr_kernel_status tsr_gelu_tanh_f32(const float *x, float *y, uint32_t count, uint32_t core_id, uint32_t core_count);
+/* y = GELU(x) in its exact form, 0.5 x (1 + erf(x / sqrt(2))) (GPT-2's "gelu"; erf within
+ * 1.5e-7, Abramowitz and Stegun 7.1.26), over `count` elements. y may equal x. */
+tsr_kernel_status tsr_gelu_erf_f32(const float *x, float *y, uint32_t count, uint32_t core_id, uint32_t core_count);
 
 /* y = silu(gate) * up over `count` elements, silu(v) = v / (1 + exp(-v)). y may alias. */
 tsr_kernel_status tsr_swiglu_f32(const float *gate, const float *up, float *y, uint32_t count,

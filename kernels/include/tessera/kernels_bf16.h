@@ -84,6 +84,8 @@ tsr_kernel_status tsr_layernorm_bf16(const tsr_bf16 *x, const tsr_bf16 *weight, 
                                      uint32_t rows, uint32_t dim, float eps, uint32_t core_id, uint32_t core_count);
 /* GELU's tanh form of bf16 values, in fp32 as tsr_gelu_tanh_f32, rounded once. */
 tsr_kernel_status tsr_gelu_tanh_bf16(const tsr_bf16 *x, tsr_bf16 *y, uint32_t count, uint32_t core_id, uint32_t core_count);
+/* GELU's exact form of bf16 values, in fp32 as tsr_gelu_erf_f32, rounded once. */
+tsr_kernel_status tsr_gelu_erf_bf16(const tsr_bf16 *x, tsr_bf16 *y, uint32_t count, uint32_t core_id, uint32_t core_count);
 tsr_kernel_status tsr_rmsnorm_bf16(const tsr_bf16 *x, const tsr_bf16 *weight, tsr_bf16 *y, uint32_t rows, uint32_t dim,
                                    float eps, uint32_t core_id, uint32_t core_count);
 tsr_kernel_status tsr_rope_bf16(tsr_bf16 *q, tsr_bf16 *k, const float *table, uint32_t rows, uint32_t pos,

@@ -328,16 +328,18 @@ tsr_kernel_status tsr_embed_row_i8(const tsr_embed_row_i8_args *args);
  *   v = floor(sum(d^2) / dim) + eps_q16          the variance in 1/65536ths of scale_x^2
  *                                                (saturated at 2^32 - 1)
  *   s = max(1, isqrt(v))                         the deviation, in 1/256ths of scale_x
- *   z[i] = round(256 d[i] / s)                   the normalized value in Q8, |z| < 2^23
+ *   r = round(2^38 / s)                          once a row: no division an element
+ *   z[i] = floor((256 d[i] r + 2^37) / 2^38)     the normalized value in Q8, |z| <= 2^23
  *   y[i] = clamp(requantize(sat32(z[i] weight[i] + bias[i]), multiplier, shift), -128, 127)
  * weight of scale scale_g (I16), bias of scale scale_g / 256 (I32), (multiplier, shift)
  * standing for scale_g / (256 scale_y); eps_q16 = round(65536 eps / scale_x^2).
- * Rows are split over the cores. */
+ * Rows are split over the cores; with fewer rows than cores, every core computes each
+ * row's statistics and writes its share of the columns (y must then not overlap x). */
 typedef struct tsr_layernorm_i8_args {
     const int8_t *x;       /* rows x dim */
     const int16_t *weight; /* dim */
     const int32_t *bias;   /* dim */
-    int8_t *y;             /* rows x dim; may equal x */
+    int8_t *y;             /* rows x dim; may equal x where rows >= the cores */
     uint32_t eps_q16;
     int32_t multiplier, shift; /* as tsr_matmul_i8's */
     uint32_t rows;         /* >= 1 */

@@ -1,6 +1,6 @@
 // GELU      in: x (rows x n)   out: y = GELU(x) (rows x n)   tiles: rows
 //           params (tsr_gelu_params): n; form: the tanh approximation (TSR_GELU_TANH,
-//           GPT-2's "gelu_new") or the exact, erf form (no variant yet); I8: table, GELU's
+//           GPT-2's "gelu_new") or the exact, erf form (0, "gelu"); I8: table, GELU's
 //           256 outputs for the input's and output's scales (integers only).
 #include "row_tiles.h"
 #include "tessera/kernel_sets.h"
@@ -21,6 +21,16 @@ tsr_kernel_status gelu_tanh_f32(const StepRun &r, uint8_t *x, uint8_t *y, uint32
 tsr_kernel_status gelu_tanh_bf16(const StepRun &r, uint8_t *x, uint8_t *y, uint32_t count)
 {
     return tsr_gelu_tanh_bf16((const tsr_bf16 *)x, (tsr_bf16 *)y, count, r.worker, r.workers);
+}
+
+tsr_kernel_status gelu_erf_f32(const StepRun &r, uint8_t *x, uint8_t *y, uint32_t count)
+{
+    return tsr_gelu_erf_f32((const float *)x, (float *)y, count, r.worker, r.workers);
+}
+
+tsr_kernel_status gelu_erf_bf16(const StepRun &r, uint8_t *x, uint8_t *y, uint32_t count)
+{
+    return tsr_gelu_erf_bf16((const tsr_bf16 *)x, (tsr_bf16 *)y, count, r.worker, r.workers);
 }
 
 tessera_status check_i8(StepChecker &c)
@@ -72,6 +82,9 @@ void run(StepRun &r)
 TSR_REGISTER_VARIANT(GELU_F32_TANH, nullptr, Variant<Kernel>{gelu_tanh_f32, gelu_tanh_f32_prepare})
 TSR_REGISTER_VARIANT(GELU_BF16_TANH, nullptr, Variant<Kernel>{gelu_tanh_bf16})
 TSR_REGISTER_VARIANT(GELU_I8_TANH, check_i8, Variant<Kernel>{gelu_i8})
+TSR_REGISTER_VARIANT(GELU_F32_ERF, nullptr, Variant<Kernel>{gelu_erf_f32})
+TSR_REGISTER_VARIANT(GELU_BF16_ERF, nullptr, Variant<Kernel>{gelu_erf_bf16})
+TSR_REGISTER_VARIANT(GELU_I8_ERF, check_i8, Variant<Kernel>{gelu_i8}) // the same lookup: the table is the form's
 
 extern const OpDevice op_GELU = {validate, geometry, run, false, nullptr, nullptr, prepare_row<Variant<Kernel>>, nullptr};
 

@@ -17,11 +17,12 @@ struct ModelFamily {
     std::string name = "llama";     // "llama", "gpt2", "gpt_neo" (as config.json's model_type says it)
     bool layer_norm = false;        // LayerNorm with a bias, else RMSNorm
     bool learned_positions = false; // a table of positions added to the embedding, else RoPE
-    bool gelu = false;              // the feed-forward is up, GELU (tanh form), down; else SwiGLU
+    bool gelu = false;              // the feed-forward is up, GELU, down; else SwiGLU
     bool linear_biases = false;     // every linear layer of the decoder has a bias
     bool scaled_attention = true;   // the scores divided by sqrt(head_size); GPT-Neo's are not
     uint32_t window = 0;            // local attention's window, in the layers local_layers marks
     std::vector<bool> local_layers; // by layer (empty: none local)
+    bool gelu_exact = false;        // GELU's exact (erf) form ("gelu"); else its tanh form ("gelu_new")
 };
 
 struct LlamaConfig {
