@@ -30,22 +30,28 @@ tsr_kernel_status tsr_layernorm_bf16(const tsr_bf16 *x, const tsr_bf16 *weight, 
     return TSR_KERNEL_OK;
 }
 
-tsr_kernel_status tsr_gelu_tanh_bf16(const tsr_bf16 *x, tsr_bf16 *y, uint32_t count, uint32_t core_id, uint32_t core_count)
+namespace {
+
+// GELU's form `Gelu` of bf16 values, in fp32, rounded once; split over the cores.
+template <float (*Gelu)(float)>
+tsr_kernel_status gelu_bf16(const tsr_bf16 *x, tsr_bf16 *y, uint32_t count, uint32_t core_id, uint32_t core_count)
 {
     TSR_KERNEL_REQUIRE(x && y && count);
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
     uint32_t begin, end;
     tsr_core_range(count, core_id, core_count, &begin, &end);
-    for (uint32_t i = begin; i < end; ++i) y[i] = tsr_bf16_from_f32(tsr_gelu_tanh(tsr_f32_from_bf16(x[i])));
+    for (uint32_t i = begin; i < end; ++i) y[i] = tsr_bf16_from_f32(Gelu(tsr_f32_from_bf16(x[i])));
     return TSR_KERNEL_OK;
+}
+
+} // namespace
+
+tsr_kernel_status tsr_gelu_tanh_bf16(const tsr_bf16 *x, tsr_bf16 *y, uint32_t count, uint32_t core_id, uint32_t core_count)
+{
+    return gelu_bf16<tsr_gelu_tanh>(x, y, count, core_id, core_count);
 }
 
 tsr_kernel_status tsr_gelu_erf_bf16(const tsr_bf16 *x, tsr_bf16 *y, uint32_t count, uint32_t core_id, uint32_t core_count)
 {
-    TSR_KERNEL_REQUIRE(x && y && count);
-    TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
-    uint32_t begin, end;
-    tsr_core_range(count, core_id, core_count, &begin, &end);
-    for (uint32_t i = begin; i < end; ++i) y[i] = tsr_bf16_from_f32(tsr_gelu_erf(tsr_f32_from_bf16(x[i])));
-    return TSR_KERNEL_OK;
+    return gelu_bf16<tsr_gelu_erf>(x, y, count, core_id, core_count);
 }

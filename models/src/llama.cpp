@@ -438,7 +438,7 @@ private:
         p.matmul = {k, n, lin.dtype, f32_out ? uint32_t(TSR_DTYPE_F32) : AT_, 0, 0, 0, lin.bits};
         if (lin.bias != TSR_NO_TENSOR) { // F32: the bias; int8: RequantShift, its table derived from the bias
             p.matmul.requant = lin.bias;
-            p.matmul.requant_form = i8_ ? 1u : 2u;
+            p.matmul.requant_form = i8_ ? TSR_REQUANT_RQS : TSR_REQUANT_BIAS;
         }
         p.matmul.split[0] = split0;
         p.matmul.split[1] = split1;

@@ -742,7 +742,7 @@ public:
         p.matmul.weight_dtype = TSR_DTYPE_I8;
         p.matmul.out_dtype = TSR_DTYPE_I8;
         p.matmul.requant = tables_[l][size_t(role)];
-        p.matmul.requant_form = 1;
+        p.matmul.requant_form = TSR_REQUANT_RQS;
         p.matmul.rqs_shift = lin.range.shift;
         p.matmul.rqs_lo = lin.range.lo;
         p.matmul.rqs_hi = lin.range.hi;
@@ -886,7 +886,7 @@ public:
         p.matmul.weight_dtype = TSR_DTYPE_F32;
         p.matmul.out_dtype = TSR_DTYPE_F32;
         p.matmul.requant = bias_[l][size_t(role)];
-        p.matmul.requant_form = 2;
+        p.matmul.requant_form = TSR_REQUANT_BIAS;
         return p;
     }
     tsr_op_params add(uint32_t, Residual) const override

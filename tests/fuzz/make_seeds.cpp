@@ -2,7 +2,7 @@
 // models and the shared ones (never committed):
 //   OUT/image/    model images planned for the fuzz board: several shapes, weights
 //                 in place or in L2, tiled into a small L1, a 10-piece and a
-//                 no-space vocabulary (seeds of fuzzers a and b)
+//                 no-space vocabulary, GPT-2 at fp32 and int8 (seeds of fuzzers a and b)
 //   OUT/encode/   texts with a selector byte (fuzzer c)
 //   OUT/readers/  checkpoints and tokenizers with a selector byte (fuzzer d)
 //   OUT/board/    board descriptions with a selector byte (fuzzer e): the built-in
@@ -325,6 +325,21 @@ int main(int argc, char **argv)
         });
         pack(models, "ten", (img / "ten.tess").string(), board);
         pack(models, "nospace", (img / "nospace.tess").string(), board);
+        // GPT-2 (LayerNorm, GELU, positions, biases; a byte-level BPE with its encoding tables),
+        // at fp32 and at int8 (the integer LayerNorm and GELU's table).
+        {
+            const std::vector<uint8_t> gguf = tessera::test::gguf_bytes(gpt2_gguf());
+            std::ofstream(models / "gpt2.gguf", std::ios::binary).write(reinterpret_cast<const char *>(gguf.data()),
+                                                                         std::streamsize(gguf.size()));
+        }
+        for (const bool int8 : {false, true}) {
+            tessera::PackOptions o;
+            o.checkpoint = (models / "gpt2.gguf").string();
+            o.board = board;
+            o.output = (img / (int8 ? "gpt2_int8.tess" : "gpt2.tess")).string();
+            if (int8) o.precision = tessera::Precision::kInt8;
+            tessera::pack(o);
+        }
 
         // Fuzzer c opens these at start, on the host board.
         const fs::path data = out / "data";

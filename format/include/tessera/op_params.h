@@ -56,6 +56,14 @@ typedef struct tsr_rmsnorm_params {
     int32_t lo, hi;       /* I8 QuantLib variant: the output range */
 } tsr_rmsnorm_params;
 
+/* What a matmul's `requant` tensor is (tsr_matmul_params.requant_form). */
+typedef enum tsr_requant_form {
+    TSR_REQUANT_Q31 = 0,       /* I8 out: n Q31 multipliers (int32), then n shifts (int8); F32 out: n factors */
+    TSR_REQUANT_RQS = 1,       /* I8: QuantLib's RequantShift, n multipliers then n addends (int32) */
+    TSR_REQUANT_BIAS = 2,      /* F32, BF16: n biases (F32), added before the output's rounding */
+    TSR_REQUANT_RQS_STAGE = 3  /* NPU: RequantShift with the rounding in its addends (N-EUREKA's stage) */
+} tsr_requant_form;
+
 typedef struct tsr_matmul_params {
     uint32_t k, n;
     uint32_t weight_dtype; /* F32 or BF16 with F32 activations; BF16 with BF16 ones; I8 with I8 ones */
@@ -66,11 +74,11 @@ typedef struct tsr_matmul_params {
     uint32_t join;         /* NPU steps with weights in NMS: the index of the step (of the same schedule) before
                               which the job must be done, the first that uses its output; others: unused */
     uint32_t weight_bits;  /* I8 cluster steps: 4 for W4A8 (weights in layout W4_G32), else 0 */
-    uint32_t requant_form; /* I8 out: 0 Q31 factors (requant as above); 1 QuantLib's RequantShift: requant is the
-                              I32 tensor of n multipliers then n addends (the bias folded in), with the shift and
-                              output range below; 3 (NPU steps) the same with the rounding 2^(rqs_shift-1) in the
-                              addends, rqs_shift <= 31, as N-EUREKA's stage takes it (TSR_NPU_GEMM_I8_RQS_STAGE).
-                              F32: 2, plus a bias: requant is the F32 tensor of n biases */
+    uint32_t requant_form; /* tsr_requant_form. I8 out: Q31 (requant as above); RQS, QuantLib's RequantShift:
+                              requant is the I32 tensor of n multipliers then n addends (the bias folded in), with
+                              the shift and output range below; RQS_STAGE (NPU steps) the same with the rounding
+                              2^(rqs_shift-1) in the addends, rqs_shift <= 31, as N-EUREKA's stage takes it
+                              (TSR_NPU_GEMM_I8_RQS_STAGE). F32, BF16: BIAS, requant the F32 tensor of n biases */
     int32_t rqs_shift, rqs_lo, rqs_hi;
     /* Cluster steps: where the output columns go. split[0] == 0: all n to y (operand 2;
        operands 3 and 4 name no tensor). Else the first split[0] to operand 2, the next

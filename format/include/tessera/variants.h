@@ -54,10 +54,11 @@ static inline uint32_t tsr_arithmetic_matmul(const tsr_step *s)
     const tsr_matmul_params *p = &s->params.matmul;
     if (p->weight_dtype >= 16u || p->out_dtype >= 16u || (p->weight_bits != 0u && p->weight_bits != 4u))
         return 0xFFFFFFFFu;
-    if (p->requant_form > 3u) return 0xFFFFFFFFu;
+    if (p->requant_form > TSR_REQUANT_RQS_STAGE) return 0xFFFFFFFFu;
     return TSR_MATMUL_TYPES(p->weight_dtype, p->out_dtype) | (p->weight_bits == 4u ? TSR_MATMUL_W4 : 0u) |
-           (p->requant_form == 1u || p->requant_form == 3u ? TSR_MATMUL_RQS : 0u) |
-           (p->requant_form == 3u ? TSR_MATMUL_RQS_STAGE : 0u) | (p->requant_form == 2u ? TSR_MATMUL_BIAS : 0u);
+           (p->requant_form == TSR_REQUANT_RQS || p->requant_form == TSR_REQUANT_RQS_STAGE ? TSR_MATMUL_RQS : 0u) |
+           (p->requant_form == TSR_REQUANT_RQS_STAGE ? TSR_MATMUL_RQS_STAGE : 0u) |
+           (p->requant_form == TSR_REQUANT_BIAS ? TSR_MATMUL_BIAS : 0u);
 }
 
 static inline uint32_t tsr_step_arithmetic(const tsr_step *s)

@@ -21,6 +21,13 @@ tessera_status check_i8(StepChecker &c)
 
 using Kernel = tsr_kernel_status (*)(const StepRun &r, uint8_t *a, uint8_t *b, uint8_t *y, uint32_t count);
 
+} // namespace
+
+// Its variants' row (OpRow, variant_rows.h).
+template <> struct OpRow<TSR_OP_ADD> : Variant<Kernel> {};
+
+namespace {
+
 tsr_kernel_status add_f32(const StepRun &r, uint8_t *a, uint8_t *b, uint8_t *y, uint32_t count)
 {
     return tsr_add_f32((float *)a, (float *)b, (float *)y, count, r.worker, r.workers);
@@ -88,7 +95,7 @@ StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t) { return binar
 
 void run(StepRun &r)
 {
-    const Kernel kernel = variant_row<Variant<Kernel>>(r.resolved.variant).kernel;
+    const Kernel kernel = variant_row<TSR_OP_ADD>(r.resolved.variant).kernel;
     binary_run(r, P(r.step).n, [&](uint8_t *a, uint8_t *b, uint8_t *y, uint32_t count) { return kernel(r, a, b, y, count); });
 }
 
@@ -108,6 +115,6 @@ TSR_REGISTER_VARIANT(ADD_I8_RQS, check_rqs, Variant<Kernel>{add_rqs<tsr_add_i8_r
 #endif
 #undef TSR_TUNED
 
-extern const OpDevice op_ADD = {validate, geometry, run, false, nullptr, nullptr, prepare_row<Variant<Kernel>>, nullptr};
+extern const OpDevice op_ADD = {validate, geometry, run, false, nullptr, nullptr, prepare_row<TSR_OP_ADD>, nullptr};
 
 } // namespace tsr

@@ -343,6 +343,13 @@ struct AttentionVariant {
     bool reads_exps = false; // integer: its softmax reads the table of exponentials (TSR_SOFTMAX_I8_READS_TABLE_<suffix>)
 };
 
+} // namespace
+
+// Its variants' row (OpRow, variant_rows.h).
+template <> struct OpRow<TSR_OP_ATTENTION> : AttentionVariant {};
+
+namespace {
+
 tessera_status validate(StepChecker &c)
 {
     const Shape a = shape_of(c.step);
@@ -389,7 +396,7 @@ StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t cores)
     per_core(1, (uint64_t)tc * a.hs * e, head_major ? OperandUse::kStreamed : OperandUse::kStaged);
     g.operand[2] = g.operand[1];
     g.operand[2].shares = 1u;
-    g.operand[3] = OperandGeometry{OperandUse::kScratch, 3u, variant_row<AttentionVariant>(v).scratch(a).bytes, ac, 0u, 0u};
+    g.operand[3] = OperandGeometry{OperandUse::kScratch, 3u, variant_row<TSR_OP_ATTENTION>(v).scratch(a).bytes, ac, 0u, 0u};
     per_core(4, a.hs * e, OperandUse::kStreamed);
     // Traffic with the whole context cached (the most a run moves): a gathered chunk once a
     // round and KV head (run: gatherer): a token's round holds ac query heads, a prompt's
@@ -411,7 +418,7 @@ uint32_t tables_id(const StepRun &r)
 {
     const tsr_attention_params &p = P(r.step);
     if (r.step.variant != TSR_VARIANT_ATTENTION_I8) return p.tables;
-    const bool read = (r.resolved.facts & kExpsInRange) && variant_row<AttentionVariant>(r.resolved.variant).reads_exps;
+    const bool read = (r.resolved.facts & kExpsInRange) && variant_row<TSR_OP_ATTENTION>(r.resolved.variant).reads_exps;
     return read ? p.exps : TSR_NO_TENSOR;
 }
 const uint8_t *tables_of(const StepRun &r)
@@ -434,7 +441,7 @@ uint8_t *tables_copy(const StepRun &r, const Scratch &sx, const uint8_t *tables)
 // variant's rows kernel where it has one, else an item at a time).
 void run_by_kv_head(StepRun &r, const Shape &a, uint32_t ac)
 {
-    const AttentionVariant &v = variant_row<AttentionVariant>(r.resolved.variant);
+    const AttentionVariant &v = variant_row<TSR_OP_ATTENTION>(r.resolved.variant);
     const Scratch sx = v.scratch(a);
     const uint32_t e = act_bytes(r.step), head = a.hs * e, seen = r.pos + r.rows; // positions gathered
     const uint8_t *tables = tables_of(r);
@@ -524,7 +531,7 @@ constexpr bool kAnyKvStrideFree = false
 // that the plan's cores keep their one head's code and the other variants theirs.
 template <bool Several, bool Block> __attribute__((noinline)) void run_token(StepRun &r, const Shape &a, uint32_t ac)
 {
-    const AttentionVariant &v = variant_row<AttentionVariant>(r.resolved.variant);
+    const AttentionVariant &v = variant_row<TSR_OP_ATTENTION>(r.resolved.variant);
     const Scratch sx = v.scratch(a);
     const uint32_t e = act_bytes(r.step), head = a.hs * e, n = r.pos + 1u; // the positions it sees
     const uint8_t *tables = tables_of(r);
@@ -661,7 +668,7 @@ void run(StepRun &r)
         if (r.rows > 1u) return run_by_kv_head(r, a, ac);
         const bool several = r.step.tile[1] > r.cores; // a round: the plan's heads
         if constexpr (kAnyKvStrideFree)
-            if (variant_row<AttentionVariant>(r.resolved.variant).kv_stride_free &&
+            if (variant_row<TSR_OP_ATTENTION>(r.resolved.variant).kv_stride_free &&
                 P(r.step).kv_layout != TSR_LAYOUT_KV_HEAD_MAJOR && r.stage[1])
                 return several ? run_token<true, true>(r, a, r.step.tile[1]) : run_token<false, true>(r, a, ac);
         return several ? run_token<true, false>(r, a, r.step.tile[1]) : run_token<false, false>(r, a, ac);
@@ -674,7 +681,7 @@ void run(StepRun &r)
     // compute.
     const bool fused = chunks == 1u;
     const uint32_t tiles = fused ? rounds : rounds * 2u * chunks, e = act_bytes(r.step), head = a.hs * e;
-    const AttentionVariant &v = variant_row<AttentionVariant>(r.resolved.variant);
+    const AttentionVariant &v = variant_row<TSR_OP_ATTENTION>(r.resolved.variant);
     const Scratch sx = v.scratch(a);
     const uint8_t *tables = tables_of(r);
     uint8_t *const tables_l1 = tables_copy(r, sx, tables);

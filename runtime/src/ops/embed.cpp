@@ -57,6 +57,13 @@ tessera_status check_rows(StepChecker &c)
 // A row's rescaling after its copy: nothing (form 0), or the kernel in place.
 using Rescale = void (*)(StepRun &r, uint8_t *y, uint32_t id);
 
+} // namespace
+
+// Its variants' row (OpRow, variant_rows.h).
+template <> struct OpRow<TSR_OP_EMBED> : Variant<Rescale> {};
+
+namespace {
+
 using EmbedRow = tsr_kernel_status (*)(const tsr_embed_row_i8_args *);
 
 template <EmbedRow Kernel> void rescale(StepRun &r, uint8_t *y, uint32_t id)
@@ -78,7 +85,7 @@ void run(StepRun &r)
 {
     const uint32_t V = P(r.step).vocab, out_row = P(r.step).dim * act_bytes(r.step);
     const uint32_t row = (uint32_t)row_bytes(r.step);
-    const Rescale after = tsr_variants[r.resolved.variant]->row ? variant_row<Variant<Rescale>>(r.resolved.variant).kernel
+    const Rescale after = tsr_variants[r.resolved.variant]->row.op_EMBED ? variant_row<TSR_OP_EMBED>(r.resolved.variant).kernel
                                                                 : nullptr; // form 0 registers no row
     const int32_t *tokens = (const int32_t *)r.addr[0];
     for (uint32_t i = 0; i < r.rows; ++i) {

@@ -13,6 +13,13 @@ const tsr_gelu_params &P(const tsr_step &s) { return s.params.gelu; }
 
 using Kernel = tsr_kernel_status (*)(const StepRun &r, uint8_t *x, uint8_t *y, uint32_t count);
 
+} // namespace
+
+// Its variants' row (OpRow, variant_rows.h).
+template <> struct OpRow<TSR_OP_GELU> : Variant<Kernel> {};
+
+namespace {
+
 tsr_kernel_status gelu_tanh_f32(const StepRun &r, uint8_t *x, uint8_t *y, uint32_t count)
 {
     return tsr_gelu_tanh_f32((const float *)x, (float *)y, count, r.worker, r.workers);
@@ -72,7 +79,7 @@ StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t) { return unary
 
 void run(StepRun &r)
 {
-    const Kernel kernel = variant_row<Variant<Kernel>>(r.resolved.variant).kernel;
+    const Kernel kernel = variant_row<TSR_OP_GELU>(r.resolved.variant).kernel;
     unary_run(r, P(r.step).n, [&](uint8_t *x, uint8_t *y, uint32_t count) { return kernel(r, x, y, count); });
 }
 
@@ -86,6 +93,6 @@ TSR_REGISTER_VARIANT(GELU_F32_ERF, nullptr, Variant<Kernel>{gelu_erf_f32})
 TSR_REGISTER_VARIANT(GELU_BF16_ERF, nullptr, Variant<Kernel>{gelu_erf_bf16})
 TSR_REGISTER_VARIANT(GELU_I8_ERF, check_i8, Variant<Kernel>{gelu_i8}) // the same lookup: the table is the form's
 
-extern const OpDevice op_GELU = {validate, geometry, run, false, nullptr, nullptr, prepare_row<Variant<Kernel>>, nullptr};
+extern const OpDevice op_GELU = {validate, geometry, run, false, nullptr, nullptr, prepare_row<TSR_OP_GELU>, nullptr};
 
 } // namespace tsr

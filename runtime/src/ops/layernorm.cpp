@@ -14,6 +14,13 @@ const tsr_layernorm_params &P(const tsr_step &s) { return s.params.layernorm; }
 
 using Kernel = tsr_kernel_status (*)(const StepRun &r, uint8_t **p, uint32_t n);
 
+} // namespace
+
+// Its variants' row (OpRow, variant_rows.h).
+template <> struct OpRow<TSR_OP_LAYERNORM> : Variant<Kernel> {};
+
+namespace {
+
 // The weight's and the bias's element types: the activations', or I16 and I32 beside int8 ones.
 uint32_t weight_dtype(const tsr_step &s) { return s.dtype == TSR_DTYPE_I8 ? (uint32_t)TSR_DTYPE_I16 : s.dtype; }
 uint32_t bias_dtype(const tsr_step &s) { return s.dtype == TSR_DTYPE_I8 ? (uint32_t)TSR_DTYPE_I32 : s.dtype; }
@@ -108,7 +115,7 @@ void run(StepRun &r)
 {
     RowOperand ops[4];
     operands(r.step, ops);
-    const Kernel kernel = variant_row<Variant<Kernel>>(r.resolved.variant).kernel;
+    const Kernel kernel = variant_row<TSR_OP_LAYERNORM>(r.resolved.variant).kernel;
     run_rows(r, ops, 4, [&](uint8_t **p, uint32_t n) { return kernel(r, p, n); });
 }
 
@@ -119,6 +126,6 @@ TSR_REGISTER_VARIANT(LAYERNORM_F32, check_eps, Variant<Kernel>{layernorm_f32, la
 TSR_REGISTER_VARIANT(LAYERNORM_BF16, check_eps, Variant<Kernel>{layernorm_bf16})
 TSR_REGISTER_VARIANT(LAYERNORM_I8, check_i8, Variant<Kernel>{layernorm_i8})
 
-extern const OpDevice op_LAYERNORM = {validate, geometry, run, false, nullptr, nullptr, prepare_row<Variant<Kernel>>, nullptr};
+extern const OpDevice op_LAYERNORM = {validate, geometry, run, false, nullptr, nullptr, prepare_row<TSR_OP_LAYERNORM>, nullptr};
 
 } // namespace tsr

@@ -4,10 +4,10 @@
 //             BF16 steps: BF16 weights, BF16 out or F32 out (the logits), fp32 sums;
 //             I8 steps: I8 weights per output channel, I8 out (requant: n Q31 multipliers
 //               (int32) then n shifts (int8), an I32 tensor) or F32 out (requant: n dequantization factors, F32);
-//               QuantLib's RequantShift (requant_form 1; 3 on the NPU, the rounding in the addends):
+//               QuantLib's RequantShift (requant_form RQS; RQS_STAGE on the NPU, the rounding in the addends):
 //               requant holds n multipliers then n addends (I32),
 //               rqs_shift, rqs_lo and rqs_hi the rest.
-//             F32 steps with a bias (requant_form 2): requant names the F32 tensor of n biases.
+//             F32 steps with a bias (requant_form BIAS): requant names the F32 tensor of n biases.
 //           split (cluster steps): the output columns in up to three tensors, operands 2, 3
 //             and 4 (tsr_matmul_params.split: Q, K and V as one step, or W1 and W3), each
 //             rows x its columns; staged, they share operand 2's buffer (a tile's outputs),
@@ -88,7 +88,7 @@ tessera_status validate_npu(StepChecker &c)
     if (!p.k || !p.n || p.k > TSR_NPU_MAX_K) return c.fail("k or n out of the NPU's range");
     if (p.split[0] || p.split[1]) return c.fail("an NPU job writes one output (split)");
     // matmul.i8.rqs.npu and .rqs.stage.npu: n multipliers and n addends
-    const bool stage = p.requant_form == 3u, rqs = p.requant_form == 1u || stage;
+    const bool stage = p.requant_form == TSR_REQUANT_RQS_STAGE, rqs = p.requant_form == TSR_REQUANT_RQS || stage;
     TSR_TRY(c.constant(p.requant, TSR_DTYPE_I32, (uint64_t)p.n * (rqs ? 8u : 5u), "requantization table does not fit"));
     if (rqs && (p.rqs_shift < 0 || p.rqs_shift > (stage ? 31 : 62) || p.rqs_lo != -128 || p.rqs_hi != 127))
         return c.fail("NPU RequantShift's shift or range out of range");
@@ -394,10 +394,24 @@ struct NpuForm {
     StepGeometry (*geometry)(const tsr_step &s, uint32_t rows);
     void (*run)(StepRun &r);
 };
+
+} // namespace
+
+// Its variants' row (OpRow, variant_rows.h): a cluster variant's kernels, or an NPU
+// variant's form.
+template <> struct OpRow<TSR_OP_MATMUL> {
+    Variant<Kernel> cluster{};
+    NpuForm npu{};
+    constexpr OpRow(const Variant<Kernel> &v) : cluster(v) {}
+    constexpr OpRow(const NpuForm &f) : npu(f) {}
+    Prepare prepare = cluster.prepare; // prepare_row's
+};
+
+namespace {
 const NpuForm *npu_form(const tsr_step &s)
 {
     const uint8_t v = registered_variant(s.variant);
-    return v == kNoVariant ? nullptr : &variant_row<NpuForm>(v);
+    return v == kNoVariant ? nullptr : &variant_row<TSR_OP_MATMUL>(v).npu;
 }
 
 tessera_status validate(StepChecker &c)
@@ -582,11 +596,11 @@ __attribute__((noinline)) void out_split(StepRun &r, uint32_t t, uint32_t r0, ui
 
 void run(StepRun &r)
 {
-    if (r.step.engine == TSR_ENGINE_NPU) return variant_row<NpuForm>(r.resolved.variant).run(r);
+    if (r.step.engine == TSR_ENGINE_NPU) return variant_row<TSR_OP_MATMUL>(r.resolved.variant).npu.run(r);
     const uint32_t K = P(r.step).k, N = P(r.step).n, xb = act_bytes(r.step), yb = out_bytes(r.step);
     const size_t wrow = (size_t)weight_row_bytes(r.step); // validated: the tensor holds n of them
     const uint32_t tr = r.step.tile[0], tn = r.step.tile[1], ct = ceil_div(N, tn);
-    const Kernel kernel = variant_row<Variant<Kernel>>(r.resolved.variant).kernel;
+    const Kernel kernel = variant_row<TSR_OP_MATMUL>(r.resolved.variant).cluster.kernel;
     const bool split = P(r.step).split[0] != 0u; // several outputs (validated)
     struct Tile {
         uint32_t ri, r0, m, c0, n;
@@ -709,6 +723,6 @@ uint8_t facts(const ImageView &img, const tsr_hal_board *board, const tsr_step &
 } // namespace
 
 // prepare: a cluster step's kernel call; prepare_npu: an NPU step's job (prepare_steps).
-extern const OpDevice op_MATMUL = {validate, geometry, run, true, facts, ahead, prepare_row<Variant<Kernel>>, prepare_npu};
+extern const OpDevice op_MATMUL = {validate, geometry, run, true, facts, ahead, prepare_row<TSR_OP_MATMUL>, prepare_npu};
 
 } // namespace tsr

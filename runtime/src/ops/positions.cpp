@@ -16,6 +16,13 @@ const tsr_positions_params &P(const tsr_step &s) { return s.params.positions; }
 
 using Kernel = tsr_kernel_status (*)(const StepRun &r, uint8_t **p, uint32_t count);
 
+} // namespace
+
+// Its variants' row (OpRow, variant_rows.h).
+template <> struct OpRow<TSR_OP_POSITIONS> : Variant<Kernel> {};
+
+namespace {
+
 tsr_kernel_status positions_f32(const StepRun &r, uint8_t **p, uint32_t count)
 {
     return tsr_add_f32((const float *)p[0], (const float *)p[1], (float *)p[2], count, r.worker, r.workers);
@@ -95,7 +102,7 @@ void run(StepRun &r)
 {
     RowOperand ops[3];
     operands(r.step, r.pos, ops);
-    const Kernel kernel = variant_row<Variant<Kernel>>(r.resolved.variant).kernel;
+    const Kernel kernel = variant_row<TSR_OP_POSITIONS>(r.resolved.variant).kernel;
     const uint32_t dim = P(r.step).dim;
     run_rows(r, ops, 3, [&](uint8_t **p, uint32_t rows) { return kernel(r, p, rows * dim); });
 }
@@ -114,6 +121,6 @@ TSR_REGISTER_VARIANT(POSITIONS_I8, check_i8, Variant<Kernel>{positions_i8<tsr_ad
 #endif
 #undef TSR_TUNED
 
-extern const OpDevice op_POSITIONS = {validate, geometry, run, false, nullptr, nullptr, prepare_row<Variant<Kernel>>, nullptr};
+extern const OpDevice op_POSITIONS = {validate, geometry, run, false, nullptr, nullptr, prepare_row<TSR_OP_POSITIONS>, nullptr};
 
 } // namespace tsr

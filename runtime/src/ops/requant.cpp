@@ -13,6 +13,13 @@ const tsr_requant_step_params &P(const tsr_step &s) { return s.params.requant; }
 
 using Kernel = tsr_kernel_status (*)(const StepRun &r, uint8_t *x, uint8_t *y, uint32_t count);
 
+} // namespace
+
+// Its variants' row (OpRow, variant_rows.h).
+template <> struct OpRow<TSR_OP_REQUANT> : Variant<Kernel> {};
+
+namespace {
+
 tessera_status check_i8(StepChecker &c)
 {
     const tsr_rqs_params &r = P(c.step).rqs;
@@ -54,7 +61,7 @@ StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t) { return unary
 
 void run(StepRun &r)
 {
-    const Kernel kernel = variant_row<Variant<Kernel>>(r.resolved.variant).kernel;
+    const Kernel kernel = variant_row<TSR_OP_REQUANT>(r.resolved.variant).kernel;
     unary_run(r, P(r.step).n, [&](uint8_t *x, uint8_t *y, uint32_t count) { return kernel(r, x, y, count); });
 }
 
@@ -70,6 +77,6 @@ TSR_REGISTER_VARIANT(REQUANT_I8, check_i8, Variant<Kernel>{requant_i8<tsr_requan
 #endif
 #undef TSR_TUNED
 
-extern const OpDevice op_REQUANT = {validate, geometry, run, false, nullptr, nullptr, prepare_row<Variant<Kernel>>, nullptr};
+extern const OpDevice op_REQUANT = {validate, geometry, run, false, nullptr, nullptr, prepare_row<TSR_OP_REQUANT>, nullptr};
 
 } // namespace tsr

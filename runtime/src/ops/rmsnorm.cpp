@@ -22,10 +22,17 @@ struct RmsVariant {
     uint32_t weight_dtype;
     Prepare prepare = nullptr; // its call made at open, where it has one
 };
+
+} // namespace
+
+// Its variants' row (OpRow, variant_rows.h).
+template <> struct OpRow<TSR_OP_RMSNORM> : RmsVariant {};
+
+namespace {
 // The weight's element type of variant index v (registered_variant) for step s.
 uint32_t weight_dtype(const tsr_step &s, uint8_t v)
 {
-    const uint32_t w = v == kNoVariant ? 0u : variant_row<RmsVariant>(v).weight_dtype;
+    const uint32_t w = v == kNoVariant ? 0u : variant_row<TSR_OP_RMSNORM>(v).weight_dtype;
     return w ? w : s.dtype;
 }
 uint32_t weight_dtype(const tsr_step &s) { return weight_dtype(s, registered_variant(s.variant)); }
@@ -183,7 +190,7 @@ void run(StepRun &r)
 {
     RowOperand ops[3];
     operands(r.step, weight_dtype(r.step, r.resolved.variant), ops); // resolved at open
-    const Kernel kernel = variant_row<RmsVariant>(r.resolved.variant).kernel;
+    const Kernel kernel = variant_row<TSR_OP_RMSNORM>(r.resolved.variant).kernel;
     run_rows(r, ops, 3, [&](uint8_t **p, uint32_t n) { return kernel(r, p, n); });
 }
 
@@ -205,6 +212,6 @@ TSR_REGISTER_VARIANT(RMSNORM_I8, check_i8, RmsVariant{rms_i8<tsr_rmsnorm_i8>, 0,
 TSR_REGISTER_VARIANT(RMSNORM_I8_FLOAT, check_i8_float, RmsVariant{rms_i8_float, 0})
 TSR_REGISTER_VARIANT(RMSNORM_I8_QUANTLIB, check_quantlib, RmsVariant{rms_quantlib<tsr_irmsnorm_i8>, TSR_DTYPE_I32, rms_quantlib_prepare<tsr_irmsnorm_i8>})
 
-extern const OpDevice op_RMSNORM = {validate, geometry, run, false, nullptr, nullptr, prepare_row<RmsVariant>, nullptr};
+extern const OpDevice op_RMSNORM = {validate, geometry, run, false, nullptr, nullptr, prepare_row<TSR_OP_RMSNORM>, nullptr};
 
 } // namespace tsr

@@ -135,6 +135,13 @@ struct RopeVariant {
     Prepare prepare = nullptr; // its call made at open, where it has one
 };
 
+} // namespace
+
+// Its variants' row (OpRow, variant_rows.h).
+template <> struct OpRow<TSR_OP_ROPE> : RopeVariant {};
+
+namespace {
+
 uint32_t table_row_bytes(const tsr_rope_params &p, const RopeVariant &v)
 {
     return (v.per_run_row ? p.head_size * p.head_size : p.head_size) * tsr_dtype_bytes(v.table_dtype);
@@ -152,7 +159,7 @@ void operands(const tsr_step &s, const RopeVariant &v, uint32_t pos, RowOperand 
 tessera_status validate(StepChecker &c)
 {
     const tsr_rope_params &p = P(c.step);
-    const RopeVariant &v = variant_row<RopeVariant>(registered_variant(c.step.variant));
+    const RopeVariant &v = variant_row<TSR_OP_ROPE>(registered_variant(c.step.variant));
     const uint64_t R = c.rows, e = act_bytes(c.step);
     if (!p.head_size || p.head_size % 2u || !p.dim || p.dim % p.head_size || !p.kv_dim || p.kv_dim % p.head_size ||
         p.kv_dim > p.dim || p.context != c.h.context)
@@ -168,13 +175,13 @@ StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t)
     const uint8_t v = registered_variant(s.variant);
     if (v == kNoVariant) return StepGeometry::none();
     RowOperand ops[3];
-    operands(s, variant_row<RopeVariant>(v), 0, ops);
+    operands(s, variant_row<TSR_OP_ROPE>(v), 0, ops);
     return row_geometry(s, rows, ops, 3);
 }
 
 void run(StepRun &r)
 {
-    const RopeVariant &v = variant_row<RopeVariant>(r.resolved.variant);
+    const RopeVariant &v = variant_row<TSR_OP_ROPE>(r.resolved.variant);
     RowOperand ops[3];
     operands(r.step, v, r.pos, ops);
     run_rows(r, ops, 3, [&](uint8_t **t, uint32_t n) { return v.kernel(r, t, n); });
@@ -199,6 +206,6 @@ TSR_REGISTER_VARIANT(ROPE_I8_MATRIX, check_matrix, RopeVariant{rope_matrix<tsr_r
 #undef TSR_TUNED
 TSR_REGISTER_VARIANT(ROPE_F32_MATRIX, check_matrix_f32, RopeVariant{rope_matrix_f32, TSR_DTYPE_F32, true})
 
-extern const OpDevice op_ROPE = {validate, geometry, run, false, nullptr, nullptr, prepare_row<RopeVariant>, nullptr};
+extern const OpDevice op_ROPE = {validate, geometry, run, false, nullptr, nullptr, prepare_row<TSR_OP_ROPE>, nullptr};
 
 } // namespace tsr

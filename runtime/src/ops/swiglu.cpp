@@ -33,6 +33,13 @@ tessera_status check_i8_float(StepChecker &c)
 
 using Kernel = tsr_kernel_status (*)(const StepRun &r, uint8_t *g, uint8_t *u, uint8_t *y, uint32_t count);
 
+} // namespace
+
+// Its variants' row (OpRow, variant_rows.h).
+template <> struct OpRow<TSR_OP_SWIGLU> : Variant<Kernel> {};
+
+namespace {
+
 tsr_kernel_status swiglu_f32(const StepRun &r, uint8_t *g, uint8_t *u, uint8_t *y, uint32_t count)
 {
     return tsr_swiglu_f32((float *)g, (float *)u, (float *)y, count, r.worker, r.workers);
@@ -127,7 +134,7 @@ tsr_kernel_status swiglu_hardswish_f32(const StepRun &r, uint8_t *g, uint8_t *u,
 
 void run(StepRun &r)
 {
-    const Kernel kernel = variant_row<Variant<Kernel>>(r.resolved.variant).kernel;
+    const Kernel kernel = variant_row<TSR_OP_SWIGLU>(r.resolved.variant).kernel;
     binary_run(r, P(r.step).n, [&](uint8_t *g, uint8_t *u, uint8_t *y, uint32_t count) { return kernel(r, g, u, y, count); });
 }
 
@@ -151,6 +158,6 @@ TSR_REGISTER_VARIANT(SWIGLU_I8_FLOAT, check_i8_float, Variant<Kernel>{swiglu_i8_
 TSR_REGISTER_VARIANT(SWIGLU_I8_HARDSWISH, check_hardswish, Variant<Kernel>{swiglu_hardswish<tsr_hardswish_i8>, hardswish_prepare<tsr_hardswish_i8>})
 TSR_REGISTER_VARIANT(SWIGLU_F32_HARDSWISH, nullptr, Variant<Kernel>{swiglu_hardswish_f32})
 
-extern const OpDevice op_SWIGLU = {validate, geometry, run, false, nullptr, nullptr, prepare_row<Variant<Kernel>>, nullptr};
+extern const OpDevice op_SWIGLU = {validate, geometry, run, false, nullptr, nullptr, prepare_row<TSR_OP_SWIGLU>, nullptr};
 
 } // namespace tsr

@@ -22,8 +22,28 @@ namespace tsr {
 static_assert(TSR_BF16_EXP_ACCURATE == TSR_EXP_ACCURATE && TSR_BF16_EXP_SCHRAUDOLPH == TSR_EXP_SCHRAUDOLPH,
               "the format's bf16 exponentials are the kernels'");
 
-// The row of registered variant `index` (a resolved step's, or registered_variant's).
-template <typename Row> const Row &variant_row(uint8_t index) { return *static_cast<const Row *>(tsr_variants[index]->row); }
+// The operator of variant `id` (tessera/variants.def), at compile time: a registration's
+// row is its operator's type.
+constexpr uint16_t variant_op(uint32_t id)
+{
+    switch (id) {
+#define TSR_VARIANT(NAME, id_, name, op, engine, dtype, arithmetic, feature) case id_: return op;
+#include "tessera/variants.def"
+#undef TSR_VARIANT
+    default: return 0u;
+    }
+}
+
+// A registration's row as operator Op's (its member of the union; the caller's step, of
+// operator Op, was resolved to a variant of Op at open).
+template <uint16_t Op> const OpRow<Op> *row_of(const tsr_variant_impl &v);
+#define TSR_OP(NAME, id, name, operands, tile_kind, arithmetic)                                                      \
+    template <> inline const OpRow<id> *row_of<id>(const tsr_variant_impl &v) { return v.row.op_##NAME; }
+#include "tessera/ops.def"
+#undef TSR_OP
+
+// The row of registered variant `index` (a resolved step's, or registered_variant's) of operator Op.
+template <uint16_t Op> const OpRow<Op> &variant_row(uint8_t index) { return *row_of<Op>(*tsr_variants[index]); }
 
 // A row for an operator with one kernel a variant.
 template <typename Kernel> struct Variant {
@@ -48,18 +68,19 @@ tsr_kernel_status rows_call(const PreparedCall &c, uint32_t rows, uint32_t, uint
     return Kernel(&a, worker, workers);
 }
 
-// OpDevice::prepare for an operator whose rows (Row) carry a prepare: the step's variant's.
-template <typename Row> bool prepare_row(const PrepareContext &c, PreparedCall &out)
+// OpDevice::prepare for an operator Op whose rows carry a prepare: the step's variant's.
+template <uint16_t Op> bool prepare_row(const PrepareContext &c, PreparedCall &out)
 {
-    const Prepare f = variant_row<Row>(c.resolved.variant).prepare;
+    const Prepare f = variant_row<Op>(c.resolved.variant).prepare;
     return f && f(c, out);
 }
 
-// Registers variant NAME of tessera/variants.def: `check` (or nullptr) and its row, an
-// expression of the operator's row type. In namespace tsr, outside any unnamed one.
+// Registers variant NAME of tessera/variants.def: `check` (or nullptr) and its row, what
+// its operator's row type (OpRow<its op>) is made from. In namespace tsr, outside any
+// unnamed one.
 #define TSR_REGISTER_VARIANT(NAME, check, ...)                                                                     \
     namespace {                                                                                                    \
-    const auto kVariantRow_##NAME = __VA_ARGS__;                                                                   \
+    const OpRow<variant_op(TSR_VARIANT_##NAME)> kVariantRow_##NAME{__VA_ARGS__};                                   \
     }                                                                                                              \
     extern "C" const tsr_variant_impl TSR_VARIANT_IMPL(NAME) = {TSR_VARIANT_##NAME, 0u, check, &kVariantRow_##NAME};
 
@@ -77,7 +98,7 @@ template <typename Row> bool prepare_row(const PrepareContext &c, PreparedCall &
 #define TSR_TUNED_ROW(OP, SET, NAME, suffix) TSR_TUNED_##NAME(SET, suffix)
 #define TSR_REGISTER_TUNED_(SET, NAME, check, ...)                                                                 \
     namespace {                                                                                                    \
-    const auto kVariantRow_##NAME##_##SET = __VA_ARGS__;                                                           \
+    const OpRow<variant_op(TSR_VARIANT_##NAME)> kVariantRow_##NAME##_##SET{__VA_ARGS__};                           \
     }                                                                                                              \
     extern "C" const tsr_variant_impl TSR_VARIANT_IMPL_TUNED(NAME, SET) = {TSR_VARIANT_##NAME, TSR_ISA_##SET, check,  \
                                                                            &kVariantRow_##NAME##_##SET};

@@ -11,15 +11,29 @@
 
 namespace tsr {
 struct StepChecker;
-}
+// Each operator's row: what the registrations of its variants hold (its kernels), a type
+// its device file defines (runtime/src/ops/<op>.cpp), one per row of ops.def.
+template <uint16_t Op> struct OpRow;
+} // namespace tsr
+
+// A variant's row, typed by its operator: the member of the variant's operator (a
+// registration sets the one its operator's row type picks; ops/variant_rows.h reads it).
+union tsr_variant_row_ptr {
+#define TSR_OP(NAME, id, name, operands, tile_kind, arithmetic)                                                      \
+    const tsr::OpRow<id> *op_##NAME;                                                                                 \
+    constexpr tsr_variant_row_ptr(const tsr::OpRow<id> *row) : op_##NAME(row) {}
+#include "tessera/ops.def"
+#undef TSR_OP
+    constexpr tsr_variant_row_ptr(decltype(nullptr)) : op_EMBED(nullptr) {} // data movement: no row
+};
 
 // A variant's implementation, as its operator's device file registers it
-// (TSR_REGISTER_VARIANT, ops/op.h).
+// (TSR_REGISTER_VARIANT, ops/variant_rows.h).
 struct tsr_variant_impl {
     uint16_t id;                                  // tsr_variant_id
     uint32_t isa;                                 // the TSR_ISA_* bits its kernels need (0: portable)
     tessera_status (*check)(tsr::StepChecker &c); // the checks of its own parameters (null: none)
-    const void *row;                              // its kernels: the operator's own row type (null: none)
+    tsr_variant_row_ptr row;                      // its kernels: its operator's row (null: none)
 };
 
 namespace tsr {

@@ -47,7 +47,7 @@ bool eligible(const Graph &g, const GraphStep &s)
     const GraphTensor &w = g.tensors[s.operands[1]];
     // Q31 factors on per-channel weights, or QuantLib's RequantShift onto the whole int8 range
     // (the NPU clamps to -128..127).
-    const bool requant = p.requant_form == 1u ? p.rqs_lo == -128 && p.rqs_hi == 127 : w.quant == TSR_QUANT_PER_CHANNEL;
+    const bool requant = p.requant_form == TSR_REQUANT_RQS ? p.rqs_lo == -128 && p.rqs_hi == 127 : w.quant == TSR_QUANT_PER_CHANNEL;
     return p.weight_dtype == TSR_DTYPE_I8 && p.out_dtype == TSR_DTYPE_I8 && p.weight_bits == 0u && !p.split[0] &&
            w.kind == TSR_TENSOR_WEIGHT && requant && p.k <= TSR_NPU_MAX_K;
 }
@@ -80,7 +80,7 @@ void to_stage_form(Graph &g, const std::vector<int> &decided, uint32_t &stage_st
             const tsr_matmul_params &p = s.params.matmul;
             if (p.requant >= g.tensors.size()) continue;
             int &v = ok[p.requant];
-            const bool npu_rqs = decided[s.operands[1]] == 1 && p.requant_form == 1u && p.rqs_shift >= 0 && p.rqs_shift <= 31;
+            const bool npu_rqs = decided[s.operands[1]] == 1 && p.requant_form == TSR_REQUANT_RQS && p.rqs_shift >= 0 && p.rqs_shift <= 31;
             if (!npu_rqs || (shift_of[p.requant] >= 0 && shift_of[p.requant] != p.rqs_shift)) {
                 v = 0;
                 continue;
@@ -108,7 +108,7 @@ void to_stage_form(Graph &g, const std::vector<int> &decided, uint32_t &stage_st
     for (GraphSchedule *sch : {&g.prompt, &g.token})
         for (GraphStep &s : sch->steps)
             if (s.op == TSR_OP_MATMUL && s.params.matmul.requant < g.tensors.size() && ok[s.params.matmul.requant] == 1) {
-                s.params.matmul.requant_form = 3u;
+                s.params.matmul.requant_form = TSR_REQUANT_RQS_STAGE;
                 ++stage_steps;
             }
 }
@@ -148,7 +148,7 @@ EngineAssignment assign_engines(Graph &g, const BoardDesc &board, Scenario scena
         decided[wid] = 1;
         if (!by_cost) return;
         const tsr_matmul_params &p = s.params.matmul;
-        if (p.requant_form != 1u) { // N-EUREKA's stage gives RequantShift's integers, not Q31 factors
+        if (p.requant_form != TSR_REQUANT_RQS) { // N-EUREKA's stage gives RequantShift's integers, not Q31 factors
             decided[wid] = 0;
             a.cluster_linear.push_back(s.label + " (Q31 requantization: the NPU's stage cannot give it, a core would)");
             return;

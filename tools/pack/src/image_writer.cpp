@@ -48,7 +48,9 @@ std::vector<uint8_t> build_schedule(const Graph &graph, const GraphSchedule &s, 
         if (g.engine == TSR_ENGINE_NPU) {
             const tsr_matmul_params &p = g.params.matmul;
             tsr_npu_desc d{};
-            d.kind = p.requant_form == 3u ? TSR_NPU_GEMM_I8_RQS_STAGE : p.requant_form == 1u ? TSR_NPU_GEMM_I8_RQS : TSR_NPU_GEMM_I8;
+            d.kind = p.requant_form == TSR_REQUANT_RQS_STAGE ? TSR_NPU_GEMM_I8_RQS_STAGE
+                     : p.requant_form == TSR_REQUANT_RQS     ? TSR_NPU_GEMM_I8_RQS
+                                                             : TSR_NPU_GEMM_I8;
             d.flags = p.join ? TSR_NPU_WEIGHTS_NMS : 0u;
             d.weight_bits = tsr_layout_npu_bits(graph.tensors[g.operands[1]].layout);
             d.m = (g.flags & TSR_STEP_ONE_ROW) ? 1u : s.max_rows;

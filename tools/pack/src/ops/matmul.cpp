@@ -45,7 +45,7 @@ void evaluate(const GraphStep &s, Evaluation &e)
 {
     const tsr_matmul_params &p = s.params.matmul;
     const float *w = e.values(s.operands[1]);
-    const float *bias = p.requant_form == 2u ? e.values(p.requant) : nullptr; // F32 with a bias (GPT-2's linears)
+    const float *bias = p.requant_form == TSR_REQUANT_BIAS ? e.values(p.requant) : nullptr; // F32 with a bias (GPT-2's linears)
     uint32_t c0 = 0;
     for (uint32_t i = 0; const uint32_t n : output_columns(p)) {
         float *y = e.values(s.operands[2 + i++]);

@@ -35,7 +35,7 @@ struct EngineAssignment {
 // the logits) to the NPU: their weights into the NPU's layout (tessera/npu.h), their
 // steps' engine to NPU, and for weights in NMS the join (the first later step that
 // reads the output); a RequantShift layer whose channels N-EUREKA's stage gives exactly
-// gets the stage's form (requant_form 3, the rounding in its addends). Throws InputError
+// gets the stage's form (requant_form RQS_STAGE, the rounding in its addends). Throws InputError
 // when the scenario needs what the board or the precision lacks, and, for npu-nms asked for
 // by name, when the NPU's weights do not all fit the weight memory (naming the first).
 EngineAssignment assign_engines(Graph &g, const BoardDesc &board, Scenario scenario, uint32_t weight_bits);
