@@ -326,7 +326,8 @@ tsr_kernel_status tsr_embed_row_i8(const tsr_embed_row_i8_args *args);
  *   m = round(256 sum(x) / dim)                  the mean, in 1/256ths of x's scale
  *   d[i] = 256 x[i] - m                          |d| < 2^16
  *   v = floor(sum(d^2) / dim) + eps_q16          the variance in 1/65536ths of scale_x^2
- *                                                (saturated at 2^32 - 1)
+ *                                                (saturated at 2^32 - 1; where sum(d^2) passes
+ *                                                2^32, of its top 32 bits, shifted back)
  *   s = max(1, isqrt(v))                         the deviation, in 1/256ths of scale_x
  *   r = round(2^38 / s)                          once a row: no division an element
  *   z[i] = floor((256 d[i] r + 2^37) / 2^38)     the normalized value in Q8, |z| <= 2^23

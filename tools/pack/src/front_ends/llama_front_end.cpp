@@ -54,6 +54,12 @@ public:
         d_.front_end = front_end;
         d_.format = checkpoint_.format;
         d_.tokenizer = tokenizer;
+        if (vocabulary_.byte_level) // what the device does with text
+            d_.tokenizer += vocabulary_.gpt2_pretokenizer
+                                ? " (byte-level BPE, " + std::to_string(vocabulary_.merges.size()) +
+                                      " merges: the device encodes text with GPT-2's pre-tokenizer)"
+                                : " (byte-level BPE whose pre-tokenizer is not GPT-2's: the device decodes, and refuses "
+                                  "text)";
         ModelHyper &h = d_.hyper;
         h.dim = c.dim, h.hidden_dim = c.hidden_dim, h.n_layers = c.n_layers, h.n_heads = c.n_heads;
         h.n_kv_heads = c.n_kv_heads, h.vocab_size = c.vocab_size, h.seq_len = c.seq_len;
