@@ -36,7 +36,7 @@ uint32_t GraphBuilder::tensor(const std::string &name, uint32_t kind, uint32_t r
 }
 
 void GraphBuilder::step(GraphSchedule &s, uint16_t op, uint8_t dtype, std::initializer_list<uint32_t> operands,
-                        const tsr_op_params &params, std::string label, uint16_t layer, uint8_t flags)
+                        const tsr_op_attrs &params, std::string label, uint16_t layer, uint8_t flags)
 {
     GraphStep st;
     st.op = op;
@@ -98,7 +98,7 @@ uint32_t DecoderBuilder::layer(GraphSchedule &s, uint32_t R, const char *suffix,
     auto linear = [&](LinearRole role, uint32_t in, std::initializer_list<uint32_t> out, uint32_t split0 = 0,
                       uint32_t split1 = 0) {
         const uint32_t *o = out.begin();
-        const tsr_op_params params = P.linear(l, role, split0, split1);
+        const tsr_op_attrs params = P.linear(l, role, split0, split1);
         const std::string label = p + linear_name(role);
         if (out.size() == 1) b_.step(s, TSR_OP_MATMUL, T, {in, w[role], o[0]}, params, label, L);
         else if (out.size() == 2) b_.step(s, TSR_OP_MATMUL, T, {in, w[role], o[0], o[1]}, params, label, L);
@@ -125,7 +125,7 @@ uint32_t DecoderBuilder::layer(GraphSchedule &s, uint32_t R, const char *suffix,
         b_.step(s, TSR_OP_REQUANT, T, {k, kc}, P.kv_requant(l, false), p + "k_scale", L);
         b_.step(s, TSR_OP_REQUANT, T, {v, vc}, P.kv_requant(l, true), p + "v_scale", L);
     }
-    tsr_op_params pk{};
+    tsr_op_attrs pk{};
     pk.kv_append = {KV, shape_.context};
     b_.step(s, TSR_OP_KV_APPEND, T, {kc, vc, w.k_cache, w.v_cache}, pk, p + "kv_append", L);
     // Operand 3 is the scores scratch the plan sizes for the cores it gives attention.
@@ -152,7 +152,7 @@ uint32_t DecoderBuilder::layer(GraphSchedule &s, uint32_t R, const char *suffix,
 }
 
 void DecoderBuilder::norm(GraphSchedule &s, uint32_t x, uint32_t weight, uint32_t bias, uint32_t y,
-                          const tsr_op_params &params, std::string label, uint16_t layer, uint8_t flags)
+                          const tsr_op_attrs &params, std::string label, uint16_t layer, uint8_t flags)
 {
     const uint8_t T = lowering_.dtype();
     if (arch_.norm == NormKind::kLayer)

@@ -28,7 +28,7 @@ public:
     uint32_t tensor(const std::string &name, uint32_t kind, uint32_t rows, uint32_t cols, uint32_t dtype);
     GraphTensor &at(uint32_t id) { return g_.tensors[id]; }
     void step(GraphSchedule &s, uint16_t op, uint8_t dtype, std::initializer_list<uint32_t> operands,
-              const tsr_op_params &params, std::string label, uint16_t layer = TSR_NO_LAYER, uint8_t flags = 0);
+              const tsr_op_attrs &params, std::string label, uint16_t layer = TSR_NO_LAYER, uint8_t flags = 0);
     Graph &graph() { return g_; }
 
 private:
@@ -36,7 +36,7 @@ private:
 };
 
 // The linear layers of a decoder layer; the fused ones read one input for several outputs
-// (their weights stacked, tsr_matmul_params.split).
+// (their weights stacked, tsr_matmul_attrs.split).
 enum class LinearRole : uint8_t { kQ, kK, kV, kQkv, kO, kGate, kUp, kGateUp, kDown };
 constexpr uint32_t kLinearRoles = 9;
 // Its weights' name and its step's label in a layer: "wq" ... "w2".
@@ -103,25 +103,25 @@ public:
 
     // The steps' element type and parameters.
     virtual uint8_t dtype() const = 0;
-    virtual tsr_op_params norm(uint32_t layer, NormSite site) const = 0;
-    // split0, split1: a fused step's outputs' columns (tsr_matmul_params.split).
-    virtual tsr_op_params linear(uint32_t layer, LinearRole role, uint32_t split0, uint32_t split1) const = 0;
-    virtual tsr_op_params rope(uint32_t layer) const = 0;
+    virtual tsr_op_attrs norm(uint32_t layer, NormSite site) const = 0;
+    // split0, split1: a fused step's outputs' columns (tsr_matmul_attrs.split).
+    virtual tsr_op_attrs linear(uint32_t layer, LinearRole role, uint32_t split0, uint32_t split1) const = 0;
+    virtual tsr_op_attrs rope(uint32_t layer) const = 0;
     // DecoderArch::kv_requant: the requantization of K (values false) or V.
-    virtual tsr_op_params kv_requant(uint32_t layer, bool values) const
+    virtual tsr_op_attrs kv_requant(uint32_t layer, bool values) const
     {
         (void)layer, (void)values;
-        return tsr_op_params{};
+        return tsr_op_attrs{};
     }
-    virtual tsr_op_params attention(uint32_t layer) const = 0;
+    virtual tsr_op_attrs attention(uint32_t layer) const = 0;
     // The scale of attention's scores where the variant requantizes them to one (int8); 0: none.
     virtual double attention_inner_scale(uint32_t layer) const
     {
         (void)layer;
         return 0;
     }
-    virtual tsr_op_params add(uint32_t layer, Residual site) const = 0;
-    virtual tsr_op_params ffn(uint32_t layer) const = 0;
+    virtual tsr_op_attrs add(uint32_t layer, Residual site) const = 0;
+    virtual tsr_op_attrs ffn(uint32_t layer) const = 0;
 };
 
 // The decoder's layers, weights and steps, through a LayerLowering.
@@ -141,7 +141,7 @@ public:
     uint32_t layers(GraphSchedule &s, uint32_t R, const char *suffix, uint32_t x, uint32_t positions);
     const DecoderLayerWeights &weights_of(uint32_t layer) const { return weights_[layer]; }
     // A norm step of the architecture's kind: x through weight (and bias) into y.
-    void norm(GraphSchedule &s, uint32_t x, uint32_t weight, uint32_t bias, uint32_t y, const tsr_op_params &params,
+    void norm(GraphSchedule &s, uint32_t x, uint32_t weight, uint32_t bias, uint32_t y, const tsr_op_attrs &params,
               std::string label, uint16_t layer = TSR_NO_LAYER, uint8_t flags = 0);
 
 private:

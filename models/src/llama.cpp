@@ -82,7 +82,7 @@ std::vector<float> stacked(std::initializer_list<std::pair<const std::vector<flo
     return out;
 }
 
-tsr_op_params params() { return tsr_op_params{}; }
+tsr_op_attrs params() { return tsr_op_attrs{}; }
 
 // Llama's architecture as a graph: its weights in the precision's element types, its
 // two schedules. The steps carry the architecture's parameters; an int8 step's
@@ -183,19 +183,19 @@ public:
         auto act = [&](const std::string &name, uint32_t cols, uint32_t rows = 0) {
             return activation(name + suffix, rows ? rows : R, cols, name);
         };
-        auto op = [&](uint16_t o, std::initializer_list<uint32_t> operands, const tsr_op_params &p, std::string label,
+        auto op = [&](uint16_t o, std::initializer_list<uint32_t> operands, const tsr_op_attrs &p, std::string label,
                       uint16_t layer = TSR_NO_LAYER, uint8_t flags = 0) {
             b_.step(s, o, uint8_t(AT_), operands, p, std::move(label), layer, flags);
         };
         tokens = b_.tensor(std::string("tokens") + suffix, TSR_TENSOR_IO, R, 1, TSR_DTYPE_I32);
         uint32_t x = act("x_embed", D); // its rows are the table's: the table's (per-tensor) scale
         if (i8_) b_.at(x).scale = emb_scale_;
-        tsr_op_params pe = params();
+        tsr_op_attrs pe = params();
         pe.embed = {V, D, share_ ? (wcls_.bits == 4u ? TSR_EMBED_W4_ROWS : TSR_EMBED_I8_ROWS) : 0u, 0u};
         op(TSR_OP_EMBED, {tokens, emb_, x}, pe, "embed");
         if (c_.family.learned_positions) {
             const uint32_t xp = act("x_positions", D);
-            tsr_op_params pp = params();
+            tsr_op_attrs pp = params();
             pp.positions = {D, opt_.context};
             op(TSR_OP_POSITIONS, {x, positions_, xp}, pp, "positions");
             x = xp;
@@ -208,7 +208,7 @@ public:
         if (one_row) {
             const uint32_t x_last = activation(std::string("x_last") + suffix, 1, D, "");
             if (i8_) b_.at(x_last).scale = b_.at(x).scale; // the same values
-            tsr_op_params pl = params();
+            tsr_op_attrs pl = params();
             pl.last_row.n = D;
             op(TSR_OP_LAST_ROW, {x, x_last}, pl, "last_row");
             x = x_last;
@@ -279,16 +279,16 @@ public:
         return activation(name + suffix, rows, cols, name);
     }
     uint8_t dtype() const override { return uint8_t(AT_); }
-    tsr_op_params norm(uint32_t, NormSite) const override { return rmsnorm_params(); }
-    tsr_op_params linear(uint32_t l, LinearRole role, uint32_t split0, uint32_t split1) const override
+    tsr_op_attrs norm(uint32_t, NormSite) const override { return rmsnorm_params(); }
+    tsr_op_attrs linear(uint32_t l, LinearRole role, uint32_t split0, uint32_t split1) const override
     {
         const RoleShape sh = role_shape(role);
         return matmul_params(linears_[l][size_t(role)], sh.k, sh.n, false, split0, split1);
     }
-    tsr_op_params rope(uint32_t) const override { return rope_params(); }
-    tsr_op_params attention(uint32_t l) const override
+    tsr_op_attrs rope(uint32_t) const override { return rope_params(); }
+    tsr_op_attrs attention(uint32_t l) const override
     {
-        tsr_op_params p = attention_params();
+        tsr_op_attrs p = attention_params();
         const ModelFamily &f = c_.family;
         if (l < f.local_layers.size() && f.local_layers[l]) p.attention.window = f.window;
         return p;
@@ -298,8 +298,8 @@ public:
     {
         return i8_ && opt_.nonlinear == TSR_NONLINEAR_INTEGER ? act_scale(prefix(l) + "attention.scores") : 0.0;
     }
-    tsr_op_params add(uint32_t, Residual) const override { return add_params(); }
-    tsr_op_params ffn(uint32_t) const override { return swiglu_params(); }
+    tsr_op_attrs add(uint32_t, Residual) const override { return add_params(); }
+    tsr_op_attrs ffn(uint32_t) const override { return swiglu_params(); }
 
 private:
     static std::string prefix(uint32_t l) { return "layer" + std::to_string(l) + "."; }
@@ -418,9 +418,9 @@ private:
     // The steps' architectural parameters; which non-linearities (bf16's exponential,
     // int8's arithmetic) is the variant's.
     uint32_t arithmetic() const { return bf16_ ? opt_.exp : i8_ ? opt_.nonlinear : 0u; }
-    tsr_op_params rmsnorm_params() const
+    tsr_op_attrs rmsnorm_params() const
     {
-        tsr_op_params p = params();
+        tsr_op_attrs p = params();
         if (c_.family.layer_norm) {
             p.layernorm = {c_.dim, c_.norm_eps};
             return p;
@@ -430,11 +430,11 @@ private:
         p.rmsnorm.nonlinear = i8_ ? opt_.nonlinear : 0u;
         return p;
     }
-    // split0, split1: the columns of the first outputs of a step for several (tsr_matmul_params.split).
-    tsr_op_params matmul_params(const Linear &lin, uint32_t k, uint32_t n, bool f32_out = false, uint32_t split0 = 0,
+    // split0, split1: the columns of the first outputs of a step for several (tsr_matmul_attrs.split).
+    tsr_op_attrs matmul_params(const Linear &lin, uint32_t k, uint32_t n, bool f32_out = false, uint32_t split0 = 0,
                          uint32_t split1 = 0) const
     {
-        tsr_op_params p = params();
+        tsr_op_attrs p = params();
         p.matmul = {k, n, lin.dtype, f32_out ? uint32_t(TSR_DTYPE_F32) : AT_, 0, 0, 0, lin.bits};
         if (lin.bias != TSR_NO_TENSOR) { // F32: the bias; int8: RequantShift, its table derived from the bias
             p.matmul.requant = lin.bias;
@@ -444,27 +444,27 @@ private:
         p.matmul.split[1] = split1;
         return p;
     }
-    tsr_op_params rope_params() const
+    tsr_op_attrs rope_params() const
     {
-        tsr_op_params p = params();
+        tsr_op_attrs p = params();
         p.rope = {c_.dim, c_.kv_dim(), c_.head_size(), opt_.context};
         return p;
     }
-    tsr_op_params attention_params() const
+    tsr_op_attrs attention_params() const
     {
-        tsr_op_params p = params();
+        tsr_op_attrs p = params();
         p.attention = {c_.n_heads, c_.n_kv_heads, c_.head_size(), opt_.context, arithmetic(), {}, {}, {}, 0, 0};
         return p;
     }
-    tsr_op_params add_params() const
+    tsr_op_attrs add_params() const
     {
-        tsr_op_params p = params();
+        tsr_op_attrs p = params();
         p.add.n = c_.dim;
         return p;
     }
-    tsr_op_params swiglu_params() const
+    tsr_op_attrs swiglu_params() const
     {
-        tsr_op_params p = params();
+        tsr_op_attrs p = params();
         if (c_.family.gelu) {
             p.gelu = {c_.hidden_dim, c_.family.gelu_exact ? 0u : TSR_GELU_TANH, 0u};
             return p;

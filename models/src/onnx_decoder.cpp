@@ -627,16 +627,16 @@ public:
         return b_.tensor(name + suffix, TSR_TENSOR_ACTIVATION, rows, cols, dtype_);
     }
     uint8_t dtype() const override { return uint8_t(dtype_); }
-    tsr_op_params rope(uint32_t l) const override
+    tsr_op_attrs rope(uint32_t l) const override
     {
-        tsr_op_params p{};
+        tsr_op_attrs p{};
         p.rope = {info_.dim, info_.dim, info_.head_size, context_, TSR_ROPE_MATRIX, {}, {}};
         rope_constants(l, p.rope);
         return p;
     }
-    tsr_op_params attention(uint32_t l) const override
+    tsr_op_attrs attention(uint32_t l) const override
     {
-        tsr_op_params p{};
+        tsr_op_attrs p{};
         p.attention.n_heads = p.attention.n_kv_heads = info_.n_heads;
         p.attention.head_size = info_.head_size;
         p.attention.context = context_;
@@ -659,8 +659,8 @@ public:
 
 protected:
     static std::string prefix(uint32_t l) { return "layer" + std::to_string(l) + "."; }
-    virtual void rope_constants(uint32_t, tsr_rope_params &) const {}
-    virtual void attention_constants(uint32_t, tsr_attention_params &) const {}
+    virtual void rope_constants(uint32_t, tsr_rope_attrs &) const {}
+    virtual void attention_constants(uint32_t, tsr_attention_attrs &) const {}
 
     GraphBuilder b_;
     const OnnxDecoderInfo &info_;
@@ -718,10 +718,10 @@ public:
             b_.raw(prefix(l) + "attention.tables", TSR_DTYPE_I32, 1, uint32_t(TSR_QUANTLIB_ATTENTION_WORDS), std::move(tables)));
     }
 
-    tsr_op_params norm(uint32_t l, NormSite site) const override
+    tsr_op_attrs norm(uint32_t l, NormSite site) const override
     {
         const Norm &n = site == NormSite::kFinal ? final_ : site == NormSite::kAttention ? layers_[l].att_norm : layers_[l].ffn_norm;
-        tsr_op_params p{};
+        tsr_op_attrs p{};
         p.rmsnorm.dim = info_.dim;
         p.rmsnorm.nonlinear = TSR_NONLINEAR_QUANTLIB;
         p.rmsnorm.eps = 1.0f; // unused by iRMSNorm
@@ -730,11 +730,11 @@ public:
         p.rmsnorm.hi = n.hi;
         return p;
     }
-    tsr_op_params linear(uint32_t l, LinearRole role, uint32_t split0, uint32_t split1) const override
+    tsr_op_attrs linear(uint32_t l, LinearRole role, uint32_t split0, uint32_t split1) const override
     {
         const LinearRqs *stacked = stacked_of(l, role);
         const LinearRqs &lin = stacked ? *stacked : *unfused(l, role);
-        tsr_op_params p{};
+        tsr_op_attrs p{};
         p.matmul.split[0] = split0;
         p.matmul.split[1] = split1;
         p.matmul.k = lin.k;
@@ -748,18 +748,18 @@ public:
         p.matmul.rqs_hi = lin.range.hi;
         return p;
     }
-    tsr_op_params kv_requant(uint32_t l, bool values) const override
+    tsr_op_attrs kv_requant(uint32_t l, bool values) const override
     {
-        tsr_op_params p{};
+        tsr_op_attrs p{};
         p.requant.n = info_.dim;
         p.requant.rqs = values ? layers_[l].v_cache : layers_[l].k_cache;
         return p;
     }
-    tsr_op_params add(uint32_t l, Residual site) const override
+    tsr_op_attrs add(uint32_t l, Residual site) const override
     {
         const LayerConstants &c = layers_[l];
         const bool att = site == Residual::kAttention;
-        tsr_op_params p{};
+        tsr_op_attrs p{};
         p.add.n = info_.dim;
         p.add.form = TSR_ADD_RQS;
         p.add.rqs_a = att ? c.res1_a : c.res2_a;
@@ -767,10 +767,10 @@ public:
         p.add.rqs_y = att ? c.res1_y : c.res2_y;
         return p;
     }
-    tsr_op_params ffn(uint32_t l) const override
+    tsr_op_attrs ffn(uint32_t l) const override
     {
         const LayerConstants &c = layers_[l];
-        tsr_op_params p{};
+        tsr_op_attrs p{};
         p.swiglu.n = c.w1.n;
         p.swiglu.exp = TSR_SWIGLU_HARDSWISH;
         p.swiglu.three = c.three;
@@ -782,12 +782,12 @@ public:
     }
 
 private:
-    void rope_constants(uint32_t l, tsr_rope_params &p) const override
+    void rope_constants(uint32_t l, tsr_rope_attrs &p) const override
     {
         p.q = layers_[l].rope_q;
         p.k = layers_[l].rope_k;
     }
-    void attention_constants(uint32_t l, tsr_attention_params &p) const override
+    void attention_constants(uint32_t l, tsr_attention_attrs &p) const override
     {
         p.exp = TSR_NONLINEAR_QUANTLIB;
         p.tables = attention_tables_[l];
@@ -870,17 +870,17 @@ public:
 
     // QuantLib's float RMSNorm: its eps is not in the graph; 1e-6 is the value whose results
     // come closest to Deeploy's outputs.npz (eps 0 and 1e-5 are further).
-    tsr_op_params norm(uint32_t, NormSite) const override
+    tsr_op_attrs norm(uint32_t, NormSite) const override
     {
-        tsr_op_params p{};
+        tsr_op_attrs p{};
         p.rmsnorm.dim = info_.dim;
         p.rmsnorm.eps = 1e-6f;
         return p;
     }
-    tsr_op_params linear(uint32_t l, LinearRole role, uint32_t, uint32_t) const override
+    tsr_op_attrs linear(uint32_t l, LinearRole role, uint32_t, uint32_t) const override
     {
         const FloatLinear &lin = of(l, role);
-        tsr_op_params p{};
+        tsr_op_attrs p{};
         p.matmul.k = lin.k;
         p.matmul.n = lin.n;
         p.matmul.weight_dtype = TSR_DTYPE_F32;
@@ -889,15 +889,15 @@ public:
         p.matmul.requant_form = TSR_REQUANT_BIAS;
         return p;
     }
-    tsr_op_params add(uint32_t, Residual) const override
+    tsr_op_attrs add(uint32_t, Residual) const override
     {
-        tsr_op_params p{};
+        tsr_op_attrs p{};
         p.add.n = info_.dim;
         return p;
     }
-    tsr_op_params ffn(uint32_t l) const override
+    tsr_op_attrs ffn(uint32_t l) const override
     {
-        tsr_op_params p{};
+        tsr_op_attrs p{};
         p.swiglu.n = layers_[l].w1.n;
         p.swiglu.exp = TSR_SWIGLU_HARDSWISH;
         return p;

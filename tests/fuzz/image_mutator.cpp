@@ -140,6 +140,12 @@ private:
         const uint64_t steps = (l_.bytes[kind] - sizeof(tsr_schedule_header)) / sizeof(tsr_step);
         return d_ + l_.at[kind] + sizeof(tsr_schedule_header) + pick(uint32_t(steps)) * sizeof(tsr_step);
     }
+    // The step's record tagged as its variant's, of that struct's length (its words kept).
+    static void retag(tsr_step &st)
+    {
+        st.params.variant = st.variant;
+        if (const uint32_t bytes = tsr_variant_params_bytes(st.variant)) st.params.bytes = uint16_t(bytes);
+    }
     bool step_field()
     {
         uint8_t *s = some_step();
@@ -151,8 +157,16 @@ private:
         case 1: st.engine = uint8_t(pick(4)); break;
         case 2: st.operands[k] = uint16_t(pick(4) ? (l_.tensors ? pick(l_.tensors) : 0u) : interesting(st.operands[k])); break;
         case 3: {
-            const uint32_t i = pick(sizeof st.params.words / 4u);
-            st.params.words[i] = interesting(st.params.words[i]);
+            // Mostly a word of the variant's struct (the operator's checks see it); else any
+            // word of the record, its tag or its length.
+            const uint32_t words = st.params.bytes / 4u;
+            if (pick(8) == 0) {
+                if (pick(2)) st.params.variant = uint16_t(interesting(st.params.variant));
+                else st.params.bytes = uint16_t(interesting(st.params.bytes));
+            } else {
+                const uint32_t i = words && words <= TSR_PARAM_DATA_BYTES / 4u && pick(8) ? pick(words) : pick(TSR_PARAM_DATA_BYTES / 4u);
+                st.params.data[i] = interesting(st.params.data[i]);
+            }
             if (pick(4) == 0) st.dtype = uint8_t(pick(8)); // the step's element type with it
             break;
         }
@@ -162,15 +176,30 @@ private:
             break;
         }
         case 5: st.layer = uint16_t(pick(3) == 0 ? TSR_NO_LAYER : pick(2) ? pick(16) : interesting(st.layer)); break;
-        case 6: st.variant = uint16_t(pick(2) ? pick(TSR_VARIANT_ID_END + 1) : interesting(st.variant)); break;
+        case 6:
+            // Another variant: mostly with the record re-tagged as its, so that its checks read
+            // the other variant's struct (one struct read as another).
+            st.variant = uint16_t(pick(2) ? pick(TSR_VARIANT_ID_END + 1) : interesting(st.variant));
+            if (pick(4) != 0u) retag(st);
+            break;
         default:
             st.staging[k] = uint16_t(pick(3) == 0 ? TSR_NO_TENSOR : (l_.tensors ? pick(l_.tensors) : 0u));
             break;
         }
-        // Mostly, the step keeps naming the variant that runs it (if any does), so that
-        // the operator's own checks see the change rather than the variant check alone.
-        if (pick(4) != 0u)
-            if (const uint32_t v = tsr_variant_find(&st)) st.variant = uint16_t(v);
+        // Mostly, the step keeps naming a variant that runs it (if any does), its record
+        // tagged as that variant's, so that the operator's own checks see the change rather
+        // than the variant check alone.
+        if (pick(4) != 0u) {
+            tsr_variant_row row;
+            if (!tsr_variant_lookup(st.variant, &row) || !tsr_variant_matches(&row, &st))
+                for (uint32_t id = 1; id < TSR_VARIANT_ID_END; ++id)
+                    if (tsr_variant_lookup(id, &row) && tsr_variant_matches(&row, &st) &&
+                        tsr_variant_params_bytes(id) == st.params.bytes) {
+                        st.variant = uint16_t(id);
+                        retag(st);
+                        break;
+                    }
+        }
         set(s, st);
         return true;
     }

@@ -48,7 +48,7 @@ TEST(DeriveParams, AnInt8AddTakesEachInputToTheOutputsScale)
     s.params.add.n = 8;
     g.token.steps.push_back(s);
     tessera::derive_params(g);
-    const tsr_add_params &p = g.token.steps[0].params.add;
+    const tsr_add_attrs &p = g.token.steps[0].params.add;
     // 0.5 = 2^30 x 2^-31 (shift 0); 0.75 = 3 x 2^29 x 2^-31.
     EXPECT_EQ(p.a.multiplier, 1 << 30);
     EXPECT_EQ(p.a.shift, 0);

@@ -59,10 +59,12 @@ protected:
     {
         const auto *h = reinterpret_cast<const tsr_schedule_header *>(section_bytes(TSR_SECTION_SCHEDULE_TOKEN));
         for (uint32_t i = 0; i < h->step_count; ++i)
-            if (step(TSR_SECTION_SCHEDULE_TOKEN, i).op == TSR_OP_MATMUL && step(TSR_SECTION_SCHEDULE_TOKEN, i).params.matmul.split[0])
+            if (step(TSR_SECTION_SCHEDULE_TOKEN, i).op == TSR_OP_MATMUL && params_in<tsr_matmul_shape>(step(TSR_SECTION_SCHEDULE_TOKEN, i)).split[0])
                 return step(TSR_SECTION_SCHEDULE_TOKEN, i);
         throw std::runtime_error("no split matmul in the token schedule");
     }
+    // A step's parameters as struct T (its variant's, or its operator's shape), to change in place.
+    template <class T> static T &params_in(tsr_step &s) { return *reinterpret_cast<T *>(s.params.data); }
     // Makes every checksum consistent again: the image is then hostile, not corrupt.
     void resign() { tessera::test::resign(img_); }
     tessera_status open(size_t size = 0, const tsr_hal_board *board = nullptr)
@@ -243,15 +245,6 @@ TEST_F(ImageValidation, AStepWhoseVariantDoesNotRunItIsRefusedNamingBoth)
     uint32_t i = 0;
     while (step(TSR_SECTION_SCHEDULE_TOKEN, i).op != TSR_OP_RMSNORM) ++i;
     ASSERT_EQ(step(TSR_SECTION_SCHEDULE_TOKEN, i).variant, TSR_VARIANT_RMSNORM_F32); // what the packer wrote
-    step(TSR_SECTION_SCHEDULE_TOKEN, i).params.rmsnorm.nonlinear = TSR_NONLINEAR_FLOAT; // fp32 has one arithmetic
-    resign();
-    EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_SCHEDULE);
-    EXPECT_NE(message().find("token schedule step " + std::to_string(i) +
-                             " (rmsnorm): names variant rmsnorm.f32, which does not run a step of element type f32 "
-                             "with arithmetic 0x00000001 on engine 1"),
-              std::string::npos)
-        << message();
-    step(TSR_SECTION_SCHEDULE_TOKEN, i).params.rmsnorm.nonlinear = 0;
     step(TSR_SECTION_SCHEDULE_TOKEN, i).variant = TSR_VARIANT_RMSNORM_I8_FLOAT; // an int8 row for an fp32 step
     resign();
     EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_SCHEDULE);
@@ -269,6 +262,38 @@ TEST_F(ImageValidation, AStepWhoseVariantDoesNotRunItIsRefusedNamingBoth)
     EXPECT_NE(message().find("names variant rmsnorm.f32, which does not run a step of element type i16"),
               std::string::npos)
         << message();
+}
+
+// A step's parameters are its variant's struct: a record tagged with another variant, of
+// another length, or with bytes after the struct is refused at open, naming the step.
+TEST_F(ImageValidation, AParameterRecordThatIsNotItsVariantsStructIsRefused)
+{
+    uint32_t i = 0;
+    while (step(TSR_SECTION_SCHEDULE_TOKEN, i).op != TSR_OP_RMSNORM) ++i;
+    tsr_step &s = step(TSR_SECTION_SCHEDULE_TOKEN, i);
+    ASSERT_EQ(s.params.variant, TSR_VARIANT_RMSNORM_F32);
+    ASSERT_EQ(s.params.bytes, sizeof(tsr_rmsnorm_float_params)); // dim, eps
+    const tsr_param_record good = s.params;
+    const std::string what = "token schedule step " + std::to_string(i) + " (rmsnorm.f32): its parameter record ";
+    s.params.variant = TSR_VARIANT_RMSNORM_I8; // another variant's tag
+    resign();
+    EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_SCHEDULE);
+    EXPECT_NE(message().find(what + "(variant 9, 8 bytes) is not its variant's 8-byte struct followed by zeros"),
+              std::string::npos)
+        << message();
+    s.params = good;
+    s.params.bytes = 16; // rmsnorm.i8.integer's length
+    resign();
+    EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_SCHEDULE);
+    EXPECT_NE(message().find(what + "(variant 7, 16 bytes)"), std::string::npos) << message();
+    s.params = good;
+    s.params.data[2] = 1; // a word after the struct
+    resign();
+    EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_SCHEDULE);
+    EXPECT_NE(message().find(what + "(variant 7, 8 bytes) is not"), std::string::npos) << message();
+    s.params = good;
+    resign();
+    EXPECT_EQ(open(), TESSERA_OK) << message();
 }
 
 TEST_F(ImageValidation, AVariantIdTheFormatDoesNotHaveIsRefused)
@@ -302,7 +327,7 @@ TEST_F(ImageValidation, OperandTooSmallForTheOperator)
     for (uint32_t i = 0;; ++i) {
         tsr_step &s = step(TSR_SECTION_SCHEDULE_PROMPT, i);
         if (s.op != TSR_OP_MATMUL) continue;
-        s.params.matmul.n *= 4;
+        params_in<tsr_matmul_shape>(s).n *= 4;
         break;
     }
     resign();
@@ -315,7 +340,8 @@ TEST_F(ImageValidation, OperandTooSmallForTheOperator)
 TEST_F(ImageValidation, AMatmulSplitBeyondItsColumnsIsRefused)
 {
     tsr_step *split = &first_split_matmul();
-    split->params.matmul.split[1] = split->params.matmul.n - split->params.matmul.split[0]; // nothing left for V
+    tsr_matmul_shape &p = params_in<tsr_matmul_shape>(*split);
+    p.split[1] = p.n - p.split[0]; // nothing left for V
     resign();
     EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_SCHEDULE);
     EXPECT_NE(message().find("output split (split) out of range"), std::string::npos) << message();
@@ -324,7 +350,7 @@ TEST_F(ImageValidation, AMatmulSplitBeyondItsColumnsIsRefused)
 TEST_F(ImageValidation, AMatmulNamingOutputsItDoesNotSplitToIsRefused)
 {
     tsr_step *split = &first_split_matmul();
-    split->params.matmul.split[0] = split->params.matmul.split[1] = 0; // one output; K and V still named
+    params_in<tsr_matmul_shape>(*split).split[0] = params_in<tsr_matmul_shape>(*split).split[1] = 0; // one output; K and V still named
     resign();
     EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_SCHEDULE);
     EXPECT_NE(message().find("operand 3: names a tensor the step does not use"), std::string::npos) << message();
@@ -487,7 +513,7 @@ TEST_F(TiledImageValidation, TileLargerThanTheOperatorIsRefused)
 {
     uint32_t k = 0;
     tsr_step *s = first_staged(k);
-    s->tile[1] = s->params.words[1] + 1;
+    s->tile[1] = s->params.data[1] + 1; // the operator's second size: n, dim or kv_dim
     resign();
     EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_SCHEDULE);
     EXPECT_NE(message().find("tile sizes out of range"), std::string::npos) << message();
@@ -609,8 +635,8 @@ TEST_F(SharedTableValidation, OpensAndRefusesAFormItsTableIsNot)
     ASSERT_EQ(embed().op, TSR_OP_EMBED);
     ASSERT_EQ(embed().variant, TSR_VARIANT_EMBED_I8_ROWS);
     ASSERT_EQ(open(), TESSERA_OK) << message();
-    embed().params.embed.form = TSR_EMBED_W4_ROWS; // 4-bit rows of an 8-bit table
-    embed().variant = TSR_VARIANT_EMBED_I8_W4;
+    embed().variant = TSR_VARIANT_EMBED_I8_W4; // 4-bit rows of an 8-bit table (the same struct)
+    embed().params.variant = TSR_VARIANT_EMBED_I8_W4;
     resign();
     EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_SCHEDULE);
     EXPECT_NE(message().find("token schedule step 0 (embed) operand 1: the table is not vocab x dim per channel in "
@@ -627,11 +653,11 @@ TEST_F(SharedTableValidation, ARescalingTableTooSmallOrOfAnotherTypeIsRefused)
             if (tensor(t).kind == TSR_TENSOR_WEIGHT && tensor(t).dtype == TSR_DTYPE_I32 && tensor(t).size < vocab * 5u)
                 return t;
     }();
-    embed().params.embed.requant = small;
+    params_in<tsr_embed_rescaled_params>(embed()).requant = small;
     resign();
     EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_SCHEDULE);
     EXPECT_NE(message().find("rescaling table does not fit"), std::string::npos) << message();
-    embed().params.embed.requant = 0xFFFFu; // no tensor
+    params_in<tsr_embed_rescaled_params>(embed()).requant = 0xFFFFu; // no tensor
     resign();
     EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_SCHEDULE);
     EXPECT_NE(message().find("rescaling table does not fit"), std::string::npos) << message();
@@ -699,7 +725,7 @@ TEST_F(Int8TablesValidation, ATableTooSmallOrOfAnotherTypeIsRefused)
     const tsr_step good_swiglu = token_step(TSR_OP_SWIGLU), good_attention = token_step(TSR_OP_ATTENTION);
     for (const uint32_t bad : {weight_smaller_than(TSR_DTYPE_I16, 512u), weight_smaller_than(TSR_DTYPE_I8, 1u << 30),
                                uint32_t(TSR_NO_TENSOR)}) {
-        token_step(TSR_OP_SWIGLU).params.swiglu.silu = bad;
+        params_in<tsr_swiglu_i8_params>(token_step(TSR_OP_SWIGLU)).silu = bad;
         resign();
         EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_SCHEDULE) << bad;
         EXPECT_NE(message().find("(swiglu)"), std::string::npos) << message();
@@ -708,7 +734,7 @@ TEST_F(Int8TablesValidation, ATableTooSmallOrOfAnotherTypeIsRefused)
     token_step(TSR_OP_SWIGLU) = good_swiglu;
     for (const uint32_t bad : {weight_smaller_than(TSR_DTYPE_I32, 1024u), weight_smaller_than(TSR_DTYPE_I8, 1u << 30),
                                uint32_t(TSR_NO_TENSOR)}) {
-        token_step(TSR_OP_ATTENTION).params.attention.exps = bad;
+        params_in<tsr_attention_i8_params>(token_step(TSR_OP_ATTENTION)).exps = bad;
         resign();
         EXPECT_EQ(open(), TESSERA_ERR_IMAGE_BAD_SCHEDULE) << bad;
         EXPECT_NE(message().find("(attention)"), std::string::npos) << message();
@@ -732,7 +758,7 @@ TEST_F(Int8TablesValidation, ExponentialsOutOfRangeAreComputedInstead)
     greedy(want);
     tessera_close(&session_);
     for (const uint32_t entry : {0u, 255u}) {
-        uint32_t *exps = reinterpret_cast<uint32_t *>(weight_bytes(token_step(TSR_OP_ATTENTION).params.attention.exps));
+        uint32_t *exps = reinterpret_cast<uint32_t *>(weight_bytes(params_in<tsr_attention_i8_params>(token_step(TSR_OP_ATTENTION)).exps));
         const uint32_t kept = exps[entry];
         exps[entry] = entry == 0u ? 0u : 1u << 18;
         resign();

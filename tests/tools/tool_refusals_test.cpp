@@ -464,7 +464,7 @@ TEST_F(Untrusted, ImageHeaderFieldsMustAgreeWithTheSchedules)
     } cases[] = {
         {offsetof(tsr_image_header, n_layers), 0xFFFFFFFFu, "n_layers is 4294967295, the prompt schedule runs 2"},
         {offsetof(tsr_image_header, n_layers), 1u, "names a layer beyond the header's n_layers"},
-        {offsetof(tsr_image_header, hidden_dim), 31u, "width differs from the header's hidden_dim"},
+        {offsetof(tsr_image_header, hidden_dim), 31u, "(swiglu): its hidden_dim is 32, the header's 31"},
         {offsetof(tsr_image_header, seq_len), 0xFFFFFFFFu, "seq_len is above 2^20 positions"},
         {offsetof(tsr_image_header, rope_theta), 0x7F800000u, "rope_theta is not a finite positive number"},
     };

@@ -18,19 +18,18 @@
 
 #include <stdint.h>
 
-#include "tessera/op_params.h"
+#include "tessera/variant_params.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 #define TSR_IMAGE_MAGIC 0x53534554u /* "TESS" read as a little-endian uint32 */
-#define TSR_IMAGE_VERSION 8u
+#define TSR_IMAGE_VERSION 9u         /* 9: each step's parameters its variant's own record */
 #define TSR_IMAGE_ALIGN 64u         /* file alignment of sections; buffer alignment in regions */
 #define TSR_NO_TENSOR 0xFFFFu
 #define TSR_BOARD_NAME_BYTES 32u
 #define TSR_MAX_OPERANDS 6u
-#define TSR_PARAM_BYTES 96u         /* tsr_step.params: the operator's typed parameters */
 #define TSR_MAX_DIMS 4u
 #define TSR_MAX_TILES 3u
 #define TSR_MAX_SEQ_LEN (1u << 20) /* most positions a model may say it was trained for */
@@ -319,7 +318,7 @@ typedef struct tsr_step {
     uint8_t reserved0;
     uint16_t layer;                     /* the model layer it belongs to (profiles), or TSR_NO_LAYER */
     uint16_t reserved1;
-    tsr_op_params params;               /* the member named after the op (tessera/op_params.h) */
+    tsr_param_record params;            /* its variant's struct (tessera/variant_params.h) */
     uint32_t tile[TSR_MAX_TILES];       /* tile sizes, as the op's tile kind says */
     uint16_t staging[TSR_MAX_OPERANDS]; /* L1 staging tensor per operand, or TSR_NO_TENSOR */
     uint32_t reserved[4];               /* 0: room for what a later version adds */
@@ -481,7 +480,7 @@ static_assert(sizeof(tsr_image_header) == 208, "image header layout");
 static_assert(sizeof(tsr_section) == 32, "section layout");
 static_assert(sizeof(tsr_tensor) == 40, "tensor layout");
 static_assert(sizeof(tsr_step) == 160, "step layout");
-static_assert(sizeof(tsr_op_params) == TSR_PARAM_BYTES, "params layout");
+static_assert(sizeof(tsr_param_record) == TSR_PARAM_BYTES, "params layout");
 static_assert(sizeof(tsr_schedule_header) == 32, "schedule header layout");
 static_assert(sizeof(tsr_npu_desc) == 48, "NPU descriptor layout");
 static_assert(sizeof(tsr_tokenizer_header) == 32, "tokenizer header layout");

@@ -1,9 +1,11 @@
 /*
  * Operator variants (the table in tessera/variants.def) as both halves use them: the
- * packer finds a step's row (tsr_variant_find) and writes its id into tsr_step.variant;
- * the runtime checks that the row the step names is the step's (tsr_variant_matches)
- * and runs the kernel its operator registered for it, or refuses the image naming the
- * row when it was built without it.
+ * packer finds a step's row from its attributes (tsr_variant_find_attrs,
+ * tessera/models/op_attributes.h), writes its id into tsr_step.variant and its struct
+ * into tsr_step.params; the runtime checks that the row the step names is the step's
+ * (tsr_variant_matches), that the record is that row's struct (tsr_params_fit), and runs
+ * the kernel its operator registered for it, or refuses the image naming the row when
+ * it was built without it.
  */
 #ifndef TESSERA_VARIANTS_H
 #define TESSERA_VARIANTS_H
@@ -32,44 +34,11 @@ extern "C" {
 
 typedef enum tsr_variant_id {
     TSR_VARIANT_NONE = 0,
-#define TSR_VARIANT(NAME, id, name, op, engine, dtype, arithmetic, feature) TSR_VARIANT_##NAME = id,
+#define TSR_VARIANT(NAME, id, name, op, engine, dtype, arithmetic, feature, params) TSR_VARIANT_##NAME = id,
 #include "tessera/variants.def"
 #undef TSR_VARIANT
     TSR_VARIANT_ID_END
 } tsr_variant_id;
-
-/* What of a step's params, beside its element type, picks its variant (ops.def's
- * arithmetic column). A matmul's types are masked to 4 bits each: a type of 16 or
- * more matches no row, and the operator refuses it by its own check. */
-static inline uint32_t tsr_arithmetic_none(const tsr_step *s) { (void)s; return 0u; }
-static inline uint32_t tsr_arithmetic_embed(const tsr_step *s) { return s->params.embed.form; }
-static inline uint32_t tsr_arithmetic_rope(const tsr_step *s) { return s->params.rope.form; }
-static inline uint32_t tsr_arithmetic_add(const tsr_step *s) { return s->params.add.form; }
-static inline uint32_t tsr_arithmetic_rmsnorm(const tsr_step *s) { return s->params.rmsnorm.nonlinear; }
-static inline uint32_t tsr_arithmetic_attention(const tsr_step *s) { return s->params.attention.exp; }
-static inline uint32_t tsr_arithmetic_swiglu(const tsr_step *s) { return s->params.swiglu.exp; }
-static inline uint32_t tsr_arithmetic_gelu(const tsr_step *s) { return s->params.gelu.form; }
-static inline uint32_t tsr_arithmetic_matmul(const tsr_step *s)
-{
-    const tsr_matmul_params *p = &s->params.matmul;
-    if (p->weight_dtype >= 16u || p->out_dtype >= 16u || (p->weight_bits != 0u && p->weight_bits != 4u))
-        return 0xFFFFFFFFu;
-    if (p->requant_form > TSR_REQUANT_RQS_STAGE) return 0xFFFFFFFFu;
-    return TSR_MATMUL_TYPES(p->weight_dtype, p->out_dtype) | (p->weight_bits == 4u ? TSR_MATMUL_W4 : 0u) |
-           (p->requant_form == TSR_REQUANT_RQS || p->requant_form == TSR_REQUANT_RQS_STAGE ? TSR_MATMUL_RQS : 0u) |
-           (p->requant_form == TSR_REQUANT_RQS_STAGE ? TSR_MATMUL_RQS_STAGE : 0u) |
-           (p->requant_form == TSR_REQUANT_BIAS ? TSR_MATMUL_BIAS : 0u);
-}
-
-static inline uint32_t tsr_step_arithmetic(const tsr_step *s)
-{
-    switch (s->op) {
-#define TSR_OP(NAME, id, name, operands, tile_kind, arithmetic) case id: return arithmetic(s);
-#include "tessera/ops.def"
-#undef TSR_OP
-    default: return 0u;
-    }
-}
 
 /* The row with `id`: its name, operator, engine, element type, arithmetic and feature.
  * Returns 0 for an id that is no row. */
@@ -84,11 +53,16 @@ typedef struct tsr_variant_row {
 static inline int tsr_variant_lookup(uint32_t id, tsr_variant_row *out)
 {
     static const tsr_variant_row rows[] = {
-#define TSR_VARIANT(NAME, id, name, op, engine, dtype, arithmetic, feature) {id, op, engine, dtype, arithmetic, feature, name},
+#define TSR_VARIANT(NAME, id, name, op, engine, dtype, arithmetic, feature, params) {id, op, engine, dtype, arithmetic, feature, name},
 #include "tessera/variants.def"
 #undef TSR_VARIANT
     };
-    for (uint32_t i = 0; i < sizeof rows / sizeof rows[0]; ++i)
+    const uint32_t count = (uint32_t)(sizeof rows / sizeof rows[0]);
+    if (id - 1u < count && rows[id - 1u].id == id) { /* the table's ids run 1, 2, ...: the row at id - 1 */
+        *out = rows[id - 1u];
+        return 1;
+    }
+    for (uint32_t i = 0; i < count; ++i)
         if (rows[i].id == id) {
             *out = rows[i];
             return 1;
@@ -97,26 +71,38 @@ static inline int tsr_variant_lookup(uint32_t id, tsr_variant_row *out)
 }
 
 /* Whether row `r` runs step `s`: its operator, its engine (a row of engine 0 moves data
- * on the cluster or the DMA engine), its element type (0: any) and its arithmetic. */
+ * on the cluster or the DMA engine) and its element type (0: any). What else tells the
+ * rows of one operator apart is the row itself: the step's parameters are its struct
+ * (tsr_params_fit). */
 static inline int tsr_variant_matches(const tsr_variant_row *r, const tsr_step *s)
 {
     const int engine = r->engine ? s->engine == r->engine
                                  : (s->engine == TSR_ENGINE_CLUSTER || s->engine == TSR_ENGINE_DMA);
-    return r->op == s->op && engine && (r->dtype == 0u || r->dtype == s->dtype) &&
-           r->arithmetic == tsr_step_arithmetic(s);
+    return r->op == s->op && engine && (r->dtype == 0u || r->dtype == s->dtype);
 }
 
-/* The id of the row that runs step `s` (its variant field aside), or TSR_VARIANT_NONE. */
-static inline uint32_t tsr_variant_find(const tsr_step *s)
+/* Whether step `s`'s parameter record is its variant's: tagged with the step's variant,
+ * as long as that variant's struct, and zero after it. */
+static inline int tsr_params_fit(const tsr_step *s)
 {
-    tsr_variant_row r;
-    for (uint32_t id = 1; id < TSR_VARIANT_ID_END; ++id)
-        if (tsr_variant_lookup(id, &r) && tsr_variant_matches(&r, s)) return id;
-    return TSR_VARIANT_NONE;
+    const uint32_t bytes = tsr_variant_params_bytes(s->variant);
+    if (bytes == 0u || s->params.variant != s->variant || s->params.bytes != bytes) return 0;
+    for (uint32_t i = bytes / 4u; i < TSR_PARAM_DATA_BYTES / 4u; ++i)
+        if (s->params.data[i] != 0u) return 0;
+    return 1;
 }
 
 #ifdef __cplusplus
 } /* extern "C" */
+
+/* A step's record as struct T: its variant's (tsr_variant_params_t), or its operator's
+ * shape (tsr_<op>_shape, the first fields of every struct of the operator). The runtime
+ * reads a record after tsr_params_fit held at open. */
+template <class T> inline const T &tsr_params_as(const tsr_step &s)
+{
+    static_assert(sizeof(T) <= TSR_PARAM_DATA_BYTES, "a struct a record holds");
+    return *reinterpret_cast<const T *>(s.params.data);
+}
 #endif
 
 #endif /* TESSERA_VARIANTS_H */

@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #include "tessera/kernels.h"
-#include "tessera/op_params.h" /* tsr_rqs_params */
+#include "tessera/requant_params.h" /* tsr_rqs_params */
 
 #ifdef __cplusplus
 extern "C" {

@@ -36,7 +36,7 @@ struct tsr_variant_impl;
 /* The implementation of the variant named NAME in tessera/variants.def. */
 #define TSR_VARIANT_IMPL(NAME) tsr_variant_impl_##NAME
 
-#define TSR_VARIANT(NAME, id, name, op, engine, dtype, arithmetic, feature) \
+#define TSR_VARIANT(NAME, id, name, op, engine, dtype, arithmetic, feature, params) \
     extern const struct tsr_variant_impl TSR_VARIANT_IMPL(NAME);
 #include "tessera/variants.def"
 #undef TSR_VARIANT

@@ -1,6 +1,6 @@
 // ADD       in: a (rows x n), b (rows x n)   out: y = a + b (rows x n)   tiles: rows
-//           params (tsr_add_params): n; I8: each input's factor to y's scale, or (TSR_ADD_RQS)
-//           QuantLib's RequantShift of each input and of their sum.
+//           params: n; add.i8 (tsr_add_i8_params): each input's factor to y's scale; add.i8.rqs
+//           (tsr_add_rqs_params): QuantLib's RequantShift of each input and of their sum.
 #include "row_tiles.h"
 #include "tessera/kernels_bf16.h"
 #include "tessera/kernels_i8.h"
@@ -10,13 +10,14 @@
 namespace tsr {
 namespace {
 
-const tsr_add_params &P(const tsr_step &s) { return s.params.add; }
+const tsr_add_shape &S(const tsr_step &s) { return shape_of<tsr_add_shape>(s); }
 
 tessera_status check_i8(StepChecker &c)
 {
     for (uint32_t i = 0; i < 3u; ++i) TSR_TRY(c.symmetric(i)); // the residual stream is symmetric
-    TSR_TRY(c.requant(P(c.step).a, "first input's factor out of range"));
-    return c.requant(P(c.step).b, "second input's factor out of range");
+    const tsr_add_i8_params &p = params_of<tsr_add_i8_params>(c.step);
+    TSR_TRY(c.requant(p.a, "first input's factor out of range"));
+    return c.requant(p.b, "second input's factor out of range");
 }
 
 using Kernel = tsr_kernel_status (*)(const StepRun &r, uint8_t *a, uint8_t *b, uint8_t *y, uint32_t count);
@@ -33,7 +34,7 @@ tsr_kernel_status add_f32(const StepRun &r, uint8_t *a, uint8_t *b, uint8_t *y, 
     return tsr_add_f32((float *)a, (float *)b, (float *)y, count, r.worker, r.workers);
 }
 
-bool add_f32_prepare(const PrepareContext &c, PreparedCall &out) { return binary_f32_prepare<tsr_add_f32>(c, out, P(c.step).n); }
+bool add_f32_prepare(const PrepareContext &c, PreparedCall &out) { return binary_f32_prepare<tsr_add_f32>(c, out, S(c.step).n); }
 
 tsr_kernel_status add_bf16(const StepRun &r, uint8_t *a, uint8_t *b, uint8_t *y, uint32_t count)
 {
@@ -43,7 +44,7 @@ tsr_kernel_status add_bf16(const StepRun &r, uint8_t *a, uint8_t *b, uint8_t *y,
 using AddI8 = tsr_kernel_status (*)(const tsr_add_i8_args *, uint32_t, uint32_t);
 template <AddI8 Add> tsr_kernel_status add_i8(const StepRun &r, uint8_t *a, uint8_t *b, uint8_t *y, uint32_t count)
 {
-    const tsr_add_params &p = P(r.step);
+    const tsr_add_i8_params &p = params_of<tsr_add_i8_params>(r.step);
     const tsr_add_i8_args args = {(int8_t *)a, (int8_t *)b, (int8_t *)y, p.a.multiplier, p.a.shift,
                                   p.b.multiplier, p.b.shift, count};
     return Add(&args, r.worker, r.workers);
@@ -52,7 +53,7 @@ template <AddI8 Add> tsr_kernel_status add_i8(const StepRun &r, uint8_t *a, uint
 // Its call made at open (a step in place: rows x n elements where they lie).
 template <AddI8 Add> bool add_i8_prepare(const PrepareContext &c, PreparedCall &out)
 {
-    const tsr_add_params &p = P(c.step);
+    const tsr_add_i8_params &p = params_of<tsr_add_i8_params>(c.step);
     for (uint32_t k = 0; k < 3u; ++k) c.check(k, (uint64_t)c.rows * p.n); // validated: the operands hold it
     out.set(count_rows_call<tsr_add_i8_args, Add>, tsr_add_i8_args{(const int8_t *)c.at(0), (const int8_t *)c.at(1),
                                               (int8_t *)c.at(2), p.a.multiplier, p.a.shift, p.b.multiplier,
@@ -62,7 +63,7 @@ template <AddI8 Add> bool add_i8_prepare(const PrepareContext &c, PreparedCall &
 
 tessera_status check_rqs(StepChecker &c)
 {
-    const tsr_add_params &p = P(c.step);
+    const tsr_add_rqs_params &p = params_of<tsr_add_rqs_params>(c.step);
     const tsr_rqs_params *const all[] = {&p.rqs_a, &p.rqs_b, &p.rqs_y};
     for (const tsr_rqs_params *r : all)
         if (!tsr_rqs_valid(r) || r->lo < -128 || r->hi > 127) return c.fail("RequantShift constants out of range");
@@ -72,14 +73,14 @@ tessera_status check_rqs(StepChecker &c)
 template <tsr_kernel_status (*AddRqs)(const tsr_add_i8_rqs_args *, uint32_t, uint32_t)>
 tsr_kernel_status add_rqs(const StepRun &r, uint8_t *a, uint8_t *b, uint8_t *y, uint32_t count)
 {
-    const tsr_add_params &p = P(r.step);
+    const tsr_add_rqs_params &p = params_of<tsr_add_rqs_params>(r.step);
     const tsr_add_i8_rqs_args args = {(int8_t *)a, (int8_t *)b, (int8_t *)y, &p.rqs_a, &p.rqs_b, &p.rqs_y, count};
     return AddRqs(&args, r.worker, r.workers);
 }
 template <tsr_kernel_status (*AddRqs)(const tsr_add_i8_rqs_args *, uint32_t, uint32_t)>
 bool add_rqs_prepare(const PrepareContext &c, PreparedCall &out)
 {
-    const tsr_add_params &p = P(c.step); // its constants where the image holds the step
+    const tsr_add_rqs_params &p = params_of<tsr_add_rqs_params>(c.step); // its constants where the image holds the step
     for (uint32_t k = 0; k < 3u; ++k) c.check(k, (uint64_t)c.rows * p.n);
     out.set(count_rows_call<tsr_add_i8_rqs_args, AddRqs>, tsr_add_i8_rqs_args{(const int8_t *)c.at(0), (const int8_t *)c.at(1),
                                                       (int8_t *)c.at(2), &p.rqs_a, &p.rqs_b, &p.rqs_y, p.n});
@@ -88,15 +89,15 @@ bool add_rqs_prepare(const PrepareContext &c, PreparedCall &out)
 
 tessera_status validate(StepChecker &c)
 {
-    return binary_validate(c, P(c.step).n);
+    return binary_validate(c, S(c.step).n);
 }
 
-StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t) { return binary_geometry(s, rows, P(s).n); }
+StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t) { return binary_geometry(s, rows, S(s).n); }
 
 void run(StepRun &r)
 {
     const Kernel kernel = variant_row<TSR_OP_ADD>(r.resolved.variant).kernel;
-    binary_run(r, P(r.step).n, [&](uint8_t *a, uint8_t *b, uint8_t *y, uint32_t count) { return kernel(r, a, b, y, count); });
+    binary_run(r, S(r.step).n, [&](uint8_t *a, uint8_t *b, uint8_t *y, uint32_t count) { return kernel(r, a, b, y, count); });
 }
 
 } // namespace

@@ -1,9 +1,10 @@
 // ATTENTION in: q (rows x dim), k_cache, v_cache (context x kv_dim)   out: y (rows x dim)
 //           scratch: operand 3, no tensor: per attention core, a scores row and what the
 //             element type needs besides (Scratch below), from the plan
-//           params (tsr_attention_params): n_heads, n_kv_heads, head_size, context;
-//             BF16: the exponential; I8: the variant and its factors (integer: and its
-//             table of exponentials, exps); QuantLib: its tables
+//           params: n_heads, n_kv_heads, head_size, context, kv_layout, window;
+//             BF16: the exponential is the variant's; I8: its factors (integer,
+//             tsr_attention_i8_params: and its table of exponentials, exps; float,
+//             tsr_attention_i8_float_params); QuantLib (tsr_attention_quantlib_params): its tables
 //           (tessera/kernels_quantlib.h), and a row sees the whole chunk: the later rows' positions
 //           as masked ones, as Deeploy's graphs apply their causal mask
 //           tiles: tile[0] cached positions per chunk, tile[1] cores sharing the heads
@@ -32,14 +33,17 @@
 namespace tsr {
 namespace {
 
-const tsr_attention_params &P(const tsr_step &s) { return s.params.attention; }
+const tsr_attention_shape &S(const tsr_step &s) { return shape_of<tsr_attention_shape>(s); }
+const tsr_attention_i8_params &P_i8(const tsr_step &s) { return params_of<tsr_attention_i8_params>(s); }
+const tsr_attention_i8_float_params &P_i8_float(const tsr_step &s) { return params_of<tsr_attention_i8_float_params>(s); }
+const tsr_attention_quantlib_params &P_quantlib(const tsr_step &s) { return params_of<tsr_attention_quantlib_params>(s); }
 
 struct Shape {
     uint32_t nh, nkv, hs, ctx, dim, kv_dim, group;
 };
-Shape shape_of(const tsr_step &s)
+Shape sizes_of(const tsr_step &s)
 {
-    const tsr_attention_params &p = P(s);
+    const tsr_attention_shape &p = S(s);
     return Shape{p.n_heads, p.n_kv_heads, p.head_size, p.context, p.n_heads * p.head_size, p.n_kv_heads * p.head_size,
                  p.n_kv_heads ? p.n_heads / p.n_kv_heads : 0u};
 }
@@ -85,9 +89,8 @@ Scratch scratch_integer(const Shape &a)
 
 tessera_status check_i8(StepChecker &c)
 {
-    const tsr_attention_params &p = P(c.step);
-    const Shape a = shape_of(c.step);
-    TSR_TRY(c.nonlinear(p.exp));
+    const tsr_attention_i8_params &p = P_i8(c.step);
+    const Shape a = sizes_of(c.step);
     if (a.ctx > 1024u || a.hs > 1024u) return c.fail("context or head size above the integer softmax's 1024");
     TSR_TRY(c.requant(p.scores, "scores factor out of range"));
     TSR_TRY(c.requant(p.out, "output factor out of range"));
@@ -102,15 +105,14 @@ constexpr uint8_t kExpsInRange = 1u;
 uint8_t facts(const ImageView &img, const tsr_hal_board *board, const tsr_step &s)
 {
     if (s.variant != TSR_VARIANT_ATTENTION_I8) return 0u;
-    const uint32_t id = P(s).exps; // validated: I32, 256 entries
+    const uint32_t id = P_i8(s).exps; // validated: I32, 256 entries
     if (board->image_dma_only && img.tensors[id].region == TSR_REGION_IMAGE) return 0u; // the DMA engine's alone
     return tsr_softmax_i8_exp_table_ok((const uint32_t *)tensor_address(img, board, id)) ? kExpsInRange : 0u;
 }
 
 tessera_status check_quantlib(StepChecker &c)
 {
-    const tsr_attention_params &p = P(c.step);
-    TSR_TRY(c.nonlinear(p.exp));
+    const tsr_attention_quantlib_params &p = P_quantlib(c.step);
     if (p.context > TSR_QUANTLIB_MAX_CONTEXT) return c.fail("context above QuantLib attention's 2048");
     const uint32_t operands[] = {0u, 1u, 2u, 4u};
     for (uint32_t i : operands) TSR_TRY(c.symmetric(i));
@@ -119,8 +121,7 @@ tessera_status check_quantlib(StepChecker &c)
 
 tessera_status check_i8_float(StepChecker &c)
 {
-    const tsr_attention_params &p = P(c.step);
-    TSR_TRY(c.nonlinear(p.exp));
+    const tsr_attention_i8_float_params &p = P_i8_float(c.step);
     TSR_TRY(c.symmetric(0)); // q, the caches, the output
     TSR_TRY(c.symmetric(1));
     TSR_TRY(c.symmetric(2));
@@ -167,12 +168,12 @@ using SoftmaxF32 = void (*)(float *, uint32_t);
 using AccumulateF32 = tsr_kernel_status (*)(const float *, const float *, float *, uint32_t, uint32_t, uint32_t, uint32_t);
 template <ScoresF32 Scores, SoftmaxF32 Softmax> tsr_kernel_status score_f32(const tsr_step &s, const ScoreArgs &x)
 {
-    const uint32_t hs = P(s).head_size;
+    const uint32_t hs = S(s).head_size;
     float *scores = (float *)x.mine;
     const tsr_kernel_status st = Scores((const float *)x.q, (const float *)x.keys, scores + x.first, x.count, hs, 0, 1);
     if (st == TSR_KERNEL_OK && x.last_chunk) {
         // A local window: the softmax of the positions it sees, probability 0 for the others.
-        const uint32_t first = tsr_attention_window_first(x.n, P(s).window);
+        const uint32_t first = tsr_attention_window_first(x.n, S(s).window);
         Softmax(scores + first, x.n - first);
         clear(scores, first);
         clear((float *)x.y, hs); // F32 sums straight into y
@@ -180,15 +181,16 @@ template <ScoresF32 Scores, SoftmaxF32 Softmax> tsr_kernel_status score_f32(cons
     return st;
 }
 
-tsr_kernel_status score_bf16(const tsr_step &s, const ScoreArgs &x)
+// Exp: the variant's exponential.
+template <tsr_exp_kind Exp> tsr_kernel_status score_bf16(const tsr_step &s, const ScoreArgs &x)
 {
-    const tsr_attention_params &p = P(s);
+    const tsr_attention_shape &p = S(s);
     float *scores = (float *)x.mine;
     tsr_kernel_status st = tsr_attention_scores_bf16((const tsr_bf16 *)x.q, (const tsr_bf16 *)x.keys, scores + x.first,
                                                      x.count, p.head_size);
     if (st == TSR_KERNEL_OK && x.last_chunk) { // as the fp32 variant's: a local window's positions alone
         const uint32_t first = tsr_attention_window_first(x.n, p.window);
-        st = tsr_softmax_f32_exp(scores + first, x.n - first, (tsr_exp_kind)p.exp);
+        st = tsr_softmax_f32_exp(scores + first, x.n - first, Exp);
         clear(scores, first);
     }
     if (st == TSR_KERNEL_OK && x.last_chunk) clear((float *)(x.mine + x.sx.acc), p.head_size);
@@ -197,7 +199,7 @@ tsr_kernel_status score_bf16(const tsr_step &s, const ScoreArgs &x)
 
 tsr_kernel_status score_i8_float(const tsr_step &s, const ScoreArgs &x)
 {
-    const tsr_attention_params &p = P(s);
+    const tsr_attention_i8_float_params &p = P_i8_float(s);
     float *scores = (float *)x.mine;
     const tsr_kernel_status st = tsr_attention_scores_i8_float((const int8_t *)x.q, (const int8_t *)x.keys,
                                                                scores + x.first, x.count, p.head_size, p.score_scale);
@@ -218,7 +220,7 @@ using AccumulateI8 = tsr_kernel_status (*)(const tsr_attention_accumulate_i8_arg
 
 template <ScoresI8 Scores, SoftmaxI8 Softmax> tsr_kernel_status score_i8(const tsr_step &s, const ScoreArgs &x)
 {
-    const tsr_attention_params &p = P(s);
+    const tsr_attention_i8_params &p = P_i8(s);
     const tsr_attention_scores_i8_args a = {(const int8_t *)x.q, (const int8_t *)x.keys, (int8_t *)x.mine + x.first, x.zero[0], x.zero[1],
                                             p.scores.multiplier, p.scores.shift, x.count, p.head_size, x.kv_stride};
     tsr_kernel_status st = Scores(&a, 0, 1);
@@ -237,13 +239,13 @@ template <ScoresI8 Scores, SoftmaxI8 Softmax> tsr_kernel_status score_i8(const t
 
 template <AccumulateF32 Accumulate> tsr_kernel_status accumulate_f32(const tsr_step &s, const AccumulateArgs &x)
 {
-    return Accumulate((const float *)x.mine + x.first, (const float *)x.values, (float *)x.y, x.count, P(s).head_size, 0,
+    return Accumulate((const float *)x.mine + x.first, (const float *)x.values, (float *)x.y, x.count, S(s).head_size, 0,
                       1);
 }
 
 tsr_kernel_status accumulate_bf16(const tsr_step &s, const AccumulateArgs &x)
 {
-    const uint32_t hs = P(s).head_size;
+    const uint32_t hs = S(s).head_size;
     float *acc = (float *)(x.mine + x.sx.acc);
     const tsr_kernel_status st =
         tsr_attention_accumulate_bf16((const float *)x.mine + x.first, (const tsr_bf16 *)x.values, acc, x.count, hs);
@@ -254,7 +256,7 @@ tsr_kernel_status accumulate_bf16(const tsr_step &s, const AccumulateArgs &x)
 
 tsr_kernel_status accumulate_i8_float(const tsr_step &s, const AccumulateArgs &x)
 {
-    const tsr_attention_params &p = P(s);
+    const tsr_attention_i8_float_params &p = P_i8_float(s);
     float *acc = (float *)(x.mine + x.sx.acc);
     const tsr_kernel_status st = tsr_attention_accumulate_i8_float((const float *)x.mine + x.first,
                                                                    (const int8_t *)x.values, acc, x.count, p.head_size);
@@ -264,7 +266,7 @@ tsr_kernel_status accumulate_i8_float(const tsr_step &s, const AccumulateArgs &x
 
 template <AccumulateI8 Accumulate> tsr_kernel_status accumulate_i8(const tsr_step &s, const AccumulateArgs &x)
 {
-    const tsr_attention_params &p = P(s);
+    const tsr_attention_i8_params &p = P_i8(s);
     const tsr_attention_accumulate_i8_args a = {(const uint16_t *)(x.mine + x.sx.probs) + x.first, (const int8_t *)x.values,
                                                 (int32_t *)(x.mine + x.sx.acc), x.zero[2], x.count, p.head_size, x.kv_stride};
     const tsr_kernel_status st = Accumulate(&a, 0, 1);
@@ -282,7 +284,7 @@ using QuantlibAccumulate = tsr_kernel_status (*)(const int8_t *, const int8_t *,
 template <QuantlibScores Scores, QuantlibSoftmax Softmax>
 tsr_kernel_status score_quantlib(const tsr_step &s, const ScoreArgs &x)
 {
-    const uint32_t hs = P(s).head_size;
+    const uint32_t hs = S(s).head_size;
     const tsr_quantlib_attention *t = (const tsr_quantlib_attention *)x.tables;
     tsr_kernel_status st = Scores((const int8_t *)x.q, (const int8_t *)x.keys, (int8_t *)x.mine + x.first, x.count, hs,
                                   x.first, x.row_pos, t);
@@ -295,7 +297,7 @@ tsr_kernel_status score_quantlib(const tsr_step &s, const ScoreArgs &x)
 
 template <QuantlibAccumulate Accumulate> tsr_kernel_status accumulate_quantlib(const tsr_step &s, const AccumulateArgs &x)
 {
-    const uint32_t hs = P(s).head_size;
+    const uint32_t hs = S(s).head_size;
     int32_t *acc = (int32_t *)(x.mine + x.sx.acc);
     const tsr_kernel_status st =
         Accumulate((const int8_t *)(x.mine + x.sx.probs) + x.first, (const int8_t *)x.values, acc, x.count, hs);
@@ -320,7 +322,7 @@ template <tsr_kernel_status (*Rows)(const tsr_quantlib_rows_args *)>
 tsr_kernel_status rows_quantlib(const tsr_step &s, const RowsArgs &x)
 {
     const tsr_quantlib_rows_args a = {(const int8_t *)x.q, (const int8_t *)x.keys, (const int8_t *)x.values, (int8_t *)x.y,
-                                      x.mine, (const tsr_quantlib_attention *)x.tables, x.rows, x.n, P(s).head_size,
+                                      x.mine, (const tsr_quantlib_attention *)x.tables, x.rows, x.n, S(s).head_size,
                                       x.stride, x.stride, x.row_pos, x.pos_step, x.kv_stride};
     return Rows(&a);
 }
@@ -352,30 +354,41 @@ namespace {
 
 tessera_status validate(StepChecker &c)
 {
-    const Shape a = shape_of(c.step);
+    const Shape a = sizes_of(c.step);
     const uint32_t T = c.step.dtype, e = act_bytes(c.step);
-    if (!a.nh || !a.nkv || a.nh % a.nkv || !a.hs || a.ctx != c.h.context) return c.fail("heads or context do not fit");
-    if (a.nh != c.h.n_heads || a.nkv != c.h.n_kv_heads || a.dim != c.h.dim)
-        return c.fail("heads or head size differ from the header's");
+    if (!a.nh || !a.nkv || a.nh % a.nkv || !a.hs) return c.fail("n_heads is not whole groups of n_kv_heads, or a size is 0");
+    // A run's positions are below the header's context: the caches hold every one.
+    if (a.ctx < c.h.context) return c.fail("the KV caches hold fewer positions than the context");
     const uint64_t R = c.rows, cache = (uint64_t)a.ctx * a.nkv * a.hs * e, io = R * a.nh * a.hs * e;
     TSR_TRY(c.operand(0, T, io, false));
     TSR_TRY(c.operand(1, T, cache, false));
     TSR_TRY(c.operand(2, T, cache, false));
     TSR_TRY(c.of_kind(1, TSR_TENSOR_KV_CACHE, "is not a KV cache"));
     TSR_TRY(c.of_kind(2, TSR_TENSOR_KV_CACHE, "is not a KV cache"));
-    const uint32_t layout = P(c.step).kv_layout;
+    const uint32_t layout = S(c.step).kv_layout;
     if (layout != TSR_LAYOUT_ROW_MAJOR && layout != TSR_LAYOUT_KV_HEAD_MAJOR) return c.fail("unknown KV cache layout");
     if (c.tensors[c.step.operands[1]].layout != layout || c.tensors[c.step.operands[2]].layout != layout)
         return c.fail("KV caches not in the layout its params name");
-    if (P(c.step).window && T == TSR_DTYPE_I8 && P(c.step).exp == TSR_NONLINEAR_QUANTLIB)
+    if (layout == TSR_LAYOUT_KV_HEAD_MAJOR && a.nkv != c.h.n_kv_heads) // the layout's heads (image_reader)
+        return c.fail("n_kv_heads is not the head-major caches' (the header's)");
+    if (S(c.step).window && c.step.variant == TSR_VARIANT_ATTENTION_I8_QUANTLIB)
         return c.fail("a local window is not QuantLib attention's");
     return c.operand(4, T, io, true);
+}
+
+// Its heads and the rows they make.
+void model_shape(const tsr_step &s, ModelShape &out)
+{
+    const Shape a = sizes_of(s);
+    out.n_heads = a.nh;
+    out.n_kv_heads = a.nkv;
+    out.dim = a.dim;
 }
 
 StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t cores)
 {
     StepGeometry g = StepGeometry::none();
-    const Shape a = shape_of(s);
+    const Shape a = sizes_of(s);
     const uint32_t tc = s.tile[0], ac = s.tile[1], e = act_bytes(s);
     const uint8_t v = registered_variant(s.variant);
     if (!tc || tc > a.ctx || !ac || ac > cores || !e || v == kNoVariant) return g;
@@ -392,7 +405,7 @@ StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t cores)
     // Keys, then values, in the same buffers: gathered (a head's columns) from a
     // row-major cache; a head-major one's chunk is where it lies, so a kernel may read it
     // there (kStreamed: unstaged where the image plans operands in place).
-    const bool head_major = P(s).kv_layout == TSR_LAYOUT_KV_HEAD_MAJOR;
+    const bool head_major = S(s).kv_layout == TSR_LAYOUT_KV_HEAD_MAJOR;
     per_core(1, (uint64_t)tc * a.hs * e, head_major ? OperandUse::kStreamed : OperandUse::kStaged);
     g.operand[2] = g.operand[1];
     g.operand[2].shares = 1u;
@@ -416,10 +429,10 @@ StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t cores)
 // variant's exponentials where open found them in range; else none.
 uint32_t tables_id(const StepRun &r)
 {
-    const tsr_attention_params &p = P(r.step);
-    if (r.step.variant != TSR_VARIANT_ATTENTION_I8) return p.tables;
+    if (r.step.variant == TSR_VARIANT_ATTENTION_I8_QUANTLIB) return P_quantlib(r.step).tables;
+    if (r.step.variant != TSR_VARIANT_ATTENTION_I8) return TSR_NO_TENSOR;
     const bool read = (r.resolved.facts & kExpsInRange) && variant_row<TSR_OP_ATTENTION>(r.resolved.variant).reads_exps;
-    return read ? p.exps : TSR_NO_TENSOR;
+    return read ? P_i8(r.step).exps : TSR_NO_TENSOR;
 }
 const uint8_t *tables_of(const StepRun &r)
 {
@@ -446,7 +459,7 @@ void run_by_kv_head(StepRun &r, const Shape &a, uint32_t ac)
     const uint32_t e = act_bytes(r.step), head = a.hs * e, seen = r.pos + r.rows; // positions gathered
     const uint8_t *tables = tables_of(r);
     uint8_t *const tables_l1 = tables_copy(r, sx, tables);
-    const bool head_major = P(r.step).kv_layout == TSR_LAYOUT_KV_HEAD_MAJOR, ahead = ac >= 2u;
+    const bool head_major = S(r.step).kv_layout == TSR_LAYOUT_KV_HEAD_MAJOR, ahead = ac >= 2u;
     auto cache = [&](uint32_t pass, uint32_t kvh) {
         return r.addr[1 + pass] + (head_major ? (size_t)kvh * a.ctx * head : (size_t)kvh * head);
     };
@@ -536,7 +549,7 @@ template <bool Several, bool Block> __attribute__((noinline)) void run_token(Ste
     const uint32_t e = act_bytes(r.step), head = a.hs * e, n = r.pos + 1u; // the positions it sees
     const uint8_t *tables = tables_of(r);
     uint8_t *const tables_l1 = tables_copy(r, sx, tables);
-    const bool head_major = P(r.step).kv_layout == TSR_LAYOUT_KV_HEAD_MAJOR;
+    const bool head_major = S(r.step).kv_layout == TSR_LAYOUT_KV_HEAD_MAJOR;
     uint32_t group_log2 = 0; // a query head's KV head by a shift where the group is a power of two
     while (group_log2 < 31u && (1u << group_log2) < a.group) ++group_log2;
     const bool group_pow2 = (1u << group_log2) == a.group;
@@ -662,14 +675,14 @@ template <bool Several, bool Block> __attribute__((noinline)) void run_token(Ste
 
 void run(StepRun &r)
 {
-    const Shape a = shape_of(r.step);
+    const Shape a = sizes_of(r.step);
     const uint32_t tc = r.step.tile[0], ac = r.step.tile[1] < r.cores ? r.step.tile[1] : r.cores;
     if (r.pos + r.rows <= tc && !r.stage[0] && !r.stage[4]) { // one chunk, q and y in place
         if (r.rows > 1u) return run_by_kv_head(r, a, ac);
         const bool several = r.step.tile[1] > r.cores; // a round: the plan's heads
         if constexpr (kAnyKvStrideFree)
             if (variant_row<TSR_OP_ATTENTION>(r.resolved.variant).kv_stride_free &&
-                P(r.step).kv_layout != TSR_LAYOUT_KV_HEAD_MAJOR && r.stage[1])
+                S(r.step).kv_layout != TSR_LAYOUT_KV_HEAD_MAJOR && r.stage[1])
                 return several ? run_token<true, true>(r, a, r.step.tile[1]) : run_token<false, true>(r, a, ac);
         return several ? run_token<true, false>(r, a, r.step.tile[1]) : run_token<false, false>(r, a, ac);
     }
@@ -753,7 +766,7 @@ void run(StepRun &r)
     };
     // Where an item's chunk starts in the cache of a pass: its KV head's columns of row
     // `first` (row-major), or that head's block's row `first` (head-major).
-    const bool head_major = P(r.step).kv_layout == TSR_LAYOUT_KV_HEAD_MAJOR;
+    const bool head_major = S(r.step).kv_layout == TSR_LAYOUT_KV_HEAD_MAJOR;
     auto chunk_at = [&](uint32_t pass, size_t kvh, uint32_t first) {
         return r.addr[1 + pass] + (head_major ? (kvh * a.ctx + first) * head : (size_t)first * a.kv_dim * e + kvh * head);
     };
@@ -848,8 +861,9 @@ void run(StepRun &r)
 TSR_REGISTER_VARIANT(ATTENTION_F32, nullptr,
                      AttentionVariant{score_f32<tsr_attention_scores_f32, tsr_softmax_f32>,
                                       accumulate_f32<tsr_attention_accumulate_f32>, scratch_f32, false})
-TSR_REGISTER_VARIANT(ATTENTION_BF16, nullptr, AttentionVariant{score_bf16, accumulate_bf16, scratch_bf16, false})
-TSR_REGISTER_VARIANT(ATTENTION_BF16_SCHRAUDOLPH, nullptr, AttentionVariant{score_bf16, accumulate_bf16, scratch_bf16, false})
+TSR_REGISTER_VARIANT(ATTENTION_BF16, nullptr, AttentionVariant{score_bf16<TSR_EXP_ACCURATE>, accumulate_bf16, scratch_bf16, false})
+TSR_REGISTER_VARIANT(ATTENTION_BF16_SCHRAUDOLPH, nullptr,
+                     AttentionVariant{score_bf16<TSR_EXP_SCHRAUDOLPH>, accumulate_bf16, scratch_bf16, false})
 TSR_REGISTER_VARIANT(ATTENTION_I8, check_i8,
                      AttentionVariant{score_i8<tsr_attention_scores_i8, tsr_softmax_i8>,
                                       accumulate_i8<tsr_attention_accumulate_i8>, scratch_integer, false, nullptr, false,
@@ -884,6 +898,6 @@ TSR_REGISTER_VARIANT(ATTENTION_I8_QUANTLIB, check_quantlib,
                                       accumulate_quantlib<tsr_quantlib_accumulate>, scratch_quantlib, true,
                                       rows_quantlib<tsr_quantlib_rows>})
 
-extern const OpDevice op_ATTENTION = {validate, geometry, run, false, facts, nullptr, nullptr, nullptr};
+extern const OpDevice op_ATTENTION = {validate, geometry, run, false, facts, nullptr, nullptr, nullptr, model_shape};
 
 } // namespace tsr

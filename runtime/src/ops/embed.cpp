@@ -1,9 +1,10 @@
 // EMBED     in: tokens (I32 rows), table (vocab x dim)   out: x (rows x dim)
-//           params (tsr_embed_params): vocab, dim, form;
-//             form 0: table and x of the step's element type (I8: the same scale), a row copied;
-//             TSR_EMBED_I8_ROWS / TSR_EMBED_W4_ROWS (I8): the table is an int8 classifier's,
-//               per channel (int8 rows, or W4_G32 rows), read once for both; each row is
-//               rescaled to x's scale by its factor in `requant` (tsr_embed_row_i8).
+//           params: vocab, dim;
+//             embed (tsr_embed_copy_params): table and x of the step's element type (I8: the
+//               same scale), a row copied;
+//             embed.i8.rows / embed.i8.w4 (tsr_embed_rescaled_params): the table is an int8
+//               classifier's, per channel (int8 rows, or W4_G32 rows), read once for both; each
+//               row is rescaled to x's scale by its factor in `requant` (tsr_embed_row_i8).
 //           data movement: a table row per token, by the DMA engine (into x itself).
 // The ids index a table: each is checked here at run time, whoever wrote it, and
 // the tokens must be the schedule's own token input (what the runtime writes).
@@ -14,25 +15,25 @@
 namespace tsr {
 namespace {
 
-const tsr_embed_params &P(const tsr_step &s) { return s.params.embed; }
-bool w4(const tsr_step &s) { return P(s).form == TSR_EMBED_W4_ROWS; }
+const tsr_embed_shape &S(const tsr_step &s) { return shape_of<tsr_embed_shape>(s); }
+bool w4(const tsr_step &s) { return s.variant == TSR_VARIANT_EMBED_I8_W4; }
 // Bytes of a table row as stored.
 uint64_t row_bytes(const tsr_step &s)
 {
-    return w4(s) ? (uint64_t)tsr_w4_row_bytes(P(s).dim) : (uint64_t)P(s).dim * act_bytes(s);
+    return w4(s) ? (uint64_t)tsr_w4_row_bytes(S(s).dim) : (uint64_t)S(s).dim * act_bytes(s);
 }
 
 tessera_status validate(StepChecker &c)
 {
-    const tsr_embed_params &p = P(c.step);
+    const tsr_embed_shape &p = S(c.step);
     const uint64_t R = c.rows, e = act_bytes(c.step);
     TSR_TRY(c.dtype_in(kAllTypes));
-    if (p.vocab != c.h.vocab_size || p.dim != c.h.dim) return c.fail("vocab or dim does not match the model");
+    if (!p.vocab || !p.dim) return c.fail("vocab or dim is 0"); // a token's id is checked against vocab as it runs
     TSR_TRY(c.pinned(0, c.tokens, "the schedule's token input"));
     TSR_TRY(c.operand(0, TSR_DTYPE_I32, R * 4u, false));
     TSR_TRY(c.operand(1, c.step.dtype, (uint64_t)p.vocab * row_bytes(c.step), false));
     TSR_TRY(c.of_kind(1, TSR_TENSOR_WEIGHT, "the embedding table is not a weight"));
-    if (p.form == 0u) TSR_TRY(c.same_zero(1, 2)); // rows copied as they are
+    if (c.step.variant == TSR_VARIANT_EMBED) TSR_TRY(c.same_zero(1, 2)); // rows copied as they are
     return c.operand(2, c.step.dtype, R * p.dim * e, true);
 }
 
@@ -40,7 +41,7 @@ tessera_status validate(StepChecker &c)
 // symmetric, one factor a row; W4 rows in their layout, at most 2048 wide (the kernel's).
 tessera_status check_rows(StepChecker &c)
 {
-    const tsr_embed_params &p = P(c.step);
+    const tsr_embed_rescaled_params &p = params_of<tsr_embed_rescaled_params>(c.step);
     const uint32_t t = c.step.operands[1];
     TSR_TRY(c.symmetric(2));
     if (t < c.h.tensor_count) {
@@ -54,7 +55,7 @@ tessera_status check_rows(StepChecker &c)
     return c.constant(p.requant, TSR_DTYPE_I32, (uint64_t)p.vocab * 5u, "rescaling table does not fit");
 }
 
-// A row's rescaling after its copy: nothing (form 0), or the kernel in place.
+// A row's rescaling after its copy: nothing (embed), or the kernel in place.
 using Rescale = void (*)(StepRun &r, uint8_t *y, uint32_t id);
 
 } // namespace
@@ -68,7 +69,7 @@ using EmbedRow = tsr_kernel_status (*)(const tsr_embed_row_i8_args *);
 
 template <EmbedRow Kernel> void rescale(StepRun &r, uint8_t *y, uint32_t id)
 {
-    const tsr_embed_params &p = P(r.step);
+    const tsr_embed_rescaled_params &p = params_of<tsr_embed_rescaled_params>(r.step);
     const int32_t *mult = (const int32_t *)r.constant(p.requant);
     uint8_t groups[64]; // W4: the row's group scales (dim <= 2048), which the row's expansion would overwrite
     const uint32_t half = (p.dim + 1u) / 2u, G = (p.dim + 31u) / 32u;
@@ -83,10 +84,10 @@ template <EmbedRow Kernel> void rescale(StepRun &r, uint8_t *y, uint32_t id)
 
 void run(StepRun &r)
 {
-    const uint32_t V = P(r.step).vocab, out_row = P(r.step).dim * act_bytes(r.step);
+    const uint32_t V = S(r.step).vocab, out_row = S(r.step).dim * act_bytes(r.step);
     const uint32_t row = (uint32_t)row_bytes(r.step);
     const Rescale after = tsr_variants[r.resolved.variant]->row.op_EMBED ? variant_row<TSR_OP_EMBED>(r.resolved.variant).kernel
-                                                                : nullptr; // form 0 registers no row
+                                                                : nullptr; // embed registers no row
     const int32_t *tokens = (const int32_t *)r.addr[0];
     for (uint32_t i = 0; i < r.rows; ++i) {
         const int32_t id = tokens[i];
@@ -101,6 +102,13 @@ void run(StepRun &r)
         r.run.dma.copy(y, r.addr[1] + (size_t)(uint32_t)id * row, row);
         if (after) after(r, y, (uint32_t)id);
     }
+}
+
+// The vocabulary it maps and the rows it yields.
+void model_shape(const tsr_step &s, ModelShape &out)
+{
+    out.vocab_size = S(s).vocab;
+    out.dim = S(s).dim;
 }
 
 StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t cores)
@@ -128,6 +136,6 @@ TSR_REGISTER_VARIANT(EMBED_I8_W4, check_rows, Variant<Rescale>{rescale<tsr_embed
 #endif
 #undef TSR_TUNED
 
-extern const OpDevice op_EMBED = {validate, geometry, run, false, nullptr, nullptr, nullptr, nullptr};
+extern const OpDevice op_EMBED = {validate, geometry, run, false, nullptr, nullptr, nullptr, nullptr, model_shape};
 
 } // namespace tsr

@@ -1,6 +1,7 @@
 // LAYERNORM in: x (rows x dim), weight (dim), bias (dim)   out: y (rows x dim)   tiles: rows
-//           params (tsr_layernorm_params): dim; F32, BF16: eps; I8: eps_q16 and the output
-//           factor, the weight I16 and the bias I32 (tsr_layernorm_i8, integers only).
+//           params: dim; F32, BF16 (tsr_layernorm_float_params): eps; I8 (tsr_layernorm_i8_params):
+//           eps_q16 and the output factor, the weight I16 and the bias I32 (tsr_layernorm_i8,
+//           integers only).
 //           GPT-2's and GPT-Neo's norm: the row's mean taken out, its deviation scaled,
 //           then a gain and a bias.
 #include "row_tiles.h"
@@ -10,7 +11,9 @@
 namespace tsr {
 namespace {
 
-const tsr_layernorm_params &P(const tsr_step &s) { return s.params.layernorm; }
+const tsr_layernorm_shape &S(const tsr_step &s) { return shape_of<tsr_layernorm_shape>(s); }
+const tsr_layernorm_float_params &P_float(const tsr_step &s) { return params_of<tsr_layernorm_float_params>(s); }
+const tsr_layernorm_i8_params &P_i8(const tsr_step &s) { return params_of<tsr_layernorm_i8_params>(s); }
 
 using Kernel = tsr_kernel_status (*)(const StepRun &r, uint8_t **p, uint32_t n);
 
@@ -27,7 +30,7 @@ uint32_t bias_dtype(const tsr_step &s) { return s.dtype == TSR_DTYPE_I8 ? (uint3
 
 void operands(const tsr_step &s, RowOperand out[4])
 {
-    const uint32_t dim = P(s).dim, row = dim * act_bytes(s);
+    const uint32_t dim = S(s).dim, row = dim * act_bytes(s);
     out[0] = {0, row, 0, false, true, false};
     out[1] = {1, dim * tsr_dtype_bytes(weight_dtype(s)), 0, true, true, false};
     out[2] = {2, dim * tsr_dtype_bytes(bias_dtype(s)), 0, true, true, false};
@@ -36,34 +39,34 @@ void operands(const tsr_step &s, RowOperand out[4])
 
 tessera_status check_eps(StepChecker &c)
 {
-    return P(c.step).eps > 0.0f ? TESSERA_OK : c.fail("eps not positive");
+    return P_float(c.step).eps > 0.0f ? TESSERA_OK : c.fail("eps not positive");
 }
 
 tsr_kernel_status layernorm_f32(const StepRun &r, uint8_t **p, uint32_t n)
 {
-    const tsr_layernorm_params &q = P(r.step);
+    const tsr_layernorm_float_params &q = P_float(r.step);
     return tsr_layernorm_f32((const float *)p[0], (const float *)p[1], (const float *)p[2], (float *)p[3], n, q.dim,
                              q.eps, r.worker, r.workers);
 }
 
 tsr_kernel_status layernorm_bf16(const StepRun &r, uint8_t **p, uint32_t n)
 {
-    const tsr_layernorm_params &q = P(r.step);
+    const tsr_layernorm_float_params &q = P_float(r.step);
     return tsr_layernorm_bf16((const tsr_bf16 *)p[0], (const tsr_bf16 *)p[1], (const tsr_bf16 *)p[2], (tsr_bf16 *)p[3], n,
                               q.dim, q.eps, r.worker, r.workers);
 }
 
 tessera_status check_i8(StepChecker &c)
 {
-    if (P(c.step).dim > 16384u) return c.fail("dim above 16384");
+    if (S(c.step).dim > 16384u) return c.fail("dim above 16384");
     TSR_TRY(c.symmetric(0));
     TSR_TRY(c.symmetric(3));
-    return c.requant(P(c.step).out, "output factor out of range");
+    return c.requant(P_i8(c.step).out, "output factor out of range");
 }
 
 tsr_kernel_status layernorm_i8(const StepRun &r, uint8_t **p, uint32_t n)
 {
-    const tsr_layernorm_params &q = P(r.step);
+    const tsr_layernorm_i8_params &q = P_i8(r.step);
     const tsr_layernorm_i8_args a = {(const int8_t *)p[0], (const int16_t *)p[1], (const int32_t *)p[2], (int8_t *)p[3],
                                      q.eps_q16, q.out.multiplier, q.out.shift, n, q.dim};
     return tsr_layernorm_i8(&a, r.worker, r.workers);
@@ -83,7 +86,7 @@ tsr_kernel_status layernorm_f32_call(const PreparedCall &c, uint32_t rows, uint3
 }
 bool layernorm_f32_prepare(const PrepareContext &c, PreparedCall &out)
 {
-    const tsr_layernorm_params &q = P(c.step);
+    const tsr_layernorm_float_params &q = P_float(c.step);
     c.check(0, (uint64_t)c.rows * q.dim * 4u);
     c.check(1, (uint64_t)q.dim * 4u);
     c.check(2, (uint64_t)q.dim * 4u);
@@ -95,7 +98,7 @@ bool layernorm_f32_prepare(const PrepareContext &c, PreparedCall &out)
 
 tessera_status validate(StepChecker &c)
 {
-    const tsr_layernorm_params &p = P(c.step);
+    const tsr_layernorm_shape &p = S(c.step);
     if (!p.dim) return c.fail("dim is 0");
     const uint64_t R = c.rows, row = (uint64_t)p.dim * act_bytes(c.step);
     TSR_TRY(c.operand(0, c.step.dtype, R * row, false));

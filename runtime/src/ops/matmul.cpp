@@ -1,22 +1,25 @@
 // MATMUL    in: x (rows x k), w (n x k, row-major)   out: y (rows x n)
-//           params (tsr_matmul_params): k, n, the weights' and the output's element types:
+//           params: k, n, split (tsr_matmul_shape); the weights' and the output's element
+//             types are the variant's:
 //             F32 steps: F32 or BF16 weights (BF16: half the bytes, widened in the kernel), F32 out;
 //             BF16 steps: BF16 weights, BF16 out or F32 out (the logits), fp32 sums;
-//             I8 steps: I8 weights per output channel, I8 out (requant: n Q31 multipliers
-//               (int32) then n shifts (int8), an I32 tensor) or F32 out (requant: n dequantization factors, F32);
-//               QuantLib's RequantShift (requant_form RQS; RQS_STAGE on the NPU, the rounding in the addends):
-//               requant holds n multipliers then n addends (I32),
-//               rqs_shift, rqs_lo and rqs_hi the rest.
-//             F32 steps with a bias (requant_form BIAS): requant names the F32 tensor of n biases.
+//             I8 steps (tsr_matmul_i8_params): I8 weights per output channel, I8 out (requant:
+//               n Q31 multipliers (int32) then n shifts (int8), an I32 tensor) or F32 out (requant:
+//               n dequantization factors, F32);
+//               QuantLib's RequantShift (tsr_matmul_rqs_params; on the NPU .rqs.npu, and
+//               .rqs.stage.npu with the rounding in the addends): requant holds n multipliers
+//               then n addends (I32), rqs_shift, rqs_lo and rqs_hi the rest.
+//             F32 and BF16 steps with a bias (tsr_matmul_bias_params): bias names the F32 tensor
+//               of n biases.
 //           split (cluster steps): the output columns in up to three tensors, operands 2, 3
-//             and 4 (tsr_matmul_params.split: Q, K and V as one step, or W1 and W3), each
+//             and 4 (split: Q, K and V as one step, or W1 and W3), each
 //             rows x its columns; staged, they share operand 2's buffer (a tile's outputs),
 //             from which each goes to its tensor; every core computes a run of the columns
 //             of each tile, cut where one output ends.
 //           tiles: rows x output columns (tile[0], tile[1]); a row tile's x is
 //           loaded once, the weights stream tile by tile.
 //           NPU steps (engine NPU, I8 only): the weights are in the NPU's layout (tensor layout
-//             NPU_W8 or NPU_W4, tessera/npu.h), x and y live in L1, params.npu_desc names the
+//             NPU_W8 or NPU_W4, tessera/npu.h), x and y live in L1, npu_desc names the
 //             step's descriptor; every job covers all rows and tile[1] output channels (a multiple
 //             of 32, or all n). join != 0: the weights are read in place from NMS and the last job
 //             need only be done before step `join`; join == 0: they stream from L2 or the image
@@ -31,17 +34,37 @@
 namespace tsr {
 namespace {
 
-const tsr_matmul_params &P(const tsr_step &s) { return s.params.matmul; }
+const tsr_matmul_shape &S(const tsr_step &s) { return shape_of<tsr_matmul_shape>(s); }
+// The struct of the variants each kernel below serves.
+const tsr_matmul_bias_params &P_bias(const tsr_step &s) { return params_of<tsr_matmul_bias_params>(s); }
+const tsr_matmul_i8_params &P_i8(const tsr_step &s) { return params_of<tsr_matmul_i8_params>(s); }
+const tsr_matmul_rqs_params &P_rqs(const tsr_step &s) { return params_of<tsr_matmul_rqs_params>(s); }
+const tsr_matmul_npu_params &P_npu(const tsr_step &s) { return params_of<tsr_matmul_npu_params>(s); } // every NPU variant's
+const tsr_matmul_rqs_npu_params &P_rqs_npu(const tsr_step &s) { return params_of<tsr_matmul_rqs_npu_params>(s); }
+
+// The weights' and the output's element types, and whether the weights are 4-bit (W4_G32):
+// the variant's, as its row of tessera/variants.def says (TSR_MATMUL_TYPES, TSR_MATMUL_W4).
+struct Types {
+    uint32_t weights, out;
+    bool w4;
+};
+Types types(const tsr_step &s)
+{
+    tsr_variant_row row;
+    if (!tsr_variant_lookup(s.variant, &row) || row.op != TSR_OP_MATMUL) return Types{0u, 0u, false};
+    return Types{(row.arithmetic >> 4) & 15u, row.arithmetic & 15u, (row.arithmetic & TSR_MATMUL_W4) != 0u};
+}
 // Bytes of one output channel's weights: k elements of the weights' type, or a W4A8 row
 // (4-bit weights and their group scales, tessera/kernels_i8.h); 64-bit, since the
 // geometry is asked before validate has bounded k.
 uint64_t weight_row_bytes(const tsr_step &s)
 {
-    return P(s).weight_bits == 4u ? (uint64_t)tsr_w4_row_bytes(P(s).k) : (uint64_t)P(s).k * tsr_dtype_bytes(P(s).weight_dtype);
+    const Types t = types(s);
+    return t.w4 ? (uint64_t)tsr_w4_row_bytes(S(s).k) : (uint64_t)S(s).k * tsr_dtype_bytes(t.weights);
 }
-uint32_t out_bytes(const tsr_step &s) { return tsr_dtype_bytes(P(s).out_dtype); }
+uint32_t out_bytes(const tsr_step &s) { return tsr_dtype_bytes(types(s).out); }
 
-// Where the output columns go (tsr_matmul_params.split): `count` outputs, operand 2 + i
+// Where the output columns go (tsr_matmul_shape.split): `count` outputs, operand 2 + i
 // taking columns first[i] .. first[i] + cols[i] - 1. 0 outputs: a split out of range.
 struct Outputs {
     uint32_t count, first[3], cols[3];
@@ -60,7 +83,7 @@ inline Outputs outputs(uint32_t n, uint32_t split0, uint32_t split1)
     o.cols[2] = split1 ? n - (uint32_t)used : 0u;
     return o;
 }
-inline Outputs outputs(const tsr_matmul_params &p) { return outputs(p.n, p.split[0], p.split[1]); }
+inline Outputs outputs(const tsr_matmul_shape &p) { return outputs(p.n, p.split[0], p.split[1]); }
 
 // A split step's columns c0 .. c0 + n - 1 (a tile's) that worker of workers computes, in whole
 // groups of four (the kernels' blocks), cut where an output ends: part(i, lo, hi) for each
@@ -79,7 +102,7 @@ template <typename Part> void split_columns(const Outputs &o, uint32_t c0, uint3
 
 tessera_status validate_npu(StepChecker &c)
 {
-    const tsr_matmul_params &p = P(c.step);
+    const tsr_matmul_npu_params &p = P_npu(c.step);
     const tsr_step &s = c.step;
     // Its variant (matmul.i8.npu, checked by validate_steps) is int8 in, int8 weights, int8 out,
     // all symmetric.
@@ -88,10 +111,13 @@ tessera_status validate_npu(StepChecker &c)
     if (!p.k || !p.n || p.k > TSR_NPU_MAX_K) return c.fail("k or n out of the NPU's range");
     if (p.split[0] || p.split[1]) return c.fail("an NPU job writes one output (split)");
     // matmul.i8.rqs.npu and .rqs.stage.npu: n multipliers and n addends
-    const bool stage = p.requant_form == TSR_REQUANT_RQS_STAGE, rqs = p.requant_form == TSR_REQUANT_RQS || stage;
+    const bool stage = s.variant == TSR_VARIANT_MATMUL_I8_RQS_STAGE_NPU, rqs = s.variant == TSR_VARIANT_MATMUL_I8_RQS_NPU || stage;
     TSR_TRY(c.constant(p.requant, TSR_DTYPE_I32, (uint64_t)p.n * (rqs ? 8u : 5u), "requantization table does not fit"));
-    if (rqs && (p.rqs_shift < 0 || p.rqs_shift > (stage ? 31 : 62) || p.rqs_lo != -128 || p.rqs_hi != 127))
-        return c.fail("NPU RequantShift's shift or range out of range");
+    if (rqs) {
+        const tsr_matmul_rqs_npu_params &q = P_rqs_npu(s);
+        if (q.rqs_shift < 0 || q.rqs_shift > (stage ? 31 : 62) || q.rqs_lo != -128 || q.rqs_hi != 127)
+            return c.fail("NPU RequantShift's shift or range out of range");
+    }
     TSR_TRY(c.operand(0, TSR_DTYPE_I8, (uint64_t)c.rows * p.k, false));
     TSR_TRY(c.operand(2, TSR_DTYPE_I8, (uint64_t)c.rows * p.n, true));
     if (c.tensors[s.operands[0]].region != TSR_REGION_L1 || c.tensors[s.operands[2]].region != TSR_REGION_L1)
@@ -118,7 +144,7 @@ tessera_status validate_npu(StepChecker &c)
 
 tessera_status check_i8(StepChecker &c)
 {
-    const tsr_matmul_params &p = P(c.step);
+    const tsr_matmul_i8_params &p = P_i8(c.step);
     if (p.k > 32768u) return c.fail("k above 32768");
     // The multipliers and shifts are data: the kernels check their ranges on every call,
     // but where facts() found them in range at open and says so (the Helium kernel).
@@ -128,7 +154,7 @@ tessera_status check_i8(StepChecker &c)
 // W4A8: k within the accumulator's range, the weights in their layout.
 tessera_status check_w4_layout(StepChecker &c)
 {
-    const tsr_matmul_params &p = P(c.step);
+    const tsr_matmul_shape &p = S(c.step);
     if (p.k > 2048u) return c.fail("k above 2048 (W4A8)");
     const uint32_t w = c.step.operands[1];
     if (w < c.h.tensor_count && (c.tensors[w].layout != TSR_LAYOUT_W4_G32 || c.tensors[w].dims[0] != p.n ||
@@ -141,7 +167,7 @@ tessera_status check_w4_layout(StepChecker &c)
 tessera_status check_i8_w4(StepChecker &c)
 {
     TSR_TRY(check_w4_layout(c));
-    return c.constant(P(c.step).requant, TSR_DTYPE_I32, (uint64_t)P(c.step).n * 5u, "requantization table does not fit");
+    return c.constant(P_i8(c.step).requant, TSR_DTYPE_I32, (uint64_t)P_i8(c.step).n * 5u, "requantization table does not fit");
 }
 
 // ... or the dequantizing classifier's (a table shared with the embedding).
@@ -149,14 +175,14 @@ tessera_status check_i8_w4_f32_out(StepChecker &c)
 {
     TSR_TRY(check_w4_layout(c));
     TSR_TRY(c.symmetric(0));
-    return c.constant(P(c.step).requant, TSR_DTYPE_F32, (uint64_t)P(c.step).n * 4u, "dequantization table does not fit");
+    return c.constant(P_i8(c.step).requant, TSR_DTYPE_F32, (uint64_t)P_i8(c.step).n * 4u, "dequantization table does not fit");
 }
 
-tsr_rqs_params rqs_range(const tsr_matmul_params &p) { return tsr_rqs_params{0, 0, p.rqs_shift, p.rqs_lo, p.rqs_hi}; }
+tsr_rqs_params rqs_range(const tsr_matmul_rqs_params &p) { return tsr_rqs_params{0, 0, p.rqs_shift, p.rqs_lo, p.rqs_hi}; }
 
 tessera_status check_i8_rqs(StepChecker &c)
 {
-    const tsr_matmul_params &p = P(c.step);
+    const tsr_matmul_rqs_params &p = P_rqs(c.step);
     if (p.k > 32768u) return c.fail("k above 32768");
     const tsr_rqs_params r = rqs_range(p);
     if (!tsr_rqs_valid(&r) || r.lo < -128 || r.hi > 127) return c.fail("RequantShift's shift or range out of range");
@@ -165,13 +191,13 @@ tessera_status check_i8_rqs(StepChecker &c)
 
 tessera_status check_f32_bias(StepChecker &c)
 {
-    const tsr_matmul_params &p = P(c.step);
-    return c.constant(p.requant, TSR_DTYPE_F32, (uint64_t)p.n * 4u, "bias does not fit");
+    const tsr_matmul_bias_params &p = P_bias(c.step);
+    return c.constant(p.bias, TSR_DTYPE_F32, (uint64_t)p.n * 4u, "bias does not fit");
 }
 
 tessera_status check_i8_f32_out(StepChecker &c)
 {
-    const tsr_matmul_params &p = P(c.step);
+    const tsr_matmul_i8_params &p = P_i8(c.step);
     if (p.k > 32768u) return c.fail("k above 32768");
     TSR_TRY(c.symmetric(0)); // the dequantizing kernel takes symmetric inputs
     return c.constant(p.requant, TSR_DTYPE_F32, (uint64_t)p.n * 4u, "dequantization table does not fit");
@@ -190,39 +216,39 @@ template <tsr_kernel_status (*Matmul)(const float *, const float *, float *, uin
                                       uint32_t, uint32_t)>
 tsr_kernel_status mm_f32(const StepRun &r, const Product &t)
 {
-    return Matmul((const float *)t.x, (const float *)t.w, (float *)t.y, t.m, P(r.step).k, t.n, t.ldy, r.worker, r.workers);
+    return Matmul((const float *)t.x, (const float *)t.w, (float *)t.y, t.m, S(r.step).k, t.n, t.ldy, r.worker, r.workers);
 }
 
 tsr_kernel_status mm_f32_bias(const StepRun &r, const Product &t)
 {
-    const float *bias = (const float *)r.constant(P(r.step).requant) + t.c0;
-    return tsr_matmul_f32_bias((const float *)t.x, (const float *)t.w, bias, (float *)t.y, t.m, P(r.step).k, t.n, t.ldy,
+    const float *bias = (const float *)r.constant(P_bias(r.step).bias) + t.c0;
+    return tsr_matmul_f32_bias((const float *)t.x, (const float *)t.w, bias, (float *)t.y, t.m, S(r.step).k, t.n, t.ldy,
                                r.worker, r.workers);
 }
 
 tsr_kernel_status mm_f32_w16(const StepRun &r, const Product &t)
 {
-    return tsr_matmul_f32_w16((const float *)t.x, (const tsr_bf16 *)t.w, (float *)t.y, t.m, P(r.step).k, t.n, t.ldy,
+    return tsr_matmul_f32_w16((const float *)t.x, (const tsr_bf16 *)t.w, (float *)t.y, t.m, S(r.step).k, t.n, t.ldy,
                               r.worker, r.workers);
 }
 
 tsr_kernel_status mm_bf16(const StepRun &r, const Product &t)
 {
-    tsr_matmul_bf16_args a = {(const tsr_bf16 *)t.x, (const tsr_bf16 *)t.w, (tsr_bf16 *)t.y, t.m, P(r.step).k, t.n,
+    tsr_matmul_bf16_args a = {(const tsr_bf16 *)t.x, (const tsr_bf16 *)t.w, (tsr_bf16 *)t.y, t.m, S(r.step).k, t.n,
                               t.ldy, nullptr, nullptr};
     return tsr_matmul_bf16(&a, r.worker, r.workers);
 }
 
 tsr_kernel_status mm_bf16_bias(const StepRun &r, const Product &t)
 {
-    tsr_matmul_bf16_args a = {(const tsr_bf16 *)t.x, (const tsr_bf16 *)t.w, (tsr_bf16 *)t.y, t.m, P(r.step).k, t.n,
-                              t.ldy, nullptr, (const float *)r.constant(P(r.step).requant) + t.c0};
+    tsr_matmul_bf16_args a = {(const tsr_bf16 *)t.x, (const tsr_bf16 *)t.w, (tsr_bf16 *)t.y, t.m, S(r.step).k, t.n,
+                              t.ldy, nullptr, (const float *)r.constant(P_bias(r.step).bias) + t.c0};
     return tsr_matmul_bf16(&a, r.worker, r.workers);
 }
 
 tsr_kernel_status mm_bf16_f32_out(const StepRun &r, const Product &t)
 {
-    tsr_matmul_bf16_args a = {(const tsr_bf16 *)t.x, (const tsr_bf16 *)t.w, nullptr, t.m, P(r.step).k, t.n, t.ldy,
+    tsr_matmul_bf16_args a = {(const tsr_bf16 *)t.x, (const tsr_bf16 *)t.w, nullptr, t.m, S(r.step).k, t.n, t.ldy,
                               (float *)t.y, nullptr};
     return tsr_matmul_bf16(&a, r.worker, r.workers);
 }
@@ -234,19 +260,20 @@ using MatmulI8F32 = tsr_kernel_status (*)(const tsr_matmul_i8_f32_args *, uint32
 
 template <MatmulI8 Matmul> tsr_kernel_status mm_i8(const StepRun &r, const Product &t)
 {
-    const int32_t *mult = (const int32_t *)r.constant(P(r.step).requant);
+    const tsr_matmul_i8_params &p = P_i8(r.step);
+    const int32_t *mult = (const int32_t *)r.constant(p.requant);
     tsr_matmul_i8_args a = {};
     a.x = (const int8_t *)t.x;
     a.w = (const int8_t *)t.w;
     a.multiplier = mult + t.c0;
-    a.shift = (const int8_t *)(mult + P(r.step).n) + t.c0;
+    a.shift = (const int8_t *)(mult + p.n) + t.c0;
     a.y = (int8_t *)t.y;
     a.x_zero = r.resolved.zero[0];
     a.y_zero = r.resolved.zero[2];
     a.y_min = -128;
     a.y_max = 127;
     a.rows = t.m;
-    a.k = P(r.step).k;
+    a.k = p.k;
     a.n = t.n;
     a.ldy = t.ldy;
     a.flags = r.resolved.facts; // facts(): the table's ranges, known at open
@@ -276,15 +303,17 @@ tsr_kernel_status prepared_columns(const PreparedProduct &p, uint32_t worker, ui
     });
     return st;
 }
+// table: the requantization's (none for fp32); range: RequantShift's (validated).
 bool prepare_product(const PrepareContext &c, PreparedCall &out,
-                     tsr_kernel_status (*call)(const PreparedCall &, uint32_t, uint32_t, uint32_t, uint32_t))
+                     tsr_kernel_status (*call)(const PreparedCall &, uint32_t, uint32_t, uint32_t, uint32_t),
+                     const int32_t *table, const tsr_rqs_params &range)
 {
-    const tsr_matmul_params &q = P(c.step);
+    const tsr_matmul_shape &q = S(c.step);
     const ResolvedStep &r = c.resolved;
-    const Outputs o = outputs(q); // validated: 1 to 3, int8 (the variants that prepare)
-    PreparedProduct p = {c.at(0), c.at(1), (const int32_t *)c.constant(q.requant), {nullptr, nullptr, nullptr},
+    const Outputs o = outputs(q); // validated: 1 to 3 (the variants that prepare)
+    PreparedProduct p = {c.at(0), c.at(1), table, {nullptr, nullptr, nullptr},
                          q.k, q.n, {q.split[0], q.split[1]}, r.facts, (uint8_t)out_bytes(c.step), r.zero[0], r.zero[2],
-                         (int8_t)q.rqs_shift, (int8_t)q.rqs_lo, (int8_t)q.rqs_hi}; // RequantShift's: validated
+                         (int8_t)range.shift, (int8_t)range.lo, (int8_t)range.hi};
     c.check(0, (uint64_t)c.rows * q.k * act_bytes(c.step));
     c.check(1, (uint64_t)q.n * weight_row_bytes(c.step));
     for (uint32_t i = 0; i < o.count; ++i) {
@@ -318,7 +347,7 @@ template <MatmulI8 Matmul> tsr_kernel_status mm_i8_call(const PreparedCall &c, u
 }
 template <MatmulI8 Matmul> bool mm_i8_prepare(const PrepareContext &c, PreparedCall &out)
 {
-    return prepare_product(c, out, mm_i8_call<Matmul>);
+    return prepare_product(c, out, mm_i8_call<Matmul>, (const int32_t *)c.constant(P_i8(c.step).requant), tsr_rqs_params{});
 }
 
 using MatmulF32 = tsr_kernel_status (*)(const float *, const float *, float *, uint32_t, uint32_t, uint32_t, uint32_t,
@@ -332,7 +361,7 @@ template <MatmulF32 Matmul> tsr_kernel_status mm_f32_call(const PreparedCall &c,
 }
 template <MatmulF32 Matmul> bool mm_f32_prepare(const PrepareContext &c, PreparedCall &out)
 {
-    return prepare_product(c, out, mm_f32_call<Matmul>);
+    return prepare_product(c, out, mm_f32_call<Matmul>, nullptr, tsr_rqs_params{});
 }
 
 using MatmulW4 = tsr_kernel_status (*)(const tsr_matmul_w4a8_args *, uint32_t, uint32_t);
@@ -340,23 +369,24 @@ using MatmulW4F32 = tsr_kernel_status (*)(const tsr_matmul_w4a8_f32_args *, uint
 
 template <MatmulW4 Matmul> tsr_kernel_status mm_i8_w4(const StepRun &r, const Product &t)
 {
-    const int32_t *mult = (const int32_t *)r.constant(P(r.step).requant);
-    const tsr_matmul_w4a8_args a = {(const int8_t *)t.x, t.w, mult + t.c0, (const int8_t *)(mult + P(r.step).n) + t.c0,
-                                    (int8_t *)t.y, r.resolved.zero[0], r.resolved.zero[2], t.m, P(r.step).k, t.n, t.ldy};
+    const tsr_matmul_i8_params &p = P_i8(r.step);
+    const int32_t *mult = (const int32_t *)r.constant(p.requant);
+    const tsr_matmul_w4a8_args a = {(const int8_t *)t.x, t.w, mult + t.c0, (const int8_t *)(mult + p.n) + t.c0,
+                                    (int8_t *)t.y, r.resolved.zero[0], r.resolved.zero[2], t.m, p.k, t.n, t.ldy};
     return Matmul(&a, r.worker, r.workers);
 }
 
 template <MatmulW4F32 Matmul> tsr_kernel_status mm_i8_w4_f32_out(const StepRun &r, const Product &t)
 {
-    const float *scales = (const float *)r.constant(P(r.step).requant) + t.c0;
-    const tsr_matmul_w4a8_f32_args a = {(const int8_t *)t.x, t.w, scales, (float *)t.y, t.m, P(r.step).k, t.n, t.ldy};
+    const float *scales = (const float *)r.constant(P_i8(r.step).requant) + t.c0;
+    const tsr_matmul_w4a8_f32_args a = {(const int8_t *)t.x, t.w, scales, (float *)t.y, t.m, S(r.step).k, t.n, t.ldy};
     return Matmul(&a, r.worker, r.workers);
 }
 
 using MatmulI8Rqs = tsr_kernel_status (*)(const tsr_matmul_i8_rqs_args *, uint32_t, uint32_t);
 template <MatmulI8Rqs Matmul> tsr_kernel_status mm_i8_rqs(const StepRun &r, const Product &t)
 {
-    const tsr_matmul_params &p = P(r.step);
+    const tsr_matmul_rqs_params &p = P_rqs(r.step);
     const int32_t *table = (const int32_t *)r.constant(p.requant);
     const tsr_matmul_i8_rqs_args a = {(const int8_t *)t.x, (const int8_t *)t.w, table + t.c0, table + p.n + t.c0,
                                       (int8_t *)t.y, rqs_range(p), t.m, p.k, t.n, t.ldy,
@@ -376,13 +406,14 @@ template <MatmulI8Rqs Matmul> tsr_kernel_status mm_i8_rqs_call(const PreparedCal
 }
 template <MatmulI8Rqs Matmul> bool mm_i8_rqs_prepare(const PrepareContext &c, PreparedCall &out)
 {
-    return prepare_product(c, out, mm_i8_rqs_call<Matmul>);
+    const tsr_matmul_rqs_params &q = P_rqs(c.step);
+    return prepare_product(c, out, mm_i8_rqs_call<Matmul>, (const int32_t *)c.constant(q.requant), rqs_range(q));
 }
 
 template <MatmulI8F32 Matmul> tsr_kernel_status mm_i8_f32_out(const StepRun &r, const Product &t)
 {
-    const float *scales = (const float *)r.constant(P(r.step).requant) + t.c0;
-    tsr_matmul_i8_f32_args a = {(const int8_t *)t.x, (const int8_t *)t.w, scales, (float *)t.y, t.m, P(r.step).k, t.n, t.ldy};
+    const float *scales = (const float *)r.constant(P_i8(r.step).requant) + t.c0;
+    tsr_matmul_i8_f32_args a = {(const int8_t *)t.x, (const int8_t *)t.w, scales, (float *)t.y, t.m, S(r.step).k, t.n, t.ldy};
     return Matmul(&a, r.worker, r.workers);
 }
 
@@ -417,16 +448,17 @@ const NpuForm *npu_form(const tsr_step &s)
 tessera_status validate(StepChecker &c)
 {
     if (c.step.engine == TSR_ENGINE_NPU) return npu_form(c.step)->validate(c); // registered: check_step
-    const tsr_matmul_params &p = P(c.step);
+    const tsr_matmul_shape &p = S(c.step);
+    const Types ty = types(c.step);
     if (!p.k || !p.n) return c.fail("k or n is 0");
-    if (!tsr_dtype_bytes(p.weight_dtype) || !tsr_dtype_bytes(p.out_dtype)) return c.fail("weight or output element type unknown");
+    if (!tsr_dtype_bytes(ty.weights) || !tsr_dtype_bytes(ty.out)) return c.fail("weight or output element type unknown");
     const Outputs o = outputs(p);
     if (o.count == 0u) return c.fail("output split (split) out of range");
     const uint64_t R = c.rows;
     TSR_TRY(c.operand(0, c.step.dtype, R * p.k * act_bytes(c.step), false));
-    TSR_TRY(c.operand(1, p.weight_dtype, (uint64_t)p.n * weight_row_bytes(c.step), false));
+    TSR_TRY(c.operand(1, ty.weights, (uint64_t)p.n * weight_row_bytes(c.step), false));
     for (uint32_t i = 0; i < o.count; ++i) {
-        TSR_TRY(c.operand(2u + i, p.out_dtype, R * o.cols[i] * out_bytes(c.step), true));
+        TSR_TRY(c.operand(2u + i, ty.out, R * o.cols[i] * out_bytes(c.step), true));
         if (i) TSR_TRY(c.same_zero(2, 2u + i)); // the kernels take one zero point
         // Unstaged, each output is written where it lies (staged, all of them go through
         // operand 2's buffer: the geometry has them share it).
@@ -444,13 +476,13 @@ tessera_status validate(StepChecker &c)
 StepGeometry geometry_npu(const tsr_step &s, uint32_t rows)
 {
     StepGeometry g = StepGeometry::none();
-    const uint32_t tn = s.tile[1], K = P(s).k, N = P(s).n;
+    const uint32_t tn = s.tile[1], K = S(s).k, N = S(s).n;
     if (!tn || tn > N || (tn % TSR_NPU_BLOCK_N != 0u && tn != N) || s.tile[0] < rows || !K || K > TSR_NPU_MAX_K)
         return g;
     g.tiles = ceil_div(N, tn);
     g.stream(0, (uint64_t)rows * K, 1);
     g.stream(2, (uint64_t)rows * N, 1);
-    if (P(s).join == 0u) {
+    if (P_npu(s).join == 0u) {
         const uint64_t cb = tsr_npu_channel_bytes(K, 8u);
         g.stream(1, (uint64_t)tn * cb, g.tiles);
         g.traffic(1, (uint64_t)N * cb, g.tiles);
@@ -464,7 +496,7 @@ StepGeometry geometry_npu(const tsr_step &s, uint32_t rows)
 StepGeometry cluster_geometry(const tsr_step &s, uint32_t rows, const Outputs &o)
 {
     StepGeometry g = StepGeometry::none();
-    const uint32_t tr = s.tile[0], tn = s.tile[1], K = P(s).k, N = P(s).n, xb = act_bytes(s), yb = out_bytes(s);
+    const uint32_t tr = s.tile[0], tn = s.tile[1], K = S(s).k, N = S(s).n, xb = act_bytes(s), yb = out_bytes(s);
     const uint64_t wrow = weight_row_bytes(s);
     if (!tr || tr > rows || !tn || tn > N || !wrow || !xb || !yb || o.count == 0u) return g;
     const uint32_t rt = ceil_div(rows, tr), ct = ceil_div(N, tn);
@@ -484,7 +516,7 @@ StepGeometry cluster_geometry(const tsr_step &s, uint32_t rows, const Outputs &o
 
 StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t)
 {
-    const Outputs o = outputs(P(s));
+    const Outputs o = outputs(S(s));
     StepGeometry g = StepGeometry::none();
     if (s.engine != TSR_ENGINE_NPU) g = cluster_geometry(s, rows, o);
     else if (const NpuForm *npu = npu_form(s)) g = npu->geometry(s, rows);
@@ -502,13 +534,13 @@ PreparedNpuJob npu_job_of(const tsr_step &s, const tsr_npu_desc &d, const uint8_
     t.kind = d.kind;
     t.flags = d.flags;
     t.weight_bits = d.weight_bits;
-    t.n = P(s).n;
+    t.n = S(s).n;
     t.k = d.k;
     t.ldx = d.ldx;
     t.ldy = d.ldy;
-    t.rqs_shift = d.kind != TSR_NPU_GEMM_I8 ? (uint32_t)P(s).rqs_shift : 0u; // validated: the step's form
+    t.rqs_shift = d.kind != TSR_NPU_GEMM_I8 ? (uint32_t)P_rqs_npu(s).rqs_shift : 0u; // validated: the step's form
     t.tag = s.layer;
-    t.join = P(s).join;
+    t.join = P_npu(s).join;
     return t;
 }
 
@@ -517,7 +549,7 @@ PreparedNpuJob npu_job_of(const tsr_step &s, const tsr_npu_desc &d, const uint8_
 // read that buffer, is done.
 void run_npu(StepRun &r)
 {
-    const tsr_matmul_params &p = P(r.step);
+    const tsr_matmul_npu_params &p = P_npu(r.step);
     const tsr_npu_desc &d = r.run.img.npu_descs[p.npu_desc];
     const uint32_t N = p.n, tn = d.n, jobs = d.jobs;
     const uint32_t cb = (uint32_t)tsr_npu_channel_bytes(d.k, d.weight_bits);
@@ -553,7 +585,7 @@ void run_npu(StepRun &r)
 // its operands' addresses (PreparedNpuJob; the executor's run_npu_job).
 bool prepare_npu(const PrepareContext &c, PreparedNpuJob &out)
 {
-    const tsr_matmul_params &p = P(c.step);
+    const tsr_matmul_npu_params &p = P_npu(c.step);
     const tsr_npu_desc &d = c.img.npu_descs[p.npu_desc]; // validated
     if (d.jobs != 1u || p.join == 0u) return false;
     out = npu_job_of(c.step, d, c.constant(p.requant));
@@ -567,7 +599,7 @@ __attribute__((noinline)) void compute_split(StepRun &r, Kernel kernel, const ui
                                              uint32_t t, uint32_t r0, uint32_t m, uint32_t c0, uint32_t n, uint32_t tn,
                                              uint32_t yb)
 {
-    const Outputs o = outputs(P(r.step)); // validated: 2 or 3, one zero point (the kernels take operand 2's)
+    const Outputs o = outputs(S(r.step)); // validated: 2 or 3, one zero point (the kernels take operand 2's)
     StepRun part = r; // each part is the kernel's whole call: worker 0 of 1
     part.worker = 0u;
     part.workers = 1u;
@@ -585,7 +617,7 @@ __attribute__((noinline)) void compute_split(StepRun &r, Kernel kernel, const ui
 __attribute__((noinline)) void out_split(StepRun &r, uint32_t t, uint32_t r0, uint32_t m, uint32_t c0, uint32_t n,
                                          uint32_t tn, uint32_t yb)
 {
-    const Outputs o = outputs(P(r.step));
+    const Outputs o = outputs(S(r.step));
     for (uint32_t i = 0; i < o.count; ++i) {
         const uint32_t end = o.first[i] + o.cols[i], lo = c0 > o.first[i] ? c0 : o.first[i], hi = c0 + n < end ? c0 + n : end;
         if (lo < hi)
@@ -597,11 +629,11 @@ __attribute__((noinline)) void out_split(StepRun &r, uint32_t t, uint32_t r0, ui
 void run(StepRun &r)
 {
     if (r.step.engine == TSR_ENGINE_NPU) return variant_row<TSR_OP_MATMUL>(r.resolved.variant).npu.run(r);
-    const uint32_t K = P(r.step).k, N = P(r.step).n, xb = act_bytes(r.step), yb = out_bytes(r.step);
+    const uint32_t K = S(r.step).k, N = S(r.step).n, xb = act_bytes(r.step), yb = out_bytes(r.step);
     const size_t wrow = (size_t)weight_row_bytes(r.step); // validated: the tensor holds n of them
     const uint32_t tr = r.step.tile[0], tn = r.step.tile[1], ct = ceil_div(N, tn);
     const Kernel kernel = variant_row<TSR_OP_MATMUL>(r.resolved.variant).cluster.kernel;
-    const bool split = P(r.step).split[0] != 0u; // several outputs (validated)
+    const bool split = S(r.step).split[0] != 0u; // several outputs (validated)
     struct Tile {
         uint32_t ri, r0, m, c0, n;
     };
@@ -652,7 +684,7 @@ void run(StepRun &r)
 uint32_t ahead(const tsr_step &s, uint32_t *operand)
 {
     if (s.engine == TSR_ENGINE_NPU) return 0u;
-    const uint64_t bytes = (uint64_t)(P(s).n < s.tile[1] ? P(s).n : s.tile[1]) * weight_row_bytes(s);
+    const uint64_t bytes = (uint64_t)(S(s).n < s.tile[1] ? S(s).n : s.tile[1]) * weight_row_bytes(s);
     *operand = 1u;
     return bytes <= 0xFFFFFFFFu ? (uint32_t)bytes : 0u;
 }
@@ -700,7 +732,7 @@ namespace {
 // (tsr_matmul_i8_rqs_fits_32), where the cores may read them.
 uint8_t rqs_facts(const ImageView &img, const tsr_hal_board *board, const tsr_step &s)
 {
-    const tsr_matmul_params &p = P(s);
+    const tsr_matmul_rqs_params &p = P_rqs(s);
     const uint32_t w = s.operands[1];
     if (board->image_dma_only && img.tensors[w].region == TSR_REGION_IMAGE) return 0u; // the DMA engine's alone
     const int32_t *table = (const int32_t *)tensor_address(img, board, p.requant); // validated: n x 8 bytes
@@ -714,7 +746,7 @@ uint8_t facts(const ImageView &img, const tsr_hal_board *board, const tsr_step &
 {
     if (s.engine == TSR_ENGINE_CLUSTER && s.variant == TSR_VARIANT_MATMUL_I8_RQS) return rqs_facts(img, board, s);
     if (s.engine != TSR_ENGINE_CLUSTER || s.variant != TSR_VARIANT_MATMUL_I8) return 0u;
-    const tsr_matmul_params &p = P(s);
+    const tsr_matmul_i8_params &p = P_i8(s);
     const int32_t *mult = (const int32_t *)tensor_address(img, board, p.requant); // validated: n x 5 bytes
     uint32_t flags = 0;
     return tsr_matmul_i8_tables_ok(mult, (const int8_t *)(mult + p.n), nullptr, p.n, &flags) ? (uint8_t)flags : 0u;

@@ -112,17 +112,6 @@ tessera_status StepChecker::requant(const tsr_requant_params &r, const char *wha
     return TESSERA_OK;
 }
 
-tessera_status StepChecker::nonlinear(uint32_t v)
-{
-    if (v != TSR_NONLINEAR_INTEGER && v != TSR_NONLINEAR_FLOAT && v != TSR_NONLINEAR_QUANTLIB)
-        return fail("unknown non-linearity variant");
-    if (v == TSR_NONLINEAR_FLOAT && !(h.required_features & TSR_FEATURE_I8_FLOAT_NONLINEAR))
-        return fail("float non-linearities the header does not declare");
-    if (v == TSR_NONLINEAR_QUANTLIB && !(h.required_features & TSR_FEATURE_QUANTLIB))
-        return fail("QuantLib operators the header does not declare");
-    return TESSERA_OK;
-}
-
 // ---- Dma ---------------------------------------------------------------------------------
 
 void Dma::gather_slow(uint8_t *d, const uint8_t *s, uint32_t bytes)

@@ -21,6 +21,14 @@ namespace tsr {
 
 // ---- the operators ------------------------------------------------------------------
 
+// What a step's shape says of the model its image's header describes, in the header's
+// terms (0: nothing): the vocabulary and width an embedding maps, an attention's heads,
+// a feed-forward's inner width. An operator checks only its shapes and what its kernels
+// need; the header is held to every step's shape in one place (validate.cpp).
+struct ModelShape {
+    uint32_t vocab_size, dim, hidden_dim, n_heads, n_kv_heads;
+};
+
 struct OpDevice {
     tessera_status (*validate)(StepChecker &c);
     StepGeometry (*geometry)(const tsr_step &s, uint32_t rows, uint32_t cores);
@@ -41,6 +49,8 @@ struct OpDevice {
     // At open, for an NPU step with no staging: its one job (PreparedNpuJob), or false where
     // it runs several or streams its weights; nullptr: it has no NPU form.
     bool (*prepare_npu)(const PrepareContext &c, PreparedNpuJob &out);
+    // What its step's shape says of the model (ModelShape), or nullptr: nothing.
+    void (*model_shape)(const tsr_step &s, ModelShape &out) = nullptr;
 };
 
 // Data-movement operators: no kernel touches an operand, there are no tiles.

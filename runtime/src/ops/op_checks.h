@@ -44,7 +44,6 @@ struct StepChecker {
     tessera_status constant(uint32_t id, uint32_t dtype, uint64_t bytes, const char *what);
     // A requantization factor (multiplier, shift) in the kernels' ranges.
     tessera_status requant(const tsr_requant_params &r, const char *what);
-    tessera_status nonlinear(uint32_t v);
     // Zero points: operand i's is 0 (the variant computes with symmetric int8 only), or
     // operands i and j share theirs (a copy).
     tessera_status symmetric(uint32_t i);
@@ -61,6 +60,11 @@ constexpr uint32_t kAllTypes = kFloatTypes | dtype_bit(TSR_DTYPE_I8);
 inline tsr_iexp_constants iexp_constants(const tsr_iexp_params &p) { return tsr_iexp_constants{p.shift, p.ln2, p.b, p.c}; }
 // Bytes of one activation element of step s.
 inline uint32_t act_bytes(const tsr_step &s) { return tsr_dtype_bytes(s.dtype); }
+// Step s's parameters as its operator's shape (tsr_<op>_shape: what every variant of the
+// operator has) or as its variant's struct (tessera/variant_params.h), checked at open
+// (tsr_params_fit). A kernel reads the struct of the variants it is registered for.
+template <class T> const T &shape_of(const tsr_step &s) { return tsr_params_as<T>(s); }
+template <class T> const T &params_of(const tsr_step &s) { return tsr_params_as<T>(s); }
 
 } // namespace tsr
 

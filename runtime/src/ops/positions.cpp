@@ -1,8 +1,8 @@
 // POSITIONS in: x (rows x dim), table (positions x dim)   out: y (rows x dim)   tiles: rows
 //           y[r] = x[r] + table[pos + r]: a learned absolute position embedding (GPT-2's
 //           wpe) added to the run's rows, pos the run's first position.
-//           params (tsr_positions_params): dim, positions (the table's rows: at least the
-//           context, so that every run's rows are in it); I8: each input's factor to y's
+//           params: dim, positions (the table's rows: at least the context, so that every
+//           run's rows are in it); I8 (tsr_positions_i8_params): each input's factor to y's
 //           scale (as ADD's).
 #include "row_tiles.h"
 #include "tessera/kernel_sets.h"
@@ -12,7 +12,8 @@
 namespace tsr {
 namespace {
 
-const tsr_positions_params &P(const tsr_step &s) { return s.params.positions; }
+const tsr_positions_shape &S(const tsr_step &s) { return shape_of<tsr_positions_shape>(s); }
+const tsr_positions_i8_params &P_i8(const tsr_step &s) { return params_of<tsr_positions_i8_params>(s); }
 
 using Kernel = tsr_kernel_status (*)(const StepRun &r, uint8_t **p, uint32_t count);
 
@@ -36,14 +37,14 @@ tsr_kernel_status positions_bf16(const StepRun &r, uint8_t **p, uint32_t count)
 tessera_status check_i8(StepChecker &c)
 {
     for (uint32_t i = 0; i < 3u; ++i) TSR_TRY(c.symmetric(i));
-    TSR_TRY(c.requant(P(c.step).a, "input's factor out of range"));
-    return c.requant(P(c.step).b, "table's factor out of range");
+    TSR_TRY(c.requant(P_i8(c.step).a, "input's factor out of range"));
+    return c.requant(P_i8(c.step).b, "table's factor out of range");
 }
 
 using AddI8 = tsr_kernel_status (*)(const tsr_add_i8_args *, uint32_t, uint32_t);
 template <AddI8 Add> tsr_kernel_status positions_i8(const StepRun &r, uint8_t **p, uint32_t count)
 {
-    const tsr_positions_params &q = P(r.step);
+    const tsr_positions_i8_params &q = P_i8(r.step);
     const tsr_add_i8_args a = {(const int8_t *)p[0], (const int8_t *)p[1], (int8_t *)p[2], q.a.multiplier, q.a.shift,
                                q.b.multiplier, q.b.shift, count};
     return Add(&a, r.worker, r.workers);
@@ -63,7 +64,7 @@ tsr_kernel_status positions_f32_call(const PreparedCall &c, uint32_t rows, uint3
 }
 bool positions_f32_prepare(const PrepareContext &c, PreparedCall &out)
 {
-    const tsr_positions_params &q = P(c.step);
+    const tsr_positions_shape &q = S(c.step);
     c.check(0, (uint64_t)c.rows * q.dim * 4u);
     c.check(1, (uint64_t)q.positions * q.dim * 4u); // the rows a run may read: any position's
     c.check(2, (uint64_t)c.rows * q.dim * 4u);
@@ -73,7 +74,7 @@ bool positions_f32_prepare(const PrepareContext &c, PreparedCall &out)
 
 void operands(const tsr_step &s, uint32_t pos, RowOperand out[3])
 {
-    const uint32_t row = P(s).dim * act_bytes(s);
+    const uint32_t row = S(s).dim * act_bytes(s);
     out[0] = {0, row, 0, false, true, false};
     out[1] = {1, row, pos, false, true, false}; // rows from the run's position
     out[2] = {2, row, 0, false, false, true};
@@ -81,7 +82,7 @@ void operands(const tsr_step &s, uint32_t pos, RowOperand out[3])
 
 tessera_status validate(StepChecker &c)
 {
-    const tsr_positions_params &p = P(c.step);
+    const tsr_positions_shape &p = S(c.step);
     if (!p.dim) return c.fail("dim is 0");
     // A run's rows are positions below the context: the table must hold each of them.
     if (p.positions < c.h.context) return c.fail("the position table has fewer rows than the context");
@@ -103,7 +104,7 @@ void run(StepRun &r)
     RowOperand ops[3];
     operands(r.step, r.pos, ops);
     const Kernel kernel = variant_row<TSR_OP_POSITIONS>(r.resolved.variant).kernel;
-    const uint32_t dim = P(r.step).dim;
+    const uint32_t dim = S(r.step).dim;
     run_rows(r, ops, 3, [&](uint8_t **p, uint32_t rows) { return kernel(r, p, rows * dim); });
 }
 

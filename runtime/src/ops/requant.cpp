@@ -1,5 +1,5 @@
 // REQUANT   in: x (rows x n)   out: y = RequantShift(x) (rows x n)   tiles: rows
-//           params (tsr_requant_step_params): n, the RequantShift's scalar constants.
+//           params (tsr_requant_i8_params): n, the RequantShift's scalar constants.
 //           QuantLib's requantization between operators that Tessera does not fuse
 //           (the caches' own scales before the KV append).
 #include "row_tiles.h"
@@ -9,7 +9,8 @@
 namespace tsr {
 namespace {
 
-const tsr_requant_step_params &P(const tsr_step &s) { return s.params.requant; }
+const tsr_requant_shape &S(const tsr_step &s) { return shape_of<tsr_requant_shape>(s); }
+const tsr_requant_i8_params &P(const tsr_step &s) { return params_of<tsr_requant_i8_params>(s); }
 
 using Kernel = tsr_kernel_status (*)(const StepRun &r, uint8_t *x, uint8_t *y, uint32_t count);
 
@@ -48,21 +49,21 @@ tsr_kernel_status requant_i8_call(const PreparedCall &c, uint32_t rows, uint32_t
 template <tsr_kernel_status (*Requant)(const int8_t *, int8_t *, uint32_t, const tsr_rqs_params *, uint32_t, uint32_t)>
 bool requant_i8_prepare(const PrepareContext &c, PreparedCall &out)
 {
-    const uint32_t n = P(c.step).n;
+    const uint32_t n = S(c.step).n;
     c.check(0, (uint64_t)c.rows * n);
     c.check(1, (uint64_t)c.rows * n);
     out.set(requant_i8_call<Requant>, PreparedRequant{(const int8_t *)c.at(0), (int8_t *)c.at(1), &P(c.step).rqs, n});
     return true;
 }
 
-tessera_status validate(StepChecker &c) { return unary_validate(c, P(c.step).n); }
+tessera_status validate(StepChecker &c) { return unary_validate(c, S(c.step).n); }
 
-StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t) { return unary_geometry(s, rows, P(s).n); }
+StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t) { return unary_geometry(s, rows, S(s).n); }
 
 void run(StepRun &r)
 {
     const Kernel kernel = variant_row<TSR_OP_REQUANT>(r.resolved.variant).kernel;
-    unary_run(r, P(r.step).n, [&](uint8_t *x, uint8_t *y, uint32_t count) { return kernel(r, x, y, count); });
+    unary_run(r, S(r.step).n, [&](uint8_t *x, uint8_t *y, uint32_t count) { return kernel(r, x, y, count); });
 }
 
 } // namespace

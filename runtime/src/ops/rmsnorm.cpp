@@ -1,7 +1,7 @@
 // RMSNORM   in: x (rows x dim), weight (dim)   out: y (rows x dim)   tiles: rows
-//           params (tsr_rmsnorm_params): dim; F32, BF16: eps; I8: the weight is I8 too,
-//           integer (eps_q8, gain, gain_shift) or float (eps, out_scale) variant;
-//           QuantLib's iRMSNorm (log2_d, lo, hi): the weight is I32.
+//           params: dim; F32, BF16 (tsr_rmsnorm_float_params): eps; I8: the weight is I8 too,
+//           integer (tsr_rmsnorm_i8_params) or float (tsr_rmsnorm_i8_float_params) variant;
+//           QuantLib's iRMSNorm (tsr_rmsnorm_quantlib_params): the weight is I32.
 #include "row_tiles.h"
 #include "tessera/kernels_bf16.h"
 #include "tessera/kernels_i8.h"
@@ -12,7 +12,7 @@
 namespace tsr {
 namespace {
 
-const tsr_rmsnorm_params &P(const tsr_step &s) { return s.params.rmsnorm; }
+const tsr_rmsnorm_shape &S(const tsr_step &s) { return shape_of<tsr_rmsnorm_shape>(s); }
 
 using Kernel = tsr_kernel_status (*)(const StepRun &r, uint8_t **p, uint32_t n);
 
@@ -39,22 +39,21 @@ uint32_t weight_dtype(const tsr_step &s) { return weight_dtype(s, registered_var
 
 void operands(const tsr_step &s, uint32_t wdtype, RowOperand out[3])
 {
-    const uint32_t row = P(s).dim * act_bytes(s);
+    const uint32_t row = S(s).dim * act_bytes(s);
     out[0] = {0, row, 0, false, true, false};
-    out[1] = {1, P(s).dim * tsr_dtype_bytes(wdtype), 0, true, true, false};
+    out[1] = {1, S(s).dim * tsr_dtype_bytes(wdtype), 0, true, true, false};
     out[2] = {2, row, 0, false, false, true};
 }
 
 tessera_status check_eps(StepChecker &c)
 {
-    return P(c.step).eps > 0.0f ? TESSERA_OK : c.fail("eps not positive");
+    return params_of<tsr_rmsnorm_float_params>(c.step).eps > 0.0f ? TESSERA_OK : c.fail("eps not positive");
 }
 
 tessera_status check_i8(StepChecker &c)
 {
-    const tsr_rmsnorm_params &p = P(c.step);
-    TSR_TRY(c.nonlinear(p.nonlinear)); // the header declares what it needs
-    TSR_TRY(c.symmetric(1));            // the gain; x's and y's zero points are the kernel's
+    const tsr_rmsnorm_i8_params &p = params_of<tsr_rmsnorm_i8_params>(c.step);
+    TSR_TRY(c.symmetric(1)); // the gain; x's and y's zero points are the kernel's
     if (p.dim > 16384u) return c.fail("dim above 16384");
     return p.eps_q8 > (1u << 24) || p.gain < (1 << 14) || p.gain >= (1 << 15) || p.gain_shift < 0 || p.gain_shift > 30
                ? c.fail("normalization constants out of range")
@@ -63,8 +62,7 @@ tessera_status check_i8(StepChecker &c)
 
 tessera_status check_i8_float(StepChecker &c)
 {
-    const tsr_rmsnorm_params &p = P(c.step);
-    TSR_TRY(c.nonlinear(p.nonlinear)); // the header declares what it needs
+    const tsr_rmsnorm_i8_float_params &p = params_of<tsr_rmsnorm_i8_float_params>(c.step);
     TSR_TRY(c.symmetric(0));
     TSR_TRY(c.symmetric(1));
     TSR_TRY(c.symmetric(2));
@@ -74,8 +72,7 @@ tessera_status check_i8_float(StepChecker &c)
 
 tessera_status check_quantlib(StepChecker &c)
 {
-    const tsr_rmsnorm_params &p = P(c.step);
-    TSR_TRY(c.nonlinear(p.nonlinear));
+    const tsr_rmsnorm_quantlib_params &p = params_of<tsr_rmsnorm_quantlib_params>(c.step);
     if (p.dim > 16384u) return c.fail("dim above 16384");
     return p.log2_d < 0 || p.log2_d > 31 || p.lo > p.hi || p.lo < -128 || p.hi > 127
                ? c.fail("iRMSNorm constants out of range")
@@ -84,7 +81,7 @@ tessera_status check_quantlib(StepChecker &c)
 
 tsr_kernel_status rms_f32(const StepRun &r, uint8_t **p, uint32_t n)
 {
-    const tsr_rmsnorm_params &q = P(r.step);
+    const tsr_rmsnorm_float_params &q = params_of<tsr_rmsnorm_float_params>(r.step);
     return tsr_rmsnorm_f32((const float *)p[0], (const float *)p[1], (float *)p[2], n, q.dim, q.eps, r.worker, r.workers);
 }
 
@@ -102,7 +99,7 @@ tsr_kernel_status rms_f32_call(const PreparedCall &c, uint32_t rows, uint32_t, u
 }
 bool rms_f32_prepare(const PrepareContext &c, PreparedCall &out)
 {
-    const tsr_rmsnorm_params &q = P(c.step);
+    const tsr_rmsnorm_float_params &q = params_of<tsr_rmsnorm_float_params>(c.step);
     c.check(0, (uint64_t)c.rows * q.dim * 4u);
     c.check(1, (uint64_t)q.dim * 4u);
     c.check(2, (uint64_t)c.rows * q.dim * 4u);
@@ -112,7 +109,7 @@ bool rms_f32_prepare(const PrepareContext &c, PreparedCall &out)
 
 tsr_kernel_status rms_bf16(const StepRun &r, uint8_t **p, uint32_t n)
 {
-    const tsr_rmsnorm_params &q = P(r.step);
+    const tsr_rmsnorm_float_params &q = params_of<tsr_rmsnorm_float_params>(r.step);
     return tsr_rmsnorm_bf16((const tsr_bf16 *)p[0], (const tsr_bf16 *)p[1], (tsr_bf16 *)p[2], n, q.dim, q.eps, r.worker,
                             r.workers);
 }
@@ -121,7 +118,7 @@ tsr_kernel_status rms_bf16(const StepRun &r, uint8_t **p, uint32_t n)
 template <tsr_kernel_status (*Rmsnorm)(const tsr_rmsnorm_i8_args *, uint32_t, uint32_t)>
 tsr_kernel_status rms_i8(const StepRun &r, uint8_t **p, uint32_t n)
 {
-    const tsr_rmsnorm_params &q = P(r.step);
+    const tsr_rmsnorm_i8_params &q = params_of<tsr_rmsnorm_i8_params>(r.step);
     tsr_rmsnorm_i8_args a = {(const int8_t *)p[0], (const int8_t *)p[1], (int8_t *)p[2], r.resolved.zero[0], r.resolved.zero[2], q.eps_q8, q.gain,
                              q.gain_shift, n, q.dim};
     return Rmsnorm(&a, r.worker, r.workers);
@@ -131,7 +128,7 @@ tsr_kernel_status rms_i8(const StepRun &r, uint8_t **p, uint32_t n)
 template <tsr_kernel_status (*Rmsnorm)(const tsr_rmsnorm_i8_args *, uint32_t, uint32_t)>
 bool rms_i8_prepare(const PrepareContext &c, PreparedCall &out)
 {
-    const tsr_rmsnorm_params &q = P(c.step);
+    const tsr_rmsnorm_i8_params &q = params_of<tsr_rmsnorm_i8_params>(c.step);
     const ResolvedStep &r = c.resolved;
     const uint32_t bytes = c.rows * q.dim; // validated: the operands hold it
     c.check(0, bytes);
@@ -145,7 +142,7 @@ bool rms_i8_prepare(const PrepareContext &c, PreparedCall &out)
 
 tsr_kernel_status rms_i8_float(const StepRun &r, uint8_t **p, uint32_t n)
 {
-    const tsr_rmsnorm_params &q = P(r.step);
+    const tsr_rmsnorm_i8_float_params &q = params_of<tsr_rmsnorm_i8_float_params>(r.step);
     return tsr_rmsnorm_i8_float((const int8_t *)p[0], (const int8_t *)p[1], (int8_t *)p[2], n, q.dim, q.eps, q.out_scale,
                                 r.worker, r.workers);
 }
@@ -153,14 +150,14 @@ tsr_kernel_status rms_i8_float(const StepRun &r, uint8_t **p, uint32_t n)
 template <tsr_kernel_status (*IRmsNorm)(const tsr_irmsnorm_i8_args *, uint32_t, uint32_t)>
 tsr_kernel_status rms_quantlib(const StepRun &r, uint8_t **p, uint32_t n)
 {
-    const tsr_rmsnorm_params &q = P(r.step);
+    const tsr_rmsnorm_quantlib_params &q = params_of<tsr_rmsnorm_quantlib_params>(r.step);
     const tsr_irmsnorm_i8_args a = {(const int8_t *)p[0], (const int32_t *)p[1], (int8_t *)p[2], n, q.dim, q.log2_d, q.lo, q.hi};
     return IRmsNorm(&a, r.worker, r.workers);
 }
 template <tsr_kernel_status (*IRmsNorm)(const tsr_irmsnorm_i8_args *, uint32_t, uint32_t)>
 bool rms_quantlib_prepare(const PrepareContext &c, PreparedCall &out)
 {
-    const tsr_rmsnorm_params &q = P(c.step);
+    const tsr_rmsnorm_quantlib_params &q = params_of<tsr_rmsnorm_quantlib_params>(c.step);
     c.check(0, (uint64_t)c.rows * q.dim);
     c.check(1, (uint64_t)q.dim * 4u);
     c.check(2, (uint64_t)c.rows * q.dim);
@@ -171,7 +168,7 @@ bool rms_quantlib_prepare(const PrepareContext &c, PreparedCall &out)
 
 tessera_status validate(StepChecker &c)
 {
-    const tsr_rmsnorm_params &p = P(c.step);
+    const tsr_rmsnorm_shape &p = S(c.step);
     if (!p.dim) return c.fail("dim is 0");
     const uint64_t R = c.rows, row = (uint64_t)p.dim * act_bytes(c.step);
     TSR_TRY(c.operand(0, c.step.dtype, R * row, false));

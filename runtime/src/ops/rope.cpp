@@ -1,10 +1,11 @@
 // ROPE      inout: q (rows x dim), k (rows x kv_dim)
 //           in: table (context x head_size: a {cos, sin} pair per 2 columns; F32, or
 //               I16 in Q14 for I8 steps)
-//           params (tsr_rope_params): dim, kv_dim, head_size, context        tiles: rows
-//           TSR_ROPE_MATRIX (I8, F32): the table is the run's rotations, a head_size x head_size I8
-//             matrix per row (a side input, rows from the run's first), and each head is
-//             requantized after its product (I8; q, k: tsr_rqs_params)
+//           params (tsr_rope_params): dim, kv_dim, head_size, context (the angle table's
+//             rows)                                                          tiles: rows
+//           rope.i8.matrix, rope.f32.matrix: the table is the run's rotations, a head_size x
+//             head_size I8 matrix per row (a side input, rows from the run's first), and each
+//             head is requantized after its product (I8: tsr_rope_matrix_i8_params, q and k)
 #include "row_tiles.h"
 #include "tessera/kernels_bf16.h"
 #include "tessera/kernels_i8.h"
@@ -14,7 +15,8 @@
 namespace tsr {
 namespace {
 
-const tsr_rope_params &P(const tsr_step &s) { return s.params.rope; }
+const tsr_rope_shape &S(const tsr_step &s) { return shape_of<tsr_rope_shape>(s); }
+const tsr_rope_params &P(const tsr_step &s) { return params_of<tsr_rope_params>(s); }
 
 using Kernel = tsr_kernel_status (*)(const StepRun &r, uint8_t **t, uint32_t n);
 
@@ -89,7 +91,7 @@ template <RopeI8 Rope> bool rope_i8_prepare(const PrepareContext &c, PreparedCal
 template <tsr_kernel_status (*RopeMatrix)(const tsr_rope_matrix_i8_args *, uint32_t, uint32_t)>
 tsr_kernel_status rope_matrix(const StepRun &r, uint8_t **t, uint32_t n)
 {
-    const tsr_rope_params &p = P(r.step);
+    const tsr_rope_matrix_i8_params &p = params_of<tsr_rope_matrix_i8_params>(r.step);
     const tsr_rope_matrix_i8_args a = {(int8_t *)t[0], (int8_t *)t[1], (const int8_t *)t[2], &p.q, &p.k, n, p.dim, p.kv_dim,
                                        p.head_size};
     return RopeMatrix(&a, r.worker, r.workers);
@@ -104,12 +106,12 @@ tsr_kernel_status rope_matrix_f32(const StepRun &r, uint8_t **t, uint32_t n)
 
 tessera_status check_matrix_f32(StepChecker &c)
 {
-    return P(c.step).head_size > 64u ? c.fail("head size above 64") : TESSERA_OK;
+    return S(c.step).head_size > 64u ? c.fail("head size above 64") : TESSERA_OK;
 }
 
 tessera_status check_matrix(StepChecker &c)
 {
-    const tsr_rope_params &p = P(c.step);
+    const tsr_rope_matrix_i8_params &p = params_of<tsr_rope_matrix_i8_params>(c.step);
     TSR_TRY(c.symmetric(0));
     TSR_TRY(c.symmetric(1));
     if (p.head_size > 64u) return c.fail("head size above 64");
@@ -142,14 +144,14 @@ template <> struct OpRow<TSR_OP_ROPE> : RopeVariant {};
 
 namespace {
 
-uint32_t table_row_bytes(const tsr_rope_params &p, const RopeVariant &v)
+uint32_t table_row_bytes(const tsr_rope_shape &p, const RopeVariant &v)
 {
     return (v.per_run_row ? p.head_size * p.head_size : p.head_size) * tsr_dtype_bytes(v.table_dtype);
 }
 
 void operands(const tsr_step &s, const RopeVariant &v, uint32_t pos, RowOperand out[3])
 {
-    const tsr_rope_params &p = P(s);
+    const tsr_rope_shape &p = S(s);
     const uint32_t e = act_bytes(s);
     out[0] = {0, p.dim * e, 0, false, true, true};
     out[1] = {1, p.kv_dim * e, 0, false, true, true};
@@ -158,12 +160,14 @@ void operands(const tsr_step &s, const RopeVariant &v, uint32_t pos, RowOperand 
 
 tessera_status validate(StepChecker &c)
 {
-    const tsr_rope_params &p = P(c.step);
+    const tsr_rope_shape &p = S(c.step);
     const RopeVariant &v = variant_row<TSR_OP_ROPE>(registered_variant(c.step.variant));
     const uint64_t R = c.rows, e = act_bytes(c.step);
     if (!p.head_size || p.head_size % 2u || !p.dim || p.dim % p.head_size || !p.kv_dim || p.kv_dim % p.head_size ||
-        p.kv_dim > p.dim || p.context != c.h.context)
-        return c.fail("dims or context do not fit the model");
+        p.kv_dim > p.dim)
+        return c.fail("dim or kv_dim is not whole heads of an even head_size");
+    // A run's rows are positions below the context: an angle table must hold each of them.
+    if (!v.per_run_row && p.context < c.h.context) return c.fail("the angle table has fewer rows than the context");
     TSR_TRY(c.operand(0, c.step.dtype, R * p.dim * e, true));
     TSR_TRY(c.operand(1, c.step.dtype, R * p.kv_dim * e, true));
     if (p.head_size > 1024u) return c.fail("head size above 1024");

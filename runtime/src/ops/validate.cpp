@@ -46,8 +46,9 @@ tessera_status check_tiles(StepChecker &c, const StepGeometry &g)
 }
 
 // The step names a row of tessera/variants.def, and that row runs it: the operator,
-// engine, element type and arithmetic its params say. Whether this runtime has the
-// row's kernel is check_step's next question.
+// engine and element type; its parameters are that row's struct, and the header declares
+// the feature the row needs. Whether this runtime has the row's kernel is check_step's
+// next question.
 tessera_status check_variant_row(StepChecker &c)
 {
     const tsr_step &s = c.step;
@@ -61,8 +62,18 @@ tessera_status check_variant_row(StepChecker &c)
     if (!tsr_variant_matches(&row, &s)) {
         c.err.str(c.schedule).str(" schedule step ").num(c.index).str(" (").str(tsr_op_name(s.op))
             .str("): names variant ").str(row.name).str(", which does not run a step of element type ")
-            .str(tsr_dtype_name(s.dtype)).str(" with arithmetic ").hex(tsr_step_arithmetic(&s), 8u)
-            .str(" on engine ").num(s.engine);
+            .str(tsr_dtype_name(s.dtype)).str(" on engine ").num(s.engine);
+        return TESSERA_ERR_IMAGE_BAD_SCHEDULE;
+    }
+    if (!tsr_params_fit(&s)) {
+        c.err.str(c.schedule).str(" schedule step ").num(c.index).str(" (").str(row.name)
+            .str("): its parameter record (variant ").num(s.params.variant).str(", ").num(s.params.bytes)
+            .str(" bytes) is not its variant's ").num(tsr_variant_params_bytes(s.variant)).str("-byte struct followed by zeros");
+        return TESSERA_ERR_IMAGE_BAD_SCHEDULE;
+    }
+    if (row.feature & ~c.h.required_features) {
+        c.err.str(c.schedule).str(" schedule step ").num(c.index).str(" (").str(row.name)
+            .str("): needs feature ").str(tsr_feature_name(row.feature) ? tsr_feature_name(row.feature) : "?").str(", which the header does not declare");
         return TESSERA_ERR_IMAGE_BAD_SCHEDULE;
     }
     return TESSERA_OK;
@@ -101,6 +112,29 @@ tessera_status check_step(StepChecker &c)
     return check_tiles(c, g);
 }
 
+// The header describes the model its steps compute: each value a step's shape says of it
+// (OpDevice::model_shape) is the header's. The one place the runtime relates operators to
+// the model's hyperparameters (which tessera_model_info reports).
+tessera_status check_model_shape(StepChecker &c)
+{
+    const OpDevice *op = op_device(c.step.op);
+    if (!op->model_shape) return TESSERA_OK;
+    ModelShape m = {};
+    op->model_shape(c.step, m);
+    const struct {
+        uint32_t said, header;
+        const char *name;
+    } fields[] = {{m.vocab_size, c.h.vocab_size, "vocab_size"}, {m.dim, c.h.dim, "dim"}, {m.hidden_dim, c.h.hidden_dim, "hidden_dim"},
+                  {m.n_heads, c.h.n_heads, "n_heads"}, {m.n_kv_heads, c.h.n_kv_heads, "n_kv_heads"}};
+    for (const auto &f : fields)
+        if (f.said && f.said != f.header) {
+            c.err.str(c.schedule).str(" schedule step ").num(c.index).str(" (").str(tsr_op_name(c.step.op)).str("): its ")
+                .str(f.name).str(" is ").num(f.said).str(", the header's ").num(f.header);
+            return TESSERA_ERR_IMAGE_BAD_HEADER;
+        }
+    return TESSERA_OK;
+}
+
 tessera_status check_steps(const ImageView &view, const ScheduleView &s, uint32_t tokens, const char *name, Message &err)
 {
     const tsr_image_header &h = *view.header;
@@ -109,6 +143,7 @@ tessera_status check_steps(const ImageView &view, const ScheduleView &s, uint32_
         StepChecker c{h, view.tensors, s.steps[i], step_rows(s.steps[i], s.header->max_rows), err, i, name, tokens, &view,
                       s.header->step_count};
         TSR_TRY(check_step(c));
+        TSR_TRY(check_model_shape(c));
         if (s.steps[i].layer != TSR_NO_LAYER && s.steps[i].layer + 1u > layers) layers = s.steps[i].layer + 1u;
     }
     if (layers != h.n_layers) {

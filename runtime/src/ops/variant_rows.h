@@ -27,7 +27,7 @@ static_assert(TSR_BF16_EXP_ACCURATE == TSR_EXP_ACCURATE && TSR_BF16_EXP_SCHRAUDO
 constexpr uint16_t variant_op(uint32_t id)
 {
     switch (id) {
-#define TSR_VARIANT(NAME, id_, name, op, engine, dtype, arithmetic, feature) case id_: return op;
+#define TSR_VARIANT(NAME, id_, name, op, engine, dtype, arithmetic, feature, params) case id_: return op;
 #include "tessera/variants.def"
 #undef TSR_VARIANT
     default: return 0u;

@@ -14,7 +14,7 @@ const struct tsr_variant_impl *const tsr_variants[] = {
 #define TSR_TUNED(OP, SET, NAME, suffix) &TSR_VARIANT_IMPL_TUNED(NAME, SET),
 #include "tessera/tuned_all.def"
 #undef TSR_TUNED
-#define TSR_VARIANT(NAME, id, name, op, engine, dtype, arithmetic, feature) &TSR_VARIANT_IMPL(NAME),
+#define TSR_VARIANT(NAME, id, name, op, engine, dtype, arithmetic, feature, params) &TSR_VARIANT_IMPL(NAME),
 #include "tessera/variants.def"
 #undef TSR_VARIANT
 };

@@ -176,9 +176,10 @@ RunEstimate estimate_run(const uint8_t *image, size_t size, const BoardDesc &boa
             vw->cost += step;
             vw->fitted = true;
         } else if (s.engine == TSR_ENGINE_NPU) {
-            const tsr_npu_desc &d = t.descs[s.params.matmul.npu_desc];
+            const tsr_matmul_npu_params &p = tsr_params_as<tsr_matmul_npu_params>(s); // every NPU variant's first fields
+            const tsr_npu_desc &d = t.descs[p.npu_desc];
             const bool nms = d.flags & TSR_NPU_WEIGHTS_NMS;
-            const double weights = double(s.params.matmul.n) * double(tsr_npu_channel_bytes(d.k, d.weight_bits));
+            const double weights = double(p.n) * double(tsr_npu_channel_bytes(d.k, d.weight_bits));
             bytes = nms ? 0 : weights;
             transfers = nms ? 0 : d.jobs;
             const double dma = bytes / c.dma_bytes_per_cycle + transfers * c.dma_transfer_cycles;
@@ -192,7 +193,7 @@ RunEstimate estimate_run(const uint8_t *image, size_t size, const BoardDesc &boa
                 now += c.npu_job_cycles; // the controller programs the job
                 const double start = std::max(now, npu_free);
                 npu_free = start + busy / d.jobs;
-                pending.push_back({nms ? s.params.matmul.join : i + 1, npu_free});
+                pending.push_back({nms ? p.join : i + 1, npu_free});
                 busy_on(Lane::kNpu, "matmul", start, npu_free, w.macs / d.jobs);
             }
             busy_on(Lane::kDma, "copy", issued, issued + dma, bytes);

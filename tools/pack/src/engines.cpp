@@ -43,7 +43,7 @@ namespace {
 bool eligible(const Graph &g, const GraphStep &s)
 {
     if (s.op != TSR_OP_MATMUL || s.dtype != TSR_DTYPE_I8) return false;
-    const tsr_matmul_params &p = s.params.matmul;
+    const tsr_matmul_attrs &p = s.params.matmul;
     const GraphTensor &w = g.tensors[s.operands[1]];
     // Q31 factors on per-channel weights, or QuantLib's RequantShift onto the whole int8 range
     // (the NPU clamps to -128..127).
@@ -77,7 +77,7 @@ void to_stage_form(Graph &g, const std::vector<int> &decided, uint32_t &stage_st
     for (const GraphSchedule *sch : both)
         for (const GraphStep &s : sch->steps) {
             if (s.op != TSR_OP_MATMUL || s.dtype != TSR_DTYPE_I8) continue;
-            const tsr_matmul_params &p = s.params.matmul;
+            const tsr_matmul_attrs &p = s.params.matmul;
             if (p.requant >= g.tensors.size()) continue;
             int &v = ok[p.requant];
             const bool npu_rqs = decided[s.operands[1]] == 1 && p.requant_form == TSR_REQUANT_RQS && p.rqs_shift >= 0 && p.rqs_shift <= 31;
@@ -147,7 +147,7 @@ EngineAssignment assign_engines(Graph &g, const BoardDesc &board, Scenario scena
         }
         decided[wid] = 1;
         if (!by_cost) return;
-        const tsr_matmul_params &p = s.params.matmul;
+        const tsr_matmul_attrs &p = s.params.matmul;
         if (p.requant_form != TSR_REQUANT_RQS) { // N-EUREKA's stage gives RequantShift's integers, not Q31 factors
             decided[wid] = 0;
             a.cluster_linear.push_back(s.label + " (Q31 requantization: the NPU's stage cannot give it, a core would)");
@@ -184,7 +184,7 @@ EngineAssignment assign_engines(Graph &g, const BoardDesc &board, Scenario scena
             if (s.op != TSR_OP_MATMUL || decided[s.operands[1]] != 1) continue;
             GraphTensor &w = g.tensors[s.operands[1]];
             if (w.layout != TSR_LAYOUT_ROW_MAJOR) continue; // done (a weight two steps share)
-            const tsr_matmul_params &p = s.params.matmul;
+            const tsr_matmul_attrs &p = s.params.matmul;
             try {
                 w.data = npu_weight_layout(reinterpret_cast<const int8_t *>(w.data.data()), p.n, p.k, weight_bits);
             } catch (const std::range_error &e) {

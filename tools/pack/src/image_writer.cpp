@@ -41,12 +41,9 @@ std::vector<uint8_t> build_schedule(const Graph &graph, const GraphSchedule &s, 
     h.max_rows = s.max_rows;
     put(out, 0, h);
     for (size_t i = 0; i < s.steps.size(); ++i) {
-        const GraphStep &g = s.steps[i];
-        tsr_step st = probe_step(g, g.tile); // op, engine, flags, type, params, tiles and variant
-        st.layer = g.layer;
-        for (uint32_t k = 0; k < TSR_MAX_OPERANDS; ++k) st.operands[k] = uint16_t(k < g.operand_count ? g.operands[k] : TSR_NO_TENSOR);
+        GraphStep g = s.steps[i];
         if (g.engine == TSR_ENGINE_NPU) {
-            const tsr_matmul_params &p = g.params.matmul;
+            tsr_matmul_attrs &p = g.params.matmul;
             tsr_npu_desc d{};
             d.kind = p.requant_form == TSR_REQUANT_RQS_STAGE ? TSR_NPU_GEMM_I8_RQS_STAGE
                      : p.requant_form == TSR_REQUANT_RQS     ? TSR_NPU_GEMM_I8_RQS
@@ -59,13 +56,16 @@ std::vector<uint8_t> build_schedule(const Graph &graph, const GraphSchedule &s, 
             d.ldx = p.k;
             d.ldy = p.n;
             d.jobs = (p.n + d.n - 1) / d.n;
-            st.params.matmul.npu_desc = uint32_t(descs.size());
+            p.npu_desc = uint32_t(descs.size());
             descs.push_back(d);
         }
+        tsr_step st = probe_step(g, g.tile); // op, engine, flags, type, params, tiles and variant
+        st.layer = g.layer;
+        for (uint32_t k = 0; k < TSR_MAX_OPERANDS; ++k) st.operands[k] = uint16_t(k < g.operand_count ? g.operands[k] : TSR_NO_TENSOR);
         for (uint32_t k = 0; k < TSR_MAX_OPERANDS; ++k) st.staging[k] = uint16_t(g.staging[k]);
         if (st.variant == TSR_VARIANT_NONE)
             throw PlanError(std::string("step ") + std::to_string(i) + " (" + tsr_op_name(st.op) + ", element type " +
-                            tsr_dtype_name(st.dtype) + ", arithmetic " + std::to_string(tsr_step_arithmetic(&st)) +
+                            tsr_dtype_name(st.dtype) + ", arithmetic " + std::to_string(tsr_attrs_arithmetic(g.op, &g.params)) +
                             "): no row of tessera/variants.def runs it");
         put(out, sizeof(tsr_schedule_header) + i * sizeof(tsr_step), st);
     }
@@ -82,7 +82,7 @@ std::vector<uint16_t> image_variants(const Graph &graph)
             const tsr_step st = probe_step(g, g.tile);
             if (st.variant == TSR_VARIANT_NONE)
                 throw PlanError(std::string(tsr_op_name(st.op)) + " step of element type " + tsr_dtype_name(st.dtype) +
-                                ", arithmetic " + std::to_string(tsr_step_arithmetic(&st)) +
+                                ", arithmetic " + std::to_string(tsr_attrs_arithmetic(g.op, &g.params)) +
                                 ": no row of tessera/variants.def runs it");
             ids.push_back(st.variant);
         }

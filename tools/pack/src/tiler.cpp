@@ -92,9 +92,11 @@ tsr_step probe_step(const GraphStep &g, const Tile &tile)
     s.engine = g.engine;
     s.flags = g.flags;
     s.dtype = g.dtype;
-    s.params = g.params;
     for (size_t i = 0; i < TSR_MAX_TILES; ++i) s.tile[i] = tile[i];
-    s.variant = uint16_t(tsr_variant_find(&s)); // TSR_VARIANT_NONE when no row runs it: the writer refuses that
+    if (const HostVariant *v = host_variant(g)) { // none: no row runs it, and the writer refuses it
+        s.variant = v->id;
+        v->encode(g, s.params);
+    }
     return s;
 }
 

@@ -32,7 +32,7 @@ std::string variant_list_source(const std::vector<uint16_t> &variants, const std
             uint16_t id;
             const char *name;
         } kEnumNames[] = {
-#define TSR_VARIANT(NAME, id, name, op, engine, dtype, arithmetic, feature) {id, #NAME},
+#define TSR_VARIANT(NAME, id, name, op, engine, dtype, arithmetic, feature, params) {id, #NAME},
 #include "tessera/variants.def"
 #undef TSR_VARIANT
         };

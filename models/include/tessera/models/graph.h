@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tessera/image_format.h"
+#include "tessera/models/op_attributes.h"
 
 namespace tessera {
 
@@ -45,7 +46,7 @@ struct GraphStep {
     uint8_t dtype = TSR_DTYPE_F32; // of its activations
     std::array<uint32_t, TSR_MAX_OPERANDS> operands{};
     uint32_t operand_count = 0;
-    tsr_op_params params{}; // the member named after op
+    tsr_op_attrs params{}; // the member named after op
     std::string label;             // for reports: "layer3.wq"
     uint16_t layer = TSR_NO_LAYER; // for profiles
     // int8: the scale of an intermediate the operator computes, which no tensor holds

@@ -31,7 +31,7 @@ struct LlamaLowering {
     // row it reads to its activations' scale.
     uint32_t shared_table_bits = 0;
     // Q, K and V as one matmul step, and W1 and W3 (their weights stacked, the outputs split:
-    // tsr_matmul_params.split): fewer steps a token, the same values.
+    // tsr_matmul_attrs.split): fewer steps a token, the same values.
     bool fuse_linears = false;
     // I8: the largest magnitude of each activation (names without the schedule suffix:
     // "layer0.q", "layer0.attention.scores"), from calibration.

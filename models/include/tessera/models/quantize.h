@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "tessera/op_params.h"
+#include "tessera/models/op_attributes.h"
 
 namespace tessera {
 

@@ -27,7 +27,7 @@ std::vector<Tile> candidates(const StepShape &s)
 
 TileCost cost(const StepShape &s, const Tile &tile, const OperandsInL1 &in_l1)
 {
-    const tsr_attention_params &p = s.step.params.attention;
+    const tsr_attention_attrs &p = s.step.params.attention;
     const uint64_t nh = p.n_heads, hs = p.head_size, ctx = p.context, R = s.rows, heads = R * nh;
     const uint64_t keys = ctx / 2 + 1, chunks = (keys + tile[0] - 1) / tile[0], e = tsr_dtype_bytes(s.step.dtype);
     TileCost c;
@@ -48,7 +48,7 @@ TileCost cost(const StepShape &s, const Tile &tile, const OperandsInL1 &in_l1)
 // Also records the scores' range ("<label>.scores"): the int8 softmax's input scale.
 void evaluate(const GraphStep &s, Evaluation &e)
 {
-    const tsr_attention_params &p = s.params.attention;
+    const tsr_attention_attrs &p = s.params.attention;
     const uint32_t hs = p.head_size, kv_dim = p.n_kv_heads * hs, n = e.pos() + 1, group = p.n_heads / p.n_kv_heads;
     const float *q = e.values(s.operands[0]), *kc = e.values(s.operands[1]), *vc = e.values(s.operands[2]);
     float *y = e.values(s.operands[4]);
@@ -85,9 +85,9 @@ void evaluate(const GraphStep &s, Evaluation &e)
 // predicted 10.9 % short: 128 items, 16 tiles).
 Work work(const tsr_step &s, uint32_t rows, uint32_t pos, uint32_t cores)
 {
-    const tsr_attention_params &p = s.params.attention;
+    const tsr_attention_shape &p = tsr_params_as<tsr_attention_shape>(s);
     const double heads = double(rows) * p.n_heads, e = tsr_dtype_bytes(s.dtype);
-    const bool whole_chunk = tsr_step_arithmetic(&s) == TSR_NONLINEAR_QUANTLIB;
+    const bool whole_chunk = s.variant == TSR_VARIANT_ATTENTION_I8_QUANTLIB;
     const double kv = whole_chunk ? double(pos) + rows : double(pos) + (rows + 1) / 2;
     const uint64_t tc = std::max<uint32_t>(s.tile[0], 1u), chunks = (uint64_t(pos) + rows + tc - 1) / tc;
     auto staged = [&](uint32_t k) { return s.staging[k] != TSR_NO_TENSOR ? 1.0 : 0.0; };
@@ -120,7 +120,7 @@ double score_factor(const GraphStep &s, const Graph &g)
 // the integer exponential for it, the output factor (probabilities in Q12).
 void derive_i8(GraphStep &s, Graph &g)
 {
-    tsr_attention_params &p = s.params.attention;
+    tsr_attention_attrs &p = s.params.attention;
     const double ss = s.inner_scale;
     if (!(ss > 0)) throw std::logic_error(s.label + ": integer attention needs its scores' scale");
     p.scores = requant_factor(score_factor(s, g) / ss, s.label + " scores");
@@ -140,7 +140,35 @@ void derive_i8_float(GraphStep &s, Graph &g)
     s.params.attention.out_scale = float(operand_scale(g, s, 2) / operand_scale(g, s, 4));
 }
 
-const HostVariant kVariants[] = {{TSR_VARIANT_ATTENTION_I8, derive_i8}, {TSR_VARIANT_ATTENTION_I8_FLOAT, derive_i8_float}};
+// Each struct begins with the shape (TSR_ATTENTION_SHAPE).
+#define TSR_ATTENTION_SHAPE_OF(a) a.n_heads, a.n_kv_heads, a.head_size, a.context, a.kv_layout, a.window
+template <unsigned V> void encode_float(const GraphStep &s, tsr_param_record &out)
+{
+    put_params<V>(out, {TSR_ATTENTION_SHAPE_OF(s.params.attention)});
+}
+void encode_i8(const GraphStep &s, tsr_param_record &out)
+{
+    const tsr_attention_attrs &a = s.params.attention;
+    put_params<TSR_VARIANT_ATTENTION_I8>(out, {TSR_ATTENTION_SHAPE_OF(a), a.scores, a.softmax, a.out, a.exps});
+}
+void encode_i8_float(const GraphStep &s, tsr_param_record &out)
+{
+    const tsr_attention_attrs &a = s.params.attention;
+    put_params<TSR_VARIANT_ATTENTION_I8_FLOAT>(out, {TSR_ATTENTION_SHAPE_OF(a), a.score_scale, a.out_scale});
+}
+void encode_quantlib(const GraphStep &s, tsr_param_record &out)
+{
+    const tsr_attention_attrs &a = s.params.attention;
+    put_params<TSR_VARIANT_ATTENTION_I8_QUANTLIB>(out, {TSR_ATTENTION_SHAPE_OF(a), a.tables});
+}
+#undef TSR_ATTENTION_SHAPE_OF
+
+const HostVariant kVariants[] = {{TSR_VARIANT_ATTENTION_F32, encode_float<TSR_VARIANT_ATTENTION_F32>},
+                                 {TSR_VARIANT_ATTENTION_BF16, encode_float<TSR_VARIANT_ATTENTION_BF16>},
+                                 {TSR_VARIANT_ATTENTION_BF16_SCHRAUDOLPH, encode_float<TSR_VARIANT_ATTENTION_BF16_SCHRAUDOLPH>},
+                                 {TSR_VARIANT_ATTENTION_I8, encode_i8, derive_i8},
+                                 {TSR_VARIANT_ATTENTION_I8_FLOAT, encode_i8_float, derive_i8_float},
+                                 {TSR_VARIANT_ATTENTION_I8_QUANTLIB, encode_quantlib}};
 
 } // namespace
 

@@ -30,7 +30,16 @@ void derive_rows(GraphStep &s, Graph &g)
     s.params.embed.requant = add_requant_table(g, s.label + ".rescale", factors, s.label);
 }
 
-const HostVariant kVariants[] = {{TSR_VARIANT_EMBED_I8_ROWS, derive_rows}, {TSR_VARIANT_EMBED_I8_W4, derive_rows}};
+void encode_copy(const GraphStep &s, tsr_param_record &out) { put_params<TSR_VARIANT_EMBED>(out, {s.params.embed.vocab, s.params.embed.dim}); }
+template <unsigned V> void encode_rescaled(const GraphStep &s, tsr_param_record &out)
+{
+    const tsr_embed_attrs &a = s.params.embed;
+    put_params<V>(out, {a.vocab, a.dim, a.requant});
+}
+
+const HostVariant kVariants[] = {{TSR_VARIANT_EMBED, encode_copy},
+                                 {TSR_VARIANT_EMBED_I8_ROWS, encode_rescaled<TSR_VARIANT_EMBED_I8_ROWS>, derive_rows},
+                                 {TSR_VARIANT_EMBED_I8_W4, encode_rescaled<TSR_VARIANT_EMBED_I8_W4>, derive_rows}};
 
 } // namespace
 

@@ -17,7 +17,7 @@ void evaluate(const GraphStep &s, Evaluation &e)
     gelu(e.values(s.operands[0]), e.values(s.operands[1]), s.params.gelu.n, 0, 1);
 }
 
-Work work(const tsr_step &s, uint32_t rows, uint32_t, uint32_t) { return Work{0, double(rows) * s.params.gelu.n, -1}; }
+Work work(const tsr_step &s, uint32_t rows, uint32_t, uint32_t) { return Work{0, double(rows) * tsr_params_as<tsr_gelu_shape>(s).n, -1}; }
 
 // int8: GELU's 256 outputs for the input's and output's scales, in double precision, the
 // input v at v + 128 (tsr_lut_i8): every value I-BERT's integer polynomial approximates,
@@ -36,7 +36,18 @@ void derive_i8(GraphStep &s, Graph &g)
     s.params.gelu.table = add_constant_row(g, s.label + ".table", TSR_DTYPE_I8, table);
 }
 
-const HostVariant kVariants[] = {{TSR_VARIANT_GELU_I8_TANH, derive_i8}, {TSR_VARIANT_GELU_I8_ERF, derive_i8}};
+template <unsigned V> void encode_float(const GraphStep &s, tsr_param_record &out) { put_params<V>(out, {s.params.gelu.n}); }
+template <unsigned V> void encode_i8(const GraphStep &s, tsr_param_record &out)
+{
+    put_params<V>(out, {s.params.gelu.n, s.params.gelu.table});
+}
+
+const HostVariant kVariants[] = {{TSR_VARIANT_GELU_F32_TANH, encode_float<TSR_VARIANT_GELU_F32_TANH>},
+                                 {TSR_VARIANT_GELU_F32_ERF, encode_float<TSR_VARIANT_GELU_F32_ERF>},
+                                 {TSR_VARIANT_GELU_BF16_TANH, encode_float<TSR_VARIANT_GELU_BF16_TANH>},
+                                 {TSR_VARIANT_GELU_BF16_ERF, encode_float<TSR_VARIANT_GELU_BF16_ERF>},
+                                 {TSR_VARIANT_GELU_I8_TANH, encode_i8<TSR_VARIANT_GELU_I8_TANH>, derive_i8},
+                                 {TSR_VARIANT_GELU_I8_ERF, encode_i8<TSR_VARIANT_GELU_I8_ERF>, derive_i8}};
 
 } // namespace
 

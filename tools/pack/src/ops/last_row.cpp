@@ -13,8 +13,12 @@ void evaluate(const GraphStep &s, Evaluation &e)
     std::memcpy(e.values(s.operands[1]), e.values(s.operands[0]), s.params.last_row.n * 4); // one row
 }
 
+void encode(const GraphStep &s, tsr_param_record &out) { put_params<TSR_VARIANT_LAST_ROW>(out, {s.params.last_row.n}); }
+
+const HostVariant kVariants[] = {{TSR_VARIANT_LAST_ROW, encode}};
+
 } // namespace
 
-extern const OpHost op_host_LAST_ROW = {no_tiles, nullptr, evaluate, nullptr};
+extern const OpHost op_host_LAST_ROW = {no_tiles, nullptr, evaluate, nullptr, kVariants, 1};
 
 } // namespace tessera

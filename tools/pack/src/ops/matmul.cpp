@@ -33,8 +33,8 @@ std::vector<Tile> candidates(const StepShape &s)
     return out;
 }
 
-// The outputs of a step (tsr_matmul_params.split): operand 2 + i takes `cols[i]` columns.
-std::vector<uint32_t> output_columns(const tsr_matmul_params &p)
+// The outputs of a step (tsr_matmul_attrs.split): operand 2 + i takes `cols[i]` columns.
+std::vector<uint32_t> output_columns(const tsr_matmul_attrs &p)
 {
     if (!p.split[0]) return {p.n};
     if (!p.split[1]) return {p.split[0], p.n - p.split[0]};
@@ -43,7 +43,7 @@ std::vector<uint32_t> output_columns(const tsr_matmul_params &p)
 
 void evaluate(const GraphStep &s, Evaluation &e)
 {
-    const tsr_matmul_params &p = s.params.matmul;
+    const tsr_matmul_attrs &p = s.params.matmul;
     const float *w = e.values(s.operands[1]);
     const float *bias = p.requant_form == TSR_REQUANT_BIAS ? e.values(p.requant) : nullptr; // F32 with a bias (GPT-2's linears)
     uint32_t c0 = 0;
@@ -56,7 +56,11 @@ void evaluate(const GraphStep &s, Evaluation &e)
     }
 }
 
-Work work(const tsr_step &s, uint32_t rows, uint32_t, uint32_t) { return Work{double(rows) * s.params.matmul.k * s.params.matmul.n, 0, -1}; }
+Work work(const tsr_step &s, uint32_t rows, uint32_t, uint32_t)
+{
+    const tsr_matmul_shape &p = tsr_params_as<tsr_matmul_shape>(s);
+    return Work{double(rows) * p.k * p.n, 0, -1};
+}
 
 // int8 output: per output channel, scale_x scale_w[i] / scale_y as a multiplier and a
 // shift, in a table of its own (n multipliers (int32), then n shifts (int8)).
@@ -93,7 +97,7 @@ void derive_i8_f32_out(GraphStep &s, Graph &g)
 // already integer (QuantLib's) is kept as it is.
 void derive_i8_bias(GraphStep &s, Graph &g)
 {
-    tsr_matmul_params &p = s.params.matmul;
+    tsr_matmul_attrs &p = s.params.matmul;
     const GraphTensor &table = g.tensors.at(p.requant);
     if (table.dtype != TSR_DTYPE_F32) return;
     std::vector<float> bias(p.n);
@@ -139,12 +143,52 @@ void derive_i8_bias(GraphStep &s, Graph &g)
     p.rqs_hi = 127;
 }
 
-const HostVariant kVariants[] = {{TSR_VARIANT_MATMUL_I8, derive_i8},
-                                 {TSR_VARIANT_MATMUL_I8_RQS, derive_i8_bias},
-                                 {TSR_VARIANT_MATMUL_I8_NPU, derive_i8},
-                                 {TSR_VARIANT_MATMUL_I8_W4, derive_i8}, // the same table: scale_x scale_w[i] / scale_y
-                                 {TSR_VARIANT_MATMUL_I8_F32_OUT, derive_i8_f32_out},
-                                 {TSR_VARIANT_MATMUL_I8_W4_F32_OUT, derive_i8_f32_out}};
+// Each struct begins with the shape (TSR_MATMUL_SHAPE).
+#define TSR_MATMUL_SHAPE_OF(a) a.k, a.n, {a.split[0], a.split[1]}
+template <unsigned V> void encode_float(const GraphStep &s, tsr_param_record &out)
+{
+    put_params<V>(out, {TSR_MATMUL_SHAPE_OF(s.params.matmul)});
+}
+template <unsigned V> void encode_bias(const GraphStep &s, tsr_param_record &out)
+{
+    put_params<V>(out, {TSR_MATMUL_SHAPE_OF(s.params.matmul), s.params.matmul.requant}); // the F32 biases
+}
+template <unsigned V> void encode_i8(const GraphStep &s, tsr_param_record &out)
+{
+    put_params<V>(out, {TSR_MATMUL_SHAPE_OF(s.params.matmul), s.params.matmul.requant});
+}
+void encode_npu(const GraphStep &s, tsr_param_record &out)
+{
+    const tsr_matmul_attrs &a = s.params.matmul;
+    put_params<TSR_VARIANT_MATMUL_I8_NPU>(out, {TSR_MATMUL_SHAPE_OF(a), a.requant, a.npu_desc, a.join});
+}
+void encode_rqs(const GraphStep &s, tsr_param_record &out)
+{
+    const tsr_matmul_attrs &a = s.params.matmul;
+    put_params<TSR_VARIANT_MATMUL_I8_RQS>(out, {TSR_MATMUL_SHAPE_OF(a), a.requant, a.rqs_shift, a.rqs_lo, a.rqs_hi});
+}
+template <unsigned V> void encode_rqs_npu(const GraphStep &s, tsr_param_record &out)
+{
+    const tsr_matmul_attrs &a = s.params.matmul;
+    put_params<V>(out, {TSR_MATMUL_SHAPE_OF(a), a.requant, a.npu_desc, a.join, a.rqs_shift, a.rqs_lo, a.rqs_hi});
+}
+#undef TSR_MATMUL_SHAPE_OF
+
+const HostVariant kVariants[] = {
+    {TSR_VARIANT_MATMUL_F32, encode_float<TSR_VARIANT_MATMUL_F32>},
+    {TSR_VARIANT_MATMUL_F32_W16, encode_float<TSR_VARIANT_MATMUL_F32_W16>},
+    {TSR_VARIANT_MATMUL_BF16, encode_float<TSR_VARIANT_MATMUL_BF16>},
+    {TSR_VARIANT_MATMUL_BF16_F32_OUT, encode_float<TSR_VARIANT_MATMUL_BF16_F32_OUT>},
+    {TSR_VARIANT_MATMUL_F32_BIAS, encode_bias<TSR_VARIANT_MATMUL_F32_BIAS>},
+    {TSR_VARIANT_MATMUL_BF16_BIAS, encode_bias<TSR_VARIANT_MATMUL_BF16_BIAS>},
+    {TSR_VARIANT_MATMUL_I8, encode_i8<TSR_VARIANT_MATMUL_I8>, derive_i8},
+    {TSR_VARIANT_MATMUL_I8_RQS, encode_rqs, derive_i8_bias}, // QuantLib's have their tables: derive_i8_bias leaves them
+    {TSR_VARIANT_MATMUL_I8_NPU, encode_npu, derive_i8},
+    {TSR_VARIANT_MATMUL_I8_W4, encode_i8<TSR_VARIANT_MATMUL_I8_W4>, derive_i8}, // the same table: scale_x scale_w[i] / scale_y
+    {TSR_VARIANT_MATMUL_I8_F32_OUT, encode_i8<TSR_VARIANT_MATMUL_I8_F32_OUT>, derive_i8_f32_out},
+    {TSR_VARIANT_MATMUL_I8_W4_F32_OUT, encode_i8<TSR_VARIANT_MATMUL_I8_W4_F32_OUT>, derive_i8_f32_out},
+    {TSR_VARIANT_MATMUL_I8_RQS_NPU, encode_rqs_npu<TSR_VARIANT_MATMUL_I8_RQS_NPU>},
+    {TSR_VARIANT_MATMUL_I8_RQS_STAGE_NPU, encode_rqs_npu<TSR_VARIANT_MATMUL_I8_RQS_STAGE_NPU>}};
 
 } // namespace
 

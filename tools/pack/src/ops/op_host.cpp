@@ -18,14 +18,21 @@ const OpHost &op_host(uint32_t op)
     }
 }
 
+const HostVariant *host_variant(const GraphStep &s)
+{
+    const uint32_t id = tsr_variant_find_attrs(s.op, s.engine, s.dtype, &s.params);
+    const OpHost &host = op_host(s.op);
+    for (uint32_t i = 0; i < host.variant_count; ++i)
+        if (host.variants[i].id == id) return &host.variants[i];
+    return nullptr;
+}
+
 void derive_params(Graph &g)
 {
     for (GraphSchedule *schedule : {&g.prompt, &g.token})
         for (GraphStep &s : schedule->steps) {
-            const uint32_t variant = probe_step(s, s.tile).variant;
-            const OpHost &host = op_host(s.op);
-            for (uint32_t i = 0; i < host.variant_count; ++i)
-                if (host.variants[i].id == variant && host.variants[i].derive) host.variants[i].derive(s, g);
+            const HostVariant *v = host_variant(s);
+            if (v && v->derive) v->derive(s, g);
         }
 }
 

@@ -15,7 +15,7 @@ void evaluate(const GraphStep &s, Evaluation &e)
     tsr_add_f32(e.values(s.operands[0]), e.values(s.operands[1]) + size_t(e.pos()) * dim, e.values(s.operands[2]), dim, 0, 1);
 }
 
-Work work(const tsr_step &s, uint32_t rows, uint32_t, uint32_t) { return Work{0, double(rows) * s.params.positions.dim, -1}; }
+Work work(const tsr_step &s, uint32_t rows, uint32_t, uint32_t) { return Work{0, double(rows) * tsr_params_as<tsr_positions_shape>(s).dim, -1}; }
 
 // int8 (the table per tensor): each input's factor to the output's scale, as ADD's.
 void derive_i8(GraphStep &s, Graph &g)
@@ -25,7 +25,19 @@ void derive_i8(GraphStep &s, Graph &g)
     s.params.positions.b = requant_factor(operand_scale(g, s, 1) / sy, s.label);
 }
 
-const HostVariant kVariants[] = {{TSR_VARIANT_POSITIONS_I8, derive_i8}};
+template <unsigned V> void encode_float(const GraphStep &s, tsr_param_record &out)
+{
+    put_params<V>(out, {s.params.positions.dim, s.params.positions.positions});
+}
+void encode_i8(const GraphStep &s, tsr_param_record &out)
+{
+    const tsr_positions_attrs &a = s.params.positions;
+    put_params<TSR_VARIANT_POSITIONS_I8>(out, {a.dim, a.positions, a.a, a.b});
+}
+
+const HostVariant kVariants[] = {{TSR_VARIANT_POSITIONS_F32, encode_float<TSR_VARIANT_POSITIONS_F32>},
+                                 {TSR_VARIANT_POSITIONS_BF16, encode_float<TSR_VARIANT_POSITIONS_BF16>},
+                                 {TSR_VARIANT_POSITIONS_I8, encode_i8, derive_i8}};
 
 } // namespace
 

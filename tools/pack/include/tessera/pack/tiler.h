@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <vector>
 
@@ -69,12 +70,23 @@ struct Work {
 };
 
 // A variant's host side (tessera/variants.def): how the packer derives the step's
-// parameters from its operands' scales and the graph's constants (int8: the
-// requantization factors and tables, the integer exponential's constants).
+// attributes from its operands' scales and the graph's constants (int8: the
+// requantization factors and tables, the integer exponential's constants), and how
+// it writes them as the variant's struct (tessera/variant_params.h).
 struct HostVariant {
     uint16_t id; // tsr_variant_id
-    void (*derive)(GraphStep &s, Graph &g);
+    void (*encode)(const GraphStep &s, tsr_param_record &out); // put_params<id>
+    void (*derive)(GraphStep &s, Graph &g) = nullptr;          // null: the lowering's attributes are final
 };
+
+// Writes variant V's struct into a step's record: its tag and length, the struct, zeros.
+template <unsigned V> void put_params(tsr_param_record &out, const tsr_variant_params_t<V> &p)
+{
+    out = tsr_param_record{};
+    out.variant = uint16_t(V);
+    out.bytes = uint16_t(sizeof p);
+    std::memcpy(out.data, &p, sizeof p);
+}
 
 struct OpHost {
     // The tile shapes worth trying.
@@ -87,11 +99,13 @@ struct OpHost {
     void (*evaluate)(const GraphStep &s, Evaluation &e);
     // Null: no arithmetic (data movement). `rows` of the run, `kv` positions cached.
     Work (*work)(const tsr_step &s, uint32_t rows, uint32_t pos, uint32_t cores); // `rows` rows from `pos` on `cores`
-    // Its variants whose parameters are derived (none: the lowering's are final).
+    // Its variants, each with its encoding (every row of tessera/variants.def of the operator).
     const HostVariant *variants = nullptr;
     uint32_t variant_count = 0;
 };
 const OpHost &op_host(uint32_t op);
+// The host side of the variant that runs step s, or null when no row runs it.
+const HostVariant *host_variant(const GraphStep &s);
 
 // Each step's parameters as its variant derives them (OpHost::variants), in place:
 // after lowering, before planning. Throws std::range_error for a factor with no
