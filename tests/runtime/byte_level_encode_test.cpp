@@ -99,6 +99,27 @@ TEST(ByteLevelEncode, GivesTheIdsWorkedOutByHandAndDecodesBackToTheBytes)
     EXPECT_EQ(t.encode("", false), std::vector<int32_t>{});
 }
 
+// A vocabulary of the 256 bytes and no merges (merges.txt of its version line alone): the
+// image's merge table is empty, and a text is its bytes, one token each.
+TEST(ByteLevelEncode, AVocabularyWithoutMergesEncodesEachByteAlone)
+{
+    std::string vocab = "{";
+    for (uint32_t b = 0; b < 256; ++b) {
+        std::string escaped;
+        for (char c : ch(uint8_t(b))) {
+            if (c == '"' || c == '\\') escaped += '\\';
+            escaped += c;
+        }
+        vocab += (b ? "," : "") + std::string("\"") + escaped + "\":" + std::to_string(b);
+    }
+    vocab += "}";
+    const tessera::ByteLevelBpe bpe = tessera::parse_byte_level_bpe(vocab, "vocab.json", "#version: 0.2\n", "merges.txt", 256);
+    DeviceTokenizer t(tessera::byte_level_vocabulary(bpe, "vocab.json"), 16);
+    ASSERT_EQ(t.status(), TESSERA_OK);
+    EXPECT_EQ(t.encode("ab c", false), (std::vector<int32_t>{'a', 'b', ' ', 'c'}));
+    EXPECT_EQ(t.decode({1, 'a', 'b', ' ', 'c'}), "ab c"); // decode() reads from the id after BOS
+}
+
 TEST(ByteLevelEncode, RefusesWhatItCannotEncodeByName)
 {
     tessera::Vocabulary v = vocabulary();

@@ -130,8 +130,10 @@ void append_bpe_tables(std::vector<uint8_t> &out, tsr_tokenizer_header &h, const
     out.resize(b.classes_offset + classes.size() * sizeof(tsr_bpe_class_range));
     put(out, h.bpe_offset, b);
     std::memcpy(out.data() + b.byte_tokens_offset, vocab.byte_tokens.data(), 256u * 4u);
-    std::memcpy(out.data() + b.merges_offset, merges.data(), merges.size() * sizeof(tsr_bpe_merge));
-    std::memcpy(out.data() + b.classes_offset, classes.data(), classes.size() * sizeof(tsr_bpe_class_range));
+    if (!merges.empty()) // (a vocabulary of bytes alone has none: no null pointer to memcpy)
+        std::memcpy(out.data() + b.merges_offset, merges.data(), merges.size() * sizeof(tsr_bpe_merge));
+    if (!classes.empty())
+        std::memcpy(out.data() + b.classes_offset, classes.data(), classes.size() * sizeof(tsr_bpe_class_range));
 }
 
 } // namespace
