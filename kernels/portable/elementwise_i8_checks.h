@@ -95,4 +95,40 @@ static inline bool tsr_swiglu_i8_args_ok(const tsr_swiglu_i8_args *a)
            tsr_requant_ok(a->multiplier, a->shift);
 }
 
+// LayerNorm (tsr_layernorm_i8): its arguments in range, and the steps of a row's statistics
+// that every kernel set computes alike.
+static inline bool tsr_layernorm_i8_args_ok(const tsr_layernorm_i8_args *a)
+{
+    return a && a->x && a->weight && a->bias && a->y && a->rows && a->dim && a->dim <= 16384u && a->shift >= -31 &&
+           a->shift <= 30;
+}
+
+// floor(sum / d) for sum < d 2^32 (d <= 16384): by 32-bit division, exactly where sum
+// fits 32 bits, else of sum's top 32 bits and shifted back (the mean of squares to 18 or
+// more significant bits), so that a 32-bit core needs no 64-bit division routine.
+static inline uint32_t tsr_layernorm_i8_mean(uint64_t sum, uint32_t d)
+{
+    if (sum <= 0xFFFFFFFFu) return (uint32_t)sum / d;
+    uint32_t k = 0;
+    while ((sum >> k) > 0xFFFFFFFFu) ++k;
+    return ((uint32_t)(sum >> k) / d) << k; // < 2^32: sum < d 2^32
+}
+
+// round(2^38 / s) for 1 <= s <= 2^16, by two 32-bit divisions: 2^38 / s = 128 (2^31 / s)
+// + 128 (2^31 mod s) / s.
+static inline int64_t tsr_layernorm_i8_reciprocal(uint32_t s)
+{
+    const uint32_t q = 0x80000000u / s, r = 0x80000000u % s; // r < s <= 2^16: 128 r + s / 2 < 2^24
+    return (int64_t)q * 128 + (r * 128u + s / 2u) / s;
+}
+
+// A row's reciprocal deviation r = round(2^38 / max(1, isqrt(mean((256 x - m)^2) + eps_q16)))
+// from ss, the sum of (256 x - m)^2 over the row's d elements.
+static inline int64_t tsr_layernorm_i8_inverse(uint64_t ss, uint32_t d, uint32_t eps_q16)
+{
+    const uint64_t v = (uint64_t)tsr_layernorm_i8_mean(ss, d) + eps_q16; // the mean of d^2: below 2^32
+    const uint32_t root = tsr_isqrt(v > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)v);
+    return tsr_layernorm_i8_reciprocal(root ? root : 1u);
+}
+
 #endif

@@ -4,35 +4,11 @@
 #include "split_loops.h"
 #include "tessera/kernels_i8.h"
 
-namespace {
-
-// floor(sum / d) for sum < d 2^32 (d <= 16384): by 32-bit division, exactly where sum
-// fits 32 bits, else of sum's top 32 bits and shifted back (the mean of squares to 18 or
-// more significant bits), so that a 32-bit core needs no 64-bit division routine.
-uint32_t mean_u64(uint64_t sum, uint32_t d)
-{
-    if (sum <= 0xFFFFFFFFu) return (uint32_t)sum / d;
-    uint32_t k = 0;
-    while ((sum >> k) > 0xFFFFFFFFu) ++k;
-    return ((uint32_t)(sum >> k) / d) << k; // < 2^32: sum < d 2^32
-}
-
-// round(2^38 / s) for 1 <= s <= 2^16, by two 32-bit divisions: 2^38 / s = 128 (2^31 / s)
-// + 128 (2^31 mod s) / s.
-int64_t reciprocal_q38(uint32_t s)
-{
-    const uint32_t q = 0x80000000u / s, r = 0x80000000u % s; // r < s <= 2^16: 128 r + s / 2 < 2^24
-    return (int64_t)q * 128 + (r * 128u + s / 2u) / s;
-}
-
-} // namespace
-
 // Split as tsr_rmsnorm_split says (split_loops.h): rows over the cores, or with fewer rows
 // than cores, every core its row's statistics and a slice of its columns.
 tsr_kernel_status tsr_layernorm_i8(const tsr_layernorm_i8_args *a, uint32_t core_id, uint32_t core_count)
 {
-    TSR_KERNEL_REQUIRE(a && a->x && a->weight && a->bias && a->y && a->rows && a->dim && a->dim <= 16384u &&
-                       a->shift >= -31 && a->shift <= 30);
+    TSR_KERNEL_REQUIRE(tsr_layernorm_i8_args_ok(a));
     TSR_KERNEL_REQUIRE_CORE(core_id, core_count);
     const uint32_t D = a->dim;
     uint32_t r0, r1, c0, c1;
@@ -48,11 +24,9 @@ tsr_kernel_status tsr_layernorm_i8(const tsr_layernorm_i8_args *a, uint32_t core
             const int32_t d = x[i] * 256 - m;
             ss += (uint64_t)((int64_t)d * d);
         }
-        const uint64_t v = (uint64_t)mean_u64(ss, D) + a->eps_q16; // the mean of d^2: below 2^32
-        const uint32_t root = tsr_isqrt(v > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)v);
         // z = 256 d / s as a multiplication: 2^38 / s rounded (>= 2^22: s <= 2^16), then
         // rounded half up (|256 d| < 2^24: the product stays below 2^62).
-        const int64_t inv = reciprocal_q38(root ? root : 1u);
+        const int64_t inv = tsr_layernorm_i8_inverse(ss, D, a->eps_q16);
         for (uint32_t i = c0; i < c1; ++i) {
             const int64_t z = ((int64_t)(x[i] * 256 - m) * 256 * inv + ((int64_t)1 << 37)) >> 38; // |z| <= 2^23
             const int64_t acc = z * a->weight[i] + a->bias[i];

@@ -14,6 +14,7 @@ set(TSR_SET_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/matmul_w4a8_xpulpv2.cpp
   ${CMAKE_CURRENT_LIST_DIR}/rope_i8_xpulpv2.cpp
   ${CMAKE_CURRENT_LIST_DIR}/elementwise_i8_xpulpv2.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/layernorm_i8_xpulpv2.cpp
   ${CMAKE_CURRENT_LIST_DIR}/attention_i8_xpulpv2.cpp
   ${CMAKE_CURRENT_LIST_DIR}/matmul_i8_rqs_xpulpv2.cpp
   ${CMAKE_CURRENT_LIST_DIR}/quantlib_attention_xpulpv2.cpp

@@ -741,6 +741,45 @@ static void check_rmsnorm_i8(rmsnorm_i8_fn ref, rmsnorm_i8_fn dut)
     end_variant();
 }
 
+typedef tsr_kernel_status (*layernorm_i8_fn)(const tsr_layernorm_i8_args *, uint32_t, uint32_t);
+/* flat 1: constant rows; flat 2: each row's values one step apart (deviations of half a step
+ * and below: the reciprocal near and beyond 31 bits, the tuned kernels' portable path);
+ * wide: biases whose sums saturate 32 bits. */
+static void layernorm_i8_run(layernorm_i8_fn ref, layernorm_i8_fn dut, const char *headline, uint32_t rows, uint32_t dim,
+                             int flat, int wide, uint32_t cores)
+{
+    g_top = g_arena;
+    const uint32_t n = rows * dim;
+    int8_t *x = take(n);
+    int16_t *g = take(2u * dim);
+    int32_t *b = take(4u * dim);
+    void *y0, *y1;
+    outputs(n, &y0, &y1);
+    fill(x, n), fill(g, 2u * dim);
+    if (flat)
+        for (uint32_t i = 0; i < n; ++i) x[i] = (int8_t)(flat == 2 ? (x[i] & 1) - 37 : -37);
+    for (uint32_t i = 0; i < dim; ++i) b[i] = wide ? (int32_t)next() : (int32_t)(next() >> 9) - (1 << 22);
+    tsr_layernorm_i8_args a = {x, g, b, y0, headline ? 3000u : flat ? (uint32_t)in_range(0, 255) : (uint32_t)in_range(0, 1 << 16),
+                               headline ? q31_multiplier() : (int32_t)next(), headline ? -15 : in_range(-31, 30), rows, dim};
+    int ok = 1;
+    uint64_t t_ref = 0, t_dut = 0;
+    SPLIT(ok, t_ref, cores, ref(&a, c_, cores_));
+    a.y = y1;
+    SPLIT(ok, t_dut, cores, dut(&a, c_, cores_));
+    record(headline, t_ref, t_dut, n, ok && same(y0, y1, n));
+}
+static void check_layernorm_i8(layernorm_i8_fn ref, layernorm_i8_fn dut)
+{
+    begin_variant("LAYERNORM_I8", "element");
+    if (headlines()) layernorm_i8_run(ref, dut, "layernorm_i8 1x64, 1 core", 1, 64, 0, 0, 1);
+    if (headlines()) layernorm_i8_run(ref, dut, "layernorm_i8 1x64, 8 cores", 1, 64, 0, 0, 8);
+    if (headlines()) layernorm_i8_run(ref, dut, "layernorm_i8 8x64, 8 cores", 8, 64, 0, 0, 8);
+    for (uint32_t i = 0; i < 2u * SWEEP_COUNT(k_lengths); ++i)
+        layernorm_i8_run(ref, dut, NULL, 1u + i % 3u, k_lengths[i / 2u], i % 5u == 1u ? 1 : i % 5u == 3u ? 2 : 0,
+                         i % 7u == 3u, some_cores(i));
+    end_variant();
+}
+
 typedef tsr_kernel_status (*irmsnorm_fn)(const tsr_irmsnorm_i8_args *, uint32_t, uint32_t);
 static void irmsnorm_run(irmsnorm_fn ref, irmsnorm_fn dut, const char *headline, uint32_t rows, uint32_t dim, int in_place,
                          uint32_t cores)
@@ -1085,6 +1124,7 @@ static void check_embed_w4(embed_row_fn ref, embed_row_fn dut)
     } while (0)
 #define TSR_CHECK_RMSNORM_I8(sfx) check_rmsnorm_i8(tsr_rmsnorm_i8, tsr_rmsnorm_i8_##sfx)
 #define TSR_CHECK_RMSNORM_I8_QUANTLIB(sfx) check_irmsnorm(tsr_irmsnorm_i8, tsr_irmsnorm_i8_##sfx)
+#define TSR_CHECK_LAYERNORM_I8(sfx) check_layernorm_i8(tsr_layernorm_i8, tsr_layernorm_i8_##sfx)
 #define TSR_CHECK_SWIGLU_I8(sfx) check_swiglu_i8(tsr_swiglu_i8, tsr_swiglu_i8_##sfx)
 #define TSR_CHECK_SWIGLU_I8_HARDSWISH(sfx) check_hardswish(tsr_hardswish_i8, tsr_hardswish_i8_##sfx)
 #define TSR_CHECK_ADD_I8(sfx) check_add_i8(tsr_add_i8, tsr_add_i8_##sfx)

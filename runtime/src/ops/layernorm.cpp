@@ -64,12 +64,14 @@ tessera_status check_i8(StepChecker &c)
     return c.requant(P_i8(c.step).out, "output factor out of range");
 }
 
+// Over the kernel of a set (portable, or TSR_REGISTER_TUNED_VARIANT's).
+template <tsr_kernel_status (*LayerNorm)(const tsr_layernorm_i8_args *, uint32_t, uint32_t)>
 tsr_kernel_status layernorm_i8(const StepRun &r, uint8_t **p, uint32_t n)
 {
     const tsr_layernorm_i8_params &q = P_i8(r.step);
     const tsr_layernorm_i8_args a = {(const int8_t *)p[0], (const int16_t *)p[1], (const int32_t *)p[2], (int8_t *)p[3],
                                      q.eps_q16, q.out.multiplier, q.out.shift, n, q.dim};
-    return tsr_layernorm_i8(&a, r.worker, r.workers);
+    return LayerNorm(&a, r.worker, r.workers);
 }
 
 // Its call made at open (a step in place).
@@ -127,7 +129,14 @@ void run(StepRun &r)
 // The variants it registers (tessera/variants.def).
 TSR_REGISTER_VARIANT(LAYERNORM_F32, check_eps, Variant<Kernel>{layernorm_f32, layernorm_f32_prepare})
 TSR_REGISTER_VARIANT(LAYERNORM_BF16, check_eps, Variant<Kernel>{layernorm_bf16})
-TSR_REGISTER_VARIANT(LAYERNORM_I8, check_i8, Variant<Kernel>{layernorm_i8})
+TSR_REGISTER_VARIANT(LAYERNORM_I8, check_i8, Variant<Kernel>{layernorm_i8<tsr_layernorm_i8>})
+// The tuned kernel sets' (kernels/<set>/tuned_variants.def).
+#define TSR_TUNED_LAYERNORM_I8(SET, sfx) TSR_REGISTER_TUNED_VARIANT(SET, LAYERNORM_I8, check_i8, Variant<Kernel>{layernorm_i8<tsr_layernorm_i8_##sfx>})
+#define TSR_TUNED TSR_TUNED_ROW
+#if __has_include("tessera/tuned_LAYERNORM.def")
+#include "tessera/tuned_LAYERNORM.def"
+#endif
+#undef TSR_TUNED
 
 extern const OpDevice op_LAYERNORM = {validate, geometry, run, false, nullptr, nullptr, prepare_row<TSR_OP_LAYERNORM>, nullptr};
 

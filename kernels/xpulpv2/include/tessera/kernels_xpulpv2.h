@@ -41,6 +41,9 @@ tsr_kernel_status tsr_matmul_w4a8_f32_xpulpv2(const tsr_matmul_w4a8_f32_args *ar
  * quotients by an exact reciprocal of the row's root, a row's elements split over the
  * cores (in place: whole rows). */
 tsr_kernel_status tsr_rmsnorm_i8_xpulpv2(const tsr_rmsnorm_i8_args *args, uint32_t core_id, uint32_t core_count);
+/* LayerNorm (tsr_layernorm_i8): a row's sum and sum of squares by sdotsp.b, a row's squared
+ * deviations from them, an element's normalized value one 32 x 32-bit product. */
+tsr_kernel_status tsr_layernorm_i8_xpulpv2(const tsr_layernorm_i8_args *args, uint32_t core_id, uint32_t core_count);
 /* tsr_add_i8 (the residual add): each requantization in 32-bit operations where both
  * shifts are at most 22 (otherwise the portable kernel). */
 tsr_kernel_status tsr_add_i8_xpulpv2(const tsr_add_i8_args *args, uint32_t core_id, uint32_t core_count);
