@@ -10,12 +10,12 @@
 namespace tsr {
 namespace {
 
-const tsr_add_shape &S(const tsr_step &s) { return shape_of<tsr_add_shape>(s); }
+const tsr_add_shape &S(const tsr_step &s) { return tsr_params_as<tsr_add_shape>(s); }
 
 tessera_status check_i8(StepChecker &c)
 {
     for (uint32_t i = 0; i < 3u; ++i) TSR_TRY(c.symmetric(i)); // the residual stream is symmetric
-    const tsr_add_i8_params &p = params_of<tsr_add_i8_params>(c.step);
+    const tsr_add_i8_params &p = tsr_params_as<tsr_add_i8_params>(c.step);
     TSR_TRY(c.requant(p.a, "first input's factor out of range"));
     return c.requant(p.b, "second input's factor out of range");
 }
@@ -44,7 +44,7 @@ tsr_kernel_status add_bf16(const StepRun &r, uint8_t *a, uint8_t *b, uint8_t *y,
 using AddI8 = tsr_kernel_status (*)(const tsr_add_i8_args *, uint32_t, uint32_t);
 template <AddI8 Add> tsr_kernel_status add_i8(const StepRun &r, uint8_t *a, uint8_t *b, uint8_t *y, uint32_t count)
 {
-    const tsr_add_i8_params &p = params_of<tsr_add_i8_params>(r.step);
+    const tsr_add_i8_params &p = tsr_params_as<tsr_add_i8_params>(r.step);
     const tsr_add_i8_args args = {(int8_t *)a, (int8_t *)b, (int8_t *)y, p.a.multiplier, p.a.shift,
                                   p.b.multiplier, p.b.shift, count};
     return Add(&args, r.worker, r.workers);
@@ -53,7 +53,7 @@ template <AddI8 Add> tsr_kernel_status add_i8(const StepRun &r, uint8_t *a, uint
 // Its call made at open (a step in place: rows x n elements where they lie).
 template <AddI8 Add> bool add_i8_prepare(const PrepareContext &c, PreparedCall &out)
 {
-    const tsr_add_i8_params &p = params_of<tsr_add_i8_params>(c.step);
+    const tsr_add_i8_params &p = tsr_params_as<tsr_add_i8_params>(c.step);
     for (uint32_t k = 0; k < 3u; ++k) c.check(k, (uint64_t)c.rows * p.n); // validated: the operands hold it
     out.set(count_rows_call<tsr_add_i8_args, Add>, tsr_add_i8_args{(const int8_t *)c.at(0), (const int8_t *)c.at(1),
                                               (int8_t *)c.at(2), p.a.multiplier, p.a.shift, p.b.multiplier,
@@ -63,7 +63,7 @@ template <AddI8 Add> bool add_i8_prepare(const PrepareContext &c, PreparedCall &
 
 tessera_status check_rqs(StepChecker &c)
 {
-    const tsr_add_rqs_params &p = params_of<tsr_add_rqs_params>(c.step);
+    const tsr_add_rqs_params &p = tsr_params_as<tsr_add_rqs_params>(c.step);
     const tsr_rqs_params *const all[] = {&p.rqs_a, &p.rqs_b, &p.rqs_y};
     for (const tsr_rqs_params *r : all)
         if (!tsr_rqs_valid(r) || r->lo < -128 || r->hi > 127) return c.fail("RequantShift constants out of range");
@@ -73,14 +73,14 @@ tessera_status check_rqs(StepChecker &c)
 template <tsr_kernel_status (*AddRqs)(const tsr_add_i8_rqs_args *, uint32_t, uint32_t)>
 tsr_kernel_status add_rqs(const StepRun &r, uint8_t *a, uint8_t *b, uint8_t *y, uint32_t count)
 {
-    const tsr_add_rqs_params &p = params_of<tsr_add_rqs_params>(r.step);
+    const tsr_add_rqs_params &p = tsr_params_as<tsr_add_rqs_params>(r.step);
     const tsr_add_i8_rqs_args args = {(int8_t *)a, (int8_t *)b, (int8_t *)y, &p.rqs_a, &p.rqs_b, &p.rqs_y, count};
     return AddRqs(&args, r.worker, r.workers);
 }
 template <tsr_kernel_status (*AddRqs)(const tsr_add_i8_rqs_args *, uint32_t, uint32_t)>
 bool add_rqs_prepare(const PrepareContext &c, PreparedCall &out)
 {
-    const tsr_add_rqs_params &p = params_of<tsr_add_rqs_params>(c.step); // its constants where the image holds the step
+    const tsr_add_rqs_params &p = tsr_params_as<tsr_add_rqs_params>(c.step); // its constants where the image holds the step
     for (uint32_t k = 0; k < 3u; ++k) c.check(k, (uint64_t)c.rows * p.n);
     out.set(count_rows_call<tsr_add_i8_rqs_args, AddRqs>, tsr_add_i8_rqs_args{(const int8_t *)c.at(0), (const int8_t *)c.at(1),
                                                       (int8_t *)c.at(2), &p.rqs_a, &p.rqs_b, &p.rqs_y, p.n});

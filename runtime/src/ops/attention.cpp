@@ -33,10 +33,10 @@
 namespace tsr {
 namespace {
 
-const tsr_attention_shape &S(const tsr_step &s) { return shape_of<tsr_attention_shape>(s); }
-const tsr_attention_i8_params &P_i8(const tsr_step &s) { return params_of<tsr_attention_i8_params>(s); }
-const tsr_attention_i8_float_params &P_i8_float(const tsr_step &s) { return params_of<tsr_attention_i8_float_params>(s); }
-const tsr_attention_quantlib_params &P_quantlib(const tsr_step &s) { return params_of<tsr_attention_quantlib_params>(s); }
+const tsr_attention_shape &S(const tsr_step &s) { return tsr_params_as<tsr_attention_shape>(s); }
+const tsr_attention_i8_params &P_i8(const tsr_step &s) { return tsr_params_as<tsr_attention_i8_params>(s); }
+const tsr_attention_i8_float_params &P_i8_float(const tsr_step &s) { return tsr_params_as<tsr_attention_i8_float_params>(s); }
+const tsr_attention_quantlib_params &P_quantlib(const tsr_step &s) { return tsr_params_as<tsr_attention_quantlib_params>(s); }
 
 struct Shape {
     uint32_t nh, nkv, hs, ctx, dim, kv_dim, group;

@@ -15,7 +15,7 @@
 namespace tsr {
 namespace {
 
-const tsr_embed_shape &S(const tsr_step &s) { return shape_of<tsr_embed_shape>(s); }
+const tsr_embed_shape &S(const tsr_step &s) { return tsr_params_as<tsr_embed_shape>(s); }
 bool w4(const tsr_step &s) { return s.variant == TSR_VARIANT_EMBED_I8_W4; }
 // Bytes of a table row as stored.
 uint64_t row_bytes(const tsr_step &s)
@@ -41,7 +41,7 @@ tessera_status validate(StepChecker &c)
 // symmetric, one factor a row; W4 rows in their layout, at most 2048 wide (the kernel's).
 tessera_status check_rows(StepChecker &c)
 {
-    const tsr_embed_rescaled_params &p = params_of<tsr_embed_rescaled_params>(c.step);
+    const tsr_embed_rescaled_params &p = tsr_params_as<tsr_embed_rescaled_params>(c.step);
     const uint32_t t = c.step.operands[1];
     TSR_TRY(c.symmetric(2));
     if (t < c.h.tensor_count) {
@@ -69,7 +69,7 @@ using EmbedRow = tsr_kernel_status (*)(const tsr_embed_row_i8_args *);
 
 template <EmbedRow Kernel> void rescale(StepRun &r, uint8_t *y, uint32_t id)
 {
-    const tsr_embed_rescaled_params &p = params_of<tsr_embed_rescaled_params>(r.step);
+    const tsr_embed_rescaled_params &p = tsr_params_as<tsr_embed_rescaled_params>(r.step);
     const int32_t *mult = (const int32_t *)r.constant(p.requant);
     uint8_t groups[64]; // W4: the row's group scales (dim <= 2048), which the row's expansion would overwrite
     const uint32_t half = (p.dim + 1u) / 2u, G = (p.dim + 31u) / 32u;

@@ -10,8 +10,8 @@
 namespace tsr {
 namespace {
 
-const tsr_gelu_shape &S(const tsr_step &s) { return shape_of<tsr_gelu_shape>(s); }
-const tsr_gelu_i8_params &P_i8(const tsr_step &s) { return params_of<tsr_gelu_i8_params>(s); }
+const tsr_gelu_shape &S(const tsr_step &s) { return tsr_params_as<tsr_gelu_shape>(s); }
+const tsr_gelu_i8_params &P_i8(const tsr_step &s) { return tsr_params_as<tsr_gelu_i8_params>(s); }
 
 using Kernel = tsr_kernel_status (*)(const StepRun &r, uint8_t *x, uint8_t *y, uint32_t count);
 

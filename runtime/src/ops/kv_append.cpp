@@ -10,7 +10,7 @@ namespace {
 
 tessera_status validate(StepChecker &c)
 {
-    const tsr_kv_append_params &p = params_of<tsr_kv_append_params>(c.step);
+    const tsr_kv_append_params &p = tsr_params_as<tsr_kv_append_params>(c.step);
     const uint32_t T = c.step.dtype;
     const uint64_t R = c.rows, row = (uint64_t)p.kv_dim * act_bytes(c.step), cache = p.context * row;
     TSR_TRY(c.dtype_in(kAllTypes));
@@ -34,7 +34,7 @@ tessera_status validate(StepChecker &c)
 
 void run(StepRun &r)
 {
-    const tsr_kv_append_params &p = params_of<tsr_kv_append_params>(r.step);
+    const tsr_kv_append_params &p = tsr_params_as<tsr_kv_append_params>(r.step);
     const uint32_t row = p.kv_dim * act_bytes(r.step), bytes = r.rows * row;
     if (r.run.img.tensors[r.step.operands[2]].layout == TSR_LAYOUT_KV_HEAD_MAJOR) { // validated: both caches
         const uint32_t heads = r.run.img.header->n_kv_heads, head = row / heads; // whole heads
@@ -59,7 +59,7 @@ void run(StepRun &r)
 StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t cores)
 {
     StepGeometry g = move_geometry(s, rows, cores);
-    const uint64_t bytes = (uint64_t)rows * params_of<tsr_kv_append_params>(s).kv_dim * act_bytes(s);
+    const uint64_t bytes = (uint64_t)rows * tsr_params_as<tsr_kv_append_params>(s).kv_dim * act_bytes(s);
     g.traffic(2, bytes, 1u);
     g.traffic(3, bytes, 1u);
     return g;

@@ -8,7 +8,7 @@ namespace {
 
 tessera_status validate(StepChecker &c)
 {
-    const uint64_t row = (uint64_t)params_of<tsr_last_row_params>(c.step).n * act_bytes(c.step);
+    const uint64_t row = (uint64_t)tsr_params_as<tsr_last_row_params>(c.step).n * act_bytes(c.step);
     TSR_TRY(c.dtype_in(kAllTypes));
     if (!row) return c.fail("n is 0");
     TSR_TRY(c.operand(0, c.step.dtype, c.rows * row, false));
@@ -18,14 +18,14 @@ tessera_status validate(StepChecker &c)
 
 void run(StepRun &r)
 {
-    const uint32_t bytes = params_of<tsr_last_row_params>(r.step).n * act_bytes(r.step);
+    const uint32_t bytes = tsr_params_as<tsr_last_row_params>(r.step).n * act_bytes(r.step);
     r.run.dma.copy(r.addr[1], r.addr[0] + (size_t)(r.rows - 1u) * bytes, bytes);
 }
 
 StepGeometry geometry(const tsr_step &s, uint32_t rows, uint32_t cores)
 {
     StepGeometry g = move_geometry(s, rows, cores);
-    g.traffic(1, (uint64_t)params_of<tsr_last_row_params>(s).n * act_bytes(s), 1u);
+    g.traffic(1, (uint64_t)tsr_params_as<tsr_last_row_params>(s).n * act_bytes(s), 1u);
     return g;
 }
 

@@ -11,9 +11,9 @@
 namespace tsr {
 namespace {
 
-const tsr_layernorm_shape &S(const tsr_step &s) { return shape_of<tsr_layernorm_shape>(s); }
-const tsr_layernorm_float_params &P_float(const tsr_step &s) { return params_of<tsr_layernorm_float_params>(s); }
-const tsr_layernorm_i8_params &P_i8(const tsr_step &s) { return params_of<tsr_layernorm_i8_params>(s); }
+const tsr_layernorm_shape &S(const tsr_step &s) { return tsr_params_as<tsr_layernorm_shape>(s); }
+const tsr_layernorm_float_params &P_float(const tsr_step &s) { return tsr_params_as<tsr_layernorm_float_params>(s); }
+const tsr_layernorm_i8_params &P_i8(const tsr_step &s) { return tsr_params_as<tsr_layernorm_i8_params>(s); }
 
 using Kernel = tsr_kernel_status (*)(const StepRun &r, uint8_t **p, uint32_t n);
 

@@ -34,13 +34,13 @@
 namespace tsr {
 namespace {
 
-const tsr_matmul_shape &S(const tsr_step &s) { return shape_of<tsr_matmul_shape>(s); }
+const tsr_matmul_shape &S(const tsr_step &s) { return tsr_params_as<tsr_matmul_shape>(s); }
 // The struct of the variants each kernel below serves.
-const tsr_matmul_bias_params &P_bias(const tsr_step &s) { return params_of<tsr_matmul_bias_params>(s); }
-const tsr_matmul_i8_params &P_i8(const tsr_step &s) { return params_of<tsr_matmul_i8_params>(s); }
-const tsr_matmul_rqs_params &P_rqs(const tsr_step &s) { return params_of<tsr_matmul_rqs_params>(s); }
-const tsr_matmul_npu_params &P_npu(const tsr_step &s) { return params_of<tsr_matmul_npu_params>(s); } // every NPU variant's
-const tsr_matmul_rqs_npu_params &P_rqs_npu(const tsr_step &s) { return params_of<tsr_matmul_rqs_npu_params>(s); }
+const tsr_matmul_bias_params &P_bias(const tsr_step &s) { return tsr_params_as<tsr_matmul_bias_params>(s); }
+const tsr_matmul_i8_params &P_i8(const tsr_step &s) { return tsr_params_as<tsr_matmul_i8_params>(s); }
+const tsr_matmul_rqs_params &P_rqs(const tsr_step &s) { return tsr_params_as<tsr_matmul_rqs_params>(s); }
+const tsr_matmul_npu_params &P_npu(const tsr_step &s) { return tsr_params_as<tsr_matmul_npu_params>(s); } // every NPU variant's
+const tsr_matmul_rqs_npu_params &P_rqs_npu(const tsr_step &s) { return tsr_params_as<tsr_matmul_rqs_npu_params>(s); }
 
 // The weights' and the output's element types, and whether the weights are 4-bit (W4_G32):
 // the variant's, as its row of tessera/variants.def says (TSR_MATMUL_TYPES, TSR_MATMUL_W4).
@@ -57,12 +57,10 @@ Types types(const tsr_step &s)
 // Bytes of one output channel's weights: k elements of the weights' type, or a W4A8 row
 // (4-bit weights and their group scales, tessera/kernels_i8.h); 64-bit, since the
 // geometry is asked before validate has bounded k.
-uint64_t weight_row_bytes(const tsr_step &s)
+uint64_t weight_row_bytes(const tsr_step &s, const Types &t)
 {
-    const Types t = types(s);
     return t.w4 ? (uint64_t)tsr_w4_row_bytes(S(s).k) : (uint64_t)S(s).k * tsr_dtype_bytes(t.weights);
 }
-uint32_t out_bytes(const tsr_step &s) { return tsr_dtype_bytes(types(s).out); }
 
 // Where the output columns go (tsr_matmul_shape.split): `count` outputs, operand 2 + i
 // taking columns first[i] .. first[i] + cols[i] - 1. 0 outputs: a split out of range.
@@ -311,11 +309,12 @@ bool prepare_product(const PrepareContext &c, PreparedCall &out,
     const tsr_matmul_shape &q = S(c.step);
     const ResolvedStep &r = c.resolved;
     const Outputs o = outputs(q); // validated: 1 to 3 (the variants that prepare)
+    const Types ty = types(c.step);
     PreparedProduct p = {c.at(0), c.at(1), table, {nullptr, nullptr, nullptr},
-                         q.k, q.n, {q.split[0], q.split[1]}, r.facts, (uint8_t)out_bytes(c.step), r.zero[0], r.zero[2],
+                         q.k, q.n, {q.split[0], q.split[1]}, r.facts, (uint8_t)tsr_dtype_bytes(ty.out), r.zero[0], r.zero[2],
                          (int8_t)range.shift, (int8_t)range.lo, (int8_t)range.hi};
     c.check(0, (uint64_t)c.rows * q.k * act_bytes(c.step));
-    c.check(1, (uint64_t)q.n * weight_row_bytes(c.step));
+    c.check(1, (uint64_t)q.n * weight_row_bytes(c.step, ty));
     for (uint32_t i = 0; i < o.count; ++i) {
         p.y[i] = c.at(2u + i);
         c.check(2u + i, (uint64_t)c.rows * o.cols[i] * p.yb);
@@ -456,9 +455,9 @@ tessera_status validate(StepChecker &c)
     if (o.count == 0u) return c.fail("output split (split) out of range");
     const uint64_t R = c.rows;
     TSR_TRY(c.operand(0, c.step.dtype, R * p.k * act_bytes(c.step), false));
-    TSR_TRY(c.operand(1, ty.weights, (uint64_t)p.n * weight_row_bytes(c.step), false));
+    TSR_TRY(c.operand(1, ty.weights, (uint64_t)p.n * weight_row_bytes(c.step, ty), false));
     for (uint32_t i = 0; i < o.count; ++i) {
-        TSR_TRY(c.operand(2u + i, ty.out, R * o.cols[i] * out_bytes(c.step), true));
+        TSR_TRY(c.operand(2u + i, ty.out, R * o.cols[i] * tsr_dtype_bytes(ty.out), true));
         if (i) TSR_TRY(c.same_zero(2, 2u + i)); // the kernels take one zero point
         // Unstaged, each output is written where it lies (staged, all of them go through
         // operand 2's buffer: the geometry has them share it).
@@ -496,8 +495,9 @@ StepGeometry geometry_npu(const tsr_step &s, uint32_t rows)
 StepGeometry cluster_geometry(const tsr_step &s, uint32_t rows, const Outputs &o)
 {
     StepGeometry g = StepGeometry::none();
-    const uint32_t tr = s.tile[0], tn = s.tile[1], K = S(s).k, N = S(s).n, xb = act_bytes(s), yb = out_bytes(s);
-    const uint64_t wrow = weight_row_bytes(s);
+    const Types ty = types(s);
+    const uint32_t tr = s.tile[0], tn = s.tile[1], K = S(s).k, N = S(s).n, xb = act_bytes(s), yb = tsr_dtype_bytes(ty.out);
+    const uint64_t wrow = weight_row_bytes(s, ty);
     if (!tr || tr > rows || !tn || tn > N || !wrow || !xb || !yb || o.count == 0u) return g;
     const uint32_t rt = ceil_div(rows, tr), ct = ceil_div(N, tn);
     g.tiles = rt * ct;
@@ -629,8 +629,9 @@ __attribute__((noinline)) void out_split(StepRun &r, uint32_t t, uint32_t r0, ui
 void run(StepRun &r)
 {
     if (r.step.engine == TSR_ENGINE_NPU) return variant_row<TSR_OP_MATMUL>(r.resolved.variant).npu.run(r);
-    const uint32_t K = S(r.step).k, N = S(r.step).n, xb = act_bytes(r.step), yb = out_bytes(r.step);
-    const size_t wrow = (size_t)weight_row_bytes(r.step); // validated: the tensor holds n of them
+    const Types ty = types(r.step); // one look at the variant's row a run
+    const uint32_t K = S(r.step).k, N = S(r.step).n, xb = act_bytes(r.step), yb = tsr_dtype_bytes(ty.out);
+    const size_t wrow = (size_t)weight_row_bytes(r.step, ty); // validated: the tensor holds n of them
     const uint32_t tr = r.step.tile[0], tn = r.step.tile[1], ct = ceil_div(N, tn);
     const Kernel kernel = variant_row<TSR_OP_MATMUL>(r.resolved.variant).cluster.kernel;
     const bool split = S(r.step).split[0] != 0u; // several outputs (validated)
@@ -684,7 +685,7 @@ void run(StepRun &r)
 uint32_t ahead(const tsr_step &s, uint32_t *operand)
 {
     if (s.engine == TSR_ENGINE_NPU) return 0u;
-    const uint64_t bytes = (uint64_t)(S(s).n < s.tile[1] ? S(s).n : s.tile[1]) * weight_row_bytes(s);
+    const uint64_t bytes = (uint64_t)(S(s).n < s.tile[1] ? S(s).n : s.tile[1]) * weight_row_bytes(s, types(s));
     *operand = 1u;
     return bytes <= 0xFFFFFFFFu ? (uint32_t)bytes : 0u;
 }

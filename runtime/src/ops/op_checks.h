@@ -62,9 +62,8 @@ inline tsr_iexp_constants iexp_constants(const tsr_iexp_params &p) { return tsr_
 inline uint32_t act_bytes(const tsr_step &s) { return tsr_dtype_bytes(s.dtype); }
 // Step s's parameters as its operator's shape (tsr_<op>_shape: what every variant of the
 // operator has) or as its variant's struct (tessera/variant_params.h), checked at open
-// (tsr_params_fit). A kernel reads the struct of the variants it is registered for.
-template <class T> const T &shape_of(const tsr_step &s) { return tsr_params_as<T>(s); }
-template <class T> const T &params_of(const tsr_step &s) { return tsr_params_as<T>(s); }
+// (tsr_params_fit): tsr_params_as<T>(s). A kernel reads the struct of the variants it is
+// registered for.
 
 } // namespace tsr
 

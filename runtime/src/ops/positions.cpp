@@ -12,8 +12,8 @@
 namespace tsr {
 namespace {
 
-const tsr_positions_shape &S(const tsr_step &s) { return shape_of<tsr_positions_shape>(s); }
-const tsr_positions_i8_params &P_i8(const tsr_step &s) { return params_of<tsr_positions_i8_params>(s); }
+const tsr_positions_shape &S(const tsr_step &s) { return tsr_params_as<tsr_positions_shape>(s); }
+const tsr_positions_i8_params &P_i8(const tsr_step &s) { return tsr_params_as<tsr_positions_i8_params>(s); }
 
 using Kernel = tsr_kernel_status (*)(const StepRun &r, uint8_t **p, uint32_t count);
 

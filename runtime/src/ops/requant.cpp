@@ -9,8 +9,8 @@
 namespace tsr {
 namespace {
 
-const tsr_requant_shape &S(const tsr_step &s) { return shape_of<tsr_requant_shape>(s); }
-const tsr_requant_i8_params &P(const tsr_step &s) { return params_of<tsr_requant_i8_params>(s); }
+const tsr_requant_shape &S(const tsr_step &s) { return tsr_params_as<tsr_requant_shape>(s); }
+const tsr_requant_i8_params &P(const tsr_step &s) { return tsr_params_as<tsr_requant_i8_params>(s); }
 
 using Kernel = tsr_kernel_status (*)(const StepRun &r, uint8_t *x, uint8_t *y, uint32_t count);
 

@@ -12,7 +12,7 @@
 namespace tsr {
 namespace {
 
-const tsr_rmsnorm_shape &S(const tsr_step &s) { return shape_of<tsr_rmsnorm_shape>(s); }
+const tsr_rmsnorm_shape &S(const tsr_step &s) { return tsr_params_as<tsr_rmsnorm_shape>(s); }
 
 using Kernel = tsr_kernel_status (*)(const StepRun &r, uint8_t **p, uint32_t n);
 
@@ -47,12 +47,12 @@ void operands(const tsr_step &s, uint32_t wdtype, RowOperand out[3])
 
 tessera_status check_eps(StepChecker &c)
 {
-    return params_of<tsr_rmsnorm_float_params>(c.step).eps > 0.0f ? TESSERA_OK : c.fail("eps not positive");
+    return tsr_params_as<tsr_rmsnorm_float_params>(c.step).eps > 0.0f ? TESSERA_OK : c.fail("eps not positive");
 }
 
 tessera_status check_i8(StepChecker &c)
 {
-    const tsr_rmsnorm_i8_params &p = params_of<tsr_rmsnorm_i8_params>(c.step);
+    const tsr_rmsnorm_i8_params &p = tsr_params_as<tsr_rmsnorm_i8_params>(c.step);
     TSR_TRY(c.symmetric(1)); // the gain; x's and y's zero points are the kernel's
     if (p.dim > 16384u) return c.fail("dim above 16384");
     return p.eps_q8 > (1u << 24) || p.gain < (1 << 14) || p.gain >= (1 << 15) || p.gain_shift < 0 || p.gain_shift > 30
@@ -62,7 +62,7 @@ tessera_status check_i8(StepChecker &c)
 
 tessera_status check_i8_float(StepChecker &c)
 {
-    const tsr_rmsnorm_i8_float_params &p = params_of<tsr_rmsnorm_i8_float_params>(c.step);
+    const tsr_rmsnorm_i8_float_params &p = tsr_params_as<tsr_rmsnorm_i8_float_params>(c.step);
     TSR_TRY(c.symmetric(0));
     TSR_TRY(c.symmetric(1));
     TSR_TRY(c.symmetric(2));
@@ -72,7 +72,7 @@ tessera_status check_i8_float(StepChecker &c)
 
 tessera_status check_quantlib(StepChecker &c)
 {
-    const tsr_rmsnorm_quantlib_params &p = params_of<tsr_rmsnorm_quantlib_params>(c.step);
+    const tsr_rmsnorm_quantlib_params &p = tsr_params_as<tsr_rmsnorm_quantlib_params>(c.step);
     if (p.dim > 16384u) return c.fail("dim above 16384");
     return p.log2_d < 0 || p.log2_d > 31 || p.lo > p.hi || p.lo < -128 || p.hi > 127
                ? c.fail("iRMSNorm constants out of range")
@@ -81,7 +81,7 @@ tessera_status check_quantlib(StepChecker &c)
 
 tsr_kernel_status rms_f32(const StepRun &r, uint8_t **p, uint32_t n)
 {
-    const tsr_rmsnorm_float_params &q = params_of<tsr_rmsnorm_float_params>(r.step);
+    const tsr_rmsnorm_float_params &q = tsr_params_as<tsr_rmsnorm_float_params>(r.step);
     return tsr_rmsnorm_f32((const float *)p[0], (const float *)p[1], (float *)p[2], n, q.dim, q.eps, r.worker, r.workers);
 }
 
@@ -99,7 +99,7 @@ tsr_kernel_status rms_f32_call(const PreparedCall &c, uint32_t rows, uint32_t, u
 }
 bool rms_f32_prepare(const PrepareContext &c, PreparedCall &out)
 {
-    const tsr_rmsnorm_float_params &q = params_of<tsr_rmsnorm_float_params>(c.step);
+    const tsr_rmsnorm_float_params &q = tsr_params_as<tsr_rmsnorm_float_params>(c.step);
     c.check(0, (uint64_t)c.rows * q.dim * 4u);
     c.check(1, (uint64_t)q.dim * 4u);
     c.check(2, (uint64_t)c.rows * q.dim * 4u);
@@ -109,7 +109,7 @@ bool rms_f32_prepare(const PrepareContext &c, PreparedCall &out)
 
 tsr_kernel_status rms_bf16(const StepRun &r, uint8_t **p, uint32_t n)
 {
-    const tsr_rmsnorm_float_params &q = params_of<tsr_rmsnorm_float_params>(r.step);
+    const tsr_rmsnorm_float_params &q = tsr_params_as<tsr_rmsnorm_float_params>(r.step);
     return tsr_rmsnorm_bf16((const tsr_bf16 *)p[0], (const tsr_bf16 *)p[1], (tsr_bf16 *)p[2], n, q.dim, q.eps, r.worker,
                             r.workers);
 }
@@ -118,7 +118,7 @@ tsr_kernel_status rms_bf16(const StepRun &r, uint8_t **p, uint32_t n)
 template <tsr_kernel_status (*Rmsnorm)(const tsr_rmsnorm_i8_args *, uint32_t, uint32_t)>
 tsr_kernel_status rms_i8(const StepRun &r, uint8_t **p, uint32_t n)
 {
-    const tsr_rmsnorm_i8_params &q = params_of<tsr_rmsnorm_i8_params>(r.step);
+    const tsr_rmsnorm_i8_params &q = tsr_params_as<tsr_rmsnorm_i8_params>(r.step);
     tsr_rmsnorm_i8_args a = {(const int8_t *)p[0], (const int8_t *)p[1], (int8_t *)p[2], r.resolved.zero[0], r.resolved.zero[2], q.eps_q8, q.gain,
                              q.gain_shift, n, q.dim};
     return Rmsnorm(&a, r.worker, r.workers);
@@ -128,7 +128,7 @@ tsr_kernel_status rms_i8(const StepRun &r, uint8_t **p, uint32_t n)
 template <tsr_kernel_status (*Rmsnorm)(const tsr_rmsnorm_i8_args *, uint32_t, uint32_t)>
 bool rms_i8_prepare(const PrepareContext &c, PreparedCall &out)
 {
-    const tsr_rmsnorm_i8_params &q = params_of<tsr_rmsnorm_i8_params>(c.step);
+    const tsr_rmsnorm_i8_params &q = tsr_params_as<tsr_rmsnorm_i8_params>(c.step);
     const ResolvedStep &r = c.resolved;
     const uint32_t bytes = c.rows * q.dim; // validated: the operands hold it
     c.check(0, bytes);
@@ -142,7 +142,7 @@ bool rms_i8_prepare(const PrepareContext &c, PreparedCall &out)
 
 tsr_kernel_status rms_i8_float(const StepRun &r, uint8_t **p, uint32_t n)
 {
-    const tsr_rmsnorm_i8_float_params &q = params_of<tsr_rmsnorm_i8_float_params>(r.step);
+    const tsr_rmsnorm_i8_float_params &q = tsr_params_as<tsr_rmsnorm_i8_float_params>(r.step);
     return tsr_rmsnorm_i8_float((const int8_t *)p[0], (const int8_t *)p[1], (int8_t *)p[2], n, q.dim, q.eps, q.out_scale,
                                 r.worker, r.workers);
 }
@@ -150,14 +150,14 @@ tsr_kernel_status rms_i8_float(const StepRun &r, uint8_t **p, uint32_t n)
 template <tsr_kernel_status (*IRmsNorm)(const tsr_irmsnorm_i8_args *, uint32_t, uint32_t)>
 tsr_kernel_status rms_quantlib(const StepRun &r, uint8_t **p, uint32_t n)
 {
-    const tsr_rmsnorm_quantlib_params &q = params_of<tsr_rmsnorm_quantlib_params>(r.step);
+    const tsr_rmsnorm_quantlib_params &q = tsr_params_as<tsr_rmsnorm_quantlib_params>(r.step);
     const tsr_irmsnorm_i8_args a = {(const int8_t *)p[0], (const int32_t *)p[1], (int8_t *)p[2], n, q.dim, q.log2_d, q.lo, q.hi};
     return IRmsNorm(&a, r.worker, r.workers);
 }
 template <tsr_kernel_status (*IRmsNorm)(const tsr_irmsnorm_i8_args *, uint32_t, uint32_t)>
 bool rms_quantlib_prepare(const PrepareContext &c, PreparedCall &out)
 {
-    const tsr_rmsnorm_quantlib_params &q = params_of<tsr_rmsnorm_quantlib_params>(c.step);
+    const tsr_rmsnorm_quantlib_params &q = tsr_params_as<tsr_rmsnorm_quantlib_params>(c.step);
     c.check(0, (uint64_t)c.rows * q.dim);
     c.check(1, (uint64_t)q.dim * 4u);
     c.check(2, (uint64_t)c.rows * q.dim);

@@ -15,8 +15,8 @@
 namespace tsr {
 namespace {
 
-const tsr_rope_shape &S(const tsr_step &s) { return shape_of<tsr_rope_shape>(s); }
-const tsr_rope_params &P(const tsr_step &s) { return params_of<tsr_rope_params>(s); }
+const tsr_rope_shape &S(const tsr_step &s) { return tsr_params_as<tsr_rope_shape>(s); }
+const tsr_rope_params &P(const tsr_step &s) { return tsr_params_as<tsr_rope_params>(s); }
 
 using Kernel = tsr_kernel_status (*)(const StepRun &r, uint8_t **t, uint32_t n);
 
@@ -91,7 +91,7 @@ template <RopeI8 Rope> bool rope_i8_prepare(const PrepareContext &c, PreparedCal
 template <tsr_kernel_status (*RopeMatrix)(const tsr_rope_matrix_i8_args *, uint32_t, uint32_t)>
 tsr_kernel_status rope_matrix(const StepRun &r, uint8_t **t, uint32_t n)
 {
-    const tsr_rope_matrix_i8_params &p = params_of<tsr_rope_matrix_i8_params>(r.step);
+    const tsr_rope_matrix_i8_params &p = tsr_params_as<tsr_rope_matrix_i8_params>(r.step);
     const tsr_rope_matrix_i8_args a = {(int8_t *)t[0], (int8_t *)t[1], (const int8_t *)t[2], &p.q, &p.k, n, p.dim, p.kv_dim,
                                        p.head_size};
     return RopeMatrix(&a, r.worker, r.workers);
@@ -111,7 +111,7 @@ tessera_status check_matrix_f32(StepChecker &c)
 
 tessera_status check_matrix(StepChecker &c)
 {
-    const tsr_rope_matrix_i8_params &p = params_of<tsr_rope_matrix_i8_params>(c.step);
+    const tsr_rope_matrix_i8_params &p = tsr_params_as<tsr_rope_matrix_i8_params>(c.step);
     TSR_TRY(c.symmetric(0));
     TSR_TRY(c.symmetric(1));
     if (p.head_size > 64u) return c.fail("head size above 64");

@@ -13,11 +13,11 @@
 namespace tsr {
 namespace {
 
-const tsr_swiglu_shape &S(const tsr_step &s) { return shape_of<tsr_swiglu_shape>(s); }
+const tsr_swiglu_shape &S(const tsr_step &s) { return tsr_params_as<tsr_swiglu_shape>(s); }
 
 tessera_status check_i8(StepChecker &c)
 {
-    const tsr_swiglu_i8_params &p = params_of<tsr_swiglu_i8_params>(c.step);
+    const tsr_swiglu_i8_params &p = tsr_params_as<tsr_swiglu_i8_params>(c.step);
     if (!tsr_iexp_constants_valid(iexp_constants(p.sigmoid))) return c.fail("activation constants out of range");
     TSR_TRY(c.constant(p.silu, TSR_DTYPE_I16, TSR_SWIGLU_I8_SILU_ENTRIES * 2u, "SiLU table does not fit"));
     return c.requant(p.out, "output factor out of range");
@@ -25,7 +25,7 @@ tessera_status check_i8(StepChecker &c)
 
 tessera_status check_i8_float(StepChecker &c)
 {
-    const tsr_swiglu_i8_float_params &p = params_of<tsr_swiglu_i8_float_params>(c.step);
+    const tsr_swiglu_i8_float_params &p = tsr_params_as<tsr_swiglu_i8_float_params>(c.step);
     for (uint32_t i = 0; i < 3u; ++i) TSR_TRY(c.symmetric(i));
     return p.gate_scale > 0.0f && p.out_scale > 0.0f ? TESSERA_OK : c.fail("activation constants out of range");
 }
@@ -59,7 +59,7 @@ template <tsr_exp_kind Exp> tsr_kernel_status swiglu_bf16(const StepRun &r, uint
 template <tsr_kernel_status (*Swiglu)(const tsr_swiglu_i8_args *, uint32_t, uint32_t)>
 tsr_kernel_status swiglu_i8(const StepRun &r, uint8_t *g, uint8_t *u, uint8_t *y, uint32_t count)
 {
-    const tsr_swiglu_i8_params &p = params_of<tsr_swiglu_i8_params>(r.step);
+    const tsr_swiglu_i8_params &p = tsr_params_as<tsr_swiglu_i8_params>(r.step);
     tsr_swiglu_i8_args a = {(int8_t *)g, (int8_t *)u, (int8_t *)y, r.resolved.zero[0], r.resolved.zero[1], r.resolved.zero[2], iexp_constants(p.sigmoid),
                             p.out.multiplier, p.out.shift, count, (const int16_t *)r.constant(p.silu)};
     return Swiglu(&a, r.worker, r.workers);
@@ -69,7 +69,7 @@ tsr_kernel_status swiglu_i8(const StepRun &r, uint8_t *g, uint8_t *u, uint8_t *y
 template <tsr_kernel_status (*Swiglu)(const tsr_swiglu_i8_args *, uint32_t, uint32_t)>
 bool swiglu_i8_prepare(const PrepareContext &c, PreparedCall &out)
 {
-    const tsr_swiglu_i8_params &p = params_of<tsr_swiglu_i8_params>(c.step);
+    const tsr_swiglu_i8_params &p = tsr_params_as<tsr_swiglu_i8_params>(c.step);
     const ResolvedStep &r = c.resolved;
     for (uint32_t k = 0; k < 3u; ++k) c.check(k, (uint64_t)c.rows * p.n); // validated: the operands hold it
     out.set(count_rows_call<tsr_swiglu_i8_args, Swiglu>, tsr_swiglu_i8_args{(const int8_t *)c.at(0), (const int8_t *)c.at(1),
@@ -81,7 +81,7 @@ bool swiglu_i8_prepare(const PrepareContext &c, PreparedCall &out)
 
 tsr_kernel_status swiglu_i8_float(const StepRun &r, uint8_t *g, uint8_t *u, uint8_t *y, uint32_t count)
 {
-    const tsr_swiglu_i8_float_params &p = params_of<tsr_swiglu_i8_float_params>(r.step);
+    const tsr_swiglu_i8_float_params &p = tsr_params_as<tsr_swiglu_i8_float_params>(r.step);
     return tsr_swiglu_i8_float((int8_t *)g, (int8_t *)u, (int8_t *)y, count, p.gate_scale, p.out_scale, r.worker,
                                r.workers);
 }
@@ -99,7 +99,7 @@ void model_shape(const tsr_step &s, ModelShape &out) { out.hidden_dim = S(s).n; 
 // QuantLib's gated unit: iHardswish for SiLU, a RequantShift after it and after the product.
 tessera_status check_hardswish(StepChecker &c)
 {
-    const tsr_swiglu_hardswish_params &p = params_of<tsr_swiglu_hardswish_params>(c.step);
+    const tsr_swiglu_hardswish_params &p = tsr_params_as<tsr_swiglu_hardswish_params>(c.step);
     const tsr_rqs_params *const all[] = {&p.rqs_act, &p.rqs_y};
     for (const tsr_rqs_params *r : all)
         if (!tsr_rqs_valid(r) || r->lo < -128 || r->hi > 127) return c.fail("RequantShift constants out of range");
@@ -111,7 +111,7 @@ tessera_status check_hardswish(StepChecker &c)
 template <tsr_kernel_status (*Hardswish)(const tsr_hardswish_i8_args *, uint32_t, uint32_t)>
 tsr_kernel_status swiglu_hardswish(const StepRun &r, uint8_t *g, uint8_t *u, uint8_t *y, uint32_t count)
 {
-    const tsr_swiglu_hardswish_params &p = params_of<tsr_swiglu_hardswish_params>(r.step);
+    const tsr_swiglu_hardswish_params &p = tsr_params_as<tsr_swiglu_hardswish_params>(r.step);
     const tsr_hardswish_i8_args a = {(const int8_t *)g, (const int8_t *)u, (int8_t *)y, p.three, p.six, p.one_over_six,
                                      &p.rqs_act, &p.rqs_y, count};
     return Hardswish(&a, r.worker, r.workers);
@@ -119,7 +119,7 @@ tsr_kernel_status swiglu_hardswish(const StepRun &r, uint8_t *g, uint8_t *u, uin
 template <tsr_kernel_status (*Hardswish)(const tsr_hardswish_i8_args *, uint32_t, uint32_t)>
 bool hardswish_prepare(const PrepareContext &c, PreparedCall &out)
 {
-    const tsr_swiglu_hardswish_params &p = params_of<tsr_swiglu_hardswish_params>(c.step); // its constants where the image holds the step
+    const tsr_swiglu_hardswish_params &p = tsr_params_as<tsr_swiglu_hardswish_params>(c.step); // its constants where the image holds the step
     for (uint32_t k = 0; k < 3u; ++k) c.check(k, (uint64_t)c.rows * p.n);
     out.set(count_rows_call<tsr_hardswish_i8_args, Hardswish>, tsr_hardswish_i8_args{(const int8_t *)c.at(0), (const int8_t *)c.at(1),
                                                              (int8_t *)c.at(2), p.three, p.six, p.one_over_six,
