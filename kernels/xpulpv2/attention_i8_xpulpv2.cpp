@@ -32,14 +32,13 @@ inline int32_t sdot(int32_t acc, uint32_t a, uint32_t b)
 
 } // namespace
 
-// A score's requantization as tsr_xpulpv2_requantize_to_i8 at shift <= -2 (sh = -2 - shift):
-// the high word of d m, shifted by sh, rounded half up, clipped to int8, stored (post-increment):
-// six instructions of a hardware-loop body.
+// A score's requantization as tsr_xpulpv2_requantize_to_i8 at shift <= -2: ((h >> sh) + 1) >> 1
+// for h the high word of d m and sh = -2 - shift, that is floor((h + 2^sh) / 2^(sh + 1)), one
+// addRNr by sh + 1 (h + 2^sh < 2^30: |d| <= 2^17, m < 2^31, sh <= 29); clipped to int8, stored
+// (post-increment): four instructions of a hardware-loop body.
 #define TSR_SCORE_OUT                                                                                                  \
-    "mulh %[d], %[d], %[m]\n"                                                                                          \
-    "sra %[d], %[d], %[sh]\n"                                                                                          \
-    "addi %[d], %[d], 1\n"                                                                                             \
-    "srai %[d], %[d], 1\n" TSR_XP_CLIP8("%[d]", "%[d]") TSR_XP_SB_POST1("%[d]", "%[s]")
+    "mulh %[d], %[d], %[m]\n" TSR_XP_ADDRN_R("%[d]", "zero", "%[sh]") TSR_XP_CLIP8("%[d]", "%[d]")                     \
+        TSR_XP_SB_POST1("%[d]", "%[s]")
 
 tsr_kernel_status tsr_attention_scores_i8_xpulpv2(const tsr_attention_scores_i8_args *a, uint32_t core_id,
                                                   uint32_t core_count)
@@ -59,12 +58,12 @@ tsr_kernel_status tsr_attention_scores_i8_xpulpv2(const tsr_attention_scores_i8_
     int8_t *const scores = a->scores; // a local: a score's store could alias *a
     const uint32_t count = end - begin;
     if (count && words <= 2u && shift <= -2) { // the usual scale: requantized as tsr_xpulpv2_requantize_to_i8 does
-        const uint32_t sh = (uint32_t)(-2 - shift); // 0..29 (shift >= -31: the args' check)
+        const uint32_t sh = (uint32_t)(-1 - shift); // addRNr's: 1..30 (shift >= -31: the args' check)
         int8_t *s = scores + begin;
         uint32_t k0, k1;
         int32_t d;
         if (words == 1u) // TinyLLama-v0's (microLlama's) head size 4: the query's word in a register
-            __asm__ volatile(TSR_HWLOOP_BEGIN("%[n]", 9)
+            __asm__ volatile(TSR_HWLOOP_BEGIN("%[n]", 7)
                              TSR_XP_LW_POST_RR("%[k0]", "%[k]", "%[ks]")
                              "mv %[d], %[off]\n"
                              TSR_XP_SDOTSP_B("%[d]", "%[q0]", "%[k0]")
@@ -75,7 +74,7 @@ tsr_kernel_status tsr_attention_scores_i8_xpulpv2(const tsr_attention_scores_i8_
                                [ks] "r"(stride)
                              : "memory");
         else // stories260K's head size 8: the query's two words in registers
-            __asm__ volatile(TSR_HWLOOP_BEGIN("%[n]", 11)
+            __asm__ volatile(TSR_HWLOOP_BEGIN("%[n]", 9)
                              TSR_XP_LW_POST4("%[k0]", "%[k]")
                              TSR_XP_LW_POST_RR("%[k1]", "%[k]", "%[ks]")
                              "mv %[d], %[off]\n"
@@ -160,54 +159,68 @@ tsr_kernel_status tsr_softmax_i8_xpulpv2(const tsr_softmax_i8_args *a, uint32_t 
                              : "memory");
         }
     }
-    // y = floor((4096 e + sum / 2) / sum): q = the high word of m r, r = floor((2^32 - 1) / sum),
-    // is the quotient or one less (tsr_softmax_i8_normalize's bound, m < 2^31: m r / 2^32 >
-    // m / sum - m / 2^32 - m / (2^32 sum) > m / sum - 1), so one step corrects it: q + 1 where
-    // the remainder m - q sum exceeds sum - 1. Two positions a pass, each one's latencies under
-    // the other's work.
-    const uint32_t r = 0xFFFFFFFFu / sum, half = sum / 2u, below = sum - 1u; // sum >= 1: the largest e is 2^-6 (b^2 + c)
+    // y = floor(m / sum) for m = 4096 e + half (half = floor(sum / 2)) without a high-word
+    // product (mulhu stalls these cores four cycles): t = (e R + H) >> 19 for R = floor(2^31 /
+    // sum) and H = (half R) >> 12 is the quotient or one less, so one step corrects it: t + 1
+    // where the remainder m - t sum exceeds sum - 1. Why: 2^19 m / sum - (e R + H) lies in
+    // [0, e + half / 2^12 + 1), below 2^18 + 2^15 + 1 < 2^19 (e < 2^18, sum < 2^28); e R + H
+    // <= 2^31 + 2^18 (e <= sum) and half R <= 2^30 fit 32 bits. Two positions a pass, ten
+    // single-cycle instructions each.
+    const uint32_t R = 0x80000000u / sum, half = sum / 2u, H = (half * R) >> 12, below = sum - 1u; // sum >= 1: the largest e is 2^-6 (b^2 + c)
     uint16_t *y = a->y;
     ep = e;
     if (const uint32_t pairs = n >> 1) {
-        uint32_t ma, mb, qa, qb, ta, tb;
-        __asm__ volatile(TSR_HWLOOP_BEGIN("%[pairs]", 18)
+        uint32_t ma, mb, ta, tb;
+        __asm__ volatile(TSR_HWLOOP_BEGIN("%[pairs]", 20)
                          TSR_XP_LW_POST4("%[ma]", "%[e]")
                          TSR_XP_LW_POST4("%[mb]", "%[e]")
+                         "mv %[ta], %[H]\n"
+                         "mv %[tb], %[H]\n"
+                         TSR_XP_MAC("%[ta]", "%[ma]", "%[R]")
+                         TSR_XP_MAC("%[tb]", "%[mb]", "%[R]")
                          "slli %[ma], %[ma], 12\n"
                          "slli %[mb], %[mb], 12\n"
+                         "srli %[ta], %[ta], 19\n"
+                         "srli %[tb], %[tb], 19\n"
                          "add %[ma], %[ma], %[half]\n"
                          "add %[mb], %[mb], %[half]\n"
-                         "mulhu %[qa], %[ma], %[r]\n"
-                         "mulhu %[qb], %[mb], %[r]\n"
-                         "mul %[ta], %[qa], %[sum]\n"
-                         "mul %[tb], %[qb], %[sum]\n"
-                         "sub %[ma], %[ma], %[ta]\n"
-                         "sub %[mb], %[mb], %[tb]\n"
+                         TSR_XP_MSU("%[ma]", "%[ta]", "%[sum]")
+                         TSR_XP_MSU("%[mb]", "%[tb]", "%[sum]")
                          "sltu %[ma], %[below], %[ma]\n"
                          "sltu %[mb], %[below], %[mb]\n"
-                         "add %[qa], %[qa], %[ma]\n"
-                         "add %[qb], %[qb], %[mb]\n"
-                         TSR_XP_SH_POST2("%[qa]", "%[y]")
-                         TSR_XP_SH_POST2("%[qb]", "%[y]")
+                         "add %[ta], %[ta], %[ma]\n"
+                         "add %[tb], %[tb], %[mb]\n"
+                         TSR_XP_SH_POST2("%[ta]", "%[y]")
+                         TSR_XP_SH_POST2("%[tb]", "%[y]")
                          TSR_HWLOOP_END
-                         : [e] "+r"(ep), [y] "+r"(y), [ma] "=&r"(ma), [mb] "=&r"(mb), [qa] "=&r"(qa), [qb] "=&r"(qb),
-                           [ta] "=&r"(ta), [tb] "=&r"(tb)
-                         : [pairs] "r"(pairs), [half] "r"(half), [r] "r"(r), [sum] "r"(sum), [below] "r"(below)
+                         : [e] "+r"(ep), [y] "+r"(y), [ma] "=&r"(ma), [mb] "=&r"(mb), [ta] "=&r"(ta), [tb] "=&r"(tb)
+                         : [pairs] "r"(pairs), [H] "r"(H), [R] "r"(R), [half] "r"(half), [sum] "r"(sum), [below] "r"(below)
                          : "memory");
     }
     if (n & 1u) {
-        const uint32_t m = *ep * 4096u + half, q = (uint32_t)(((uint64_t)m * r) >> 32);
-        *y = (uint16_t)(q + (m - q * sum > below));
+        const uint32_t m = *ep * 4096u + half, t = (*ep * R + H) >> 19;
+        *y = (uint16_t)(t + (m - t * sum > below));
     }
     return TSR_KERNEL_OK;
 }
 
-// Four dimensions of a position's values loaded (post-increment, into v0..v3) and each
-// multiplied by its probability w into its sum: eight instructions of a hardware-loop body.
-#define TSR_ACC4(a0, a1, a2, a3)                                                                                       \
+// Four dimensions of a position's values loaded (post-increment, into v0..v3; the last by
+// LAST_STEP, a register, so that the fourth of a row's last four steps to the next row) and
+// each multiplied by its probability w into its sum: eight instructions of a hardware-loop body.
+#define TSR_ACC4_LOADS(last_step)                                                                                      \
     TSR_XP_LB_POST1("%[v0]", "%[v]") TSR_XP_LB_POST1("%[v1]", "%[v]") TSR_XP_LB_POST1("%[v2]", "%[v]")                \
-    TSR_XP_LB_POST1("%[v3]", "%[v]") TSR_XP_MAC(a0, "%[w]", "%[v0]") TSR_XP_MAC(a1, "%[w]", "%[v1]")                  \
-    TSR_XP_MAC(a2, "%[w]", "%[v2]") TSR_XP_MAC(a3, "%[w]", "%[v3]")
+        TSR_XP_LB_POST_RR("%[v3]", "%[v]", last_step)
+#define TSR_ACC4_MACS(a0, a1, a2, a3)                                                                                  \
+    TSR_XP_MAC(a0, "%[w]", "%[v0]") TSR_XP_MAC(a1, "%[w]", "%[v1]") TSR_XP_MAC(a2, "%[w]", "%[v2]")                   \
+        TSR_XP_MAC(a3, "%[w]", "%[v3]")
+// A position of eight dimensions (the next row's eight where the stride is 8), then of four:
+// w's load, its products, and SUM_W (the probabilities' sum, for a values' zero point, or nothing).
+#define TSR_ACC8_BODY(sum_w)                                                                                           \
+    TSR_XP_LHU_POST2("%[w]", "%[p]") TSR_ACC4_LOADS("%[one]") TSR_ACC4_MACS("%[a0]", "%[a1]", "%[a2]", "%[a3]")         \
+        TSR_ACC4_LOADS("%[skip]") TSR_ACC4_MACS("%[a4]", "%[a5]", "%[a6]", "%[a7]") sum_w
+#define TSR_ACC4_BODY(sum_w)                                                                                           \
+    TSR_XP_LHU_POST2("%[w]", "%[p]") TSR_ACC4_LOADS("%[skip]") TSR_ACC4_MACS("%[a0]", "%[a1]", "%[a2]", "%[a3]") sum_w
+#define TSR_SUM_W "add %[ps], %[ps], %[w]\n"
 
 tsr_kernel_status tsr_attention_accumulate_i8_xpulpv2(const tsr_attention_accumulate_i8_args *a, uint32_t core_id,
                                                       uint32_t core_count)
@@ -219,26 +232,25 @@ tsr_kernel_status tsr_attention_accumulate_i8_xpulpv2(const tsr_attention_accumu
     const uint16_t *const probs = a->probs;
     int32_t *const acc = a->acc;
     const int32_t v_zero = a->v_zero;
-    // Eight dimensions a pass over the positions (their sums in registers), then four; each
-    // pass sums the probabilities too, for the values' zero point (sum_t p (v - z) is
-    // sum_t p v - z sum_t p).
+    const uint32_t one = 1u;
+    // Eight dimensions a pass over the positions (their sums in registers), then four; where
+    // the values have a zero point, each pass sums the probabilities too (sum_t p (v - z) is
+    // sum_t p v - z sum_t p). The pass's last load steps to the next position's row.
     uint32_t d = 0;
     for (; d + 8u <= hs; d += 8u) {
         int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0, a5 = 0, a6 = 0, a7 = 0, ps = 0, w, v0, v1, v2, v3;
         const int8_t *v = a->values + d;
         const uint16_t *p = probs;
-        __asm__ volatile(TSR_HWLOOP_BEGIN("%[n]", 19)
-                         TSR_XP_LHU_POST2("%[w]", "%[p]")
-                         TSR_ACC4("%[a0]", "%[a1]", "%[a2]", "%[a3]")
-                         TSR_ACC4("%[a4]", "%[a5]", "%[a6]", "%[a7]")
-                         "add %[ps], %[ps], %[w]\n"
-                         "add %[v], %[v], %[skip]\n"
-                         TSR_HWLOOP_END
-                         : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [a4] "+r"(a4), [a5] "+r"(a5),
-                           [a6] "+r"(a6), [a7] "+r"(a7), [ps] "+r"(ps), [p] "+r"(p), [v] "+r"(v), [w] "=&r"(w),
-                           [v0] "=&r"(v0), [v1] "=&r"(v1), [v2] "=&r"(v2), [v3] "=&r"(v3)
-                         : [n] "r"(count), [skip] "r"(stride - 8u)
-                         : "memory");
+        const uint32_t skip = stride - 7u;
+#define TSR_ACC8_OPERANDS                                                                                              \
+    : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [a4] "+r"(a4), [a5] "+r"(a5), [a6] "+r"(a6),         \
+      [a7] "+r"(a7), [ps] "+r"(ps), [p] "+r"(p), [v] "+r"(v), [w] "=&r"(w), [v0] "=&r"(v0), [v1] "=&r"(v1),             \
+      [v2] "=&r"(v2), [v3] "=&r"(v3)                                                                                   \
+    : [n] "r"(count), [skip] "r"(skip), [one] "r"(one)                                                                \
+    : "memory"
+        if (v_zero) __asm__ volatile(TSR_HWLOOP_BEGIN("%[n]", 18) TSR_ACC8_BODY(TSR_SUM_W) TSR_HWLOOP_END TSR_ACC8_OPERANDS);
+        else __asm__ volatile(TSR_HWLOOP_BEGIN("%[n]", 17) TSR_ACC8_BODY("") TSR_HWLOOP_END TSR_ACC8_OPERANDS);
+#undef TSR_ACC8_OPERANDS
         const int32_t offset = -v_zero * ps;
         acc[d] += a0 + offset, acc[d + 1] += a1 + offset, acc[d + 2] += a2 + offset, acc[d + 3] += a3 + offset;
         acc[d + 4] += a4 + offset, acc[d + 5] += a5 + offset, acc[d + 6] += a6 + offset, acc[d + 7] += a7 + offset;
@@ -247,16 +259,15 @@ tsr_kernel_status tsr_attention_accumulate_i8_xpulpv2(const tsr_attention_accumu
         int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, ps = 0, w, v0, v1, v2, v3;
         const int8_t *v = a->values + d;
         const uint16_t *p = probs;
-        __asm__ volatile(TSR_HWLOOP_BEGIN("%[n]", 11)
-                         TSR_XP_LHU_POST2("%[w]", "%[p]")
-                         TSR_ACC4("%[a0]", "%[a1]", "%[a2]", "%[a3]")
-                         "add %[ps], %[ps], %[w]\n"
-                         "add %[v], %[v], %[skip]\n"
-                         TSR_HWLOOP_END
-                         : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [ps] "+r"(ps), [p] "+r"(p),
-                           [v] "+r"(v), [w] "=&r"(w), [v0] "=&r"(v0), [v1] "=&r"(v1), [v2] "=&r"(v2), [v3] "=&r"(v3)
-                         : [n] "r"(count), [skip] "r"(stride - 4u)
-                         : "memory");
+        const uint32_t skip = stride - 3u;
+#define TSR_ACC4_OPERANDS                                                                                              \
+    : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [ps] "+r"(ps), [p] "+r"(p), [v] "+r"(v),              \
+      [w] "=&r"(w), [v0] "=&r"(v0), [v1] "=&r"(v1), [v2] "=&r"(v2), [v3] "=&r"(v3)                                     \
+    : [n] "r"(count), [skip] "r"(skip)                                                                                \
+    : "memory"
+        if (v_zero) __asm__ volatile(TSR_HWLOOP_BEGIN("%[n]", 10) TSR_ACC4_BODY(TSR_SUM_W) TSR_HWLOOP_END TSR_ACC4_OPERANDS);
+        else __asm__ volatile(TSR_HWLOOP_BEGIN("%[n]", 9) TSR_ACC4_BODY("") TSR_HWLOOP_END TSR_ACC4_OPERANDS);
+#undef TSR_ACC4_OPERANDS
         const int32_t offset = -v_zero * ps;
         acc[d] += a0 + offset, acc[d + 1] += a1 + offset, acc[d + 2] += a2 + offset, acc[d + 3] += a3 + offset;
     }

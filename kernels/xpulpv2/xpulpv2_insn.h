@@ -41,8 +41,14 @@
 // extract rd, rs1, 7, 8 * BYTE: the signed byte BYTE of rs1 (Is3 = 7: 8 bits, Is2 = its offset;
 // CORE-V's bit-manipulation encoding, funct3 000, bits 31:30 = 00).
 #define TSR_XP_EXTRACT_B(rd, rs1, byte) ".insn i 0x5B, 0, " rd ", " rs1 ", (7 << 5) | (8 * " #byte ")\n"
-// mac rd, rs1, rs2: rd += rs1 * rs2 (32 bits).
+// mac rd, rs1, rs2: rd += rs1 * rs2 (32 bits); msu rd, rs1, rs2: rd -= rs1 * rs2.
 #define TSR_XP_MAC(rd, rs1, rs2) ".insn r 0x2B, 3, 0x48, " rd ", " rs1 ", " rs2 "\n"
+#define TSR_XP_MSU(rd, rs1, rs2) ".insn r 0x2B, 3, 0x49, " rd ", " rs1 ", " rs2 "\n"
+// addRNr rd, rs1, rs2: rd = (rd + rs1 + 2^(rs2 - 1)) >> rs2, arithmetic (rs2 in 1..31: rounded
+// half up).
+#define TSR_XP_ADDRN_R(rd, rs1, rs2) ".insn r 0x2B, 3, 0x42, " rd ", " rs1 ", " rs2 "\n"
+// lb rd, (rs1), rs2: the signed byte at rs1, then rs1 += rs2 (register post-increment).
+#define TSR_XP_LB_POST_RR(rd, rs1, rs2) ".insn r 0x2B, 3, 0x00, " rd ", " rs1 ", " rs2 "\n"
 // sll.sci.b / sra.sci.b rd, rs1, SHIFT: each byte of rs1 shifted left / right arithmetically
 // by SHIFT (0..7): bits 31:26 010100 / 010010, funct3 111 (.sci.b).
 #define TSR_XP_SLL_SCI_B(rd, rs1, shift) ".insn i 0x7B, 7, " rd ", " rs1 ", " TSR_XP_SCI_IMM(20, shift) "\n"
@@ -74,6 +80,9 @@
 #define TSR_XP_EXTRACT_B(rd, rs1, byte) \
     ".insn i 0x33, 0, " rd ", " rs1 ", ((3 << 10) | (7 << 5) | (8 * " #byte ")) - 4096\n"
 #define TSR_XP_MAC(rd, rs1, rs2) ".insn r 0x33, 0, 0x21, " rd ", " rs1 ", " rs2 "\n" /* p.mac */
+#define TSR_XP_MSU(rd, rs1, rs2) ".insn r 0x33, 1, 0x21, " rd ", " rs1 ", " rs2 "\n" /* p.msu */
+#define TSR_XP_ADDRN_R(rd, rs1, rs2) ".insn r 0x5B, 6, 0x20, " rd ", " rs1 ", " rs2 "\n" /* p.addRNr */
+#define TSR_XP_LB_POST_RR(rd, rs1, rs2) ".insn r 0x0B, 7, 0x00, " rd ", " rs1 ", " rs2 "\n" /* p.lb rd, rs2(rs1!) */
 #define TSR_XP_CLIP8(rd, rs1) ".insn r 0x33, 1, 0x0A, " rd ", " rs1 ", x8\n" /* p.clipi rd, rs1, 8 */
 // pv.sll.sci.b / pv.sra.sci.b: CORE-V's fields, in the SIMD opcode 0x57.
 #define TSR_XP_SLL_SCI_B(rd, rs1, shift) ".insn i 0x57, 7, " rd ", " rs1 ", " TSR_XP_SCI_IMM(20, shift) "\n"
