@@ -4,14 +4,17 @@
 //  - scores: a position's dot product with the query one sdotsp.b a word (symmetric
 //    queries, head sizes a multiple of 4, word-aligned rows; otherwise the portable
 //    kernel), then the requantization (head sizes 4 and 8 at a scale below 1/2: the
-//    product's high word, shifted and rounded, clipped; otherwise the portable form);
+//    product's high word, shifted and rounded by one addRNr, clipped; otherwise the portable
+//    form); keys without a zero point start a position's sum with dotsp.b, head size 4 two
+//    positions a pass;
 //  - softmax: the maximum by max, two a pass; each exponential looked up in the image's
 //    table (u = max - x is an int8 difference: 256 of them), two a pass, or without a table
 //    its quotient by ln2 as one 32-bit product (tsr_iexp_quotient_multiplier) and its shift
-//    capped by minu, no branch; each probability's quotient by the row's reciprocal, one
-//    mulhu, one correction step;
+//    capped by minu, no branch; each probability's quotient from the row's reciprocal by
+//    single-cycle products (p.mac, then p.msu for the remainder), one correction step;
 //  - accumulation (head sizes a multiple of 4, one core): one p.mac a product, eight (or
-//    four) dimensions a pass over the positions, a position's probability held in a register.
+//    four) dimensions a pass over the positions, a position's probability held in a register,
+//    the probabilities summed only for values with a zero point.
 // Keys and values a stride apart (kv_stride: a head's column of several heads' rows) cost
 // nothing more: the register post-increment loads step over the rest of a row.
 #include "attention_i8_checks.h"
@@ -62,6 +65,31 @@ tsr_kernel_status tsr_attention_scores_i8_xpulpv2(const tsr_attention_scores_i8_
         int8_t *s = scores + begin;
         uint32_t k0, k1;
         int32_t d;
+        // Keys without a zero point (Tessera's own lowering) need no offset: a position's first
+        // product is a dotsp.b, not a move then an sdotsp.b.
+        const uint32_t pairs = offset == 0 && words == 1u ? count >> 1 : 0u, rest = count - 2u * pairs;
+        if (pairs) { // head size 4, no offset: two positions a pass, each load two instructions before its use
+            uint32_t ka, kb;
+            int32_t da, db;
+            __asm__ volatile(TSR_HWLOOP_BEGIN("%[n]", 12)
+                             TSR_XP_LW_POST_RR("%[ka]", "%[k]", "%[ks]")
+                             TSR_XP_LW_POST_RR("%[kb]", "%[k]", "%[ks]")
+                             TSR_XP_DOTSP_B("%[da]", "%[q0]", "%[ka]")
+                             TSR_XP_DOTSP_B("%[db]", "%[q0]", "%[kb]")
+                             "mulh %[da], %[da], %[m]\n"
+                             "mulh %[db], %[db], %[m]\n"
+                             TSR_XP_ADDRN_R("%[da]", "zero", "%[sh]")
+                             TSR_XP_ADDRN_R("%[db]", "zero", "%[sh]")
+                             TSR_XP_CLIP8("%[da]", "%[da]")
+                             TSR_XP_CLIP8("%[db]", "%[db]")
+                             TSR_XP_SB_POST1("%[da]", "%[s]")
+                             TSR_XP_SB_POST1("%[db]", "%[s]")
+                             TSR_HWLOOP_END
+                             : [k] "+r"(key), [s] "+r"(s), [ka] "=&r"(ka), [kb] "=&r"(kb), [da] "=&r"(da), [db] "=&r"(db)
+                             : [n] "r"(pairs), [q0] "r"(q[0]), [m] "r"(multiplier), [sh] "r"(sh), [ks] "r"(stride)
+                             : "memory");
+        }
+        if (!rest) return TSR_KERNEL_OK;
         if (words == 1u) // TinyLLama-v0's (microLlama's) head size 4: the query's word in a register
             __asm__ volatile(TSR_HWLOOP_BEGIN("%[n]", 7)
                              TSR_XP_LW_POST_RR("%[k0]", "%[k]", "%[ks]")
@@ -70,10 +98,22 @@ tsr_kernel_status tsr_attention_scores_i8_xpulpv2(const tsr_attention_scores_i8_
                              TSR_SCORE_OUT
                              TSR_HWLOOP_END
                              : [k] "+r"(key), [s] "+r"(s), [k0] "=&r"(k0), [d] "=&r"(d)
-                             : [n] "r"(count), [off] "r"(offset), [q0] "r"(q[0]), [m] "r"(multiplier), [sh] "r"(sh),
+                             : [n] "r"(rest), [off] "r"(offset), [q0] "r"(q[0]), [m] "r"(multiplier), [sh] "r"(sh),
                                [ks] "r"(stride)
                              : "memory");
-        else // stories260K's head size 8: the query's two words in registers
+        else if (offset == 0) // stories260K's head size 8: the query's two words in registers
+            __asm__ volatile(TSR_HWLOOP_BEGIN("%[n]", 8)
+                             TSR_XP_LW_POST4("%[k0]", "%[k]")
+                             TSR_XP_LW_POST_RR("%[k1]", "%[k]", "%[ks]")
+                             TSR_XP_DOTSP_B("%[d]", "%[q0]", "%[k0]")
+                             TSR_XP_SDOTSP_B("%[d]", "%[q1]", "%[k1]")
+                             TSR_SCORE_OUT
+                             TSR_HWLOOP_END
+                             : [k] "+r"(key), [s] "+r"(s), [k0] "=&r"(k0), [k1] "=&r"(k1), [d] "=&r"(d)
+                             : [n] "r"(rest), [q0] "r"(q[0]), [q1] "r"(q[1]), [m] "r"(multiplier), [sh] "r"(sh),
+                               [ks] "r"(stride - 4u)
+                             : "memory");
+        else
             __asm__ volatile(TSR_HWLOOP_BEGIN("%[n]", 9)
                              TSR_XP_LW_POST4("%[k0]", "%[k]")
                              TSR_XP_LW_POST_RR("%[k1]", "%[k]", "%[ks]")
@@ -83,7 +123,7 @@ tsr_kernel_status tsr_attention_scores_i8_xpulpv2(const tsr_attention_scores_i8_
                              TSR_SCORE_OUT
                              TSR_HWLOOP_END
                              : [k] "+r"(key), [s] "+r"(s), [k0] "=&r"(k0), [k1] "=&r"(k1), [d] "=&r"(d)
-                             : [n] "r"(count), [off] "r"(offset), [q0] "r"(q[0]), [q1] "r"(q[1]), [m] "r"(multiplier),
+                             : [n] "r"(rest), [off] "r"(offset), [q0] "r"(q[0]), [q1] "r"(q[1]), [m] "r"(multiplier),
                                [sh] "r"(sh), [ks] "r"(stride - 4u)
                              : "memory");
         return TSR_KERNEL_OK;
