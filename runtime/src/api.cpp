@@ -3,6 +3,7 @@
 
 #include "copy_bytes.h"
 #include "executor.h"
+#include "logits_argmax.h"
 #include "ops/op.h"
 #include "sampler.h"
 #include "session.h"
@@ -274,6 +275,7 @@ tessera_status tessera_open(tessera_session *session, const void *image, size_t 
     if (st != TESSERA_OK) return st;
     tsr::resolve_steps(s->image, board); // after the copies: nothing may overwrite the table
     tsr::resolve_loan(s->image, board);
+    tsr::resolve_between_runs(s->image, board);
     s->open_marker = tsr::kOpenMarker;
     return TESSERA_OK;
 }
@@ -418,7 +420,10 @@ tessera_status tessera_sample(tessera_session *session, tessera_sampler *sampler
     if (st != TESSERA_OK) return st;
     const tsr_image_header &h = *s->image.header;
     float *scratch = reinterpret_cast<float *>(tsr::tensor_address(s->image, s->board, h.sampler_scratch_tensor));
-    *token = tsr::sample_token(sampler, logits, h.vocab_size, scratch);
+    *token = sampler->temperature == 0.0f // greedy: the logits read through L1 where the cores read them slowly
+                 ? (int32_t)tsr::argmax_logits(s->board, logits, h.vocab_size, s->image.between_runs,
+                                               s->image.between_runs_bytes)
+                 : tsr::sample_token(sampler, logits, h.vocab_size, scratch);
     return TESSERA_OK;
 }
 

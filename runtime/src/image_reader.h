@@ -50,6 +50,8 @@ struct ImageView {
     uint32_t isa; // the board's TSR_ISA_* bits: which registered kernels it can run
     uint8_t *loan; // resolve_loan: L2 no tensor holds during a run, lent to the board to read ahead in
     uint32_t loan_bytes;
+    uint8_t *between_runs; // resolve_between_runs: L1 no tensor holds between runs (the greedy token's chunks)
+    uint32_t between_runs_bytes;
 };
 
 // Size, alignment, magic, version and header CRC: enough to trust the header's

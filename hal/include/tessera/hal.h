@@ -142,7 +142,7 @@ typedef struct tsr_hal_ops {
 } tsr_hal_ops;
 
 /* A board as the runtime sees it. */
-#define TSR_HAL_ABI 0x37414854u /* "THA7": tsr_hal_board.abi of this layout (dma_prefetch added) */
+#define TSR_HAL_ABI 0x38414854u /* "THA8": tsr_hal_board.abi of this layout (sample_on_cluster_from added) */
 
 /* Instruction-set extensions a board's cores run beyond the base ISA its firmware is
  * built for (tsr_hal_board.isa). The runtime runs a variant's tuned kernels (kernels/<isa>/)
@@ -171,6 +171,13 @@ typedef struct tsr_hal_board {
      * through L2; the other sections, which the packer lays out before them, it reads
      * directly. */
     bool image_dma_only;
+    /* Greedy sampling (tessera_sample at temperature 0) takes the largest of a token's
+     * logits on the cluster's cores, each a share, from a vocabulary of this many on, the
+     * logits moved into L1 by the DMA engine a chunk at a time where L1 has room between
+     * runs: on this board a core's loads from L2 are slow (a cluster behind a bus) and a
+     * fork costs less than the loads it shares out. 0: the controller reads them where they
+     * lie. Results never depend on it. */
+    uint32_t sample_on_cluster_from;
     /* L1, L2 and NMS. Index TSR_REGION_IMAGE, optional (size 0: none): a window of the
      * off-chip memory the image lies in, holding no part of the image, that the DMA
      * engine reaches: the HAL conformance suite's scratch there (the runtime uses none). */
