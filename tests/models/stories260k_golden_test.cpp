@@ -99,6 +99,23 @@ TEST_F(Stories260K, TeacherForcingThroughPromptModeAndAgreementWithTokenMode)
     RecordProperty("prompt_vs_token_max_relative_diff", figure.str());
 }
 
+// Greedy sampling as siracusa's board asks for it (tsr_hal_board.sample_on_cluster_from): the
+// logits moved into the L1 no tensor holds between runs by the DMA engine, the first largest
+// taken on the cluster's threads, each a share: run.c's ids.
+TEST_F(Stories260K, GreedyIdsMatchRunCWithTheLogitsTakenOnTheCluster)
+{
+    tessera::PackOptions o = options_;
+    o.board = "siracusa";
+    std::vector<int32_t> want;
+    for (const auto &g : golden_) want.push_back(g.next);
+    for (uint32_t threads : {1u, 3u, 8u}) {
+        auto m = open_model(o, threads);
+        ASSERT_EQ(m->status, TESSERA_OK) << tessera_last_error(&m->session);
+        m->board->sample_on_cluster(1);
+        EXPECT_EQ(generate_greedy(*m, {1}, 200), want) << threads << " threads";
+    }
+}
+
 TEST_F(Stories260K, FitsSiracusaAndGap9)
 {
     for (const char *board : {"siracusa", "gap9"}) {

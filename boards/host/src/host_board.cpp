@@ -377,6 +377,7 @@ void HostBoard::pause_npu(bool on)
 {
     if (impl_->npu) impl_->npu->pause(on);
 }
+void HostBoard::sample_on_cluster(uint32_t from) { impl_->hal.sample_on_cluster_from = from; }
 void HostBoard::check_l1(bool on) { impl_->ops.check_kernel_operand = on ? Impl::check_operand : nullptr; }
 std::vector<TimelineEvent> HostBoard::timeline() const { return impl_->timeline.events(); }
 

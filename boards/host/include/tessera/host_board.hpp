@@ -90,6 +90,12 @@ public:
     // Tests: a paused NPU takes no job off its queue (to fill the queue on purpose).
     void pause_npu(bool on);
 
+    // Greedy sampling on the cluster's threads from a vocabulary of `from` on, the logits
+    // moved into L1 by the DMA engine, as a board whose cores load from L2 slowly asks for it
+    // (tsr_hal_board.sample_on_cluster_from; siracusa's board); 0, the default: the
+    // controller reads them where they lie, the host's memory being all alike.
+    void sample_on_cluster(uint32_t from);
+
     // Timeline of what each engine did, a lane per core, one for the DMA engine and
     // one for the NPU, operators named (off by default: it costs a lock per event).
     void record_timeline(bool on);
