@@ -37,7 +37,7 @@ inline int32_t sdot(int32_t acc, uint32_t a, uint32_t b)
 
 // A score's requantization as tsr_xpulpv2_requantize_to_i8 at shift <= -2: ((h >> sh) + 1) >> 1
 // for h the high word of d m and sh = -2 - shift, that is floor((h + 2^sh) / 2^(sh + 1)), one
-// addRNr by sh + 1 (h + 2^sh < 2^30: |d| <= 2^17, m < 2^31, sh <= 29); clipped to int8, stored
+// addRNr by sh + 1 (h + 2^sh < 2^30: |d| <= 2^18 with the keys' offset, m < 2^31, sh <= 29); clipped to int8, stored
 // (post-increment): four instructions of a hardware-loop body.
 #define TSR_SCORE_OUT                                                                                                  \
     "mulh %[d], %[d], %[m]\n" TSR_XP_ADDRN_R("%[d]", "zero", "%[sh]") TSR_XP_CLIP8("%[d]", "%[d]")                     \
@@ -253,8 +253,8 @@ tsr_kernel_status tsr_softmax_i8_xpulpv2(const tsr_softmax_i8_args *a, uint32_t 
 #define TSR_ACC4_MACS(a0, a1, a2, a3)                                                                                  \
     TSR_XP_MAC(a0, "%[w]", "%[v0]") TSR_XP_MAC(a1, "%[w]", "%[v1]") TSR_XP_MAC(a2, "%[w]", "%[v2]")                   \
         TSR_XP_MAC(a3, "%[w]", "%[v3]")
-// A position of eight dimensions (the next row's eight where the stride is 8), then of four:
-// w's load, its products, and SUM_W (the probabilities' sum, for a values' zero point, or nothing).
+// A hardware-loop body over the positions for eight dimensions, and for four: w's load, the
+// products, then SUM_W (the probabilities' sum, for a values' zero point, or nothing).
 #define TSR_ACC8_BODY(sum_w)                                                                                           \
     TSR_XP_LHU_POST2("%[w]", "%[p]") TSR_ACC4_LOADS("%[one]") TSR_ACC4_MACS("%[a0]", "%[a1]", "%[a2]", "%[a3]")         \
         TSR_ACC4_LOADS("%[skip]") TSR_ACC4_MACS("%[a4]", "%[a5]", "%[a6]", "%[a7]") sum_w
