@@ -459,6 +459,36 @@ TEST_F(NpuScenarios, TimelineInEstimatedCyclesFollowsTheCostModel)
     EXPECT_NE(trace["otherData"]["clock"].get<std::string>().find("estimated cycles"), std::string::npos);
 }
 
+// A board measured in instructions (qemu-virt-rv32: its busiest compute hart's, the harts
+// asleep while the engine runs) counts no engine time, where its costs do not fit the NPU
+// variant (the board's rates then): the prediction is the same with an engine a million times
+// slower. On a board measured in cycles (siracusa) a slower engine holds the run up.
+TEST_F(NpuScenarios, AnInstructionCountedBoardCountsNoEngineTime)
+{
+    tessera::test::AlignedImage image = tessera::test::pack_image(options("qemu-virt-rv32", "npu-nms", "npu_instr.tess"));
+    auto predict = [&](const char *name, double slower) {
+        tessera::BoardDesc board = tessera::load_board_desc(name);
+        for (auto &[set, costs] : board.cost.fitted) { // none fitted for the NPU: its rates
+            auto drop = [](tessera::FittedCoreCosts &c) {
+                for (auto it = c.variants.begin(); it != c.variants.end();)
+                    it = it->first.find("npu") != std::string::npos ? c.variants.erase(it) : std::next(it);
+            };
+            drop(costs.all);
+            for (auto &[cores, c] : costs.by_cores) drop(c);
+        }
+        board.cost.npu_macs_per_cycle_8bit /= slower, board.cost.npu_macs_per_cycle_4bit /= slower;
+        return tessera::estimate_run(image.data(), image.size, board, false, 1, 3);
+    };
+    const tessera::RunEstimate qemu = predict("qemu-virt-rv32", 1.0), qemu_slow = predict("qemu-virt-rv32", 1e6);
+    EXPECT_EQ(qemu.unit, "instructions");
+    EXPECT_GT(qemu.npu_jobs, 0u);
+    EXPECT_GT(qemu_slow.npu, qemu.npu * 1e5); // the engine's own time is still reported
+    EXPECT_NEAR(qemu_slow.cycles, qemu.cycles, 1.0);
+    const tessera::RunEstimate siracusa = predict("siracusa", 1.0), siracusa_slow = predict("siracusa", 1e6);
+    EXPECT_EQ(siracusa.unit, "cycles");
+    EXPECT_GT(siracusa_slow.cycles, siracusa.cycles + siracusa_slow.npu / 2.0);
+}
+
 } // namespace
 
 namespace {
