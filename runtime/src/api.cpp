@@ -420,7 +420,7 @@ tessera_status tessera_sample(tessera_session *session, tessera_sampler *sampler
     if (st != TESSERA_OK) return st;
     const tsr_image_header &h = *s->image.header;
     float *scratch = reinterpret_cast<float *>(tsr::tensor_address(s->image, s->board, h.sampler_scratch_tensor));
-    *token = sampler->temperature == 0.0f // greedy: the logits read through L1 where the cores read them slowly
+    *token = sampler->temperature == 0.0f // greedy: on the cluster, through L1, where the board asks (logits_argmax.h)
                  ? (int32_t)tsr::argmax_logits(s->board, logits, h.vocab_size, s->image.between_runs,
                                                s->image.between_runs_bytes)
                  : tsr::sample_token(sampler, logits, h.vocab_size, scratch);

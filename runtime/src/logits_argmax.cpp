@@ -1,6 +1,7 @@
 #include "logits_argmax.h"
 
 #include "ops/dma.h"
+#include "tessera/kernels.h"
 
 namespace tsr {
 
@@ -13,18 +14,16 @@ struct Largest {
     uint32_t at;
 };
 
-// x[0..n) scanned after `run` (a strictly larger value replaces it; a NaN never does): the
-// first largest of what both saw, NaNs aside.
-Largest scan(const float *x, uint32_t n, uint32_t first_index, Largest run)
+// A core's share x[0..n), its first index first_index: its first largest non-NaN value (a
+// strictly larger value replaces the one before; a NaN never does, nor starts the scan).
+Largest scan(const float *x, uint32_t n, uint32_t first_index)
 {
     uint32_t i = 0;
-    while (run.at == kNone && i < n) { // the first non-NaN value starts it
-        if (x[i] == x[i]) run = Largest{x[i], first_index + i};
-        ++i;
-    }
-    float top = run.top;
-    uint32_t at = run.at;
-    for (; i < n; ++i)
+    while (i < n && x[i] != x[i]) ++i; // the first non-NaN value starts it
+    if (i == n) return Largest{0.0f, kNone};
+    float top = x[i];
+    uint32_t at = first_index + i;
+    for (++i; i < n; ++i)
         if (x[i] > top) top = x[i], at = first_index + i;
     return Largest{top, at};
 }
@@ -45,7 +44,7 @@ void scan_part(void *arg, uint32_t core, uint32_t cores)
     if (core >= kMostCores) return;
     const uint32_t per = t.n / cores, extra = t.n - per * cores; // 32-bit (a 64-bit division is a call on RV32)
     const uint32_t begin = core * per + (core < extra ? core : extra), end = begin + per + (core < extra ? 1u : 0u);
-    t.part[core] = scan(t.x + begin, end - begin, t.first_index + begin, Largest{0.0f, kNone});
+    t.part[core] = scan(t.x + begin, end - begin, t.first_index + begin);
 }
 
 // x[0..n) on the cluster after `run`; false where the fork fails.
@@ -92,18 +91,15 @@ uint32_t argmax_logits(const tsr_hal_board *board, const float *logits, uint32_t
                        uint32_t buffer_bytes)
 {
     if (vocab == 0u) return 0u;
-    const Largest none = {0.0f, kNone};
-    Largest run = none;
-    if (board->sample_on_cluster_from == 0u || vocab < board->sample_on_cluster_from || board->core_count > kMostCores) // the controller, where they lie
-        return answer(logits, scan(logits, vocab, 0u, run));
+    if (board->sample_on_cluster_from == 0u || vocab < board->sample_on_cluster_from || board->core_count > kMostCores)
+        return tsr_argmax_f32(logits, vocab); // the controller, where they lie
+    Largest run = {0.0f, kNone};
     const uint32_t chunk = buffer_bytes / 8u; // logits a chunk: two chunks in the buffer
     const uint8_t *from = reinterpret_cast<const uint8_t *>(logits), *l1 = board->regions[TSR_REGION_L1].base;
     const bool apart = from + (uint64_t)vocab * 4u <= buffer || buffer + buffer_bytes <= from;
     const bool in_l1 = l1 && from >= l1 && from < l1 + board->regions[TSR_REGION_L1].size; // as fast as the buffer
-    if (chunk < 64u || !apart || in_l1) {
-        if (scan_on_cluster(board, logits, vocab, 0u, &run)) return answer(logits, run);
-        return answer(logits, scan(logits, vocab, 0u, none));
-    }
+    if (chunk < 64u || !apart || in_l1) // the cores, where they lie
+        return scan_on_cluster(board, logits, vocab, 0u, &run) ? answer(logits, run) : tsr_argmax_f32(logits, vocab);
     float *const half[2] = {reinterpret_cast<float *>(buffer), reinterpret_cast<float *>(buffer) + chunk};
     Dma dma(board);
     auto count_at = [&](uint32_t first) { return vocab - first < chunk ? vocab - first : chunk; };
@@ -121,8 +117,7 @@ uint32_t argmax_logits(const tsr_hal_board *board, const float *logits, uint32_t
         ok = scan_on_cluster(board, half[k], count_at(first), first, &run);
     }
     dma.drain_all(); // nothing left in flight into the buffer (a failed engine: a no-op)
-    if (ok && !dma.failed()) return answer(logits, run);
-    return answer(logits, scan(logits, vocab, 0u, none));
+    return ok && !dma.failed() ? answer(logits, run) : tsr_argmax_f32(logits, vocab);
 }
 
 } // namespace tsr
